@@ -1,0 +1,356 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+	metadataAPI "github.com/segmentio/kafka-go/protocol/metadata"
+
+	"koff/model"
+)
+
+// Handler receives what the Tailer reads. model.Store implements it.
+type Handler interface {
+	Ingest(batch []model.Record)
+	SetStatus(model.TailStatus)
+	SetTopicPartitions(topic string, n int)
+}
+
+// TailerOptions tune a Tailer; zero values are sensible defaults.
+type TailerOptions struct {
+	// Rescan is how often topic metadata is re-read, to find topics created
+	// late and partitions added (10s).
+	Rescan time.Duration
+	// MaxWait is how long a live fetch waits on the broker for new records (1s).
+	MaxWait time.Duration
+	Now     func() time.Time
+	Logf    func(format string, args ...any)
+}
+
+// Tailer reads offsets topics from the beginning, every partition
+// concurrently, with read_committed, and keeps tailing them live.
+type Tailer struct {
+	cfg    Config
+	topics []string
+	h      Handler
+	opts   TailerOptions
+	tr     *kafkago.Transport
+	client *kafkago.Client
+
+	mu       sync.Mutex
+	parts    map[model.TopicPartition]*partState
+	missing  []string
+	connErr  string // last connection error, cleared by a successful request
+	status   model.TailStatus
+	caughtUp chan struct{}
+	caught   bool
+	wg       sync.WaitGroup
+}
+
+type partState struct {
+	start, target, pos int64
+	ready              bool // start and target known
+}
+
+// NewTailer prepares a Tailer for the given offsets topics.
+func NewTailer(cfg Config, topics []string, h Handler, opts TailerOptions) *Tailer {
+	if opts.Rescan <= 0 {
+		opts.Rescan = 10 * time.Second
+	}
+	if opts.MaxWait <= 0 {
+		opts.MaxWait = time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	tr := cfg.transport()
+	return &Tailer{
+		cfg:      cfg,
+		topics:   topics,
+		h:        h,
+		opts:     opts,
+		tr:       tr,
+		client:   &kafkago.Client{Addr: cfg.addr(), Transport: tr, Timeout: 10 * time.Second},
+		parts:    map[model.TopicPartition]*partState{},
+		caughtUp: make(chan struct{}),
+	}
+}
+
+// CaughtUp is closed once every partition has reached the end it had when
+// the Tailer first saw it.
+func (t *Tailer) CaughtUp() <-chan struct{} { return t.caughtUp }
+
+// Status returns the Tailer's current state.
+func (t *Tailer) Status() model.TailStatus {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.status
+}
+
+// Run tails until ctx is cancelled, then waits for its goroutines.
+func (t *Tailer) Run(ctx context.Context) {
+	defer t.tr.CloseIdleConnections()
+	defer t.wg.Wait()
+	t.report()
+	backoff := newBackoff()
+	for {
+		err := t.discover(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		wait := t.opts.Rescan
+		if err != nil {
+			t.setConnErr(err)
+			wait = backoff.next()
+		} else {
+			backoff.reset()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// discover reads topic metadata and starts a reader for each new partition.
+func (t *Tailer) discover(ctx context.Context) error {
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	m, err := t.tr.RoundTrip(rctx, t.cfg.addr(), &metadataAPI.Request{
+		TopicNames:             t.topics,
+		AllowAutoTopicCreation: false, // never create an offsets topic with broker defaults
+	})
+	if err != nil {
+		return err
+	}
+	res := m.(*metadataAPI.Response)
+	var missing []string
+	found := map[string]bool{}
+	for _, tm := range res.Topics {
+		if tm.ErrorCode != 0 {
+			kerr := kafkago.Error(tm.ErrorCode)
+			if kerr == kafkago.UnknownTopicOrPartition {
+				continue
+			}
+			return fmt.Errorf("topic %s: %s", tm.Name, kerr.Title())
+		}
+		found[tm.Name] = true
+		t.h.SetTopicPartitions(tm.Name, len(tm.Partitions))
+		for _, p := range tm.Partitions {
+			tp := model.TopicPartition{Topic: tm.Name, Partition: int(p.PartitionIndex)}
+			t.mu.Lock()
+			_, known := t.parts[tp]
+			if !known {
+				t.parts[tp] = &partState{}
+			}
+			t.mu.Unlock()
+			if !known {
+				t.wg.Add(1)
+				go t.tailPartition(ctx, tp)
+			}
+		}
+	}
+	for _, name := range t.topics {
+		if !found[name] {
+			missing = append(missing, name)
+		}
+	}
+	t.mu.Lock()
+	t.missing = missing
+	t.connErr = ""
+	t.mu.Unlock()
+	t.report()
+	return nil
+}
+
+func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
+	defer t.wg.Done()
+	backoff := newBackoff()
+	pause := func() bool {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(backoff.next()):
+			return true
+		}
+	}
+	var start, target int64
+	for {
+		var err error
+		start, target, err = t.bounds(ctx, tp)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		t.setConnErr(err)
+		if !pause() {
+			return
+		}
+	}
+	backoff.reset()
+	t.mu.Lock()
+	ps := t.parts[tp]
+	ps.start, ps.target, ps.pos, ps.ready = start, target, start, true
+	t.mu.Unlock()
+	t.report()
+
+	pos := start
+	for ctx.Err() == nil {
+		res, err := t.fetch(ctx, tp, pos)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if errors.Is(err, kafkago.OffsetOutOfRange) {
+				// Compaction or retention moved the log start past us.
+				if s, _, berr := t.bounds(ctx, tp); berr == nil {
+					pos = s
+					continue
+				}
+			}
+			t.setConnErr(err)
+			if !pause() {
+				return
+			}
+			continue
+		}
+		backoff.reset()
+		batch, next := decode(tp, pos, res)
+		if next < res.LogStartOffset {
+			next = res.LogStartOffset
+		}
+		pos = next
+		t.h.Ingest(batch)
+		t.mu.Lock()
+		ps.pos = pos
+		changed := t.connErr != ""
+		t.connErr = ""
+		t.mu.Unlock()
+		if changed || len(batch) > 0 || !t.isCaught() {
+			t.report()
+		}
+	}
+}
+
+// bounds returns the first offset and the last stable offset of a partition.
+func (t *Tailer) bounds(ctx context.Context, tp model.TopicPartition) (int64, int64, error) {
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	res, err := t.client.ListOffsets(rctx, &kafkago.ListOffsetsRequest{
+		Topics:         map[string][]kafkago.OffsetRequest{tp.Topic: {kafkago.FirstOffsetOf(tp.Partition), kafkago.LastOffsetOf(tp.Partition)}},
+		IsolationLevel: kafkago.ReadCommitted,
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, p := range res.Topics[tp.Topic] {
+		if p.Partition == tp.Partition {
+			if p.Error != nil {
+				return 0, 0, p.Error
+			}
+			return p.FirstOffset, p.LastOffset, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("no offsets returned for %s", tp)
+}
+
+func (t *Tailer) isCaught() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.caught
+}
+
+func (t *Tailer) setConnErr(err error) {
+	t.mu.Lock()
+	t.connErr = Describe(err)
+	t.mu.Unlock()
+	t.opts.Logf("tailer: %v", err)
+	t.report()
+}
+
+// report derives the overall state from the partitions and hands it on.
+func (t *Tailer) report() {
+	t.mu.Lock()
+	var read, total int64
+	all := len(t.parts) > 0
+	for _, ps := range t.parts {
+		if !ps.ready {
+			all = false
+			continue
+		}
+		total += ps.target - ps.start
+		read += min(ps.pos, ps.target) - ps.start
+		if ps.pos < ps.target {
+			all = false
+		}
+	}
+	st := model.TailStatus{Read: read, Total: total}
+	switch {
+	case t.connErr != "":
+		st.State, st.Reason = model.TailDisconnected, t.connErr
+	case len(t.parts) == 0 && len(t.missing) > 0:
+		st.State, st.Reason = model.TailWaitingForTopic, missingReason(t.missing, t.opts.Rescan)
+	case len(t.parts) == 0:
+		st.State = model.TailConnecting
+	case all:
+		st.State = model.TailLive
+		if len(t.missing) > 0 {
+			st.Reason = missingReason(t.missing, t.opts.Rescan)
+		}
+	default:
+		st.State = model.TailCatchingUp
+	}
+	if all && !t.caught {
+		t.caught = true
+		close(t.caughtUp)
+	}
+	if st.State != t.status.State || st.Reason != t.status.Reason {
+		st.Since = t.opts.Now()
+	} else {
+		st.Since = t.status.Since
+	}
+	changed := st != t.status
+	t.status = st
+	t.mu.Unlock()
+	if changed {
+		t.h.SetStatus(st)
+	}
+}
+
+func missingReason(missing []string, every time.Duration) string {
+	sort.Strings(missing)
+	verb := "does"
+	if len(missing) > 1 {
+		verb = "do"
+	}
+	return fmt.Sprintf("topic %s %s not exist yet; checking every %s", strings.Join(missing, ", "), verb, every)
+}
+
+type backoff struct{ d time.Duration }
+
+func newBackoff() *backoff { return &backoff{} }
+
+func (b *backoff) reset() { b.d = 0 }
+
+// next doubles from 250ms up to 10s.
+func (b *backoff) next() time.Duration {
+	switch {
+	case b.d == 0:
+		b.d = 250 * time.Millisecond
+	case b.d < 10*time.Second:
+		b.d *= 2
+	}
+	return min(b.d, 10*time.Second)
+}

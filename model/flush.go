@@ -1,0 +1,82 @@
+package model
+
+import "time"
+
+// FlushEvent is one commit of a connector's offsets: the records of that
+// connector whose timestamps fall within a short window of each other
+// (a task writes all its changed partitions in one burst).
+type FlushEvent struct {
+	Start, End time.Time
+	Records    int
+}
+
+// addFlush merges a record timestamp into a bounded, time-ordered list of
+// flush events. Records of different partitions arrive in any order while
+// catching up, so an event can be extended at either end.
+func addFlush(events []FlushEvent, t time.Time, window time.Duration, max int) []FlushEvent {
+	for i := len(events) - 1; i >= 0; i-- {
+		e := &events[i]
+		if !t.Before(e.Start.Add(-window)) && !t.After(e.End.Add(window)) {
+			if t.Before(e.Start) {
+				e.Start = t
+			}
+			if t.After(e.End) {
+				e.End = t
+			}
+			e.Records++
+			return events
+		}
+		if t.After(e.End) {
+			// Insert after i: events stay sorted by Start.
+			events = append(events, FlushEvent{})
+			copy(events[i+2:], events[i+1:])
+			events[i+1] = FlushEvent{Start: t, End: t, Records: 1}
+			return trimFlushes(events, max)
+		}
+	}
+	if len(events) >= max {
+		return events // older than everything kept
+	}
+	events = append(events, FlushEvent{})
+	copy(events[1:], events)
+	events[0] = FlushEvent{Start: t, End: t, Records: 1}
+	return events
+}
+
+func trimFlushes(events []FlushEvent, max int) []FlushEvent {
+	if len(events) <= max {
+		return events
+	}
+	n := copy(events, events[len(events)-max:])
+	return events[:n]
+}
+
+// FlushesSince counts flush events that ended after t.
+func FlushesSince(events []FlushEvent, t time.Time) int {
+	n := 0
+	for i := len(events) - 1; i >= 0 && events[i].End.After(t); i-- {
+		n++
+	}
+	return n
+}
+
+// FlushBuckets spreads the records of flush events over n equal buckets
+// covering (now-span, now], oldest first: the data of a flush sparkline.
+func FlushBuckets(events []FlushEvent, now time.Time, span time.Duration, n int) []int {
+	b := make([]int, n)
+	if n == 0 || span <= 0 {
+		return b
+	}
+	start := now.Add(-span)
+	for _, e := range events {
+		if !e.End.After(start) || e.End.After(now) {
+			continue
+		}
+		i := int(int64(e.End.Sub(start)) * int64(n) / int64(span))
+		if i >= n {
+			i = n - 1
+		}
+		b[i] += e.Records
+	}
+	return b
+}

@@ -1,0 +1,58 @@
+package model
+
+import "time"
+
+// TailState is where the offsets-topic tailer stands.
+type TailState int
+
+const (
+	TailConnecting TailState = iota
+	TailWaitingForTopic
+	TailCatchingUp
+	TailLive
+	TailDisconnected
+)
+
+func (s TailState) String() string {
+	switch s {
+	case TailConnecting:
+		return "connecting"
+	case TailWaitingForTopic:
+		return "waiting for topic"
+	case TailCatchingUp:
+		return "catching up"
+	case TailLive:
+		return "live"
+	case TailDisconnected:
+		return "disconnected"
+	}
+	return "unknown"
+}
+
+// TailStatus is the tailer's state as the UI and CLI report it.
+type TailStatus struct {
+	State TailState
+	// Reason explains WaitingForTopic and Disconnected, in one line.
+	Reason string
+	// Read and Total measure catch-up progress in offsets of the offsets
+	// topics: Total is the distance from log start to the high watermark seen
+	// at start, Read how much of it has been consumed.
+	Read, Total int64
+	// Since is when the state last changed.
+	Since time.Time
+}
+
+// Progress is catch-up progress in [0,1].
+func (s TailStatus) Progress() float64 {
+	if s.Total <= 0 {
+		if s.State == TailLive {
+			return 1
+		}
+		return 0
+	}
+	p := float64(s.Read) / float64(s.Total)
+	if p > 1 {
+		p = 1
+	}
+	return p
+}

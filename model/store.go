@@ -1,0 +1,454 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// StoreOptions bound the Store's memory: it grows with the number of live
+// source partitions, never with the number of records read.
+type StoreOptions struct {
+	History     int           // updates kept per source partition (16)
+	Flushes     int           // flush events kept per connector (64)
+	FlushWindow time.Duration // records of one connector this close together are one flush (1s)
+	Unparseable int           // unparseable records kept for the view (500)
+}
+
+func (o StoreOptions) withDefaults() StoreOptions {
+	if o.History <= 0 {
+		o.History = 16
+	}
+	if o.Flushes <= 0 {
+		o.Flushes = 64
+	}
+	if o.FlushWindow <= 0 {
+		o.FlushWindow = time.Second
+	}
+	if o.Unparseable <= 0 {
+		o.Unparseable = 500
+	}
+	return o
+}
+
+// Store is the in-memory model of the offsets topics: connectors and their
+// source partitions. One writer (the tailer) ingests batches; any number of
+// readers (UIs, CLI) take snapshots sized to what one screen needs.
+type Store struct {
+	opts    StoreOptions
+	version atomic.Uint64
+
+	mu          sync.RWMutex
+	byTP        map[TopicPartition]map[string]*entry // raw key → entry, per topic-partition
+	keyHomes    map[string]map[string]uint16         // topic → raw key → number of topic-partitions holding it
+	partitions  map[string]int                       // topic → partition count
+	connectors  map[ConnectorID]*connector
+	unparseable []Unparseable // ring, oldest first
+	unparsed    int64
+	records     int64
+	status      TailStatus
+}
+
+type connector struct {
+	id         ConnectorID
+	entries    []*entry
+	live       int
+	deleted    int
+	records    int64
+	lastUpdate time.Time
+	flushes    []FlushEvent
+}
+
+type entry struct {
+	id           PartitionID
+	conn         *connector
+	partition    Object
+	partitionStr string // compact JSON of the source partition map
+	hash         int32  // murmur2 of the key bytes
+	canonical    bool
+	value        []byte // latest value; nil when deleted
+	updated      time.Time
+	recordOffset int64
+	updates      int
+	history      []Update // ring, oldest first
+}
+
+// Update is one record of a source partition: a new offset or a tombstone.
+type Update struct {
+	Time         time.Time
+	RecordOffset int64
+	Value        []byte // nil = tombstone
+}
+
+// Unparseable is a record koff (and Connect's worker) cannot read as an offset.
+type Unparseable struct {
+	TopicPartition
+	Offset int64
+	Time   time.Time
+	Reason string
+	Key    string // preview
+	Value  string // preview
+}
+
+// NewStore returns an empty Store.
+func NewStore(opts StoreOptions) *Store {
+	return &Store{
+		opts:       opts.withDefaults(),
+		byTP:       map[TopicPartition]map[string]*entry{},
+		keyHomes:   map[string]map[string]uint16{},
+		partitions: map[string]int{},
+		connectors: map[ConnectorID]*connector{},
+	}
+}
+
+// Version changes whenever anything a reader can see changes.
+func (s *Store) Version() uint64 { return s.version.Load() }
+
+func (s *Store) bump() { s.version.Add(1) }
+
+// SetStatus records the tailer's state.
+func (s *Store) SetStatus(st TailStatus) {
+	s.mu.Lock()
+	s.status = st
+	s.mu.Unlock()
+	s.bump()
+}
+
+// SetTopicPartitions records how many partitions an offsets topic has; the
+// murmur2 placement check needs it.
+func (s *Store) SetTopicPartitions(topic string, n int) {
+	s.mu.Lock()
+	changed := s.partitions[topic] != n
+	s.partitions[topic] = n
+	s.mu.Unlock()
+	if changed {
+		s.bump()
+	}
+}
+
+// Ingest applies a batch of records under one lock. Each distinct key is
+// parsed once; later records of a known key are matched by raw bytes. The
+// Store keeps the Key and Value slices: callers must not reuse them.
+func (s *Store) Ingest(batch []Record) {
+	if len(batch) == 0 {
+		return
+	}
+	s.mu.Lock()
+	for i := range batch {
+		s.ingest(&batch[i])
+	}
+	s.mu.Unlock()
+	s.bump()
+}
+
+func (s *Store) ingest(r *Record) {
+	s.records++
+	tp := TopicPartition{r.Topic, r.Partition}
+	keys := s.byTP[tp]
+	if keys == nil {
+		keys = map[string]*entry{}
+		s.byTP[tp] = keys
+	}
+	e := keys[string(r.Key)]
+	if e != nil && r.Offset <= e.recordOffset {
+		return // already seen (re-read after a reconnect)
+	}
+	var k Key
+	if e == nil {
+		var err error
+		if k, err = ParseKey(r.Key); err != nil {
+			s.addUnparseable(r, err.Error())
+			return
+		}
+	}
+	if r.Value != nil && !isJSONObject(r.Value) {
+		s.addUnparseable(r, "value is not a JSON object")
+		return
+	}
+	if e == nil {
+		e = s.newEntry(tp, string(r.Key), k)
+		keys[e.id.Key] = e
+	}
+	c := e.conn
+	c.records++
+	wasLive := e.value != nil
+	e.value = r.Value
+	e.updated = r.Time
+	e.recordOffset = r.Offset
+	e.updates++
+	e.history = pushUpdate(e.history, Update{Time: r.Time, RecordOffset: r.Offset, Value: r.Value}, s.opts.History)
+	switch {
+	case r.Value != nil && !wasLive:
+		c.live++
+		if e.updates > 1 {
+			c.deleted--
+		}
+	case r.Value == nil && wasLive:
+		c.live--
+		c.deleted++
+	case r.Value == nil && e.updates == 1:
+		c.deleted++
+	}
+	if r.Time.After(c.lastUpdate) {
+		c.lastUpdate = r.Time
+	}
+	c.flushes = addFlush(c.flushes, r.Time, s.opts.FlushWindow, s.opts.Flushes)
+}
+
+func (s *Store) newEntry(tp TopicPartition, key string, k Key) *entry {
+	cid := ConnectorID{Topic: tp.Topic, Name: k.Connector}
+	c := s.connectors[cid]
+	if c == nil {
+		c = &connector{id: cid}
+		s.connectors[cid] = c
+	}
+	raw := []byte(key)
+	e := &entry{
+		id:           PartitionID{TopicPartition: tp, Key: key},
+		conn:         c,
+		partition:    k.Partition,
+		partitionStr: compact(k.PartitionRaw),
+		hash:         Murmur2(raw),
+		canonical:    IsRESTCanonical(k, raw),
+	}
+	c.entries = append(c.entries, e)
+	homes := s.keyHomes[tp.Topic]
+	if homes == nil {
+		homes = map[string]uint16{}
+		s.keyHomes[tp.Topic] = homes
+	}
+	homes[e.id.Key]++
+	return e
+}
+
+func (s *Store) addUnparseable(r *Record, reason string) {
+	s.unparsed++
+	u := Unparseable{
+		TopicPartition: TopicPartition{r.Topic, r.Partition},
+		Offset:         r.Offset,
+		Time:           r.Time,
+		Reason:         reason,
+		Key:            Preview(r.Key, 60),
+		Value:          Preview(r.Value, 60),
+	}
+	if r.Value == nil {
+		u.Value = "(null)"
+	}
+	if len(s.unparseable) >= s.opts.Unparseable {
+		n := copy(s.unparseable, s.unparseable[1:])
+		s.unparseable = s.unparseable[:n]
+	}
+	s.unparseable = append(s.unparseable, u)
+}
+
+func pushUpdate(h []Update, u Update, max int) []Update {
+	if len(h) >= max {
+		n := copy(h, h[1:])
+		h = h[:n]
+	}
+	return append(h, u)
+}
+
+func isJSONObject(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && json.Valid(b)
+}
+
+func compact(raw []byte) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+func (s *Store) flags(e *entry) Flags {
+	var f Flags
+	if s.keyHomes[e.id.Topic][e.id.Key] > 1 {
+		f |= FlagDuplicate
+	}
+	if n := s.partitions[e.id.Topic]; n > 0 && int(e.hash&0x7fffffff)%n != e.id.Partition {
+		f |= FlagMisplaced
+	}
+	if !e.canonical {
+		f |= FlagNotCanonical
+	}
+	return f
+}
+
+// ConnectorRow is what the connectors screen shows of one connector.
+type ConnectorRow struct {
+	ID ConnectorID
+	// Partitions counts source partitions with a live offset; Deleted those
+	// whose latest record is a tombstone.
+	Partitions, Deleted int
+	// Suspect counts source partitions with duplicate or misplaced keys.
+	Suspect    int
+	Records    int64
+	LastUpdate time.Time
+	Flushes    []FlushEvent // recent flush events, oldest first
+}
+
+// Connectors returns every connector, sorted by offsets topic then name.
+func (s *Store) Connectors() []ConnectorRow {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	rows := make([]ConnectorRow, 0, len(s.connectors))
+	for _, c := range s.connectors {
+		r := ConnectorRow{
+			ID:         c.id,
+			Partitions: c.live,
+			Deleted:    c.deleted,
+			Records:    c.records,
+			LastUpdate: c.lastUpdate,
+			Flushes:    append([]FlushEvent(nil), c.flushes...),
+		}
+		for _, e := range c.entries {
+			if s.flags(e).Suspect() {
+				r.Suspect++
+			}
+		}
+		rows = append(rows, r)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].ID.Topic != rows[j].ID.Topic {
+			return rows[i].ID.Topic < rows[j].ID.Topic
+		}
+		return rows[i].ID.Name < rows[j].ID.Name
+	})
+	return rows
+}
+
+// PartitionRow is what the partitions screen shows of one source partition.
+type PartitionRow struct {
+	ID        PartitionID
+	Connector string
+	// Partition is the source partition map as compact JSON ("null" for a
+	// null partition); Offset the latest offset as compact JSON, "" when deleted.
+	Partition    string
+	Offset       string
+	Deleted      bool
+	Updated      time.Time
+	RecordOffset int64
+	Updates      int
+	Flags        Flags
+}
+
+// Partitions returns the source partitions of one connector, sorted by
+// partition map, then topic-partition.
+func (s *Store) Partitions(id ConnectorID) []PartitionRow {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c := s.connectors[id]
+	if c == nil {
+		return nil
+	}
+	rows := make([]PartitionRow, 0, len(c.entries))
+	for _, e := range c.entries {
+		rows = append(rows, s.row(e))
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Partition != rows[j].Partition {
+			return rows[i].Partition < rows[j].Partition
+		}
+		return rows[i].ID.Partition < rows[j].ID.Partition
+	})
+	return rows
+}
+
+func (s *Store) row(e *entry) PartitionRow {
+	r := PartitionRow{
+		ID:           e.id,
+		Connector:    e.conn.id.Name,
+		Partition:    e.partitionStr,
+		Deleted:      e.value == nil,
+		Updated:      e.updated,
+		RecordOffset: e.recordOffset,
+		Updates:      e.updates,
+		Flags:        s.flags(e),
+	}
+	if e.value != nil {
+		r.Offset = compact(e.value)
+	}
+	return r
+}
+
+// PartitionDetail is everything known about one source partition.
+type PartitionDetail struct {
+	PartitionRow
+	Key          []byte // raw key bytes as written
+	PartitionMap Object // nil for a null partition
+	Value        []byte // raw latest value; nil when deleted
+	History      []Update
+	// Homes lists every topic-partition holding the same key bytes.
+	Homes []int
+	// Expected is the murmur2 partition of the key (-1 when unknown).
+	Expected int
+}
+
+// Partition returns one source partition's detail.
+func (s *Store) Partition(id PartitionID) (PartitionDetail, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	e := s.byTP[id.TopicPartition][id.Key]
+	if e == nil {
+		return PartitionDetail{}, false
+	}
+	d := PartitionDetail{
+		PartitionRow: s.row(e),
+		Key:          []byte(e.id.Key),
+		PartitionMap: e.partition,
+		Value:        e.value,
+		History:      append([]Update(nil), e.history...),
+		Expected:     -1,
+	}
+	if n := s.partitions[id.Topic]; n > 0 {
+		d.Expected = int(e.hash&0x7fffffff) % n
+		for p := 0; p < n; p++ {
+			if s.byTP[TopicPartition{id.Topic, p}][id.Key] != nil {
+				d.Homes = append(d.Homes, p)
+			}
+		}
+	}
+	return d, true
+}
+
+// UnparseableRecords returns the most recent unparseable records, oldest first.
+func (s *Store) UnparseableRecords() []Unparseable {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]Unparseable(nil), s.unparseable...)
+}
+
+// Stats is the header's summary of the Store.
+type Stats struct {
+	Records     int64
+	Unparseable int64
+	Connectors  int
+	Partitions  int // live source partitions
+	Topics      map[string]int
+	Status      TailStatus
+}
+
+// Stats returns totals and the tailer state.
+func (s *Store) Stats() Stats {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := Stats{
+		Records:     s.records,
+		Unparseable: s.unparsed,
+		Connectors:  len(s.connectors),
+		Status:      s.status,
+		Topics:      make(map[string]int, len(s.partitions)),
+	}
+	for t, n := range s.partitions {
+		st.Topics[t] = n
+	}
+	for _, c := range s.connectors {
+		st.Partitions += c.live
+	}
+	return st
+}
