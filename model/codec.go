@@ -144,7 +144,14 @@ func ParseOffset(raw []byte) (Object, error) {
 // ParseJSON parses one JSON value, keeping object field order. Results are
 // Object, []any, string, json.Number, bool or nil; an empty object or array
 // is non-nil. Anything but whitespace after the value is an error.
+// Escaped lone surrogates (\ud800) become U+FFFD, as Go strings cannot
+// hold them.
 func ParseJSON(raw []byte) (any, error) {
+	// json.Valid first: it is strict and caps nesting at 10000 levels, which
+	// bounds the recursion below for hostile records.
+	if !json.Valid(raw) {
+		return nil, errors.New("invalid JSON")
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	tok, err := dec.Token()

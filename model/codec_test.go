@@ -161,6 +161,7 @@ func TestParseJSON(t *testing.T) {
 		{`]`, nil, false},
 		{`01`, nil, false},
 		{`NaN`, nil, false},
+		{strings.Repeat("[", 10001) + strings.Repeat("]", 10001), nil, false},
 	}
 	for _, tt := range tests {
 		got, err := ParseJSON([]byte(tt.raw))
