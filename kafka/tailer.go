@@ -354,3 +354,10 @@ func (b *backoff) next() time.Duration {
 	}
 	return min(b.d, 10*time.Second)
 }
+
+// Missing lists the offsets topics that did not exist at the last metadata read.
+func (t *Tailer) Missing() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.missing...)
+}

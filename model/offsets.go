@@ -1,0 +1,99 @@
+package model
+
+import (
+	"bytes"
+	"sort"
+)
+
+// OffsetsBody renders source partitions as the body of Connect's
+// GET /connectors/NAME/offsets: {"offsets":[{"partition":{…},"offset":{…}}]}.
+//
+// Like Connect it lists each source partition once, leaves out deleted
+// partitions and null partition maps, and writes compact JSON. Unlike the
+// REST API, which re-serialises in HashMap order and shows "offset":null for
+// keys its tasks wrote in another order, it shows the offset actually
+// stored, byte for byte, so that export and import round-trip exactly.
+// When one partition map is stored under several keys (a duplicate, or a
+// hand-written copy), the copy in its murmur2 partition wins, then the newest.
+func OffsetsBody(rows []PartitionRow) []byte {
+	type pick struct {
+		row   PartitionRow
+		canon string
+	}
+	best := map[string]pick{}
+	for _, r := range rows {
+		k, err := ParseKey([]byte(r.ID.Key))
+		if err != nil || k.Partition == nil {
+			continue
+		}
+		canon := string(appendSorted(nil, k.Partition))
+		cur, seen := best[canon]
+		if !seen || better(r, cur.row) {
+			best[canon] = pick{r, canon}
+		}
+	}
+	picks := make([]pick, 0, len(best))
+	for _, p := range best {
+		if !p.row.Deleted {
+			picks = append(picks, p)
+		}
+	}
+	sort.Slice(picks, func(i, j int) bool {
+		if picks[i].row.Partition != picks[j].row.Partition {
+			return picks[i].row.Partition < picks[j].row.Partition
+		}
+		return picks[i].canon < picks[j].canon
+	})
+	var b bytes.Buffer
+	b.WriteString(`{"offsets":[`)
+	for i, p := range picks {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"partition":`)
+		b.WriteString(p.row.Partition)
+		b.WriteString(`,"offset":`)
+		b.WriteString(p.row.Offset)
+		b.WriteByte('}')
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+func better(a, b PartitionRow) bool {
+	am, bm := a.Flags&FlagMisplaced != 0, b.Flags&FlagMisplaced != 0
+	if am != bm {
+		return !am
+	}
+	return a.Updated.After(b.Updated)
+}
+
+// appendSorted writes v with object fields sorted by name: a canonical form
+// for comparing partition maps regardless of field order.
+func appendSorted(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case Object:
+		s := append(Object(nil), x...)
+		sort.SliceStable(s, func(i, j int) bool { return s[i].Name < s[j].Name })
+		dst = append(dst, '{')
+		for i, f := range s {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendJackson(dst, f.Name)
+			dst = append(dst, ':')
+			dst = appendSorted(dst, f.Value)
+		}
+		return append(dst, '}')
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendSorted(dst, e)
+		}
+		return append(dst, ']')
+	}
+	return AppendJackson(dst, v)
+}

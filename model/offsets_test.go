@@ -1,0 +1,34 @@
+package model
+
+import (
+	"testing"
+	"time"
+)
+
+func TestOffsetsBodyIsConnectsGetBody(t *testing.T) {
+	s := NewStore(StoreOptions{})
+	s.SetTopicPartitions("connect-offsets", 25)
+	good := `["inventory-connector",{"server":"dbserver1"}]` // murmur2 → 11
+	spaced := `["inventory-connector", {"server": "dbserver1"}]`
+	other := `["inventory-connector",{"server":"dbserver2","db":"x<y&z"}]`
+	gone := `["inventory-connector",{"server":"old"}]`
+	null := `["inventory-connector",null]`
+	s.Ingest([]Record{
+		rec(11, 0, good, `{"lsn":18446744073709551615,"ts":1.0E20}`, 0),
+		rec(5, 0, spaced, `{"lsn":1}`, time.Hour), // newer, but misplaced: the worker never reads it
+		rec(2, 0, other, `{"lsn":9007199254740993}`, 0),
+		rec(3, 0, gone, `{"lsn":1}`, 0),
+		rec(3, 1, gone, ``, time.Minute),
+		rec(4, 0, null, `{"lsn":5}`, 0),
+	})
+	body := string(OffsetsBody(s.Partitions(ConnectorID{"connect-offsets", "inventory-connector"})))
+	want := `{"offsets":[` +
+		`{"partition":{"server":"dbserver1"},"offset":{"lsn":18446744073709551615,"ts":1.0E20}},` +
+		`{"partition":{"server":"dbserver2","db":"x<y&z"},"offset":{"lsn":9007199254740993}}]}`
+	if body != want {
+		t.Errorf("body\n got %s\nwant %s", body, want)
+	}
+	if got := string(OffsetsBody(nil)); got != `{"offsets":[]}` {
+		t.Errorf("empty body = %s", got)
+	}
+}
