@@ -94,3 +94,16 @@ func portOf(addr string) int {
 func createPartitionsReq(topic string, total int) *kafkago.CreatePartitionsRequest {
 	return &kafkago.CreatePartitionsRequest{Topics: []kafkago.TopicPartitionsConfig{{Name: topic, Count: int32(total)}}}
 }
+
+func startBenchBroker() (*kfake.Cluster, error) {
+	return kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(0))
+}
+
+func createTopicB(b *testing.B, addr string) {
+	b.Helper()
+	c := Config{Brokers: []string{addr}}.Client()
+	res, err := c.CreateTopics(context.Background(), &kafkago.CreateTopicsRequest{Topics: []kafkago.TopicConfig{{Topic: "connect-offsets", NumPartitions: 25, ReplicationFactor: 1}}})
+	if err != nil || res.Errors["connect-offsets"] != nil {
+		b.Fatalf("create topic: %v %v", err, res.Errors)
+	}
+}
