@@ -88,7 +88,7 @@ func TestStoreCountsUnparseableAndKeepsGoing(t *testing.T) {
 func TestStoreFlagsSuspectKeys(t *testing.T) {
 	s := NewStore(StoreOptions{})
 	s.SetTopicPartitions("connect-offsets", 25)
-	good := `["inventory-connector",{"server":"dbserver1"}]`   // murmur2 → 11
+	good := `["inventory-connector",{"server":"dbserver1"}]`     // murmur2 → 11
 	spaced := `["inventory-connector", {"server": "dbserver1"}]` // murmur2 → 17
 	multi := `["c",{"table":"t1","database":"db","schema":"public","a":1}]`
 	s.Ingest([]Record{
