@@ -1,0 +1,250 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+const (
+	// OffsetsTopic is the demo worker's offset.storage.topic.
+	OffsetsTopic = "connect-offsets"
+	// OffsetsPartitions is offset.storage.partitions (Connect's default).
+	OffsetsPartitions = 25
+)
+
+// Options configure Start.
+type Options struct {
+	// KafkaListen is the broker's listen address; "127.0.0.1:0" (a free
+	// loopback port) when empty.
+	KafkaListen string
+	// FlushInterval is the workers' offset.flush.interval.ms; 5s when zero.
+	FlushInterval time.Duration
+	// StallAfter is when the stalling connector (jdbc-legacy) stops
+	// flushing, counted from its task's start; 1m when zero.
+	StallAfter time.Duration
+	// Logf receives diagnostics from many goroutines at once, so it must be
+	// safe for concurrent use; nil discards them. The package never prints
+	// to stdout or stderr itself.
+	Logf func(format string, args ...any)
+}
+
+// Cluster is the running demo: an embedded broker and the simulated Connect
+// worker whose source connectors write to it.
+type Cluster struct {
+	broker     *Broker
+	w          *worker
+	connectors map[string]*connector
+	names      []string
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+}
+
+// ConnectorInfo describes a simulated connector the way Connect's REST API
+// would: class, type, task count and the topics its tasks produce to.
+type ConnectorInfo struct {
+	Name   string
+	Class  string
+	Type   string // always "source"
+	Tasks  int
+	Topics []string
+}
+
+// ErrUnknownConnector is returned for names that are not in Connectors().
+var ErrUnknownConnector = errors.New("unknown connector")
+
+// Start starts the broker, creates connect-offsets (25 partitions,
+// cleanup.policy=compact) and the data topics, seeds the offsets history and
+// the defects, and starts every connector. ctx bounds the start-up only; the
+// cluster runs until Close.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	if opts.FlushInterval <= 0 {
+		opts.FlushInterval = 5 * time.Second
+	}
+	if opts.StallAfter <= 0 {
+		opts.StallAfter = time.Minute
+	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	b, err := startBroker(opts.KafkaListen, logf)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{broker: b, connectors: map[string]*connector{}}
+	ok := false
+	defer func() {
+		if !ok {
+			c.Close()
+		}
+	}()
+
+	if err := b.createTopic(ctx, OffsetsTopic, OffsetsPartitions, map[string]string{"cleanup.policy": "compact"}); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	specs := catalogue(start, opts.FlushInterval)
+	w := &worker{
+		bootstrap:         b.Bootstrap(),
+		offsetsTopic:      OffsetsTopic,
+		offsetsPartitions: OffsetsPartitions,
+		topicPartitions:   map[string]int{},
+		flushInterval:     opts.FlushInterval,
+		pollInterval:      min(max(opts.FlushInterval/4, 20*time.Millisecond), 500*time.Millisecond),
+		stallAfter:        opts.StallAfter,
+		epoch:             start,
+		logf:              logf,
+	}
+	for _, s := range specs {
+		for _, t := range s.topics {
+			if err := b.createTopic(ctx, t.name, t.partitions, nil); err != nil {
+				return nil, err
+			}
+			w.topicPartitions[t.name] = t.partitions
+		}
+		w.totalTasks += len(s.tasks)
+	}
+	w.client, err = kgo.NewClient(
+		kgo.SeedBrokers(w.bootstrap),
+		// Connect computes nothing itself, but its producer's default
+		// partitioner is murmur2; we set every partition explicitly.
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProducerBatchCompression(kgo.NoCompression()), // compression.type=none, Connect's default
+		kgo.WithLogger(kgoLogger{logf}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("producer: %w", err)
+	}
+	c.w = w
+
+	seed := append(historyRecords(specs, OffsetsTopic, OffsetsPartitions, start),
+		defectRecords(OffsetsTopic, OffsetsPartitions, start)...)
+	if err := w.client.ProduceSync(ctx, byTime(seed)...).FirstErr(); err != nil {
+		return nil, fmt.Errorf("seed %s: %w", OffsetsTopic, err)
+	}
+
+	base := 0
+	for _, s := range specs {
+		conn := &connector{w: w, spec: s, taskBase: base}
+		base += len(s.tasks)
+		c.connectors[s.name] = conn
+		c.names = append(c.names, s.name)
+	}
+	sort.Strings(c.names)
+	for _, name := range c.names {
+		conn := c.connectors[name]
+		conn.mu.Lock()
+		err := conn.start(ctx)
+		conn.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+	logf("demo cluster on %s: %d connectors, %d tasks, flush every %s", w.bootstrap, len(c.names), w.totalTasks, w.flushInterval)
+	ok = true
+	return c, nil
+}
+
+// Bootstrap returns the broker address, "127.0.0.1:PORT".
+func (c *Cluster) Bootstrap() string { return c.broker.Bootstrap() }
+
+// OffsetsTopic returns the worker's offsets topic, "connect-offsets".
+func (c *Cluster) OffsetsTopic() string { return OffsetsTopic }
+
+// Broker returns the embedded broker, e.g. to create more topics.
+func (c *Cluster) Broker() *Broker { return c.broker }
+
+// Connectors returns the simulated connector names, sorted.
+func (c *Cluster) Connectors() []string { return append([]string(nil), c.names...) }
+
+// Connector describes one connector; ok is false for an unknown name.
+func (c *Cluster) Connector(name string) (info ConnectorInfo, ok bool) {
+	conn, ok := c.connectors[name]
+	if !ok {
+		return ConnectorInfo{}, false
+	}
+	info = ConnectorInfo{Name: name, Class: conn.spec.class, Type: "source", Tasks: len(conn.spec.tasks)}
+	for _, t := range conn.spec.topics {
+		info.Topics = append(info.Topics, t.name)
+	}
+	sort.Strings(info.Topics)
+	return info, true
+}
+
+// ConnectorState returns "RUNNING" or "STOPPED", or "" for an unknown name.
+func (c *Cluster) ConnectorState(name string) string {
+	conn, ok := c.connectors[name]
+	if !ok {
+		return ""
+	}
+	conn.mu.Lock()
+	defer conn.mu.Unlock()
+	return conn.state
+}
+
+// StopConnector stops a connector's tasks after a final offset flush, as
+// PUT /connectors/NAME/stop does. Stopping a stopped connector does nothing.
+func (c *Cluster) StopConnector(name string) error {
+	conn, ok := c.connectors[name]
+	if !ok {
+		return fmt.Errorf("%w %s", ErrUnknownConnector, name)
+	}
+	conn.mu.Lock()
+	defer conn.mu.Unlock()
+	if conn.stop() {
+		c.w.logf("connector %s stopped", name)
+	}
+	return nil
+}
+
+// ResumeConnector starts a stopped connector's tasks again. They re-read
+// their offsets from the offsets topic (exact key bytes, latest record in the
+// key's partition, a tombstone meaning start from scratch), so an offset
+// edited while the connector was stopped is where it continues. Resuming a
+// running connector does nothing.
+func (c *Cluster) ResumeConnector(name string) error {
+	conn, ok := c.connectors[name]
+	if !ok {
+		return fmt.Errorf("%w %s", ErrUnknownConnector, name)
+	}
+	conn.mu.Lock()
+	defer conn.mu.Unlock()
+	if c.closed.Load() {
+		return errors.New("demo cluster is closed")
+	}
+	if conn.state == stateRunning {
+		return nil
+	}
+	if err := conn.start(context.Background()); err != nil {
+		return err
+	}
+	c.w.logf("connector %s resumed", name)
+	return nil
+}
+
+// Close stops every connector (each task flushing its offsets one last
+// time), then the broker. It waits for all goroutines and frees the port.
+// It is idempotent.
+func (c *Cluster) Close() {
+	c.closeOnce.Do(func() {
+		c.closed.Store(true)
+		for _, name := range c.names {
+			conn := c.connectors[name]
+			conn.mu.Lock()
+			conn.stop()
+			conn.mu.Unlock()
+		}
+		if c.w != nil && c.w.client != nil {
+			c.w.client.Close()
+		}
+		c.broker.Close()
+	})
+}

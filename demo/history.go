@@ -1,0 +1,43 @@
+package demo
+
+import (
+	"sort"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"koff/model"
+)
+
+// historyRecords returns the offsets the connectors committed "before the
+// demo started": one record per source partition with an initial offset,
+// CreateTime now-age. The tasks then start by reading these back, exactly as
+// after a restart, and idle partitions show old offsets from the first second.
+func historyRecords(specs []connectorSpec, topic string, partitions int, start time.Time) []*kgo.Record {
+	var recs []*kgo.Record
+	for _, c := range specs {
+		for _, parts := range c.tasks {
+			for _, p := range parts {
+				if p.initial == nil {
+					continue
+				}
+				key := model.EncodeKey(c.name, p.partition)
+				recs = append(recs, &kgo.Record{
+					Topic:     topic,
+					Partition: int32(model.PartitionFor(key, partitions)),
+					Key:       key,
+					Value:     model.AppendJackson(nil, p.initial),
+					Timestamp: start.Add(-p.age),
+				})
+			}
+		}
+	}
+	return recs
+}
+
+// byTime orders seed records oldest first, so each partition's timestamps
+// grow with its offsets, as a real history's do.
+func byTime(recs []*kgo.Record) []*kgo.Record {
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Timestamp.Before(recs[j].Timestamp) })
+	return recs
+}
