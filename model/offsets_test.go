@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 )
@@ -30,5 +31,22 @@ func TestOffsetsBodyIsConnectsGetBody(t *testing.T) {
 	}
 	if got := string(OffsetsBody(nil)); got != `{"offsets":[]}` {
 		t.Errorf("empty body = %s", got)
+	}
+}
+
+func TestRESTKeyAndValueAreWhatTheWorkerWrites(t *testing.T) {
+	p := Object{{"table", "t1"}, {"database", "db"}, {"schema", "public"}, {"a", json.Number("1")}}
+	if got := string(RESTKey("my-connector", p)); got != `["my-connector",{"schema":"public","a":1,"database":"db","table":"t1"}]` {
+		t.Errorf("RESTKey = %s", got)
+	}
+	v := Object{{"position", json.Number("1.50")}, {"lsn", json.Number("9223372036854775807")}}
+	if got := string(RESTValue(v)); got != `{"lsn":9223372036854775807,"position":1.5}` && got != `{"position":1.5,"lsn":9223372036854775807}` {
+		t.Errorf("RESTValue = %s", got)
+	}
+	if !SameJSON(p, Object{{"a", json.Number("1")}, {"schema", "public"}, {"database", "db"}, {"table", "t1"}}) {
+		t.Error("SameJSON should ignore field order")
+	}
+	if SameJSON(p, Object{{"a", json.Number("2")}}) {
+		t.Error("SameJSON matched different maps")
 	}
 }

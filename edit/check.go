@@ -1,0 +1,69 @@
+package edit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+)
+
+// ErrReadOnly refuses every write when koff runs read-only (--read-only, or
+// a viewer under koff serve). It is enforced here, whatever a caller shows.
+var ErrReadOnly = errors.New("read-only: this koff does not write offsets")
+
+// NotStoppedError refuses an edit of a connector that is not STOPPED: a
+// running (or paused) task overwrites the edit at its next flush.
+type NotStoppedError struct {
+	Connector, State string
+	Tasks            int
+}
+
+func (e *NotStoppedError) Error() string {
+	return fmt.Sprintf("connector %s is %s: stop it first (koff stop %s); a running task overwrites offsets at its next flush", e.Connector, e.State, e.Connector)
+}
+
+// ConflictError refuses an edit whose offsets moved after it was planned.
+type ConflictError struct {
+	Partition string
+	Now       []byte // nil: deleted or absent
+}
+
+func (e *ConflictError) Error() string {
+	now := "deleted"
+	if e.Now != nil {
+		now = string(e.Now)
+	}
+	return fmt.Sprintf("offset of %s changed since the edit was planned: it is now %s; review and try again", e.Partition, now)
+}
+
+// Check runs the preconditions of an edit: read-only, the connector's state
+// (when REST can tell), and the optimistic check that every stored offset
+// the plan read is unchanged.
+func (e *Editor) Check(ctx context.Context, p *Plan) error {
+	if e.ReadOnly {
+		return ErrReadOnly
+	}
+	if e.REST != nil {
+		st, err := e.REST.Status(ctx, p.Connector)
+		if err != nil {
+			return err
+		}
+		p.State, p.Tasks = string(st.Connector.State), len(st.Tasks)
+		if p.State != "STOPPED" || p.Tasks > 0 {
+			return &NotStoppedError{Connector: p.Connector, State: p.State, Tasks: p.Tasks}
+		}
+	}
+	return e.checkUnchanged(p)
+}
+
+func (e *Editor) checkUnchanged(p *Plan) error {
+	for _, ch := range p.Changes {
+		for _, w := range ch.Writes {
+			now := e.current(w)
+			if !bytes.Equal(now, w.Before) {
+				return &ConflictError{Partition: ch.PartitionJSON, Now: now}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package edit
+
+import (
+	"context"
+	"time"
+
+	"koff/connect"
+	"koff/model"
+)
+
+// Offsets is what the pipeline reads of the live model (a *model.Store fed
+// by a tailer): the current offsets for planning, the optimistic check and
+// verification.
+type Offsets interface {
+	Partitions(model.ConnectorID) []model.PartitionRow
+	Partition(model.PartitionID) (model.PartitionDetail, bool)
+}
+
+// Writer writes records to exact topic-partitions (kafka.Config).
+type Writer interface {
+	WriteRecords(ctx context.Context, recs []model.Record) error
+	PartitionCount(ctx context.Context, topic string) (int, error)
+}
+
+// REST is the part of Connect's REST API the pipeline uses (*connect.Client).
+type REST interface {
+	ServerInfo(ctx context.Context) (connect.ServerInfo, error)
+	Status(ctx context.Context, name string) (connect.ConnectorStatus, error)
+	ConnectorConfig(ctx context.Context, name string) (map[string]string, error)
+	Stop(ctx context.Context, name string) error
+	Resume(ctx context.Context, name string) error
+	AlterOffsets(ctx context.Context, name string, body []byte) (string, error)
+	ResetOffsets(ctx context.Context, name string) (string, error)
+}
+
+// Editor plans and applies offset edits.
+type Editor struct {
+	Store Offsets
+	Kafka Writer
+	// REST is nil when koff has no --connect-url: edits then go straight to
+	// the offsets topic and the connector's state is unknown.
+	REST REST
+	// Topics are the offsets topics koff tails; the first is the workers'
+	// offset.storage.topic.
+	Topics []string
+	// ReadOnly refuses every write, whatever the caller shows.
+	ReadOnly bool
+	// User is who the audit log names (OS user, or the SSH user).
+	User  string
+	Audit *AuditLog
+	// Cmd renders the equivalent koff command line of a plan.
+	Cmd CommandLine
+	// VerifyTimeout bounds the wait for the tailer to read a write back (10s).
+	VerifyTimeout time.Duration
+	// StopTimeout bounds the wait for a stopped connector's tasks to go (30s).
+	StopTimeout time.Duration
+	Now         func() time.Time
+}
+
+func (e *Editor) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+func (e *Editor) verifyTimeout() time.Duration {
+	if e.VerifyTimeout > 0 {
+		return e.VerifyTimeout
+	}
+	return 10 * time.Second
+}
+
+func (e *Editor) stopTimeout() time.Duration {
+	if e.StopTimeout > 0 {
+		return e.StopTimeout
+	}
+	return 30 * time.Second
+}

@@ -1,0 +1,129 @@
+package edit
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+
+	"koff/demo"
+	"koff/kafka"
+	"koff/model"
+)
+
+// harness is a real broker, a live tailer feeding a Store, and an Editor.
+type harness struct {
+	t     *testing.T
+	addr  string
+	store *model.Store
+	ed    *Editor
+	kafka kafka.Config
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	b, err := demo.StartBroker("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	if err := b.CreateTopic("connect-offsets", 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, addr: b.Bootstrap(), store: model.NewStore(model.StoreOptions{}), kafka: kafka.Config{Brokers: []string{b.Bootstrap()}}}
+	tl := kafka.NewTailer(h.kafka, []string{"connect-offsets"}, h.store, kafka.TailerOptions{MaxWait: 100 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { tl.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-tl.CaughtUp():
+	case <-time.After(10 * time.Second):
+		t.Fatal("tailer not live")
+	}
+	h.ed = &Editor{
+		Store: h.store, Kafka: h.kafka, Topics: []string{"connect-offsets"},
+		User: "tester", Audit: &AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
+		Cmd: CommandLine{Globals: []string{"-b", h.addr}},
+	}
+	return h
+}
+
+// write produces a record as a worker (or a careless operator) would, to
+// an explicit partition, and waits until the tailer has read it.
+func (h *harness) write(partition int, key, value string) {
+	h.t.Helper()
+	r := model.Record{Topic: "connect-offsets", Partition: partition, Key: []byte(key), Time: time.Now()}
+	if value != "" {
+		r.Value = []byte(value)
+	}
+	if err := h.kafka.WriteRecords(context.Background(), []model.Record{r}); err != nil {
+		h.t.Fatal(err)
+	}
+	id := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: partition}, Key: key}
+	h.waitFor("the tailer to read "+key, func() bool {
+		d, ok := h.store.Partition(id)
+		return ok && (value == "" && d.Deleted || string(d.Value) == value)
+	})
+}
+
+// workerWrite writes to the key's murmur2 partition, as Connect does.
+func (h *harness) workerWrite(key, value string) int {
+	p := model.PartitionFor([]byte(key), 25)
+	h.write(p, key, value)
+	return p
+}
+
+func (h *harness) waitFor(what string, ok func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// endOffsets sums the end offsets of every partition: a write changes it.
+func (h *harness) endOffsets() int64 {
+	h.t.Helper()
+	c := h.kafka.Client()
+	var reqs []kafkago.OffsetRequest
+	for p := 0; p < 25; p++ {
+		reqs = append(reqs, kafkago.LastOffsetOf(p))
+	}
+	res, err := c.ListOffsets(context.Background(), &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{"connect-offsets": reqs}})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var sum int64
+	for _, p := range res.Topics["connect-offsets"] {
+		sum += p.LastOffset
+	}
+	return sum
+}
+
+func (h *harness) rows(conn string) []model.PartitionRow {
+	return h.store.Partitions(model.ConnectorID{Topic: "connect-offsets", Name: conn})
+}
+
+func mustPartition(t *testing.T, s string) model.Object {
+	t.Helper()
+	p, err := ParsePartition(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustOffset(t *testing.T, s string) model.Object {
+	t.Helper()
+	o, _, err := ParseOffset(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

@@ -1,0 +1,375 @@
+package edit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"koff/model"
+)
+
+// Path is how an edit reaches the offsets.
+type Path string
+
+const (
+	// PathREST: Connect's REST API (KIP-875 PATCH/DELETE), Connect ≥ 3.6.
+	PathREST Path = "rest"
+	// PathTopic: records written straight to the offsets topic.
+	PathTopic Path = "topic"
+)
+
+// Write is one record an edit produces, and where it goes.
+type Write struct {
+	model.TopicPartition
+	Key []byte
+	// Existing: the key bytes are a stored key's, rewritten in place.
+	Existing bool
+	// Before is the value stored under this key now (nil: none or deleted);
+	// Apply refuses if it changed since the plan was made.
+	Before []byte
+	// Value is what the record will hold; nil is a tombstone. For REST
+	// writes it is what the worker writes after normalising the offset.
+	Value []byte
+}
+
+// Change is one source partition an edit touches.
+type Change struct {
+	Partition model.Object
+	// PartitionJSON is the partition map as shown (compact).
+	PartitionJSON string
+	// Before is the offset in force now (nil: none); After the new one (nil: reset).
+	Before, After []byte
+	Writes        []Write
+}
+
+// Plan is an edit ready for confirmation: what changes, how, and where.
+type Plan struct {
+	Request
+	Changes []Change
+	Path    Path
+	// PathReason says why the path was chosen, for the dialog.
+	PathReason string
+	// State is the connector's state from REST ("" when unknown); Tasks its
+	// running task count.
+	State string
+	Tasks int
+	// Topic is the offsets topic new offsets go to: the connector's own
+	// offsets.storage.topic if it has one, else the workers'.
+	Topic string
+	// Warnings are shown in the dialog and printed by the CLI.
+	Warnings []string
+	// Command is the equivalent koff command line.
+	Command string
+	Made    time.Time
+}
+
+// Plan works out an edit without writing anything.
+func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
+	if req.Connector == "" {
+		return nil, errors.New("no connector named")
+	}
+	if len(e.Topics) == 0 {
+		return nil, errors.New("no offsets topic")
+	}
+	p := &Plan{Request: req, Topic: e.Topics[0], Made: e.now()}
+	restOK, err := e.planREST(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	copies := e.storedCopies(req.Connector)
+	if req.Kind == KindResetAll {
+		p.Items = nil
+		seen := map[string]bool{}
+		for _, c := range copies {
+			if c.row.Deleted || c.partition == nil && restOK {
+				continue
+			}
+			if k := model.SortedJSON(c.partition); !seen[k] {
+				seen[k] = true
+				p.Items = append(p.Items, Item{Partition: c.partition})
+			}
+		}
+		if len(p.Items) == 0 {
+			return nil, fmt.Errorf("connector %s has no offsets to reset", req.Connector)
+		}
+	}
+	if len(p.Items) == 0 {
+		return nil, errors.New("no partitions to change")
+	}
+	for _, it := range p.Items {
+		if it.Partition != nil && isSinkPartition(it.Partition) {
+			return nil, fmt.Errorf("%s is a sink partition: sink offsets live in the connector's consumer group, not the offsets topic", compactJSON(it.Partition))
+		}
+		ch, err := e.planChange(ctx, p, it, copies)
+		if err != nil {
+			return nil, err
+		}
+		p.Changes = append(p.Changes, ch)
+	}
+	e.choosePath(p, restOK, copies)
+	if p.Path == PathREST {
+		if err := e.planRESTWrites(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	if p.State == "" {
+		p.Warnings = append(p.Warnings, "Connector state unknown (no --connect-url): if the connector is running, its tasks overwrite this edit at their next flush. Stop it first.")
+	}
+	p.Command = e.Cmd.For(p)
+	return p, nil
+}
+
+// planREST reads the connector's state, type and own offsets topic from
+// REST, and reports whether REST can alter offsets (Connect ≥ 3.6).
+func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
+	if e.REST == nil {
+		p.PathReason = "no --connect-url: written to the offsets topic"
+		return false, nil
+	}
+	st, err := e.REST.Status(ctx, p.Connector)
+	if err != nil {
+		return false, err
+	}
+	p.State, p.Tasks = string(st.Connector.State), len(st.Tasks)
+	if st.Type == "sink" {
+		return false, fmt.Errorf("%s is a sink connector: its offsets are its consumer group's, which koff cannot edit yet", p.Connector)
+	}
+	cfg, err := e.REST.ConnectorConfig(ctx, p.Connector)
+	if err != nil {
+		return false, err
+	}
+	if t := strings.TrimSpace(cfg["offsets.storage.topic"]); t != "" {
+		if !contains(e.Topics, t) {
+			return false, fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic): add --offsets-topic %s so koff can read and verify it", p.Connector, t, t)
+		}
+		p.Topic = t
+	}
+	info, err := e.REST.ServerInfo(ctx)
+	if err != nil {
+		return false, err
+	}
+	if !info.SupportsAlterOffsets() {
+		p.PathReason = fmt.Sprintf("Connect %s cannot alter offsets over REST (needs 3.6): written to the offsets topic", info.Version)
+		return false, nil
+	}
+	return true, nil
+}
+
+// storedCopy is one stored key of the connector, in any offsets topic.
+type storedCopy struct {
+	row       model.PartitionRow
+	partition model.Object
+	canon     string
+}
+
+func (e *Editor) storedCopies(name string) []storedCopy {
+	var out []storedCopy
+	for _, t := range e.Topics {
+		for _, r := range e.Store.Partitions(model.ConnectorID{Topic: t, Name: name}) {
+			k, err := model.ParseKey([]byte(r.ID.Key))
+			if err != nil {
+				continue
+			}
+			out = append(out, storedCopy{row: r, partition: k.Partition, canon: canonOf(k.Partition)})
+		}
+	}
+	return out
+}
+
+func canonOf(p model.Object) string {
+	if p == nil {
+		return "null"
+	}
+	return model.SortedJSON(p)
+}
+
+func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []storedCopy) (Change, error) {
+	canon := canonOf(it.Partition)
+	var mine []storedCopy
+	for _, c := range copies {
+		if c.canon == canon {
+			mine = append(mine, c)
+		}
+	}
+	ch := Change{Partition: it.Partition}
+	if it.Offset != nil {
+		ch.After = model.AppendJackson(nil, it.Offset)
+	}
+	if len(mine) > 0 {
+		ch.PartitionJSON = primary(mine, p.Topic).row.Partition
+		if pr := primary(mine, p.Topic); !pr.row.Deleted {
+			ch.Before = []byte(pr.row.Offset)
+		}
+	} else {
+		ch.PartitionJSON = compactJSON(it.Partition)
+	}
+	if it.Offset == nil {
+		// A reset deletes every stored copy, in every offsets topic, as
+		// Connect's REST reset tombstones both topics.
+		for _, c := range mine {
+			if c.row.Deleted {
+				continue
+			}
+			ch.Writes = append(ch.Writes, Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Before: []byte(c.row.Offset)})
+		}
+		if len(ch.Writes) == 0 {
+			return ch, fmt.Errorf("connector %s has no offset for partition %s", p.Connector, ch.PartitionJSON)
+		}
+		return ch, nil
+	}
+	// A new value rewrites every copy in the connector's offsets topic with
+	// its exact key bytes, in the partition it lives in, so whichever copy
+	// a worker reads holds the new offset.
+	for _, c := range mine {
+		if c.row.ID.Topic != p.Topic {
+			continue
+		}
+		w := Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Value: ch.After}
+		if !c.row.Deleted {
+			w.Before = []byte(c.row.Offset)
+		}
+		ch.Writes = append(ch.Writes, w)
+	}
+	if len(ch.Writes) == 0 {
+		key := model.EncodeKey(p.Connector, siblingOrder(it.Partition, copies))
+		n, err := e.Kafka.PartitionCount(ctx, p.Topic)
+		if err != nil {
+			return ch, err
+		}
+		ch.Writes = append(ch.Writes, Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: model.PartitionFor(key, n)}, Key: key, Value: ch.After})
+	}
+	return ch, nil
+}
+
+// primary is the copy a worker most likely reads: in the connector's
+// offsets topic, in its murmur2 partition, newest.
+func primary(cs []storedCopy, topic string) storedCopy {
+	best := cs[0]
+	score := func(c storedCopy) int {
+		s := 0
+		if c.row.ID.Topic == topic {
+			s += 2
+		}
+		if c.row.Flags&model.FlagMisplaced == 0 {
+			s++
+		}
+		return s
+	}
+	for _, c := range cs[1:] {
+		if sc, sb := score(c), score(best); sc > sb || sc == sb && c.row.Updated.After(best.row.Updated) {
+			best = c
+		}
+	}
+	return best
+}
+
+// siblingOrder orders a new partition map's fields like the connector's
+// other keys with the same field names: a task serialises its maps in its
+// own order, and that is the order it looks its offsets up in.
+func siblingOrder(p model.Object, copies []storedCopy) model.Object {
+	if p == nil {
+		return nil
+	}
+	names := fieldNames(p)
+	for _, c := range copies {
+		if c.partition == nil || len(c.partition) != len(p) || fieldNames(c.partition) != names {
+			continue
+		}
+		out := make(model.Object, 0, len(p))
+		for _, f := range c.partition {
+			v, _ := p.Get(f.Name)
+			out = append(out, model.Field{Name: f.Name, Value: v})
+		}
+		return out
+	}
+	return p
+}
+
+func fieldNames(o model.Object) string {
+	n := make([]string, len(o))
+	for i, f := range o {
+		n[i] = f.Name
+	}
+	sort.Strings(n)
+	return strings.Join(n, "\x00")
+}
+
+// choosePath prefers REST, unless a key REST would write is not the key
+// the connector's tasks read.
+func (e *Editor) choosePath(p *Plan, restOK bool, copies []storedCopy) {
+	p.Path = PathTopic
+	if !restOK {
+		return
+	}
+	for _, ch := range p.Changes {
+		if ch.Partition == nil {
+			p.PathReason = "a null source partition is invisible to Connect's REST API: written to the offsets topic"
+			return
+		}
+		rk := model.RESTKey(p.Connector, ch.Partition)
+		for _, w := range ch.Writes {
+			if w.Existing && !bytes.Equal(w.Key, rk) {
+				p.PathReason = "stored keys are not in the form Connect's REST API writes (compact, Java HashMap order): written to the offsets topic with their exact bytes"
+				return
+			}
+		}
+	}
+	for _, c := range copies {
+		if c.row.Flags.Suspect() {
+			p.PathReason = "the connector has duplicate or misplaced keys, which REST would not rewrite: written to the offsets topic"
+			return
+		}
+		if c.partition != nil && len(c.partition) > 1 && c.row.Flags&model.FlagNotCanonical != 0 {
+			p.PathReason = "the connector's keys are not in Java HashMap order, so keys REST writes would never be read: written to the offsets topic"
+			return
+		}
+	}
+	p.Path = PathREST
+	p.PathReason = "Connect REST API (PATCH/DELETE /connectors/" + p.Connector + "/offsets)"
+}
+
+// planRESTWrites records where the worker will write each REST edit, for
+// the dialog and for verification.
+func (e *Editor) planRESTWrites(ctx context.Context, p *Plan) error {
+	n, err := e.Kafka.PartitionCount(ctx, p.Topic)
+	if err != nil {
+		return err
+	}
+	for i := range p.Changes {
+		ch := &p.Changes[i]
+		key := model.RESTKey(p.Connector, ch.Partition)
+		w := Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: model.PartitionFor(key, n)}, Key: key}
+		for _, old := range ch.Writes {
+			if bytes.Equal(old.Key, key) && old.TopicPartition == w.TopicPartition {
+				w.Existing, w.Before = true, old.Before
+			}
+		}
+		if ch.After != nil {
+			o, _ := model.ParseOffset(ch.After)
+			w.Value = model.RESTValue(o)
+		}
+		ch.Writes = []Write{w}
+	}
+	return nil
+}
+
+func compactJSON(o model.Object) string {
+	if o == nil {
+		return "null"
+	}
+	return string(model.AppendJackson(nil, o))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+

@@ -1,0 +1,83 @@
+package edit
+
+import (
+	"errors"
+	"fmt"
+
+	"koff/model"
+)
+
+// Kind is what an edit does.
+type Kind string
+
+const (
+	KindSet      Kind = "set"       // new offsets for some source partitions
+	KindReset    Kind = "reset"     // delete the offsets of some source partitions
+	KindResetAll Kind = "reset-all" // delete every offset of a connector
+	KindImport   Kind = "import"    // offsets from an export file
+	KindUndo     Kind = "undo"      // the before-values of the last edit
+)
+
+// Item is one source partition to change. A nil Offset deletes it.
+type Item struct {
+	Partition model.Object // nil for a null partition map
+	Offset    model.Object
+}
+
+// Request asks for an edit of one connector's offsets.
+type Request struct {
+	Connector string
+	Kind      Kind
+	Items     []Item
+}
+
+// ParsePartition reads a source partition map given on a command line or
+// typed in a dialog. "null" is the null partition map.
+func ParsePartition(s string) (model.Object, error) {
+	v, err := model.ParseJSON([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("partition is not valid JSON: %s", s)
+	}
+	switch p := v.(type) {
+	case nil:
+		return nil, nil
+	case model.Object:
+		if err := model.ValidateOffset(p); err != nil {
+			return nil, fmt.Errorf("partition: %s", partitionMessage(err))
+		}
+		return p, nil
+	}
+	return nil, errors.New("partition must be a JSON object")
+}
+
+// ParseOffset reads an offset map given on a command line or typed in a
+// dialog. It is checked as Connect's worker checks offsets (primitive values
+// only); "null" means delete.
+func ParseOffset(s string) (model.Object, bool, error) {
+	v, err := model.ParseJSON([]byte(s))
+	if err != nil {
+		return nil, false, errors.New("offset is not valid JSON")
+	}
+	switch o := v.(type) {
+	case nil:
+		return nil, true, nil
+	case model.Object:
+		if err := model.ValidateOffset(o); err != nil {
+			return nil, false, err
+		}
+		return o, false, nil
+	}
+	return nil, false, errors.New("offset must be a JSON object (or null to delete it)")
+}
+
+func partitionMessage(err error) string {
+	// Connect validates partitions with the same rule and words as offsets.
+	return err.Error()
+}
+
+// isSinkPartition recognises Connect's sink offset shape.
+func isSinkPartition(p model.Object) bool {
+	_, t := p.Get("kafka_topic")
+	_, n := p.Get("kafka_partition")
+	return t && n && len(p) == 2
+}

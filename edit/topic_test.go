@@ -1,0 +1,227 @@
+package edit
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"koff/model"
+)
+
+// A Java worker that builds partition maps in a LinkedHashMap writes keys
+// that are not in HashMap order. Editing must rewrite those exact bytes in
+// the partition they live in, not add a second key.
+func TestSetRewritesExistingKeyBytesInPlace(t *testing.T) {
+	h := newHarness(t)
+	key := `["jdbc",{"table":"t1","database":"db","schema":"public","a":1}]` // LinkedHashMap order
+	p := h.workerWrite(key, `{"incrementing":5}`)
+	plan, err := h.ed.Plan(context.Background(), Request{Connector: "jdbc", Kind: KindSet, Items: []Item{{
+		Partition: mustPartition(t, `{"schema":"public","a":1,"database":"db","table":"t1"}`), // other field order: still the same partition
+		Offset:    mustOffset(t, `{"incrementing":9223372036854775807}`),
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Path != PathTopic || len(plan.Changes) != 1 || len(plan.Changes[0].Writes) != 1 {
+		t.Fatalf("plan = %+v", plan)
+	}
+	w := plan.Changes[0].Writes[0]
+	if string(w.Key) != key || w.Partition != p || !w.Existing || string(w.Before) != `{"incrementing":5}` {
+		t.Errorf("write = %s to %s (existing %v, before %s), want the stored key in partition %d", w.Key, w.TopicPartition, w.Existing, w.Before, p)
+	}
+	if string(plan.Changes[0].Before) != `{"incrementing":5}` || string(plan.Changes[0].After) != `{"incrementing":9223372036854775807}` {
+		t.Errorf("before/after = %s → %s", plan.Changes[0].Before, plan.Changes[0].After)
+	}
+	if !strings.Contains(plan.Command, `koff set jdbc --partition '{"table":"t1","database":"db","schema":"public","a":1}' --offset '{"incrementing":9223372036854775807}' -b 127.0.0.1:`) {
+		t.Errorf("command = %s", plan.Command)
+	}
+	res, err := h.ed.Apply(context.Background(), plan)
+	if err != nil || !res.Verified {
+		t.Fatalf("apply: %v, verified %v", err, res.Verified)
+	}
+	rows := h.rows("jdbc")
+	if len(rows) != 1 || rows[0].Offset != `{"incrementing":9223372036854775807}` || rows[0].ID.Key != key {
+		t.Errorf("after the edit: %+v (want one key, edited in place)", rows)
+	}
+}
+
+func TestSetNewPartitionLandsInItsMurmur2Partition(t *testing.T) {
+	h := newHarness(t)
+	h.workerWrite(`["jdbc",{"protocol":"1","table":"shop.orders"}]`, `{"incrementing":1}`)
+	plan, err := h.ed.Plan(context.Background(), Request{Connector: "jdbc", Kind: KindSet, Items: []Item{{
+		// Typed in another order: the sibling keys' order wins, since that
+		// is how the task serialises its maps.
+		Partition: mustPartition(t, `{"table":"shop.payments","protocol":"1"}`),
+		Offset:    mustOffset(t, `{"incrementing":9007199254740993}`),
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := plan.Changes[0].Writes[0]
+	wantKey := `["jdbc",{"protocol":"1","table":"shop.payments"}]`
+	if string(w.Key) != wantKey || w.Existing || w.Partition != model.PartitionFor([]byte(wantKey), 25) || plan.Changes[0].Before != nil {
+		t.Fatalf("write = %s → %s existing=%v", w.Key, w.TopicPartition, w.Existing)
+	}
+	if _, err := h.ed.Apply(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	d, ok := h.store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: wantKey})
+	if !ok || string(d.Value) != `{"incrementing":9007199254740993}` || d.Flags.Suspect() {
+		t.Errorf("stored: %+v", d.PartitionRow)
+	}
+}
+
+func TestResetTombstonesEveryCopy(t *testing.T) {
+	h := newHarness(t)
+	key := `["file",{"filename":"/a"}]`
+	home := h.workerWrite(key, `{"position":10}`)
+	h.write((home+1)%25, key, `{"position":3}`)                     // a stale copy elsewhere
+	h.workerWrite(`["file",{"filename":"/b"}]`, `{"position":7}`) // untouched
+	plan, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindReset, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(plan.Changes[0].Writes); n != 2 {
+		t.Fatalf("%d writes, want a tombstone for both copies", n)
+	}
+	if string(plan.Changes[0].Before) != `{"position":10}` {
+		t.Errorf("before = %s, want the copy in the murmur2 partition", plan.Changes[0].Before)
+	}
+	if res, err := h.ed.Apply(context.Background(), plan); err != nil || !res.Verified {
+		t.Fatalf("apply: %v %+v", err, res)
+	}
+	for _, r := range h.rows("file") {
+		if strings.Contains(r.Partition, "/a") != r.Deleted {
+			t.Errorf("%s deleted=%v", r.Partition, r.Deleted)
+		}
+	}
+	if !strings.HasPrefix(plan.Command, `koff reset file --partition '{"filename":"/a"}'`) {
+		t.Errorf("command = %s", plan.Command)
+	}
+}
+
+func TestResetAllAsksForEveryLivePartition(t *testing.T) {
+	h := newHarness(t)
+	h.workerWrite(`["mm2",{"cluster":"primary","partition":0,"topic":"orders"}]`, `{"offset":1}`)
+	h.workerWrite(`["mm2",{"cluster":"primary","partition":1,"topic":"orders"}]`, `{"offset":2}`)
+	h.workerWrite(`["mm2",{"cluster":"primary","partition":2,"topic":"orders"}]`, ``)
+	plan, err := h.ed.Plan(context.Background(), Request{Connector: "mm2", Kind: KindResetAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Changes) != 2 || !strings.HasPrefix(plan.Command, "koff reset mm2 -b") {
+		t.Fatalf("changes %d, command %s", len(plan.Changes), plan.Command)
+	}
+	if _, err := h.ed.Apply(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ed.Plan(context.Background(), Request{Connector: "mm2", Kind: KindResetAll}); err == nil || !strings.Contains(err.Error(), "no offsets to reset") {
+		t.Errorf("second reset-all: %v", err)
+	}
+}
+
+func TestConflictAndReadOnlyWriteNothing(t *testing.T) {
+	h := newHarness(t)
+	key := `["src",{"server":"db"}]`
+	h.workerWrite(key, `{"lsn":1}`)
+	req := Request{Connector: "src", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"server":"db"}`), Offset: mustOffset(t, `{"lsn":0}`)}}}
+	plan, err := h.ed.Plan(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.workerWrite(key, `{"lsn":2}`) // the worker flushed while the dialog was open
+	before := h.endOffsets()
+	_, err = h.ed.Apply(context.Background(), plan)
+	var conflict *ConflictError
+	if !errors.As(err, &conflict) || string(conflict.Now) != `{"lsn":2}` {
+		t.Fatalf("apply after a concurrent change: %v", err)
+	}
+	if !strings.Contains(err.Error(), `it is now {"lsn":2}`) {
+		t.Errorf("message: %v", err)
+	}
+	h.ed.ReadOnly = true
+	plan, _ = h.ed.Plan(context.Background(), req)
+	if _, err := h.ed.Apply(context.Background(), plan); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("read-only apply: %v", err)
+	}
+	if after := h.endOffsets(); after != before {
+		t.Errorf("end offsets moved from %d to %d: something was written", before, after)
+	}
+	entries, _ := h.ed.Audit.Entries()
+	if len(entries) != 2 || entries[0].Result != "refused" || entries[1].Result != "refused" {
+		t.Errorf("audit: %+v", entries)
+	}
+}
+
+func TestAuditAndUndoRestoreBeforeValues(t *testing.T) {
+	h := newHarness(t)
+	h.workerWrite(`["src",{"server":"a"}]`, `{"lsn":9007199254740993}`)
+	h.workerWrite(`["src",{"server":"b"}]`, `{"lsn":5}`)
+	ctx := context.Background()
+	plan, err := h.ed.Plan(ctx, Request{Connector: "src", Kind: KindImport, Items: []Item{
+		{Partition: mustPartition(t, `{"server":"a"}`), Offset: mustOffset(t, `{"lsn":1}`)},
+		{Partition: mustPartition(t, `{"server":"b"}`)},
+		{Partition: mustPartition(t, `{"server":"c"}`), Offset: mustOffset(t, `{"lsn":3}`)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ed.Apply(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := h.ed.Audit.Entries()
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("audit entries: %v %d", err, len(entries))
+	}
+	e := entries[0]
+	if e.User != "tester" || e.Connector != "src" || e.Result != "verified" || e.Path != PathTopic || len(e.Changes) != 3 {
+		t.Errorf("audit entry: %+v", e)
+	}
+	if string(e.Changes[0].Before) != `{"lsn":9007199254740993}` || string(e.Changes[1].After) != "null" || string(e.Changes[2].Before) != "null" {
+		t.Errorf("audit changes: %s %s %s", e.Changes[0].Before, e.Changes[1].After, e.Changes[2].Before)
+	}
+
+	req, _, err := h.ed.UndoRequest("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	undo, err := h.ed.Plan(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ed.Apply(ctx, undo); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range h.rows("src") {
+		got[r.Partition] = r.Offset
+		if r.Deleted {
+			got[r.Partition] = "deleted"
+		}
+	}
+	want := map[string]string{`{"server":"a"}`: `{"lsn":9007199254740993}`, `{"server":"b"}`: `{"lsn":5}`, `{"server":"c"}`: "deleted"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("after undo %s = %s, want %s", k, got[k], v)
+		}
+	}
+}
+
+func TestPlanRefusesSinkPartitionsAndBadInput(t *testing.T) {
+	h := newHarness(t)
+	_, err := h.ed.Plan(context.Background(), Request{Connector: "s", Kind: KindSet, Items: []Item{{
+		Partition: mustPartition(t, `{"kafka_topic":"t","kafka_partition":0}`), Offset: mustOffset(t, `{"kafka_offset":5}`)}}})
+	if err == nil || !strings.Contains(err.Error(), "sink partition") {
+		t.Errorf("sink partition: %v", err)
+	}
+	if _, _, err := ParseOffset(`{"a":{"b":1}}`); err == nil || err.Error() != "Offsets may only contain primitive types as values, but field a contains MAP" {
+		t.Errorf("nested offset: %v", err)
+	}
+	if _, _, err := ParseOffset(`[1]`); err == nil {
+		t.Error("array offset accepted")
+	}
+	if _, err := h.ed.Plan(context.Background(), Request{Connector: "nobody", Kind: KindReset, Items: []Item{{Partition: mustPartition(t, `{"x":1}`)}}}); err == nil || !strings.Contains(err.Error(), "has no offset for partition") {
+		t.Errorf("reset of a missing partition: %v", err)
+	}
+}

@@ -1,0 +1,30 @@
+package model
+
+// RESTKey is the key Connect's worker writes for a REST offset edit
+// (PATCH/DELETE): the partition map re-read by JsonConverter into a HashMap
+// (integers as Long, other numbers as Double) and serialised by Jackson.
+func RESTKey(connector string, partition Object) []byte {
+	if partition == nil {
+		return EncodeKey(connector, nil)
+	}
+	return EncodeKey(connector, javaNumbers(HashMapOrder(partition)).(Object))
+}
+
+// RESTValue is the value Connect's worker writes for a REST offset edit,
+// normalised the same way as RESTKey; nil for a reset.
+func RESTValue(offset Object) []byte {
+	if offset == nil {
+		return nil
+	}
+	return AppendJackson(nil, javaNumbers(HashMapOrder(offset)))
+}
+
+// SameJSON reports whether two parsed JSON values are equal regardless of
+// object field order. Numbers compare by their text.
+func SameJSON(a, b any) bool {
+	return string(appendSorted(nil, a)) == string(appendSorted(nil, b))
+}
+
+// SortedJSON is v with object fields sorted by name: a canonical text for
+// comparing partition maps regardless of field order.
+func SortedJSON(v any) string { return string(appendSorted(nil, v)) }
