@@ -372,4 +372,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-

@@ -76,7 +76,7 @@ func TestResetTombstonesEveryCopy(t *testing.T) {
 	h := newHarness(t)
 	key := `["file",{"filename":"/a"}]`
 	home := h.workerWrite(key, `{"position":10}`)
-	h.write((home+1)%25, key, `{"position":3}`)                     // a stale copy elsewhere
+	h.write((home+1)%25, key, `{"position":3}`)                   // a stale copy elsewhere
 	h.workerWrite(`["file",{"filename":"/b"}]`, `{"position":7}`) // untouched
 	plan, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindReset, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`)}}})
 	if err != nil {
