@@ -1,0 +1,194 @@
+// Package connect is a client for Kafka Connect's REST API: server info,
+// connector status, config and topics, stop/pause/resume, and the KIP-875
+// offsets endpoints (GET since Connect 3.5, PATCH and DELETE since 3.6).
+//
+// Every call is bounded by Config.Timeout. Errors that Connect itself
+// returned are *Error, whose text is Connect's message word for word, so the
+// UI and CLI can show exactly what an operator would see with curl. Failures
+// to get any answer at all are *ReachError, one line naming the (redacted) URL.
+// Offsets are kept as raw JSON bytes: they must survive get → edit → set
+// byte for byte, and routinely exceed 2^53.
+package connect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// DefaultTimeout bounds each call when Config.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// maxBody caps how much of a response is read. Offsets of a large connector
+// run to a few MB at most; anything bigger is not Connect talking.
+const maxBody = 16 << 20
+
+// Config says how to reach a Kafka Connect cluster's REST API.
+type Config struct {
+	URL      string        // e.g. http://connect:8083 or https://user:pass@connect:8083 (userinfo = basic auth)
+	User     string        // basic auth user (--connect-user); overrides URL userinfo
+	Password string        // basic auth password (read by the caller from --connect-password-file)
+	CAFile   string        // PEM CA bundle for https (custom CA); system roots otherwise
+	Timeout  time.Duration // per call; DefaultTimeout when zero
+}
+
+// Client talks to one Connect cluster. It is safe for concurrent use.
+type Client struct {
+	base     string // scheme://host[:port][/prefix], no userinfo, no trailing slash
+	shown    string // what URL() returns: the configured URL, password redacted
+	user     string
+	password string
+	hasAuth  bool
+	timeout  time.Duration
+	http     *http.Client
+}
+
+// New validates cfg and builds a Client. It does not contact Connect.
+func New(cfg Config) (*Client, error) {
+	raw := strings.TrimSpace(cfg.URL)
+	if raw == "" {
+		return nil, errors.New("--connect-url: empty; want e.g. http://connect:8083")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		if strings.Contains(raw, "@") {
+			// Any part of the text may be a piece of the password (a '#' or
+			// '?' in it cuts the URL short), so quote none of it.
+			return nil, errors.New("--connect-url: cannot parse it; percent-encode special characters in the user and password, or use --connect-user and --connect-password-file")
+		}
+		// url.Error repeats the whole URL; the cause alone is clearer.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("--connect-url: %v; want e.g. http://connect:8083", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		if u.Scheme == "" || u.Opaque != "" {
+			return nil, errors.New("--connect-url: missing http:// or https://; want e.g. http://connect:8083")
+		}
+		return nil, fmt.Errorf("--connect-url: scheme %q is not http or https", u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return nil, fmt.Errorf("--connect-url: no host in %s", u.Redacted())
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		// Not quoted: an unencoded '?' or '#' in a password lands here.
+		return nil, errors.New("--connect-url: must not have a query (?) or fragment (#); percent-encode them in a password")
+	}
+
+	c := &Client{timeout: cfg.Timeout}
+	if c.timeout <= 0 {
+		c.timeout = DefaultTimeout
+	}
+	if u.User != nil {
+		c.user = u.User.Username()
+		c.password, _ = u.User.Password()
+	}
+	// Flags win over the URL: a password file is how secrets stay out of ps(1).
+	if cfg.User != "" {
+		c.user, c.password = cfg.User, cfg.Password
+	} else if cfg.Password != "" {
+		c.password = cfg.Password
+	}
+	if c.password != "" && c.user == "" {
+		return nil, errors.New("--connect-password-file: a password needs a user (--connect-user, or user@ in --connect-url)")
+	}
+	c.hasAuth = c.user != ""
+
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	u.Fragment, u.RawFragment, u.RawQuery, u.ForceQuery = "", "", "", false
+	c.shown = u.Redacted()
+	u.User = nil
+	c.base = u.String()
+
+	tr, err := transport(u.Scheme, cfg.CAFile)
+	if err != nil {
+		return nil, err
+	}
+	c.http = &http.Client{Transport: tr}
+	return c, nil
+}
+
+// URL is the Connect URL with any password redacted: safe to show and log.
+func (c *Client) URL() string { return c.shown }
+
+// Timeout is the bound on each call.
+func (c *Client) Timeout() time.Duration { return c.timeout }
+
+// connectorPath is /connectors/{name}[/suffix] with the name path-escaped:
+// names may hold spaces and other characters that must not reach the wire raw.
+func connectorPath(name, suffix string) string {
+	p := "/connectors/" + url.PathEscape(name)
+	if suffix != "" {
+		p += "/" + suffix
+	}
+	return p
+}
+
+// do sends one request and returns the response body of a 2xx answer.
+// Anything else comes back as *Error (Connect answered) or *ReachError.
+func (c *Client) do(parent context.Context, method, path string, body []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(parent, c.timeout)
+	defer cancel()
+
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v", method, path, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "koff")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.hasAuth {
+		req.SetBasicAuth(c.user, c.password)
+	}
+
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.reachError(parent, ctx, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, c.reachError(parent, ctx, err)
+	}
+	if len(data) > maxBody {
+		return nil, fmt.Errorf("%s %s: response larger than %d MiB", method, path, maxBody>>20)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, responseError(method, path, resp, data)
+	}
+	return data, nil
+}
+
+// getJSON GETs path and decodes the body into v.
+func (c *Client) getJSON(ctx context.Context, path string, v any) error {
+	data, err := c.do(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return err
+	}
+	return decode(http.MethodGet, path, data, v)
+}
+
+// decode unmarshals a success body; a proxy's login page or an HTML 200 ends
+// here, so say plainly that the answer was not Connect's JSON.
+func decode(method, path string, data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s %s: answer is not Kafka Connect JSON (%v): %s", method, path, err, firstLine(data, 0))
+	}
+	return nil
+}
