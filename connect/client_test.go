@@ -43,9 +43,9 @@ func TestNewValidates(t *testing.T) {
 		{"query in password", Config{URL: "http://alice:12?s3cr3t@connect:8083"}, "--connect-url: must not have a query", ""},
 		{"encoded password", Config{URL: "http://alice:s3%23cr3t@connect:8083"}, "", "http://alice:xxxxx@connect:8083"},
 		{"password without user", Config{URL: "http://connect:8083", Password: "s3cr3t"}, "--connect-password-file: a password needs a user", ""},
-		{"missing CA", Config{URL: "https://connect:8083", CAFile: filepath.Join(dir, "nope.pem")}, "--connect-ca-file: open ", ""},
-		{"CA not PEM", Config{URL: "https://connect:8083", CAFile: notPEM}, "--connect-ca-file: no PEM certificates in " + notPEM, ""},
-		{"CA with http", Config{URL: "http://connect:8083", CAFile: notPEM}, "--connect-ca-file: given, but --connect-url is http://", ""},
+		{"missing CA", Config{URL: "https://connect:8083", CAFile: filepath.Join(dir, "nope.pem")}, "--connect-ca: open ", ""},
+		{"CA not PEM", Config{URL: "https://connect:8083", CAFile: notPEM}, "--connect-ca: no PEM certificates in " + notPEM, ""},
+		{"CA with http", Config{URL: "http://connect:8083", CAFile: notPEM}, "--connect-ca: given, but --connect-url is http://", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

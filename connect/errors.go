@@ -175,7 +175,7 @@ func reason(err error) string {
 	)
 	switch {
 	case errors.As(err, &unknownCA):
-		return "TLS certificate signed by unknown authority (give Kafka Connect's CA bundle with --connect-ca-file)"
+		return "TLS certificate signed by unknown authority (give Kafka Connect's CA bundle with --connect-ca)"
 	case errors.As(err, &hostErr):
 		return "TLS " + strings.TrimPrefix(hostErr.Error(), "x509: ")
 	case errors.As(err, &invalid):

@@ -16,7 +16,7 @@ func transport(scheme, caFile string) (*http.Transport, error) {
 	if scheme != "https" {
 		if caFile != "" {
 			// Silently ignoring it would let an operator believe the link is TLS.
-			return nil, errors.New("--connect-ca-file: given, but --connect-url is http://, not https://")
+			return nil, errors.New("--connect-ca: given, but --connect-url is http://, not https://")
 		}
 		return tr, nil
 	}
@@ -37,11 +37,11 @@ func transport(scheme, caFile string) (*http.Transport, error) {
 func loadCA(file string) (*x509.CertPool, error) {
 	pem, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("--connect-ca-file: %v", err)
+		return nil, fmt.Errorf("--connect-ca: %v", err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("--connect-ca-file: no PEM certificates in %s", file)
+		return nil, fmt.Errorf("--connect-ca: no PEM certificates in %s", file)
 	}
 	return pool, nil
 }

@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/pflag"
+
+	"koff/connect"
+	"koff/edit"
+	"koff/kafka"
+	"koff/model"
+)
+
+// writeFlags are the flags every writing command takes.
+type writeFlags struct {
+	dryRun bool
+	yes    bool
+}
+
+func addWriteFlags(fs *pflag.FlagSet, w *writeFlags) {
+	fs.BoolVar(&w.dryRun, "dry-run", false, "print the plan and write nothing")
+	fs.BoolVarP(&w.yes, "yes", "y", false, "apply without asking (needed when stdin is not a terminal)")
+}
+
+// editSession is a live view of the offsets topics plus an Editor on them:
+// planning needs the current offsets, and verifying needs the tailer still
+// running when the write lands.
+type editSession struct {
+	g      *Globals
+	env    Env
+	store  *model.Store
+	rest   *connect.Client
+	ed     *edit.Editor
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   <-chan struct{}
+}
+
+func openEditSession(g *Globals, env Env) (*editSession, error) {
+	if err := g.needBootstrap(); err != nil {
+		return nil, err
+	}
+	rest, err := g.connectClient()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(env.Context)
+	s := &editSession{g: g, env: env, store: model.NewStore(model.StoreOptions{}), rest: rest, ctx: ctx, cancel: cancel}
+	t, done := startTailer(ctx, g, s.store)
+	s.done = done
+	if err := waitCaughtUp(ctx, g, t, 60*time.Second); err != nil {
+		s.close()
+		return nil, err
+	}
+	s.ed = &edit.Editor{
+		Store:    s.store,
+		Kafka:    g.kafkaConfig(),
+		Topics:   g.OffsetsTopics,
+		ReadOnly: g.ReadOnly,
+		User:     osUser(env),
+		Audit:    &edit.AuditLog{Path: g.auditPath(env)},
+		Cmd:      edit.CommandLine{Globals: g.shownGlobals(rest)},
+	}
+	if rest != nil {
+		s.ed.REST = rest
+	}
+	return s, nil
+}
+
+func (s *editSession) close() {
+	s.cancel()
+	<-s.done
+}
+
+func (g *Globals) auditPath(env Env) string {
+	if g.AuditLog != "" {
+		return g.AuditLog
+	}
+	return edit.DefaultAuditPath(env.Getenv)
+}
+
+func osUser(env Env) string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return env.Getenv("USER")
+}
+
+var _ kafka.Handler = (*model.Store)(nil)
+
+// runPlans prints the plans, checks their preconditions, asks for
+// confirmation, applies them and reports each result.
+func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
+	for _, p := range plans {
+		printPlan(s.env.Stdout, p)
+	}
+	for _, p := range plans {
+		if err := s.ed.Check(s.ctx, p); err != nil {
+			return err
+		}
+	}
+	if w.dryRun {
+		fmt.Fprintln(s.env.Stdout, "dry run: nothing written")
+		return nil
+	}
+	if !w.yes {
+		if err := confirm(s.env, plans); err != nil {
+			return err
+		}
+	}
+	var failed error
+	for _, p := range plans {
+		res, err := s.ed.Apply(s.ctx, p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Connector, err)
+		}
+		fmt.Fprintln(s.env.Stdout, res.Summary())
+		if res.Message != "" {
+			fmt.Fprintf(s.env.Stdout, "Connect: %s\n", res.Message)
+		}
+		if !res.Verified && failed == nil {
+			failed = fmt.Errorf("the write to %s was not read back within the verify timeout", p.Connector)
+		}
+	}
+	return failed
+}
+
+// confirm asks on the terminal. Resetting a whole connector asks for its name.
+func confirm(env Env, plans []*edit.Plan) error {
+	in, ok := env.Stdin.(*os.File)
+	if !ok || !term.IsTerminal(in.Fd()) {
+		return usagef("refusing to write without confirmation: stdin is not a terminal (pass --yes, or --dry-run to preview)")
+	}
+	r := bufio.NewReader(env.Stdin)
+	for _, p := range plans {
+		if p.Kind == edit.KindResetAll {
+			fmt.Fprintf(env.Stdout, "This deletes every offset of %s (%d partitions). Type the connector name to confirm: ", p.Connector, len(p.Changes))
+			line, err := r.ReadString('\n')
+			if strings.TrimSpace(line) != p.Connector {
+				if err != nil && !errors.Is(err, io.EOF) {
+					return err
+				}
+				return errors.New("not confirmed: nothing written")
+			}
+		}
+	}
+	fmt.Fprint(env.Stdout, "Apply? [y/N] ")
+	line, _ := r.ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		return errors.New("not confirmed: nothing written")
+	}
+	return nil
+}
+
+// printPlan shows old → new for every partition, where each record goes,
+// the connector's state and the equivalent command line.
+func printPlan(w io.Writer, p *edit.Plan) {
+	n := len(p.Changes)
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(w, "Plan: %s %d partition%s of %s\n", p.Kind, n, plural, p.Connector)
+	state := "unknown (no --connect-url)"
+	if p.State != "" {
+		state = p.State + " (Connect REST)"
+	}
+	fmt.Fprintf(w, "  state:  %s\n", state)
+	via := "offsets topic " + p.Topic
+	if p.Path == edit.PathREST {
+		via = "Connect REST"
+	}
+	fmt.Fprintf(w, "  path:   %s (%s)\n", via, p.PathReason)
+	for _, ch := range p.Changes {
+		fmt.Fprintf(w, "  %s\n      %s → %s\n", ch.PartitionJSON, valueText(ch.Before, "(none)"), valueText(ch.After, "(deleted)"))
+		for _, wr := range ch.Writes {
+			how := "new key"
+			if wr.Existing {
+				how = "existing key, exact bytes"
+			}
+			fmt.Fprintf(w, "      write %s  %s (%s)\n", wr.TopicPartition, wr.Key, how)
+		}
+	}
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
+	fmt.Fprintf(w, "  command: %s\n", p.Command)
+}
+
+func valueText(b []byte, none string) string {
+	if b == nil {
+		return none
+	}
+	return string(b)
+}

@@ -1,0 +1,27 @@
+package cli
+
+import (
+	"time"
+)
+
+func init() {
+	register(&command{
+		name:    "export",
+		args:    "[CONNECTOR...]",
+		summary: "print offsets as an object keyed by connector, each value Connect's GET offsets body (what import and PATCH accept)",
+		run: func(g *Globals, _ any, args []string, env Env) error {
+			if err := g.needBootstrap(); err != nil {
+				return err
+			}
+			store, err := loadStore(g, 60*time.Second)
+			if err != nil {
+				return err
+			}
+			conns, err := selectConnectors(store, args, g)
+			if err != nil {
+				return err
+			}
+			return printOffsetsJSON(env, store, conns, false)
+		},
+	})
+}

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"koff/connect"
+	"koff/kafka"
+)
+
+// Globals are the flags every command takes.
+type Globals struct {
+	Bootstrap     []string
+	OffsetsTopics []string
+	Refresh       time.Duration
+	FlushInterval time.Duration
+	LogFile       string
+	Demo          bool
+	ReadOnly      bool
+
+	ConnectURL          string
+	ConnectUser         string
+	ConnectPasswordFile string
+	ConnectCA           string
+	AuditLog            string
+
+	env     Env
+	logger  *log.Logger
+	logFile *os.File
+}
+
+func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
+	g := &Globals{env: env}
+	def, defURL := "", ""
+	if env.Getenv != nil {
+		def, defURL = env.Getenv("KOFF_BOOTSTRAP_SERVER"), env.Getenv("KOFF_CONNECT_URL")
+	}
+	fs.StringSliceVarP(&g.Bootstrap, "bootstrap-server", "b", splitList(def), "Kafka bootstrap servers, HOST:PORT[,HOST:PORT] (env KOFF_BOOTSTRAP_SERVER)")
+	fs.StringArrayVar(&g.OffsetsTopics, "offsets-topic", []string{"connect-offsets"}, "Connect offsets topic to read (repeatable)")
+	fs.DurationVar(&g.Refresh, "refresh", 2*time.Second, "how often pollers refresh (topic metadata, later lag and REST)")
+	fs.DurationVar(&g.FlushInterval, "flush-interval", 0, "the workers' offset.flush.interval.ms; with --demo and demo-cluster, the simulated workers' interval (default 5s)")
+	fs.StringVar(&g.LogFile, "log-file", "", "write diagnostics to this file (the dashboard writes nothing else to the terminal)")
+	fs.BoolVar(&g.Demo, "demo", false, "run on an embedded demo cluster with simulated Connect workers")
+	fs.StringVar(&g.ConnectURL, "connect-url", defURL, "Kafka Connect REST URL, e.g. http://connect:8083 (env KOFF_CONNECT_URL); user:pass@ in it is basic auth")
+	fs.StringVar(&g.ConnectUser, "connect-user", "", "Connect REST basic auth user")
+	fs.StringVar(&g.ConnectPasswordFile, "connect-password-file", "", "file holding the Connect REST basic auth password")
+	fs.StringVar(&g.ConnectCA, "connect-ca", "", "PEM CA bundle for an https Connect REST URL")
+	fs.BoolVar(&g.ReadOnly, "read-only", false, "never write: every edit is refused")
+	fs.StringVar(&g.AuditLog, "audit-log", "", "audit log of edits (default $XDG_STATE_HOME/koff/audit.jsonl)")
+	return g
+}
+
+func (g *Globals) finish(fs *pflag.FlagSet) error {
+	if g.Refresh <= 0 {
+		return usagef("--refresh must be positive, got %s", g.Refresh)
+	}
+	if g.FlushInterval < 0 {
+		return usagef("--flush-interval must not be negative, got %s", g.FlushInterval)
+	}
+	var topics []string
+	for _, t := range g.OffsetsTopics {
+		if t = strings.TrimSpace(t); t == "" {
+			return usagef("--offsets-topic must not be empty")
+		}
+		if !contains(topics, t) {
+			topics = append(topics, t)
+		}
+	}
+	g.OffsetsTopics = topics
+	var servers []string
+	for _, b := range g.Bootstrap {
+		if b = strings.TrimSpace(b); b != "" {
+			servers = append(servers, b)
+		}
+	}
+	g.Bootstrap = servers
+	g.logger = log.New(io.Discard, "", log.LstdFlags|log.Lmicroseconds)
+	if g.LogFile != "" {
+		f, err := os.OpenFile(g.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("open log file: %w", err)
+		}
+		g.logFile = f
+		g.logger.SetOutput(f)
+	}
+	return nil
+}
+
+// needBootstrap is the usage error for commands that talk to Kafka.
+func (g *Globals) needBootstrap() error {
+	if len(g.Bootstrap) == 0 {
+		return usagef("no Kafka bootstrap servers: pass -b HOST:PORT or set KOFF_BOOTSTRAP_SERVER (or try koff --demo)")
+	}
+	return nil
+}
+
+func (g *Globals) kafkaConfig() kafka.Config {
+	return kafka.Config{Brokers: g.Bootstrap, ClientID: "koff"}
+}
+
+// connectClient builds the REST client, or nil without --connect-url.
+func (g *Globals) connectClient() (*connect.Client, error) {
+	if g.ConnectURL == "" {
+		if g.ConnectUser != "" || g.ConnectPasswordFile != "" || g.ConnectCA != "" {
+			return nil, usagef("--connect-user, --connect-password-file and --connect-ca need --connect-url")
+		}
+		return nil, nil
+	}
+	cfg := connect.Config{URL: g.ConnectURL, User: g.ConnectUser, CAFile: g.ConnectCA}
+	if g.ConnectPasswordFile != "" {
+		b, err := os.ReadFile(g.ConnectPasswordFile)
+		if err != nil {
+			return nil, fmt.Errorf("--connect-password-file: %w", err)
+		}
+		cfg.Password = strings.TrimRight(string(b), "\r\n")
+	}
+	c, err := connect.New(cfg)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return c, nil
+}
+
+// shownGlobals are the flags that point another koff at the same cluster,
+// for equivalent command lines (no secrets).
+func (g *Globals) shownGlobals(c *connect.Client) []string {
+	out := []string{"-b", strings.Join(g.Bootstrap, ",")}
+	for _, t := range g.OffsetsTopics {
+		if t != "connect-offsets" || len(g.OffsetsTopics) > 1 {
+			out = append(out, "--offsets-topic", t)
+		}
+	}
+	if c != nil {
+		out = append(out, "--connect-url", c.URL())
+	}
+	return out
+}
+
+func (g *Globals) logf(format string, args ...any) { g.logger.Printf(format, args...) }
+
+func (g *Globals) close() {
+	if g.logFile != nil {
+		g.logFile.Close()
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"koff/kafka"
+	"koff/model"
+)
+
+// startTailer runs a Tailer into h until ctx ends.
+func startTailer(ctx context.Context, g *Globals, h kafka.Handler) (*kafka.Tailer, <-chan struct{}) {
+	t := kafka.NewTailer(g.kafkaConfig(), g.OffsetsTopics, h, kafka.TailerOptions{Rescan: g.Refresh * 5, Logf: g.logf})
+	done := make(chan struct{})
+	go func() { t.Run(ctx); close(done) }()
+	return t, done
+}
+
+// waitCaughtUp waits until the tailer has read every offsets topic to the
+// end it had at start. A broker that cannot be reached, or a missing topic,
+// is an error at once: a script must not hang.
+func waitCaughtUp(ctx context.Context, g *Globals, t *kafka.Tailer, timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.CaughtUp():
+			if m := t.Missing(); len(m) > 0 {
+				return missingErr(g, m)
+			}
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			st := t.Status()
+			return fmt.Errorf("timed out after %s reading %s (%s, %d of %d offsets read)", timeout, strings.Join(g.OffsetsTopics, ", "), st.State, st.Read, st.Total)
+		case <-tick.C:
+			switch st := t.Status(); st.State {
+			case model.TailDisconnected:
+				return fmt.Errorf("cannot read from Kafka at %s: %s", strings.Join(g.Bootstrap, ","), st.Reason)
+			case model.TailWaitingForTopic:
+				return missingErr(g, t.Missing())
+			}
+		}
+	}
+}
+
+func missingErr(g *Globals, topics []string) error {
+	return fmt.Errorf("offsets topic %s does not exist on %s", strings.Join(topics, ", "), strings.Join(g.Bootstrap, ","))
+}

@@ -1,0 +1,177 @@
+// Package cli is koff's command line: global flags, one file per
+// subcommand, and the wiring of kafka, model, demo and ui.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit codes: the command line contract scripts rely on.
+const (
+	ExitOK     = 0
+	ExitFailed = 1
+	ExitUsage  = 2
+)
+
+// Env is what a command may touch of the outside world.
+type Env struct {
+	// Context ends long-running commands (tail, demo-cluster) besides SIGINT.
+	Context        context.Context
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+}
+
+// usageError marks a mistake on the command line (exit 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+type command struct {
+	name    string
+	args    string
+	summary string
+	flags   func(fs *pflag.FlagSet) any
+	run     func(g *Globals, opts any, args []string, env Env) error
+}
+
+var commands []*command
+
+func register(c *command) { commands = append(commands, c) }
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Main runs koff with the given arguments and returns the exit code.
+func Main(args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	if env.Context == nil {
+		env.Context = context.Background()
+	}
+	err := run(args, env)
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, pflag.ErrHelp):
+		return ExitOK
+	}
+	fmt.Fprintf(env.Stderr, "koff: %s\n", oneLine(err.Error()))
+	var ue usageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+func run(args []string, env Env) error {
+	name, rest := splitCommand(args)
+	cmd := dashboardCommand
+	if name != "" {
+		if cmd = lookup(name); cmd == nil {
+			return usagef("unknown command %q (see koff --help)", name)
+		}
+	}
+	fs := pflag.NewFlagSet("koff "+cmd.name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	g := addGlobals(fs, env)
+	var opts any
+	if cmd.flags != nil {
+		opts = cmd.flags(fs)
+	}
+	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			printUsage(env.Stdout, cmd, fs)
+			return err
+		}
+		return usagef("%v", err)
+	}
+	if err := g.finish(fs); err != nil {
+		return err
+	}
+	return cmd.run(g, opts, fs.Args(), env)
+}
+
+// splitCommand finds the subcommand: the first argument that is not a flag
+// or a global flag's value. Global flags may come before or after it.
+func splitCommand(args []string) (string, []string) {
+	probe := pflag.NewFlagSet("probe", pflag.ContinueOnError)
+	addGlobals(probe, Env{Getenv: func(string) string { return "" }})
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return "", args
+		case strings.HasPrefix(a, "-"):
+			if takesValue(probe, a) {
+				i++
+			}
+		case lookup(a) != nil:
+			return a, append(append([]string{}, args[:i]...), args[i+1:]...)
+		default:
+			return "", args
+		}
+	}
+	return "", args
+}
+
+// takesValue reports whether a flag argument like "-b" or "--refresh"
+// consumes the next argument as its value.
+func takesValue(fs *pflag.FlagSet, arg string) bool {
+	if strings.Contains(arg, "=") {
+		return false
+	}
+	var f *pflag.Flag
+	if strings.HasPrefix(arg, "--") {
+		f = fs.Lookup(arg[2:])
+	} else if len(arg) == 2 {
+		f = fs.ShorthandLookup(arg[1:])
+	}
+	return f != nil && f.NoOptDefVal == ""
+}
+
+func printUsage(w io.Writer, cmd *command, fs *pflag.FlagSet) {
+	if cmd == dashboardCommand {
+		fmt.Fprint(w, `koff: a terminal dashboard for Kafka Connect offsets
+
+Usage:
+  koff [flags]                      the live dashboard
+  koff --demo                       the dashboard on an embedded demo cluster
+  koff COMMAND [args] [flags]
+
+Commands:
+`)
+		for _, c := range commands {
+			fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
+		}
+		fmt.Fprint(w, "\nFlags:\n")
+	} else {
+		fmt.Fprintf(w, "Usage: koff %s %s\n\n%s\n\nFlags:\n", cmd.name, cmd.args, cmd.summary)
+	}
+	fmt.Fprint(w, fs.FlagUsages())
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"github.com/spf13/pflag"
+
+	"koff/edit"
+)
+
+type resetOptions struct {
+	writeFlags
+	partitions []string
+}
+
+func init() {
+	register(&command{
+		name:    "reset",
+		args:    "CONNECTOR [--partition JSON]... [--dry-run] [--yes]",
+		summary: "delete the offsets of some source partitions, or of the whole connector, then verify",
+		flags: func(fs *pflag.FlagSet) any {
+			o := &resetOptions{}
+			fs.StringArrayVar(&o.partitions, "partition", nil, "source partition map to reset (repeatable); none resets every partition")
+			addWriteFlags(fs, &o.writeFlags)
+			return o
+		},
+		run: runReset,
+	})
+}
+
+func runReset(g *Globals, opts any, args []string, env Env) error {
+	o := opts.(*resetOptions)
+	if len(args) != 1 {
+		return usagef("reset needs exactly one CONNECTOR")
+	}
+	req := edit.Request{Connector: args[0], Kind: edit.KindResetAll}
+	for _, ps := range o.partitions {
+		part, err := edit.ParsePartition(ps)
+		if err != nil {
+			return usagef("--partition: %v", err)
+		}
+		req.Kind = edit.KindReset
+		req.Items = append(req.Items, edit.Item{Partition: part})
+	}
+	s, err := openEditSession(g, env)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	p, err := s.ed.Plan(s.ctx, req)
+	if err != nil {
+		return err
+	}
+	return s.runPlans([]*edit.Plan{p}, o.writeFlags)
+}

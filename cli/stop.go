@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"fmt"
+
+	"koff/edit"
+)
+
+func init() {
+	for _, c := range []struct{ name, summary string }{
+		{"stop", "stop a connector through Connect REST and wait until its tasks are gone (needed before editing)"},
+		{"resume", "resume a stopped or paused connector through Connect REST"},
+	} {
+		name := c.name
+		register(&command{
+			name:    name,
+			args:    "CONNECTOR",
+			summary: c.summary,
+			run: func(g *Globals, _ any, args []string, env Env) error {
+				return runStopResume(g, name, args, env)
+			},
+		})
+	}
+}
+
+func runStopResume(g *Globals, verb string, args []string, env Env) error {
+	if len(args) != 1 {
+		return usagef("%s needs exactly one CONNECTOR", verb)
+	}
+	rest, err := g.connectClient()
+	if err != nil {
+		return err
+	}
+	if rest == nil {
+		return usagef("%s needs Connect's REST API: pass --connect-url or set KOFF_CONNECT_URL", verb)
+	}
+	// The Editor enforces read-only for these too.
+	ed := &edit.Editor{REST: rest, ReadOnly: g.ReadOnly}
+	if verb == "stop" {
+		if err := ed.StopConnector(env.Context, args[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "%s is STOPPED\n", args[0])
+		return nil
+	}
+	if err := ed.ResumeConnector(env.Context, args[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "%s resumed\n", args[0])
+	return nil
+}

@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"koff/edit"
+)
+
+type undoOptions struct{ writeFlags }
+
+func init() {
+	register(&command{
+		name:    "undo",
+		args:    "[CONNECTOR] [--dry-run] [--yes]",
+		summary: "put back the before-values of the last edit in the audit log (of CONNECTOR), as a new planned edit",
+		flags: func(fs *pflag.FlagSet) any {
+			o := &undoOptions{}
+			addWriteFlags(fs, &o.writeFlags)
+			return o
+		},
+		run: runUndo,
+	})
+}
+
+func runUndo(g *Globals, opts any, args []string, env Env) error {
+	o := opts.(*undoOptions)
+	if len(args) > 1 {
+		return usagef("undo takes at most one CONNECTOR")
+	}
+	name := ""
+	if len(args) == 1 {
+		name = args[0]
+	}
+	s, err := openEditSession(g, env)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	req, entry, err := s.ed.UndoRequest(name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "Undoing the %s of %s by %s at %s\n", entry.Kind, entry.Connector, entry.User, entry.Time.Local().Format(time.RFC3339))
+	p, err := s.ed.Plan(s.ctx, req)
+	if err != nil {
+		return err
+	}
+	return s.runPlans([]*edit.Plan{p}, o.writeFlags)
+}

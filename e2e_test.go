@@ -1,0 +1,238 @@
+package main
+
+// End-to-end tests of the built binary: the demo cluster with get, tail and
+// kcat against it, and the dashboard under tmux.
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var koffBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "koff-e2e")
+	if err != nil {
+		panic(err)
+	}
+	koffBin = filepath.Join(dir, "koff")
+	if out, err := exec.Command("go", "build", "-o", koffBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build koff: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is required under CI=true: %v", name, err)
+		}
+		t.Skipf("%s not installed", name)
+	}
+	return p
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startDemoCluster runs `koff demo-cluster` and waits for its banner.
+func startDemoCluster(t *testing.T, extra ...string) (string, *exec.Cmd) {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(koffBin, append([]string{"demo-cluster", "--kafka-listen", addr}, extra...)...)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "kafka:") && strings.Contains(sc.Text(), addr) {
+				close(ready)
+				io.Copy(io.Discard, stdout)
+				return
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatal("demo-cluster did not print its banner within 30s")
+	}
+	return addr, cmd
+}
+
+var demoConnectors = []string{"debezium-inventory", "file-logs", "jdbc-billing", "jdbc-legacy", "jdbc-shop", "mm2-primary"}
+
+func TestDemoClusterServesGetTailAndKcat(t *testing.T) {
+	addr, demo := startDemoCluster(t, "--flush-interval", "500ms")
+
+	out, err := exec.Command(koffBin, "get", "-b", addr, "-o", "json").Output()
+	if err != nil {
+		t.Fatalf("koff get: %v", err)
+	}
+	var all map[string]struct {
+		Offsets []struct {
+			Partition json.RawMessage `json:"partition"`
+			Offset    json.RawMessage `json:"offset"`
+		} `json:"offsets"`
+	}
+	if err := json.Unmarshal(out, &all); err != nil {
+		t.Fatalf("koff get -o json is not JSON: %v\n%s", err, out)
+	}
+	for _, c := range demoConnectors {
+		if len(all[c].Offsets) == 0 {
+			t.Errorf("connector %s has no offsets in %s", c, out)
+		}
+	}
+
+	// tail prints new changes within a few flush intervals.
+	tail := exec.Command(koffBin, "tail", "-b", addr, "-o", "jsonl", "mm2-primary")
+	stdout, _ := tail.StdoutPipe()
+	if err := tail.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	select {
+	case l := <-lines:
+		var change struct {
+			Connector string          `json:"connector"`
+			Offset    json.RawMessage `json:"offset"`
+			Topic     string          `json:"topic"`
+		}
+		if err := json.Unmarshal([]byte(l), &change); err != nil || change.Connector != "mm2-primary" || change.Topic != "connect-offsets" {
+			t.Errorf("tail line %q: %v", l, err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Error("koff tail printed nothing within 15s")
+	}
+	tail.Process.Signal(syscall.SIGINT)
+	if err := tail.Wait(); err != nil {
+		t.Errorf("tail after SIGINT: %v", err)
+	}
+
+	// kcat, an independent client, sees the same topic.
+	kcat := needTool(t, "kcat")
+	meta, err := exec.Command(kcat, "-b", addr, "-L", "-t", "connect-offsets").CombinedOutput()
+	if err != nil || !strings.Contains(string(meta), "with 25 partitions") {
+		t.Errorf("kcat -L: %v\n%s", err, meta)
+	}
+	recs, err := exec.Command(kcat, "-b", addr, "-C", "-t", "connect-offsets", "-p", "11", "-e", "-f", "%k\n").Output()
+	if err != nil || len(recs) == 0 {
+		t.Errorf("kcat -C: %v (%d bytes)", err, len(recs))
+	}
+
+	demo.Process.Signal(syscall.SIGINT)
+	done := make(chan error)
+	go func() { done <- demo.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("demo-cluster after SIGINT: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("demo-cluster did not stop within 10s of SIGINT")
+	}
+}
+
+type tmuxSession struct {
+	t    *testing.T
+	tmux string
+	name string
+}
+
+func (s *tmuxSession) run(args ...string) string {
+	out, err := exec.Command(s.tmux, args...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", s.name) }
+
+func (s *tmuxSession) waitFor(what string, d time.Duration, ok func(string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		scr := s.screen()
+		if ok(scr) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out after %s waiting for %s; screen:\n%s", d, what, scr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func startTmux(t *testing.T, w, h int, command string) *tmuxSession {
+	t.Helper()
+	tmux := needTool(t, "tmux")
+	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("koff-e2e-%d", time.Now().UnixNano())}
+	s.run("new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), command)
+	t.Cleanup(func() { exec.Command(tmux, "kill-session", "-t", s.name).Run() })
+	return s
+}
+
+func TestDashboardOnDemoUnderTmux(t *testing.T) {
+	status := filepath.Join(t.TempDir(), "status")
+	s := startTmux(t, 120, 35, fmt.Sprintf("%s --demo --flush-interval 1s; echo $? > %s; sleep 30", koffBin, status))
+	s.waitFor("the demo connectors", 10*time.Second, func(scr string) bool {
+		for _, c := range demoConnectors {
+			if !strings.Contains(scr, c) {
+				return false
+			}
+		}
+		return true
+	})
+	s.run("send-keys", "-t", s.name, "?")
+	s.waitFor("full help", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "quit") && strings.Contains(scr, "filter") })
+	s.run("send-keys", "-t", s.name, "q")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(status)
+		if err == nil && len(b) > 0 {
+			if got := strings.TrimSpace(string(b)); got != "0" {
+				t.Fatalf("koff --demo exited with status %s", got)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("koff did not exit within 10s of q; screen:\n%s", s.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
