@@ -149,9 +149,14 @@ func TestDemoClusterServesGetTailAndKcat(t *testing.T) {
 	if err != nil || !strings.Contains(string(meta), "with 25 partitions") {
 		t.Errorf("kcat -L: %v\n%s", err, meta)
 	}
-	recs, err := exec.Command(kcat, "-b", addr, "-C", "-t", "connect-offsets", "-p", "11", "-e", "-f", "%k\n").Output()
-	if err != nil || len(recs) == 0 {
-		t.Errorf("kcat -C: %v (%d bytes)", err, len(recs))
+	recs, err := exec.Command(kcat, "-b", addr, "-C", "-t", "connect-offsets", "-e", "-q", "-f", "%k\n").Output()
+	if err != nil {
+		t.Errorf("kcat -C: %v", err)
+	}
+	for _, c := range demoConnectors {
+		if !strings.Contains(string(recs), `["`+c+`",`) {
+			t.Errorf("kcat did not read any key of %s", c)
+		}
 	}
 
 	demo.Process.Signal(syscall.SIGINT)
