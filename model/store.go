@@ -50,6 +50,7 @@ type Store struct {
 	unparsed    int64
 	records     int64
 	status      TailStatus
+	rest        RESTStatus
 }
 
 type connector struct {
@@ -290,6 +291,10 @@ type ConnectorRow struct {
 	Records    int64
 	LastUpdate time.Time
 	Flushes    []FlushEvent // recent flush events, oldest first
+	// REST is what Connect's REST API says of the connector; InREST is
+	// false when koff has no REST view or the connector is not listed there.
+	REST   ConnectorState
+	InREST bool
 }
 
 // Connectors returns every connector, sorted by offsets topic then name.
@@ -311,7 +316,18 @@ func (s *Store) Connectors() []ConnectorRow {
 				r.Suspect++
 			}
 		}
+		r.REST, r.InREST = s.rest.Connectors[c.id.Name]
 		rows = append(rows, r)
+	}
+	// Connectors REST knows that have no source offsets yet (new ones, sinks).
+	withOffsets := make(map[string]bool, len(s.connectors))
+	for id := range s.connectors {
+		withOffsets[id.Name] = true
+	}
+	for name, st := range s.rest.Connectors {
+		if !withOffsets[name] {
+			rows = append(rows, ConnectorRow{ID: ConnectorID{Name: name}, REST: st, InREST: true})
+		}
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].ID.Topic != rows[j].ID.Topic {

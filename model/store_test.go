@@ -220,3 +220,27 @@ func TestStoreConcurrentReadersAndWriter(t *testing.T) {
 		t.Errorf("stats after concurrent ingest: %+v", st)
 	}
 }
+
+func TestStoreJoinsRESTStates(t *testing.T) {
+	s := NewStore(StoreOptions{})
+	s.Ingest([]Record{rec(0, 0, `["src",{"f":"a"}]`, `{"o":1}`, 0)})
+	s.SetREST(RESTStatus{Connectors: map[string]ConnectorState{
+		"src":  {Name: "src", Type: "source", State: "STOPPED"},
+		"sink": {Name: "sink", Type: "sink", State: "RUNNING", Tasks: []TaskState{{ID: 0, State: "RUNNING"}, {ID: 1, State: "FAILED"}}},
+	}})
+	rows := map[string]ConnectorRow{}
+	for _, r := range s.Connectors() {
+		rows[r.ID.Name] = r
+	}
+	if r := rows["src"]; !r.InREST || r.REST.State != "STOPPED" || r.Partitions != 1 {
+		t.Errorf("src = %+v", r)
+	}
+	if r := rows["sink"]; !r.InREST || r.ID.Topic != "" || r.REST.TaskSummary() != "1 running, 1 failed" {
+		t.Errorf("sink = %+v (%s)", r, r.REST.TaskSummary())
+	}
+	// A failed poll keeps the last known states and says why.
+	s.SetREST(RESTStatus{Err: "cannot reach Kafka Connect"})
+	if r := s.REST(); r.Err == "" || r.Connectors["src"].State != "STOPPED" {
+		t.Errorf("after a failed poll: %+v", r)
+	}
+}
