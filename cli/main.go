@@ -147,7 +147,19 @@ func takesValue(fs *pflag.FlagSet, arg string) bool {
 	return f != nil && f.NoOptDefVal == ""
 }
 
+// commandOrder is how --help lists commands: reading first, then writing.
+var commandOrder = []string{"get", "tail", "status", "set", "reset", "export", "import", "undo", "stop", "resume", "serve", "demo-cluster", "version"}
+
 func printUsage(w io.Writer, cmd *command, fs *pflag.FlagSet) {
+	globals := pflag.NewFlagSet("globals", pflag.ContinueOnError)
+	addGlobals(globals, Env{Getenv: func(string) string { return "" }})
+	own := pflag.NewFlagSet("own", pflag.ContinueOnError)
+	own.SortFlags = false
+	fs.VisitAll(func(f *pflag.Flag) {
+		if globals.Lookup(f.Name) == nil {
+			own.AddFlag(f)
+		}
+	})
 	if cmd == dashboardCommand {
 		fmt.Fprint(w, `koff: a terminal dashboard for Kafka Connect offsets
 
@@ -158,15 +170,23 @@ Usage:
 
 Commands:
 `)
-		for _, c := range commands {
-			fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
+		for _, name := range commandOrder {
+			if c := lookup(name); c != nil {
+				fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
+			}
 		}
-		fmt.Fprint(w, "\nFlags:\n")
-	} else {
-		fmt.Fprintf(w, "Usage: koff %s %s\n\n%s\n\nFlags:\n", cmd.name, cmd.args, cmd.summary)
+		fmt.Fprint(w, "\nRun koff COMMAND --help for a command's own flags.\n\nGlobal flags:\n")
+		fmt.Fprint(w, flagUsages(globals))
+		return
 	}
-	fmt.Fprint(w, fs.FlagUsages())
+	fmt.Fprintf(w, "Usage: koff %s %s\n\n%s\n", cmd.name, cmd.args, cmd.summary)
+	if own.HasFlags() {
+		fmt.Fprint(w, "\nFlags:\n"+flagUsages(own))
+	}
+	fmt.Fprint(w, "\nGlobal flags:\n"+flagUsages(globals))
 }
+
+func flagUsages(fs *pflag.FlagSet) string { return fs.FlagUsages() }
 
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
