@@ -1,0 +1,246 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"koff/keymap"
+	"koff/model"
+)
+
+// detailScreen shows everything known about one source partition in a
+// scrollable viewport.
+type detailScreen struct {
+	km            *keymap.KeyMap
+	st            *Styles
+	conn          model.ConnectorID
+	id            model.PartitionID
+	d             model.PartitionDetail
+	found         bool
+	partitions    int // of the offsets topic, 0 when unknown
+	topics        int
+	now           time.Time
+	vp            viewport.Model
+	width, height int
+}
+
+func newDetailScreen(km *keymap.KeyMap, st *Styles, conn model.ConnectorID, id model.PartitionID, topics int) *detailScreen {
+	return &detailScreen{km: km, st: st, conn: conn, id: id, topics: topics, vp: viewport.New()}
+}
+
+func (s *detailScreen) refresh(src Source, now time.Time, reload bool) {
+	s.now = now
+	if reload {
+		s.d, s.found = src.Partition(s.id)
+		s.partitions = src.Stats().Topics[s.id.Topic]
+	}
+	s.sync()
+}
+
+func (s *detailScreen) SetSize(width, height int) {
+	s.width, s.height = width, height
+	s.vp.SetWidth(width)
+	s.vp.SetHeight(max(height-1, 1))
+	s.sync()
+}
+
+// sync rebuilds the content; the viewport keeps its scroll offset.
+func (s *detailScreen) sync() {
+	s.vp.SetContentLines(s.content())
+}
+
+func (s *detailScreen) handleKey(msg tea.KeyPressMsg) action {
+	switch {
+	case key.Matches(msg, s.km.Up):
+		s.vp.ScrollUp(1)
+	case key.Matches(msg, s.km.Down):
+		s.vp.ScrollDown(1)
+	case key.Matches(msg, s.km.PageUp):
+		s.vp.PageUp()
+	case key.Matches(msg, s.km.PageDown):
+		s.vp.PageDown()
+	case key.Matches(msg, s.km.Home):
+		s.vp.GotoTop()
+	case key.Matches(msg, s.km.End):
+		s.vp.GotoBottom()
+	}
+	return nil
+}
+
+func (s *detailScreen) View() string {
+	name := s.conn.Name
+	if s.topics > 1 {
+		name += " (" + s.conn.Topic + ")"
+	}
+	partition := s.d.Partition
+	if !s.found {
+		partition = escapeBytes([]byte(s.id.Key))
+	}
+	info := []string{s.id.TopicPartition.String()}
+	var scroll []string
+	if total := s.vp.TotalLineCount(); total > s.vp.Height() {
+		first := s.vp.YOffset() + 1
+		last := min(s.vp.YOffset()+s.vp.Height(), total)
+		scroll = append(scroll, fmt.Sprintf("lines %d–%d of %d", first, last, total))
+	}
+	title := titleLine(s.st, s.width, name+" › "+partition, info, scroll)
+	return title + "\n" + s.vp.View()
+}
+
+// content renders the detail at the screen's width. Keys and values are
+// shown in full, wrapped if they must be, never cut: this is the screen an
+// operator copies offsets from.
+func (s *detailScreen) content() []string {
+	w := max(s.width, 20)
+	if !s.found {
+		return []string{"", s.st.Bad.Render("✕ This source partition is no longer in the offsets topic.")}
+	}
+	d := s.d
+	var out []string
+	section := func(title string, info ...string) {
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		line := s.st.Section.Render(title)
+		if len(info) > 0 {
+			line += s.st.Muted.Render("  " + strings.Join(info, " · "))
+		}
+		out = append(out, ansi.Truncate(line, w, "…"))
+	}
+	indented := func(text string) {
+		for _, l := range wrapLines(text, w-2) {
+			out = append(out, "  "+l)
+		}
+	}
+	prose := func(prefix, text string) {
+		lines := strings.Split(ansi.Wrap(text, w-2-ansi.StringWidth(prefix), " "), "\n")
+		for i, l := range lines {
+			if i == 0 {
+				out = append(out, "  "+prefix+l)
+			} else {
+				out = append(out, "  "+strings.Repeat(" ", ansi.StringWidth(prefix))+l)
+			}
+		}
+	}
+
+	section("Key", plural(len(d.Key), "byte", "bytes")+" as written")
+	indented(escapeBytes(d.Key))
+
+	section("Placement")
+	prose("lives in   ", d.ID.TopicPartition.String())
+	switch {
+	case d.Expected < 0:
+		prose("murmur2    ", "unknown: the number of partitions of "+d.ID.Topic+" is not known yet")
+	case d.Expected == d.ID.Partition:
+		prose("murmur2    ", fmt.Sprintf("✓ partition %d of %d: where a worker writes this key", d.Expected, s.partitions))
+	default:
+		prose("murmur2    ", fmt.Sprintf("✗ partition %d of %d: a worker writes this key there, not here", d.Expected, s.partitions))
+	}
+	var others []string
+	for _, p := range d.Homes {
+		if p != d.ID.Partition {
+			others = append(others, d.ID.Topic+"/"+strconv.Itoa(p))
+		}
+	}
+	if len(others) > 0 {
+		prose("also in    ", "⚠ "+strings.Join(others, ", "))
+	}
+
+	section("Flags")
+	if words, why := d.Flags.Words(), d.Flags.Explain(); len(words) > 0 {
+		for i := range words {
+			glyph := "⚠ " // duplicate and misplaced: a worker may read another value
+			if words[i] == "non-canonical" {
+				glyph = "• "
+			}
+			prose(glyph, words[i]+": "+why[i])
+		}
+	} else {
+		prose("✓ ", "none: the key is canonical and stored once, in its murmur2 partition.")
+	}
+
+	section("Source partition")
+	if d.PartitionMap == nil {
+		indented("null")
+	} else {
+		indented(model.Pretty(d.PartitionMap, "  "))
+	}
+
+	section("Offset", "record offset "+count(d.RecordOffset), "updated "+age(s.now, d.Updated), plural(d.Updates, "update", "updates"))
+	if d.Value == nil {
+		prose("✕ ", "deleted: the latest record is a tombstone, so a restarted task starts without an offset.")
+	} else if o, err := model.ParseOffset(d.Value); err == nil {
+		indented(model.Pretty(o, "  "))
+	} else {
+		indented(escapeBytes(d.Value))
+	}
+
+	section("Recent updates", "newest first", plural(len(d.History), "kept", "kept"))
+	for i := len(d.History) - 1; i >= 0; i-- {
+		u := d.History[i]
+		head := fmt.Sprintf("%s  record offset %s  ", u.Time.In(s.now.Location()).Format("2006-01-02 15:04:05.000"), count(u.RecordOffset))
+		head += s.st.Info.Render(updateSummary(d.History, i))
+		out = append(out, "  "+ansi.Truncate(head, w-2, "…"))
+		if u.Value != nil {
+			out = append(out, "      "+truncate(compactJSON(u.Value), w-6))
+		}
+	}
+	return out
+}
+
+// updateSummary says what update i changed relative to update i-1.
+func updateSummary(h []model.Update, i int) string {
+	u := h[i]
+	if u.Value == nil {
+		return "✕ tombstone (offset deleted)"
+	}
+	if i == 0 {
+		return "oldest kept"
+	}
+	prev := h[i-1]
+	if prev.Value == nil {
+		return "recreated after a tombstone"
+	}
+	a, err1 := model.ParseOffset(prev.Value)
+	b, err2 := model.ParseOffset(u.Value)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	ch := offsetChanges(a, b)
+	if len(ch) == 0 {
+		return "= unchanged"
+	}
+	return "Δ " + strings.Join(ch, ", ")
+}
+
+// compactJSON shows a value on one line, escaped where it does not print.
+func compactJSON(raw []byte) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) == nil {
+		raw = b.Bytes()
+	}
+	return escapeBytes(raw)
+}
+
+func (s *detailScreen) ShortHelp() []key.Binding {
+	scroll := s.km.Down
+	scroll.SetHelp("↑↓/pgdn", "scroll")
+	return []key.Binding{scroll, s.km.Back, s.km.Unparseable, s.km.Help, s.km.Quit}
+}
+
+func (s *detailScreen) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{s.km.Up, s.km.Down, s.km.PageUp, s.km.PageDown, s.km.Home, s.km.End},
+		{s.km.Back},
+		{s.km.Unparseable, s.km.Help, s.km.Quit},
+	}
+}

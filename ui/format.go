@@ -1,0 +1,241 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"koff/model"
+)
+
+// age is how long ago t was, in the largest whole unit: "4s ago", "3m ago".
+// It is computed from the injected clock, never time.Now.
+func age(now, t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Second:
+		return "just now" // includes producer clocks slightly ahead of ours
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	default:
+		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+	}
+}
+
+// count formats an integer with thousands separators: 12,345.
+func count[T ~int | ~int64](n T) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// plural returns "1 thing" or "2 things".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return count(n) + " " + one
+	}
+	return count(n) + " " + many
+}
+
+var sparkLevels = []rune("▁▂▃▄▅▆▇█")
+
+// sparkline draws one cell per bucket, scaled to the largest bucket; an
+// empty bucket is a blank, so an idle connector shows no bars at all.
+func sparkline(buckets []int) string {
+	peak := 0
+	for _, v := range buckets {
+		peak = max(peak, v)
+	}
+	var b strings.Builder
+	for _, v := range buckets {
+		if v <= 0 || peak == 0 {
+			b.WriteByte(' ')
+			continue
+		}
+		i := (v*len(sparkLevels) - 1) / peak
+		b.WriteRune(sparkLevels[min(i, len(sparkLevels)-1)])
+	}
+	return b.String()
+}
+
+// fitRight truncates s to w cells with "…", or pads it on the left to w
+// cells: numbers line up on their last digit.
+func fitRight(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	s = ansi.Truncate(s, w, "…")
+	if pad := w - ansi.StringWidth(s); pad > 0 {
+		s = strings.Repeat(" ", pad) + s
+	}
+	return s
+}
+
+// truncate cuts s to w cells, ending in "…" when it had to cut.
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// truncateMiddle cuts s to w cells by replacing its middle with "…": the
+// end of a source partition map (the table, the file) is what tells rows
+// apart, and the start says which fields there are.
+func truncateMiddle(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw <= w {
+		return s
+	}
+	if w < 8 {
+		return truncate(s, w)
+	}
+	head := (w - 1) / 3
+	tail := w - 1 - head
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, sw-tail, "")
+}
+
+// escapeBytes shows record bytes exactly, escaping what does not print
+// (model.Preview's rules) and never truncating.
+func escapeBytes(raw []byte) string {
+	return model.Preview(raw, 10*len(raw)+1)
+}
+
+// wrapLines hard-wraps each line of s to w cells: the detail view shows keys
+// and values in full rather than cutting them, but must not overflow.
+func wrapLines(s string, w int) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if w <= 0 || ansi.StringWidth(line) <= w {
+			out = append(out, line)
+			continue
+		}
+		out = append(out, strings.Split(ansi.Hardwrap(line, w, true), "\n")...)
+	}
+	return out
+}
+
+// numberDelta is b−a for two JSON numbers, computed exactly: offsets are
+// often 64-bit (LSNs, SCNs) and must never pass through float64. ok is false
+// when either is not a number.
+func numberDelta(a, b json.Number) (string, bool) {
+	x, ok1 := new(big.Rat).SetString(string(a))
+	y, ok2 := new(big.Rat).SetString(string(b))
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	d := new(big.Rat).Sub(y, x)
+	var s string
+	if d.IsInt() {
+		s = d.Num().String()
+	} else {
+		s = d.FloatString(max(decimals(a), decimals(b)))
+	}
+	if d.Sign() > 0 {
+		s = "+" + s
+	}
+	return s, true
+}
+
+// decimals is the number of digits after the point in a JSON number
+// (ignoring any exponent), at least 1 and at most 18.
+func decimals(n json.Number) int {
+	s := strings.ToLower(string(n))
+	if i := strings.IndexByte(s, 'e'); i >= 0 {
+		s = s[:i]
+	}
+	d := 1
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		d = len(s) - i - 1
+	}
+	return min(max(d, 1), 18)
+}
+
+// offsetChanges describes how an offset map changed from prev to cur, field
+// by field: "+5" for numbers, "changed" for anything else, in cur's field
+// order. A field that vanished or appeared is named as such.
+func offsetChanges(prev, cur model.Object) []string {
+	var out []string
+	for _, f := range cur {
+		old, had := prev.Get(f.Name)
+		if !had {
+			out = append(out, f.Name+" new")
+			continue
+		}
+		if a, ok := old.(json.Number); ok {
+			if b, ok := f.Value.(json.Number); ok {
+				if d, ok := numberDelta(a, b); ok {
+					if d != "0" {
+						out = append(out, f.Name+" "+d)
+					}
+					continue
+				}
+			}
+		}
+		if string(model.AppendJackson(nil, old)) != string(model.AppendJackson(nil, f.Value)) {
+			out = append(out, f.Name+" changed")
+		}
+	}
+	for _, f := range prev {
+		if _, ok := cur.Get(f.Name); !ok {
+			out = append(out, f.Name+" removed")
+		}
+	}
+	return out
+}
+
+// naturalLess orders strings with digit runs compared as numbers, so the
+// offset {"pos":9} sorts before {"pos":10}, whatever the number of digits.
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na := strings.TrimLeft(a[:da], "0")
+			nb := strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitRun(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}

@@ -1,0 +1,108 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"koff/model"
+)
+
+// goldenScreens drive a fresh dashboard on the demo store to each screen
+// and state a golden records. Regenerate with `go test ./ui/ -update`.
+var goldenScreens = []struct {
+	name  string
+	drive func(t *testing.T, f *fixture, m *Model)
+}{
+	{"connectors", func(t *testing.T, f *fixture, m *Model) {}},
+	{"partitions", func(t *testing.T, f *fixture, m *Model) {
+		openConnectorNamed(t, m, "jdbc-orders")
+	}},
+	{"detail", func(t *testing.T, f *fixture, m *Model) {
+		openConnectorNamed(t, m, "jdbc-orders")
+		send(t, m, press("down", "enter")...) // the orders table
+	}},
+	{"unparseable", func(t *testing.T, f *fixture, m *Model) {
+		send(t, m, press("U")...)
+	}},
+	{"help", func(t *testing.T, f *fixture, m *Model) {
+		send(t, m, press("?")...)
+	}},
+	{"filter", func(t *testing.T, f *fixture, m *Model) {
+		send(t, m, press("/", "s", "o", "u", "r")...)
+	}},
+	{"catching_up", func(t *testing.T, f *fixture, m *Model) {
+		f.store.SetStatus(model.TailStatus{State: model.TailCatchingUp, Read: 8123, Total: 13000})
+		send(t, m, tickMsg{})
+	}},
+	{"disconnected", func(t *testing.T, f *fixture, m *Model) {
+		f.store.SetStatus(model.TailStatus{State: model.TailDisconnected,
+			Reason: "dial tcp 10.0.0.7:9092: connect: connection refused"})
+		send(t, m, tickMsg{})
+	}},
+}
+
+func TestGolden(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		for _, sc := range goldenScreens {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
+				f := demoStore()
+				m := newTestModel(f.store)
+				send(t, m, size(sz[0], sz[1]))
+				sc.drive(t, f, m)
+				out := screenText(m)
+				requireFits(t, out, sz[0], sz[1])
+				golden.RequireEqual(t, []byte(out))
+			})
+		}
+	}
+}
+
+// requireFits fails when the screen would wrap or scroll the terminal.
+func requireFits(t *testing.T, out string, w, h int) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	if len(lines) != h {
+		t.Errorf("screen has %d lines, terminal has %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := ansi.StringWidth(l); n > w {
+			t.Errorf("line %d is %d cells wide, terminal is %d: %q", i+1, n, w, l)
+		}
+	}
+}
+
+// openConnectorNamed moves the selection to a connector and presses enter.
+func openConnectorNamed(t *testing.T, m *Model, name string) {
+	t.Helper()
+	selectConnector(t, m, name)
+	send(t, m, press("enter")...)
+	if _, ok := m.top().(*partitionsScreen); !ok {
+		t.Fatalf("enter on %s did not open its partitions", name)
+	}
+}
+
+func selectConnector(t *testing.T, m *Model, name string) {
+	t.Helper()
+	send(t, m, press("home")...)
+	for range 100 {
+		if selectedLine(m, name) {
+			return
+		}
+		send(t, m, press("down")...)
+	}
+	t.Fatalf("no connector %s on screen:\n%s", name, screenText(m))
+}
+
+// selectedLine reports whether the row marked ▶ contains s.
+func selectedLine(m *Model, s string) bool {
+	for _, l := range strings.Split(screenText(m), "\n") {
+		if strings.HasPrefix(l, "▶") {
+			return strings.Contains(l, s)
+		}
+	}
+	return false
+}

@@ -1,0 +1,161 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"koff/model"
+)
+
+// tailGlyph pairs each tailer state with a glyph, so the state reads
+// without colour.
+func tailGlyph(s model.TailState) string {
+	switch s {
+	case model.TailConnecting:
+		return "◌"
+	case model.TailWaitingForTopic:
+		return "○"
+	case model.TailCatchingUp:
+		return "◐"
+	case model.TailLive:
+		return "●"
+	case model.TailDisconnected:
+		return "✕"
+	}
+	return "?"
+}
+
+func (m *Model) tailStyle(s model.TailState) func(...string) string {
+	switch s {
+	case model.TailWaitingForTopic:
+		return m.styles.Waiting.Render
+	case model.TailCatchingUp:
+		return m.styles.CatchingUp.Render
+	case model.TailLive:
+		return m.styles.Live.Render
+	case model.TailDisconnected:
+		return m.styles.Disconnected.Render
+	}
+	return m.styles.Connecting.Render
+}
+
+// topics lists the offsets topics: those koff was asked to read, then any
+// other the Store knows, each with its partition count when known.
+func (m *Model) topics() []string {
+	names := slices.Clone(m.opts.Topics)
+	var extra []string
+	for t := range m.stats.Topics {
+		if !slices.Contains(names, t) {
+			extra = append(extra, t)
+		}
+	}
+	slices.Sort(extra)
+	return append(names, extra...)
+}
+
+// headerLines are the identity line (where koff reads from) and the state
+// line (what the tailer is doing), plus a line of totals when the state
+// line is taken by a reason.
+func (m *Model) headerLines() []string {
+	w := m.width
+	st := m.stats
+
+	// Identity: koff, bootstrap servers, offsets topics; "read-only" at right.
+	topics := m.topics()
+	var ts []string
+	for _, t := range topics {
+		n := st.Topics[t]
+		switch {
+		case n == 0:
+			ts = append(ts, t)
+		case len(topics) == 1:
+			ts = append(ts, fmt.Sprintf("%s · %s", t, plural(n, "partition", "partitions")))
+		default:
+			ts = append(ts, fmt.Sprintf("%s (%d)", t, n))
+		}
+	}
+	var right string
+	if m.opts.ReadOnly {
+		right = m.styles.Badge.Render("read-only")
+	}
+	identity := func(bootstrap string) string {
+		left := m.styles.App.Render("koff") + "  " + m.styles.Header.Render(bootstrap)
+		if len(ts) > 0 {
+			left += m.styles.Muted.Render("  ─  ") + m.styles.Header.Render(strings.Join(ts, " · "))
+		}
+		return left
+	}
+	left := identity(m.opts.Bootstrap)
+	// A long server list gives way to the topics: show the first server.
+	if servers := strings.Split(m.opts.Bootstrap, ","); len(servers) > 1 &&
+		ansi.StringWidth(left)+ansi.StringWidth(right)+2 > w {
+		left = identity(fmt.Sprintf("%s +%d", servers[0], len(servers)-1))
+	}
+	lines := []string{spread(left, right, w)}
+
+	state := st.Status.State
+	stateWord := m.tailStyle(state)(tailGlyph(state) + " " + state.String())
+	totals := m.totals()
+	switch state {
+	case model.TailWaitingForTopic, model.TailDisconnected:
+		line := stateWord
+		if st.Status.Reason != "" {
+			line += m.tailStyle(state)(": ") + st.Status.Reason
+		}
+		lines = append(lines, ansi.Truncate(line, w, "…"), m.fitTotals(totals, "", w))
+	case model.TailCatchingUp:
+		barW := min(max(w/8, 8), 40)
+		bar := m.progress
+		bar.SetWidth(barW)
+		p := st.Status.Progress()
+		prefix := stateWord + " " + bar.ViewAs(p) +
+			fmt.Sprintf(" %3.0f%% ", p*100) +
+			m.styles.Muted.Render(fmt.Sprintf("%s/%s", count(st.Status.Read), count(st.Status.Total))) + "   "
+		lines = append(lines, m.fitTotals(totals, prefix, w))
+	default:
+		lines = append(lines, m.fitTotals(totals, stateWord+"   ", w))
+	}
+	return lines
+}
+
+// totals are the header's counts, most important first.
+func (m *Model) totals() []string {
+	st := m.stats
+	unparseable := fmt.Sprintf("%s unparseable (%s)", count(st.Unparseable), m.km.Unparseable.Help().Key)
+	if st.Unparseable > 0 {
+		unparseable = m.styles.Warn.Render("⚠ " + unparseable)
+	}
+	return []string{
+		count(st.Records) + " records",
+		unparseable,
+		plural(st.Connectors, "connector", "connectors"),
+		plural(st.Partitions, "partition", "partitions"),
+	}
+}
+
+// fitTotals joins as many totals as fit after prefix, dropping from the
+// end, so the unparseable count stays visible at 80 columns.
+func (m *Model) fitTotals(totals []string, prefix string, w int) string {
+	sep := m.styles.Muted.Render(" · ")
+	for n := len(totals); n > 0; n-- {
+		s := prefix + strings.Join(totals[:n], sep)
+		if ansi.StringWidth(s) <= w {
+			return s
+		}
+	}
+	return ansi.Truncate(prefix+totals[0], w, "…")
+}
+
+// spread puts left and right on one line of width w, cutting left first.
+func spread(left, right string, w int) string {
+	rw := ansi.StringWidth(right)
+	if rw == 0 {
+		return ansi.Truncate(left, w, "…")
+	}
+	left = ansi.Truncate(left, max(w-rw-2, 0), "…")
+	gap := max(w-ansi.StringWidth(left)-rw, 1)
+	return ansi.Truncate(left+strings.Repeat(" ", gap)+right, w, "")
+}

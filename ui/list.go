@@ -1,0 +1,201 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/table"
+	"charm.land/lipgloss/v2"
+)
+
+// sortOrder is one way of ordering a table's rows.
+type sortOrder[T any] struct {
+	name string
+	cmp  func(a, b T) int
+}
+
+// list is the state behind every table screen: the rows from the Source,
+// the filter and sort applied to them, and a selection kept by identity.
+//
+// It owns scrolling itself and hands the bubbles table only the rows on
+// screen: the table keeps its scroll offset private and loses it on
+// SetRows, but a live view must keep both the selected row and its place on
+// screen while rows arrive, move and re-sort underneath it. Formatting only
+// the visible rows also keeps a refresh cheap however many rows there are.
+type list[T any] struct {
+	st    *Styles
+	tbl   table.Model
+	id    func(T) string
+	match func(item T, lowerQuery string) bool
+	sorts []sortOrder[T]
+	sort  int
+
+	filter string
+	items  []T // as read from the Source
+	rows   []T // items after filter and sort
+
+	cursor, offset int    // index into rows of the selection and of the top row
+	selID          string // identity of the selected row, "" before the first
+	width, height  int    // height counts data rows, not the table header
+}
+
+func newList[T any](st *Styles, id func(T) string, match func(T, string) bool, sorts ...sortOrder[T]) list[T] {
+	return list[T]{
+		st:    st,
+		tbl:   table.New(table.WithStyles(st.Table)),
+		id:    id,
+		match: match,
+		sorts: sorts,
+	}
+}
+
+// setItems replaces the rows (a live update) and re-applies filter and sort.
+func (l *list[T]) setItems(items []T) {
+	l.items = items
+	l.apply()
+}
+
+func (l *list[T]) setFilter(q string) {
+	l.filter = q
+	l.apply()
+}
+
+func (l *list[T]) cycleSort() {
+	if len(l.sorts) > 1 {
+		l.sort = (l.sort + 1) % len(l.sorts)
+		l.apply()
+	}
+}
+
+func (l *list[T]) sortName() string {
+	if len(l.sorts) == 0 {
+		return ""
+	}
+	return l.sorts[l.sort].name
+}
+
+// viewInfo says how the rows are viewed, for the title line.
+func (l *list[T]) viewInfo() []string {
+	var v []string
+	if name := l.sortName(); name != "" {
+		v = append(v, "sort: "+name)
+	}
+	if l.filter != "" {
+		v = append(v, fmt.Sprintf("filter: %q (%d of %d)", l.filter, len(l.rows), len(l.items)))
+	}
+	return v
+}
+
+// apply rebuilds rows from items and puts the selection back on the same
+// item, at the same height on screen, wherever filter or sort moved it.
+func (l *list[T]) apply() {
+	screenRow := l.cursor - l.offset
+	q := strings.ToLower(l.filter)
+	rows := l.rows[:0:0]
+	for _, it := range l.items {
+		if q == "" || l.match(it, q) {
+			rows = append(rows, it)
+		}
+	}
+	if len(l.sorts) > 0 {
+		slices.SortStableFunc(rows, l.sorts[l.sort].cmp)
+	}
+	l.rows = rows
+
+	found := -1
+	if l.selID != "" {
+		found = slices.IndexFunc(rows, func(it T) bool { return l.id(it) == l.selID })
+	}
+	if found >= 0 {
+		l.cursor = found
+		l.offset = found - screenRow
+	}
+	l.clamp()
+}
+
+// clamp keeps cursor and offset inside rows and the cursor on screen, and
+// records the selection's identity.
+func (l *list[T]) clamp() {
+	n := len(l.rows)
+	h := max(l.height, 1)
+	l.cursor = min(max(l.cursor, 0), max(n-1, 0))
+	l.offset = min(max(l.offset, 0), max(n-h, 0))
+	if l.cursor < l.offset {
+		l.offset = l.cursor
+	}
+	if l.cursor >= l.offset+h {
+		l.offset = l.cursor - h + 1
+	}
+	if n > 0 {
+		l.selID = l.id(l.rows[l.cursor])
+	}
+}
+
+func (l *list[T]) move(delta int) {
+	l.cursor += delta
+	l.clamp()
+}
+
+func (l *list[T]) pageUp()   { l.move(-max(l.height, 1)) }
+func (l *list[T]) pageDown() { l.move(max(l.height, 1)) }
+func (l *list[T]) home()     { l.move(-len(l.rows)) }
+func (l *list[T]) end()      { l.move(len(l.rows)) }
+
+func (l *list[T]) selected() (T, bool) {
+	if l.cursor < 0 || l.cursor >= len(l.rows) {
+		var zero T
+		return zero, false
+	}
+	return l.rows[l.cursor], true
+}
+
+// setSize gives the table its width and the number of data rows it shows.
+func (l *list[T]) setSize(width, rows int) {
+	l.width, l.height = width, max(rows, 1)
+	l.tbl.SetWidth(width)
+	l.tbl.SetHeight(l.height + 1) // + the header line
+	l.clamp()
+}
+
+// visible returns the rows on screen.
+func (l *list[T]) visible() []T {
+	end := min(l.offset+l.height, len(l.rows))
+	return l.rows[l.offset:end]
+}
+
+// sync hands the bubbles table the visible rows, formatted by cells, with a
+// "▶" in the first column of the selected one so the selection shows
+// without colour too.
+func (l *list[T]) sync(cols []table.Column, cells func(T) []string) {
+	all := make([]table.Column, 0, len(cols)+1)
+	all = append(all, table.Column{Title: " ", Width: 1})
+	all = append(all, cols...)
+	vis := l.visible()
+	rows := make([]table.Row, 0, len(vis))
+	for i, it := range vis {
+		mark := " "
+		if l.offset+i == l.cursor {
+			mark = "▶"
+		}
+		rows = append(rows, append(table.Row{mark}, cells(it)...))
+	}
+	l.tbl.SetStyles(l.st.Table)
+	// Rows before columns would index columns the old set lacks.
+	l.tbl.SetRows(nil)
+	l.tbl.SetColumns(all)
+	l.tbl.SetRows(rows)
+	l.tbl.SetCursor(l.cursor - l.offset)
+}
+
+// view renders the table, or the header and an explanation when there is
+// no row to show.
+func (l *list[T]) view(empty string) string {
+	if len(l.rows) == 0 {
+		head := strings.SplitN(l.tbl.View(), "\n", 2)[0]
+		body := lipgloss.NewStyle().Width(l.width).Height(l.height).Render(
+			l.st.Muted.Render(truncate("  "+empty, l.width)))
+		return head + "\n" + body
+	}
+	return l.tbl.View()
+}

@@ -1,0 +1,317 @@
+// Package ui is koff's terminal dashboard: a Bubble Tea root model and one
+// file per screen (connectors, source partitions, partition detail,
+// unparseable records), all reading a model.Store through the Source
+// interface.
+//
+// It does no I/O of its own: the Store is fed by the tailer elsewhere, and
+// the UI only takes in-memory snapshots of it on a tick. It never imports
+// kafka/ or connect/, and it reads the clock only through Options.Now.
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/progress"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"koff/keymap"
+	"koff/model"
+)
+
+// Source is what the UI reads: *model.Store satisfies it. Every method
+// returns a snapshot that the UI may keep and sort.
+type Source interface {
+	// Version changes whenever anything a reader can see changes.
+	Version() uint64
+	Stats() model.Stats
+	Connectors() []model.ConnectorRow
+	Partitions(model.ConnectorID) []model.PartitionRow
+	Partition(model.PartitionID) (model.PartitionDetail, bool)
+	UnparseableRecords() []model.Unparseable
+}
+
+var _ Source = (*model.Store)(nil)
+
+// Options configure the dashboard.
+type Options struct {
+	Source Source
+	// Bootstrap and Topics are shown in the header: where koff reads from.
+	Bootstrap string
+	Topics    []string
+	// Now is the clock for ages and sparklines (time.Now when nil).
+	Now func() time.Time
+	// KeyMap is keymap.Default() when left zero.
+	KeyMap keymap.KeyMap
+	// ReadOnly marks the session read-only in the header; edit keys, when
+	// they come, will refuse.
+	ReadOnly bool
+}
+
+// tickInterval is how often the UI looks at the Source's version.
+const tickInterval = 250 * time.Millisecond
+
+type tickMsg struct{}
+
+// Model is the root Bubble Tea model: header, the active screen, and the
+// help or filter line at the bottom. Screens sit on a stack; enter pushes,
+// esc pops.
+type Model struct {
+	opts   Options
+	km     keymap.KeyMap
+	styles *Styles
+
+	now     time.Time // of the last render of ages
+	version uint64
+	stats   model.Stats
+
+	width, height int
+	stack         []screen
+
+	filter    textinput.Model
+	filtering bool
+	help      help.Model
+	progress  progress.Model
+}
+
+// New returns the dashboard, already showing what the Source holds.
+func New(opts Options) *Model {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	km := opts.KeyMap
+	if len(km.Quit.Keys()) == 0 {
+		km = keymap.Default()
+	}
+	st := NewStyles(true) // dark until the terminal says otherwise
+	m := &Model{
+		opts:   opts,
+		km:     km,
+		styles: &st,
+		width:  80,
+		height: 24,
+		help:   help.New(),
+		filter: textinput.New(),
+	}
+	m.filter.Prompt = "/ "
+	m.filter.Placeholder = "filter"
+	m.progress = progress.New(progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))
+	m.applyStyles()
+	m.stack = []screen{newConnectorsScreen(&m.km, m.styles)}
+	m.refresh(m.opts.Now(), true)
+	m.layout()
+	return m
+}
+
+// Init starts the refresh tick and asks the terminal for its background.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(tea.RequestBackgroundColor, tick())
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// Update hands each message family to its handler.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		*m.styles = NewStyles(msg.IsDark())
+		m.applyStyles()
+		m.top().refresh(m.opts.Source, m.now, false)
+		return m, nil
+	case tickMsg:
+		m.handleTick()
+		return m, tick()
+	case tea.KeyPressMsg:
+		cmd := m.handleKey(msg)
+		m.layout()
+		return m, cmd
+	}
+	if m.filtering { // the input's cursor blink
+		var cmd tea.Cmd
+		m.filter, cmd = m.filter.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+// applyStyles passes the styles to the bubbles that keep their own copy.
+func (m *Model) applyStyles() {
+	m.help.Styles = m.styles.Help
+	m.filter.SetStyles(m.styles.Filter)
+	m.progress.FullColor = m.styles.BarFull
+	m.progress.EmptyColor = m.styles.BarEmpty
+}
+
+// handleTick re-reads the Source when its version moved, and re-renders
+// ages once a second even when it did not.
+func (m *Model) handleTick() {
+	now := m.opts.Now()
+	reload := m.opts.Source.Version() != m.version
+	if reload || now.Unix() != m.now.Unix() {
+		m.refresh(now, reload)
+		m.layout() // the header can change height with the tailer state
+	}
+}
+
+// refresh reads the Source into the header and the active screen. The
+// version is read first, so a change made during the reads shows up at the
+// next tick rather than being lost.
+func (m *Model) refresh(now time.Time, reload bool) {
+	m.now = now
+	if reload {
+		m.version = m.opts.Source.Version()
+		m.stats = m.opts.Source.Stats()
+	}
+	if c, ok := m.top().(*connectorsScreen); ok {
+		c.topics = len(m.topics())
+	}
+	m.top().refresh(m.opts.Source, now, reload)
+}
+
+func (m *Model) top() screen { return m.stack[len(m.stack)-1] }
+
+func (m *Model) push(s screen) {
+	m.stack = append(m.stack, s)
+	m.layout()
+	s.refresh(m.opts.Source, m.now, true)
+}
+
+func (m *Model) pop() {
+	if len(m.stack) > 1 {
+		m.stack = m.stack[:len(m.stack)-1]
+		m.layout()
+		m.refresh(m.now, true)
+	}
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.filtering {
+		return m.handleFilterKey(msg)
+	}
+	top := m.top()
+	switch {
+	case key.Matches(msg, m.km.Quit):
+		return tea.Quit
+	case key.Matches(msg, m.km.Help):
+		m.help.ShowAll = !m.help.ShowAll
+	case key.Matches(msg, m.km.Unparseable):
+		if _, ok := top.(*unparseableScreen); !ok {
+			m.push(newUnparseableScreen(&m.km, m.styles))
+		}
+	case key.Matches(msg, m.km.Back):
+		if f, ok := top.(filterable); ok && f.filterValue() != "" {
+			f.setFilter("")
+		} else {
+			m.pop()
+		}
+	case key.Matches(msg, m.km.Filter):
+		if f, ok := top.(filterable); ok {
+			m.filtering = true
+			m.filter.SetValue(f.filterValue())
+			m.filter.CursorEnd()
+			return m.filter.Focus()
+		}
+	case key.Matches(msg, m.km.Sort):
+		if s, ok := top.(sortable); ok {
+			s.cycleSort()
+		}
+	default:
+		m.handleAction(top.handleKey(msg))
+	}
+	return nil
+}
+
+// handleFilterKey edits the filter, which applies to the table as it is
+// typed.
+func (m *Model) handleFilterKey(msg tea.KeyPressMsg) tea.Cmd {
+	f, _ := m.top().(filterable)
+	switch {
+	case key.Matches(msg, m.km.ForceQuit):
+		return tea.Quit
+	case key.Matches(msg, m.km.FilterApply):
+		m.stopFilter()
+	case key.Matches(msg, m.km.FilterClear):
+		f.setFilter("")
+		m.stopFilter()
+	case key.Matches(msg, m.km.FilterUp, m.km.FilterDown):
+		m.top().handleKey(msg)
+	default:
+		var cmd tea.Cmd
+		m.filter, cmd = m.filter.Update(msg)
+		if v := m.filter.Value(); v != f.filterValue() {
+			f.setFilter(v)
+		}
+		return cmd
+	}
+	return nil
+}
+
+func (m *Model) stopFilter() {
+	m.filtering = false
+	m.filter.Blur()
+}
+
+func (m *Model) handleAction(a action) {
+	topics := len(m.topics())
+	switch a := a.(type) {
+	case openConnector:
+		m.push(newPartitionsScreen(&m.km, m.styles, a.id, topics))
+	case openPartition:
+		conn := model.ConnectorID{Topic: a.id.Topic}
+		if p, ok := m.top().(*partitionsScreen); ok {
+			conn = p.id
+		}
+		m.push(newDetailScreen(&m.km, m.styles, conn, a.id, topics))
+	}
+}
+
+// layout gives every part its size: the header and footer take what they
+// need, the active screen gets the rest.
+func (m *Model) layout() {
+	m.help.SetWidth(m.width)
+	m.filter.SetWidth(max(m.width/3, 10))
+	header := len(m.headerLines())
+	footer := strings.Count(m.footerView(), "\n") + 1
+	m.top().SetSize(m.width, max(m.height-header-footer, 3))
+}
+
+// View renders header, screen and footer, cut to the terminal so nothing
+// wraps or scrolls it.
+func (m *Model) View() tea.View {
+	header := m.headerLines()
+	footer := strings.Split(m.footerView(), "\n")
+	bodyH := max(m.height-len(header)-len(footer), 0)
+	body := fitLines(strings.Split(m.top().View(), "\n"), bodyH)
+	lines := append(append(header, body...), footer...)
+	lines = fitLines(lines, m.height)
+	for i, l := range lines {
+		if ansi.StringWidth(l) > m.width {
+			lines[i] = ansi.Truncate(l, m.width, "")
+		}
+	}
+	v := tea.NewView(strings.Join(lines, "\n"))
+	v.AltScreen = true
+	v.WindowTitle = "koff"
+	return v
+}
+
+// fitLines pads or cuts lines to exactly n.
+func fitLines(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[:n]
+	}
+	for len(lines) < n {
+		lines = append(lines, "")
+	}
+	return lines
+}

@@ -1,0 +1,288 @@
+package ui
+
+import (
+	"cmp"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/table"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"koff/keymap"
+	"koff/model"
+)
+
+// partitionsScreen lists the source partitions of one connector.
+type partitionsScreen struct {
+	km            *keymap.KeyMap
+	st            *Styles
+	id            model.ConnectorID
+	list          list[model.PartitionRow]
+	now           time.Time
+	topics        int
+	width, height int
+	needs         partitionNeeds
+}
+
+// partitionNeeds are the widths the rows need and the counts in the title,
+// measured once per Source change rather than on every key: a connector
+// can have many thousands of source partitions. Measured over all rows, so
+// the columns do not jump about while a filter is typed.
+type partitionNeeds struct {
+	partition, offset, tpShort, tpLong, flagsShort, flagsWide int
+	live, deleted, suspect                                    int
+}
+
+func (s *partitionsScreen) measure() {
+	n := partitionNeeds{partition: len("SOURCE PARTITION"), offset: len("OFFSET"),
+		tpShort: len("PART"), tpLong: len("TOPIC-PARTITION"), flagsShort: len("FLAGS"), flagsWide: len("FLAGS")}
+	for _, r := range s.list.items {
+		n.partition = max(n.partition, ansi.StringWidth(r.Partition))
+		n.offset = max(n.offset, ansi.StringWidth(offsetCell(r)))
+		n.tpShort = max(n.tpShort, len(tpText(r, true)))
+		n.tpLong = max(n.tpLong, len(tpText(r, false)))
+		n.flagsShort = max(n.flagsShort, ansi.StringWidth(flagsCell(r.Flags, false)))
+		n.flagsWide = max(n.flagsWide, ansi.StringWidth(flagsCell(r.Flags, true)))
+		if r.Deleted {
+			n.deleted++
+		} else {
+			n.live++
+		}
+		if r.Flags.Suspect() {
+			n.suspect++
+		}
+	}
+	s.needs = n
+}
+
+func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, topics int) *partitionsScreen {
+	return &partitionsScreen{
+		km:     km,
+		st:     st,
+		id:     id,
+		topics: topics,
+		list: newList(st, partitionIdentity,
+			func(r model.PartitionRow, q string) bool {
+				return strings.Contains(strings.ToLower(r.Partition), q) ||
+					strings.Contains(strings.ToLower(r.ID.TopicPartition.String()), q)
+			},
+			sortOrder[model.PartitionRow]{"partition", byPartition},
+			sortOrder[model.PartitionRow]{"offset", func(a, b model.PartitionRow) int {
+				// Deleted partitions (no offset) go last.
+				if (a.Offset == "") != (b.Offset == "") {
+					return cmp.Compare(b.Offset, a.Offset)
+				}
+				return cmp.Or(naturalCompare(a.Offset, b.Offset), byPartition(a, b))
+			}},
+			sortOrder[model.PartitionRow]{"updated (newest first)", func(a, b model.PartitionRow) int {
+				return cmp.Or(b.Updated.Compare(a.Updated), byPartition(a, b))
+			}},
+			sortOrder[model.PartitionRow]{"topic-partition", func(a, b model.PartitionRow) int {
+				return cmp.Or(strings.Compare(a.ID.Topic, b.ID.Topic), cmp.Compare(a.ID.Partition, b.ID.Partition), byPartition(a, b))
+			}},
+		),
+	}
+}
+
+func partitionIdentity(r model.PartitionRow) string {
+	return r.ID.Topic + "\x00" + strconv.Itoa(r.ID.Partition) + "\x00" + r.ID.Key
+}
+
+func byPartition(a, b model.PartitionRow) int {
+	return cmp.Or(naturalCompare(a.Partition, b.Partition),
+		strings.Compare(a.ID.Topic, b.ID.Topic), cmp.Compare(a.ID.Partition, b.ID.Partition),
+		strings.Compare(a.ID.Key, b.ID.Key))
+}
+
+func naturalCompare(a, b string) int {
+	switch {
+	case naturalLess(a, b):
+		return -1
+	case naturalLess(b, a):
+		return 1
+	}
+	return 0
+}
+
+func (s *partitionsScreen) refresh(src Source, now time.Time, reload bool) {
+	s.now = now
+	if reload {
+		s.list.setItems(src.Partitions(s.id))
+		s.measure()
+	}
+	s.sync()
+}
+
+func (s *partitionsScreen) SetSize(width, height int) {
+	s.width, s.height = width, height
+	s.list.setSize(width, height-2)
+	s.sync()
+}
+
+func (s *partitionsScreen) filterValue() string { return s.list.filter }
+func (s *partitionsScreen) setFilter(q string)  { s.list.setFilter(q); s.sync() }
+func (s *partitionsScreen) cycleSort()          { s.list.cycleSort(); s.sync() }
+
+func (s *partitionsScreen) handleKey(msg tea.KeyPressMsg) action {
+	if moveList(&s.list, s.km, msg) {
+		s.sync()
+		return nil
+	}
+	if key.Matches(msg, s.km.Open) {
+		if r, ok := s.list.selected(); ok {
+			return openPartition{r.ID}
+		}
+	}
+	return nil
+}
+
+// wideFlags is the width from which flags are spelled out in full.
+const wideFlags = 140
+
+// flagsCell names a partition's flags: in full on wide terminals, in short
+// words on narrow ones, with ⚠ when the stored offset may not be the one a
+// worker reads.
+func flagsCell(f model.Flags, wide bool) string {
+	words := f.Words()
+	if len(words) == 0 {
+		return ""
+	}
+	if !wide {
+		short := map[string]string{"duplicate": "dup", "non-canonical": "noncanon"}
+		for i, w := range words {
+			if s, ok := short[w]; ok {
+				words[i] = s
+			}
+		}
+	}
+	s := strings.Join(words, ",")
+	if f.Suspect() {
+		s = "⚠ " + s
+	}
+	return s
+}
+
+// tpText is where the record lives: "connect-offsets/11", or "11" when short.
+func tpText(r model.PartitionRow, short bool) string {
+	if short {
+		return strconv.Itoa(r.ID.Partition)
+	}
+	return r.ID.TopicPartition.String()
+}
+
+func tpCell(r model.PartitionRow, c partitionColumns) string {
+	if c.short { // a bare number: align it as one
+		return fitRight(tpText(r, true), c.tp)
+	}
+	return tpText(r, false)
+}
+
+func offsetCell(r model.PartitionRow) string {
+	if r.Deleted {
+		return "✕ deleted"
+	}
+	return r.Offset
+}
+
+type partitionColumns struct {
+	partition, offset, tp, updated, flags int
+	wide                                  bool
+	// short shows only the partition number of the offsets topic: with
+	// one topic (named in the header) the topic name on every row would
+	// take the room the JSON needs at 80 columns.
+	short bool
+}
+
+// columns gives the JSON columns the slack, split by how much each needs.
+func (s *partitionsScreen) columns() partitionColumns {
+	n := s.needs
+	c := partitionColumns{tp: min(n.tpLong, 28), updated: len("just now"), flags: min(n.flagsShort, 14),
+		wide: s.width >= wideFlags, short: s.topics <= 1 && s.width < 120}
+	if c.short {
+		c.tp = n.tpShort
+	}
+	if c.wide {
+		c.flags = min(n.flagsWide, 40)
+	}
+	needP, needO := n.partition, n.offset
+	avail := s.width - (2 + c.tp + 1 + c.updated + 1 + c.flags + 1 + 2)
+	if avail < 20 { // very narrow: give up the flags before the JSON
+		avail += c.flags + 1
+		c.flags = 0
+	}
+	avail = max(avail, 2)
+	half := avail / 2
+	switch {
+	case needP+needO <= avail: // all of it fits: leave the slack at the right
+		c.partition, c.offset = needP, needO
+	case needP < half:
+		c.partition, c.offset = needP, avail-needP
+	case needO < avail-half:
+		c.partition, c.offset = avail-needO, needO
+	default:
+		c.partition, c.offset = half, avail-half
+	}
+	return c
+}
+
+func (s *partitionsScreen) sync() {
+	c := s.columns()
+	tpTitle := "TOPIC-PARTITION"
+	if c.short {
+		tpTitle = fitRight("PART", c.tp)
+	}
+	cols := []table.Column{
+		{Title: "SOURCE PARTITION", Width: c.partition},
+		{Title: "OFFSET", Width: c.offset},
+		{Title: tpTitle, Width: c.tp},
+		{Title: fitRight("UPDATED", c.updated), Width: c.updated},
+	}
+	if c.flags > 0 {
+		cols = append(cols, table.Column{Title: "FLAGS", Width: c.flags})
+	}
+	s.list.sync(cols, func(r model.PartitionRow) []string {
+		cells := []string{
+			truncateMiddle(r.Partition, c.partition),
+			truncate(offsetCell(r), c.offset),
+			tpCell(r, c),
+			fitRight(age(s.now, r.Updated), c.updated),
+		}
+		if c.flags > 0 {
+			cells = append(cells, flagsCell(r.Flags, c.wide))
+		}
+		return cells
+	})
+}
+
+func (s *partitionsScreen) View() string {
+	live, deleted, suspect := s.needs.live, s.needs.deleted, s.needs.suspect
+	name := s.id.Name
+	if s.topics > 1 {
+		name += " (" + s.id.Topic + ")"
+	}
+	info := []string{plural(live, "source partition", "source partitions")}
+	if deleted > 0 {
+		info = append(info, count(deleted)+" deleted")
+	}
+	if suspect > 0 {
+		info = append(info, "⚠ "+count(suspect)+" suspect")
+	}
+	title := titleLine(s.st, s.width, "Connectors › "+name, info, s.list.viewInfo())
+	empty := "No source partitions: the connector has no offsets in this topic."
+	if s.list.filter != "" && len(s.list.items) > 0 {
+		empty = fmt.Sprintf("No source partition contains %q.", s.list.filter)
+	}
+	return title + "\n" + s.list.view(empty)
+}
+
+func (s *partitionsScreen) ShortHelp() []key.Binding {
+	return []key.Binding{s.km.Open, backBinding(s.km, s.list.filter, true), s.km.Filter, s.km.Sort, s.km.Unparseable, s.km.Help, s.km.Quit}
+}
+
+func (s *partitionsScreen) FullHelp() [][]key.Binding {
+	return tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.list.filter, true), true, true)
+}
