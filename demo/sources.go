@@ -200,7 +200,8 @@ func (s *fileStream) next(rng *rand.Rand, now time.Time) dataRecord {
 	line := fmt.Sprintf("%s INFO  [worker-%d] request handled in %dms path=/api/v1/items/%d",
 		now.UTC().Format(time.RFC3339Nano), rng.IntN(8), rng.IntN(900), rng.IntN(100000))
 	if n := rng.IntN(120); n > 0 {
-		line += " trace=" + strconv.FormatUint(rng.Uint64(), 36)[:min(n, 12)]
+		trace := strconv.FormatUint(rng.Uint64(), 36) // 1 to 13 digits
+		line += " trace=" + trace[:min(n, len(trace))]
 	}
 	s.pos += int64(len(line)) + 1 // the newline
 	return dataRecord{topic: s.topic, partition: -1, value: []byte(line)}
