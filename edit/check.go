@@ -18,8 +18,10 @@ type NotStoppedError struct {
 	Tasks            int
 }
 
+// Error carries Connect's own words for the rule (KIP-875), which operators
+// know from the REST API, after the state koff saw.
 func (e *NotStoppedError) Error() string {
-	return fmt.Sprintf("connector %s is %s: stop it first (koff stop %s); a running task overwrites offsets at its next flush", e.Connector, e.State, e.Connector)
+	return fmt.Sprintf("%s is %s. Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/%s/stop' endpoint", e.Connector, e.State, e.Connector)
 }
 
 // ConflictError refuses an edit whose offsets moved after it was planned.

@@ -1,0 +1,173 @@
+package edit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"koff/connect"
+	"koff/demo"
+	"koff/kafka"
+	"koff/model"
+)
+
+// demoHarness is the demo cluster with its Connect REST emulator, a live
+// tailer, and an Editor that talks REST.
+func demoHarness(t *testing.T) (*harness, *demo.Cluster) {
+	t.Helper()
+	c, err := demo.Start(context.Background(), demo.Options{FlushInterval: 200 * time.Millisecond, ConnectListen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	h := &harness{t: t, addr: c.Bootstrap(), store: model.NewStore(model.StoreOptions{}), kafka: kafka.Config{Brokers: []string{c.Bootstrap()}}}
+	tl := kafka.NewTailer(h.kafka, []string{"connect-offsets"}, h.store, kafka.TailerOptions{MaxWait: 100 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { tl.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	<-tl.CaughtUp()
+	rest, err := connect.New(connect.Config{URL: c.ConnectURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ed = &Editor{
+		Store: h.store, Kafka: h.kafka, REST: rest, Topics: []string{"connect-offsets"},
+		User: "tester", Audit: &AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
+	}
+	return h, c
+}
+
+const ordersPartition = `{"protocol":"1","table":"shop.public.orders"}`
+
+func incrementing(t *testing.T, raw string) int64 {
+	t.Helper()
+	o, err := model.ParseOffset([]byte(raw))
+	if err != nil {
+		t.Fatalf("offset %s: %v", raw, err)
+	}
+	v, _ := o.Get("incrementing")
+	num, _ := v.(json.Number)
+	n, err := num.Int64()
+	if err != nil {
+		t.Fatalf("incrementing in %s: %v", raw, err)
+	}
+	return n
+}
+
+func (h *harness) ordersRow() model.PartitionRow {
+	for _, r := range h.rows("jdbc-shop") {
+		if r.Partition == ordersPartition {
+			return r
+		}
+	}
+	h.t.Fatal("no orders partition")
+	return model.PartitionRow{}
+}
+
+func TestRESTEditRefusedWhileRunning(t *testing.T) {
+	h, _ := demoHarness(t)
+	ctx := context.Background()
+	plan, err := h.ed.Plan(ctx, Request{Connector: "jdbc-shop", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, ordersPartition), Offset: mustOffset(t, `{"incrementing":1}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.State != "RUNNING" || plan.Path != PathREST {
+		t.Fatalf("plan state %q path %q (%s)", plan.State, plan.Path, plan.PathReason)
+	}
+	_, err = h.ed.Apply(ctx, plan)
+	var ns *NotStoppedError
+	want := "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/jdbc-shop/stop' endpoint"
+	if !errors.As(err, &ns) || !strings.HasSuffix(err.Error(), want) || !strings.HasPrefix(err.Error(), "jdbc-shop is RUNNING") {
+		t.Errorf("apply while RUNNING: %v", err)
+	}
+}
+
+// The whole flow an operator runs: stop, move an offset back through REST,
+// resume, and the connector continues from the new offset.
+func TestRESTStopPatchResumeContinuesFromNewOffset(t *testing.T) {
+	h, _ := demoHarness(t)
+	ctx := context.Background()
+	if err := h.ed.StopConnector(ctx, "jdbc-shop"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the final flush to be read", func() bool { return time.Since(h.ordersRow().Updated) > 300*time.Millisecond })
+	old := incrementing(t, h.ordersRow().Offset)
+	target := old / 2
+	plan, err := h.ed.Plan(ctx, Request{Connector: "jdbc-shop", Kind: KindSet, Items: []Item{{
+		Partition: mustPartition(t, `{"table":"shop.public.orders","protocol":"1"}`),
+		Offset:    mustOffset(t, `{"incrementing":`+strconv.FormatInt(target, 10)+`}`),
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.State != "STOPPED" || plan.Path != PathREST {
+		t.Fatalf("plan state %q path %q (%s)", plan.State, plan.Path, plan.PathReason)
+	}
+	res, err := h.ed.Apply(ctx, plan)
+	if err != nil || !res.Verified {
+		t.Fatalf("apply: %v (verified %v)", err, res.Verified)
+	}
+	if !strings.Contains(res.Message, "have been altered successfully") {
+		t.Errorf("Connect's message = %q", res.Message)
+	}
+	if got := incrementing(t, h.ordersRow().Offset); got != target {
+		t.Fatalf("stored offset %d, want %d", got, target)
+	}
+	if err := h.ed.ResumeConnector(ctx, "jdbc-shop"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the resumed connector to flush", func() bool { return incrementing(t, h.ordersRow().Offset) != target })
+	if got := incrementing(t, h.ordersRow().Offset); got <= target || got >= old {
+		t.Errorf("after resume the connector flushed %d: want it to continue from %d (below the old %d)", got, target, old)
+	}
+}
+
+func TestRESTResetAllOnStoppedConnector(t *testing.T) {
+	h, _ := demoHarness(t)
+	ctx := context.Background()
+	if err := h.ed.StopConnector(ctx, "mm2-primary"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the final flush", func() bool {
+		for _, r := range h.rows("mm2-primary") {
+			if time.Since(r.Updated) < 300*time.Millisecond {
+				return false
+			}
+		}
+		return true
+	})
+	plan, err := h.ed.Plan(ctx, Request{Connector: "mm2-primary", Kind: KindResetAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Path != PathREST || len(plan.Changes) != 24 {
+		t.Fatalf("path %s (%s), %d changes", plan.Path, plan.PathReason, len(plan.Changes))
+	}
+	res, err := h.ed.Apply(ctx, plan)
+	if err != nil || !res.Verified || !strings.Contains(res.Message, "have been reset successfully") {
+		t.Fatalf("reset: %v %+v", err, res)
+	}
+	for _, r := range h.rows("mm2-primary") {
+		if !r.Deleted {
+			t.Errorf("%s survived the reset", r.Partition)
+		}
+	}
+}
+
+func TestRESTUnknownConnector(t *testing.T) {
+	h, _ := demoHarness(t)
+	_, err := h.ed.Plan(context.Background(), Request{Connector: "nosuch", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"a":"b"}`), Offset: mustOffset(t, `{"o":1}`)}}})
+	var ce *connect.Error
+	if !errors.As(err, &ce) || ce.Status != 404 || err.Error() != "No status found for connector nosuch" {
+		t.Errorf("plan for an unknown connector: %v", err)
+	}
+	if err := h.ed.StopConnector(context.Background(), "nosuch"); err == nil || err.Error() != "Unknown connector nosuch" {
+		t.Errorf("stop of an unknown connector: %v", err)
+	}
+}
