@@ -29,6 +29,15 @@ type Options struct {
 	// StallAfter is when the stalling connector (jdbc-legacy) stops
 	// flushing, counted from its task's start; 1m when zero.
 	StallAfter time.Duration
+	// ConnectListen is where the Connect REST emulator listens, e.g.
+	// "127.0.0.1:8083", or "127.0.0.1:0" for a free loopback port; empty:
+	// no REST API. See ConnectURL.
+	ConnectListen string
+	// ConnectVersion is the Connect version the REST emulator reports in
+	// GET / and emulates: before 3.5 there is no stop and no offsets
+	// endpoint, before 3.6 no PATCH or DELETE of offsets.
+	// DefaultConnectVersion when empty.
+	ConnectVersion string
 	// Logf receives diagnostics from many goroutines at once, so it must be
 	// safe for concurrent use; nil discards them. The package never prints
 	// to stdout or stderr itself.
@@ -42,6 +51,8 @@ type Cluster struct {
 	w          *worker
 	connectors map[string]*connector
 	names      []string
+	rest       *restServer // nil without Options.ConnectListen
+	held       sync.Map    // paused connector name → offsets its tasks held (rest_pause.go)
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -148,9 +159,24 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	if opts.ConnectListen != "" {
+		if c.rest, err = startREST(c, opts.ConnectListen, opts.ConnectVersion); err != nil {
+			return nil, err
+		}
+		logf("connect REST on %s (version %s)", c.rest.url, c.rest.version)
+	}
 	logf("demo cluster on %s: %d connectors, %d tasks, flush every %s", w.bootstrap, len(c.names), w.totalTasks, w.flushInterval)
 	ok = true
 	return c, nil
+}
+
+// ConnectURL returns the Connect REST emulator's base URL,
+// "http://127.0.0.1:PORT", or "" when Options.ConnectListen was empty.
+func (c *Cluster) ConnectURL() string {
+	if c.rest == nil {
+		return ""
+	}
+	return c.rest.url
 }
 
 // Bootstrap returns the broker address, "127.0.0.1:PORT".
@@ -179,7 +205,8 @@ func (c *Cluster) Connector(name string) (info ConnectorInfo, ok bool) {
 	return info, true
 }
 
-// ConnectorState returns "RUNNING" or "STOPPED", or "" for an unknown name.
+// ConnectorState returns "RUNNING", "PAUSED" or "STOPPED", or "" for an
+// unknown name.
 func (c *Cluster) ConnectorState(name string) string {
 	conn, ok := c.connectors[name]
 	if !ok {
@@ -191,7 +218,9 @@ func (c *Cluster) ConnectorState(name string) string {
 }
 
 // StopConnector stops a connector's tasks after a final offset flush, as
-// PUT /connectors/NAME/stop does. Stopping a stopped connector does nothing.
+// PUT /connectors/NAME/stop does. Stopping a stopped connector does nothing;
+// a paused one (whose tasks are already stopped) forgets its offsets, so a
+// resume reads them from the topic.
 func (c *Cluster) StopConnector(name string) error {
 	conn, ok := c.connectors[name]
 	if !ok {
@@ -199,6 +228,11 @@ func (c *Cluster) StopConnector(name string) error {
 	}
 	conn.mu.Lock()
 	defer conn.mu.Unlock()
+	if conn.state == statePaused {
+		c.held.Delete(name)
+		conn.state = stateStopped
+		c.w.logf("connector %s stopped", name)
+	}
 	if conn.stop() {
 		c.w.logf("connector %s stopped", name)
 	}
@@ -208,8 +242,9 @@ func (c *Cluster) StopConnector(name string) error {
 // ResumeConnector starts a stopped connector's tasks again. They re-read
 // their offsets from the offsets topic (exact key bytes, latest record in the
 // key's partition, a tombstone meaning start from scratch), so an offset
-// edited while the connector was stopped is where it continues. Resuming a
-// running connector does nothing.
+// edited while the connector was stopped is where it continues. A paused
+// connector continues from the offsets its tasks held (see PauseConnector).
+// Resuming a running connector does nothing.
 func (c *Cluster) ResumeConnector(name string) error {
 	conn, ok := c.connectors[name]
 	if !ok {
@@ -223,19 +258,28 @@ func (c *Cluster) ResumeConnector(name string) error {
 	if conn.state == stateRunning {
 		return nil
 	}
-	if err := conn.start(context.Background()); err != nil {
+	var err error
+	if conn.state == statePaused {
+		err = c.unpause(conn)
+	} else {
+		err = conn.start(context.Background())
+	}
+	if err != nil {
 		return err
 	}
 	c.w.logf("connector %s resumed", name)
 	return nil
 }
 
-// Close stops every connector (each task flushing its offsets one last
-// time), then the broker. It waits for all goroutines and frees the port.
-// It is idempotent.
+// Close stops the REST emulator, every connector (each task flushing its
+// offsets one last time), then the broker. It waits for all goroutines and
+// frees the ports. It is idempotent.
 func (c *Cluster) Close() {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
+		if c.rest != nil {
+			c.rest.close()
+		}
 		for _, name := range c.names {
 			conn := c.connectors[name]
 			conn.mu.Lock()

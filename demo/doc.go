@@ -70,4 +70,45 @@
 // tasks, which re-read their offsets by exact key bytes from the latest record
 // in the key's partition (a tombstone or no record: start from scratch), so
 // an edit visibly changes where the connector continues.
+//
+// # Connect REST emulator
+//
+// With Options.ConnectListen set, Start also serves the part of Connect's
+// REST API koff uses, at ConnectURL(), with Connect's status codes, JSON
+// shapes and exact messages (Options.ConnectVersion, default 3.9.0, is what
+// GET / reports; before 3.5 there is no stop or offsets endpoint, before 3.6
+// no PATCH or DELETE of offsets):
+//
+//	GET    /                          {"version","commit","kafka_cluster_id"}
+//	GET    /connectors                names; ?expand=status&expand=info: keyed by name
+//	GET    /connectors/NAME           info: name, config, tasks, type
+//	GET    /connectors/NAME/status    RUNNING, PAUSED (tasks PAUSED) or STOPPED (tasks [])
+//	GET    /connectors/NAME/config    flat string map
+//	GET    /connectors/NAME/topics    the data topics it produced to
+//	PUT    /connectors/NAME/stop      204; pause, resume: 202
+//	GET    /connectors/NAME/offsets   any state
+//	PATCH  /connectors/NAME/offsets   STOPPED only
+//	DELETE /connectors/NAME/offsets   STOPPED only
+//
+// Offsets are computed and written as Connect's worker does, including its
+// pitfalls: GET replays the whole offsets topic and looks each of the
+// connector's partitions (by content) up under the key its map serialises
+// to in Java HashMap order, so a partition stored only under other key
+// bytes (another field order) shows "offset":null; PATCH writes one record per partition, key
+// model.RESTKey in its murmur2 partition, value model.RESTValue or a
+// tombstone; DELETE tombstones every partition under its HashMap-order key,
+// so a record stored under other bytes survives. Bodies are checked in
+// Connect's order, malformed ones get Jackson's messages with status 500,
+// and an empty body gets the NullPointerException Connect answers it with.
+// FileStream and MirrorMaker connectors validate offsets and say "The
+// offsets for this connector have been altered successfully", as their
+// alterOffsets do since Kafka 3.6; the others get the longer
+// framework-managed message.
+//
+// PauseConnector pauses like Connect: tasks stay listed as PAUSED, nothing
+// is produced or flushed, and a resume continues from the offsets the tasks
+// held rather than from the topic. Errors for unknown paths and methods are
+// Jersey's (404 "HTTP 404 Not Found", 405 "HTTP 405 Method Not Allowed");
+// creating, deleting and restarting connectors and the task endpoints are
+// not emulated.
 package demo

@@ -1,0 +1,130 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// readAll reads every partition of the offsets topic from its start to its
+// end as of the call, as a fresh KafkaOffsetBackingStore does when the REST
+// API starts one. Records come in partition order, each partition in offset
+// order; control records are left out.
+func (w *worker) readAll(ctx context.Context) ([]*kgo.Record, error) {
+	parts := make([]int32, w.offsetsPartitions)
+	for i := range parts {
+		parts[i] = int32(i)
+	}
+	start, err := topicOffsets(ctx, w.client, w.offsetsTopic, parts, -2)
+	if err != nil {
+		return nil, err
+	}
+	end, err := topicOffsets(ctx, w.client, w.offsetsTopic, parts, -1)
+	if err != nil {
+		return nil, err
+	}
+	from := map[int32]kgo.Offset{}
+	for _, p := range parts {
+		if end[p] > start[p] {
+			from[p] = kgo.NewOffset().At(start[p])
+		}
+	}
+	byPart := make([][]*kgo.Record, w.offsetsPartitions)
+	if len(from) > 0 {
+		cl, err := kgo.NewClient(
+			kgo.SeedBrokers(w.bootstrap),
+			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.offsetsTopic: from}),
+			// Markers occupy offsets too: keeping them shows the end even
+			// when a partition ends with one.
+			kgo.KeepControlRecords(),
+			kgo.FetchMaxWait(100*time.Millisecond),
+			kgo.WithLogger(kgoLogger{w.logf}),
+		)
+		if err != nil {
+			return nil, err
+		}
+		defer cl.Close()
+		for len(from) > 0 {
+			fs := cl.PollFetches(ctx)
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("read %s to its end: %w", w.offsetsTopic, err)
+			}
+			fs.EachError(func(t string, p int32, err error) {
+				w.logf("read %s[%d]: %v", t, p, err)
+			})
+			fs.EachRecord(func(r *kgo.Record) {
+				if r.Offset >= end[r.Partition] {
+					return // written after the call
+				}
+				if !r.Attrs.IsControl() {
+					byPart[r.Partition] = append(byPart[r.Partition], r)
+				}
+				if r.Offset >= end[r.Partition]-1 {
+					delete(from, r.Partition)
+				}
+			})
+		}
+	}
+	var all []*kgo.Record
+	for _, rs := range byPart {
+		all = append(all, rs...)
+	}
+	return all, nil
+}
+
+// topicOffsets asks for the earliest (ts -2) or latest (ts -1) offset of
+// some partitions of a topic.
+func topicOffsets(ctx context.Context, cl *kgo.Client, topic string, parts []int32, ts int64) (map[int32]int64, error) {
+	req := kmsg.NewPtrListOffsetsRequest()
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = topic
+	for _, p := range parts {
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition = p
+		rp.Timestamp = ts
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return nil, fmt.Errorf("list offsets of %s: %w", topic, err)
+	}
+	out := make(map[int32]int64, len(parts))
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return nil, fmt.Errorf("list offsets of %s[%d]: %w", t.Topic, p.Partition, err)
+			}
+			out[p.Partition] = p.Offset
+		}
+	}
+	return out, nil
+}
+
+// producedTo returns those of a connector's data topics that hold records.
+// Every data topic has one writer, its connector, so this is the set
+// Connect's topic tracking reports: the topics its tasks produced to.
+func (w *worker) producedTo(ctx context.Context, topics []topicSpec) ([]string, error) {
+	var out []string
+	for _, t := range topics {
+		parts := make([]int32, t.partitions)
+		for i := range parts {
+			parts[i] = int32(i)
+		}
+		end, err := topicOffsets(ctx, w.client, t.name, parts, -1)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range end {
+			if n > 0 {
+				out = append(out, t.name)
+				break
+			}
+		}
+	}
+	return out, nil
+}
