@@ -39,17 +39,28 @@ func runDashboard(g *Globals, _ any, args []string, env Env) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if g.Demo {
-		c, err := startDemo(ctx, g, "127.0.0.1:0", time.Minute)
+		c, err := startDemo(ctx, g, "127.0.0.1:0", "127.0.0.1:0", time.Minute)
 		if err != nil {
 			return err
 		}
 		defer c.Close()
 		g.Bootstrap = []string{c.Bootstrap()}
 		g.OffsetsTopics = []string{c.OffsetsTopic()}
+		g.ConnectURL = c.ConnectURL()
+	}
+	rest, err := g.connectClient()
+	if err != nil {
+		return err
 	}
 	store := model.NewStore(model.StoreOptions{})
 	_, done := startTailer(ctx, g, store)
-	defer func() { cancel(); <-done }()
+	polled := make(chan struct{})
+	if rest != nil {
+		go func() { rest.Poll(ctx, g.Refresh, store); close(polled) }()
+	} else {
+		close(polled)
+	}
+	defer func() { cancel(); <-done; <-polled }()
 
 	m := ui.New(ui.Options{
 		Source:    store,
