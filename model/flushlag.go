@@ -1,0 +1,183 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"sort"
+	"time"
+)
+
+// FlushStatus judges how fresh a source connector's committed offsets are.
+type FlushStatus string
+
+const (
+	FlushOK      FlushStatus = "ok"      // flushed within 1.5× its interval
+	FlushLate    FlushStatus = "late"    // within 3×
+	FlushStalled FlushStatus = "stalled" // older, while it runs or its topics grow
+	FlushIdle    FlushStatus = "idle"    // older, and nothing was produced
+	FlushUnknown FlushStatus = "unknown" // older, and no evidence either way; or no flush seen
+)
+
+// FlushInputs are what koff knows beyond the offsets topic.
+type FlushInputs struct {
+	// Configured is --flush-interval (0: estimate from the flushes seen).
+	Configured time.Duration
+	// State is the connector's state from REST ("" unknown).
+	State string
+	// Unflushed is the number of records written to the connector's topics
+	// since its last flush; -1 when its topics are unknown.
+	Unflushed int64
+}
+
+// FlushReport is a source connector's flush lag.
+type FlushReport struct {
+	Last     time.Time // end of the newest flush
+	Age      time.Duration
+	Interval time.Duration
+	// IntervalSource is "configured", "estimated", or "" when unknown.
+	IntervalSource string
+	Status         FlushStatus
+	// Reason says why, in a few words, for tables and `koff status`.
+	Reason    string
+	Unflushed int64
+}
+
+// EstimateInterval is the median gap between the starts of recent flush
+// events, or 0 with fewer than two events.
+func EstimateInterval(events []FlushEvent) time.Duration {
+	if len(events) > 17 {
+		events = events[len(events)-17:]
+	}
+	var gaps []time.Duration
+	for i := 1; i < len(events); i++ {
+		if g := events[i].Start.Sub(events[i-1].Start); g > 0 {
+			gaps = append(gaps, g)
+		}
+	}
+	if len(gaps) == 0 {
+		return 0
+	}
+	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
+	m := len(gaps) / 2
+	if len(gaps)%2 == 0 {
+		return (gaps[m-1] + gaps[m]) / 2
+	}
+	return gaps[m]
+}
+
+// AssessFlush judges a source connector's flush events at time now.
+func AssessFlush(events []FlushEvent, now time.Time, in FlushInputs) FlushReport {
+	r := FlushReport{Status: FlushUnknown, Unflushed: in.Unflushed}
+	switch {
+	case in.Configured > 0:
+		r.Interval, r.IntervalSource = in.Configured, "configured"
+	default:
+		if est := EstimateInterval(events); est > 0 {
+			r.Interval, r.IntervalSource = est, "estimated"
+		}
+	}
+	if len(events) == 0 {
+		r.Reason = "no flush seen"
+		return r
+	}
+	r.Last = events[len(events)-1].End
+	r.Age = max(now.Sub(r.Last), 0)
+	if r.Interval == 0 {
+		r.Reason = "one flush seen: interval unknown"
+		return r
+	}
+	switch ratio := float64(r.Age) / float64(r.Interval); {
+	case ratio <= 1.5:
+		r.Status, r.Reason = FlushOK, "flushing"
+	case ratio <= 3:
+		r.Status, r.Reason = FlushLate, fmt.Sprintf("%.1f× its interval", ratio)
+	case in.Unflushed > 0:
+		r.Status, r.Reason = FlushStalled, fmt.Sprintf("%d records written since its last flush", in.Unflushed)
+	case in.State == "RUNNING":
+		r.Status, r.Reason = FlushStalled, "RUNNING but not flushing"
+	case in.Unflushed == 0:
+		r.Status, r.Reason = FlushIdle, "nothing produced since its last flush"
+	case in.State != "":
+		r.Status, r.Reason = FlushIdle, "connector is "+in.State
+	default:
+		r.Reason = fmt.Sprintf("no flush for %.0f× its interval; state unknown", ratio)
+	}
+	return r
+}
+
+// Rates is the progress per second of each numeric field of a partition's
+// offset over its recent updates (fields that are not integers, or that
+// went backwards, are left out).
+func Rates(history []Update) map[string]float64 {
+	var first, last *Update
+	for i := range history {
+		if history[i].Value == nil {
+			first, last = nil, nil // a reset restarts the count
+			continue
+		}
+		if first == nil {
+			first = &history[i]
+		}
+		last = &history[i]
+	}
+	if first == nil || last == first {
+		return nil
+	}
+	secs := last.Time.Sub(first.Time).Seconds()
+	if secs <= 0 {
+		return nil
+	}
+	a, err1 := ParseOffset(first.Value)
+	b, err2 := ParseOffset(last.Value)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, f := range b {
+		from, ok := a.Get(f.Name)
+		if !ok {
+			continue
+		}
+		d, ok := NumberDelta(from, f.Value)
+		if !ok || d < 0 {
+			continue
+		}
+		out[f.Name] = d / secs
+	}
+	return out
+}
+
+// NumberDelta is b−a for two integer JSON numbers, as a float64 for rates.
+// It is exact in big.Int before the conversion, so huge offsets (LSNs near
+// 2^63) with small differences give exact small deltas.
+func NumberDelta(a, b any) (float64, bool) {
+	x, ok1 := a.(json.Number)
+	y, ok2 := b.(json.Number)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	bx, ok1 := new(big.Int).SetString(string(x), 10)
+	by, ok2 := new(big.Int).SetString(string(y), 10)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	f, _ := new(big.Float).SetInt(by.Sub(by, bx)).Float64()
+	return f, true
+}
+
+// StalePartitions lists source partitions whose offset has not moved for
+// more than three flush intervals while their connector kept flushing:
+// idle sources, or tasks that lost track of a partition.
+func StalePartitions(rows []PartitionRow, report FlushReport, now time.Time) []PartitionRow {
+	if report.Status != FlushOK || report.Interval == 0 {
+		return nil
+	}
+	var out []PartitionRow
+	for _, r := range rows {
+		if !r.Deleted && now.Sub(r.Updated) > 3*report.Interval {
+			out = append(out, r)
+		}
+	}
+	return out
+}

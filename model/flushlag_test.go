@@ -1,0 +1,105 @@
+package model
+
+import (
+	"testing"
+	"time"
+)
+
+// flushesEvery makes n flush events, every d, ending at t0.
+func flushesEvery(n int, d time.Duration) []FlushEvent {
+	var ev []FlushEvent
+	for i := n - 1; i >= 0; i-- {
+		at := t0.Add(-time.Duration(i) * d)
+		ev = append(ev, FlushEvent{Start: at, End: at.Add(20 * time.Millisecond), Records: 3})
+	}
+	return ev
+}
+
+func TestEstimateIntervalIsTheMedianGap(t *testing.T) {
+	ev := flushesEvery(12, 5*time.Second)
+	// One late flush and one missed interval do not move the median.
+	ev[5].Start, ev[5].End = ev[5].Start.Add(2*time.Second), ev[5].End.Add(2*time.Second)
+	ev = append(ev[:8], ev[9:]...)
+	if got := EstimateInterval(ev); got != 5*time.Second {
+		t.Errorf("estimate = %s, want 5s", got)
+	}
+	if got := EstimateInterval(flushesEvery(1, time.Second)); got != 0 {
+		t.Errorf("one event: %s, want 0 (unknown)", got)
+	}
+}
+
+func TestAssessFlushStatuses(t *testing.T) {
+	ev := flushesEvery(5, 10*time.Second)
+	last := ev[len(ev)-1].End
+	cases := []struct {
+		name     string
+		age      time.Duration
+		in       FlushInputs
+		want     FlushStatus
+		source   string
+		interval time.Duration
+	}{
+		{"just flushed", 2 * time.Second, FlushInputs{Unflushed: -1}, FlushOK, "estimated", 10 * time.Second},
+		{"at 1.5×", 15 * time.Second, FlushInputs{Unflushed: -1}, FlushOK, "estimated", 10 * time.Second},
+		{"late", 25 * time.Second, FlushInputs{Unflushed: -1}, FlushLate, "estimated", 10 * time.Second},
+		{"configured interval wins", 25 * time.Second, FlushInputs{Configured: time.Minute, Unflushed: -1}, FlushOK, "configured", time.Minute},
+		{"stalled: running", 40 * time.Second, FlushInputs{State: "RUNNING", Unflushed: -1}, FlushStalled, "estimated", 10 * time.Second},
+		{"stalled: topics grew", 40 * time.Second, FlushInputs{Unflushed: 120}, FlushStalled, "estimated", 10 * time.Second},
+		{"idle: nothing produced", 40 * time.Second, FlushInputs{Unflushed: 0}, FlushIdle, "estimated", 10 * time.Second},
+		{"idle: stopped", 40 * time.Second, FlushInputs{State: "STOPPED", Unflushed: -1}, FlushIdle, "estimated", 10 * time.Second},
+		{"unknown without evidence", 40 * time.Second, FlushInputs{Unflushed: -1}, FlushUnknown, "estimated", 10 * time.Second},
+	}
+	for _, c := range cases {
+		r := AssessFlush(ev, last.Add(c.age), c.in)
+		if r.Status != c.want || r.IntervalSource != c.source || r.Interval != c.interval || r.Age != c.age {
+			t.Errorf("%s: %+v, want %s (%s %s)", c.name, r, c.want, c.source, c.interval)
+		}
+		if r.Reason == "" {
+			t.Errorf("%s: no reason", c.name)
+		}
+	}
+	if r := AssessFlush(nil, t0, FlushInputs{Unflushed: -1}); r.Status != FlushUnknown || r.Reason != "no flush seen" {
+		t.Errorf("no events: %+v", r)
+	}
+	// Running and stalled, and a new flush arrives: ok again.
+	ev = append(ev, FlushEvent{Start: last.Add(45 * time.Second), End: last.Add(45 * time.Second), Records: 1})
+	if r := AssessFlush(ev, last.Add(46*time.Second), FlushInputs{State: "RUNNING", Unflushed: -1}); r.Status != FlushOK {
+		t.Errorf("after a new flush: %+v", r)
+	}
+}
+
+func TestRatesAreExactForHugeOffsets(t *testing.T) {
+	h := []Update{
+		{Time: t0, Value: []byte(`{"lsn":1152921504606846976,"file":"x","pos":10}`)},
+		{Time: t0.Add(5 * time.Second), Value: []byte(`{"lsn":1152921504606847476,"file":"y","pos":5}`)},
+		{Time: t0.Add(10 * time.Second), Value: []byte(`{"lsn":1152921504606847976,"file":"y","pos":8}`)},
+	}
+	r := Rates(h)
+	if r["lsn"] != 100 || len(r) != 1 {
+		t.Errorf("rates = %v, want lsn 100/s only (pos went backwards, file is text)", r)
+	}
+	if Rates(h[:1]) != nil {
+		t.Error("one update has no rate")
+	}
+	withReset := []Update{h[0], {Time: t0.Add(time.Second)}, h[1], h[2]}
+	if r := Rates(withReset); r["lsn"] != 100 {
+		t.Errorf("rates after a reset = %v, want counted from the reset", r)
+	}
+}
+
+func TestStalePartitions(t *testing.T) {
+	report := FlushReport{Status: FlushOK, Interval: 5 * time.Second}
+	rows := []PartitionRow{
+		{Partition: "a", Updated: t0.Add(-2 * time.Second)},
+		{Partition: "b", Updated: t0.Add(-time.Minute)},
+		{Partition: "c", Updated: t0.Add(-time.Minute), Deleted: true},
+	}
+	got := StalePartitions(rows, report, t0)
+	if len(got) != 1 || got[0].Partition != "b" {
+		t.Errorf("stale = %+v", got)
+	}
+	report.Status = FlushStalled
+	if StalePartitions(rows, report, t0) != nil {
+		t.Error("a stalled connector's partitions are not individually stale")
+	}
+}
