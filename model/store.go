@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,7 @@ type Store struct {
 	records     int64
 	status      TailStatus
 	rest        RESTStatus
+	groups      map[string]*sinkGroup
 }
 
 type connector struct {
@@ -266,6 +268,29 @@ func compact(raw []byte) string {
 	return buf.String()
 }
 
+// joinREST fills a row's REST state, type, own offsets topic, orphan mark
+// and sink lag.
+func (s *Store) joinREST(r *ConnectorRow) {
+	r.REST, r.InREST = s.rest.Connectors[r.ID.Name]
+	r.Type = "source"
+	if r.InREST {
+		if r.REST.Type != "" && r.REST.Type != "unknown" {
+			r.Type = r.REST.Type
+		}
+		r.OwnTopic = strings.TrimSpace(r.REST.Config["offsets.storage.topic"])
+	} else if s.rest.Connectors != nil && s.rest.Err == "" {
+		r.Orphaned = true
+	}
+	if r.Type == "sink" {
+		if g := s.groups[SinkGroupName(r.ID.Name, r.REST.Config)]; g != nil {
+			sum := g.summary()
+			r.Sink = &sum
+		} else {
+			r.Sink = &SinkSummary{Group: SinkGroupName(r.ID.Name, r.REST.Config)}
+		}
+	}
+}
+
 func (s *Store) flags(e *entry) Flags {
 	var f Flags
 	if s.keyHomes[e.id.Topic][e.id.Key] > 1 {
@@ -295,7 +320,22 @@ type ConnectorRow struct {
 	// false when koff has no REST view or the connector is not listed there.
 	REST   ConnectorState
 	InREST bool
+	// Type is source or sink: REST's word when it has one, else sink for a
+	// connect-* consumer group and source for offsets-topic records.
+	Type string
+	// Orphaned: REST answers, but no longer lists a connector that still
+	// has offsets; a new connector of the same name would resume from them.
+	Orphaned bool
+	// OwnTopic is the connector's offsets.storage.topic from REST, if set:
+	// then that topic is authoritative for its tasks.
+	OwnTopic string
+	// Sink is the consumer group lag of a sink connector (nil for sources).
+	Sink *SinkSummary
 }
+
+// Authoritative reports whether this row's offsets topic is the one the
+// connector's tasks read.
+func (r ConnectorRow) Authoritative() bool { return r.OwnTopic == "" || r.OwnTopic == r.ID.Topic }
 
 // Connectors returns every connector, sorted by offsets topic then name.
 func (s *Store) Connectors() []ConnectorRow {
@@ -316,18 +356,34 @@ func (s *Store) Connectors() []ConnectorRow {
 				r.Suspect++
 			}
 		}
-		r.REST, r.InREST = s.rest.Connectors[c.id.Name]
+		s.joinREST(&r)
 		rows = append(rows, r)
 	}
-	// Connectors REST knows that have no source offsets yet (new ones, sinks).
+	// Connectors REST knows that have no source offsets (new ones, sinks).
 	withOffsets := make(map[string]bool, len(s.connectors))
 	for id := range s.connectors {
 		withOffsets[id.Name] = true
 	}
+	claimed := map[string]bool{}
 	for name, st := range s.rest.Connectors {
-		if !withOffsets[name] {
-			rows = append(rows, ConnectorRow{ID: ConnectorID{Name: name}, REST: st, InREST: true})
+		if st.Type == "sink" {
+			claimed[SinkGroupName(name, st.Config)] = true
 		}
+		if !withOffsets[name] {
+			r := ConnectorRow{ID: ConnectorID{Name: name}}
+			s.joinREST(&r)
+			rows = append(rows, r)
+		}
+	}
+	// Without REST (or for sinks it no longer lists), connect-* groups are sinks.
+	for name, g := range s.groups {
+		if claimed[name] || !strings.HasPrefix(name, "connect-") {
+			continue
+		}
+		sum := g.summary()
+		r := ConnectorRow{ID: ConnectorID{Name: strings.TrimPrefix(name, "connect-")}, Type: "sink", Sink: &sum}
+		r.Orphaned = s.rest.Connectors != nil && s.rest.Err == ""
+		rows = append(rows, r)
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].ID.Topic != rows[j].ID.Topic {

@@ -1,0 +1,217 @@
+package model
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// GroupPoll is one poll of a sink connector's consumer group.
+type GroupPoll struct {
+	Group string
+	// State is the group's state as the broker says it (Stable, Empty,
+	// PreparingRebalance, CompletingRebalance, Dead).
+	State      string
+	Members    int
+	Partitions []GroupPartition
+	// Err is the poll's error in one line ("" when it worked).
+	Err string
+}
+
+// GroupPartition is one topic-partition a group has committed an offset for.
+type GroupPartition struct {
+	TopicPartition
+	// Committed is the next offset the sink will consume; -1 for none.
+	Committed int64
+	// Start and End are the partition's log start and log-end offsets.
+	Start, End int64
+}
+
+// Lag is End − Committed (End − Start when nothing is committed).
+func (p GroupPartition) Lag() int64 {
+	c := p.Committed
+	if c < 0 {
+		c = p.Start
+	}
+	return max(p.End-c, 0)
+}
+
+// SinkGroupName is the consumer group of a sink connector: its
+// consumer.override.group.id, else connect-<name>.
+func SinkGroupName(name string, config map[string]string) string {
+	if g := strings.TrimSpace(config["consumer.override.group.id"]); g != "" {
+		return g
+	}
+	return "connect-" + name
+}
+
+type sinkGroup struct {
+	poll      GroupPoll
+	at        time.Time
+	committed map[TopicPartition]commitMark
+	lag       []lagPoint // ring of total lag per poll, oldest first
+}
+
+type commitMark struct {
+	offset int64
+	at     time.Time // when the committed offset last moved
+}
+
+type lagPoint struct {
+	at  time.Time
+	lag int64
+}
+
+const lagHistory = 30
+
+// SetGroups records a poll of sink consumer groups at time at. The commit
+// age of a partition is derived from when its committed offset last moved.
+func (s *Store) SetGroups(at time.Time, polls []GroupPoll) {
+	s.mu.Lock()
+	if s.groups == nil {
+		s.groups = map[string]*sinkGroup{}
+	}
+	seen := map[string]bool{}
+	for _, p := range polls {
+		seen[p.Group] = true
+		g := s.groups[p.Group]
+		if g == nil {
+			g = &sinkGroup{committed: map[TopicPartition]commitMark{}}
+			s.groups[p.Group] = g
+		}
+		if p.Err != "" && g.poll.Partitions != nil && p.Partitions == nil {
+			// Keep the last numbers, marked stale by Err.
+			p.Partitions, p.State, p.Members = g.poll.Partitions, g.poll.State, g.poll.Members
+			g.poll = p
+			continue
+		}
+		g.poll, g.at = p, at
+		var total int64
+		for _, gp := range p.Partitions {
+			m, ok := g.committed[gp.TopicPartition]
+			if !ok || m.offset != gp.Committed {
+				g.committed[gp.TopicPartition] = commitMark{offset: gp.Committed, at: at}
+			}
+			total += gp.Lag()
+		}
+		if len(g.lag) >= lagHistory {
+			g.lag = g.lag[1:]
+		}
+		g.lag = append(g.lag, lagPoint{at: at, lag: total})
+	}
+	for name := range s.groups {
+		if !seen[name] {
+			delete(s.groups, name) // deleted (reset) groups disappear
+		}
+	}
+	s.mu.Unlock()
+	s.bump()
+}
+
+// SinkGroups lists the consumer groups REST says sinks use, for the lag
+// poller (which also finds every group named connect-*).
+func (s *Store) SinkGroups() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for name, c := range s.rest.Connectors {
+		if c.Type == "sink" {
+			out = append(out, SinkGroupName(name, c.Config))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SinkSummary is a sink connector's lag at a glance.
+type SinkSummary struct {
+	Group      string
+	State      string
+	Members    int
+	Partitions int
+	TotalLag   int64
+	// LastCommit is when any partition's committed offset last moved.
+	LastCommit time.Time
+	// Trend is shrinking, growing or steady over recent polls ("" until
+	// there are two); Rate is the lag's change per second.
+	Trend string
+	Rate  float64
+	// CatchUp is the time to reach zero lag at the current rate, when
+	// shrinking (0 otherwise).
+	CatchUp time.Duration
+	Err     string
+	At      time.Time
+}
+
+func (g *sinkGroup) summary() SinkSummary {
+	s := SinkSummary{Group: g.poll.Group, State: g.poll.State, Members: g.poll.Members, Partitions: len(g.poll.Partitions), Err: g.poll.Err, At: g.at}
+	for _, p := range g.poll.Partitions {
+		s.TotalLag += p.Lag()
+		if m := g.committed[p.TopicPartition]; m.at.After(s.LastCommit) && p.Committed >= 0 {
+			s.LastCommit = m.at
+		}
+	}
+	s.Trend, s.Rate = lagTrend(g.lag)
+	if s.Rate < 0 && s.TotalLag > 0 {
+		s.CatchUp = time.Duration(float64(s.TotalLag) / -s.Rate * float64(time.Second))
+	}
+	return s
+}
+
+// lagTrend fits the lag's change per second between the oldest and newest
+// polls of the last minute; within ±1% of the lag (or ±1 record/s) it is steady.
+func lagTrend(points []lagPoint) (string, float64) {
+	if len(points) < 2 {
+		return "", 0
+	}
+	last := points[len(points)-1]
+	first := points[0]
+	for _, p := range points {
+		if last.at.Sub(p.at) <= time.Minute {
+			first = p
+			break
+		}
+	}
+	secs := last.at.Sub(first.at).Seconds()
+	if secs <= 0 {
+		return "", 0
+	}
+	rate := float64(last.lag-first.lag) / secs
+	tol := max(float64(last.lag)*0.01/secs, 1/secs)
+	switch {
+	case rate > tol:
+		return "growing", rate
+	case rate < -tol:
+		return "shrinking", rate
+	}
+	return "steady", rate
+}
+
+// SinkPartitionRow is one topic-partition of a sink connector.
+type SinkPartitionRow struct {
+	GroupPartition
+	Lag int64
+	// CommittedAt is when the committed offset last moved (zero if never seen to).
+	CommittedAt time.Time
+}
+
+// SinkPartitions returns a group's partitions, sorted by topic-partition.
+func (s *Store) SinkPartitions(group string) []SinkPartitionRow {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g := s.groups[group]
+	if g == nil {
+		return nil
+	}
+	rows := make([]SinkPartitionRow, 0, len(g.poll.Partitions))
+	for _, p := range g.poll.Partitions {
+		rows = append(rows, SinkPartitionRow{GroupPartition: p, Lag: p.Lag(), CommittedAt: g.committed[p.TopicPartition].at})
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Topic != rows[j].Topic {
+			return rows[i].Topic < rows[j].Topic
+		}
+		return rows[i].Partition < rows[j].Partition
+	})
+	return rows
+}

@@ -1,0 +1,87 @@
+package model
+
+import (
+	"testing"
+	"time"
+)
+
+func gp(topic string, p int, committed, end int64) GroupPartition {
+	return GroupPartition{TopicPartition: TopicPartition{topic, p}, Committed: committed, End: end}
+}
+
+func TestSinkLagTrendAndCommitAge(t *testing.T) {
+	s := NewStore(StoreOptions{})
+	s.SetREST(RESTStatus{Connectors: map[string]ConnectorState{
+		"es":    {Name: "es", Type: "sink", State: "RUNNING", Config: map[string]string{"consumer.override.group.id": "es-v2"}},
+		"s3":    {Name: "s3", Type: "sink", State: "RUNNING"},
+		"jdbc":  {Name: "jdbc", Type: "source", State: "RUNNING", Config: map[string]string{"offsets.storage.topic": "crm-offsets"}},
+		"fresh": {Name: "fresh", Type: "sink", State: "RUNNING"},
+	}})
+	if g := s.SinkGroups(); len(g) != 3 || g[0] != "connect-fresh" || g[1] != "connect-s3" || g[2] != "es-v2" {
+		t.Fatalf("sink groups = %v", g)
+	}
+	// es falls behind by 100 records every 10s; s3 keeps up; a stray
+	// connect-old group has no connector in REST.
+	for i := 0; i < 4; i++ {
+		at := t0.Add(time.Duration(i) * 10 * time.Second)
+		s.SetGroups(at, []GroupPoll{
+			{Group: "es-v2", State: "Stable", Members: 2, Partitions: []GroupPartition{
+				gp("logs", 0, 1000+int64(i)*100, 1500+int64(i)*200), gp("logs", 1, 500, 600+int64(i)*100)}},
+			{Group: "connect-s3", State: "Stable", Members: 1, Partitions: []GroupPartition{gp("orders", 0, 100*int64(i), 100*int64(i)+2)}},
+			{Group: "connect-old", State: "Empty", Partitions: []GroupPartition{gp("orders", 0, 5, 400)}},
+		})
+	}
+	rows := map[string]ConnectorRow{}
+	for _, r := range s.Connectors() {
+		rows[r.ID.Name] = r
+	}
+	es := rows["es"]
+	if es.Type != "sink" || es.Sink == nil || es.Sink.Group != "es-v2" || es.Sink.Members != 2 {
+		t.Fatalf("es = %+v", es)
+	}
+	// lag: p0 (1500+600)-(1000+300)=800, p1 (600+300)-500=400 → 1200; was 600.
+	if es.Sink.TotalLag != 1200 || es.Sink.Trend != "growing" || es.Sink.Rate != 20 || es.Sink.CatchUp != 0 {
+		t.Errorf("es lag %d trend %s rate %v catch-up %s", es.Sink.TotalLag, es.Sink.Trend, es.Sink.Rate, es.Sink.CatchUp)
+	}
+	// p1's committed offset never moved: its commit age is from the first poll.
+	for _, p := range s.SinkPartitions("es-v2") {
+		want := t0.Add(30 * time.Second)
+		if p.Partition == 1 {
+			want = t0
+		}
+		if !p.CommittedAt.Equal(want) {
+			t.Errorf("es %s committed at %v, want %v", p.TopicPartition, p.CommittedAt, want)
+		}
+	}
+	if s3 := rows["s3"]; s3.Sink.TotalLag != 2 || s3.Sink.Trend != "steady" {
+		t.Errorf("s3 = %+v", s3.Sink)
+	}
+	if f := rows["fresh"]; f.Sink == nil || f.Sink.Group != "connect-fresh" || f.Sink.Partitions != 0 {
+		t.Errorf("a sink with no group yet = %+v", f.Sink)
+	}
+	if old := rows["old"]; old.Type != "sink" || !old.Orphaned || old.Sink.TotalLag != 395 {
+		t.Errorf("stray connect-old group = %+v", old)
+	}
+	if j := rows["jdbc"]; j.OwnTopic != "crm-offsets" || j.Type != "source" {
+		t.Errorf("jdbc = %+v", j)
+	}
+
+	// The lag shrinks: catch-up time follows the rate.
+	s.SetGroups(t0.Add(40*time.Second), []GroupPoll{{Group: "es-v2", State: "Stable", Members: 2, Partitions: []GroupPartition{gp("logs", 0, 2100, 2200), gp("logs", 1, 900, 900)}}})
+	if sum := sinkOf(s, "es"); sum.Trend != "shrinking" || sum.TotalLag != 100 || sum.CatchUp <= 0 {
+		t.Errorf("shrinking es = %+v", sum)
+	}
+	// A deleted group (a reset) disappears.
+	if s.SinkPartitions("connect-s3") != nil {
+		t.Error("connect-s3 was not in the last poll and should be gone")
+	}
+}
+
+func sinkOf(s *Store, name string) SinkSummary {
+	for _, r := range s.Connectors() {
+		if r.ID.Name == name && r.Sink != nil {
+			return *r.Sink
+		}
+	}
+	return SinkSummary{}
+}
