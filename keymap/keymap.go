@@ -7,9 +7,6 @@ package keymap
 import "charm.land/bubbles/v2/key"
 
 // KeyMap is every key koff's dashboard reacts to.
-//
-// Keys reserved for the edit actions that come later (e, x, X, n, S, R, u)
-// are deliberately unbound; TestReservedEditKeysAreFree keeps them free.
 type KeyMap struct {
 	// Moving the selection in a table, or scrolling the detail view.
 	Up, Down, PageUp, PageDown, Home, End key.Binding
@@ -25,11 +22,32 @@ type KeyMap struct {
 	Help        key.Binding
 	Quit        key.Binding
 
+	// Edit actions on the connectors and partitions tables. Each one leads
+	// to a confirmation dialog (Stop and Resume act at once: both are
+	// undone by the other). They are disabled in read-only sessions.
+	EditOffset   key.Binding // the selected source partition's offset
+	ResetOffset  key.Binding // tombstone the selected source partition
+	ResetAll     key.Binding // every offset of the selected connector
+	NewPartition key.Binding // an offset for a source partition not stored yet
+	Stop, Resume key.Binding // the selected connector, through Connect REST
+	Undo         key.Binding // the last edit in the audit log
+
 	// While the filter input has focus, printable keys are text: only these
 	// bindings act, so none of them may be a printable key.
 	FilterUp, FilterDown     key.Binding
 	FilterApply, FilterClear key.Binding
 	ForceQuit                key.Binding
+
+	// In the offset editor (a textarea), printable keys are text too.
+	// Submit opens the confirmation; enter submits only when the JSON is
+	// valid, and otherwise inserts a newline.
+	FormSubmit, FormNext, FormCancel key.Binding
+
+	// In the confirmation dialog, printable keys type the connector's name
+	// (reset all), so none of these may be printable either.
+	Confirm, StopApplyResume, Cancel key.Binding
+	DialogUp, DialogDown             key.Binding
+	DialogPageUp, DialogPageDown     key.Binding
 }
 
 // Default returns the standard bindings.
@@ -51,12 +69,40 @@ func Default() KeyMap {
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 
+		EditOffset:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit offset")),
+		ResetOffset:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "reset offset")),
+		ResetAll:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "reset connector")),
+		NewPartition: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new partition")),
+		Stop:         key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "stop connector")),
+		Resume:       key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resume connector")),
+		Undo:         key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo last edit")),
+
 		FilterUp:    key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "up")),
 		FilterDown:  key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "down")),
 		FilterApply: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 		FilterClear: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+
+		// ctrl+s reaches the program over SSH and in tmux: Bubble Tea puts
+		// the terminal in raw mode, which turns XON/XOFF flow control off.
+		FormSubmit: key.NewBinding(key.WithKeys("enter", "ctrl+s"), key.WithHelp("enter/ctrl+s", "review")),
+		FormNext:   key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "next field")),
+		FormCancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+
+		Confirm:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
+		StopApplyResume: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "stop → apply → resume")),
+		Cancel:          key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		DialogUp:        key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll up")),
+		DialogDown:      key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll down")),
+		DialogPageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		DialogPageDown:  key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
 	}
+}
+
+// EditBindings are the bindings that change something: a read-only session
+// disables all of them.
+func (k *KeyMap) EditBindings() []*key.Binding {
+	return []*key.Binding{&k.EditOffset, &k.ResetOffset, &k.ResetAll, &k.NewPartition, &k.Stop, &k.Resume, &k.Undo}
 }
 
 // Scope names, as returned by Scopes.
@@ -64,17 +110,26 @@ const (
 	ScopeTable  = "table"  // connectors, partitions and unparseable tables
 	ScopeDetail = "detail" // the partition detail view
 	ScopeFilter = "filter" // while typing a filter
+	ScopeForm   = "form"   // while typing JSON in the offset editor
+	ScopeDialog = "dialog" // the confirmation dialog (may hold a name input)
 )
+
+// TextScopes are the scopes in which printable keys must reach a text input.
+var TextScopes = []string{ScopeFilter, ScopeForm, ScopeDialog}
 
 // Scopes returns the bindings that are active at the same time, by scope:
 // within one scope no two enabled bindings may share a key.
 func (k KeyMap) Scopes() map[string][]key.Binding {
 	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
 	global := []key.Binding{k.Back, k.Unparseable, k.Help, k.Quit}
+	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo}
 	return map[string][]key.Binding{
-		ScopeTable:  concat(move, global, []key.Binding{k.Open, k.Filter, k.Sort}),
+		ScopeTable:  concat(move, global, []key.Binding{k.Open, k.Filter, k.Sort}, edits),
 		ScopeDetail: concat(move, global),
 		ScopeFilter: {k.FilterUp, k.FilterDown, k.FilterApply, k.FilterClear, k.ForceQuit},
+		ScopeForm:   {k.FormSubmit, k.FormNext, k.FormCancel, k.ForceQuit},
+		ScopeDialog: {k.Confirm, k.StopApplyResume, k.Cancel, k.DialogUp, k.DialogDown,
+			k.DialogPageUp, k.DialogPageDown, k.ForceQuit},
 	}
 }
 

@@ -61,30 +61,50 @@ func TestEveryBindingIsScoped(t *testing.T) {
 	}
 }
 
-// The edit actions that come next need these keys; binding one now would
-// silently change what it does later.
-func TestReservedEditKeysAreFree(t *testing.T) {
-	reserved := []string{"e", "x", "X", "n", "S", "R", "u"}
-	for scope, bindings := range Default().Scopes() {
-		for _, b := range bindings {
-			for _, k := range b.Keys() {
-				for _, r := range reserved {
-					if k == r {
-						t.Errorf("scope %s: reserved edit key %q is bound to %q", scope, k, b.Help().Desc)
-					}
-				}
-			}
+// The edit actions are on the keys the help and the docs name; a change
+// here is a change operators' fingers notice.
+func TestEditKeys(t *testing.T) {
+	km := Default()
+	want := map[string]key.Binding{"e": km.EditOffset, "x": km.ResetOffset, "X": km.ResetAll,
+		"n": km.NewPartition, "S": km.Stop, "R": km.Resume, "u": km.Undo}
+	for k, b := range want {
+		if got := b.Keys(); len(got) != 1 || got[0] != k {
+			t.Errorf("%s: bound to %v, want %q", b.Help().Desc, got, k)
+		}
+	}
+	if n := len(km.EditBindings()); n != len(want) {
+		t.Errorf("EditBindings has %d bindings, want %d", n, len(want))
+	}
+}
+
+// A read-only session disables every edit binding through EditBindings, so
+// they must be the KeyMap's own fields, not copies.
+func TestEditBindingsPointIntoTheKeyMap(t *testing.T) {
+	km := Default()
+	for _, b := range km.EditBindings() {
+		b.SetEnabled(false)
+	}
+	for _, b := range []key.Binding{km.EditOffset, km.ResetOffset, km.ResetAll, km.NewPartition, km.Stop, km.Resume, km.Undo} {
+		if b.Enabled() {
+			t.Errorf("%s is still enabled", b.Help().Desc)
 		}
 	}
 }
 
-// While the filter has focus, a printable key must type, not act: "q" in a
+// While a text input has focus (filter, offset editor, the name prompt of
+// the confirmation dialog), a printable key must type, not act: "q" in a
 // filter is the letter q.
-func TestFilterScopeHasNoPrintableKeys(t *testing.T) {
-	for _, b := range Default().Scopes()[ScopeFilter] {
-		for _, k := range b.Keys() {
-			if utf8.RuneCountInString(k) == 1 {
-				t.Errorf("filter binding %q uses printable key %q", b.Help().Desc, k)
+func TestTextScopesHaveNoPrintableKeys(t *testing.T) {
+	scopes := Default().Scopes()
+	for _, scope := range TextScopes {
+		if len(scopes[scope]) == 0 {
+			t.Errorf("scope %s has no bindings", scope)
+		}
+		for _, b := range scopes[scope] {
+			for _, k := range b.Keys() {
+				if utf8.RuneCountInString(k) == 1 || k == "space" {
+					t.Errorf("%s binding %q uses printable key %q", scope, b.Help().Desc, k)
+				}
 			}
 		}
 	}

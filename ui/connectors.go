@@ -29,21 +29,26 @@ type connectorsScreen struct {
 	topics        int
 	width, height int
 	needs         connectorNeeds
+	// rest: the Store has a REST view, so STATE and TASKS show.
+	rest bool
 }
 
 // connectorNeeds are the widths the rows need, measured when the Source
 // changes rather than on every key.
 type connectorNeeds struct {
-	name, topic, parts, records int
+	name, topic, parts, records, state, tasks int
 }
 
 func (s *connectorsScreen) measure() {
-	n := connectorNeeds{name: 20, topic: len("OFFSETS TOPIC"), parts: len("PARTITIONS"), records: len("RECORDS")}
+	n := connectorNeeds{name: 20, topic: len("OFFSETS TOPIC"), parts: len("PARTITIONS"), records: len("RECORDS"),
+		state: len("STATE"), tasks: len("TASKS")}
 	for _, r := range s.list.items {
 		n.name = max(n.name, ansi.StringWidth(r.ID.Name))
 		n.topic = max(n.topic, ansi.StringWidth(r.ID.Topic))
 		n.parts = max(n.parts, ansi.StringWidth(partitionsCell(r)))
 		n.records = max(n.records, len(count(r.Records)))
+		n.state = max(n.state, ansi.StringWidth(restStateCell(r)))
+		n.tasks = max(n.tasks, ansi.StringWidth(restTasksCell(r, 1000)))
 	}
 	s.needs = n
 }
@@ -54,7 +59,8 @@ func newConnectorsScreen(km *keymap.KeyMap, st *Styles) *connectorsScreen {
 		func(r model.ConnectorRow) string { return r.ID.Topic + "\x00" + r.ID.Name },
 		func(r model.ConnectorRow, q string) bool {
 			return strings.Contains(strings.ToLower(r.ID.Name), q) ||
-				(s.topics > 1 && strings.Contains(strings.ToLower(r.ID.Topic), q))
+				(s.topics > 1 && strings.Contains(strings.ToLower(r.ID.Topic), q)) ||
+				(s.rest && strings.Contains(strings.ToLower(restStateCell(r)), q))
 		},
 		sortOrder[model.ConnectorRow]{"name", byConnectorName},
 		sortOrder[model.ConnectorRow]{"last flush (oldest first)", func(a, b model.ConnectorRow) int {
@@ -85,6 +91,7 @@ func lastFlush(r model.ConnectorRow) time.Time {
 func (s *connectorsScreen) refresh(src Source, now time.Time, reload bool) {
 	s.now = now
 	if reload {
+		s.rest = restAvailable(src.REST())
 		s.list.setItems(src.Connectors())
 		s.measure()
 	}
@@ -122,7 +129,7 @@ func (s *connectorsScreen) handleKey(msg tea.KeyPressMsg) action {
 // connectorColumns lays the columns out for the width: the name takes the
 // slack, and the least important columns go first when it gets too narrow.
 type connectorColumns struct {
-	name, topic, parts, suspect, flush, perMin, activity, records int
+	name, topic, state, tasks, parts, suspect, flush, perMin, activity, records int
 }
 
 func (s *connectorsScreen) columns() connectorColumns {
@@ -132,6 +139,13 @@ func (s *connectorsScreen) columns() connectorColumns {
 	if s.topics > 1 {
 		c.topic = min(n.topic, 24)
 	}
+	if s.rest {
+		c.state = min(n.state, 14)
+		c.tasks = min(n.tasks, 20)
+		if s.width < 100 { // "1/2 ✗1": the words only where there is room
+			c.tasks = min(n.tasks, len("TASKS")+2)
+		}
+	}
 	c.activity = min(max(12+(s.width-80)/4, 12), 24)
 	if s.width >= 120 {
 		c.records = n.records
@@ -139,14 +153,16 @@ func (s *connectorsScreen) columns() connectorColumns {
 	// Cells are followed by a one-cell gap; the mark column takes two.
 	used := func() int {
 		w := 2 + 1
-		for _, n := range []int{c.topic, c.parts, c.suspect, c.flush, c.perMin, c.activity, c.records} {
+		for _, n := range []int{c.topic, c.state, c.tasks, c.parts, c.suspect, c.flush, c.perMin, c.activity, c.records} {
 			if n > 0 {
 				w += n + 1
 			}
 		}
 		return w
 	}
-	for _, drop := range []*int{&c.activity, &c.perMin, &c.topic, &c.suspect} {
+	// State outranks everything but the name: it says whether an edit
+	// can go ahead.
+	for _, drop := range []*int{&c.activity, &c.perMin, &c.topic, &c.suspect, &c.tasks, &c.flush} {
 		if s.width-used() >= 16 {
 			break
 		}
@@ -158,6 +174,12 @@ func (s *connectorsScreen) columns() connectorColumns {
 }
 
 func partitionsCell(r model.ConnectorRow) string {
+	if r.ID.Topic == "" { // known from REST only
+		if r.REST.Type == "sink" {
+			return "sink"
+		}
+		return "–"
+	}
 	if r.Deleted > 0 {
 		return fmt.Sprintf("%s (%s del)", count(r.Partitions), count(r.Deleted))
 	}
@@ -178,6 +200,8 @@ func (s *connectorsScreen) sync() {
 	}
 	add("CONNECTOR", c.name, false)
 	add("OFFSETS TOPIC", c.topic, false)
+	add("STATE", c.state, false)
+	add("TASKS", c.tasks, false)
 	add("PARTITIONS", c.parts, true)
 	add("SUSPECT", c.suspect, true)
 	add("LAST FLUSH", c.flush, true)
@@ -196,10 +220,16 @@ func (s *connectorsScreen) sync() {
 			suspect = "⚠ " + count(r.Suspect)
 		}
 		put(c.name, r.ID.Name)
+		flush := age(s.now, lastFlush(r))
+		if r.ID.Topic == "" { // known from REST only: no offsets to flush
+			flush = "–"
+		}
 		put(c.topic, r.ID.Topic)
+		put(c.state, truncate(restStateCell(r), c.state))
+		put(c.tasks, restTasksCell(r, c.tasks))
 		put(c.parts, fitRight(partitionsCell(r), c.parts))
 		put(c.suspect, fitRight(suspect, c.suspect))
-		put(c.flush, fitRight(age(s.now, lastFlush(r)), c.flush))
+		put(c.flush, fitRight(flush, c.flush))
 		put(c.perMin, fitRight(count(model.FlushesSince(r.Flushes, s.now.Add(-time.Minute))), c.perMin))
 		put(c.records, fitRight(count(r.Records), c.records))
 		put(c.activity, sparkline(model.FlushBuckets(r.Flushes, s.now, activitySpan, c.activity)))
@@ -210,18 +240,36 @@ func (s *connectorsScreen) sync() {
 func (s *connectorsScreen) View() string {
 	title := titleLine(s.st, s.width, "Connectors "+count(len(s.list.items)), nil, s.list.viewInfo())
 	empty := "No source connector offsets read yet."
+	if s.rest {
+		empty = "No connectors: none in the offsets topic, none listed by Connect's REST API."
+	}
 	if s.list.filter != "" && len(s.list.items) > 0 {
 		empty = fmt.Sprintf("No connector name contains %q.", s.list.filter)
 	}
 	return title + "\n" + s.list.view(empty)
 }
 
+// ShortHelp names the connector-wide edits when editing is on; the
+// unparseable key gives way to them (the header names it too).
 func (s *connectorsScreen) ShortHelp() []key.Binding {
-	return []key.Binding{s.km.Open, s.km.Filter, s.km.Sort, backBinding(s.km, s.list.filter, false), s.km.Unparseable, s.km.Help, s.km.Quit}
+	keys := []key.Binding{s.km.Open, s.km.Filter, s.km.Sort, backBinding(s.km, s.list.filter, false)}
+	if s.km.ResetAll.Enabled() {
+		keys = append(keys, short(s.km.ResetAll, "reset"), short(s.km.Stop, "stop"), short(s.km.Resume, "resume"))
+	} else {
+		keys = append(keys, s.km.Unparseable)
+	}
+	return append(keys, s.km.Help, s.km.Quit)
 }
 
 func (s *connectorsScreen) FullHelp() [][]key.Binding {
-	return tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.list.filter, false), true, true)
+	return append(tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.list.filter, false), true, true),
+		[]key.Binding{s.km.ResetAll, s.km.Stop, s.km.Resume, s.km.Undo})
+}
+
+// short is a binding with a shorter description, for the one-line help.
+func short(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
 }
 
 // moveList applies the movement keys to a list.

@@ -153,8 +153,10 @@ func press(keys ...string) []tea.Msg {
 			msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyHome})
 		case "backspace":
 			msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyBackspace})
-		case "ctrl+c":
-			msgs = append(msgs, tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+		case "ctrl+c", "ctrl+r", "ctrl+s":
+			msgs = append(msgs, tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl})
+		case "tab":
+			msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyTab})
 		default:
 			for _, r := range k {
 				msgs = append(msgs, tea.KeyPressMsg{Code: r, Text: string(r)})

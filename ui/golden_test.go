@@ -38,6 +38,15 @@ var goldenScreens = []struct {
 		f.store.SetStatus(model.TailStatus{State: model.TailCatchingUp, Read: 8123, Total: 13000})
 		send(t, m, tickMsg{})
 	}},
+	{"connectors_rest", func(t *testing.T, f *fixture, m *Model) {
+		setREST(f)
+		send(t, m, tickMsg{})
+	}},
+	{"partitions_rest", func(t *testing.T, f *fixture, m *Model) {
+		setREST(f)
+		send(t, m, tickMsg{})
+		openConnectorNamed(t, m, "jdbc-orders")
+	}},
 	{"disconnected", func(t *testing.T, f *fixture, m *Model) {
 		f.store.SetStatus(model.TailStatus{State: model.TailDisconnected,
 			Reason: "dial tcp 10.0.0.7:9092: connect: connection refused"})
@@ -105,4 +114,67 @@ func selectedLine(m *Model, s string) bool {
 		}
 	}
 	return false
+}
+
+// setREST gives the demo store a REST view: states of every kind, a
+// connector REST does not list (mm2-source) and two that only REST knows.
+func setREST(f *fixture) {
+	tasks := func(states ...string) []model.TaskState {
+		var ts []model.TaskState
+		for i, s := range states {
+			ts = append(ts, model.TaskState{ID: i, State: s, WorkerID: "connect-1:8083"})
+		}
+		return ts
+	}
+	f.store.SetREST(model.RESTStatus{
+		URL: "http://connect-1.prod.internal:8083", Version: "3.7.1", At: t0,
+		Connectors: map[string]model.ConnectorState{
+			"inventory-connector": {Name: "inventory-connector", Type: "source", State: "RUNNING", Tasks: tasks("RUNNING")},
+			"jdbc-orders":         {Name: "jdbc-orders", Type: "source", State: "RUNNING", Tasks: tasks("RUNNING", "FAILED")},
+			"file-source":         {Name: "file-source", Type: "source", State: "STOPPED"},
+			"jdbc-shop":           {Name: "jdbc-shop", Type: "source", State: "PAUSED", Tasks: tasks("PAUSED", "PAUSED")},
+			"s3-sink":             {Name: "s3-sink", Type: "sink", State: "RUNNING", Tasks: tasks("RUNNING", "RUNNING", "RUNNING", "RUNNING")},
+		},
+	})
+}
+
+// goldenEdits drive the dashboard with a fake editor to each edit dialog.
+var goldenEdits = []struct {
+	name  string
+	drive func(t *testing.T, f *fixture, ed *fakeEditor, m *Model)
+}{
+	{"edit_invalid", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		selectPartition(t, m, "jdbc-orders", "rders")
+		send(t, m, press("e", "backspace")...) // the closing brace
+	}},
+	{"confirm_topic_unknown", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		selectPartition(t, m, "jdbc-orders", "rders")
+		pressSettle(t, m, "x")
+	}},
+	{"confirm_running", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		setREST(f)
+		send(t, m, tickMsg{})
+		ed.state, ed.tasks, ed.restPath = "RUNNING", 2, true
+		selectPartition(t, m, "jdbc-orders", "rders")
+		pressSettle(t, m, "x")
+	}},
+	{"reset_all_name", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		selectConnector(t, m, "jdbc-orders")
+		pressSettle(t, m, "X")
+		send(t, m, press("jdbc-")...)
+	}},
+}
+
+func TestGoldenEdit(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		for _, sc := range goldenEdits {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
+				f, ed, m := editModel(t, sz[0], sz[1], nil)
+				sc.drive(t, f, ed, m)
+				out := screenText(m)
+				requireFits(t, out, sz[0], sz[1])
+				golden.RequireEqual(t, []byte(out))
+			})
+		}
+	}
 }

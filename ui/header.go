@@ -58,7 +58,8 @@ func (m *Model) topics() []string {
 
 // headerLines are the identity line (where koff reads from) and the state
 // line (what the tailer is doing), plus a line of totals when the state
-// line is taken by a reason.
+// line is taken by a reason, and a line about Connect's REST API when koff
+// has one.
 func (m *Model) headerLines() []string {
 	w := m.width
 	st := m.stats
@@ -117,6 +118,9 @@ func (m *Model) headerLines() []string {
 		lines = append(lines, m.fitTotals(totals, prefix, w))
 	default:
 		lines = append(lines, m.fitTotals(totals, stateWord+"   ", w))
+	}
+	if rest := m.restLine(); rest != "" {
+		lines = append(lines, rest)
 	}
 	return lines
 }

@@ -1,11 +1,13 @@
 // Package ui is koff's terminal dashboard: a Bubble Tea root model and one
 // file per screen (connectors, source partitions, partition detail,
-// unparseable records), all reading a model.Store through the Source
-// interface.
+// unparseable records) or dialog (offset editor, confirmation), all reading
+// a model.Store through the Source interface.
 //
-// It does no I/O of its own: the Store is fed by the tailer elsewhere, and
-// the UI only takes in-memory snapshots of it on a tick. It never imports
-// kafka/ or connect/, and it reads the clock only through Options.Now.
+// It does no I/O in Update: the Store is fed by the tailer and the REST
+// poller elsewhere, the UI takes in-memory snapshots of it on a tick, and
+// edits, stop and resume run through the Editor inside tea.Cmds. It never
+// imports kafka/ or connect/, and it reads the clock only through
+// Options.Now.
 package ui
 
 import (
@@ -15,6 +17,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/progress"
+	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -33,6 +36,8 @@ type Source interface {
 	Partitions(model.ConnectorID) []model.PartitionRow
 	Partition(model.PartitionID) (model.PartitionDetail, bool)
 	UnparseableRecords() []model.Unparseable
+	// REST is the latest poll of Connect's REST API (zero without one).
+	REST() model.RESTStatus
 }
 
 var _ Source = (*model.Store)(nil)
@@ -47,9 +52,18 @@ type Options struct {
 	Now func() time.Time
 	// KeyMap is keymap.Default() when left zero.
 	KeyMap keymap.KeyMap
-	// ReadOnly marks the session read-only in the header; edit keys, when
-	// they come, will refuse.
+	// Editor plans and applies offset edits and stops and resumes
+	// connectors; nil leaves every edit key disabled, saying why.
+	Editor Editor
+	// REST says Connect's REST API is configured (--connect-url): stop and
+	// resume need it.
+	REST bool
+	// ReadOnly disables every edit key (a press says why) and marks the
+	// header. The Editor refuses writes on its own too.
 	ReadOnly bool
+	// ReadOnlyReason completes "read-only: …" when an edit key is pressed
+	// ("started with --read-only" when empty).
+	ReadOnlyReason string
 }
 
 // tickInterval is how often the UI looks at the Source's version.
@@ -68,6 +82,7 @@ type Model struct {
 	now     time.Time // of the last render of ages
 	version uint64
 	stats   model.Stats
+	rest    model.RESTStatus
 
 	width, height int
 	stack         []screen
@@ -76,12 +91,24 @@ type Model struct {
 	filtering bool
 	help      help.Model
 	progress  progress.Model
+
+	// At most one dialog is open: the offset editor or a confirmation.
+	form    *editForm
+	confirm *confirmDialog
+	status  status
+	// busy names the job in flight ("" when none); jobSeq is its id.
+	busy    string
+	jobSeq  int
+	spinner spinner.Model
 }
 
 // New returns the dashboard, already showing what the Source holds.
 func New(opts Options) *Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.ReadOnlyReason == "" {
+		opts.ReadOnlyReason = "started with --read-only"
 	}
 	km := opts.KeyMap
 	if len(km.Quit.Keys()) == 0 {
@@ -100,6 +127,8 @@ func New(opts Options) *Model {
 	m.filter.Prompt = "/ "
 	m.filter.Placeholder = "filter"
 	m.progress = progress.New(progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))
+	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
+	m.applyEditAvailability()
 	m.applyStyles()
 	m.stack = []screen{newConnectorsScreen(&m.km, m.styles)}
 	m.refresh(m.opts.Now(), true)
@@ -135,6 +164,24 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd := m.handleKey(msg)
 		m.layout()
 		return m, cmd
+	case jobMsg:
+		cmd := m.handleJob(msg)
+		m.layout()
+		return m, cmd
+	case spinner.TickMsg:
+		if m.busy == "" {
+			return m, nil // nothing in flight: let the spinner stop
+		}
+		var cmd tea.Cmd
+		m.spinner, cmd = m.spinner.Update(msg)
+		return m, cmd
+	}
+	// Pastes and cursor blinks go to the input that has focus.
+	switch {
+	case m.form != nil:
+		return m, m.form.update(msg)
+	case m.confirm != nil:
+		return m, m.confirm.update(msg)
 	}
 	if m.filtering { // the input's cursor blink
 		var cmd tea.Cmd
@@ -150,6 +197,7 @@ func (m *Model) applyStyles() {
 	m.filter.SetStyles(m.styles.Filter)
 	m.progress.FullColor = m.styles.BarFull
 	m.progress.EmptyColor = m.styles.BarEmpty
+	m.spinner.Style = m.styles.Spinner
 }
 
 // handleTick re-reads the Source when its version moved, and re-renders
@@ -171,6 +219,7 @@ func (m *Model) refresh(now time.Time, reload bool) {
 	if reload {
 		m.version = m.opts.Source.Version()
 		m.stats = m.opts.Source.Stats()
+		m.rest = m.opts.Source.REST()
 	}
 	if c, ok := m.top().(*connectorsScreen); ok {
 		c.topics = len(m.topics())
@@ -195,8 +244,19 @@ func (m *Model) pop() {
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	if m.filtering {
+	switch {
+	case m.confirm != nil:
+		return m.handleConfirmKey(msg)
+	case m.form != nil:
+		return m.handleFormKey(msg)
+	case m.filtering:
 		return m.handleFilterKey(msg)
+	}
+	if !m.status.sticky {
+		m.status = status{}
+	}
+	if cmd, ok := m.handleEditKey(msg); ok {
+		return cmd
 	}
 	top := m.top()
 	switch {
@@ -283,6 +343,13 @@ func (m *Model) layout() {
 	header := len(m.headerLines())
 	footer := strings.Count(m.footerView(), "\n") + 1
 	m.top().SetSize(m.width, max(m.height-header-footer, 3))
+	w, h := dialogSize(m.width, m.height)
+	if m.form != nil {
+		m.form.setSize(w, h)
+	}
+	if m.confirm != nil {
+		m.confirm.setSize(w, h)
+	}
 }
 
 // View renders header, screen and footer, cut to the terminal so nothing
@@ -294,6 +361,12 @@ func (m *Model) View() tea.View {
 	body := fitLines(strings.Split(m.top().View(), "\n"), bodyH)
 	lines := append(append(header, body...), footer...)
 	lines = fitLines(lines, m.height)
+	switch {
+	case m.form != nil:
+		lines = overlay(lines, m.form.view(m.spinner.View()), m.width)
+	case m.confirm != nil:
+		lines = overlay(lines, m.confirm.view(m.spinner.View()), m.width)
+	}
 	for i, l := range lines {
 		if ansi.StringWidth(l) > m.width {
 			lines[i] = ansi.Truncate(l, m.width, "")

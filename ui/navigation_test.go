@@ -491,3 +491,39 @@ func TestMultipleOffsetsTopicsShowTheTopic(t *testing.T) {
 	send(t, m, press("enter")...)
 	requireContains(t, m, "Connectors › jdbc-orders (mm2-offsets)", "TOPIC-PARTITION", "mm2-offsets/")
 }
+
+func TestRESTStateColumnsHeaderAndTitle(t *testing.T) {
+	f, m := started(t, 80, 24)
+	requireLacks(t, m, "STATE", "Connect ")
+	setREST(f)
+	send(t, m, tickMsg{})
+	requireContains(t, m, "Connect ● http://connect-1.prod.internal:8083 · version 3.7.1",
+		"STATE", "TASKS", "■ STOPPED", "‖ PAUSED", "– not in REST", "1/2 ✗1", "Connectors 6", "sink")
+
+	// Wide, the tasks are in Connect's words.
+	send(t, m, size(160, 48))
+	requireContains(t, m, "1 running, 1 failed", "4/4 running", "2 paused")
+
+	// The filter matches states too.
+	send(t, m, press("/", "p", "a", "u", "s", "enter")...)
+	requireContains(t, m, "jdbc-shop", `filter: "paus" (1 of 6)`)
+	send(t, m, press("esc")...)
+
+	openConnectorNamed(t, m, "jdbc-orders")
+	requireContains(t, m, "Connectors › jdbc-orders · ● RUNNING · tasks 1 running, 1 failed")
+
+	// A failed poll says why in one line and keeps the last states.
+	f.store.SetREST(model.RESTStatus{URL: "http://connect-1.prod.internal:8083",
+		Err: "Get \"http://connect-1.prod.internal:8083/connectors\":\n dial tcp: connection refused"})
+	send(t, m, tickMsg{})
+	requireContains(t, m, `Connect ✗ Get "http://connect-1.prod.internal:8083/connectors": dial tcp: connection refused · showing the last states read`,
+		"● RUNNING")
+
+	for _, sz := range [][2]int{{40, 12}, {60, 20}, {80, 24}, {100, 30}} {
+		send(t, m, size(sz[0], sz[1]))
+		requireFits(t, screenText(m), sz[0], sz[1])
+		send(t, m, press("esc")...)
+		requireFits(t, screenText(m), sz[0], sz[1])
+		send(t, m, press("enter")...)
+	}
+}

@@ -26,6 +26,10 @@ type partitionsScreen struct {
 	topics        int
 	width, height int
 	needs         partitionNeeds
+	// rest is what Connect's REST API says of the connector; inREST is
+	// false when it does not list it, restOn when koff has no REST view.
+	rest           model.ConnectorState
+	inREST, restOn bool
 }
 
 // partitionNeeds are the widths the rows need and the counts in the title,
@@ -113,8 +117,26 @@ func (s *partitionsScreen) refresh(src Source, now time.Time, reload bool) {
 	if reload {
 		s.list.setItems(src.Partitions(s.id))
 		s.measure()
+		r := src.REST()
+		s.restOn = restAvailable(r)
+		s.rest, s.inREST = r.Connectors[s.id.Name]
 	}
 	s.sync()
+}
+
+// knownPartitions are the connector's stored source partitions, in
+// canonical form, for the "add a source partition" form to recognise one.
+func (s *partitionsScreen) knownPartitions() map[string]bool {
+	known := make(map[string]bool, len(s.list.items))
+	for _, r := range s.list.items {
+		if r.Deleted {
+			continue
+		}
+		if k, err := model.ParseKey([]byte(r.ID.Key)); err == nil {
+			known[canonPartition(k.Partition)] = true
+		}
+	}
+	return known
 }
 
 func (s *partitionsScreen) SetSize(width, height int) {
@@ -264,7 +286,21 @@ func (s *partitionsScreen) View() string {
 	if s.topics > 1 {
 		name += " (" + s.id.Topic + ")"
 	}
-	info := []string{plural(live, "source partition", "source partitions")}
+	var info []string
+	switch {
+	case s.restOn && s.inREST:
+		info = append(info, stateText(s.rest.State))
+		w := 12 // "1/2 ✗1" where the title is short of room
+		if s.width >= 120 {
+			w = 30
+		}
+		if tasks := restTasksCell(model.ConnectorRow{REST: s.rest, InREST: true}, w); tasks != "–" {
+			info = append(info, "tasks "+tasks)
+		}
+	case s.restOn:
+		info = append(info, notInREST)
+	}
+	info = append(info, plural(live, "source partition", "source partitions"))
 	if deleted > 0 {
 		info = append(info, count(deleted)+" deleted")
 	}
@@ -279,10 +315,19 @@ func (s *partitionsScreen) View() string {
 	return title + "\n" + s.list.view(empty)
 }
 
+// ShortHelp names the two common edits when editing is on; the unparseable
+// key gives way to them (the header names it too).
 func (s *partitionsScreen) ShortHelp() []key.Binding {
-	return []key.Binding{s.km.Open, backBinding(s.km, s.list.filter, true), s.km.Filter, s.km.Sort, s.km.Unparseable, s.km.Help, s.km.Quit}
+	keys := []key.Binding{s.km.Open, backBinding(s.km, s.list.filter, true), s.km.Filter, s.km.Sort}
+	if s.km.EditOffset.Enabled() {
+		keys = append(keys, short(s.km.EditOffset, "edit"), short(s.km.ResetOffset, "reset"))
+	} else {
+		keys = append(keys, s.km.Unparseable)
+	}
+	return append(keys, s.km.Help, s.km.Quit)
 }
 
 func (s *partitionsScreen) FullHelp() [][]key.Binding {
-	return tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.list.filter, true), true, true)
+	return append(tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.list.filter, true), true, true),
+		[]key.Binding{s.km.EditOffset, s.km.ResetOffset, s.km.NewPartition, s.km.ResetAll, s.km.Stop, s.km.Resume, s.km.Undo})
 }

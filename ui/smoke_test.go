@@ -31,3 +31,42 @@ func TestSmokeRealProgram(t *testing.T) {
 		t.Fatal("the program ended without the dashboard model")
 	}
 }
+
+// TestSmokeEditThroughRealProgram runs an edit in a real Bubble Tea
+// program: the plan and the apply run as commands on the program's own
+// goroutines, and their answers come back as messages.
+func TestSmokeEditThroughRealProgram(t *testing.T) {
+	f := demoStore()
+	ed := newFakeEditor(t, f)
+	m := New(Options{Source: f.store, Bootstrap: "localhost:9092", Topics: []string{topic},
+		Now: func() time.Time { return t0 }, Editor: ed, REST: true})
+	tm := teatest.NewTestModel(t, m,
+		teatest.WithInitialTermSize(80, 24),
+		teatest.WithProgramOptions(
+			tea.WithColorProfile(colorprofile.Ascii),
+			tea.WithEnvironment([]string{"TERM=xterm-256color"}),
+		),
+	)
+	wait := func(s string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			return bytes.Contains(b, []byte(s))
+		}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	wait("inventory-connector")
+	for _, k := range []tea.KeyPressMsg{{Code: tea.KeyDown}, {Code: tea.KeyDown}, {Code: tea.KeyEnter}, {Code: tea.KeyDown}} {
+		tm.Send(k) // file-source, inventory-connector, jdbc-orders › orders
+	}
+	wait("3 source partitions")
+	tm.Send(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	wait("Reset offset")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	wait("verified")
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	final := tm.FinalModel(t).(*Model)
+	if got := final.status.text; got != "verified: reset 1 partition of jdbc-orders via offsets topic" {
+		t.Errorf("status after the edit: %q", got)
+	}
+	requireCalls(t, ed, "plan reset jdbc-orders", "apply reset jdbc-orders")
+}

@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/table"
+	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 )
@@ -63,6 +64,16 @@ type Styles struct {
 	Filter     textinput.Styles
 	FilterHint lipgloss.Style
 
+	// Dialogs: the offset editor and the confirmation box drawn over the
+	// screen. Dialog carries the border and padding.
+	Dialog      lipgloss.Style
+	DialogTitle lipgloss.Style
+	FieldLabel  lipgloss.Style // the focused field's label is FieldFocus
+	FieldFocus  lipgloss.Style
+	TextArea    textarea.Styles
+	Input       textinput.Styles // the name prompt of reset-all
+	Spinner     lipgloss.Style
+
 	BarFull, BarEmpty color.Color
 }
 
@@ -99,10 +110,22 @@ func NewStyles(isDark bool) Styles {
 		Filter:     textinput.DefaultStyles(isDark),
 		FilterHint: s().Foreground(p.muted),
 
+		Dialog:      s().Border(lipgloss.RoundedBorder()).BorderForeground(p.accent).Padding(0, 1),
+		DialogTitle: s().Bold(true).Foreground(p.accent),
+		FieldLabel:  s().Foreground(p.muted),
+		FieldFocus:  s().Bold(true).Foreground(p.fg),
+		TextArea:    textarea.DefaultStyles(isDark),
+		Input:       textinput.DefaultStyles(isDark),
+		Spinner:     s().Foreground(p.info),
+
 		BarFull:  p.info,
 		BarEmpty: p.barEmpty,
 	}
 	st.Filter.Focused.Prompt = s().Bold(true).Foreground(p.accent)
 	st.Filter.Blurred.Prompt = s().Foreground(p.muted)
+	st.TextArea.Focused.Prompt = s().Foreground(p.accent)
+	st.TextArea.Focused.CursorLine = s() // the cursor shows where it is; a band of colour adds nothing
+	st.TextArea.Blurred.Prompt = s().Foreground(p.subtle)
+	st.Input.Focused.Prompt = s().Bold(true).Foreground(p.accent)
 	return st
 }

@@ -1,0 +1,346 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"koff/edit"
+	"koff/keymap"
+)
+
+// confirmDialog shows a planned edit before anything is written: what
+// changes (old → new for every source partition), where (Connect REST or
+// the offsets topic and partition), the connector's state, and the
+// equivalent command line. enter applies it, esc cancels.
+//
+// A connector that REST says is running cannot be edited (Check refuses),
+// so then the dialog offers stop → apply → resume instead of enter, and a
+// reset of a whole connector waits until its name is typed.
+type confirmDialog struct {
+	km   *keymap.KeyMap
+	st   *Styles
+	plan *edit.Plan
+	undo *edit.AuditEntry // an undo: the edit it undoes
+	made time.Time        // when the dialog opened, for the undo's age
+
+	name     textinput.Model // reset-all: the connector's name, typed
+	needName bool
+
+	vp            viewport.Model
+	help          help.Model
+	width, height int // the box's outer width and its most rows
+
+	// Once applying, keys wait (but ctrl+c) and steps report progress.
+	running bool
+	flow    bool // stop → apply → resume
+	steps   []flowStep
+	result  *edit.Result // the apply's, while resuming
+}
+
+type stepState int
+
+const (
+	stepPending stepState = iota
+	stepDoing
+	stepDone
+	stepFailed
+)
+
+type flowStep struct {
+	what  string
+	state stepState
+}
+
+// Step indexes of the stop → apply → resume flow.
+const (
+	stepStop = iota
+	stepApply
+	stepResume
+)
+
+func newConfirmDialog(km *keymap.KeyMap, st *Styles, p *edit.Plan, undo *edit.AuditEntry, now time.Time) *confirmDialog {
+	d := &confirmDialog{km: km, st: st, plan: p, undo: undo, made: now, vp: viewport.New(), help: help.New()}
+	d.help.Styles = st.Help
+	d.vp.KeyMap = viewport.KeyMap{} // scrolled through the dialog's own bindings
+	if p.Kind == edit.KindResetAll {
+		d.needName = true
+		d.name = textinput.New()
+		d.name.Prompt = "› "
+		d.name.Placeholder = p.Connector
+		d.name.SetStyles(st.Input)
+		d.name.Focus()
+	}
+	return d
+}
+
+// needsStop: REST says the connector is not STOPPED (or its tasks have not
+// gone yet), so Connect and Check refuse a plain apply.
+func (d *confirmDialog) needsStop() bool {
+	return d.plan.State != "" && (d.plan.State != "STOPPED" || d.plan.Tasks > 0)
+}
+
+func (d *confirmDialog) nameOK() bool {
+	return !d.needName || d.name.Value() == d.plan.Connector
+}
+
+func (d *confirmDialog) canApply() bool { return !d.running && !d.needsStop() && d.nameOK() }
+func (d *confirmDialog) canFlow() bool  { return !d.running && d.needsStop() && d.nameOK() }
+
+// start marks the dialog busy with a plain apply or the stop → apply →
+// resume flow.
+func (d *confirmDialog) start(flow bool) {
+	d.running, d.flow = true, flow
+	name := d.plan.Connector
+	if flow {
+		d.steps = []flowStep{
+			{what: "stop " + name + " and wait for its tasks to go", state: stepDoing},
+			{what: "apply the edit and read it back"},
+			{what: "resume " + name},
+		}
+	} else {
+		d.steps = []flowStep{{what: "apply the edit and read it back", state: stepDoing}}
+	}
+	if d.needName {
+		d.name.Blur()
+	}
+}
+
+func (d *confirmDialog) done(i int) {
+	d.steps[i].state = stepDone
+	if i+1 < len(d.steps) {
+		d.steps[i+1].state = stepDoing
+	}
+}
+
+func (d *confirmDialog) fail(i int) { d.steps[i].state = stepFailed }
+
+// update scrolls the body, or types into the name prompt.
+func (d *confirmDialog) update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, d.km.DialogUp):
+			d.vp.ScrollUp(1)
+			return nil
+		case key.Matches(k, d.km.DialogDown):
+			d.vp.ScrollDown(1)
+			return nil
+		case key.Matches(k, d.km.DialogPageUp):
+			d.vp.PageUp()
+			return nil
+		case key.Matches(k, d.km.DialogPageDown):
+			d.vp.PageDown()
+			return nil
+		}
+	}
+	if !d.needName || d.running {
+		return nil
+	}
+	var cmd tea.Cmd
+	d.name, cmd = d.name.Update(msg)
+	return cmd
+}
+
+// setSize fits the dialog to outer width w and at most h rows.
+func (d *confirmDialog) setSize(w, h int) {
+	d.width, d.height = w, h
+	inner := w - dialogFrameW
+	d.help.SetWidth(inner)
+	d.name.SetWidth(max(inner-4, 4))
+	d.vp.SetWidth(inner)
+	d.vp.SetContentLines(d.content(inner))
+}
+
+// view renders the box; spinner is the root's spinner frame.
+func (d *confirmDialog) view(spinner string) string {
+	inner := d.width - dialogFrameW
+	// Title, a blank line, the body, a blank line, the footer: the body
+	// gets what the rest leaves.
+	room := d.height - dialogFrameH - 3 - len(d.footer(inner, spinner))
+	d.vp.SetHeight(max(min(d.vp.TotalLineCount(), room), 1))
+	foot := d.footer(inner, spinner) // now knowing whether the body scrolls
+	lines := []string{d.titleLine(inner), ""}
+	lines = append(lines, strings.Split(d.vp.View(), "\n")...)
+	lines = append(lines, "")
+	lines = append(lines, foot...)
+	return renderBox(d.st, d.width, d.height, lines)
+}
+
+func (d *confirmDialog) titleLine(w int) string {
+	title := d.st.DialogTitle.Render(kindTitle(d.plan) + " · " + d.plan.Connector)
+	total := d.vp.TotalLineCount()
+	if total <= d.vp.Height() {
+		return title
+	}
+	first := d.vp.YOffset() + 1
+	last := min(d.vp.YOffset()+d.vp.Height(), total)
+	return spread(title, d.st.Muted.Render(fmt.Sprintf("lines %d–%d of %d", first, last, total)), w)
+}
+
+// kindTitle names what the edit does, in the words of its kind.
+func kindTitle(p *edit.Plan) string {
+	n := len(p.Changes)
+	offsets := "offset"
+	if n != 1 {
+		offsets = fmt.Sprintf("%d offsets", n)
+	}
+	switch p.Kind {
+	case edit.KindSet:
+		return "Set " + offsets
+	case edit.KindReset:
+		return "Reset " + offsets
+	case edit.KindResetAll:
+		return fmt.Sprintf("Reset ALL offsets (%d)", n)
+	case edit.KindUndo:
+		return "Undo the last edit"
+	case edit.KindImport:
+		return "Import " + offsets
+	}
+	return string(p.Kind)
+}
+
+// keySep separates what follows a help line, as help separates its keys.
+const keySep = " • "
+
+// labelW is the width of the labels left of the facts (State, Path, …).
+const labelW = 9
+
+// content is the scrolling body: facts, then every change, then the
+// command line.
+func (d *confirmDialog) content(w int) []string {
+	p, st := d.plan, d.st
+	var out []string
+	pad := strings.Repeat(" ", labelW)
+	fact := func(label, value string) {
+		out = append(out, st.Label.Render(fmt.Sprintf("%-*s", labelW, label))+value)
+	}
+	more := func(text string, maxLines int) {
+		out = append(out, indentWrap(text, w, pad, maxLines)...)
+	}
+
+	fact("Kind", fmt.Sprintf("%s · %s", p.Kind, plural(len(p.Changes), "source partition", "source partitions")))
+	if p.State == "" {
+		fact("State", st.Warn.Render("? unknown")+" (no --connect-url)")
+	} else {
+		state := st.stateStyle(p.State).Render(stateText(p.State))
+		fact("State", state+st.Muted.Render(" · "+plural(p.Tasks, "task", "tasks")))
+	}
+	for _, w := range p.Warnings {
+		more(st.Warn.Render("⚠ ")+w, 0)
+	}
+	switch p.Path {
+	case edit.PathREST:
+		fact("Path", "Connect REST")
+	default:
+		fact("Path", "offsets topic "+p.Topic)
+	}
+	if p.PathReason != "" {
+		more(st.Muted.Render(p.PathReason), 0)
+	}
+	if u := d.undo; u != nil {
+		at := u.Time.In(d.made.Location())
+		fact("Undoes", fmt.Sprintf("%s of %s by %s", u.Kind, u.Connector, orUnknown(u.User)))
+		more(fmt.Sprintf("at %s (%s) · %s", at.Format("2006-01-02 15:04:05 MST"), age(d.made, u.Time), u.Result), 0)
+	}
+
+	out = append(out, "", st.Section.Render("Changes")+st.Muted.Render("  old → new, and the record each writes"))
+	for _, ch := range p.Changes {
+		out = append(out, indentWrap(ch.PartitionJSON, w, "  ", 0)...)
+		before, after := "(none)", "(deleted)"
+		if ch.Before != nil {
+			before = string(ch.Before)
+		}
+		if ch.After != nil {
+			after = string(ch.After)
+		}
+		if line := "    " + before + " → " + after; ansi.StringWidth(line) <= w {
+			out = append(out, line)
+		} else {
+			out = append(out, indentWrap(before, w, "    ", 0)...)
+			out = append(out, indentWrap("→ "+after, w, "    ", 0)...)
+		}
+		for _, wr := range ch.Writes {
+			out = append(out, indentWrap(st.Muted.Render(wr.TopicPartition.String()+": "+writeText(wr)), w, "    ", 0)...)
+		}
+	}
+
+	out = append(out, "", st.Section.Render("Command")+st.Muted.Render("  the same edit from a shell"))
+	out = append(out, indentWrap(p.Command, w, "  ", 0)...)
+	return out
+}
+
+// writeText says what one record does to the key it is written under.
+func writeText(w edit.Write) string {
+	switch {
+	case w.Existing && w.Value == nil:
+		return "tombstone under the existing key's exact bytes"
+	case w.Existing:
+		return "rewrites the existing key's exact bytes"
+	case w.Value == nil:
+		return "tombstone under a new key"
+	}
+	return "writes a new key"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unknown user)"
+	}
+	return s
+}
+
+// footer is what stays under the body: progress while applying, otherwise
+// what stands between the operator and enter, then the keys.
+func (d *confirmDialog) footer(w int, spinner string) []string {
+	st := d.st
+	name := d.plan.Connector
+	if d.running {
+		var out []string
+		for _, s := range d.steps {
+			glyph := st.Muted.Render("·")
+			switch s.state {
+			case stepDoing:
+				glyph = spinner
+			case stepDone:
+				glyph = st.OK.Render("✓")
+			case stepFailed:
+				glyph = st.Bad.Render("✗")
+			}
+			out = append(out, glyph+" "+s.what)
+		}
+		return append(out, st.Muted.Render("Working: keys wait until it is done (ctrl+c quits koff)."))
+	}
+	var out []string
+	if d.needsStop() {
+		msg := fmt.Sprintf("%s is %s: offsets can change only while it is STOPPED. %s stops it, applies the edit, then resumes it.",
+			name, d.plan.State, d.km.StopApplyResume.Help().Key)
+		if d.plan.State == "PAUSED" {
+			msg += " Resuming leaves it RUNNING, not PAUSED."
+		}
+		out = append(out, indentWrap(st.Warn.Render("⚠ ")+msg, w, "", 0)...)
+	}
+	if d.needName {
+		out = append(out, "Type "+st.Title.Render(name)+" to reset every offset it has:")
+		out = append(out, d.name.View())
+	}
+	apply, flow := d.km.Confirm, d.km.StopApplyResume
+	apply.SetEnabled(d.canApply())
+	flow.SetEnabled(d.canFlow())
+	keys := d.help.ShortHelpView([]key.Binding{apply, flow, d.km.Cancel})
+	if !d.nameOK() {
+		keys += st.Muted.Render(keySep + "type the name to continue")
+	}
+	if d.vp.TotalLineCount() > d.vp.Height() {
+		scroll := d.km.DialogDown
+		scroll.SetHelp("↑↓ pgup pgdn", "scroll")
+		keys += st.Muted.Render(keySep) + d.help.ShortHelpView([]key.Binding{scroll})
+	}
+	return append(out, keys)
+}

@@ -1,0 +1,91 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// A dialog is a box drawn over the middle of the screen: a border and one
+// column of padding each side.
+const (
+	dialogFrameW = 4
+	dialogFrameH = 2
+)
+
+// dialogSize is the outer width of a dialog and the most rows it may take
+// on a w×h screen: wide enough for JSON, with the screen showing around it
+// when there is room for more than fragments of it.
+func dialogSize(w, h int) (width, maxHeight int) {
+	width = min(w-8, 112)
+	if w < 100 {
+		width = w
+	}
+	maxHeight = h - 2
+	if maxHeight < 8 {
+		maxHeight = h
+	}
+	return max(width, dialogFrameW+1), max(maxHeight, dialogFrameH+1)
+}
+
+// renderBox frames lines as a dialog of the given outer width. Lines are
+// cut to fit, never wrapped; past maxHeight the middle goes, so the title
+// and the keys at the bottom stay.
+func renderBox(st *Styles, width, maxHeight int, lines []string) string {
+	inner := width - dialogFrameW
+	if room := maxHeight - dialogFrameH; len(lines) > room && room >= 2 {
+		lines = append(append([]string(nil), lines[:room-1]...), lines[len(lines)-1])
+	}
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, inner, "…")
+	}
+	return st.Dialog.Width(width).Render(strings.Join(lines, "\n"))
+}
+
+// indentWrap wraps text to width w behind indent, at spaces where it can
+// and anywhere where it must, in at most maxLines lines (0: no limit), the
+// last ending in "…" when cut. Exact values (offsets, commands) wrap rather
+// than being cut short: a confirmation must show what it writes.
+func indentWrap(text string, w int, indent string, maxLines int) []string {
+	room := max(w-ansi.StringWidth(indent), 1)
+	var out []string
+	for _, l := range strings.Split(ansi.Wrap(text, room, ""), "\n") {
+		out = append(out, indent+l)
+	}
+	if maxLines > 0 && len(out) > maxLines {
+		out = out[:maxLines]
+		out[maxLines-1] = ansi.Truncate(out[maxLines-1], w-1, "") + "…"
+	}
+	return out
+}
+
+// overlay draws box over the middle of the screen's lines, which keep what
+// is left and right of it.
+func overlay(screen []string, box string, width int) []string {
+	rows := strings.Split(box, "\n")
+	bw := 0
+	for _, r := range rows {
+		bw = max(bw, ansi.StringWidth(r))
+	}
+	x := max((width-bw)/2, 0)
+	y := max((len(screen)-len(rows))/2, 0)
+	out := append([]string(nil), screen...)
+	for i, r := range rows {
+		n := y + i
+		if n >= len(out) {
+			break
+		}
+		base := out[n]
+		left := ansi.Truncate(base, x, "")
+		if pad := x - ansi.StringWidth(left); pad > 0 {
+			left += strings.Repeat(" ", pad)
+		}
+		var right string
+		if ansi.StringWidth(base) > x+bw {
+			right = ansi.TruncateLeft(base, x+bw, "")
+		}
+		// Reset between the parts so no style runs into the box or out of it.
+		out[n] = left + "\x1b[m" + r + "\x1b[m" + right
+	}
+	return out
+}

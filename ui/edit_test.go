@@ -1,0 +1,580 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"koff/edit"
+	"koff/model"
+)
+
+// storeWriter is the Kafka side of a real edit.Editor in tests: records it
+// writes land in the fixture's Store at once, as if the tailer read them.
+type storeWriter struct {
+	mu sync.Mutex
+	f  *fixture
+}
+
+func (w *storeWriter) WriteRecords(_ context.Context, recs []model.Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range recs {
+		var v *string
+		if r.Value != nil {
+			s := string(r.Value)
+			v = &s
+		}
+		w.f.store.Ingest([]model.Record{w.f.rec(t0, string(r.Key), v, r.Partition)})
+	}
+	return nil
+}
+
+func (w *storeWriter) PartitionCount(context.Context, string) (int, error) { return 25, nil }
+
+// fakeEditor records every call. Plans come from a real edit.Editor over
+// the fixture's Store (so they hold real changes, writes and command
+// lines), then take the connector state and path the test sets; Apply
+// writes through the real Editor unless the test wants an error.
+type fakeEditor struct {
+	real *edit.Editor
+
+	mu    sync.Mutex
+	calls []string
+
+	state     string // what REST says; "" is unknown (no --connect-url)
+	tasks     int
+	restPath  bool // plans go through Connect REST
+	planErr   error
+	applyErr  error
+	stopErr   error
+	resumeErr error
+}
+
+func newFakeEditor(t *testing.T, f *fixture) *fakeEditor {
+	return &fakeEditor{real: &edit.Editor{
+		Store: f.store, Kafka: &storeWriter{f: f}, Topics: []string{topic},
+		User: "alice", Audit: &edit.AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
+		Cmd:           edit.CommandLine{Globals: []string{"-b", "kafka-1.prod.internal:9092"}},
+		VerifyTimeout: time.Second,
+		Now:           func() time.Time { return t0 },
+	}}
+}
+
+func (e *fakeEditor) record(format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.calls = append(e.calls, fmt.Sprintf(format, args...))
+}
+
+func (e *fakeEditor) Calls() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.calls...)
+}
+
+func (e *fakeEditor) Plan(ctx context.Context, req edit.Request) (*edit.Plan, error) {
+	e.record("plan %s %s", req.Kind, req.Connector)
+	if e.planErr != nil {
+		return nil, e.planErr
+	}
+	p, err := e.real.Plan(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if e.state != "" {
+		p.State, p.Tasks = e.state, e.tasks
+		p.Warnings = nil // the real plan warned that the state is unknown
+		p.PathReason = ""
+	}
+	if e.restPath {
+		p.Path = edit.PathREST
+		p.PathReason = "Connect REST API (PATCH/DELETE /connectors/" + p.Connector + "/offsets)"
+	}
+	return p, nil
+}
+
+func (e *fakeEditor) Check(context.Context, *edit.Plan) error {
+	e.record("check")
+	return nil
+}
+
+func (e *fakeEditor) Apply(ctx context.Context, p *edit.Plan) (edit.Result, error) {
+	e.record("apply %s %s", p.Kind, p.Connector)
+	if e.applyErr != nil {
+		return edit.Result{Plan: p}, e.applyErr
+	}
+	if p.Path == edit.PathREST {
+		return edit.Result{Plan: p, Verified: true, Message: "The offsets for this connector have been altered successfully"}, nil
+	}
+	return e.real.Apply(ctx, p)
+}
+
+func (e *fakeEditor) StopConnector(_ context.Context, name string) error {
+	e.record("stop %s", name)
+	return e.stopErr
+}
+
+func (e *fakeEditor) ResumeConnector(_ context.Context, name string) error {
+	e.record("resume %s", name)
+	return e.resumeErr
+}
+
+func (e *fakeEditor) UndoRequest(connector string) (edit.Request, edit.AuditEntry, error) {
+	e.record("undo-request %q", connector)
+	return e.real.UndoRequest(connector)
+}
+
+// editModel is the dashboard on the demo store with a fake editor.
+func editModel(t *testing.T, w, h int, opts func(*Options)) (*fixture, *fakeEditor, *Model) {
+	t.Helper()
+	f := demoStore()
+	ed := newFakeEditor(t, f)
+	o := Options{
+		Source:    f.store,
+		Bootstrap: "kafka-1.prod.internal:9092,kafka-2.prod.internal:9092",
+		Topics:    []string{topic},
+		Now:       func() time.Time { return t0 },
+		Editor:    ed,
+		REST:      true,
+	}
+	if opts != nil {
+		opts(&o)
+	}
+	m := New(o)
+	send(t, m, size(w, h))
+	return f, ed, m
+}
+
+// awaitJob runs cmd (and every command of a batch) and returns the first
+// edit-job message it produces. Timers in the batch (spinner, cursor
+// blink) are left to run out on their own.
+func awaitJob(t *testing.T, cmd tea.Cmd) tea.Msg {
+	t.Helper()
+	msgs := make(chan tea.Msg, 64)
+	var launch func(tea.Cmd)
+	launch = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		go func() {
+			msg := c()
+			if b, ok := msg.(tea.BatchMsg); ok {
+				for _, c := range b {
+					launch(c)
+				}
+				return
+			}
+			msgs <- msg
+		}()
+	}
+	launch(cmd)
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case msg := <-msgs:
+			if _, ok := msg.(jobMsg); ok {
+				return msg
+			}
+		case <-timeout:
+			t.Fatal("no edit job finished")
+			return nil
+		}
+	}
+}
+
+// settle feeds finished jobs back into the model until none is in flight,
+// as the program would: each step of stop → apply → resume starts the next.
+func settle(t *testing.T, m *Model, cmd tea.Cmd) {
+	t.Helper()
+	for i := 0; m.busy != ""; i++ {
+		if i > 10 {
+			t.Fatal("jobs keep starting")
+		}
+		cmd = send(t, m, awaitJob(t, cmd))
+	}
+}
+
+// pressSettle presses keys and runs the jobs the last one started.
+func pressSettle(t *testing.T, m *Model, keys ...string) {
+	t.Helper()
+	settle(t, m, send(t, m, press(keys...)...))
+}
+
+func requireCalls(t *testing.T, ed *fakeEditor, want ...string) {
+	t.Helper()
+	got := ed.Calls()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("editor calls:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+func requireStatus(t *testing.T, m *Model, want string) {
+	t.Helper()
+	// Compare without spaces: the bar wraps long messages.
+	squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	if got := ansi.Strip(m.statusView()); !strings.Contains(squash(got), squash(want)) {
+		t.Fatalf("status bar %q lacks %q", got, want)
+	}
+}
+
+// openPartition opens jdbc-orders and selects the partition whose row
+// contains what.
+func selectPartition(t *testing.T, m *Model, connector, what string) {
+	t.Helper()
+	openConnectorNamed(t, m, connector)
+	for range 20 {
+		if selectedLine(m, what) {
+			return
+		}
+		send(t, m, press("down")...)
+	}
+	t.Fatalf("no partition %s:\n%s", what, screenText(m))
+}
+
+// setField replaces a field's text, as a paste over a selection would.
+func setField(m *Model, i int, text string) {
+	m.form.fields[i].ta.SetValue(text)
+	m.form.validate()
+}
+
+func TestEditOffsetValidatesPlansAndApplies(t *testing.T) {
+	f, ed, m := editModel(t, 80, 24, nil)
+	selectPartition(t, m, "jdbc-orders", "customers")
+	send(t, m, press("e")...)
+	if m.form == nil {
+		t.Fatalf("e opened no editor:\n%s", screenText(m))
+	}
+	requireContains(t, m, "Edit offset · jdbc-orders", `{"protocol":"1","table":"customers"}`,
+		`{"incrementing":9002}`, `"incrementing": 9002`, "✓ valid offset", "enter/ctrl+s review")
+
+	// A stray character: the parser's message, and no way to review.
+	send(t, m, press("x")...)
+	requireContains(t, m, "✗ offset is not valid JSON", "fix the JSON to review")
+	requireLacks(t, m, "enter/ctrl+s review")
+	send(t, m, press("ctrl+s")...)
+	if m.confirm != nil || len(ed.Calls()) > 0 {
+		t.Fatal("ctrl+s planned an invalid offset")
+	}
+	// A nested value is refused with Connect's own words.
+	send(t, m, press("backspace", "backspace")...)
+	send(t, m, tea.PasteMsg{Content: `,"x":{"y":1}}`})
+	const nested = "Offsets may only contain primitive types as values, but field x contains MAP"
+	if err := m.form.fields[0].err; err == nil || err.Error() != nested {
+		t.Fatalf("nested value: %v, want %q", err, nested)
+	}
+	requireContains(t, m, "✗ Offsets may only contain primitive types")
+
+	// Back to valid, with a new value: enter now reviews instead of
+	// inserting a newline.
+	setField(m, 0, `{"incrementing":9100}`)
+	send(t, m, press("end")...)
+	requireContains(t, m, "✓ valid offset")
+	pressSettle(t, m, "enter")
+	if m.confirm == nil {
+		t.Fatalf("no confirmation after a valid offset:\n%s", screenText(m))
+	}
+	requireContains(t, m, "Set offset · jdbc-orders", `{"incrementing":9002} → {"incrementing":9100}`,
+		"rewrites the existing key's exact bytes", "koff set jdbc-orders")
+
+	pressSettle(t, m, "enter")
+	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders")
+	if m.confirm != nil {
+		t.Fatal("the dialog stayed open after the edit")
+	}
+	requireStatus(t, m, "verified: set 1 partition of jdbc-orders via offsets topic")
+
+	// The table shows the new value at the next tick of the Store.
+	send(t, m, tickMsg{})
+	requireContains(t, m, `{"incrementing":9100}`)
+	_ = f
+}
+
+func TestEnterInsertsANewlineWhileTheJSONIsIncomplete(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, nil)
+	selectPartition(t, m, "jdbc-orders", "customers")
+	send(t, m, press("e")...)
+	setField(m, 0, `{"incrementing":`)
+	send(t, m, press("enter")...)
+	if m.confirm != nil || m.busy != "" || len(ed.Calls()) > 0 {
+		t.Fatal("enter submitted incomplete JSON")
+	}
+	if v := m.form.fields[0].ta.Value(); v != "{\"incrementing\":\n" {
+		t.Fatalf("enter did not insert a newline: %q", v)
+	}
+	send(t, m, press("7", "}")...)
+	requireContains(t, m, "✓ valid offset")
+}
+
+func TestResetDialogEscCancels(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, nil)
+	selectPartition(t, m, "jdbc-orders", "orders")
+	pressSettle(t, m, "x")
+	if m.confirm == nil {
+		t.Fatalf("x opened no confirmation:\n%s", screenText(m))
+	}
+	requireContains(t, m, "Reset offset · jdbc-orders", "? unknown (no --connect-url)",
+		"Connector state unknown", "offsets topic connect-offsets", "→ (deleted)",
+		"tombstone under the existing key's exact bytes", "enter apply", "esc cancel")
+	send(t, m, press("esc")...)
+	if m.confirm != nil {
+		t.Fatal("esc left the dialog open")
+	}
+	requireCalls(t, ed, "plan reset jdbc-orders")
+	requireStatus(t, m, "cancelled: nothing was written")
+	// The status goes with the next key; the table is back.
+	send(t, m, press("down")...)
+	if m.statusView() != "" {
+		t.Errorf("the cancel notice outlived the next key: %q", m.statusView())
+	}
+}
+
+func TestResetAllNeedsTheConnectorsName(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, nil)
+	selectConnector(t, m, "jdbc-orders")
+	pressSettle(t, m, "X")
+	if m.confirm == nil {
+		t.Fatalf("X opened no confirmation:\n%s", screenText(m))
+	}
+	requireContains(t, m, "Reset ALL offsets (3) · jdbc-orders", "Type jdbc-orders to reset every offset",
+		"type the name to continue")
+	requireLacks(t, m, "enter apply")
+
+	send(t, m, press("enter")...)
+	send(t, m, press("jdbc-order")...)
+	send(t, m, press("enter")...)
+	if m.busy != "" || m.confirm.running {
+		t.Fatal("enter applied before the name was typed in full")
+	}
+	// Printable keys are the name's, not the dashboard's: q did not quit,
+	// x did not start another reset.
+	send(t, m, press("q", "x", "backspace", "backspace")...)
+	requireCalls(t, ed, "plan reset-all jdbc-orders")
+
+	send(t, m, press("s")...)
+	requireContains(t, m, "enter apply")
+	pressSettle(t, m, "enter")
+	requireCalls(t, ed, "plan reset-all jdbc-orders", "apply reset-all jdbc-orders")
+	requireStatus(t, m, "verified: reset 3 partitions of jdbc-orders via offsets topic")
+}
+
+func TestRunningConnectorOffersStopApplyResume(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, nil)
+	ed.state, ed.tasks, ed.restPath = "RUNNING", 2, true
+	selectPartition(t, m, "jdbc-orders", "orders")
+	pressSettle(t, m, "x")
+	requireContains(t, m, "● RUNNING · 2 tasks", "Connect REST", "jdbc-orders is RUNNING",
+		"ctrl+r stop → apply → resume")
+	requireLacks(t, m, "enter apply")
+
+	send(t, m, press("enter")...) // plain apply is not offered
+	requireCalls(t, ed, "plan reset jdbc-orders")
+
+	cmd := send(t, m, press("ctrl+r")...)
+	requireContains(t, m, "stop jdbc-orders and wait for its tasks to go", "apply the edit and read it back", "resume jdbc-orders")
+	// While it runs, keys wait: esc does not close the dialog.
+	send(t, m, press("esc")...)
+	if m.confirm == nil {
+		t.Fatal("esc closed the dialog while the edit ran")
+	}
+	settle(t, m, cmd)
+	requireCalls(t, ed, "plan reset jdbc-orders", "stop jdbc-orders", "apply reset jdbc-orders", "resume jdbc-orders")
+	requireStatus(t, m, "verified: reset 1 partition of jdbc-orders via Connect REST · Connect: The offsets for this connector have been altered successfully · resumed jdbc-orders")
+}
+
+func TestFailedApplyLeavesTheConnectorStopped(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, nil)
+	ed.state, ed.tasks = "RUNNING", 1
+	conflict := &edit.ConflictError{Partition: `{"protocol":"1","table":"orders"}`, Now: []byte(`{"incrementing":7}`)}
+	ed.applyErr = conflict
+	selectPartition(t, m, "jdbc-orders", "orders")
+	pressSettle(t, m, "x")
+	pressSettle(t, m, "ctrl+r")
+	requireCalls(t, ed, "plan reset jdbc-orders", "stop jdbc-orders", "apply reset jdbc-orders")
+	if m.confirm != nil {
+		t.Fatal("the dialog stayed open after the failure")
+	}
+	requireStatus(t, m, conflict.Error())
+	requireStatus(t, m, "jdbc-orders was left STOPPED: the edit failed, so koff did not resume it")
+}
+
+func TestFailedStopWritesNothing(t *testing.T) {
+	_, ed, m := editModel(t, 160, 48, nil)
+	ed.state, ed.tasks = "PAUSED", 1
+	ed.stopErr = errors.New("Connector jdbc-orders not found")
+	selectPartition(t, m, "jdbc-orders", "orders")
+	pressSettle(t, m, "x")
+	requireContains(t, m, "Resuming leaves it RUNNING, not PAUSED.")
+	pressSettle(t, m, "ctrl+r")
+	requireCalls(t, ed, "plan reset jdbc-orders", "stop jdbc-orders")
+	requireStatus(t, m, "could not stop jdbc-orders: Connector jdbc-orders not found — nothing was written")
+}
+
+func TestApplyErrorsAreShownWordForWord(t *testing.T) {
+	for _, err := range []error{
+		edit.ErrReadOnly,
+		&edit.NotStoppedError{Connector: "jdbc-orders", State: "RUNNING", Tasks: 2},
+		errors.New("Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/jdbc-orders/stop' endpoint"),
+	} {
+		_, ed, m := editModel(t, 120, 30, nil)
+		ed.applyErr = err
+		selectPartition(t, m, "jdbc-orders", "orders")
+		pressSettle(t, m, "x")
+		pressSettle(t, m, "enter")
+		requireStatus(t, m, err.Error())
+	}
+}
+
+func TestPlanErrorShownInTheStatusBar(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, nil)
+	ed.planErr = errors.New("Connector jdbc-orders not found")
+	selectConnector(t, m, "jdbc-orders")
+	pressSettle(t, m, "X")
+	if m.confirm != nil {
+		t.Fatal("a failed plan opened a dialog")
+	}
+	requireStatus(t, m, "Connector jdbc-orders not found")
+}
+
+func TestReadOnlyEditKeysSayWhy(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, func(o *Options) { o.ReadOnly = true })
+	requireLacks(t, m, "X reset", "S stop")
+	for _, k := range []string{"X", "S", "R", "u"} {
+		send(t, m, press(k)...)
+		requireStatus(t, m, "read-only: started with --read-only")
+	}
+	openConnectorNamed(t, m, "jdbc-orders")
+	requireLacks(t, m, "e edit")
+	for _, k := range []string{"e", "x", "X", "n", "S", "R", "u"} {
+		send(t, m, press(k)...)
+		requireStatus(t, m, "read-only: started with --read-only")
+		if m.form != nil || m.confirm != nil || m.busy != "" {
+			t.Fatalf("%s acted in a read-only session", k)
+		}
+	}
+	send(t, m, press("?")...)
+	requireLacks(t, m, "edit offset", "reset connector", "undo")
+	requireCalls(t, ed)
+}
+
+func TestStopAndResumeNeedREST(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, func(o *Options) { o.REST = false })
+	requireContains(t, m, "X reset")
+	requireLacks(t, m, "S stop")
+	for _, k := range []string{"S", "R"} {
+		send(t, m, press(k)...)
+		requireStatus(t, m, "needs --connect-url")
+	}
+	requireCalls(t, ed)
+}
+
+func TestNoEditorSaysSo(t *testing.T) {
+	_, _, m := editModel(t, 80, 24, func(o *Options) { o.Editor = nil })
+	requireLacks(t, m, "X reset")
+	requireContains(t, m, "U unparseable")
+	send(t, m, press("X")...)
+	requireStatus(t, m, "editing is not available")
+}
+
+func TestStopAndResumeShowProgressAndResult(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, nil)
+	selectConnector(t, m, "jdbc-orders")
+	cmd := send(t, m, press("S")...)
+	requireContains(t, m, "stopping jdbc-orders…")
+	// One job at a time: a second key says so instead of starting another.
+	send(t, m, press("R")...)
+	requireStatus(t, m, "busy: stopping jdbc-orders…")
+	settle(t, m, cmd)
+	requireStatus(t, m, "stopped jdbc-orders")
+	pressSettle(t, m, "R")
+	requireStatus(t, m, "resumed jdbc-orders")
+	requireCalls(t, ed, "stop jdbc-orders", "resume jdbc-orders")
+
+	ed.stopErr = errors.New("Unknown connector jdbc-orders")
+	pressSettle(t, m, "S")
+	requireStatus(t, m, "stop jdbc-orders: Unknown connector jdbc-orders")
+}
+
+func TestUndoShowsWhichEditItUndoes(t *testing.T) {
+	f, ed, m := editModel(t, 100, 40, nil)
+	selectPartition(t, m, "jdbc-orders", "customers")
+	send(t, m, press("e")...)
+	setField(m, 0, `{"incrementing":1}`)
+	pressSettle(t, m, "ctrl+s")
+	pressSettle(t, m, "enter")
+	requireStatus(t, m, "verified: set 1 partition")
+	send(t, m, tickMsg{})
+
+	pressSettle(t, m, "u")
+	if m.confirm == nil {
+		t.Fatalf("u opened no dialog:\n%s", screenText(m))
+	}
+	requireContains(t, m, "Undo the last edit · jdbc-orders", "Undoes", "set of jdbc-orders by alice",
+		"2025-11-29 18:10:00 UTC", "verified", `{"incrementing":1} → {"incrementing":9002}`)
+	pressSettle(t, m, "enter")
+	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders", `undo-request ""`, "plan undo jdbc-orders", "apply undo jdbc-orders")
+	requireStatus(t, m, "verified: set 1 partition of jdbc-orders")
+	send(t, m, tickMsg{})
+	requireContains(t, m, `{"incrementing":9002}`)
+	_ = f
+}
+
+func TestUndoWithNothingToUndo(t *testing.T) {
+	_, _, m := editModel(t, 80, 24, nil)
+	pressSettle(t, m, "u")
+	requireStatus(t, m, "no edit in")
+}
+
+func TestNewPartitionValidatesBothFields(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, nil)
+	selectPartition(t, m, "jdbc-orders", "customers")
+	send(t, m, press("n")...)
+	requireContains(t, m, "Add a source partition · jdbc-orders", "stored already: its offset is replaced")
+	setField(m, 0, `{"protocol":"1","table":`)
+	send(t, m, press("end")...)
+	requireContains(t, m, `partition is not valid JSON: {"protocol":"1","table":`)
+	send(t, m, press(`"`, "r", "e", "f", "u", "n", "d", "s", `"`, "}")...)
+	requireContains(t, m, "✓ new source partition")
+	send(t, m, press("tab")...)
+	setField(m, 1, "null")
+	send(t, m, press("end")...)
+	requireContains(t, m, "a new source partition needs an offset object, not null")
+	setField(m, 1, `{"incrementing":1}`)
+	send(t, m, press("end")...)
+	pressSettle(t, m, "ctrl+s")
+	requireContains(t, m, "Set offset · jdbc-orders", `(none) → {"incrementing":1}`, "writes a new key")
+	pressSettle(t, m, "enter")
+	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders")
+	send(t, m, tickMsg{})
+	requireContains(t, m, "refunds")
+}
+
+func TestPartitionKeysOnTheConnectorsScreenSayWhere(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, nil)
+	send(t, m, press("e")...)
+	requireStatus(t, m, "open a connector first")
+	requireCalls(t, ed)
+}
+
+func TestDialogsFitEverySize(t *testing.T) {
+	for _, sz := range [][2]int{{40, 12}, {60, 20}, {80, 24}, {200, 60}} {
+		_, ed, m := editModel(t, sz[0], sz[1], nil)
+		ed.state, ed.tasks = "RUNNING", 2
+		selectPartition(t, m, "jdbc-orders", "rders")
+		send(t, m, press("e")...)
+		requireFits(t, screenText(m), sz[0], sz[1])
+		send(t, m, press("esc")...)
+		pressSettle(t, m, "X")
+		requireFits(t, screenText(m), sz[0], sz[1])
+		send(t, m, press("pgdown", "down")...)
+		requireFits(t, screenText(m), sz[0], sz[1])
+	}
+}

@@ -1,0 +1,331 @@
+package ui
+
+import (
+	"errors"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"koff/edit"
+	"koff/keymap"
+	"koff/model"
+)
+
+// formField is one JSON input of the offset editor, validated as it is
+// typed with the same parser the edit pipeline uses.
+type formField struct {
+	label string
+	ta    textarea.Model
+	// check parses the text: note is shown when it is valid, err when not.
+	check func(string) (note string, err error)
+	empty string // shown instead of an error while the field is empty
+	note  string
+	err   error
+}
+
+func (f *formField) validate() {
+	v := strings.TrimSpace(f.ta.Value())
+	if v == "" {
+		f.note, f.err = "", errEmpty
+		return
+	}
+	f.note, f.err = f.check(v)
+}
+
+// errEmpty marks an empty field: invalid, but not worth a red message.
+var errEmpty = errors.New("empty")
+
+// editForm is the offset editor: e edits the selected source partition's
+// offset, n adds one for a source partition not stored yet.
+type editForm struct {
+	km        *keymap.KeyMap
+	st        *Styles
+	title     string
+	connector string
+	// partition is the source partition e edits; newPartition is true for
+	// n, whose first field is the partition.
+	partition     model.Object
+	partitionJSON string
+	current       string // e: the offset in force, as stored
+	newPartition  bool
+	known         map[string]bool // n: the connector's stored partitions, canonical
+	fields        []*formField
+	focus         int
+	planning      bool
+	planErr       string // the last plan's error, word for word
+	help          help.Model
+	width, height int
+}
+
+// The textarea is at most this many lines tall; longer JSON scrolls in it.
+const maxFieldLines = 8
+
+func newTextarea(st *Styles, placeholder string) textarea.Model {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.CharLimit = 0 // offsets can be long (GTID sets, file lists)
+	ta.MaxWidth = 0  // the dialog decides
+	ta.MaxHeight = 0 // it scrolls beyond its height
+	ta.Placeholder = placeholder
+	ta.SetStyles(st.TextArea)
+	return ta
+}
+
+// newOffsetForm is e: the offset of one stored source partition.
+func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, partition model.Object) *editForm {
+	f := &editForm{km: km, st: st, title: "Edit offset · " + connector, connector: connector,
+		partition: partition, partitionJSON: row.Partition, current: row.Offset, help: help.New()}
+	if row.Deleted {
+		f.current = ""
+	}
+	field := &formField{label: "New offset", ta: newTextarea(st, `{"position":123}`),
+		empty: "type the new offset as a JSON object",
+		check: func(s string) (string, error) {
+			_, null, err := edit.ParseOffset(s)
+			if err != nil {
+				return "", err
+			}
+			if null {
+				return "null deletes the offset: this becomes a reset", nil
+			}
+			return "valid offset", nil
+		}}
+	field.ta.SetValue(initialOffset(row.Offset))
+	f.fields = []*formField{field}
+	f.help.Styles = st.Help
+	f.validate()
+	return f
+}
+
+// newPartitionForm is n: a source partition and its offset, both typed.
+// The selected row, when there is one, fills them in as a template: the
+// partition map's field names are the part that is easy to get wrong.
+func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, hasRow bool, known map[string]bool) *editForm {
+	f := &editForm{km: km, st: st, title: "Add a source partition · " + connector, connector: connector,
+		newPartition: true, known: known, help: help.New()}
+	part := &formField{label: "Source partition", ta: newTextarea(st, `{"table":"orders"}`),
+		empty: "type the source partition map as a JSON object",
+		check: func(s string) (string, error) {
+			p, err := edit.ParsePartition(s)
+			if err != nil {
+				return "", err
+			}
+			if f.known[canonPartition(p)] {
+				return "this source partition is stored already: its offset is replaced", nil
+			}
+			return "new source partition", nil
+		}}
+	off := &formField{label: "Offset", ta: newTextarea(st, `{"position":0}`),
+		empty: "type its offset as a JSON object",
+		check: func(s string) (string, error) {
+			_, null, err := edit.ParseOffset(s)
+			if err != nil {
+				return "", err
+			}
+			if null {
+				return "", errNullNew
+			}
+			return "valid offset", nil
+		}}
+	if hasRow {
+		part.ta.SetValue(row.Partition)
+		if !row.Deleted {
+			off.ta.SetValue(row.Offset)
+		}
+	}
+	f.fields = []*formField{part, off}
+	f.help.Styles = st.Help
+	f.validate()
+	return f
+}
+
+var errNullNew = errors.New("a new source partition needs an offset object, not null")
+
+// canonPartition is a partition map's text regardless of field order.
+func canonPartition(p model.Object) string {
+	if p == nil {
+		return "null"
+	}
+	return model.SortedJSON(p)
+}
+
+// initialOffset is what the editor starts with: the stored offset pretty
+// printed when it is small, compact when pretty would not fit the field.
+func initialOffset(stored string) string {
+	if stored == "" {
+		return ""
+	}
+	o, err := model.ParseOffset([]byte(stored))
+	if err != nil || o == nil {
+		return stored
+	}
+	pretty := model.Pretty(o, "  ")
+	if strings.Count(pretty, "\n")+1 <= maxFieldLines-2 {
+		return pretty
+	}
+	return stored
+}
+
+func (f *editForm) validate() {
+	for _, fl := range f.fields {
+		fl.validate()
+	}
+}
+
+func (f *editForm) valid() bool {
+	f.validate()
+	for _, fl := range f.fields {
+		if fl.err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// request is the edit the form describes; call it only when valid.
+func (f *editForm) request() (edit.Request, error) {
+	req := edit.Request{Connector: f.connector, Kind: edit.KindSet}
+	it := edit.Item{Partition: f.partition}
+	offsetText := f.fields[len(f.fields)-1].ta.Value()
+	if f.newPartition {
+		p, err := edit.ParsePartition(strings.TrimSpace(f.fields[0].ta.Value()))
+		if err != nil {
+			return req, err
+		}
+		it.Partition = p
+	}
+	o, null, err := edit.ParseOffset(strings.TrimSpace(offsetText))
+	if err != nil {
+		return req, err
+	}
+	if null {
+		req.Kind = edit.KindReset
+	}
+	it.Offset = o
+	req.Items = []edit.Item{it}
+	return req, nil
+}
+
+func (f *editForm) focusCmd() tea.Cmd {
+	for i, fl := range f.fields {
+		if i != f.focus {
+			fl.ta.Blur()
+		}
+	}
+	fl := f.fields[f.focus]
+	fl.ta.MoveToEnd()
+	return fl.ta.Focus()
+}
+
+func (f *editForm) cycleFocus() tea.Cmd {
+	if len(f.fields) < 2 {
+		return nil
+	}
+	f.focus = (f.focus + 1) % len(f.fields)
+	return f.focusCmd()
+}
+
+// enterTypes reports whether the key is the focused textarea's newline.
+func (f *editForm) enterTypes(msg tea.KeyPressMsg) bool {
+	return key.Matches(msg, f.fields[f.focus].ta.KeyMap.InsertNewline)
+}
+
+// update gives a key, a paste or a cursor blink to the focused field and
+// validates again.
+func (f *editForm) update(msg tea.Msg) tea.Cmd {
+	fl := f.fields[f.focus]
+	var cmd tea.Cmd
+	fl.ta, cmd = fl.ta.Update(msg)
+	if _, ok := msg.(tea.KeyPressMsg); ok {
+		f.planErr = ""
+	}
+	f.validate()
+	return cmd
+}
+
+// setSize fits the fields to a dialog of outer size w×h.
+func (f *editForm) setSize(w, h int) {
+	f.width, f.height = w, h
+	inner := w - dialogFrameW
+	lines := maxFieldLines
+	if len(f.fields) > 1 {
+		lines = 3
+	}
+	// What is not the fields: title, blank, context, blanks, labels,
+	// messages, blank, keys, and the frame.
+	fixed := 2 + dialogFrameH + len(f.fields)*3 + 2
+	if !f.newPartition {
+		fixed += 4
+	}
+	lines = min(lines, max((h-fixed)/len(f.fields), 1))
+	for _, fl := range f.fields {
+		fl.ta.SetWidth(inner)
+		want := strings.Count(fl.ta.Value(), "\n") + 2
+		fl.ta.SetHeight(min(max(want, 3), lines))
+	}
+	f.help.SetWidth(inner)
+}
+
+// view renders the form as a dialog box.
+func (f *editForm) view(spinner string) string {
+	inner := f.width - dialogFrameW
+	st := f.st
+	lines := []string{st.DialogTitle.Render(f.title), ""}
+	if !f.newPartition {
+		lines = append(lines, st.FieldLabel.Render("Source partition"))
+		lines = append(lines, indentWrap(f.partitionJSON, inner, "  ", 3)...)
+		lines = append(lines, st.FieldLabel.Render("Current offset"))
+		cur := f.current
+		if cur == "" {
+			cur = "(none: deleted)"
+		}
+		lines = append(lines, indentWrap(cur, inner, "  ", 3)...)
+	}
+	for i, fl := range f.fields {
+		if i > 0 || !f.newPartition {
+			lines = append(lines, "")
+		}
+		label := st.FieldLabel.Render(fl.label)
+		if i == f.focus {
+			label = st.FieldFocus.Render(fl.label)
+		}
+		lines = append(lines, label)
+		lines = append(lines, strings.Split(fl.ta.View(), "\n")...)
+		switch {
+		case fl.err == errEmpty:
+			lines = append(lines, st.Muted.Render("  "+fl.empty))
+		case fl.err != nil:
+			lines = append(lines, indentWrap(st.Bad.Render("✗ "+fl.err.Error()), inner, "", 3)...)
+		default:
+			lines = append(lines, st.OK.Render("✓ ")+st.Muted.Render(fl.note))
+		}
+	}
+	lines = append(lines, "")
+	switch {
+	case f.planning:
+		lines = append(lines, spinner+" planning: reading the current offsets…")
+	case f.planErr != "":
+		lines = append(lines, indentWrap(st.Bad.Render("✗ "+f.planErr), inner, "", 4)...)
+		lines = append(lines, f.keys())
+	default:
+		lines = append(lines, f.keys())
+	}
+	return renderBox(st, f.width, f.height, lines)
+}
+
+// keys is the form's key line. Submit shows only when the JSON is valid;
+// until then the line says what is missing.
+func (f *editForm) keys() string {
+	submit := f.km.FormSubmit
+	submit.SetEnabled(f.valid())
+	next := f.km.FormNext
+	next.SetEnabled(len(f.fields) > 1)
+	line := f.help.ShortHelpView([]key.Binding{submit, next, f.km.FormCancel})
+	if !f.valid() {
+		line += f.st.Muted.Render(keySep + "fix the JSON to review the edit")
+	}
+	return line
+}

@@ -1,0 +1,133 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"charm.land/lipgloss/v2"
+
+	"koff/model"
+)
+
+// notInREST is the state cell of a connector that has offsets but that
+// Connect's REST API does not list: deleted, or run by another cluster.
+const notInREST = "– not in REST"
+
+// stateGlyph pairs each Connect state with a glyph, so the state reads
+// without colour.
+func stateGlyph(state string) string {
+	switch state {
+	case "RUNNING":
+		return "●"
+	case "STOPPED":
+		return "■"
+	case "PAUSED":
+		return "‖"
+	case "FAILED":
+		return "✗"
+	case "UNASSIGNED":
+		return "○"
+	case "RESTARTING":
+		return "↻"
+	}
+	return "?"
+}
+
+// stateText is a connector state as shown: glyph and Connect's word.
+func stateText(state string) string {
+	if state == "" {
+		return "? unknown"
+	}
+	return stateGlyph(state) + " " + state
+}
+
+func (st *Styles) stateStyle(state string) lipgloss.Style {
+	switch state {
+	case "RUNNING":
+		return st.OK
+	case "PAUSED", "UNASSIGNED", "RESTARTING":
+		return st.Warn
+	case "FAILED":
+		return st.Bad
+	}
+	return st.Muted
+}
+
+// restAvailable reports whether the Store holds a REST view of connectors.
+func restAvailable(r model.RESTStatus) bool { return r.Connectors != nil }
+
+// restStateCell is the connectors table's STATE cell.
+func restStateCell(r model.ConnectorRow) string {
+	if !r.InREST {
+		return notInREST
+	}
+	return stateText(r.REST.State)
+}
+
+// restTasksCell is the connectors table's TASKS cell in at most w cells:
+// Connect's words ("1 running, 1 failed") when they fit, else running of
+// all with ✗ and the number failed ("1/2 ✗1"), so a failure never goes
+// unseen in a narrow column.
+func restTasksCell(r model.ConnectorRow, w int) string {
+	if !r.InREST {
+		return "–"
+	}
+	c := r.REST
+	if c.State == "STOPPED" && len(c.Tasks) == 0 {
+		return "–" // a stopped connector has no tasks by definition
+	}
+	full := c.TaskSummary()
+	if ansi.StringWidth(full) <= w || len(c.Tasks) == 0 {
+		return truncate(full, w)
+	}
+	running, failed := 0, 0
+	for _, t := range c.Tasks {
+		switch t.State {
+		case "RUNNING":
+			running++
+		case "FAILED":
+			failed++
+		}
+	}
+	brief := fmt.Sprintf("%d/%d", running, len(c.Tasks))
+	if failed > 0 {
+		brief += fmt.Sprintf(" ✗%d", failed)
+	}
+	return truncate(brief, w)
+}
+
+// restLine is the header's line about Connect's REST API: where it is and
+// its version, or the last poll's error. "" when koff has no REST view.
+func (m *Model) restLine() string {
+	r := m.rest
+	if r.URL == "" && r.Err == "" && r.Connectors == nil {
+		return ""
+	}
+	label := m.styles.Muted.Render("Connect ")
+	if r.Err != "" {
+		line := label + m.styles.Bad.Render("✗ ") + oneLine(r.Err)
+		if r.Connectors != nil {
+			line += m.styles.Muted.Render(" · showing the last states read")
+		}
+		return truncate(line, m.width)
+	}
+	url := r.URL
+	if url == "" {
+		url = "REST API"
+	}
+	parts := []string{m.styles.OK.Render("●") + " " + m.styles.Header.Render(url)}
+	if r.Version != "" {
+		parts = append(parts, "version "+r.Version)
+	}
+	if r.Connectors != nil {
+		parts = append(parts, plural(len(r.Connectors), "connector", "connectors"))
+	}
+	return truncate(label+strings.Join(parts, m.styles.Muted.Render(" · ")), m.width)
+}
+
+// oneLine folds an error onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
