@@ -248,22 +248,16 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 func (t *Tailer) bounds(ctx context.Context, tp model.TopicPartition) (int64, int64, error) {
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	res, err := t.client.ListOffsets(rctx, &kafkago.ListOffsetsRequest{
-		Topics:         map[string][]kafkago.OffsetRequest{tp.Topic: {kafkago.FirstOffsetOf(tp.Partition), kafkago.LastOffsetOf(tp.Partition)}},
-		IsolationLevel: kafkago.ReadCommitted,
-	})
+	tps := []model.TopicPartition{tp}
+	first, err := listOffsets(rctx, t.client, tps, kafkago.FirstOffset, kafkago.ReadCommitted)
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, p := range res.Topics[tp.Topic] {
-		if p.Partition == tp.Partition {
-			if p.Error != nil {
-				return 0, 0, p.Error
-			}
-			return p.FirstOffset, p.LastOffset, nil
-		}
+	last, err := listOffsets(rctx, t.client, tps, kafkago.LastOffset, kafkago.ReadCommitted)
+	if err != nil {
+		return 0, 0, err
 	}
-	return 0, 0, fmt.Errorf("no offsets returned for %s", tp)
+	return first[tp], last[tp], nil
 }
 
 func (t *Tailer) isCaught() bool {

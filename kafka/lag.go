@@ -1,0 +1,147 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+
+	"koff/model"
+)
+
+// GroupStore is where the lag poller reads which groups REST names and
+// writes what it polled (model.Store).
+type GroupStore interface {
+	SinkGroups() []string
+	SetGroups(at time.Time, polls []model.GroupPoll)
+}
+
+// PollGroups polls sink consumer groups every interval until ctx ends:
+// every group named connect-* plus the groups REST names (overrides).
+func (c Config) PollGroups(ctx context.Context, every time.Duration, store GroupStore) {
+	client := c.Client()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
+	for {
+		rctx, cancel := context.WithTimeout(ctx, max(every, 10*time.Second))
+		polls, err := groupPolls(rctx, client, store.SinkGroups())
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			// Keep the last numbers; say why on every group.
+			for _, g := range store.SinkGroups() {
+				polls = append(polls, model.GroupPoll{Group: g, Err: Describe(err)})
+			}
+		}
+		store.SetGroups(time.Now(), polls)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(every):
+		}
+	}
+}
+
+// GroupPolls polls the named groups and every connect-* group once.
+func (c Config) GroupPolls(ctx context.Context, named []string) ([]model.GroupPoll, error) {
+	client := c.Client()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
+	return groupPolls(ctx, client, named)
+}
+
+func groupPolls(ctx context.Context, c *kafkago.Client, named []string) ([]model.GroupPoll, error) {
+	lg, err := c.ListGroups(ctx, &kafkago.ListGroupsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, g := range lg.Groups {
+		if strings.HasPrefix(g.GroupID, "connect-") {
+			want[g.GroupID] = true
+		}
+	}
+	exists := map[string]bool{}
+	for _, g := range lg.Groups {
+		exists[g.GroupID] = true
+	}
+	for _, g := range named {
+		if exists[g] {
+			want[g] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, 0, len(want))
+	for g := range want {
+		ids = append(ids, g)
+	}
+	sort.Strings(ids)
+	dg, err := c.DescribeGroups(ctx, &kafkago.DescribeGroupsRequest{GroupIDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	polls := map[string]*model.GroupPoll{}
+	for _, g := range dg.Groups {
+		p := &model.GroupPoll{Group: g.GroupID, State: g.GroupState, Members: len(g.Members)}
+		if g.Error != nil {
+			p.Err = Describe(g.Error)
+		}
+		polls[g.GroupID] = p
+	}
+	// Committed offsets: one OffsetFetch per group, to its coordinator.
+	var tps []model.TopicPartition
+	seen := map[model.TopicPartition]bool{}
+	for _, id := range ids {
+		p := polls[id]
+		if p == nil {
+			p = &model.GroupPoll{Group: id}
+			polls[id] = p
+		}
+		of, err := c.OffsetFetch(ctx, &kafkago.OffsetFetchRequest{GroupID: id})
+		if err == nil && of.Error != nil {
+			err = of.Error
+		}
+		if err != nil {
+			p.Err = Describe(err)
+			continue
+		}
+		for topic, parts := range of.Topics {
+			for _, op := range parts {
+				if op.Error != nil || op.CommittedOffset < 0 {
+					continue
+				}
+				tp := model.TopicPartition{Topic: topic, Partition: op.Partition}
+				p.Partitions = append(p.Partitions, model.GroupPartition{TopicPartition: tp, Committed: op.CommittedOffset})
+				if !seen[tp] {
+					seen[tp] = true
+					tps = append(tps, tp)
+				}
+			}
+		}
+	}
+	// Log start and end offsets of every partition any group reads: one
+	// request per kind, split per partition leader by kafka-go.
+	starts, err := listOffsets(ctx, c, tps, kafkago.FirstOffset, kafkago.ReadUncommitted)
+	if err != nil {
+		return nil, fmt.Errorf("list offsets: %w", err)
+	}
+	ends, err := listOffsets(ctx, c, tps, kafkago.LastOffset, kafkago.ReadUncommitted)
+	if err != nil {
+		return nil, fmt.Errorf("list offsets: %w", err)
+	}
+	out := make([]model.GroupPoll, 0, len(ids))
+	for _, id := range ids {
+		p := polls[id]
+		for i := range p.Partitions {
+			gp := &p.Partitions[i]
+			gp.Start, gp.End = starts[gp.TopicPartition], ends[gp.TopicPartition]
+		}
+		out = append(out, *p)
+	}
+	return out, nil
+}

@@ -1,0 +1,117 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+
+	"koff/model"
+)
+
+// commitGroup commits offsets for a group with no members, as a plain
+// client (or an operator's tool) does.
+func commitGroup(t *testing.T, addr, group string, offsets map[model.TopicPartition]int64) {
+	t.Helper()
+	c := Config{Brokers: []string{addr}}.Client()
+	req := &kafkago.OffsetCommitRequest{GroupID: group, GenerationID: -1, Topics: map[string][]kafkago.OffsetCommit{}}
+	for tp, off := range offsets {
+		req.Topics[tp.Topic] = append(req.Topics[tp.Topic], kafkago.OffsetCommit{Partition: tp.Partition, Offset: off})
+	}
+	res, err := c.OffsetCommit(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for topic, parts := range res.Topics {
+		for _, p := range parts {
+			if p.Error != nil {
+				t.Fatalf("commit %s/%d: %v", topic, p.Partition, p.Error)
+			}
+		}
+	}
+}
+
+type groupRecorder struct {
+	named []string
+	polls []model.GroupPoll
+}
+
+func (g *groupRecorder) SinkGroups() []string { return g.named }
+func (g *groupRecorder) SetGroups(_ time.Time, p []model.GroupPoll) {
+	g.polls = p
+}
+
+func TestGroupPollsLagIsEndMinusCommitted(t *testing.T) {
+	_, addr := startBroker(t, 0)
+	createTopic(t, addr, "orders", 3)
+	createTopic(t, addr, "logs", 2)
+	for p := 0; p < 3; p++ {
+		var recs []kv
+		for i := 0; i < 10*(p+1); i++ {
+			recs = append(recs, kv{key: fmt.Sprint(i), value: "x"})
+		}
+		produce(t, addr, "orders", p, recs...)
+	}
+	produce(t, addr, "logs", 1, kv{key: "a", value: "b"}, kv{key: "c", value: "d"})
+	tp := func(topic string, p int) model.TopicPartition { return model.TopicPartition{Topic: topic, Partition: p} }
+	commitGroup(t, addr, "connect-s3", map[model.TopicPartition]int64{tp("orders", 0): 10, tp("orders", 1): 5, tp("orders", 2): 0})
+	commitGroup(t, addr, "es-v2", map[model.TopicPartition]int64{tp("logs", 1): 1})
+	commitGroup(t, addr, "someone-else", map[model.TopicPartition]int64{tp("logs", 0): 0})
+
+	polls, err := Config{Brokers: []string{addr}}.GroupPolls(context.Background(), []string{"es-v2", "not-there"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byGroup := map[string]model.GroupPoll{}
+	for _, p := range polls {
+		byGroup[p.Group] = p
+	}
+	if len(polls) != 2 || byGroup["someone-else"].Group != "" {
+		t.Fatalf("polled %v: want connect-s3 (by its name) and es-v2 (named by REST) only", polls)
+	}
+	want := map[model.TopicPartition]int64{tp("orders", 0): 0, tp("orders", 1): 15, tp("orders", 2): 30}
+	s3 := byGroup["connect-s3"]
+	if len(s3.Partitions) != 3 || s3.State != "Empty" || s3.Members != 0 {
+		t.Fatalf("connect-s3 = %+v", s3)
+	}
+	for _, p := range s3.Partitions {
+		if p.Lag() != want[p.TopicPartition] || p.End-p.Committed != p.Lag() {
+			t.Errorf("%s: committed %d end %d lag %d, want lag %d", p.TopicPartition, p.Committed, p.End, p.Lag(), want[p.TopicPartition])
+		}
+	}
+	if es := byGroup["es-v2"]; len(es.Partitions) != 1 || es.Partitions[0].Lag() != 1 {
+		t.Errorf("es-v2 = %+v", es)
+	}
+
+	// The poller keeps polling into a store.
+	rec := &groupRecorder{named: []string{"es-v2"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { Config{Brokers: []string{addr}}.PollGroups(ctx, 50*time.Millisecond, rec); close(done) }()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	<-done
+	if len(rec.polls) != 2 {
+		t.Errorf("poller stored %d groups, want 2", len(rec.polls))
+	}
+}
+
+func TestOffsetsAtTimestamp(t *testing.T) {
+	_, addr := startBroker(t, 0)
+	createTopic(t, addr, "data", 1)
+	produce(t, addr, "data", 0, kv{key: "a", value: "1"}, kv{key: "b", value: "2"})
+	mid := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	produce(t, addr, "data", 0, kv{key: "c", value: "3"}, kv{key: "d", value: "4"}, kv{key: "e", value: "5"})
+	tp := model.TopicPartition{Topic: "data", Partition: 0}
+	got, err := Config{Brokers: []string{addr}}.OffsetsAt(context.Background(), []model.TopicPartition{tp}, mid)
+	if err != nil || got[tp] != 2 {
+		t.Errorf("offset at the middle = %d (%v), want 2", got[tp], err)
+	}
+	got, _ = Config{Brokers: []string{addr}}.OffsetsAt(context.Background(), []model.TopicPartition{tp}, time.Now().Add(time.Hour))
+	if got[tp] != 5 {
+		t.Errorf("offset after every record = %d, want the end, 5", got[tp])
+	}
+}
