@@ -55,7 +55,9 @@ func TestGroupPollsLagIsEndMinusCommitted(t *testing.T) {
 		produce(t, addr, "orders", p, recs...)
 	}
 	produce(t, addr, "logs", 1, kv{key: "a", value: "b"}, kv{key: "c", value: "d"})
-	tp := func(topic string, p int) model.TopicPartition { return model.TopicPartition{Topic: topic, Partition: p} }
+	tp := func(topic string, p int) model.TopicPartition {
+		return model.TopicPartition{Topic: topic, Partition: p}
+	}
 	commitGroup(t, addr, "connect-s3", map[model.TopicPartition]int64{tp("orders", 0): 10, tp("orders", 1): 5, tp("orders", 2): 0})
 	commitGroup(t, addr, "es-v2", map[model.TopicPartition]int64{tp("logs", 1): 1})
 	commitGroup(t, addr, "someone-else", map[model.TopicPartition]int64{tp("logs", 0): 0})
