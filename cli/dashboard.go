@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 
+	"koff/edit"
+	"koff/kafka"
 	"koff/keymap"
 	"koff/model"
 	"koff/ui"
@@ -53,20 +56,37 @@ func runDashboard(g *Globals, _ any, args []string, env Env) error {
 		return err
 	}
 	store := model.NewStore(model.StoreOptions{})
-	_, done := startTailer(ctx, g, store)
-	polled := make(chan struct{})
+	tailer, done := startTailer(ctx, g, store)
+	var wg sync.WaitGroup
+	defer func() { cancel(); <-done; wg.Wait() }()
 	if rest != nil {
-		go func() { rest.Poll(ctx, g.Refresh, store); close(polled) }()
-	} else {
-		close(polled)
+		wg.Add(2)
+		go func() { defer wg.Done(); rest.Poll(ctx, g.Refresh, store) }()
+		go func() { defer wg.Done(); followOwnTopics(ctx, g.Refresh, store, tailer) }()
 	}
-	defer func() { cancel(); <-done; <-polled }()
+	wg.Add(1)
+	go func() { defer wg.Done(); g.kafkaConfig().PollGroups(ctx, g.Refresh, store) }()
 
+	ed := &edit.Editor{
+		Store:       store,
+		Kafka:       g.kafkaConfig(),
+		TopicSource: tailer.Topics,
+		ReadOnly:    g.ReadOnly,
+		User:        osUser(env),
+		Audit:       &edit.AuditLog{Path: g.auditPath(env)},
+		Cmd:         edit.CommandLine{Globals: g.shownGlobals(rest)},
+	}
+	if rest != nil {
+		ed.REST = rest
+	}
 	m := ui.New(ui.Options{
 		Source:    store,
 		Bootstrap: strings.Join(g.Bootstrap, ","),
 		Topics:    g.OffsetsTopics,
 		KeyMap:    keymap.Default(),
+		Editor:    ed,
+		REST:      rest != nil,
+		ReadOnly:  g.ReadOnly,
 	})
 	var opts []tea.ProgramOption
 	// no-color.org: any non-empty NO_COLOR means monochrome (colorprofile
@@ -78,4 +98,22 @@ func runDashboard(g *Globals, _ any, args []string, env Env) error {
 		return fmt.Errorf("dashboard: %w", err)
 	}
 	return nil
+}
+
+// followOwnTopics tails every connector's own offsets.storage.topic as
+// Connect's REST API reveals it: that topic is authoritative for the
+// connector's tasks.
+func followOwnTopics(ctx context.Context, every time.Duration, store *model.Store, t *kafka.Tailer) {
+	for {
+		for _, c := range store.REST().Connectors {
+			if topic := strings.TrimSpace(c.Config["offsets.storage.topic"]); topic != "" {
+				t.AddTopic(topic)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(every):
+		}
+	}
 }

@@ -53,6 +53,19 @@ func openEditSession(g *Globals, env Env) (*editSession, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rest != nil {
+		// Connectors with their own offsets.storage.topic are edited there:
+		// read those topics too.
+		conns, err := rest.Connectors(env.Context)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range conns {
+			if t := strings.TrimSpace(c.Info.Config["offsets.storage.topic"]); t != "" && !contains(g.OffsetsTopics, t) {
+				g.OffsetsTopics = append(g.OffsetsTopics, t)
+			}
+		}
+	}
 	ctx, cancel := context.WithCancel(env.Context)
 	s := &editSession{g: g, env: env, store: model.NewStore(model.StoreOptions{}), rest: rest, ctx: ctx, cancel: cancel}
 	t, done := startTailer(ctx, g, s.store)

@@ -43,6 +43,9 @@ type Editor struct {
 	// Topics are the offsets topics koff tails; the first is the workers'
 	// offset.storage.topic.
 	Topics []string
+	// TopicSource, when set, is asked instead of Topics: the dashboard adds
+	// connectors' own offsets topics as REST reveals them.
+	TopicSource func() []string
 	// ReadOnly refuses every write, whatever the caller shows.
 	ReadOnly bool
 	// User is who the audit log names (OS user, or the SSH user).
@@ -76,4 +79,11 @@ func (e *Editor) stopTimeout() time.Duration {
 		return e.StopTimeout
 	}
 	return 30 * time.Second
+}
+
+func (e *Editor) topics() []string {
+	if e.TopicSource != nil {
+		return e.TopicSource()
+	}
+	return e.Topics
 }

@@ -72,10 +72,11 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if req.Connector == "" {
 		return nil, errors.New("no connector named")
 	}
-	if len(e.Topics) == 0 {
+	topics := e.topics()
+	if len(topics) == 0 {
 		return nil, errors.New("no offsets topic")
 	}
-	p := &Plan{Request: req, Topic: e.Topics[0], Made: e.now()}
+	p := &Plan{Request: req, Topic: topics[0], Made: e.now()}
 	restOK, err := e.planREST(ctx, p)
 	if err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
 		return false, err
 	}
 	if t := strings.TrimSpace(cfg["offsets.storage.topic"]); t != "" {
-		if !contains(e.Topics, t) {
+		if !contains(e.topics(), t) {
 			return false, fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic): add --offsets-topic %s so koff can read and verify it", p.Connector, t, t)
 		}
 		p.Topic = t
@@ -168,7 +169,7 @@ type storedCopy struct {
 
 func (e *Editor) storedCopies(name string) []storedCopy {
 	var out []storedCopy
-	for _, t := range e.Topics {
+	for _, t := range e.topics() {
 		for _, r := range e.Store.Partitions(model.ConnectorID{Topic: t, Name: name}) {
 			k, err := model.ParseKey([]byte(r.ID.Key))
 			if err != nil {

@@ -50,6 +50,7 @@ type Tailer struct {
 	status   model.TailStatus
 	caughtUp chan struct{}
 	caught   bool
+	rescan   bool // a topic was added: read metadata again soon
 	wg       sync.WaitGroup
 }
 
@@ -114,10 +115,28 @@ func (t *Tailer) Run(ctx context.Context) {
 		} else {
 			backoff.reset()
 		}
+		t.sleep(ctx, wait)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// sleep waits d, or less when a topic was added.
+func (t *Tailer) sleep(ctx context.Context, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		t.mu.Lock()
+		added := t.rescan
+		t.rescan = false
+		t.mu.Unlock()
+		if added {
+			return
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(wait):
+		case <-time.After(min(200*time.Millisecond, time.Until(deadline))):
 		}
 	}
 }
@@ -126,8 +145,9 @@ func (t *Tailer) Run(ctx context.Context) {
 func (t *Tailer) discover(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	topics := t.Topics()
 	m, err := t.tr.RoundTrip(rctx, t.cfg.addr(), &metadataAPI.Request{
-		TopicNames:             t.topics,
+		TopicNames:             topics,
 		AllowAutoTopicCreation: false, // never create an offsets topic with broker defaults
 	})
 	if err != nil {
@@ -160,7 +180,7 @@ func (t *Tailer) discover(ctx context.Context) error {
 			}
 		}
 	}
-	for _, name := range t.topics {
+	for _, name := range topics {
 		if !found[name] {
 			missing = append(missing, name)
 		}
@@ -354,4 +374,27 @@ func (t *Tailer) Missing() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]string(nil), t.missing...)
+}
+
+// Topics lists the offsets topics being tailed; the first is the workers'.
+func (t *Tailer) Topics() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.topics...)
+}
+
+// AddTopic starts tailing another offsets topic (a connector's own
+// offsets.storage.topic) at the next metadata read; it reports whether the
+// topic is new.
+func (t *Tailer) AddTopic(name string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, x := range t.topics {
+		if x == name {
+			return false
+		}
+	}
+	t.topics = append(t.topics, name)
+	t.rescan = true
+	return true
 }

@@ -222,3 +222,21 @@ func TestTailerSkipsAbortedTransactions(t *testing.T) {
 		t.Errorf("history has %d updates, want the 2 committed ones", len(d.History))
 	}
 }
+
+func TestTailerAddsAConnectorsOwnOffsetsTopic(t *testing.T) {
+	_, addr := startBroker(t, 0)
+	createTopic(t, addr, "connect-offsets", 1)
+	createTopic(t, addr, "crm-offsets", 2)
+	produce(t, addr, "crm-offsets", 1, kv{key: key("crm", 1), value: `{"incrementing":3}`})
+	tl, store := runTailer(t, addr, []string{"connect-offsets"}, TailerOptions{Rescan: time.Hour})
+	<-tl.CaughtUp()
+	if !tl.AddTopic("crm-offsets") || tl.AddTopic("crm-offsets") {
+		t.Fatal("AddTopic should report a new topic once")
+	}
+	waitFor(t, "a record of the added topic", 10*time.Second, func() bool {
+		return len(store.Partitions(model.ConnectorID{Topic: "crm-offsets", Name: "crm"})) == 1
+	})
+	if got := tl.Topics(); len(got) != 2 || got[1] != "crm-offsets" {
+		t.Errorf("topics = %v", got)
+	}
+}
