@@ -241,3 +241,70 @@ func TestDashboardOnDemoUnderTmux(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// An operator stops a connector, moves one of its offsets, sees it
+// verified, and resumes it, all from the dashboard.
+func TestDashboardEditFlowUnderTmux(t *testing.T) {
+	dir := t.TempDir()
+	status := filepath.Join(dir, "status")
+	s := startTmux(t, 120, 35, fmt.Sprintf("%s --demo --flush-interval 1s --audit-log %s; echo $? > %s; sleep 30", koffBin, filepath.Join(dir, "audit.jsonl"), status))
+	keys := func(k ...string) { s.run(append([]string{"send-keys", "-t", s.name}, k...)...) }
+	typ := func(text string) { s.run("send-keys", "-t", s.name, "-l", text) }
+	s.waitFor("the connectors", 10*time.Second, func(scr string) bool { return strings.Contains(scr, "jdbc-shop") && strings.Contains(scr, "RUNNING") })
+
+	keys("/")
+	typ("jdbc-shop")
+	keys("Enter")
+	s.waitFor("the filter", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "mm2-primary") })
+	keys("Enter")
+	s.waitFor("jdbc-shop's partitions", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "shop.public.orders") })
+	keys("/")
+	typ(`"shop.public.orders"`)
+	keys("Enter")
+	s.waitFor("the orders row alone", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "shop.public.payments") })
+
+	keys("S")
+	s.waitFor("the connector stopped", 15*time.Second, func(scr string) bool { return strings.Contains(scr, "STOPPED") && strings.Contains(scr, "stopped jdbc-shop") })
+	keys("e")
+	s.waitFor("the offset editor", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "Edit offset") })
+	for i := 0; i < 5; i++ {
+		keys("Down")
+	}
+	keys("End")
+	for i := 0; i < 80; i++ {
+		keys("BSpace")
+	}
+	typ(`{"incrementing":1000}`)
+	s.waitFor("valid JSON", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "valid offset") })
+	keys("C-s")
+	s.waitFor("the confirmation", 10*time.Second, func(scr string) bool {
+		return strings.Contains(scr, "→ {\"incrementing\":1000}") && strings.Contains(scr, "koff set jdbc-shop")
+	})
+	keys("Enter")
+	scr := s.waitFor("the verified edit", 15*time.Second, func(scr string) bool {
+		return strings.Contains(scr, "verified: set 1 partition of jdbc-shop via Connect REST")
+	})
+	if !strings.Contains(scr, `{"incrementing":1000}`) {
+		t.Errorf("the row does not show the new offset:\n%s", scr)
+	}
+	keys("R")
+	s.waitFor("the connector resumed", 15*time.Second, func(scr string) bool { return strings.Contains(scr, "resumed jdbc-shop") && strings.Contains(scr, "RUNNING") })
+	// The resumed task continues from the new offset: its next flush is just above 1000.
+	s.waitFor("a flush from the new offset", 15*time.Second, func(scr string) bool {
+		return strings.Contains(scr, `{"incrementing":10`) && !strings.Contains(scr, `{"incrementing":1000}`)
+	})
+	keys("q")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, err := os.ReadFile(status); err == nil && len(b) > 0 {
+			if got := strings.TrimSpace(string(b)); got != "0" {
+				t.Fatalf("koff exited with status %s", got)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("koff did not exit after q; screen:\n%s", s.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

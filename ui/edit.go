@@ -145,6 +145,9 @@ func (m *Model) handleJob(msg jobMsg) tea.Cmd {
 	}
 	m.busy = ""
 	m.status = status{}
+	// A verified edit is in the Store already: show the row's new value
+	// together with the status line, not a tick later.
+	defer m.handleTick()
 	switch msg := msg.(type) {
 	case planDoneMsg:
 		m.handlePlanDone(msg)
