@@ -330,7 +330,11 @@ func (e *Editor) choosePath(p *Plan, restOK bool, copies []storedCopy) {
 		}
 	}
 	p.Path = PathREST
-	p.PathReason = "Connect REST API (PATCH/DELETE /connectors/" + p.Connector + "/offsets)"
+	method := "PATCH"
+	if p.Kind == KindResetAll {
+		method = "DELETE"
+	}
+	p.PathReason = method + " /connectors/" + p.Connector + "/offsets"
 }
 
 // planRESTWrites records where the worker will write each REST edit, for

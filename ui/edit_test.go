@@ -97,7 +97,7 @@ func (e *fakeEditor) Plan(ctx context.Context, req edit.Request) (*edit.Plan, er
 	}
 	if e.restPath {
 		p.Path = edit.PathREST
-		p.PathReason = "Connect REST API (PATCH/DELETE /connectors/" + p.Connector + "/offsets)"
+		p.PathReason = "PATCH /connectors/" + p.Connector + "/offsets"
 	}
 	return p, nil
 }
