@@ -11,13 +11,23 @@ import (
 )
 
 type sinkRecorder struct {
-	mu    sync.Mutex
-	polls []model.RESTStatus
+	mu     sync.Mutex
+	polls  []model.RESTStatus
+	topics map[string][]string
 }
 
 func (s *sinkRecorder) SetREST(r model.RESTStatus) {
 	s.mu.Lock()
 	s.polls = append(s.polls, r)
+	s.mu.Unlock()
+}
+
+func (s *sinkRecorder) SetConnectorTopics(name string, topics []string) {
+	s.mu.Lock()
+	if s.topics == nil {
+		s.topics = map[string][]string{}
+	}
+	s.topics[name] = topics
 	s.mu.Unlock()
 }
 
@@ -57,6 +67,15 @@ func TestPollReportsStatesAndErrors(t *testing.T) {
 	if src.Type != "source" || src.State != "RUNNING" || len(src.Tasks) != 2 || src.TaskSummary() != "2/2 running" || src.Config["tasks.max"] != "2" {
 		t.Errorf("jdbc-src = %+v (%s)", src, src.TaskSummary())
 	}
+	rec.last(t, 2) // topics are read after the first poll's states
+	rec.mu.Lock()
+	if got := rec.topics["jdbc-src"]; len(got) != 2 || got[0] != "db.orders" {
+		t.Errorf("topics of jdbc-src = %v", got)
+	}
+	if _, ok := rec.topics["my sink"]; ok {
+		t.Error("a sink's topics are its consumer group's business, not polled")
+	}
+	rec.mu.Unlock()
 	if s := r.Connectors["my sink"]; s.Type != "sink" || s.State != "STOPPED" || s.TaskSummary() != "no tasks" {
 		t.Errorf("my sink = %+v", s)
 	}

@@ -117,3 +117,23 @@ func TestOffsetsAtTimestamp(t *testing.T) {
 		t.Errorf("offset after every record = %d, want the end, 5", got[tp])
 	}
 }
+
+// Records a crash would replay: those written after the last flush.
+func TestRecordsSinceCountsWhatWasProducedAfterAFlush(t *testing.T) {
+	_, addr := startBroker(t, 0)
+	createTopic(t, addr, "shop.orders", 2)
+	createTopic(t, addr, "shop.payments", 1)
+	produce(t, addr, "shop.orders", 0, kv{key: "1", value: "a"}, kv{key: "2", value: "b"})
+	produce(t, addr, "shop.orders", 1, kv{key: "3", value: "c"})
+	flush := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	produce(t, addr, "shop.orders", 0, kv{key: "4", value: "d"}, kv{key: "5", value: "e"}, kv{key: "6", value: "f"})
+	produce(t, addr, "shop.payments", 0, kv{key: "7", value: "g"}, kv{key: "8", value: "h"})
+	n, err := Config{Brokers: []string{addr}}.RecordsSince(context.Background(), []string{"shop.orders", "shop.payments"}, flush)
+	if err != nil || n != 5 {
+		t.Errorf("records since the flush = %d (%v), want 5", n, err)
+	}
+	if _, err := (Config{Brokers: []string{addr}}).RecordsSince(context.Background(), []string{"nope"}, flush); err == nil {
+		t.Error("a missing topic should be an error")
+	}
+}

@@ -53,6 +53,8 @@ type Store struct {
 	status      TailStatus
 	rest        RESTStatus
 	groups      map[string]*sinkGroup
+	topicsOf    map[string][]string  // connector → topics it writes (sources)
+	unflushed   map[string]Unflushed // connector → records since its last flush
 }
 
 type connector struct {
@@ -272,6 +274,10 @@ func compact(raw []byte) string {
 // and sink lag.
 func (s *Store) joinREST(r *ConnectorRow) {
 	r.REST, r.InREST = s.rest.Connectors[r.ID.Name]
+	r.Topics = s.topicsOf[r.ID.Name]
+	if u, ok := s.unflushed[r.ID.Name]; ok {
+		r.Unflushed = &u
+	}
 	r.Type = "source"
 	if r.InREST {
 		if r.REST.Type != "" && r.REST.Type != "unknown" {
@@ -331,6 +337,11 @@ type ConnectorRow struct {
 	OwnTopic string
 	// Sink is the consumer group lag of a sink connector (nil for sources).
 	Sink *SinkSummary
+	// Topics are the topics a source connector writes to, when known.
+	Topics []string
+	// Unflushed is the latest count of records written after the last
+	// flush (nil until measured).
+	Unflushed *Unflushed
 }
 
 // Authoritative reports whether this row's offsets topic is the one the

@@ -1,0 +1,87 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+	metadataAPI "github.com/segmentio/kafka-go/protocol/metadata"
+
+	"koff/model"
+)
+
+// UnflushedStore is where the unflushed-records poller reads what to
+// measure and writes the counts (model.Store).
+type UnflushedStore interface {
+	FlushTargets() map[string]model.FlushTarget
+	SetUnflushed(name string, u model.Unflushed)
+}
+
+// PollUnflushed measures, every interval, how many records each source
+// connector wrote to its topics after its last flush, until ctx ends.
+func (c Config) PollUnflushed(ctx context.Context, every time.Duration, store UnflushedStore) {
+	for {
+		for name, t := range store.FlushTargets() {
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			n, err := c.RecordsSince(rctx, t.Topics, t.LastFlush)
+			cancel()
+			if ctx.Err() != nil {
+				return
+			}
+			u := model.Unflushed{Records: n, Since: t.LastFlush, At: time.Now()}
+			if err != nil {
+				u.Err = Describe(err)
+			}
+			store.SetUnflushed(name, u)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(every):
+		}
+	}
+}
+
+// RecordsSince counts the records written to the topics after t: per
+// partition, the log-end offset minus the first offset at or after t.
+func (c Config) RecordsSince(ctx context.Context, topics []string, t time.Time) (int64, error) {
+	tps, err := c.partitionsOf(ctx, topics)
+	if err != nil {
+		return 0, err
+	}
+	client := c.Client()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
+	at, err := c.OffsetsAt(ctx, tps, t)
+	if err != nil {
+		return 0, err
+	}
+	ends, err := listOffsets(ctx, client, tps, kafkago.LastOffset, kafkago.ReadUncommitted)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, tp := range tps {
+		n += max(ends[tp]-at[tp], 0)
+	}
+	return n, nil
+}
+
+func (c Config) partitionsOf(ctx context.Context, topics []string) ([]model.TopicPartition, error) {
+	tr := c.transport()
+	defer tr.CloseIdleConnections()
+	m, err := tr.RoundTrip(ctx, c.addr(), &metadataAPI.Request{TopicNames: topics})
+	if err != nil {
+		return nil, err
+	}
+	var tps []model.TopicPartition
+	for _, t := range m.(*metadataAPI.Response).Topics {
+		if t.ErrorCode != 0 {
+			return nil, fmt.Errorf("topic %s: %s", t.Name, kafkago.Error(t.ErrorCode).Title())
+		}
+		for _, p := range t.Partitions {
+			tps = append(tps, model.TopicPartition{Topic: t.Name, Partition: int(p.PartitionIndex)})
+		}
+	}
+	return tps, nil
+}

@@ -1,0 +1,77 @@
+package model
+
+import "time"
+
+// Unflushed is how many records a source connector's tasks wrote to its
+// topics after its last flush: what a crash now would make it produce again.
+type Unflushed struct {
+	Records int64
+	// Since is the flush it is counted from; At when it was measured.
+	Since, At time.Time
+	Err       string
+}
+
+// SetConnectorTopics records the topics a source connector writes to
+// (Connect REST /topics, or --connector-topics).
+func (s *Store) SetConnectorTopics(name string, topics []string) {
+	s.mu.Lock()
+	if s.topicsOf == nil {
+		s.topicsOf = map[string][]string{}
+	}
+	s.topicsOf[name] = append([]string(nil), topics...)
+	s.mu.Unlock()
+	s.bump()
+}
+
+// SetUnflushed records a measurement of a source connector's unflushed records.
+func (s *Store) SetUnflushed(name string, u Unflushed) {
+	s.mu.Lock()
+	if s.unflushed == nil {
+		s.unflushed = map[string]Unflushed{}
+	}
+	s.unflushed[name] = u
+	s.mu.Unlock()
+	s.bump()
+}
+
+// FlushTargets lists the source connectors whose topics are known, with
+// the end of their newest flush: what the unflushed-records poller measures.
+func (s *Store) FlushTargets() map[string]FlushTarget {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := map[string]FlushTarget{}
+	for name, topics := range s.topicsOf {
+		if len(topics) == 0 {
+			continue
+		}
+		var last time.Time
+		for id, c := range s.connectors {
+			if id.Name == name && len(c.flushes) > 0 && c.flushes[len(c.flushes)-1].End.After(last) {
+				last = c.flushes[len(c.flushes)-1].End
+			}
+		}
+		if !last.IsZero() {
+			out[name] = FlushTarget{Topics: topics, LastFlush: last}
+		}
+	}
+	return out
+}
+
+// FlushTarget is one source connector for the unflushed-records poller.
+type FlushTarget struct {
+	Topics    []string
+	LastFlush time.Time
+}
+
+// Flush judges the connector's flush lag at time now with the configured
+// flush interval (0: estimate it).
+func (r ConnectorRow) Flush(now time.Time, configured time.Duration) FlushReport {
+	in := FlushInputs{Configured: configured, Unflushed: -1}
+	if r.InREST {
+		in.State = r.REST.State
+	}
+	if r.Unflushed != nil && r.Unflushed.Err == "" && len(r.Flushes) > 0 && !r.Unflushed.Since.Before(r.Flushes[len(r.Flushes)-1].End) {
+		in.Unflushed = r.Unflushed.Records
+	}
+	return AssessFlush(r.Flushes, now, in)
+}
