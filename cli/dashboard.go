@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -13,9 +12,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"koff/edit"
-	"koff/kafka"
 	"koff/keymap"
-	"koff/model"
 	"koff/ui"
 )
 
@@ -55,22 +52,15 @@ func runDashboard(g *Globals, _ any, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	store := model.NewStore(model.StoreOptions{})
-	tailer, done := startTailer(ctx, g, store)
-	var wg sync.WaitGroup
-	defer func() { cancel(); <-done; wg.Wait() }()
-	if rest != nil {
-		wg.Add(2)
-		go func() { defer wg.Done(); rest.Poll(ctx, g.Refresh, store) }()
-		go func() { defer wg.Done(); followOwnTopics(ctx, g.Refresh, store, tailer) }()
-	}
-	wg.Add(1)
-	go func() { defer wg.Done(); g.kafkaConfig().PollGroups(ctx, g.Refresh, store) }()
+	o := observe(ctx, g, rest)
+	defer o.stop()
+	o.run()
+	store := o.store
 
 	ed := &edit.Editor{
 		Store:       store,
 		Kafka:       g.kafkaConfig(),
-		TopicSource: tailer.Topics,
+		TopicSource: o.tailer.Topics,
 		ReadOnly:    g.ReadOnly,
 		User:        osUser(env),
 		Audit:       &edit.AuditLog{Path: g.auditPath(env)},
@@ -98,22 +88,4 @@ func runDashboard(g *Globals, _ any, args []string, env Env) error {
 		return fmt.Errorf("dashboard: %w", err)
 	}
 	return nil
-}
-
-// followOwnTopics tails every connector's own offsets.storage.topic as
-// Connect's REST API reveals it: that topic is authoritative for the
-// connector's tasks.
-func followOwnTopics(ctx context.Context, every time.Duration, store *model.Store, t *kafka.Tailer) {
-	for {
-		for _, c := range store.REST().Connectors {
-			if topic := strings.TrimSpace(c.Config["offsets.storage.topic"]); topic != "" {
-				t.AddTopic(topic)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(every):
-		}
-	}
 }

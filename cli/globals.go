@@ -29,6 +29,7 @@ type Globals struct {
 	ConnectPasswordFile string
 	ConnectCA           string
 	AuditLog            string
+	ConnectorTopics     []string
 
 	env     Env
 	logger  *log.Logger
@@ -53,6 +54,7 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	fs.StringVar(&g.ConnectCA, "connect-ca", "", "PEM CA bundle for an https Connect REST URL")
 	fs.BoolVar(&g.ReadOnly, "read-only", false, "never write: every edit is refused")
 	fs.StringVar(&g.AuditLog, "audit-log", "", "audit log of edits (default $XDG_STATE_HOME/koff/audit.jsonl)")
+	fs.StringArrayVar(&g.ConnectorTopics, "connector-topics", nil, "NAME=TOPIC[,TOPIC] topics a source connector writes, for unflushed records without REST (repeatable)")
 	return g
 }
 
@@ -80,6 +82,12 @@ func (g *Globals) finish(fs *pflag.FlagSet) error {
 		}
 	}
 	g.Bootstrap = servers
+	for _, ct := range g.ConnectorTopics {
+		name, topics, ok := strings.Cut(ct, "=")
+		if !ok || strings.TrimSpace(name) == "" || len(splitList(topics)) == 0 {
+			return usagef("--connector-topics wants NAME=TOPIC[,TOPIC], got %q", ct)
+		}
+	}
 	g.logger = log.New(io.Discard, "", log.LstdFlags|log.Lmicroseconds)
 	if g.LogFile != "" {
 		f, err := os.OpenFile(g.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

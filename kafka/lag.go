@@ -8,6 +8,7 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/protocol/describegroups"
 
 	"koff/model"
 )
@@ -22,28 +23,32 @@ type GroupStore interface {
 // PollGroups polls sink consumer groups every interval until ctx ends:
 // every group named connect-* plus the groups REST names (overrides).
 func (c Config) PollGroups(ctx context.Context, every time.Duration, store GroupStore) {
-	client := c.Client()
-	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
 	for {
-		rctx, cancel := context.WithTimeout(ctx, max(every, 10*time.Second))
-		polls, err := groupPolls(rctx, client, store.SinkGroups())
-		cancel()
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			// Keep the last numbers; say why on every group.
-			for _, g := range store.SinkGroups() {
-				polls = append(polls, model.GroupPoll{Group: g, Err: Describe(err)})
-			}
-		}
-		store.SetGroups(time.Now(), polls)
+		c.PollGroupsOnce(ctx, store)
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(every):
 		}
 	}
+}
+
+// PollGroupsOnce polls the groups once into the store. On failure the
+// store keeps the last numbers and every group says why.
+func (c Config) PollGroupsOnce(ctx context.Context, store GroupStore) error {
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	polls, err := c.GroupPolls(rctx, store.SinkGroups())
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		for _, g := range store.SinkGroups() {
+			polls = append(polls, model.GroupPoll{Group: g, Err: Describe(err)})
+		}
+	}
+	store.SetGroups(time.Now(), polls)
+	return err
 }
 
 // GroupPolls polls the named groups and every connect-* group once.
@@ -81,15 +86,22 @@ func groupPolls(ctx context.Context, c *kafkago.Client, named []string) ([]model
 		ids = append(ids, g)
 	}
 	sort.Strings(ids)
-	dg, err := c.DescribeGroups(ctx, &kafkago.DescribeGroupsRequest{GroupIDs: ids})
+	// The raw request: kafka-go's DescribeGroups fails to decode the
+	// member metadata of current consumer protocol versions, and koff
+	// needs only the members themselves.
+	m, err := c.Transport.RoundTrip(ctx, c.Addr, &describegroups.Request{Groups: ids})
 	if err != nil {
 		return nil, err
 	}
 	polls := map[string]*model.GroupPoll{}
-	for _, g := range dg.Groups {
+	for _, g := range m.(*describegroups.Response).Groups {
 		p := &model.GroupPoll{Group: g.GroupID, State: g.GroupState, Members: len(g.Members)}
-		if g.Error != nil {
-			p.Err = Describe(g.Error)
+		for _, mb := range g.Members {
+			p.Clients = append(p.Clients, mb.ClientID+"@"+strings.TrimPrefix(mb.ClientHost, "/"))
+		}
+		sort.Strings(p.Clients)
+		if g.ErrorCode != 0 {
+			p.Err = kafkago.Error(g.ErrorCode).Title()
 		}
 		polls[g.GroupID] = p
 	}

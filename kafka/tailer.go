@@ -50,7 +50,8 @@ type Tailer struct {
 	status   model.TailStatus
 	caughtUp chan struct{}
 	caught   bool
-	rescan   bool // a topic was added: read metadata again soon
+	rescan   bool            // a topic was added: read metadata again soon
+	seen     map[string]bool // topics the last metadata read answered for
 	wg       sync.WaitGroup
 }
 
@@ -188,6 +189,10 @@ func (t *Tailer) discover(ctx context.Context) error {
 	t.mu.Lock()
 	t.missing = missing
 	t.connErr = ""
+	t.seen = map[string]bool{}
+	for _, name := range topics {
+		t.seen[name] = true
+	}
 	t.mu.Unlock()
 	t.report()
 	return nil
@@ -396,5 +401,26 @@ func (t *Tailer) AddTopic(name string) bool {
 	}
 	t.topics = append(t.topics, name)
 	t.rescan = true
+	return true
+}
+
+// Settled reports whether every topic asked for, including ones added
+// later, has been looked up and read to the end it had when first seen.
+func (t *Tailer) Settled() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.rescan {
+		return false
+	}
+	for _, name := range t.topics {
+		if !t.seen[name] {
+			return false
+		}
+	}
+	for _, ps := range t.parts {
+		if !ps.ready || ps.pos < ps.target {
+			return false
+		}
+	}
 	return true
 }

@@ -22,24 +22,29 @@ type UnflushedStore interface {
 // connector wrote to its topics after its last flush, until ctx ends.
 func (c Config) PollUnflushed(ctx context.Context, every time.Duration, store UnflushedStore) {
 	for {
-		for name, t := range store.FlushTargets() {
-			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			n, err := c.RecordsSince(rctx, t.Topics, t.LastFlush)
-			cancel()
-			if ctx.Err() != nil {
-				return
-			}
-			u := model.Unflushed{Records: n, Since: t.LastFlush, At: time.Now()}
-			if err != nil {
-				u.Err = Describe(err)
-			}
-			store.SetUnflushed(name, u)
-		}
+		c.PollUnflushedOnce(ctx, store)
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(every):
 		}
+	}
+}
+
+// PollUnflushedOnce measures every source connector whose topics are known, once.
+func (c Config) PollUnflushedOnce(ctx context.Context, store UnflushedStore) {
+	for name, t := range store.FlushTargets() {
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		n, err := c.RecordsSince(rctx, t.Topics, t.LastFlush)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		u := model.Unflushed{Records: n, Since: t.LastFlush, At: time.Now()}
+		if err != nil {
+			u.Err = Describe(err)
+		}
+		store.SetUnflushed(name, u)
 	}
 }
 

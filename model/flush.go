@@ -10,13 +10,22 @@ type FlushEvent struct {
 	Records    int
 }
 
+// maxFlushSpan caps one flush event, so that a connector committing
+// continuously (exactly-once, a transaction per poll) still shows separate
+// commits rather than one endless event.
+const maxFlushSpan = time.Second
+
 // addFlush merges a record timestamp into a bounded, time-ordered list of
 // flush events. Records of different partitions arrive in any order while
 // catching up, so an event can be extended at either end.
 func addFlush(events []FlushEvent, t time.Time, window time.Duration, max int) []FlushEvent {
 	for i := len(events) - 1; i >= 0; i-- {
 		e := &events[i]
-		if !t.Before(e.Start.Add(-window)) && !t.After(e.End.Add(window)) {
+		within := !t.Before(e.Start.Add(-window)) && !t.After(e.End.Add(window))
+		if within && (t.Sub(e.Start) > maxFlushSpan || e.End.Sub(t) > maxFlushSpan) {
+			within = false
+		}
+		if within {
 			if t.Before(e.Start) {
 				e.Start = t
 			}

@@ -19,6 +19,9 @@ const (
 	FlushUnknown FlushStatus = "unknown" // older, and no evidence either way; or no flush seen
 )
 
+// DefaultFlushInterval is Connect's offset.flush.interval.ms default.
+const DefaultFlushInterval = time.Minute
+
 // FlushInputs are what koff knows beyond the offsets topic.
 type FlushInputs struct {
 	// Configured is --flush-interval (0: estimate from the flushes seen).
@@ -35,7 +38,9 @@ type FlushReport struct {
 	Last     time.Time // end of the newest flush
 	Age      time.Duration
 	Interval time.Duration
-	// IntervalSource is "configured", "estimated", or "" when unknown.
+	// IntervalSource is "configured" (--flush-interval), "estimated" (the
+	// median gap between recent flushes) or "default" (Connect's 60s, with
+	// fewer than two flushes seen).
 	IntervalSource string
 	Status         FlushStatus
 	// Reason says why, in a few words, for tables and `koff status`.
@@ -43,11 +48,12 @@ type FlushReport struct {
 	Unflushed int64
 }
 
-// EstimateInterval is the median gap between the starts of recent flush
-// events, or 0 with fewer than two events.
+// EstimateInterval is the median gap between the starts of the last nine
+// flush events, or 0 with fewer than two. Only recent ones count: what a
+// compacted topic keeps of older flushes is scattered and says little.
 func EstimateInterval(events []FlushEvent) time.Duration {
-	if len(events) > 17 {
-		events = events[len(events)-17:]
+	if len(events) > 9 {
+		events = events[len(events)-9:]
 	}
 	var gaps []time.Duration
 	for i := 1; i < len(events); i++ {
@@ -69,13 +75,15 @@ func EstimateInterval(events []FlushEvent) time.Duration {
 // AssessFlush judges a source connector's flush events at time now.
 func AssessFlush(events []FlushEvent, now time.Time, in FlushInputs) FlushReport {
 	r := FlushReport{Status: FlushUnknown, Unflushed: in.Unflushed}
-	switch {
+	switch est := EstimateInterval(events); {
 	case in.Configured > 0:
 		r.Interval, r.IntervalSource = in.Configured, "configured"
+	case est > 0:
+		r.Interval, r.IntervalSource = est, "estimated"
 	default:
-		if est := EstimateInterval(events); est > 0 {
-			r.Interval, r.IntervalSource = est, "estimated"
-		}
+		// One flush says nothing about cadence: assume Connect's default
+		// offset.flush.interval.ms until there are two.
+		r.Interval, r.IntervalSource = DefaultFlushInterval, "default"
 	}
 	if len(events) == 0 {
 		r.Reason = "no flush seen"
@@ -83,10 +91,6 @@ func AssessFlush(events []FlushEvent, now time.Time, in FlushInputs) FlushReport
 	}
 	r.Last = events[len(events)-1].End
 	r.Age = max(now.Sub(r.Last), 0)
-	if r.Interval == 0 {
-		r.Reason = "one flush seen: interval unknown"
-		return r
-	}
 	switch ratio := float64(r.Age) / float64(r.Interval); {
 	case ratio <= 1.5:
 		r.Status, r.Reason = FlushOK, "flushing"

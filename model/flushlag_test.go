@@ -61,6 +61,11 @@ func TestAssessFlushStatuses(t *testing.T) {
 	if r := AssessFlush(nil, t0, FlushInputs{Unflushed: -1}); r.Status != FlushUnknown || r.Reason != "no flush seen" {
 		t.Errorf("no events: %+v", r)
 	}
+	// One flush: Connect's default interval until there are two.
+	one := flushesEvery(1, time.Second)
+	if r := AssessFlush(one, t0.Add(2*time.Minute), FlushInputs{State: "RUNNING", Unflushed: -1}); r.Interval != time.Minute || r.IntervalSource != "default" || r.Status != FlushLate {
+		t.Errorf("one event: %+v", r)
+	}
 	// Running and stalled, and a new flush arrives: ok again.
 	ev = append(ev, FlushEvent{Start: last.Add(45 * time.Second), End: last.Add(45 * time.Second), Records: 1})
 	if r := AssessFlush(ev, last.Add(46*time.Second), FlushInputs{State: "RUNNING", Unflushed: -1}); r.Status != FlushOK {

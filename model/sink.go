@@ -11,8 +11,10 @@ type GroupPoll struct {
 	Group string
 	// State is the group's state as the broker says it (Stable, Empty,
 	// PreparingRebalance, CompletingRebalance, Dead).
-	State      string
-	Members    int
+	State   string
+	Members int
+	// Clients are the members' client ids and hosts (client@host).
+	Clients    []string
 	Partitions []GroupPartition
 	// Err is the poll's error in one line ("" when it worked).
 	Err string
@@ -88,8 +90,13 @@ func (s *Store) SetGroups(at time.Time, polls []GroupPoll) {
 		g.poll, g.at = p, at
 		var total int64
 		for _, gp := range p.Partitions {
+			// A commit is dated only when it is seen to move: the first
+			// sight of an offset says nothing about when it was committed.
 			m, ok := g.committed[gp.TopicPartition]
-			if !ok || m.offset != gp.Committed {
+			switch {
+			case !ok:
+				g.committed[gp.TopicPartition] = commitMark{offset: gp.Committed}
+			case m.offset != gp.Committed:
 				g.committed[gp.TopicPartition] = commitMark{offset: gp.Committed, at: at}
 			}
 			total += gp.Lag()
@@ -130,8 +137,10 @@ type SinkSummary struct {
 	Members    int
 	Partitions int
 	TotalLag   int64
-	// LastCommit is when any partition's committed offset last moved.
+	// LastCommit is when any partition's committed offset was last seen to
+	// move (zero until koff has seen one move).
 	LastCommit time.Time
+	Clients    []string
 	// Trend is shrinking, growing or steady over recent polls ("" until
 	// there are two); Rate is the lag's change per second.
 	Trend string
@@ -144,7 +153,7 @@ type SinkSummary struct {
 }
 
 func (g *sinkGroup) summary() SinkSummary {
-	s := SinkSummary{Group: g.poll.Group, State: g.poll.State, Members: g.poll.Members, Partitions: len(g.poll.Partitions), Err: g.poll.Err, At: g.at}
+	s := SinkSummary{Group: g.poll.Group, State: g.poll.State, Members: g.poll.Members, Clients: g.poll.Clients, Partitions: len(g.poll.Partitions), Err: g.poll.Err, At: g.at}
 	for _, p := range g.poll.Partitions {
 		s.TotalLag += p.Lag()
 		if m := g.committed[p.TopicPartition]; m.at.After(s.LastCommit) && p.Committed >= 0 {
@@ -191,7 +200,8 @@ func lagTrend(points []lagPoint) (string, float64) {
 type SinkPartitionRow struct {
 	GroupPartition
 	Lag int64
-	// CommittedAt is when the committed offset last moved (zero if never seen to).
+	// CommittedAt is when the committed offset was last seen to move (zero
+	// until koff has seen it move).
 	CommittedAt time.Time
 }
 

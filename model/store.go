@@ -15,7 +15,7 @@ import (
 type StoreOptions struct {
 	History     int           // updates kept per source partition (16)
 	Flushes     int           // flush events kept per connector (64)
-	FlushWindow time.Duration // records of one connector this close together are one flush (1s)
+	FlushWindow time.Duration // records of one connector this close together are one flush (100ms)
 	Unparseable int           // unparseable records kept for the view (500)
 }
 
@@ -27,7 +27,9 @@ func (o StoreOptions) withDefaults() StoreOptions {
 		o.Flushes = 64
 	}
 	if o.FlushWindow <= 0 {
-		o.FlushWindow = time.Second
+		// A task's commit produces all its records in one send loop:
+		// milliseconds apart, far less than any flush interval.
+		o.FlushWindow = 100 * time.Millisecond
 	}
 	if o.Unparseable <= 0 {
 		o.Unparseable = 500

@@ -73,5 +73,10 @@ func (r ConnectorRow) Flush(now time.Time, configured time.Duration) FlushReport
 	if r.Unflushed != nil && r.Unflushed.Err == "" && len(r.Flushes) > 0 && !r.Unflushed.Since.Before(r.Flushes[len(r.Flushes)-1].End) {
 		in.Unflushed = r.Unflushed.Records
 	}
-	return AssessFlush(r.Flushes, now, in)
+	rep := AssessFlush(r.Flushes, now, in)
+	if r.Orphaned && rep.Status != FlushOK {
+		rep.Status = FlushIdle
+		rep.Reason = "orphaned: not in Connect; a new connector named " + r.ID.Name + " would resume from these offsets"
+	}
+	return rep
 }

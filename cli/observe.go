@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"koff/connect"
+	"koff/kafka"
+	"koff/model"
+)
+
+// observer is koff's live view of a cluster: the tailer of the offsets
+// topics, and the pollers of Connect REST, sink groups and unflushed
+// records, all feeding one Store.
+type observer struct {
+	g      *Globals
+	store  *model.Store
+	tailer *kafka.Tailer
+	rest   *connect.Client
+	poller *connect.Poller
+	wg     sync.WaitGroup
+	ctx    context.Context // ends with stop
+	cancel context.CancelFunc
+}
+
+// observe starts the tailer; pollers start with run (live) or are driven
+// by refresh (one-shot and --watch).
+func observe(ctx context.Context, g *Globals, rest *connect.Client) *observer {
+	ctx, cancel := context.WithCancel(ctx)
+	o := &observer{g: g, store: model.NewStore(model.StoreOptions{}), rest: rest, ctx: ctx, cancel: cancel}
+	for _, ct := range g.ConnectorTopics {
+		name, topics, _ := strings.Cut(ct, "=")
+		o.store.SetConnectorTopics(strings.TrimSpace(name), splitList(topics))
+	}
+	t, done := startTailer(ctx, g, o.store)
+	o.tailer = t
+	o.wg.Add(1)
+	go func() { <-done; o.wg.Done() }()
+	if rest != nil {
+		o.poller = rest.NewPoller(o.store)
+	}
+	return o
+}
+
+// run starts the pollers, each on its own loop so a slow one never holds
+// up the others. They stop with stop.
+func (o *observer) run() {
+	ctx, every := o.ctx, o.g.Refresh
+	loop := func(f func(context.Context)) {
+		o.wg.Add(1)
+		go func() {
+			defer o.wg.Done()
+			for {
+				f(ctx)
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(every):
+				}
+			}
+		}()
+	}
+	if o.poller != nil {
+		loop(func(ctx context.Context) { o.poller.Once(ctx); o.followOwnTopics() })
+	}
+	k := o.g.kafkaConfig()
+	loop(func(ctx context.Context) { k.PollGroupsOnce(ctx, o.store) })
+	loop(func(ctx context.Context) { k.PollUnflushedOnce(ctx, o.store) })
+}
+
+// refresh polls everything once, in order: REST first, since it names the
+// sink groups and the topics the others measure.
+func (o *observer) refresh(ctx context.Context) error {
+	if o.poller != nil {
+		if err := o.poller.Once(ctx); err != nil {
+			return err
+		}
+		o.followOwnTopics()
+	}
+	k := o.g.kafkaConfig()
+	if err := k.PollGroupsOnce(ctx, o.store); err != nil {
+		return err
+	}
+	k.PollUnflushedOnce(ctx, o.store)
+	return nil
+}
+
+// followOwnTopics tails every connector's own offsets.storage.topic as
+// Connect's REST API reveals it: that topic is authoritative for the
+// connector's tasks.
+func (o *observer) followOwnTopics() {
+	for _, c := range o.store.REST().Connectors {
+		if topic := strings.TrimSpace(c.Config["offsets.storage.topic"]); topic != "" {
+			o.tailer.AddTopic(topic)
+		}
+	}
+}
+
+func (o *observer) stop() {
+	o.cancel()
+	o.wg.Wait()
+}

@@ -1,0 +1,314 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"koff/kafka"
+	"koff/model"
+)
+
+type statusOptions struct {
+	output string
+	watch  bool
+}
+
+func init() {
+	register(&command{
+		name:    "status",
+		args:    "[CONNECTOR...] [-o table|json] [--watch]",
+		summary: "flush lag of source connectors, consumer lag of sinks, and state; exits 1 if a connector is stalled",
+		flags: func(fs *pflag.FlagSet) any {
+			o := &statusOptions{}
+			fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+			fs.BoolVarP(&o.watch, "watch", "w", false, "print again every --refresh until interrupted")
+			return o
+		},
+		run: runStatus,
+	})
+}
+
+// errStalled makes `koff status` usable as a monitoring check.
+var errStalled = errors.New("stalled")
+
+func runStatus(g *Globals, opts any, args []string, env Env) error {
+	o := opts.(*statusOptions)
+	if o.output != "table" && o.output != "json" {
+		return usagef("-o must be table or json, got %q", o.output)
+	}
+	if err := g.needBootstrap(); err != nil {
+		return err
+	}
+	rest, err := g.connectClient()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(env.Context, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	ob := observe(ctx, g, rest)
+	defer ob.stop()
+	if err := waitCaughtUp(ctx, g, ob.tailer, 60*time.Second); err != nil {
+		return err
+	}
+	for {
+		if err := ob.refresh(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		// REST may have named connectors' own offsets topics: read them too.
+		if err := waitSettled(ctx, ob.tailer, 30*time.Second); err != nil {
+			return err
+		}
+		rows, err := statusRows(ob.store, args, g)
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		if o.output == "json" {
+			err = printStatusJSON(env.Stdout, ob.store, rows, g, now)
+		} else {
+			if o.watch {
+				fmt.Fprintf(env.Stdout, "%s\n", now.Format(time.RFC3339))
+			}
+			err = printStatusTable(env.Stdout, ob.store, rows, g, now)
+		}
+		if err != nil {
+			return err
+		}
+		stalled := anyStalled(rows, g, now)
+		if !o.watch {
+			if stalled != "" {
+				return fmt.Errorf("%w: %s", errStalled, stalled)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(g.Refresh):
+		}
+	}
+}
+
+func statusRows(store *model.Store, names []string, g *Globals) ([]model.ConnectorRow, error) {
+	all := store.Connectors()
+	sort.SliceStable(all, func(i, j int) bool { return all[i].ID.Name < all[j].ID.Name })
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []model.ConnectorRow
+	for _, n := range names {
+		found := false
+		for _, r := range all {
+			if r.ID.Name == n {
+				out = append(out, r)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("connector %s is neither in %s nor a sink group", n, strings.Join(g.OffsetsTopics, ", "))
+		}
+	}
+	return out, nil
+}
+
+func anyStalled(rows []model.ConnectorRow, g *Globals, now time.Time) string {
+	var names []string
+	for _, r := range rows {
+		if r.Type == "source" && r.Authoritative() && r.Flush(now, g.FlushInterval).Status == model.FlushStalled {
+			names = append(names, r.ID.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func stateOf(r model.ConnectorRow) string {
+	switch {
+	case r.Orphaned:
+		return "orphaned"
+	case r.InREST:
+		return r.REST.State
+	}
+	return "-"
+}
+
+func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow, g *Globals, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var sinks []model.ConnectorRow
+	fmt.Fprintln(tw, "SOURCE\tSTATE\tOFFSETS TOPIC\tLAST FLUSH\tAGE\tINTERVAL\tFLUSH\tUNFLUSHED\tWHY")
+	for _, r := range rows {
+		if r.Type == "sink" {
+			sinks = append(sinks, r)
+			continue
+		}
+		f := r.Flush(now, g.FlushInterval)
+		topic := r.ID.Topic
+		if !r.Authoritative() {
+			topic += " (secondary)"
+		}
+		last, age := "-", "-"
+		if !f.Last.IsZero() {
+			last, age = f.Last.Local().Format(time.RFC3339), fmt.Sprintf("%.0fs", f.Age.Seconds())
+		}
+		interval := "-"
+		if f.Interval > 0 {
+			interval = fmt.Sprintf("%s (%s)", f.Interval.Round(100*time.Millisecond), f.IntervalSource)
+		}
+		unflushed := "-"
+		if f.Unflushed >= 0 {
+			unflushed = fmt.Sprint(f.Unflushed)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID.Name, stateOf(r), topic, last, age, interval, strings.ToUpper(string(f.Status)), unflushed, f.Reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(sinks) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SINK\tSTATE\tGROUP\tGROUP STATE\tMEMBERS\tLAG\tTREND\tCATCH-UP\tLAST COMMIT")
+	for _, r := range sinks {
+		s := r.Sink
+		trend, catchUp, last := dash(s.Trend), "-", "-"
+		if s.CatchUp > 0 {
+			catchUp = s.CatchUp.Round(time.Second).String()
+		}
+		if !s.LastCommit.IsZero() {
+			last = fmt.Sprintf("%.0fs ago", now.Sub(s.LastCommit).Seconds())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", r.ID.Name, stateOf(r), s.Group, dash(s.State), s.Members, s.TotalLag, trend, catchUp, last)
+		for _, p := range store.SinkPartitions(s.Group) {
+			fmt.Fprintf(tw, "  %s\t\t\tcommitted %d\tend %d\t%d\t\t\t\n", p.TopicPartition, p.Committed, p.End, p.Lag)
+		}
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// statusJSON is `koff status -o json`: one object per connector.
+type statusJSON struct {
+	Name          string     `json:"name"`
+	Type          string     `json:"type"`
+	State         string     `json:"state"`
+	OffsetsTopic  string     `json:"offsets_topic,omitempty"`
+	Authoritative bool       `json:"authoritative"`
+	Orphaned      bool       `json:"orphaned"`
+	Tasks         string     `json:"tasks,omitempty"`
+	Flush         *flushJSON `json:"flush,omitempty"`
+	Sink          *sinkJSON  `json:"sink,omitempty"`
+}
+
+type flushJSON struct {
+	Last            *time.Time `json:"last"`
+	AgeSeconds      *float64   `json:"age_seconds"`
+	IntervalSeconds *float64   `json:"interval_seconds"`
+	IntervalSource  string     `json:"interval_source"`
+	Status          string     `json:"status"`
+	Reason          string     `json:"reason"`
+	Unflushed       *int64     `json:"unflushed_records"`
+}
+
+type sinkJSON struct {
+	Group      string          `json:"group"`
+	State      string          `json:"group_state"`
+	Members    int             `json:"members"`
+	TotalLag   int64           `json:"total_lag"`
+	Trend      string          `json:"trend"`
+	CatchUp    *float64        `json:"catch_up_seconds"`
+	Partitions []sinkPartition `json:"partitions"`
+}
+
+type sinkPartition struct {
+	Topic     string `json:"topic"`
+	Partition int    `json:"partition"`
+	Committed int64  `json:"committed"`
+	End       int64  `json:"end"`
+	Lag       int64  `json:"lag"`
+}
+
+func printStatusJSON(w io.Writer, store *model.Store, rows []model.ConnectorRow, g *Globals, now time.Time) error {
+	out := struct {
+		Time       time.Time    `json:"time"`
+		Connectors []statusJSON `json:"connectors"`
+	}{Time: now.UTC(), Connectors: []statusJSON{}}
+	for _, r := range rows {
+		s := statusJSON{Name: r.ID.Name, Type: r.Type, State: stateOf(r), OffsetsTopic: r.ID.Topic, Authoritative: r.Authoritative(), Orphaned: r.Orphaned}
+		if r.InREST {
+			s.Tasks = r.REST.TaskSummary()
+		}
+		if r.Type == "sink" && r.Sink != nil {
+			sj := &sinkJSON{Group: r.Sink.Group, State: r.Sink.State, Members: r.Sink.Members, TotalLag: r.Sink.TotalLag, Trend: r.Sink.Trend, Partitions: []sinkPartition{}}
+			if r.Sink.CatchUp > 0 {
+				c := r.Sink.CatchUp.Seconds()
+				sj.CatchUp = &c
+			}
+			for _, p := range store.SinkPartitions(r.Sink.Group) {
+				sj.Partitions = append(sj.Partitions, sinkPartition{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Lag: p.Lag})
+			}
+			s.Sink = sj
+		} else {
+			f := r.Flush(now, g.FlushInterval)
+			fj := &flushJSON{IntervalSource: f.IntervalSource, Status: string(f.Status), Reason: f.Reason}
+			if !f.Last.IsZero() {
+				last, age := f.Last.UTC(), f.Age.Seconds()
+				fj.Last, fj.AgeSeconds = &last, &age
+			}
+			if f.Interval > 0 {
+				iv := f.Interval.Seconds()
+				fj.IntervalSeconds = &iv
+			}
+			if f.Unflushed >= 0 {
+				u := f.Unflushed
+				fj.Unflushed = &u
+			}
+			s.Flush = fj
+		}
+		out.Connectors = append(out.Connectors, s)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// waitSettled waits until the tailer has read topics added after start.
+func waitSettled(ctx context.Context, t *kafka.Tailer, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for !t.Settled() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s reading the offsets topics %s", timeout, strings.Join(t.Topics(), ", "))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+	return nil
+}
