@@ -264,7 +264,9 @@ func TestDashboardEditFlowUnderTmux(t *testing.T) {
 	s.waitFor("the orders row alone", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "shop.public.payments") })
 
 	keys("S")
-	s.waitFor("the connector stopped", 15*time.Second, func(scr string) bool { return strings.Contains(scr, "STOPPED") && strings.Contains(scr, "stopped jdbc-shop") })
+	s.waitFor("the connector stopped", 15*time.Second, func(scr string) bool {
+		return strings.Contains(scr, "STOPPED") && strings.Contains(scr, "stopped jdbc-shop")
+	})
 	keys("e")
 	s.waitFor("the offset editor", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "Edit offset") })
 	for i := 0; i < 5; i++ {
@@ -288,7 +290,9 @@ func TestDashboardEditFlowUnderTmux(t *testing.T) {
 		t.Errorf("the row does not show the new offset:\n%s", scr)
 	}
 	keys("R")
-	s.waitFor("the connector resumed", 15*time.Second, func(scr string) bool { return strings.Contains(scr, "resumed jdbc-shop") && strings.Contains(scr, "RUNNING") })
+	s.waitFor("the connector resumed", 15*time.Second, func(scr string) bool {
+		return strings.Contains(scr, "resumed jdbc-shop") && strings.Contains(scr, "RUNNING")
+	})
 	// The resumed task continues from the new offset: its next flush is just above 1000.
 	s.waitFor("a flush from the new offset", 15*time.Second, func(scr string) bool {
 		return strings.Contains(scr, `{"incrementing":10`) && !strings.Contains(scr, `{"incrementing":1000}`)

@@ -17,43 +17,81 @@ type StatusSink interface {
 // change rarely, and each read is one request per connector.
 const topicsEvery = 30 * time.Second
 
-// Poll reads every connector's status and config from Connect every
-// interval, one request per poll (?expand=status&expand=info), and hands
-// the result on, until ctx ends. A failed poll keeps the last states and
-// reports the error.
+// Poller reads every connector's status and config in one request per
+// poll (?expand=status&expand=info), and source connectors' topics now and
+// then, into a StatusSink.
+type Poller struct {
+	c        *Client
+	sink     StatusSink
+	version  string
+	topicsAt map[string]time.Time
+	noTopics bool // Connect said topic tracking is disabled
+}
+
+// NewPoller returns a Poller feeding sink.
+func (c *Client) NewPoller(sink StatusSink) *Poller {
+	return &Poller{c: c, sink: sink, topicsAt: map[string]time.Time{}}
+}
+
+// Poll polls every interval until ctx ends. A failed poll keeps the last
+// states and reports the error.
 func (c *Client) Poll(ctx context.Context, every time.Duration, sink StatusSink) {
-	version := ""
-	topicsAt := map[string]time.Time{}
-	tracking := true
+	p := c.NewPoller(sink)
 	for {
-		r := model.RESTStatus{URL: c.URL(), At: time.Now()}
-		if version == "" {
-			if info, err := c.ServerInfo(ctx); err == nil {
-				version = info.Version
-			}
-		}
-		r.Version = version
-		conns, err := c.Connectors(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			r.Err = err.Error()
-		} else {
-			r.Connectors = make(map[string]model.ConnectorState, len(conns))
-			for name, cn := range conns {
-				r.Connectors[name] = toModel(name, cn)
-			}
-		}
-		sink.SetREST(r)
-		if err == nil && tracking {
-			tracking = c.pollTopics(ctx, conns, topicsAt, sink)
-		}
+		p.Once(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(every):
 		}
+	}
+}
+
+// Once polls once and returns the poll's error, if any.
+func (p *Poller) Once(ctx context.Context) error {
+	r := model.RESTStatus{URL: p.c.URL(), At: time.Now()}
+	if p.version == "" {
+		if info, err := p.c.ServerInfo(ctx); err == nil {
+			p.version = info.Version
+		}
+	}
+	r.Version = p.version
+	conns, err := p.c.Connectors(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		r.Err = err.Error()
+		p.sink.SetREST(r)
+		return err
+	}
+	r.Connectors = make(map[string]model.ConnectorState, len(conns))
+	for name, cn := range conns {
+		r.Connectors[name] = toModel(name, cn)
+	}
+	p.sink.SetREST(r)
+	if !p.noTopics {
+		p.pollTopics(ctx, conns)
+	}
+	return nil
+}
+
+// pollTopics reads the topics of source connectors not read recently.
+func (p *Poller) pollTopics(ctx context.Context, conns map[string]Connector) {
+	for name, cn := range conns {
+		if cn.Status.Type == "sink" || time.Since(p.topicsAt[name]) < topicsEvery {
+			continue
+		}
+		topics, err := p.c.Topics(ctx, name)
+		if IsTopicTrackingDisabled(err) {
+			p.noTopics = true
+			return
+		}
+		if err != nil {
+			continue
+		}
+		p.topicsAt[name] = time.Now()
+		p.sink.SetConnectorTopics(name, topics)
 	}
 }
 
@@ -72,24 +110,4 @@ func toModel(name string, cn Connector) model.ConnectorState {
 		st.Tasks = append(st.Tasks, model.TaskState{ID: t.ID, State: string(t.State), WorkerID: t.WorkerID, Trace: t.Trace})
 	}
 	return st
-}
-
-// pollTopics reads the topics of source connectors not read recently. It
-// reports false once Connect says topic tracking is disabled.
-func (c *Client) pollTopics(ctx context.Context, conns map[string]Connector, at map[string]time.Time, sink StatusSink) bool {
-	for name, cn := range conns {
-		if cn.Status.Type == "sink" || time.Since(at[name]) < topicsEvery {
-			continue
-		}
-		topics, err := c.Topics(ctx, name)
-		if IsTopicTrackingDisabled(err) {
-			return false
-		}
-		if err != nil {
-			continue
-		}
-		at[name] = time.Now()
-		sink.SetConnectorTopics(name, topics)
-	}
-	return true
 }
