@@ -1,0 +1,104 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	kafkago "github.com/segmentio/kafka-go"
+
+	"koff/model"
+)
+
+// CommitGroupOffsets commits offsets for a consumer group from outside it
+// (generation -1), as kafka-consumer-groups.sh --reset-offsets does. Kafka
+// accepts this only while the group has no members.
+func (c Config) CommitGroupOffsets(ctx context.Context, group string, offsets map[model.TopicPartition]int64) error {
+	client := c.Client()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
+	req := &kafkago.OffsetCommitRequest{GroupID: group, GenerationID: -1, Topics: map[string][]kafkago.OffsetCommit{}}
+	for _, tp := range sortedTPs(offsets) {
+		req.Topics[tp.Topic] = append(req.Topics[tp.Topic], kafkago.OffsetCommit{Partition: tp.Partition, Offset: offsets[tp]})
+	}
+	res, err := client.OffsetCommit(ctx, req)
+	if err != nil {
+		return groupErr(group, err)
+	}
+	for topic, parts := range res.Topics {
+		for _, p := range parts {
+			if p.Error != nil {
+				return groupErr(group, fmt.Errorf("%s/%d: %w", topic, p.Partition, p.Error))
+			}
+		}
+	}
+	return nil
+}
+
+// DeleteGroupOffsets deletes a group's committed offsets for some
+// partitions (OffsetDelete, Kafka 2.4+).
+func (c Config) DeleteGroupOffsets(ctx context.Context, group string, tps []model.TopicPartition) error {
+	client := c.Client()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
+	req := &kafkago.OffsetDeleteRequest{GroupID: group, Topics: map[string][]int{}}
+	for _, tp := range tps {
+		req.Topics[tp.Topic] = append(req.Topics[tp.Topic], tp.Partition)
+	}
+	res, err := client.OffsetDelete(ctx, req)
+	if err == nil {
+		err = res.Error
+	}
+	if err != nil {
+		return groupErr(group, err)
+	}
+	for topic, parts := range res.Topics {
+		for _, p := range parts {
+			if p.Error != nil {
+				return groupErr(group, fmt.Errorf("%s/%d: %w", topic, p.Partition, p.Error))
+			}
+		}
+	}
+	return nil
+}
+
+// DeleteGroup deletes a consumer group and its offsets; a group that does
+// not exist counts as deleted, as Connect's sink reset treats it.
+func (c Config) DeleteGroup(ctx context.Context, group string) error {
+	client := c.Client()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
+	res, err := client.DeleteGroups(ctx, &kafkago.DeleteGroupsRequest{GroupIDs: []string{group}})
+	if err == nil {
+		err = res.Errors[group]
+	}
+	if errors.Is(err, kafkago.GroupIdNotFound) {
+		return nil
+	}
+	if err != nil {
+		return groupErr(group, err)
+	}
+	return nil
+}
+
+// groupErr says in one line why Kafka refused, naming the usual cause.
+func groupErr(group string, err error) error {
+	switch {
+	case errors.Is(err, kafkago.UnknownMemberId), errors.Is(err, kafkago.IllegalGeneration),
+		errors.Is(err, kafkago.NonEmptyGroup), errors.Is(err, kafkago.RebalanceInProgress):
+		return fmt.Errorf("group %s still has active members, and Kafka changes a group's offsets from outside only when it has none: stop the connector first (%s)", group, Describe(err))
+	}
+	return fmt.Errorf("group %s: %s", group, Describe(err))
+}
+
+func sortedTPs(m map[model.TopicPartition]int64) []model.TopicPartition {
+	out := make([]model.TopicPartition, 0, len(m))
+	for tp := range m {
+		out = append(out, tp)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Topic != out[j].Topic {
+			return out[i].Topic < out[j].Topic
+		}
+		return out[i].Partition < out[j].Partition
+	})
+	return out
+}
