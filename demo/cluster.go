@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -45,7 +46,7 @@ type Options struct {
 }
 
 // Cluster is the running demo: an embedded broker and the simulated Connect
-// worker whose source connectors write to it.
+// worker whose source and sink connectors write to and read from it.
 type Cluster struct {
 	broker     *Broker
 	w          *worker
@@ -59,13 +60,20 @@ type Cluster struct {
 }
 
 // ConnectorInfo describes a simulated connector the way Connect's REST API
-// would: class, type, task count and the topics its tasks produce to.
+// would: class, type, task count and the topics its tasks produce to
+// (sources) or consume (sinks).
 type ConnectorInfo struct {
 	Name   string
 	Class  string
-	Type   string // always "source"
+	Type   string // "source" or "sink"
 	Tasks  int
 	Topics []string
+	// OffsetsTopic is where a source connector's tasks read their offsets:
+	// its own offsets.storage.topic or the worker's. Empty for sinks.
+	OffsetsTopic string
+	// Group is a sink connector's consumer group: its
+	// consumer.override.group.id or connect-<name>. Empty for sources.
+	Group string
 }
 
 // ErrUnknownConnector is returned for names that are not in Connectors().
@@ -98,11 +106,21 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 	}()
 
-	if err := b.createTopic(ctx, OffsetsTopic, OffsetsPartitions, map[string]string{"cleanup.policy": "compact"}); err != nil {
+	compact := map[string]string{"cleanup.policy": "compact"}
+	if err := b.createTopic(ctx, OffsetsTopic, OffsetsPartitions, compact); err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	specs := catalogue(start, opts.FlushInterval)
+	for _, s := range specs {
+		// Connect creates a connector's own offsets topic with the
+		// worker's offset.storage.* settings when the connector starts.
+		if s.offsetsTopic != "" && s.offsetsTopic != OffsetsTopic {
+			if err := b.createTopic(ctx, s.offsetsTopic, OffsetsPartitions, compact); err != nil {
+				return nil, err
+			}
+		}
+	}
 	w := &worker{
 		bootstrap:         b.Bootstrap(),
 		offsetsTopic:      OffsetsTopic,
@@ -136,16 +154,22 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	c.w = w
 
-	seed := append(historyRecords(specs, OffsetsTopic, OffsetsPartitions, start),
-		defectRecords(OffsetsTopic, OffsetsPartitions, start)...)
+	seed := historyRecords(specs, OffsetsTopic, OffsetsPartitions, start)
+	seed = append(seed, defectRecords(OffsetsTopic, OffsetsPartitions, start)...)
+	seed = append(seed, orphanRecords(OffsetsTopic, OffsetsPartitions, start)...)
 	if err := w.client.ProduceSync(ctx, byTime(seed)...).FirstErr(); err != nil {
-		return nil, fmt.Errorf("seed %s: %w", OffsetsTopic, err)
+		return nil, fmt.Errorf("seed the offsets topics: %w", err)
 	}
 
 	base := 0
-	for _, s := range specs {
+	sinkTasks := 0
+	for _, s := range append(specs, sinkCatalogue()...) {
 		conn := &connector{w: w, spec: s, taskBase: base}
-		base += len(s.tasks)
+		base += s.taskCount()
+		if s.sink != nil {
+			conn.sink = &sinkState{consumed: map[string]bool{}}
+			sinkTasks += s.taskCount()
+		}
 		c.connectors[s.name] = conn
 		c.names = append(c.names, s.name)
 	}
@@ -165,7 +189,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 		logf("connect REST on %s (version %s)", c.rest.url, c.rest.version)
 	}
-	logf("demo cluster on %s: %d connectors, %d tasks, flush every %s", w.bootstrap, len(c.names), w.totalTasks, w.flushInterval)
+	logf("demo cluster on %s: %d connectors, %d tasks, flush every %s", w.bootstrap, len(c.names), w.totalTasks+sinkTasks, w.flushInterval)
 	ok = true
 	return c, nil
 }
@@ -188,7 +212,22 @@ func (c *Cluster) OffsetsTopic() string { return OffsetsTopic }
 // Broker returns the embedded broker, e.g. to create more topics.
 func (c *Cluster) Broker() *Broker { return c.broker }
 
-// Connectors returns the simulated connector names, sorted.
+// OffsetsTopics returns every offsets topic the demo's source connectors
+// use: the worker's connect-offsets first, then connectors' own
+// (connect-offsets-crm).
+func (c *Cluster) OffsetsTopics() []string {
+	out := []string{OffsetsTopic}
+	for _, name := range c.names {
+		if t := c.connectors[name].spec.offsetsTopic; t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Connectors returns the names of the connectors that exist in the
+// simulated Connect cluster, sources and sinks, sorted. The orphan whose
+// offsets outlived it (OrphanConnector) is not one of them.
 func (c *Cluster) Connectors() []string { return append([]string(nil), c.names...) }
 
 // Connector describes one connector; ok is false for an unknown name.
@@ -197,12 +236,27 @@ func (c *Cluster) Connector(name string) (info ConnectorInfo, ok bool) {
 	if !ok {
 		return ConnectorInfo{}, false
 	}
-	info = ConnectorInfo{Name: name, Class: conn.spec.class, Type: "source", Tasks: len(conn.spec.tasks)}
-	for _, t := range conn.spec.topics {
-		info.Topics = append(info.Topics, t.name)
+	info = ConnectorInfo{
+		Name:   name,
+		Class:  conn.spec.class,
+		Type:   conn.spec.kind(),
+		Tasks:  conn.spec.taskCount(),
+		Topics: conn.spec.sortedTopics(),
+		Group:  conn.spec.group(),
 	}
-	sort.Strings(info.Topics)
+	if conn.spec.sink == nil {
+		info.OffsetsTopic = conn.offsetsTopic()
+	}
 	return info, true
+}
+
+// SinkGroup returns a sink connector's consumer group ("es-search-v2",
+// "connect-s3-archive"), or "" for a source or an unknown name.
+func (c *Cluster) SinkGroup(name string) string {
+	if conn, ok := c.connectors[name]; ok {
+		return conn.spec.group()
+	}
+	return ""
 }
 
 // ConnectorState returns "RUNNING", "PAUSED" or "STOPPED", or "" for an
@@ -218,9 +272,10 @@ func (c *Cluster) ConnectorState(name string) string {
 }
 
 // StopConnector stops a connector's tasks after a final offset flush, as
-// PUT /connectors/NAME/stop does. Stopping a stopped connector does nothing;
-// a paused one (whose tasks are already stopped) forgets its offsets, so a
-// resume reads them from the topic.
+// PUT /connectors/NAME/stop does; a sink's tasks make a final commit and
+// leave its consumer group, which is then Empty. Stopping a stopped
+// connector does nothing; a paused source (whose tasks are already stopped)
+// forgets its offsets, so a resume reads them from the topic.
 func (c *Cluster) StopConnector(name string) error {
 	conn, ok := c.connectors[name]
 	if !ok {
@@ -228,12 +283,10 @@ func (c *Cluster) StopConnector(name string) error {
 	}
 	conn.mu.Lock()
 	defer conn.mu.Unlock()
-	if conn.state == statePaused {
-		c.held.Delete(name)
+	paused := conn.state == statePaused
+	c.held.Delete(name)
+	if conn.stop() || paused {
 		conn.state = stateStopped
-		c.w.logf("connector %s stopped", name)
-	}
-	if conn.stop() {
 		c.w.logf("connector %s stopped", name)
 	}
 	return nil
@@ -242,7 +295,8 @@ func (c *Cluster) StopConnector(name string) error {
 // ResumeConnector starts a stopped connector's tasks again. They re-read
 // their offsets from the offsets topic (exact key bytes, latest record in the
 // key's partition, a tombstone meaning start from scratch), so an offset
-// edited while the connector was stopped is where it continues. A paused
+// edited while the connector was stopped is where it continues; a sink's
+// tasks rejoin its group and continue from its committed offsets. A paused
 // connector continues from the offsets its tasks held (see PauseConnector).
 // Resuming a running connector does nothing.
 func (c *Cluster) ResumeConnector(name string) error {

@@ -28,6 +28,8 @@ var shapes = map[string]shape{
 	"debezium-inventory": {[]string{"server"}, []string{"lsn_proc", "lsn_commit", "lsn", "txId", "ts_usec"}},
 	"file-logs":          {[]string{"filename"}, []string{"position"}},
 	"jdbc-billing":       {[]string{"protocol", "table"}, []string{"timestamp_nanos", "incrementing", "timestamp"}},
+	"jdbc-crm":           {[]string{"protocol", "table"}, []string{"incrementing"}}, // secondary copies
+	"jdbc-old-orders":    {[]string{"protocol", "table"}, []string{"incrementing"}}, // the orphan
 	"jdbc-legacy":        {[]string{"protocol", "table"}, []string{"incrementing"}},
 	"jdbc-shop":          {[]string{"protocol", "table"}, []string{"incrementing"}},
 	"mm2-primary":        {[]string{"cluster", "partition", "topic"}, []string{"offset"}},
@@ -70,7 +72,7 @@ func TestOffsetsTopic(t *testing.T) {
 	c := startCluster(t, opts)
 	started := time.Now()
 	if got := c.Connectors(); !slices.Equal(got, []string{
-		"debezium-inventory", "file-logs", "jdbc-billing", "jdbc-legacy", "jdbc-shop", "mm2-primary",
+		"debezium-inventory", "es-search", "file-logs", "jdbc-billing", "jdbc-crm", "jdbc-legacy", "jdbc-shop", "mm2-primary", "s3-archive",
 	}) {
 		t.Fatalf("Connectors() = %v", got)
 	}
@@ -256,12 +258,13 @@ func checkRecordShape(t *testing.T, r rec) {
 		}
 	}
 	switch k.Connector {
-	case "jdbc-shop", "jdbc-billing", "jdbc-legacy":
+	case "jdbc-shop", "jdbc-billing", "jdbc-legacy", "jdbc-crm", "jdbc-old-orders":
 		if v, _ := k.Partition.Get("protocol"); v != "1" {
 			t.Errorf("key %s: protocol %v", r.key, v)
 		}
 		table, _ := k.Partition.Get("table")
-		prefix := map[string]string{"jdbc-shop": "shop.public.", "jdbc-billing": "billing.public.", "jdbc-legacy": "legacy.public."}
+		prefix := map[string]string{"jdbc-shop": "shop.public.", "jdbc-billing": "billing.public.", "jdbc-legacy": "legacy.public.",
+			"jdbc-crm": "crm.public.", "jdbc-old-orders": "orders.public."}
 		if s, _ := table.(string); !strings.HasPrefix(s, prefix[k.Connector]) {
 			t.Errorf("key %s: table %v", r.key, table)
 		}

@@ -12,15 +12,37 @@ import (
 // the same positions, so docs and screenshots can quote them.
 const catalogueSeed = 0x6b6f6666 // "koff"
 
-// connectorSpec describes one simulated source connector.
+// connectorSpec describes one simulated connector: a source connector
+// (tasks, topics) or, with sink set, a sink connector.
 type connectorSpec struct {
 	name   string
 	class  string      // connector.class, as the REST API reports it
-	topics []topicSpec // the data topics its tasks produce to
+	topics []topicSpec // the data topics its tasks produce to (sources)
 	tasks  [][]partitionSpec
 	// stalls makes the connector stop flushing offsets StallAfter after
 	// its tasks start, while it keeps producing data.
 	stalls bool
+	// offsetsTopic is the connector's own offsets.storage.topic; empty:
+	// the worker's. See own_topic.go.
+	offsetsTopic string
+	// sink makes this a sink connector; see sinks.go.
+	sink *sinkSpec
+}
+
+// kind is the connector type as the REST API says it.
+func (s *connectorSpec) kind() string {
+	if s.sink != nil {
+		return "sink"
+	}
+	return "source"
+}
+
+// taskCount is tasks.max: how many tasks run while the connector runs.
+func (s *connectorSpec) taskCount() int {
+	if s.sink != nil {
+		return s.sink.tasks
+	}
+	return len(s.tasks)
 }
 
 type topicSpec struct {
@@ -51,8 +73,12 @@ func obj(kv ...any) model.Object {
 	return o
 }
 
-// catalogue returns the demo's connectors, sorted by name. Shapes follow the
-// real connectors (see doc.go); positions come from catalogueSeed.
+// catalogue returns the demo's source connectors. Shapes follow the real
+// connectors (see doc.go); positions come from catalogueSeed. The first six
+// are sorted by name and share one random stream; connectors added later
+// come after them with streams of their own, so that neither the first
+// six's positions nor their tasks' seeds (by index) changed. The sinks are
+// in sinkCatalogue.
 func catalogue(start time.Time, flush time.Duration) []connectorSpec {
 	rng := rand.New(rand.NewPCG(catalogueSeed, 1))
 	recent := flush / 2 // "just flushed": half an interval before start
@@ -63,6 +89,7 @@ func catalogue(start time.Time, flush time.Duration) []connectorSpec {
 		jdbcLegacy(rng, recent),
 		jdbcShop(rng, recent),
 		mm2Primary(rng, recent),
+		jdbcCRM(recent),
 	}
 }
 
@@ -125,6 +152,22 @@ func jdbcLegacy(rng *rand.Rand, recent time.Duration) connectorSpec {
 		{table: "legacy.public.audit_log", act: steady(0.5), firstID: 880000 + rng.Int64N(9000), age: recent},
 	})
 	c.stalls = true
+	return c
+}
+
+// CRMOffsetsTopic is jdbc-crm's own offsets.storage.topic.
+const CRMOffsetsTopic = "connect-offsets-crm"
+
+// jdbcCRM is a JDBC source with its own offsets topic (KIP-618): its tasks
+// read their offsets from connect-offsets-crm only, and write there first
+// and then, as secondary copies, to the worker's topic (see own_topic.go).
+func jdbcCRM(recent time.Duration) connectorSpec {
+	rng := rand.New(rand.NewPCG(catalogueSeed, 2))
+	c := jdbcIncrementingConnector("jdbc-crm", "crm.", 1, []jdbcTable{
+		{table: "crm.public.contacts", act: steady(0.5), firstID: 61000 + rng.Int64N(2000), age: recent},
+		{table: "crm.public.deals", act: steady(1), firstID: 15000 + rng.Int64N(1000), age: recent},
+	})
+	c.offsetsTopic = CRMOffsetsTopic
 	return c
 }
 

@@ -1,22 +1,29 @@
-// Package demo runs an embedded Kafka cluster with simulated Kafka Connect
-// source workers: what `koff --demo` and `koff demo-cluster` show, and what
-// the integration tests run against. No JVM, no Docker: the broker is kfake,
-// a real Kafka wire-protocol server inside this process.
+// Package demo runs an embedded Kafka cluster with a simulated Kafka Connect
+// worker, source and sink connectors: what `koff --demo` and `koff
+// demo-cluster` show, and what the integration tests run against. No JVM,
+// no Docker: the broker is kfake, a real Kafka wire-protocol server inside
+// this process.
 //
 // Start brings up one broker on loopback with a compacted 25-partition
 // connect-offsets topic, the connectors' data topics, and the connectors'
-// tasks. Each task reads its source partitions, produces data records to its
-// data topic(s), and every flush interval (measured from the end of its
-// previous flush, each task on its own staggered schedule) writes one offset
-// record per source partition that had new records since its last flush,
-// and nothing for the others, all in one produce call. Records are written
-// as Connect writes them: key model.EncodeKey(connector, partition) in the
-// connector's own map order, value the compact offset map, partition
-// model.PartitionFor(key, 25), CreateTime now, no headers.
+// tasks. Each source task reads its source partitions, produces data
+// records to its data topic(s), and every flush interval (measured from the
+// end of its previous flush, each task on its own staggered schedule) writes
+// one offset record per source partition that had new records since its
+// last flush, and nothing for the others, all in one produce call. Records
+// are written as Connect writes them: key model.EncodeKey(connector,
+// partition) in the connector's own map order, value the compact offset map,
+// partition model.PartitionFor(key, 25), CreateTime now, no headers.
+//
+// Each sink task is a real member of its connector's consumer group (so the
+// broker reports the group Stable with one member per task while it runs,
+// Empty once it is stopped); it consumes the sink's topics and, every flush
+// interval, commits the next offset to consume of every partition it holds,
+// skipping the commit when nothing changed since the last one.
 //
 // StartBroker starts an empty broker for tests that need their own.
 //
-// # Connectors
+// # Source connectors
 //
 // Names and shapes are fixed; initial offsets come from a fixed seed.
 //
@@ -32,6 +39,12 @@
 //	    partition {"protocol":"1","table":"billing.public.invoices"} (also billing.public.ledger, bursty)
 //	    offset    {"timestamp_nanos":N,"incrementing":I,"timestamp":MS} (HashMap order)
 //	    topics    billing.invoices, billing.ledger
+//	jdbc-crm            io.confluent.connect.jdbc.JdbcSourceConnector (incrementing), 1 task
+//	    partition {"protocol":"1","table":"crm.public.contacts"} (also crm.public.deals)
+//	    offset    {"incrementing":I}
+//	    topics    crm.contacts, crm.deals
+//	    offsets.storage.topic=connect-offsets-crm: see "A connector with its
+//	    own offsets topic" below
 //	jdbc-legacy         io.confluent.connect.jdbc.JdbcSourceConnector (incrementing), 1 task
 //	    partition {"protocol":"1","table":"legacy.public.accounts"} (also legacy.public.audit_log)
 //	    offset    {"incrementing":I}
@@ -52,6 +65,46 @@
 // Before the tasks start, connect-offsets is seeded with each partition's
 // last commit "before the demo" (CreateTime in the past, from a flush ago to
 // 26 h ago); the tasks then read their offsets back like after a restart.
+// Together they produce about 24 data records/s.
+//
+// # Sink connectors
+//
+// The sinks consume what the sources write; their data topics start empty,
+// so they start from the beginning (auto.offset.reset=earliest).
+//
+//	s3-archive          io.confluent.connect.s3.S3SinkConnector, 2 tasks
+//	    topics    shop.orders, shop.payments
+//	    group     connect-s3-archive
+//	    keeps up: each commit covers nearly everything produced
+//	es-search           io.confluent.connect.elasticsearch.ElasticsearchSinkConnector, 1 task
+//	    topics    logs.app, inventory.public.orders
+//	    group     es-search-v2 (consumer.override.group.id)
+//	    the sink that falls behind: it gets through 2.4 records/s, 60% of
+//	    what is produced to its topics, so its lag grows by about 1.3
+//	    records/s while it runs
+//
+// Stop makes a final commit and leaves the group (Empty); resume rejoins
+// and continues from the group's committed offsets. Pause keeps the tasks
+// in the group (Stable) but consumes nothing. Cluster.SinkGroup names a
+// sink's group.
+//
+// # A connector with its own offsets topic
+//
+// jdbc-crm's offsets.storage.topic is connect-offsets-crm (25 partitions,
+// compacted, as Connect creates it with the worker's offset.storage.*
+// settings). As in Connect (ConnectorOffsetBackingStore with a connector
+// store and the worker's store), that topic is authoritative: its tasks read
+// their offsets from it only. They write each flush there first and then,
+// best effort, the same records to connect-offsets, where those secondary
+// copies are never read back. Cluster.OffsetsTopics lists both topics.
+//
+// # An orphan
+//
+// OrphanConnector, jdbc-old-orders, was deleted from Connect nine days
+// before the demo: its two last offsets ({"incrementing":I} for tables
+// orders.public.orders and orders.public.order_lines) are written once at
+// start with CreateTimes days ago and never again. It is not in
+// Cluster.Connectors, and the REST API answers 404 for it.
 //
 // # Seeded defects
 //
@@ -69,7 +122,8 @@
 // stopped its offsets can be edited on the topic. ResumeConnector restarts the
 // tasks, which re-read their offsets by exact key bytes from the latest record
 // in the key's partition (a tombstone or no record: start from scratch), so
-// an edit visibly changes where the connector continues.
+// an edit visibly changes where the connector continues. A stopped sink's
+// group has no members, so its offsets can be committed from outside.
 //
 // # Connect REST emulator
 //
@@ -84,7 +138,7 @@
 //	GET    /connectors/NAME           info: name, config, tasks, type
 //	GET    /connectors/NAME/status    RUNNING, PAUSED (tasks PAUSED) or STOPPED (tasks [])
 //	GET    /connectors/NAME/config    flat string map
-//	GET    /connectors/NAME/topics    the data topics it produced to
+//	GET    /connectors/NAME/topics    the data topics it produced to (sinks: consumed from)
 //	PUT    /connectors/NAME/stop      204; pause, resume: 202
 //	GET    /connectors/NAME/offsets   any state
 //	PATCH  /connectors/NAME/offsets   STOPPED only
@@ -104,6 +158,23 @@
 // offsets for this connector have been altered successfully", as their
 // alterOffsets do since Kafka 3.6; the others get the longer
 // framework-managed message.
+//
+// For jdbc-crm, GET lists the partitions of both its topics and takes
+// offsets from its own only (a partition only connect-offsets has shows
+// "offset":null); PATCH and DELETE write to both, tombstones to
+// connect-offsets first (Connect 3.8+; before 3.8 its own topic first).
+//
+// Sinks have "type":"sink", their "topics" and any
+// consumer.override.group.id in their config. GET offsets lists the
+// group's committed offsets as
+// {"partition":{"kafka_partition":P,"kafka_topic":T},"offset":{"kafka_offset":N}}
+// (the partition map in Java HashMap order, as Connect writes it). PATCH
+// parses entries as SinkUtils does (400s in its words; numbers or numeric
+// strings), commits the offsets to the group from outside and deletes the
+// group offsets of partitions given "offset":null; DELETE deletes the group
+// (one already gone counts as reset). With members still in the group (a
+// zombie task) both fail with Connect's 500 saying so. Neither sink
+// implements alterOffsets, so success is the framework-managed message.
 //
 // PauseConnector pauses like Connect: tasks stay listed as PAUSED, nothing
 // is produced or flushed, and a resume continues from the offsets the tasks

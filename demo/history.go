@@ -11,24 +11,33 @@ import (
 
 // historyRecords returns the offsets the connectors committed "before the
 // demo started": one record per source partition with an initial offset,
-// CreateTime now-age. The tasks then start by reading these back, exactly as
-// after a restart, and idle partitions show old offsets from the first second.
+// CreateTime now-age, in the connector's offsets topic (topic, the
+// worker's, unless it has its own; then also a secondary copy in the
+// worker's, as its commits made). The tasks then start by reading these
+// back, exactly as after a restart, and idle partitions show old offsets
+// from the first second.
 func historyRecords(specs []connectorSpec, topic string, partitions int, start time.Time) []*kgo.Record {
 	var recs []*kgo.Record
 	for _, c := range specs {
+		topics := []string{topic}
+		if c.offsetsTopic != "" && c.offsetsTopic != topic {
+			topics = []string{c.offsetsTopic, topic}
+		}
 		for _, parts := range c.tasks {
 			for _, p := range parts {
 				if p.initial == nil {
 					continue
 				}
 				key := model.EncodeKey(c.name, p.partition)
-				recs = append(recs, &kgo.Record{
-					Topic:     topic,
-					Partition: int32(model.PartitionFor(key, partitions)),
-					Key:       key,
-					Value:     model.AppendJackson(nil, p.initial),
-					Timestamp: start.Add(-p.age),
-				})
+				for _, t := range topics {
+					recs = append(recs, &kgo.Record{
+						Topic:     t,
+						Partition: int32(model.PartitionFor(key, partitions)),
+						Key:       key,
+						Value:     model.AppendJackson(nil, p.initial),
+						Timestamp: start.Add(-p.age),
+					})
+				}
 			}
 		}
 	}

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"koff/model"
 )
@@ -25,7 +23,7 @@ const readOffsetsTimeout = 15 * time.Second
 // key bytes in another partition (a kcat write with the wrong partitioner)
 // is therefore ignored here, where Connect's choice would depend on read
 // order; koff flags such copies either way.
-func (w *worker) readOffsets(ctx context.Context, keys [][]byte) (map[string][]byte, error) {
+func (w *worker) readOffsets(ctx context.Context, topic string, keys [][]byte) (map[string][]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, readOffsetsTimeout)
 	defer cancel()
 
@@ -40,11 +38,11 @@ func (w *worker) readOffsets(ctx context.Context, keys [][]byte) (map[string][]b
 			parts = append(parts, p)
 		}
 	}
-	start, err := w.listOffsets(ctx, parts, -2)
+	start, err := topicOffsets(ctx, w.client, topic, parts, -2)
 	if err != nil {
 		return nil, err
 	}
-	end, err := w.listOffsets(ctx, parts, -1)
+	end, err := topicOffsets(ctx, w.client, topic, parts, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +59,7 @@ func (w *worker) readOffsets(ctx context.Context, keys [][]byte) (map[string][]b
 
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(w.bootstrap),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.offsetsTopic: from}),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
 		// Control records (transaction markers) occupy offsets too; keeping
 		// them lets us see the log end even when a marker is last.
 		kgo.KeepControlRecords(),
@@ -76,7 +74,7 @@ func (w *worker) readOffsets(ctx context.Context, keys [][]byte) (map[string][]b
 	for len(from) > 0 {
 		fs := cl.PollFetches(ctx)
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("read offsets from %s: %w", w.offsetsTopic, err)
+			return nil, fmt.Errorf("read offsets from %s: %w", topic, err)
 		}
 		fs.EachError(func(t string, p int32, err error) {
 			w.logf("read offsets: %s[%d]: %v", t, p, err)
@@ -95,33 +93,4 @@ func (w *worker) readOffsets(ctx context.Context, keys [][]byte) (map[string][]b
 		})
 	}
 	return found, nil
-}
-
-// listOffsets asks for the earliest (ts -2) or latest (ts -1) offset of some
-// partitions of the offsets topic.
-func (w *worker) listOffsets(ctx context.Context, parts []int32, ts int64) (map[int32]int64, error) {
-	req := kmsg.NewPtrListOffsetsRequest()
-	rt := kmsg.NewListOffsetsRequestTopic()
-	rt.Topic = w.offsetsTopic
-	for _, p := range parts {
-		rp := kmsg.NewListOffsetsRequestTopicPartition()
-		rp.Partition = p
-		rp.Timestamp = ts
-		rt.Partitions = append(rt.Partitions, rp)
-	}
-	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(ctx, w.client)
-	if err != nil {
-		return nil, fmt.Errorf("list offsets of %s: %w", w.offsetsTopic, err)
-	}
-	out := make(map[int32]int64, len(parts))
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return nil, fmt.Errorf("list offsets of %s[%d]: %w", t.Topic, p.Partition, err)
-			}
-			out[p.Partition] = p.Offset
-		}
-	}
-	return out, nil
 }

@@ -25,6 +25,9 @@ const (
 // to produce the demo's partitions and topics. Secrets are config-provider
 // placeholders, as a careful operator writes them.
 func connectConfig(s connectorSpec, bootstrap string) map[string]string {
+	if s.sink != nil {
+		return sinkConfig(s)
+	}
 	cfg := map[string]string{
 		"name":            s.name,
 		"connector.class": s.class,
@@ -73,6 +76,9 @@ func connectConfig(s connectorSpec, bootstrap string) map[string]string {
 			"key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter",
 			"value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter",
 			"sync.topic.acls.enabled", "false")
+	}
+	if s.offsetsTopic != "" {
+		cfg["offsets.storage.topic"] = s.offsetsTopic
 	}
 	return cfg
 }

@@ -111,17 +111,20 @@ func normal(o model.Object) model.Object {
 // up by the key bytes its map serialises to in HashMap order, so one
 // stored under other bytes (another field order) shows "offset": null.
 func (s *restServer) getOffsets(w http.ResponseWriter, r *http.Request, name string) *restError {
-	if _, ok := s.c.connectors[name]; !ok {
+	conn, ok := s.c.connectors[name]
+	if !ok {
 		return errorf(http.StatusNotFound, "Connector %s not found", name)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), editTimeout)
 	defer cancel()
-	recs, err := s.c.w.readAll(ctx)
+	if conn.spec.sink != nil {
+		return s.getSinkOffsets(ctx, w, conn)
+	}
+	view, err := conn.view(ctx)
 	if err != nil {
 		s.c.w.logf("connect REST: %v", err)
 		return errorf(http.StatusInternalServerError, "Failed to retrieve offsets for source connector %s", name)
 	}
-	view := viewOf(recs, name)
 	var b bytes.Buffer
 	b.WriteString(`{"offsets":[`)
 	n := 0
@@ -174,10 +177,12 @@ func (s *restServer) resetOffsets(w http.ResponseWriter, r *http.Request, name s
 
 // modify is the herder and worker side of PATCH and DELETE, in Connect's
 // order: connector known (404), STOPPED (400), then for a reset the
-// connector's partitions read from the topic, the maps normalised and
+// connector's partitions read from its topic(s), the maps normalised and
 // validated (500), the connector's alterOffsets (500), and one record per
-// partition written in one go. The connector's lock is held throughout, so
-// a resume cannot slip between the check and the write.
+// partition written in one go (to both topics for a connector with its own,
+// see own_topic.go). Sinks branch off to modifySink after the state check.
+// The connector's lock is held throughout, so a resume cannot slip between
+// the check and the write.
 func (s *restServer) modify(ctx context.Context, w http.ResponseWriter, name string, edits []offsetEdit, reset bool) *restError {
 	conn, ok := s.c.connectors[name]
 	if !ok {
@@ -191,14 +196,17 @@ func (s *restServer) modify(ctx context.Context, w http.ResponseWriter, name str
 	}
 	ctx, cancel := context.WithTimeout(ctx, editTimeout)
 	defer cancel()
+	if conn.spec.sink != nil {
+		return s.modifySink(ctx, w, conn, edits, reset)
+	}
 	failed := errorf(http.StatusInternalServerError, "Failed to modify offsets for source connector %s", name)
 	if reset {
-		recs, err := s.c.w.readAll(ctx)
+		view, err := conn.view(ctx)
 		if err != nil {
 			s.c.w.logf("connect REST: %v", err)
 			return failed
 		}
-		for _, p := range viewOf(recs, name).sorted() {
+		for _, p := range view.sorted() {
 			edits = append(edits, offsetEdit{partition: p})
 		}
 	}
@@ -223,7 +231,7 @@ func (s *restServer) modify(ctx context.Context, w http.ResponseWriter, name str
 	for i, e := range norm {
 		key := model.RESTKey(name, e.partition)
 		recs[i] = &kgo.Record{
-			Topic:     s.c.w.offsetsTopic,
+			Topic:     conn.offsetsTopic(),
 			Partition: int32(model.PartitionFor(key, s.c.w.offsetsPartitions)),
 			Key:       key,
 			Value:     model.RESTValue(e.offset), // nil: a tombstone
@@ -231,7 +239,7 @@ func (s *restServer) modify(ctx context.Context, w http.ResponseWriter, name str
 		}
 	}
 	if len(recs) > 0 {
-		if err := s.c.w.client.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		if err := conn.writeEdit(ctx, recs, s.atLeast(3, 8)); err != nil {
 			s.c.w.logf("connect REST: write offsets of %s: %v", name, err)
 			return failed
 		}

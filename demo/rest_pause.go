@@ -21,6 +21,11 @@ const statePaused = "PAUSED"
 // starting its tasks; resuming it then reads the topic, as tasks created in
 // the PAUSED state do. Pausing a paused connector does nothing.
 //
+// A paused sink's tasks stay in the consumer group (still Stable, still
+// committing, though nothing changes) but take no records, as a
+// WorkerSinkTask does with its consumer's partitions paused; resuming it
+// continues where its tasks were.
+//
 // Not modelled: the stalling connector's unflushed offsets. Its tasks hold
 // offsets it could not commit; after a pause it continues from the ones
 // last written to the topic instead.
@@ -42,8 +47,14 @@ func (c *Cluster) PauseConnector(name string) error {
 		conn.state = statePaused
 		return nil
 	}
+	if conn.spec.sink != nil {
+		conn.sink.paused.Store(true)
+		conn.state = statePaused
+		c.w.logf("connector %s paused", name)
+		return nil
+	}
 	conn.stop()
-	held, err := c.w.readOffsets(context.Background(), conn.keys())
+	held, err := c.w.readOffsets(context.Background(), conn.offsetsTopic(), conn.keys())
 	if err != nil {
 		// Resume will read the topic instead: the final flush put the
 		// tasks' offsets there.
@@ -60,6 +71,11 @@ func (c *Cluster) PauseConnector(name string) error {
 // when it was paused (or from the topic when it was paused while stopped).
 // Callers hold conn.mu.
 func (c *Cluster) unpause(conn *connector) error {
+	if conn.spec.sink != nil && conn.cancel != nil {
+		conn.sink.paused.Store(false)
+		conn.state = stateRunning
+		return nil
+	}
 	v, ok := c.held.LoadAndDelete(conn.spec.name)
 	if !ok {
 		return conn.start(context.Background())

@@ -10,20 +10,21 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// readAll reads every partition of the offsets topic from its start to its
+// readAll reads every partition of an offsets topic from its start to its
 // end as of the call, as a fresh KafkaOffsetBackingStore does when the REST
 // API starts one. Records come in partition order, each partition in offset
-// order; control records are left out.
-func (w *worker) readAll(ctx context.Context) ([]*kgo.Record, error) {
+// order; control records are left out. Every offsets topic has the worker's
+// offset.storage.partitions, as Connect creates them.
+func (w *worker) readAll(ctx context.Context, topic string) ([]*kgo.Record, error) {
 	parts := make([]int32, w.offsetsPartitions)
 	for i := range parts {
 		parts[i] = int32(i)
 	}
-	start, err := topicOffsets(ctx, w.client, w.offsetsTopic, parts, -2)
+	start, err := topicOffsets(ctx, w.client, topic, parts, -2)
 	if err != nil {
 		return nil, err
 	}
-	end, err := topicOffsets(ctx, w.client, w.offsetsTopic, parts, -1)
+	end, err := topicOffsets(ctx, w.client, topic, parts, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +38,7 @@ func (w *worker) readAll(ctx context.Context) ([]*kgo.Record, error) {
 	if len(from) > 0 {
 		cl, err := kgo.NewClient(
 			kgo.SeedBrokers(w.bootstrap),
-			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.offsetsTopic: from}),
+			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
 			// Markers occupy offsets too: keeping them shows the end even
 			// when a partition ends with one.
 			kgo.KeepControlRecords(),
@@ -51,7 +52,7 @@ func (w *worker) readAll(ctx context.Context) ([]*kgo.Record, error) {
 		for len(from) > 0 {
 			fs := cl.PollFetches(ctx)
 			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("read %s to its end: %w", w.offsetsTopic, err)
+				return nil, fmt.Errorf("read %s to its end: %w", topic, err)
 			}
 			fs.EachError(func(t string, p int32, err error) {
 				w.logf("read %s[%d]: %v", t, p, err)

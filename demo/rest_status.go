@@ -41,7 +41,7 @@ func taskCount(conn *connector, state string) int {
 	if state == stateStopped {
 		return 0
 	}
-	return len(conn.spec.tasks)
+	return conn.spec.taskCount()
 }
 
 func (s *restServer) status(conn *connector) connectorStateInfo {
@@ -50,7 +50,7 @@ func (s *restServer) status(conn *connector) connectorStateInfo {
 		Name:      conn.spec.name,
 		Connector: stateInfo{state, s.workerID},
 		Tasks:     []taskState{},
-		Type:      "source",
+		Type:      conn.spec.kind(),
 	}
 	for i := range taskCount(conn, state) {
 		info.Tasks = append(info.Tasks, taskState{i, state, s.workerID})
@@ -63,7 +63,7 @@ func (s *restServer) info(conn *connector) connectorInfo {
 		Name:   conn.spec.name,
 		Config: connectConfig(conn.spec, s.c.Bootstrap()),
 		Tasks:  []taskID{},
-		Type:   "source",
+		Type:   conn.spec.kind(),
 	}
 	for i := range taskCount(conn, s.c.ConnectorState(conn.spec.name)) {
 		info.Tasks = append(info.Tasks, taskID{conn.spec.name, i})
@@ -129,11 +129,14 @@ func (s *restServer) connectorConfig(w http.ResponseWriter, _ *http.Request, nam
 }
 
 // connectorTopics is GET /connectors/NAME/topics: the topics the
-// connector's tasks have produced to. Like Connect it does not check that
-// the connector exists: an unknown one simply has no topics.
+// connector's tasks have produced to (a source) or consumed from (a sink).
+// Like Connect it does not check that the connector exists: an unknown one
+// simply has no topics.
 func (s *restServer) connectorTopics(w http.ResponseWriter, r *http.Request, name string) *restError {
 	topics := []string{}
-	if conn, ok := s.c.connectors[name]; ok {
+	if conn, ok := s.c.connectors[name]; ok && conn.spec.sink != nil {
+		topics = append(topics, conn.consumedTopics()...)
+	} else if ok {
 		produced, err := s.c.w.producedTo(r.Context(), conn.spec.topics)
 		if err != nil {
 			return errorf(http.StatusInternalServerError, "%v", err)

@@ -131,11 +131,19 @@ func (c *restClient) status(name string) statusInfo {
 	return s
 }
 
+// connectorType is the type the demo's connectors have in Connect.
+func connectorType(name string) string {
+	if name == "es-search" || name == "s3-archive" {
+		return "sink"
+	}
+	return "source"
+}
+
 func (c *restClient) checkStatus(name, state string, tasks int) {
 	c.t.Helper()
 	s := c.status(name)
 	worker := strings.TrimPrefix(c.base, "http://")
-	ok := s.Name == name && s.Type == "source" && s.Connector.State == state && s.Connector.WorkerID == worker && len(s.Tasks) == tasks
+	ok := s.Name == name && s.Type == connectorType(name) && s.Connector.State == state && s.Connector.WorkerID == worker && len(s.Tasks) == tasks
 	for i, task := range s.Tasks {
 		ok = ok && task.ID == i && task.State == state && task.WorkerID == worker
 	}
@@ -209,7 +217,7 @@ func TestRESTListAndShapes(t *testing.T) {
 		if e.Status == nil || e.Status.Name != name || e.Status.Connector.State != "RUNNING" || len(e.Status.Tasks) != ci.Tasks {
 			t.Errorf("expand status of %s = %+v", name, e.Status)
 		}
-		if e.Info == nil || e.Info.Name != name || e.Info.Type != "source" || len(e.Info.Tasks) != ci.Tasks ||
+		if e.Info == nil || e.Info.Name != name || e.Info.Type != connectorType(name) || ci.Type != e.Info.Type || len(e.Info.Tasks) != ci.Tasks ||
 			e.Info.Config["connector.class"] != ci.Class || e.Info.Config["name"] != name {
 			t.Errorf("expand info of %s = %+v", name, e.Info)
 		} else {

@@ -41,7 +41,7 @@ type worker struct {
 	logf              func(string, ...any)
 }
 
-// connector is one running or stopped source connector.
+// connector is one running, paused or stopped connector.
 type connector struct {
 	w        *worker
 	spec     connectorSpec
@@ -50,8 +50,19 @@ type connector struct {
 	mu       sync.Mutex
 	state    string
 	restarts int
-	cancel   context.CancelFunc
+	cancel   context.CancelFunc // non-nil while its tasks run
 	wg       sync.WaitGroup
+
+	sink *sinkState // sinks only
+}
+
+// offsetsTopic is where the connector's tasks read and write their
+// offsets: its own offsets.storage.topic, or the worker's.
+func (c *connector) offsetsTopic() string {
+	if c.spec.offsetsTopic != "" {
+		return c.spec.offsetsTopic
+	}
+	return c.w.offsetsTopic
 }
 
 func (c *connector) keys() [][]byte {
@@ -64,11 +75,17 @@ func (c *connector) keys() [][]byte {
 	return keys
 }
 
-// start reads the connector's committed offsets back from the offsets topic
+// start reads the connector's committed offsets back from its offsets topic
 // and starts its tasks from them, as a task does in SourceTask.start through
-// its OffsetStorageReader. Callers hold c.mu.
+// its OffsetStorageReader; a sink's tasks join its consumer group instead.
+// Callers hold c.mu.
 func (c *connector) start(ctx context.Context) error {
-	offsets, err := c.w.readOffsets(ctx, c.keys())
+	if c.spec.sink != nil {
+		return c.startSink()
+	}
+	// A connector with its own topic reads only that one: the connector
+	// store answers for every key, null when it has none (own_topic.go).
+	offsets, err := c.w.readOffsets(ctx, c.offsetsTopic(), c.keys())
 	if err != nil {
 		return fmt.Errorf("connector %s: %w", c.spec.name, err)
 	}
@@ -87,15 +104,17 @@ func (c *connector) start(ctx context.Context) error {
 	return nil
 }
 
-// stop stops the tasks and waits for their final offset flush, as
-// WorkerSourceTask does when a connector is stopped. It reports whether
-// the connector was running. Callers hold c.mu.
+// stop stops the tasks and waits for their final offset flush (or commit,
+// for a sink, which then leaves its group), as WorkerSourceTask and
+// WorkerSinkTask do when a connector is stopped. It reports whether the
+// tasks were running. Callers hold c.mu.
 func (c *connector) stop() bool {
-	if c.state != stateRunning {
+	if c.cancel == nil {
 		return false
 	}
 	c.cancel()
 	c.wg.Wait()
+	c.cancel = nil
 	c.state = stateStopped
 	return true
 }
@@ -264,7 +283,7 @@ func (t *task) commit(ctx context.Context) {
 	recs := make([]*kgo.Record, 0, len(flushed))
 	for _, p := range flushed {
 		recs = append(recs, &kgo.Record{
-			Topic:     w.offsetsTopic,
+			Topic:     t.c.offsetsTopic(),
 			Partition: int32(model.PartitionFor(p.key, w.offsetsPartitions)),
 			Key:       p.key,
 			Value:     model.AppendJackson(nil, p.pending),
@@ -282,4 +301,5 @@ func (t *task) commit(ctx context.Context) {
 	for _, p := range flushed {
 		p.pending = nil
 	}
+	t.c.writeSecondary(fctx, recs)
 }
