@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"koff/model"
@@ -31,8 +32,11 @@ func (r Result) Summary() string {
 		verb = "reset"
 	}
 	via := "offsets topic"
-	if r.Plan.Path == PathREST {
+	switch r.Plan.Path {
+	case PathREST:
 		via = "Connect REST"
+	case PathGroup:
+		via = "group " + r.Plan.Group
 	}
 	if r.Verified {
 		return fmt.Sprintf("verified: %s %s of %s via %s", verb, what, r.Plan.Connector, via)
@@ -50,16 +54,25 @@ func (e *Editor) Apply(ctx context.Context, p *Plan) (Result, error) {
 		return res, err
 	}
 	var err error
-	if p.Path == PathREST {
+	switch {
+	case p.Group != "" && p.Path == PathREST:
+		res.Message, err = e.applySinkREST(ctx, p)
+	case p.Group != "":
+		err = e.applyGroup(ctx, p)
+	case p.Path == PathREST:
 		res.Message, err = e.applyREST(ctx, p)
-	} else {
+	default:
 		err = e.applyTopic(ctx, p)
 	}
 	if err != nil {
 		e.audit(p, res, err)
 		return res, err
 	}
-	res.Verified = e.verify(ctx, p)
+	if p.Group != "" {
+		res.Verified = e.verifySink(ctx, p)
+	} else {
+		res.Verified = e.verify(ctx, p)
+	}
 	e.audit(p, res, nil)
 	return res, nil
 }
@@ -86,6 +99,71 @@ func (e *Editor) applyREST(ctx context.Context, p *Plan) (string, error) {
 	}
 	b.WriteString(`]}`)
 	return e.REST.AlterOffsets(ctx, p.Connector, b.Bytes())
+}
+
+// applySinkREST sends Connect's sink offset shape; deleting every
+// committed offset is DELETE, as Connect deletes the group.
+func (e *Editor) applySinkREST(ctx context.Context, p *Plan) (string, error) {
+	if strings.HasPrefix(p.PathReason, "DELETE") {
+		return e.REST.ResetOffsets(ctx, p.Connector)
+	}
+	return e.applyREST(ctx, p)
+}
+
+// applyGroup commits (or deletes) the group's offsets directly.
+func (e *Editor) applyGroup(ctx context.Context, p *Plan) error {
+	commit := map[model.TopicPartition]int64{}
+	var del []model.TopicPartition
+	for _, c := range p.Sink {
+		if c.After < 0 {
+			del = append(del, c.TopicPartition)
+		} else {
+			commit[c.TopicPartition] = c.After
+		}
+	}
+	if len(commit) == 0 && len(del) > 0 && p.Kind == KindResetAll {
+		return e.Kafka.DeleteGroup(ctx, p.Group)
+	}
+	if len(commit) > 0 {
+		if err := e.Kafka.CommitGroupOffsets(ctx, p.Group, commit); err != nil {
+			return err
+		}
+	}
+	if len(del) > 0 {
+		return e.Kafka.DeleteGroupOffsets(ctx, p.Group, del)
+	}
+	return nil
+}
+
+// verifySink re-reads the group until every committed offset is the new one.
+func (e *Editor) verifySink(ctx context.Context, p *Plan) bool {
+	deadline := time.Now().Add(e.verifyTimeout())
+	for {
+		if poll, err := e.groupPoll(ctx, p.Group); err == nil {
+			now := map[model.TopicPartition]int64{}
+			for _, gp := range poll.Partitions {
+				now[gp.TopicPartition] = gp.Committed
+			}
+			ok := true
+			for _, c := range p.Sink {
+				cur, has := now[c.TopicPartition]
+				if !has {
+					cur = -1
+				}
+				ok = ok && cur == c.After
+			}
+			if ok {
+				return true
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 func (e *Editor) applyTopic(ctx context.Context, p *Plan) error {

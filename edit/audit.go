@@ -82,6 +82,9 @@ func (e *Editor) audit(p *Plan, res Result, err error) {
 		for _, w := range ch.Writes {
 			ac.Writes = append(ac.Writes, w.TopicPartition.String())
 		}
+		if p.Group != "" {
+			ac.Writes = []string{"group " + p.Group}
+		}
 		entry.Changes = append(entry.Changes, ac)
 	}
 	if werr := e.Audit.Append(entry); werr != nil && err == nil {
@@ -93,7 +96,8 @@ func (e *Editor) audit(p *Plan, res Result, err error) {
 func isRefusal(err error) bool {
 	var ns *NotStoppedError
 	var c *ConflictError
-	return errors.Is(err, ErrReadOnly) || errors.As(err, &ns) || errors.As(err, &c)
+	var ga *GroupActiveError
+	return errors.Is(err, ErrReadOnly) || errors.As(err, &ns) || errors.As(err, &c) || errors.As(err, &ga)
 }
 
 func rawOrNull(b []byte) json.RawMessage {

@@ -55,7 +55,52 @@ func (e *Editor) Check(ctx context.Context, p *Plan) error {
 			return &NotStoppedError{Connector: p.Connector, State: p.State, Tasks: p.Tasks}
 		}
 	}
+	if p.Group != "" {
+		return e.checkSink(ctx, p)
+	}
 	return e.checkUnchanged(p)
+}
+
+// checkSink re-reads the group: it must have no members for a direct
+// commit, and no partition's committed offset may have moved.
+func (e *Editor) checkSink(ctx context.Context, p *Plan) error {
+	poll, err := e.groupPoll(ctx, p.Group)
+	if err != nil {
+		return err
+	}
+	p.GroupMembers = poll.Members
+	if p.Path == PathGroup && poll.Members > 0 {
+		return &GroupActiveError{Group: p.Group, Members: poll.Members}
+	}
+	now := map[string]int64{}
+	for _, gp := range poll.Partitions {
+		now[gp.TopicPartition.String()] = gp.Committed
+	}
+	for _, c := range p.Sink {
+		cur, ok := now[c.TopicPartition.String()]
+		if !ok {
+			cur = -1
+		}
+		if cur != c.Before {
+			var b []byte
+			if cur >= 0 {
+				b = sinkOffsetJSON(cur)
+			}
+			return &ConflictError{Partition: sinkPartitionJSON(c.TopicPartition), Now: b}
+		}
+	}
+	return nil
+}
+
+// GroupActiveError refuses a direct commit while the sink's group has
+// members: Kafka would refuse it too.
+type GroupActiveError struct {
+	Group   string
+	Members int
+}
+
+func (e *GroupActiveError) Error() string {
+	return fmt.Sprintf("group %s has %d active members: Kafka changes a group's offsets from outside only when it has none; stop the connector first", e.Group, e.Members)
 }
 
 func (e *Editor) checkUnchanged(p *Plan) error {

@@ -16,10 +16,18 @@ type Offsets interface {
 	Partition(model.PartitionID) (model.PartitionDetail, bool)
 }
 
-// Writer writes records to exact topic-partitions (kafka.Config).
+// Writer is what the pipeline does with Kafka (kafka.Config): records to
+// exact topic-partitions for sources, consumer-group offsets for sinks.
 type Writer interface {
 	WriteRecords(ctx context.Context, recs []model.Record) error
 	PartitionCount(ctx context.Context, topic string) (int, error)
+
+	GroupPolls(ctx context.Context, named []string) ([]model.GroupPoll, error)
+	LogBounds(ctx context.Context, tps []model.TopicPartition) (map[model.TopicPartition][2]int64, error)
+	OffsetsAt(ctx context.Context, tps []model.TopicPartition, t time.Time) (map[model.TopicPartition]int64, error)
+	CommitGroupOffsets(ctx context.Context, group string, offsets map[model.TopicPartition]int64) error
+	DeleteGroupOffsets(ctx context.Context, group string, tps []model.TopicPartition) error
+	DeleteGroup(ctx context.Context, group string) error
 }
 
 // REST is the part of Connect's REST API the pipeline uses (*connect.Client).

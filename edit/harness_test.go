@@ -15,11 +15,12 @@ import (
 
 // harness is a real broker, a live tailer feeding a Store, and an Editor.
 type harness struct {
-	t     *testing.T
-	addr  string
-	store *model.Store
-	ed    *Editor
-	kafka kafka.Config
+	t      *testing.T
+	broker *demo.Broker
+	addr   string
+	store  *model.Store
+	ed     *Editor
+	kafka  kafka.Config
 }
 
 func newHarness(t *testing.T) *harness {
@@ -32,7 +33,7 @@ func newHarness(t *testing.T) *harness {
 	if err := b.CreateTopic("connect-offsets", 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, addr: b.Bootstrap(), store: model.NewStore(model.StoreOptions{}), kafka: kafka.Config{Brokers: []string{b.Bootstrap()}}}
+	h := &harness{t: t, broker: b, addr: b.Bootstrap(), store: model.NewStore(model.StoreOptions{}), kafka: kafka.Config{Brokers: []string{b.Bootstrap()}}}
 	tl := kafka.NewTailer(h.kafka, []string{"connect-offsets"}, h.store, kafka.TailerOptions{MaxWait: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -127,3 +128,5 @@ func mustOffset(t *testing.T, s string) model.Object {
 	}
 	return o
 }
+
+func demoBroker(h *harness) *demo.Broker { return h.broker }

@@ -65,6 +65,13 @@ type Plan struct {
 	// Command is the equivalent koff command line.
 	Command string
 	Made    time.Time
+
+	// Sink edits: the consumer group, its active members when planned, and
+	// the change of every topic-partition (Changes shows them in Connect's
+	// sink offset shape).
+	Group        string
+	GroupMembers int
+	Sink         []SinkChange
 }
 
 // Plan works out an edit without writing anything.
@@ -75,6 +82,14 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	topics := e.topics()
 	if len(topics) == 0 {
 		return nil, errors.New("no offsets topic")
+	}
+	if isSink, err := e.isSinkRequest(ctx, req); err != nil {
+		return nil, err
+	} else if isSink {
+		if req.Kind == KindResetAll {
+			return e.PlanSink(ctx, SinkRequest{Connector: req.Connector, Kind: req.Kind, Strategy: SinkStrategy{Kind: SinkReset}})
+		}
+		return e.planSinkItems(ctx, req)
 	}
 	p := &Plan{Request: req, Topic: topics[0], Made: e.now()}
 	restOK, err := e.planREST(ctx, p)
@@ -102,9 +117,6 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, errors.New("no partitions to change")
 	}
 	for _, it := range p.Items {
-		if it.Partition != nil && isSinkPartition(it.Partition) {
-			return nil, fmt.Errorf("%s is a sink partition: sink offsets live in the connector's consumer group, not the offsets topic", compactJSON(it.Partition))
-		}
 		ch, err := e.planChange(ctx, p, it, copies)
 		if err != nil {
 			return nil, err
@@ -124,6 +136,39 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	return p, nil
 }
 
+// isSinkRequest: every item is in Connect's sink offset shape, or REST
+// says the connector is a sink, or (without REST) it has no source offsets
+// and a connect-<name> consumer group exists.
+func (e *Editor) isSinkRequest(ctx context.Context, req Request) (bool, error) {
+	if len(req.Items) > 0 {
+		sinks := 0
+		for _, it := range req.Items {
+			if it.Partition != nil && isSinkPartition(it.Partition) {
+				sinks++
+			}
+		}
+		if sinks == len(req.Items) {
+			return true, nil
+		}
+		if sinks > 0 {
+			return false, errors.New("sink partitions ({\"kafka_topic\",\"kafka_partition\"}) and source partitions cannot be mixed in one edit")
+		}
+		return false, nil
+	}
+	if e.REST != nil {
+		st, err := e.REST.Status(ctx, req.Connector)
+		if err != nil {
+			return false, err
+		}
+		return st.Type == "sink", nil
+	}
+	if len(e.storedCopies(req.Connector)) > 0 {
+		return false, nil
+	}
+	poll, err := e.groupPoll(ctx, "connect-"+req.Connector)
+	return err == nil && len(poll.Partitions) > 0, nil
+}
+
 // planREST reads the connector's state, type and own offsets topic from
 // REST, and reports whether REST can alter offsets (Connect ≥ 3.6).
 func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
@@ -136,9 +181,6 @@ func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
 		return false, err
 	}
 	p.State, p.Tasks = string(st.Connector.State), len(st.Tasks)
-	if st.Type == "sink" {
-		return false, fmt.Errorf("%s is a sink connector: its offsets are its consumer group's, which koff cannot edit yet", p.Connector)
-	}
 	cfg, err := e.REST.ConnectorConfig(ctx, p.Connector)
 	if err != nil {
 		return false, err

@@ -82,3 +82,22 @@ func (c Config) OffsetsAt(ctx context.Context, tps []model.TopicPartition, t tim
 	}
 	return byTime, nil
 }
+
+// LogBounds returns each partition's log start and log-end offsets.
+func (c Config) LogBounds(ctx context.Context, tps []model.TopicPartition) (map[model.TopicPartition][2]int64, error) {
+	client := c.Client()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
+	starts, err := listOffsets(ctx, client, tps, kafkago.FirstOffset, kafkago.ReadUncommitted)
+	if err != nil {
+		return nil, err
+	}
+	ends, err := listOffsets(ctx, client, tps, kafkago.LastOffset, kafkago.ReadUncommitted)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[model.TopicPartition][2]int64, len(tps))
+	for _, tp := range tps {
+		out[tp] = [2]int64{starts[tp], ends[tp]}
+	}
+	return out, nil
+}

@@ -40,6 +40,22 @@ func (w *storeWriter) WriteRecords(_ context.Context, recs []model.Record) error
 
 func (w *storeWriter) PartitionCount(context.Context, string) (int, error) { return 25, nil }
 
+// The fixture has no sinks: no consumer groups.
+func (w *storeWriter) GroupPolls(context.Context, []string) ([]model.GroupPoll, error) { return nil, nil }
+func (w *storeWriter) LogBounds(context.Context, []model.TopicPartition) (map[model.TopicPartition][2]int64, error) {
+	return nil, nil
+}
+func (w *storeWriter) OffsetsAt(context.Context, []model.TopicPartition, time.Time) (map[model.TopicPartition]int64, error) {
+	return nil, nil
+}
+func (w *storeWriter) CommitGroupOffsets(context.Context, string, map[model.TopicPartition]int64) error {
+	return nil
+}
+func (w *storeWriter) DeleteGroupOffsets(context.Context, string, []model.TopicPartition) error {
+	return nil
+}
+func (w *storeWriter) DeleteGroup(context.Context, string) error { return nil }
+
 // fakeEditor records every call. Plans come from a real edit.Editor over
 // the fixture's Store (so they hold real changes, writes and command
 // lines), then take the connector state and path the test sets; Apply

@@ -1,0 +1,329 @@
+package edit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"koff/model"
+)
+
+// PathGroup: a sink's consumer group offsets, committed directly.
+const PathGroup Path = "group"
+
+// SinkKind is how new committed offsets are chosen for a sink.
+type SinkKind string
+
+const (
+	SinkToOffset    SinkKind = "offset"    // a given offset
+	SinkToEarliest  SinkKind = "earliest"  // the log start
+	SinkToLatest    SinkKind = "latest"    // the log end: skip everything unread
+	SinkToTimestamp SinkKind = "timestamp" // the first record at or after a time
+	SinkShiftBy     SinkKind = "shift"     // the committed offset ± N
+	SinkReset       SinkKind = "reset"     // delete the committed offsets
+	SinkExplicit    SinkKind = "explicit"  // an offset per partition (import, undo)
+)
+
+// SinkStrategy picks the new committed offset of each partition.
+type SinkStrategy struct {
+	Kind   SinkKind
+	Offset int64
+	Time   time.Time
+	Shift  int64
+	// Offsets for SinkExplicit; -1 deletes the partition's committed offset.
+	Offsets map[model.TopicPartition]int64
+}
+
+// SinkRequest asks for an edit of a sink connector's committed offsets.
+type SinkRequest struct {
+	Connector string
+	Kind      Kind
+	// Partitions to change; none means every partition the group has
+	// committed offsets for (or, for SinkExplicit, those in Offsets).
+	Partitions []model.TopicPartition
+	Strategy   SinkStrategy
+}
+
+// SinkChange is one topic-partition of a sink edit.
+type SinkChange struct {
+	model.TopicPartition
+	// Before is the committed offset now, After the new one; -1 is none.
+	Before, After int64
+	Start, End    int64
+	// Warning says when the new offset is outside the log.
+	Warning string
+}
+
+// Lag after the edit.
+func (c SinkChange) Lag() int64 {
+	if c.After < 0 {
+		return c.End - c.Start
+	}
+	return c.End - c.After
+}
+
+// PlanSink works out a sink edit without writing anything.
+func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
+	if req.Connector == "" {
+		return nil, errors.New("no connector named")
+	}
+	p := &Plan{Request: Request{Connector: req.Connector, Kind: req.Kind}, Made: e.now(), Path: PathGroup}
+	p.Group = "connect-" + req.Connector
+	restOK := false
+	if e.REST != nil {
+		st, err := e.REST.Status(ctx, req.Connector)
+		if err != nil {
+			return nil, err
+		}
+		p.State, p.Tasks = string(st.Connector.State), len(st.Tasks)
+		if st.Type == "source" {
+			return nil, fmt.Errorf("%s is a source connector: its offsets are in the offsets topic, not a consumer group", req.Connector)
+		}
+		cfg, err := e.REST.ConnectorConfig(ctx, req.Connector)
+		if err != nil {
+			return nil, err
+		}
+		p.Group = model.SinkGroupName(req.Connector, cfg)
+		info, err := e.REST.ServerInfo(ctx)
+		if err != nil {
+			return nil, err
+		}
+		restOK = info.SupportsAlterOffsets()
+		if !restOK {
+			p.PathReason = fmt.Sprintf("Connect %s cannot alter offsets over REST (needs 3.6): committed to group %s directly", info.Version, p.Group)
+		}
+	} else {
+		p.PathReason = "no --connect-url: committed to group " + p.Group + " directly"
+	}
+	poll, err := e.groupPoll(ctx, p.Group)
+	if err != nil {
+		return nil, err
+	}
+	p.GroupMembers = poll.Members
+	if err := e.planSinkChanges(ctx, p, req, poll); err != nil {
+		return nil, err
+	}
+	if restOK {
+		p.Path = PathREST
+		method := "PATCH"
+		if p.sinkResetAll(poll) {
+			method = "DELETE"
+		}
+		p.PathReason = method + " /connectors/" + req.Connector + "/offsets"
+	}
+	if p.State == "" {
+		p.Warnings = append(p.Warnings, "Connector state unknown (no --connect-url): Kafka refuses the commit while the group has members.")
+	}
+	if p.Path == PathGroup && poll.Members > 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Group %s has %d active members: Kafka refuses offset changes from outside until the connector is stopped.", p.Group, poll.Members))
+	}
+	for _, c := range p.Sink {
+		if c.Warning != "" {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s", c.TopicPartition, c.Warning))
+		}
+	}
+	p.fillSinkChanges()
+	p.Command = e.Cmd.For(p)
+	return p, nil
+}
+
+func (e *Editor) groupPoll(ctx context.Context, group string) (model.GroupPoll, error) {
+	polls, err := e.Kafka.GroupPolls(ctx, []string{group})
+	if err != nil {
+		return model.GroupPoll{}, err
+	}
+	for _, p := range polls {
+		if p.Group == group {
+			return p, nil
+		}
+	}
+	return model.GroupPoll{Group: group}, nil
+}
+
+func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, poll model.GroupPoll) error {
+	committed := map[model.TopicPartition]model.GroupPartition{}
+	for _, gp := range poll.Partitions {
+		committed[gp.TopicPartition] = gp
+	}
+	tps := req.Partitions
+	if len(tps) == 0 {
+		if req.Strategy.Kind == SinkExplicit {
+			for tp := range req.Strategy.Offsets {
+				tps = append(tps, tp)
+			}
+		} else {
+			for _, gp := range poll.Partitions {
+				tps = append(tps, gp.TopicPartition)
+			}
+		}
+	}
+	if len(tps) == 0 {
+		return fmt.Errorf("group %s has no committed offsets: name the partitions to set", p.Group)
+	}
+	sort.Slice(tps, func(i, j int) bool {
+		if tps[i].Topic != tps[j].Topic {
+			return tps[i].Topic < tps[j].Topic
+		}
+		return tps[i].Partition < tps[j].Partition
+	})
+	// Log bounds for partitions the group has not committed yet.
+	var unknown []model.TopicPartition
+	for _, tp := range tps {
+		if _, ok := committed[tp]; !ok {
+			unknown = append(unknown, tp)
+		}
+	}
+	if len(unknown) > 0 {
+		bounds, err := e.Kafka.LogBounds(ctx, unknown)
+		if err != nil {
+			return err
+		}
+		for _, tp := range unknown {
+			b := bounds[tp]
+			committed[tp] = model.GroupPartition{TopicPartition: tp, Committed: -1, Start: b[0], End: b[1]}
+		}
+	}
+	var at map[model.TopicPartition]int64
+	if req.Strategy.Kind == SinkToTimestamp {
+		var err error
+		if at, err = e.Kafka.OffsetsAt(ctx, tps, req.Strategy.Time); err != nil {
+			return err
+		}
+	}
+	for _, tp := range tps {
+		gp := committed[tp]
+		c := SinkChange{TopicPartition: tp, Before: gp.Committed, Start: gp.Start, End: gp.End}
+		switch s := req.Strategy; s.Kind {
+		case SinkToOffset:
+			c.After = s.Offset
+		case SinkToEarliest:
+			c.After = gp.Start
+		case SinkToLatest:
+			c.After = gp.End
+		case SinkToTimestamp:
+			c.After = at[tp]
+		case SinkShiftBy:
+			if gp.Committed < 0 {
+				return fmt.Errorf("%s has no committed offset to shift from", tp)
+			}
+			c.After = gp.Committed + s.Shift
+		case SinkReset:
+			c.After = -1
+		case SinkExplicit:
+			off, ok := s.Offsets[tp]
+			if !ok {
+				return fmt.Errorf("no offset given for %s", tp)
+			}
+			c.After = off
+		default:
+			return fmt.Errorf("unknown strategy %q", s.Kind)
+		}
+		switch {
+		case c.After < -1:
+			return fmt.Errorf("%s: offset %d is negative", tp, c.After)
+		case c.After >= 0 && c.After < gp.Start:
+			c.Warning = fmt.Sprintf("offset %d is below the log start %d: the sink will restart from the log start (auto.offset.reset)", c.After, gp.Start)
+		case c.After > gp.End:
+			c.Warning = fmt.Sprintf("offset %d is above the log end %d: the sink will wait for records that do not exist yet", c.After, gp.End)
+		}
+		p.Sink = append(p.Sink, c)
+	}
+	return nil
+}
+
+// sinkResetAll: every committed offset of the group is deleted, which REST
+// does with DELETE (deleting the group).
+func (p *Plan) sinkResetAll(poll model.GroupPoll) bool {
+	if len(p.Sink) < len(poll.Partitions) {
+		return false
+	}
+	for _, c := range p.Sink {
+		if c.After >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// fillSinkChanges renders sink changes in Connect's sink offset shape, so
+// dialogs, the CLI and the audit log show them like source changes.
+func (p *Plan) fillSinkChanges() {
+	p.Changes = nil
+	for _, c := range p.Sink {
+		ch := Change{PartitionJSON: sinkPartitionJSON(c.TopicPartition)}
+		ch.Partition = model.Object{{Name: "kafka_topic", Value: c.Topic}, {Name: "kafka_partition", Value: json.Number(strconv.Itoa(c.Partition))}}
+		if c.Before >= 0 {
+			ch.Before = sinkOffsetJSON(c.Before)
+		}
+		if c.After >= 0 {
+			ch.After = sinkOffsetJSON(c.After)
+		}
+		p.Changes = append(p.Changes, ch)
+	}
+}
+
+func sinkPartitionJSON(tp model.TopicPartition) string {
+	return `{"kafka_topic":` + string(model.AppendJackson(nil, tp.Topic)) + `,"kafka_partition":` + strconv.Itoa(tp.Partition) + `}`
+}
+
+func sinkOffsetJSON(n int64) []byte {
+	return []byte(`{"kafka_offset":` + strconv.FormatInt(n, 10) + `}`)
+}
+
+// sinkItem reads a sink-shaped Item (Connect's sink offset shape): the
+// topic-partition and the offset (-1 for null). Numbers may be strings, as
+// Connect accepts.
+func sinkItem(it Item) (model.TopicPartition, int64, error) {
+	topic, _ := it.Partition.Get("kafka_topic")
+	part, _ := it.Partition.Get("kafka_partition")
+	ts, ok := topic.(string)
+	if !ok || ts == "" {
+		return model.TopicPartition{}, 0, errors.New("Kafka topic names must be valid strings and may not be null")
+	}
+	pn, err := intOf(part)
+	if err != nil {
+		return model.TopicPartition{}, 0, fmt.Errorf("Failed to parse the following Kafka partition value in the provided offsets: '%v'. Partition values for sink connectors need to be integers.", part)
+	}
+	tp := model.TopicPartition{Topic: ts, Partition: int(pn)}
+	if it.Offset == nil {
+		return tp, -1, nil
+	}
+	ov, ok := it.Offset.Get("kafka_offset")
+	if !ok {
+		return tp, 0, errors.New("The offset for a sink connector should either be null or contain the key 'kafka_offset'")
+	}
+	off, err := intOf(ov)
+	if err != nil {
+		return tp, 0, fmt.Errorf("Failed to parse the following Kafka offset value in the provided offsets: '%v'. Offset values for sink connectors need to be integers.", ov)
+	}
+	return tp, off, nil
+}
+
+func intOf(v any) (int64, error) {
+	switch x := v.(type) {
+	case json.Number:
+		return strconv.ParseInt(string(x), 10, 64)
+	case string:
+		return strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+	}
+	return 0, fmt.Errorf("not an integer: %v", v)
+}
+
+// planSinkItems turns a Request of sink-shaped items (koff set/import/undo
+// with Connect's sink shape) into a sink plan with explicit offsets.
+func (e *Editor) planSinkItems(ctx context.Context, req Request) (*Plan, error) {
+	offsets := map[model.TopicPartition]int64{}
+	for _, it := range req.Items {
+		tp, off, err := sinkItem(it)
+		if err != nil {
+			return nil, err
+		}
+		offsets[tp] = off
+	}
+	return e.PlanSink(ctx, SinkRequest{Connector: req.Connector, Kind: req.Kind, Strategy: SinkStrategy{Kind: SinkExplicit, Offsets: offsets}})
+}

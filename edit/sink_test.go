@@ -1,0 +1,185 @@
+package edit
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"koff/model"
+)
+
+// sinkHarness: a topic with records, and a sink group with no members
+// that committed offsets, as a stopped sink connector leaves it.
+func sinkHarness(t *testing.T) (*harness, time.Time) {
+	t.Helper()
+	h := newHarness(t)
+	b := []model.Record{}
+	for i := 0; i < 10; i++ {
+		b = append(b, model.Record{Topic: "orders", Partition: 0, Key: []byte("k"), Value: []byte("v")})
+	}
+	if err := createTopic(h, "orders", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.kafka.WriteRecords(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	mid := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	if err := h.kafka.WriteRecords(context.Background(), b[:5]); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.kafka.WriteRecords(context.Background(), []model.Record{{Topic: "orders", Partition: 1, Key: []byte("k"), Value: []byte("v")}}); err != nil {
+		t.Fatal(err)
+	}
+	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
+	tp1 := model.TopicPartition{Topic: "orders", Partition: 1}
+	if err := h.kafka.CommitGroupOffsets(context.Background(), "connect-s3", map[model.TopicPartition]int64{tp0: 12, tp1: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return h, mid
+}
+
+func createTopic(h *harness, name string, partitions int) error {
+	_, err := h.kafka.PartitionCount(context.Background(), name)
+	if err == nil {
+		return nil
+	}
+	return demoBroker(h).CreateTopic(name, partitions, nil)
+}
+
+func committed(t *testing.T, h *harness, group string) map[string]int64 {
+	t.Helper()
+	polls, err := h.kafka.GroupPolls(context.Background(), []string{group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, p := range polls {
+		for _, gp := range p.Partitions {
+			out[gp.TopicPartition.String()] = gp.Committed
+		}
+	}
+	return out
+}
+
+func TestSinkStrategiesCommitToTheGroup(t *testing.T) {
+	h, mid := sinkHarness(t)
+	ctx := context.Background()
+	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
+	cases := []struct {
+		name     string
+		strategy SinkStrategy
+		parts    []model.TopicPartition
+		want     map[string]int64
+		warning  string
+	}{
+		{"to an offset", SinkStrategy{Kind: SinkToOffset, Offset: 3}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 3, "orders/1": 1}, ""},
+		{"shift forward", SinkStrategy{Kind: SinkShiftBy, Shift: 2}, nil, map[string]int64{"orders/0": 5, "orders/1": 3}, "above the log end 1"},
+		{"shift back", SinkStrategy{Kind: SinkShiftBy, Shift: -1}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 4, "orders/1": 3}, ""},
+		{"to earliest", SinkStrategy{Kind: SinkToEarliest}, nil, map[string]int64{"orders/0": 0, "orders/1": 0}, ""},
+		{"to latest", SinkStrategy{Kind: SinkToLatest}, nil, map[string]int64{"orders/0": 15, "orders/1": 1}, ""},
+		{"to a timestamp", SinkStrategy{Kind: SinkToTimestamp, Time: mid}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 10, "orders/1": 1}, ""},
+		{"beyond the end", SinkStrategy{Kind: SinkToOffset, Offset: 99}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 99, "orders/1": 1}, "above the log end 15"},
+		{"reset one", SinkStrategy{Kind: SinkReset}, []model.TopicPartition{tp0}, map[string]int64{"orders/1": 1}, ""},
+	}
+	for _, c := range cases {
+		plan, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s3", Kind: KindSet, Partitions: c.parts, Strategy: c.strategy})
+		if err != nil {
+			t.Fatalf("%s: plan: %v", c.name, err)
+		}
+		if plan.Path != PathGroup || plan.Group != "connect-s3" {
+			t.Fatalf("%s: path %s group %s", c.name, plan.Path, plan.Group)
+		}
+		if c.warning != "" && !strings.Contains(strings.Join(plan.Warnings, "|"), c.warning) {
+			t.Errorf("%s: warnings %q lack %q", c.name, plan.Warnings, c.warning)
+		}
+		res, err := h.ed.Apply(ctx, plan)
+		if err != nil || !res.Verified {
+			t.Fatalf("%s: apply: %v (verified %v)", c.name, err, res.Verified)
+		}
+		got := committed(t, h, "connect-s3")
+		for k, v := range c.want {
+			if got[k] != v {
+				t.Errorf("%s: %s committed %d, want %d", c.name, k, got[k], v)
+			}
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%s: committed %v, want %v", c.name, got, c.want)
+		}
+	}
+	// Connect's sink shape through the generic request (koff set / import).
+	plan, err := h.ed.Plan(ctx, Request{Connector: "s3", Kind: KindSet, Items: []Item{{
+		Partition: mustPartition(t, `{"kafka_topic":"orders","kafka_partition":"0"}`), Offset: mustOffset(t, `{"kafka_offset":7}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Changes[0].PartitionJSON != `{"kafka_topic":"orders","kafka_partition":0}` || string(plan.Changes[0].After) != `{"kafka_offset":7}` || plan.Changes[0].Before != nil {
+		t.Errorf("sink change = %+v", plan.Changes[0])
+	}
+	if _, err := h.ed.Apply(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	if got := committed(t, h, "connect-s3"); got["orders/0"] != 7 {
+		t.Errorf("after set: %v", got)
+	}
+	entries, _ := h.ed.Audit.Entries()
+	last := entries[len(entries)-1]
+	if last.Path != PathGroup || last.Changes[0].Writes[0] != "group connect-s3" || string(last.Changes[0].After) != `{"kafka_offset":7}` {
+		t.Errorf("audit: %+v", last)
+	}
+	// Undo puts back the before-value (no committed offset: deleted).
+	req, _, err := h.ed.UndoRequest("s3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	undo, err := h.ed.Plan(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ed.Apply(ctx, undo); err != nil {
+		t.Fatal(err)
+	}
+	if got := committed(t, h, "connect-s3"); len(got) != 1 || got["orders/1"] != 1 {
+		t.Errorf("after undo: %v", got)
+	}
+}
+
+func TestSinkCommitRefusedWhileTheGroupHasMembers(t *testing.T) {
+	h, _ := sinkHarness(t)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(h.addr), kgo.ConsumerGroup("connect-s3"), kgo.ConsumeTopics("orders"), kgo.DisableAutoCommit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		polls, _ := h.kafka.GroupPolls(ctx, nil)
+		if len(polls) == 1 && polls[0].Members == 1 {
+			break
+		}
+		cl.PollRecords(ctx, 1)
+		if ctx.Err() != nil {
+			t.Fatal("the member never joined")
+		}
+	}
+	plan, err := h.ed.PlanSink(context.Background(), SinkRequest{Connector: "s3", Kind: KindSet, Strategy: SinkStrategy{Kind: SinkToEarliest}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(plan.Warnings, "|"), "has 1 active members") {
+		t.Errorf("plan warnings: %q", plan.Warnings)
+	}
+	_, err = h.ed.Apply(context.Background(), plan)
+	var ga *GroupActiveError
+	if !errors.As(err, &ga) || !strings.Contains(err.Error(), "stop the connector first") {
+		t.Errorf("apply with members: %v", err)
+	}
+	if got := committed(t, h, "connect-s3"); got["orders/0"] != 12 {
+		t.Errorf("offsets changed: %v", got)
+	}
+}
