@@ -41,7 +41,9 @@ func (w *storeWriter) WriteRecords(_ context.Context, recs []model.Record) error
 func (w *storeWriter) PartitionCount(context.Context, string) (int, error) { return 25, nil }
 
 // The fixture has no sinks: no consumer groups.
-func (w *storeWriter) GroupPolls(context.Context, []string) ([]model.GroupPoll, error) { return nil, nil }
+func (w *storeWriter) GroupPolls(context.Context, []string) ([]model.GroupPoll, error) {
+	return nil, nil
+}
 func (w *storeWriter) LogBounds(context.Context, []model.TopicPartition) (map[model.TopicPartition][2]int64, error) {
 	return nil, nil
 }
