@@ -13,7 +13,7 @@ func init() {
 			if err := g.needBootstrap(); err != nil {
 				return err
 			}
-			store, err := loadStore(g, 60*time.Second)
+			store, err := loadStore(g, env, 60*time.Second)
 			if err != nil {
 				return err
 			}

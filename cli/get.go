@@ -23,7 +23,7 @@ func init() {
 	register(&command{
 		name:    "get",
 		args:    "[CONNECTOR...] [-o table|json]",
-		summary: "read the offsets topics to their end and print each connector's source offsets",
+		summary: "print connectors' offsets: sources from the offsets topics, sinks from their consumer groups",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &getOptions{}
 			fs.StringVarP(&o.output, "output", "o", "table", "table, or json: Connect's GET /connectors/NAME/offsets body (an object keyed by connector for several)")
@@ -43,7 +43,7 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	if err := g.needBootstrap(); err != nil {
 		return err
 	}
-	store, err := loadStore(g, o.timeout)
+	store, err := loadStore(g, env, o.timeout)
 	if err != nil {
 		return err
 	}
@@ -57,40 +57,79 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	return printOffsetsTable(env, store, conns, o.deleted)
 }
 
-// loadStore reads every offsets topic to its end into a new Store.
-func loadStore(g *Globals, timeout time.Duration) (*model.Store, error) {
-	ctx, cancel := context.WithCancel(context.Background())
+// loadStore reads every offsets topic to its end into a new Store, with
+// Connect's view (when --connect-url is given: connectors' own offsets
+// topics, sink groups' names) and the sinks' consumer groups.
+func loadStore(g *Globals, env Env, timeout time.Duration) (*model.Store, error) {
+	rest, err := g.connectClient()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(env.Context, timeout)
 	defer cancel()
-	store := model.NewStore(model.StoreOptions{})
-	t, done := startTailer(ctx, g, store)
-	err := waitCaughtUp(ctx, g, t, timeout)
-	cancel()
-	<-done
-	return store, err
+	ob := observe(ctx, g, rest)
+	defer ob.stop()
+	if err := waitCaughtUp(ctx, g, ob.tailer, timeout); err != nil {
+		return nil, err
+	}
+	if ob.poller != nil {
+		if err := ob.poller.Once(ctx); err != nil {
+			return nil, err
+		}
+		ob.followOwnTopics()
+		if err := waitSettled(ctx, ob.tailer, timeout); err != nil {
+			return nil, err
+		}
+	}
+	if err := g.kafkaConfig().PollGroupsOnce(ctx, ob.store); err != nil {
+		return nil, err
+	}
+	return ob.store, nil
 }
 
-// selectConnectors picks the named connectors (all when none are named),
-// grouped by name across offsets topics.
-func selectConnectors(store *model.Store, names []string, g *Globals) (map[string][]model.ConnectorID, error) {
-	all := map[string][]model.ConnectorID{}
+// selected is one connector to print: its source offsets in one or more
+// offsets topics, or its sink consumer group.
+type selected struct {
+	ids   []model.ConnectorID
+	group string
+}
+
+// selectConnectors picks the named connectors (all when none are named).
+func selectConnectors(store *model.Store, names []string, g *Globals) (map[string]*selected, error) {
+	all := map[string]*selected{}
 	for _, c := range store.Connectors() {
-		all[c.ID.Name] = append(all[c.ID.Name], c.ID)
+		s := all[c.ID.Name]
+		if s == nil {
+			s = &selected{}
+			all[c.ID.Name] = s
+		}
+		switch {
+		case c.Type == "sink" && c.Sink != nil:
+			s.group = c.Sink.Group
+		case c.ID.Topic != "":
+			s.ids = append(s.ids, c.ID)
+		}
+	}
+	for n, s := range all {
+		if len(s.ids) == 0 && s.group == "" {
+			delete(all, n) // REST lists it, but it has no offsets anywhere
+		}
 	}
 	if len(names) == 0 {
 		return all, nil
 	}
-	out := map[string][]model.ConnectorID{}
+	out := map[string]*selected{}
 	for _, n := range names {
-		ids, ok := all[n]
+		s, ok := all[n]
 		if !ok {
-			return nil, fmt.Errorf("connector %s has no offsets in %s", n, strings.Join(g.OffsetsTopics, ", "))
+			return nil, fmt.Errorf("connector %s has no offsets in %s, nor a consumer group", n, strings.Join(g.OffsetsTopics, ", "))
 		}
-		out[n] = ids
+		out[n] = s
 	}
 	return out, nil
 }
 
-func sortedNames(m map[string][]model.ConnectorID) []string {
+func sortedNames(m map[string]*selected) []string {
 	names := make([]string, 0, len(m))
 	for n := range m {
 		names = append(names, n)
@@ -107,14 +146,21 @@ func rowsOf(store *model.Store, ids []model.ConnectorID) []model.PartitionRow {
 	return rows
 }
 
+func bodyOf(store *model.Store, s *selected) []byte {
+	if s.group != "" {
+		return model.SinkOffsetsBody(store.SinkPartitions(s.group))
+	}
+	return model.OffsetsBody(rowsOf(store, s.ids))
+}
+
 // printOffsetsJSON writes Connect's GET offsets body for one connector, or an
 // object keyed by connector name with that body as each value. Bytes are
 // assembled by hand: encoding/json would HTML-escape the stored JSON.
-func printOffsetsJSON(env Env, store *model.Store, conns map[string][]model.ConnectorID, single bool) error {
+func printOffsetsJSON(env Env, store *model.Store, conns map[string]*selected, single bool) error {
 	var b strings.Builder
 	names := sortedNames(conns)
 	if single {
-		b.Write(model.OffsetsBody(rowsOf(store, conns[names[0]])))
+		b.Write(bodyOf(store, conns[names[0]]))
 	} else {
 		b.WriteByte('{')
 		for i, n := range names {
@@ -123,7 +169,7 @@ func printOffsetsJSON(env Env, store *model.Store, conns map[string][]model.Conn
 			}
 			b.Write(model.AppendJackson(nil, n))
 			b.WriteByte(':')
-			b.Write(model.OffsetsBody(rowsOf(store, conns[n])))
+			b.Write(bodyOf(store, conns[n]))
 		}
 		b.WriteByte('}')
 	}
@@ -132,11 +178,19 @@ func printOffsetsJSON(env Env, store *model.Store, conns map[string][]model.Conn
 	return err
 }
 
-func printOffsetsTable(env Env, store *model.Store, conns map[string][]model.ConnectorID, deleted bool) error {
+func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, deleted bool) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONNECTOR\tPARTITION\tOFFSET\tTOPIC-PARTITION\tUPDATED\tFLAGS")
+	fmt.Fprintln(tw, "CONNECTOR\tPARTITION\tOFFSET\tWHERE\tUPDATED\tFLAGS")
 	for _, n := range sortedNames(conns) {
-		for _, r := range rowsOf(store, conns[n]) {
+		s := conns[n]
+		if s.group != "" {
+			for _, r := range store.SinkPartitions(s.group) {
+				fmt.Fprintf(tw, "%s\t{\"kafka_topic\":%s,\"kafka_partition\":%d}\t{\"kafka_offset\":%d}\tgroup %s\t-\tlag %d\n",
+					n, model.AppendJackson(nil, r.Topic), r.Partition, r.Committed, s.group, r.Lag)
+			}
+			continue
+		}
+		for _, r := range rowsOf(store, s.ids) {
 			if r.Deleted && !deleted {
 				continue
 			}

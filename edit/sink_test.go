@@ -27,6 +27,7 @@ func sinkHarness(t *testing.T) (*harness, time.Time) {
 	if err := h.kafka.WriteRecords(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(5 * time.Millisecond)
 	mid := time.Now()
 	time.Sleep(20 * time.Millisecond)
 	if err := h.kafka.WriteRecords(context.Background(), b[:5]); err != nil {

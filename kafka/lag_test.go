@@ -104,6 +104,7 @@ func TestOffsetsAtTimestamp(t *testing.T) {
 	_, addr := startBroker(t, 0)
 	createTopic(t, addr, "data", 1)
 	produce(t, addr, "data", 0, kv{key: "a", value: "1"}, kv{key: "b", value: "2"})
+	time.Sleep(5 * time.Millisecond)
 	mid := time.Now()
 	time.Sleep(20 * time.Millisecond)
 	produce(t, addr, "data", 0, kv{key: "c", value: "3"}, kv{key: "d", value: "4"}, kv{key: "e", value: "5"})
@@ -125,6 +126,7 @@ func TestRecordsSinceCountsWhatWasProducedAfterAFlush(t *testing.T) {
 	createTopic(t, addr, "shop.payments", 1)
 	produce(t, addr, "shop.orders", 0, kv{key: "1", value: "a"}, kv{key: "2", value: "b"})
 	produce(t, addr, "shop.orders", 1, kv{key: "3", value: "c"})
+	time.Sleep(5 * time.Millisecond) // timestamps are in ms: keep the flush out of the last record's ms
 	flush := time.Now()
 	time.Sleep(20 * time.Millisecond)
 	produce(t, addr, "shop.orders", 0, kv{key: "4", value: "d"}, kv{key: "5", value: "e"}, kv{key: "6", value: "f"})

@@ -97,3 +97,37 @@ func appendSorted(dst []byte, v any) []byte {
 	}
 	return AppendJackson(dst, v)
 }
+
+// SinkOffsetsBody renders a sink's committed offsets as Connect's GET
+// /connectors/NAME/offsets body for sinks:
+// {"offsets":[{"partition":{"kafka_topic":"t","kafka_partition":0},"offset":{"kafka_offset":5}}]}.
+func SinkOffsetsBody(rows []SinkPartitionRow) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"offsets":[`)
+	n := 0
+	for _, r := range rows {
+		if r.Committed < 0 {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		b.WriteString(`{"partition":{"kafka_topic":`)
+		b.Write(AppendJackson(nil, r.Topic))
+		b.WriteString(`,"kafka_partition":`)
+		b.WriteString(itoa(r.Partition))
+		b.WriteString(`},"offset":{"kafka_offset":`)
+		b.WriteString(itoa64(r.Committed))
+		b.WriteString(`}}`)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+func itoa64(n int64) string {
+	if n < 0 {
+		return "-" + itoa64(-n)
+	}
+	return itoa(int(n))
+}
