@@ -148,7 +148,7 @@ func takesValue(fs *pflag.FlagSet, arg string) bool {
 }
 
 // commandOrder is how --help lists commands: reading first, then writing.
-var commandOrder = []string{"get", "tail", "status", "set", "reset", "export", "import", "undo", "stop", "resume", "serve", "demo-cluster", "version"}
+var commandOrder = []string{"get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve", "demo-cluster", "version"}
 
 func printUsage(w io.Writer, cmd *command, fs *pflag.FlagSet) {
 	globals := pflag.NewFlagSet("globals", pflag.ContinueOnError)

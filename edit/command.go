@@ -19,6 +19,8 @@ func (c CommandLine) For(p *Plan) string {
 	switch p.Kind {
 	case KindResetAll:
 		args = append(args, "reset", p.Connector)
+	case KindCopy:
+		args = append(args, "copy", p.From, p.Connector)
 	case KindSet, KindReset, KindImport, KindUndo:
 		allReset := true
 		for _, ch := range p.Changes {

@@ -29,6 +29,8 @@ type Request struct {
 	Connector string
 	Kind      Kind
 	Items     []Item
+	// From is the connector a copy takes its offsets from.
+	From string
 }
 
 // ParsePartition reads a source partition map given on a command line or

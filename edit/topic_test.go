@@ -226,3 +226,30 @@ func TestPlanRefusesSinkPartitionsAndBadInput(t *testing.T) {
 		t.Errorf("reset of a missing partition: %v", err)
 	}
 }
+
+func TestCopyGivesAnOrphansOffsetsToAnotherConnector(t *testing.T) {
+	h := newHarness(t)
+	h.workerWrite(`["old-orders",{"protocol":"1","table":"orders"}]`, `{"incrementing":9007199254740993}`)
+	h.workerWrite(`["old-orders",{"protocol":"1","table":"gone"}]`, ``)
+	req, err := h.ed.CopyRequest("old-orders", "new-orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := h.ed.Plan(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Changes) != 1 || plan.Changes[0].Writes[0].Existing {
+		t.Fatalf("plan = %+v", plan.Changes)
+	}
+	if _, err := h.ed.Apply(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	rows := h.rows("new-orders")
+	if len(rows) != 1 || rows[0].Offset != `{"incrementing":9007199254740993}` || rows[0].Flags.Suspect() {
+		t.Errorf("copied: %+v", rows)
+	}
+	if _, err := h.ed.CopyRequest("nobody", "x"); err == nil {
+		t.Error("copy of a connector without offsets should fail")
+	}
+}
