@@ -215,3 +215,32 @@ func valueText(b []byte, none string) string {
 	}
 	return string(b)
 }
+
+// groupPartitions lists the partitions of the given topics that a sink's
+// group has committed offsets for.
+func (s *editSession) groupPartitions(name string, topics []string) ([]model.TopicPartition, error) {
+	group := "connect-" + name
+	if s.rest != nil {
+		cfg, err := s.rest.ConnectorConfig(s.ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		group = model.SinkGroupName(name, cfg)
+	}
+	polls, err := s.g.kafkaConfig().GroupPolls(s.ctx, []string{group})
+	if err != nil {
+		return nil, err
+	}
+	var out []model.TopicPartition
+	for _, p := range polls {
+		for _, gp := range p.Partitions {
+			if contains(topics, gp.Topic) {
+				out = append(out, gp.TopicPartition)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("group %s has no committed offsets in %s", group, strings.Join(topics, ", "))
+	}
+	return out, nil
+}

@@ -1,25 +1,43 @@
 package cli
 
 import (
+	"fmt"
+	"strings"
+	"time"
+
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/model"
 )
 
 type setOptions struct {
 	writeFlags
 	partition, offset string
+	// Sink strategies: new committed offsets for a sink's consumer group.
+	toOffset   int64
+	toEarliest bool
+	toLatest   bool
+	toDatetime string
+	shiftBy    int64
+	topics     []string
 }
 
 func init() {
 	register(&command{
 		name:    "set",
-		args:    "CONNECTOR --partition JSON --offset JSON [--dry-run] [--yes]",
-		summary: "set the offset of one source partition (Connect REST when possible, else the offsets topic), then verify it",
+		args:    "CONNECTOR --partition JSON --offset JSON | (sinks) --to-earliest|--to-latest|--to-offset N|--to-datetime T|--shift-by N [--topic T]... [--dry-run] [--yes]",
+		summary: "set offsets and verify them: a source partition's (Connect REST when possible, else the offsets topic), or a sink's committed offsets",
 		flags: func(fs *pflag.FlagSet) any {
-			o := &setOptions{}
-			fs.StringVar(&o.partition, "partition", "", `source partition map, e.g. '{"server":"inventory"}' (any field order matches the stored key)`)
-			fs.StringVar(&o.offset, "offset", "", `new offset map, e.g. '{"lsn":123}'`)
+			o := &setOptions{toOffset: -1}
+			fs.StringVar(&o.partition, "partition", "", `source partition map, e.g. '{"server":"inventory"}' (any field order matches the stored key); for a sink '{"kafka_topic":"t","kafka_partition":0}'`)
+			fs.StringVar(&o.offset, "offset", "", `new offset map, e.g. '{"lsn":123}'; for a sink '{"kafka_offset":42}'`)
+			fs.Int64Var(&o.toOffset, "to-offset", -1, "sink: commit this offset")
+			fs.BoolVar(&o.toEarliest, "to-earliest", false, "sink: commit the log start (reprocess everything retained)")
+			fs.BoolVar(&o.toLatest, "to-latest", false, "sink: commit the log end (skip everything not yet consumed)")
+			fs.StringVar(&o.toDatetime, "to-datetime", "", "sink: commit the first offset at or after this time (RFC 3339, e.g. 2026-11-29T08:00:00Z)")
+			fs.Int64Var(&o.shiftBy, "shift-by", 0, "sink: move the committed offsets by ±N (e.g. 1 skips a poison record)")
+			fs.StringArrayVar(&o.topics, "topic", nil, "sink: only the partitions of this topic (repeatable)")
 			addWriteFlags(fs, &o.writeFlags)
 			return o
 		},
@@ -32,8 +50,18 @@ func runSet(g *Globals, opts any, args []string, env Env) error {
 	if len(args) != 1 {
 		return usagef("set needs exactly one CONNECTOR")
 	}
+	strategy, isSink, err := o.sinkStrategy()
+	if err != nil {
+		return err
+	}
+	if isSink {
+		return runSetSink(g, o, args[0], strategy, env)
+	}
+	if len(o.topics) > 0 {
+		return usagef("--topic goes with a sink strategy (--to-earliest, --to-latest, --to-offset, --to-datetime, --shift-by)")
+	}
 	if o.partition == "" || o.offset == "" {
-		return usagef("set needs --partition and --offset")
+		return usagef("set needs --partition and --offset, or a sink strategy")
 	}
 	part, err := edit.ParsePartition(o.partition)
 	if err != nil {
@@ -56,4 +84,94 @@ func runSet(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	return s.runPlans([]*edit.Plan{p}, o.writeFlags)
+}
+
+// sinkStrategy reads the sink strategy flags; at most one may be given.
+func (o *setOptions) sinkStrategy() (edit.SinkStrategy, bool, error) {
+	var got []string
+	var st edit.SinkStrategy
+	if o.toOffset >= 0 {
+		got, st = append(got, "--to-offset"), edit.SinkStrategy{Kind: edit.SinkToOffset, Offset: o.toOffset}
+	}
+	if o.toEarliest {
+		got, st = append(got, "--to-earliest"), edit.SinkStrategy{Kind: edit.SinkToEarliest}
+	}
+	if o.toLatest {
+		got, st = append(got, "--to-latest"), edit.SinkStrategy{Kind: edit.SinkToLatest}
+	}
+	if o.toDatetime != "" {
+		t, err := parseTime(o.toDatetime)
+		if err != nil {
+			return st, false, usagef("--to-datetime: %v", err)
+		}
+		got, st = append(got, "--to-datetime"), edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: t}
+	}
+	if o.shiftBy != 0 {
+		got, st = append(got, "--shift-by"), edit.SinkStrategy{Kind: edit.SinkShiftBy, Shift: o.shiftBy}
+	}
+	switch {
+	case len(got) > 1:
+		return st, false, usagef("choose one of %s", strings.Join(got, ", "))
+	case len(got) == 0:
+		return st, false, nil
+	case o.offset != "":
+		return st, false, usagef("%s and --offset do not go together", got[0])
+	}
+	return st, true, nil
+}
+
+func parseTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a time like 2026-11-29T08:00:00Z", s)
+}
+
+func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, env Env) error {
+	req := edit.SinkRequest{Connector: name, Kind: edit.KindSet, Strategy: st}
+	if o.partition != "" {
+		p, err := edit.ParsePartition(o.partition)
+		if err != nil {
+			return usagef("--partition: %v", err)
+		}
+		tp, err := sinkTP(p)
+		if err != nil {
+			return usagef("--partition: %v", err)
+		}
+		req.Partitions = []model.TopicPartition{tp}
+	}
+	s, err := openEditSession(g, env)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if len(o.topics) > 0 && len(req.Partitions) == 0 {
+		tps, err := s.groupPartitions(name, o.topics)
+		if err != nil {
+			return err
+		}
+		req.Partitions = tps
+	}
+	p, err := s.ed.PlanSink(s.ctx, req)
+	if err != nil {
+		return err
+	}
+	return s.runPlans([]*edit.Plan{p}, o.writeFlags)
+}
+
+// sinkTP reads Connect's sink partition shape.
+func sinkTP(p model.Object) (model.TopicPartition, error) {
+	topic, _ := p.Get("kafka_topic")
+	part, _ := p.Get("kafka_partition")
+	ts, ok := topic.(string)
+	if !ok {
+		return model.TopicPartition{}, fmt.Errorf(`a sink partition is {"kafka_topic":"t","kafka_partition":0}`)
+	}
+	var n int
+	if _, err := fmt.Sscan(fmt.Sprint(part), &n); err != nil {
+		return model.TopicPartition{}, fmt.Errorf(`a sink partition is {"kafka_topic":"t","kafka_partition":0}`)
+	}
+	return model.TopicPartition{Topic: ts, Partition: n}, nil
 }
