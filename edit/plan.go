@@ -366,7 +366,7 @@ func (e *Editor) choosePath(p *Plan, restOK bool, copies []storedCopy) {
 			p.PathReason = "the connector has duplicate or misplaced keys, which REST would not rewrite: written to the offsets topic"
 			return
 		}
-		if c.partition != nil && len(c.partition) > 1 && c.row.Flags&model.FlagNotCanonical != 0 {
+		if len(c.partition) > 1 && c.row.Flags&model.FlagNotCanonical != 0 {
 			p.PathReason = "the connector's keys are not in Java HashMap order, so keys REST writes would never be read: written to the offsets topic"
 			return
 		}

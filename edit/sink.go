@@ -1,3 +1,5 @@
+//lint:file-ignore ST1005 sink validation errors are Connect's exact messages
+
 package edit
 
 import (
@@ -277,7 +279,8 @@ func sinkOffsetJSON(n int64) []byte {
 
 // sinkItem reads a sink-shaped Item (Connect's sink offset shape): the
 // topic-partition and the offset (-1 for null). Numbers may be strings, as
-// Connect accepts.
+// Connect accepts. Errors are Connect's own words (SinkUtils), which
+// operators know from the REST API.
 func sinkItem(it Item) (model.TopicPartition, int64, error) {
 	topic, _ := it.Partition.Get("kafka_topic")
 	part, _ := it.Partition.Get("kafka_partition")

@@ -3,7 +3,6 @@ package kafka
 import (
 	"context"
 	"net"
-	"strconv"
 	"testing"
 	"time"
 
@@ -85,11 +84,6 @@ func produce(t *testing.T, addr, topic string, partition int, recs ...kv) {
 	t.Fatalf("produce to %s/%d: %v", topic, partition, lastErr)
 }
 
-func portOf(addr string) int {
-	_, p, _ := net.SplitHostPort(addr)
-	n, _ := strconv.Atoi(p)
-	return n
-}
 
 func createPartitionsReq(topic string, total int) *kafkago.CreatePartitionsRequest {
 	return &kafkago.CreatePartitionsRequest{Topics: []kafkago.TopicPartitionsConfig{{Name: topic, Count: int32(total)}}}
