@@ -26,6 +26,9 @@ const DefaultFlushInterval = time.Minute
 type FlushInputs struct {
 	// Configured is --flush-interval (0: estimate from the flushes seen).
 	Configured time.Duration
+	// Estimate, when set, is used instead of the median gap between flush
+	// events (ConnectorRow.PartitionInterval).
+	Estimate time.Duration
 	// State is the connector's state from REST ("" unknown).
 	State string
 	// Unflushed is the number of records written to the connector's topics
@@ -75,7 +78,11 @@ func EstimateInterval(events []FlushEvent) time.Duration {
 // AssessFlush judges a source connector's flush events at time now.
 func AssessFlush(events []FlushEvent, now time.Time, in FlushInputs) FlushReport {
 	r := FlushReport{Status: FlushUnknown, Unflushed: in.Unflushed}
-	switch est := EstimateInterval(events); {
+	est := in.Estimate
+	if est <= 0 {
+		est = EstimateInterval(events)
+	}
+	switch {
 	case in.Configured > 0:
 		r.Interval, r.IntervalSource = in.Configured, "configured"
 	case est > 0:
@@ -184,4 +191,27 @@ func StalePartitions(rows []PartitionRow, report FlushReport, now time.Time) []P
 		}
 	}
 	return out
+}
+
+// medianGap is the median time between consecutive updates in a history,
+// and the number of gaps it is taken over. It runs on every ingested
+// record, so it sorts on the stack.
+func medianGap(h []Update) (time.Duration, int) {
+	var buf [32]time.Duration
+	gaps := buf[:0]
+	for i := 1; i < len(h) && len(gaps) < len(buf); i++ {
+		if g := h[i].Time.Sub(h[i-1].Time); g > 0 {
+			// insertion sort: at most a few dozen elements
+			j := len(gaps)
+			gaps = append(gaps, g)
+			for ; j > 0 && gaps[j-1] > g; j-- {
+				gaps[j] = gaps[j-1]
+			}
+			gaps[j] = g
+		}
+	}
+	if len(gaps) == 0 {
+		return 0, 0
+	}
+	return gaps[len(gaps)/2], len(gaps)
 }

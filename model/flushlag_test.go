@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -106,5 +107,32 @@ func TestStalePartitions(t *testing.T) {
 	report.Status = FlushStalled
 	if StalePartitions(rows, report, t0) != nil {
 		t.Error("a stalled connector's partitions are not individually stale")
+	}
+}
+
+// Three tasks flush every 5s, 300ms apart: the connector's flush events
+// come in bursts, but each partition is written once per 5s.
+func TestFlushIntervalOfAMultiTaskConnector(t *testing.T) {
+	s := NewStore(StoreOptions{})
+	var off int64
+	for round := 0; round < 6; round++ {
+		for task := 0; task < 3; task++ {
+			at := time.Duration(round)*5*time.Second + time.Duration(task)*300*time.Millisecond
+			for p := 0; p < 2; p++ {
+				off++
+				s.Ingest([]Record{rec(task*2+p, off, fmt.Sprintf(`["mm2",{"p":%d}]`, task*2+p), `{"offset":1}`, at)})
+			}
+		}
+	}
+	row := s.Connectors()[0]
+	if got := EstimateInterval(row.Flushes); got != 300*time.Millisecond {
+		t.Logf("flush-event median = %s (the bursts)", got)
+	}
+	if row.PartitionInterval != 5*time.Second {
+		t.Fatalf("partition interval = %s, want 5s", row.PartitionInterval)
+	}
+	now := t0.Add(25*time.Second + 600*time.Millisecond + 2*time.Second)
+	if r := row.Flush(now, 0); r.Interval != 5*time.Second || r.Status != FlushOK || r.IntervalSource != "estimated" {
+		t.Errorf("flush report = %+v", r)
 	}
 }

@@ -81,6 +81,12 @@ type entry struct {
 	recordOffset int64
 	updates      int
 	history      []Update // ring, oldest first
+	// gap is the median time between this partition's recent updates, and
+	// gaps how many it is taken over: a partition is written at most once
+	// per flush of the one task that owns it, so the shortest such gap
+	// over a connector's partitions is its tasks' flush interval.
+	gap  time.Duration
+	gaps int
 }
 
 // Update is one record of a source partition: a new offset or a tombstone.
@@ -187,6 +193,7 @@ func (s *Store) ingest(r *Record) {
 	e.recordOffset = r.Offset
 	e.updates++
 	e.history = pushUpdate(e.history, Update{Time: r.Time, RecordOffset: r.Offset, Value: r.Value}, s.opts.History)
+	e.gap, e.gaps = medianGap(e.history)
 	switch {
 	case r.Value != nil && !wasLive:
 		c.live++
@@ -324,6 +331,10 @@ type ConnectorRow struct {
 	Records    int64
 	LastUpdate time.Time
 	Flushes    []FlushEvent // recent flush events, oldest first
+	// PartitionInterval is the shortest median gap between updates of one
+	// of the connector's partitions: its tasks' flush interval, unaffected
+	// by several tasks flushing at different moments (0 until seen).
+	PartitionInterval time.Duration
 	// REST is what Connect's REST API says of the connector; InREST is
 	// false when koff has no REST view or the connector is not listed there.
 	REST   ConnectorState
@@ -364,9 +375,14 @@ func (s *Store) Connectors() []ConnectorRow {
 			LastUpdate: c.lastUpdate,
 			Flushes:    append([]FlushEvent(nil), c.flushes...),
 		}
+		best := 0
 		for _, e := range c.entries {
 			if s.flags(e).Suspect() {
 				r.Suspect++
+			}
+			// Prefer partitions seen updated three times or more.
+			if n := min(e.gaps, 2); e.gap > 0 && (n > best || n == best && e.gap < r.PartitionInterval) {
+				r.PartitionInterval, best = e.gap, n
 			}
 		}
 		s.joinREST(&r)

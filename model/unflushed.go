@@ -66,7 +66,7 @@ type FlushTarget struct {
 // Flush judges the connector's flush lag at time now with the configured
 // flush interval (0: estimate it).
 func (r ConnectorRow) Flush(now time.Time, configured time.Duration) FlushReport {
-	in := FlushInputs{Configured: configured, Unflushed: -1}
+	in := FlushInputs{Configured: configured, Estimate: r.PartitionInterval, Unflushed: -1}
 	if r.InREST {
 		in.State = r.REST.State
 	}
