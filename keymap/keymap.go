@@ -22,7 +22,7 @@ type KeyMap struct {
 	Help        key.Binding
 	Quit        key.Binding
 
-	// Edit actions on the connectors and partitions tables. Each one leads
+	// Edit actions on the connectors, partitions and sink tables. Each leads
 	// to a confirmation dialog (Stop and Resume act at once: both are
 	// undone by the other). They are disabled in read-only sessions.
 	EditOffset   key.Binding // the selected source partition's offset
@@ -31,6 +31,9 @@ type KeyMap struct {
 	NewPartition key.Binding // an offset for a source partition not stored yet
 	Stop, Resume key.Binding // the selected connector, through Connect REST
 	Undo         key.Binding // the last edit in the audit log
+	// Copy gives another connector (named in a prompt) the selected
+	// connector's offsets: how an orphan's offsets reach its successor.
+	Copy key.Binding
 
 	// While the filter input has focus, printable keys are text: only these
 	// bindings act, so none of them may be a printable key.
@@ -42,6 +45,12 @@ type KeyMap struct {
 	// Submit opens the confirmation; enter submits only when the JSON is
 	// valid, and otherwise inserts a newline.
 	FormSubmit, FormNext, FormCancel key.Binding
+
+	// In the sink offsets form (a one-line input for N or a time), the
+	// strategy is chosen with StrategyUp/Down and Scope toggles between the
+	// selected topic-partition and all of them; FormSubmit and FormCancel
+	// act as in the offset editor.
+	StrategyUp, StrategyDown, Scope key.Binding
 
 	// In the confirmation dialog, printable keys type the connector's name
 	// (reset all), so none of these may be printable either.
@@ -76,6 +85,7 @@ func Default() KeyMap {
 		Stop:         key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "stop connector")),
 		Resume:       key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resume connector")),
 		Undo:         key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo last edit")),
+		Copy:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy offsets to another connector")),
 
 		FilterUp:    key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "up")),
 		FilterDown:  key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "down")),
@@ -88,6 +98,10 @@ func Default() KeyMap {
 		FormSubmit: key.NewBinding(key.WithKeys("enter", "ctrl+s"), key.WithHelp("enter/ctrl+s", "review")),
 		FormNext:   key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "next field")),
 		FormCancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+
+		StrategyUp:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous strategy")),
+		StrategyDown: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next strategy")),
+		Scope:        key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "selected/all partitions")),
 
 		Confirm:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 		StopApplyResume: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "stop → apply → resume")),
@@ -102,7 +116,7 @@ func Default() KeyMap {
 // EditBindings are the bindings that change something: a read-only session
 // disables all of them.
 func (k *KeyMap) EditBindings() []*key.Binding {
-	return []*key.Binding{&k.EditOffset, &k.ResetOffset, &k.ResetAll, &k.NewPartition, &k.Stop, &k.Resume, &k.Undo}
+	return []*key.Binding{&k.EditOffset, &k.ResetOffset, &k.ResetAll, &k.NewPartition, &k.Stop, &k.Resume, &k.Undo, &k.Copy}
 }
 
 // Scope names, as returned by Scopes.
@@ -110,24 +124,26 @@ const (
 	ScopeTable  = "table"  // connectors, partitions and unparseable tables
 	ScopeDetail = "detail" // the partition detail view
 	ScopeFilter = "filter" // while typing a filter
-	ScopeForm   = "form"   // while typing JSON in the offset editor
+	ScopeForm   = "form"   // while typing JSON in the offset editor, or a name in the copy prompt
+	ScopeSink   = "sink"   // the sink offsets form (strategy, scope and a one-line input)
 	ScopeDialog = "dialog" // the confirmation dialog (may hold a name input)
 )
 
 // TextScopes are the scopes in which printable keys must reach a text input.
-var TextScopes = []string{ScopeFilter, ScopeForm, ScopeDialog}
+var TextScopes = []string{ScopeFilter, ScopeForm, ScopeSink, ScopeDialog}
 
 // Scopes returns the bindings that are active at the same time, by scope:
 // within one scope no two enabled bindings may share a key.
 func (k KeyMap) Scopes() map[string][]key.Binding {
 	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
 	global := []key.Binding{k.Back, k.Unparseable, k.Help, k.Quit}
-	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo}
+	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo, k.Copy}
 	return map[string][]key.Binding{
 		ScopeTable:  concat(move, global, []key.Binding{k.Open, k.Filter, k.Sort}, edits),
 		ScopeDetail: concat(move, global),
 		ScopeFilter: {k.FilterUp, k.FilterDown, k.FilterApply, k.FilterClear, k.ForceQuit},
 		ScopeForm:   {k.FormSubmit, k.FormNext, k.FormCancel, k.ForceQuit},
+		ScopeSink:   {k.StrategyUp, k.StrategyDown, k.Scope, k.FormSubmit, k.FormCancel, k.ForceQuit},
 		ScopeDialog: {k.Confirm, k.StopApplyResume, k.Cancel, k.DialogUp, k.DialogDown,
 			k.DialogPageUp, k.DialogPageDown, k.ForceQuit},
 	}

@@ -30,6 +30,7 @@ type confirmDialog struct {
 	plan *edit.Plan
 	undo *edit.AuditEntry // an undo: the edit it undoes
 	made time.Time        // when the dialog opened, for the undo's age
+	note string           // how the offsets were chosen (a sink strategy)
 
 	name     textinput.Model // reset-all: the connector's name, typed
 	needName bool
@@ -202,6 +203,8 @@ func kindTitle(p *edit.Plan) string {
 		return "Undo the last edit"
 	case edit.KindImport:
 		return "Import " + offsets
+	case edit.KindCopy:
+		return fmt.Sprintf("Copy %s from %s", offsets, p.From)
 	}
 	return string(p.Kind)
 }
@@ -225,19 +228,43 @@ func (d *confirmDialog) content(w int) []string {
 		out = append(out, indentWrap(text, w, pad, maxLines)...)
 	}
 
-	fact("Kind", fmt.Sprintf("%s · %s", p.Kind, plural(len(p.Changes), "source partition", "source partitions")))
+	sink := isSinkPlan(p)
+	what := plural(len(p.Changes), "source partition", "source partitions")
+	if sink {
+		what = plural(len(p.Changes), "topic-partition", "topic-partitions")
+	}
+	kind := fmt.Sprintf("%s · %s", p.Kind, what)
+	if p.Kind == edit.KindCopy {
+		kind += " from " + p.From
+	}
+	fact("Kind", kind)
+	if d.note != "" {
+		fact("Strategy", d.note)
+	}
 	if p.State == "" {
 		fact("State", st.Warn.Render("? unknown")+" (no --connect-url)")
 	} else {
 		state := st.stateStyle(p.State).Render(stateText(p.State))
 		fact("State", state+st.Muted.Render(" · "+plural(p.Tasks, "task", "tasks")))
 	}
-	for _, w := range p.Warnings {
+	if sink {
+		members := st.Muted.Render(" · no active members")
+		switch {
+		case p.GroupMembers > 0 && p.Path == edit.PathGroup: // Kafka refuses the commit: the warning says so
+			members = st.Warn.Render(" · " + plural(p.GroupMembers, "active member", "active members"))
+		case p.GroupMembers > 0:
+			members = st.Muted.Render(" · " + plural(p.GroupMembers, "active member", "active members"))
+		}
+		fact("Group", p.Group+members)
+	}
+	for _, w := range generalWarnings(p) {
 		more(st.Warn.Render("⚠ ")+w, 0)
 	}
 	switch p.Path {
 	case edit.PathREST:
 		fact("Path", "Connect REST")
+	case edit.PathGroup:
+		fact("Path", "group "+p.Group+st.Muted.Render(" · a direct offset commit"))
 	default:
 		fact("Path", "offsets topic "+p.Topic)
 	}
@@ -250,8 +277,24 @@ func (d *confirmDialog) content(w int) []string {
 		more(fmt.Sprintf("at %s (%s) · %s", at.Format("2006-01-02 15:04:05 MST"), age(d.made, u.Time), u.Result), 0)
 	}
 
-	out = append(out, "", st.Section.Render("Changes")+st.Muted.Render("  old → new, and the record each writes"))
-	for _, ch := range p.Changes {
+	if sink {
+		out = append(out, "", st.Section.Render("Changes")+st.Muted.Render("  committed offset old → new, and the lag after"))
+		out = append(out, d.sinkChanges(w)...)
+	} else {
+		out = append(out, "", st.Section.Render("Changes")+st.Muted.Render("  old → new, and the record each writes"))
+		out = append(out, d.sourceChanges(w)...)
+	}
+
+	out = append(out, "", st.Section.Render("Command")+st.Muted.Render("  the same edit from a shell"))
+	out = append(out, indentWrap(p.Command, w, "  ", 0)...)
+	return out
+}
+
+// sourceChanges lists every source partition: its map, old → new offset,
+// and the records the edit writes.
+func (d *confirmDialog) sourceChanges(w int) []string {
+	var out []string
+	for _, ch := range d.plan.Changes {
 		out = append(out, indentWrap(ch.PartitionJSON, w, "  ", 0)...)
 		before, after := "(none)", "(deleted)"
 		if ch.Before != nil {
@@ -267,13 +310,74 @@ func (d *confirmDialog) content(w int) []string {
 			out = append(out, indentWrap("→ "+after, w, "    ", 0)...)
 		}
 		for _, wr := range ch.Writes {
-			out = append(out, indentWrap(st.Muted.Render(wr.TopicPartition.String()+": "+writeText(wr)), w, "    ", 0)...)
+			out = append(out, indentWrap(d.st.Muted.Render(wr.TopicPartition.String()+": "+writeText(wr)), w, "    ", 0)...)
 		}
 	}
-
-	out = append(out, "", st.Section.Render("Command")+st.Muted.Render("  the same edit from a shell"))
-	out = append(out, indentWrap(p.Command, w, "  ", 0)...)
 	return out
+}
+
+// isSinkPlan: the plan changes a sink's consumer group offsets.
+func isSinkPlan(p *edit.Plan) bool { return len(p.Sink) > 0 || p.Path == edit.PathGroup }
+
+// generalWarnings are the plan's warnings but those about one sink
+// partition, which show under that partition.
+func generalWarnings(p *edit.Plan) []string {
+	var out []string
+	for _, w := range p.Warnings {
+		own := false
+		for _, c := range p.Sink {
+			if c.Warning != "" && w == c.TopicPartition.String()+": "+c.Warning {
+				own = true
+				break
+			}
+		}
+		if !own {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// sinkChanges lists every topic-partition of a sink edit in aligned
+// columns: committed old → new and the lag after, with its warning (below
+// the log start, above the end) highlighted beneath it.
+func (d *confirmDialog) sinkChanges(w int) []string {
+	st := d.st
+	tpW, beforeW, afterW := 0, 0, 0
+	for _, c := range d.plan.Sink {
+		tpW = max(tpW, len(c.TopicPartition.String()))
+		beforeW = max(beforeW, len(sinkOffsetText(c.Before)))
+		afterW = max(afterW, len(sinkAfterText(c.After)))
+	}
+	var out []string
+	for _, c := range d.plan.Sink {
+		line := fmt.Sprintf("  %-*s  %*s → %-*s", tpW, c.TopicPartition.String(), beforeW, sinkOffsetText(c.Before), afterW, sinkAfterText(c.After))
+		line += st.Muted.Render("  lag after ") + count(c.Lag())
+		if c.Warning != "" {
+			line += " " + st.Warn.Render("⚠")
+		}
+		out = append(out, truncate(line, w))
+		if c.Warning != "" {
+			out = append(out, indentWrap(st.Warn.Render("⚠ "+c.Warning), w, "    ", 0)...)
+		}
+	}
+	return out
+}
+
+// sinkOffsetText is a committed offset in a sink change: "(none)" for -1.
+func sinkOffsetText(n int64) string {
+	if n < 0 {
+		return "(none)"
+	}
+	return count(n)
+}
+
+// sinkAfterText is a sink change's new offset: "(deleted)" for -1.
+func sinkAfterText(n int64) string {
+	if n < 0 {
+		return "(deleted)"
+	}
+	return count(n)
 }
 
 // writeText says what one record does to the key it is written under.

@@ -9,21 +9,39 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/table"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/keymap"
 	"koff/model"
 )
 
-// activitySpan is how far back the flush sparkline looks.
-const activitySpan = 2 * time.Minute
+// activitySpan is how far back the flush sparkline looks; it is drawn in
+// minActivity to maxActivity cells.
+const (
+	activitySpan = 2 * time.Minute
+	minActivity  = 12
+	maxActivity  = 24
+)
 
-// connectorsScreen is the start screen: one row per connector.
+// connRow is one row of the connectors table: the Store's row and, for a
+// source, its flush lag judged at the screen's now.
+type connRow struct {
+	model.ConnectorRow
+	flush model.FlushReport
+}
+
+func (r connRow) sink() bool { return r.Type == "sink" }
+
+// connectorsScreen is the start screen: one row per connector, sources and
+// sinks together.
 type connectorsScreen struct {
 	km   *keymap.KeyMap
 	st   *Styles
-	list list[model.ConnectorRow]
+	list list[connRow]
 	now  time.Time
+	// interval is --flush-interval (0: estimate each connector's).
+	interval time.Duration
 	// topics is how many offsets topics koff reads: the topic column shows
 	// only when there is more than one.
 	topics        int
@@ -34,56 +52,118 @@ type connectorsScreen struct {
 }
 
 // connectorNeeds are the widths the rows need, measured when the Source
-// changes rather than on every key.
+// changes rather than on every key, and which kinds of rows there are.
 type connectorNeeds struct {
-	name, topic, parts, records, state, tasks int
+	name, topic, parts, records, state, tasks, group int
+	sources, sinks                                   bool
 }
 
 func (s *connectorsScreen) measure() {
-	n := connectorNeeds{name: 20, topic: len("OFFSETS TOPIC"), parts: len("PARTITIONS"), records: len("RECORDS"),
-		state: len("STATE"), tasks: len("TASKS")}
+	n := connectorNeeds{name: len("CONNECTOR"), topic: len("OFFSETS IN"), parts: len("PARTS"), records: len("RECORDS"),
+		state: len("STATE"), tasks: len("TASKS"), group: len("GROUP")}
 	for _, r := range s.list.items {
 		n.name = max(n.name, ansi.StringWidth(r.ID.Name))
-		n.topic = max(n.topic, ansi.StringWidth(r.ID.Topic))
+		n.topic = max(n.topic, ansi.StringWidth(topicCell(r)))
 		n.parts = max(n.parts, ansi.StringWidth(partitionsCell(r)))
 		n.records = max(n.records, len(count(r.Records)))
-		n.state = max(n.state, ansi.StringWidth(restStateCell(r)))
-		n.tasks = max(n.tasks, ansi.StringWidth(restTasksCell(r, 1000)))
+		n.state = max(n.state, ansi.StringWidth(connStateCell(r))+failedWidth(r))
+		n.tasks = max(n.tasks, ansi.StringWidth(restTasksCell(r.ConnectorRow, 1000)))
+		if r.sink() {
+			n.sinks = true
+			n.group = max(n.group, ansi.StringWidth(groupCell(r.Sink)))
+		} else {
+			n.sources = true
+		}
 	}
 	s.needs = n
 }
 
-func newConnectorsScreen(km *keymap.KeyMap, st *Styles) *connectorsScreen {
-	s := &connectorsScreen{km: km, st: st}
+func newConnectorsScreen(km *keymap.KeyMap, st *Styles, interval time.Duration) *connectorsScreen {
+	s := &connectorsScreen{km: km, st: st, interval: interval}
 	s.list = newList(st,
-		func(r model.ConnectorRow) string { return r.ID.Topic + "\x00" + r.ID.Name },
-		func(r model.ConnectorRow, q string) bool {
+		func(r connRow) string { return r.ID.Topic + "\x00" + r.ID.Name + "\x00" + r.Type },
+		func(r connRow, q string) bool {
 			return strings.Contains(strings.ToLower(r.ID.Name), q) ||
-				(s.topics > 1 && strings.Contains(strings.ToLower(r.ID.Topic), q)) ||
-				(s.rest && strings.Contains(strings.ToLower(restStateCell(r)), q))
+				(s.topics > 1 && strings.Contains(strings.ToLower(topicCell(r)), q)) ||
+				q == r.Type || q == typeCell(r, false) || // "sink", "source", "src": a kind, not a substring
+				(s.rest && strings.Contains(strings.ToLower(connStateCell(r)), q))
 		},
-		sortOrder[model.ConnectorRow]{"name", byConnectorName},
-		sortOrder[model.ConnectorRow]{"last flush (oldest first)", func(a, b model.ConnectorRow) int {
+		sortOrder[connRow]{"name", byConnectorName},
+		sortOrder[connRow]{"status (stalled first)", func(a, b connRow) int {
+			return cmp.Or(cmp.Compare(statusRank(a), statusRank(b)), lastFlush(a).Compare(lastFlush(b)), byConnectorName(a, b))
+		}},
+		sortOrder[connRow]{"lag (biggest first)", func(a, b connRow) int {
+			return cmp.Or(cmp.Compare(lagRank(b), lagRank(a)), byConnectorName(a, b))
+		}},
+		sortOrder[connRow]{"last flush (oldest first)", func(a, b connRow) int {
 			return cmp.Or(lastFlush(a).Compare(lastFlush(b)), byConnectorName(a, b))
 		}},
-		sortOrder[model.ConnectorRow]{"partitions (most first)", func(a, b model.ConnectorRow) int {
+		sortOrder[connRow]{"partitions (most first)", func(a, b connRow) int {
 			return cmp.Or(cmp.Compare(b.Partitions, a.Partitions), byConnectorName(a, b))
 		}},
-		sortOrder[model.ConnectorRow]{"suspect (most first)", func(a, b model.ConnectorRow) int {
+		sortOrder[connRow]{"suspect (most first)", func(a, b connRow) int {
 			return cmp.Or(cmp.Compare(b.Suspect, a.Suspect), byConnectorName(a, b))
 		}},
 	)
 	return s
 }
 
-func byConnectorName(a, b model.ConnectorRow) int {
-	return cmp.Or(strings.Compare(a.ID.Name, b.ID.Name), strings.Compare(a.ID.Topic, b.ID.Topic))
+func byConnectorName(a, b connRow) int {
+	return cmp.Or(strings.Compare(a.ID.Name, b.ID.Name), strings.Compare(a.ID.Topic, b.ID.Topic), strings.Compare(a.Type, b.Type))
+}
+
+// statusRank orders rows by how much they need a look: stalled sources,
+// failed polls and growing sinks first, healthy ones last.
+func statusRank(r connRow) int {
+	if r.sink() {
+		switch s := r.Sink; {
+		case s == nil || s.At.IsZero() && s.Err == "":
+			return 4
+		case s.Err != "":
+			return 0
+		case s.Trend == "growing":
+			return 1
+		case s.Trend == "":
+			return 3
+		}
+		return 5
+	}
+	switch r.flush.Status {
+	case model.FlushStalled:
+		return 0
+	case model.FlushLate:
+		return 2
+	case model.FlushUnknown:
+		return 3
+	case model.FlushIdle:
+		return 4
+	}
+	return 5
+}
+
+// lagRank is what the lag sort orders by: a sink's total lag, a source's
+// unflushed records (the records either would still have to process or
+// replay); -1 when unknown.
+func lagRank(r connRow) int64 {
+	if r.sink() {
+		if r.Sink == nil || r.Sink.At.IsZero() {
+			return -1
+		}
+		return r.Sink.TotalLag
+	}
+	if r.ID.Topic == "" {
+		return -1
+	}
+	return r.flush.Unflushed
 }
 
 // lastFlush is when the connector last committed offsets.
-func lastFlush(r model.ConnectorRow) time.Time {
+func lastFlush(r connRow) time.Time {
 	if n := len(r.Flushes); n > 0 {
 		return r.Flushes[n-1].End
+	}
+	if r.sink() && r.Sink != nil {
+		return r.Sink.LastCommit
 	}
 	return r.LastUpdate
 }
@@ -92,9 +172,21 @@ func (s *connectorsScreen) refresh(src Source, now time.Time, reload bool) {
 	s.now = now
 	if reload {
 		s.rest = restAvailable(src.REST())
-		s.list.setItems(src.Connectors())
+		rows := src.Connectors()
+		items := make([]connRow, len(rows))
+		for i, r := range rows {
+			items[i] = connRow{ConnectorRow: r}
+		}
+		s.list.items = items
 		s.measure()
 	}
+	// Flush status moves with the clock: judge again, then sort again.
+	for i := range s.list.items {
+		if r := &s.list.items[i]; !r.sink() {
+			r.flush = judgeFlush(r.ConnectorRow, now, s.interval)
+		}
+	}
+	s.list.apply()
 	s.sync()
 }
 
@@ -104,9 +196,8 @@ func (s *connectorsScreen) SetSize(width, height int) {
 	s.sync()
 }
 
-func (s *connectorsScreen) selected() (model.ConnectorID, bool) {
-	r, ok := s.list.selected()
-	return r.ID, ok
+func (s *connectorsScreen) selected() (connRow, bool) {
+	return s.list.selected()
 }
 
 func (s *connectorsScreen) filterValue() string { return s.list.filter }
@@ -119,8 +210,11 @@ func (s *connectorsScreen) handleKey(msg tea.KeyPressMsg) action {
 		return nil
 	}
 	if key.Matches(msg, s.km.Open) {
-		if id, ok := s.selected(); ok {
-			return openConnector{id}
+		if r, ok := s.selected(); ok {
+			if r.sink() {
+				return openSink{r.ID.Name}
+			}
+			return openConnector{r.ID}
 		}
 	}
 	return nil
@@ -129,61 +223,184 @@ func (s *connectorsScreen) handleKey(msg tea.KeyPressMsg) action {
 // connectorColumns lays the columns out for the width: the name takes the
 // slack, and the least important columns go first when it gets too narrow.
 type connectorColumns struct {
-	name, topic, state, tasks, parts, suspect, flush, perMin, activity, records int
+	name, typ, topic, state, tasks, parts, suspect, status, flushLag, interval,
+	unflushed, catchUp, group, perMin, records, activity int
+	wideType bool
 }
 
 func (s *connectorsScreen) columns() connectorColumns {
 	n := s.needs
-	c := connectorColumns{parts: min(n.parts, 16), suspect: len("SUSPECT"),
-		flush: len("LAST FLUSH"), perMin: len("FLUSH/MIN")}
+	c := connectorColumns{typ: len("sink"), parts: min(n.parts, 16), suspect: len("SUSPECT"),
+		status: len("STATUS"), flushLag: len("FLUSH/LAG")}
+	for _, r := range s.list.items {
+		c.status = max(c.status, ansi.StringWidth(s.statusText(r)))
+	}
+	if s.width >= 120 {
+		c.typ, c.wideType = len("source"), true
+	}
 	if s.topics > 1 {
-		c.topic = min(n.topic, 24)
+		c.topic = min(n.topic, 30)
 	}
 	if s.rest {
 		c.state = min(n.state, 14)
-		c.tasks = min(n.tasks, 20)
-		if s.width < 100 { // "1/2 ✗1": the words only where there is room
-			c.tasks = min(n.tasks, len("TASKS")+2)
-		}
+		c.tasks = min(n.tasks, len("TASKS")+2) // "1/2 ✗1"; in words below, where there is room
 	}
-	c.activity = min(max(12+(s.width-80)/4, 12), 24)
-	if s.width >= 120 {
+	if n.sources || !n.sinks {
+		c.interval, c.unflushed, c.perMin = len("INTERVAL"), len("UNFLUSHED"), len("FLUSH/MIN")
+		c.activity = min(max(minActivity+(s.width-80)/4, minActivity), maxActivity)
 		c.records = n.records
+	} else {
+		c.suspect = 0
+	}
+	if n.sinks {
+		c.catchUp, c.group = len("CATCH-UP"), min(n.group, 24)
 	}
 	// Cells are followed by a one-cell gap; the mark column takes two.
+	all := []*int{&c.typ, &c.topic, &c.state, &c.tasks, &c.parts, &c.suspect, &c.status, &c.flushLag,
+		&c.interval, &c.unflushed, &c.catchUp, &c.group, &c.perMin, &c.records, &c.activity}
 	used := func() int {
 		w := 2 + 1
-		for _, n := range []int{c.topic, c.state, c.tasks, c.parts, c.suspect, c.flush, c.perMin, c.activity, c.records} {
-			if n > 0 {
-				w += n + 1
+		for _, n := range all {
+			if *n > 0 {
+				w += *n + 1
 			}
 		}
 		return w
 	}
-	// State outranks everything but the name: it says whether an edit
-	// can go ahead.
-	for _, drop := range []*int{&c.activity, &c.perMin, &c.topic, &c.suspect, &c.tasks, &c.flush} {
-		if s.width-used() >= 16 {
+	// Least important first. The name, the state (whether an edit can go
+	// ahead), the status and the flush age or lag go last: they answer
+	// "is it keeping up?". The topic tells apart connectors of the same
+	// name in two offsets topics (two Connect clusters), so it stays
+	// longer than most; the sparkline narrows before it goes.
+	nameW := min(max(n.name, 16), 22) // room for most names, without losing a column to a long one
+	for _, drop := range []*int{&c.records, &c.perMin, &c.parts, &c.tasks, &c.activity, &c.suspect, &c.topic,
+		&c.group, &c.interval, &c.catchUp, &c.unflushed, &c.typ, &c.state} {
+		if s.width-used() >= nameW {
 			break
+		}
+		if drop == &c.activity && c.activity > minActivity {
+			c.activity = max(minActivity, c.activity-(nameW-(s.width-used())))
+			if s.width-used() >= nameW {
+				break
+			}
 		}
 		*drop = 0
 	}
+	// Slack beyond what the name needs: the sparkline, then the tasks in
+	// Connect's words ("1 running, 1 failed").
+	slack := func() int { return s.width - used() - (max(n.name, 18) + 2) }
+	if c.activity > 0 && slack() > 0 {
+		c.activity = min(c.activity+slack(), maxActivity)
+	}
+	if c.tasks > 0 {
+		if wide := min(n.tasks, 20); slack() >= wide-c.tasks {
+			c.tasks = wide
+		}
+	}
 	// The name takes what it needs; more would only push the numbers away.
-	c.name = min(max(s.width-used(), 4), n.name+2)
+	c.name = min(max(s.width-used(), 4), max(n.name, 18)+2)
 	return c
 }
 
-func partitionsCell(r model.ConnectorRow) string {
-	if r.ID.Topic == "" { // known from REST only
-		if r.REST.Type == "sink" {
-			return "sink"
+func partitionsCell(r connRow) string {
+	if r.sink() {
+		if r.Sink == nil || r.Sink.At.IsZero() {
+			return "–"
 		}
+		return count(r.Sink.Partitions)
+	}
+	if r.ID.Topic == "" { // known from REST only
 		return "–"
 	}
 	if r.Deleted > 0 {
 		return fmt.Sprintf("%s (%s del)", count(r.Partitions), count(r.Deleted))
 	}
 	return count(r.Partitions)
+}
+
+// topicCell is where the row's offsets are: the offsets topic (marked
+// when it is not the one the connector's tasks read), or a sink's group.
+func topicCell(r connRow) string {
+	switch {
+	case r.sink() && r.Sink != nil:
+		return "group " + r.Sink.Group
+	case r.ID.Topic == "":
+		return "–"
+	case !r.Authoritative():
+		return r.ID.Topic + " ◇" // STATE says "◇ secondary"
+	}
+	return r.ID.Topic
+}
+
+// Glyphs of the states koff adds to Connect's.
+const (
+	orphanedText  = "⊘ orphaned"
+	secondaryText = "◇ secondary"
+)
+
+// connStateCell is the STATE cell: Connect's state, or that REST no longer
+// lists the connector (orphaned), or that this row's offsets topic is not
+// the one its tasks read (secondary).
+func connStateCell(r connRow) string {
+	switch {
+	case r.Orphaned:
+		return orphanedText
+	case !r.Authoritative():
+		return secondaryText
+	}
+	return restStateCell(r.ConnectorRow)
+}
+
+func (s *connectorsScreen) connStateStyle(r connRow) lipgloss.Style {
+	switch {
+	case r.Orphaned:
+		return s.st.Warn
+	case !r.Authoritative():
+		return s.st.Muted
+	case !r.InREST:
+		return s.st.Muted
+	}
+	return s.st.stateStyle(r.REST.State)
+}
+
+func failedTasks(c model.ConnectorState) int {
+	n := 0
+	for _, t := range c.Tasks {
+		if t.State == "FAILED" {
+			n++
+		}
+	}
+	return n
+}
+
+// failedWidth is the room " ✗N" takes after a state.
+func failedWidth(r connRow) int {
+	if n := failedTasks(r.REST); n > 0 && r.InREST {
+		return len(fmt.Sprintf(" ✗%d", n)) - 2 // ✗ is one cell, three bytes
+	}
+	return 0
+}
+
+// statusText is the STATUS cell: a source's flush status, a sink's lag
+// trend, each with its glyph.
+func (s *connectorsScreen) statusText(r connRow) string {
+	switch {
+	case r.sink():
+		return sinkStatus(r.Sink)
+	case r.ID.Topic == "": // known from REST only
+		return "– no offsets"
+	}
+	return flushText(r.flush.Status)
+}
+
+func typeCell(r connRow, wide bool) string {
+	switch {
+	case r.sink():
+		return "sink"
+	case wide:
+		return "source"
+	}
+	return "src"
 }
 
 func (s *connectorsScreen) sync() {
@@ -199,46 +416,104 @@ func (s *connectorsScreen) sync() {
 		cols = append(cols, table.Column{Title: title, Width: w})
 	}
 	add("CONNECTOR", c.name, false)
-	add("OFFSETS TOPIC", c.topic, false)
+	add("TYPE", c.typ, false)
+	add("OFFSETS IN", c.topic, false)
 	add("STATE", c.state, false)
 	add("TASKS", c.tasks, false)
-	add("PARTITIONS", c.parts, true)
+	add("PARTS", c.parts, true)
 	add("SUSPECT", c.suspect, true)
-	add("LAST FLUSH", c.flush, true)
+	add("STATUS", c.status, false)
+	add("FLUSH/LAG", c.flushLag, true)
+	add("INTERVAL", c.interval, true)
+	add("UNFLUSHED", c.unflushed, true)
+	add("CATCH-UP", c.catchUp, true)
+	add("GROUP", c.group, false)
 	add("FLUSH/MIN", c.perMin, true)
 	add("RECORDS", c.records, true)
 	add("ACTIVITY 2m", c.activity, false)
-	s.list.sync(cols, func(r model.ConnectorRow) []string {
+	st := s.st
+	s.list.sync(cols, func(r connRow) []string {
 		var cells []string
 		put := func(w int, v string) {
 			if w > 0 {
 				cells = append(cells, v)
 			}
 		}
+		// style colours a cell already cut to its width.
+		style := func(l lipgloss.Style, v string, w int, right bool) string {
+			if right {
+				return l.Render(fitRight(v, w))
+			}
+			return l.Render(truncate(v, w))
+		}
+		sink, src := r.sink(), !r.sink()
+		noOffsets := src && r.ID.Topic == "" // known from REST only
+		// na is a cell that means nothing for this kind of row.
+		na := func(v string) string {
+			if v == "" {
+				return "–"
+			}
+			return v
+		}
+		put(c.name, r.ID.Name)
+		put(c.typ, typeCell(r, c.wideType))
+		put(c.topic, truncate(topicCell(r), c.topic))
+		state := connStateCell(r)
+		if c.tasks == 0 && r.InREST && r.Authoritative() { // no TASKS column: a failed task shows here
+			if failed := failedTasks(r.REST); failed > 0 {
+				state += fmt.Sprintf(" ✗%d", failed)
+			}
+		}
+		put(c.state, style(s.connStateStyle(r), state, c.state, false))
+		put(c.tasks, restTasksCell(r.ConnectorRow, c.tasks))
+		put(c.parts, fitRight(partitionsCell(r), c.parts))
 		suspect := "–"
 		if r.Suspect > 0 {
 			suspect = "⚠ " + count(r.Suspect)
 		}
-		put(c.name, r.ID.Name)
-		flush := age(s.now, lastFlush(r))
-		if r.ID.Topic == "" { // known from REST only: no offsets to flush
-			flush = "–"
-		}
-		put(c.topic, r.ID.Topic)
-		put(c.state, truncate(restStateCell(r), c.state))
-		put(c.tasks, restTasksCell(r, c.tasks))
-		put(c.parts, fitRight(partitionsCell(r), c.parts))
 		put(c.suspect, fitRight(suspect, c.suspect))
-		put(c.flush, fitRight(flush, c.flush))
-		put(c.perMin, fitRight(count(model.FlushesSince(r.Flushes, s.now.Add(-time.Minute))), c.perMin))
-		put(c.records, fitRight(count(r.Records), c.records))
-		put(c.activity, sparkline(model.FlushBuckets(r.Flushes, s.now, activitySpan, c.activity)))
+		var status, flushLag, interval, unflushed, catchUp, group, perMin, records, activity string
+		switch {
+		case sink:
+			status = style(st.sinkStyle(r.Sink), s.statusText(r), c.status, false)
+			flushLag, catchUp, group = lagCell(r.Sink), catchUpCell(r.Sink), groupCell(r.Sink)
+		case noOffsets:
+			status = style(st.Muted, s.statusText(r), c.status, false)
+		default:
+			status = style(st.flushStyle(r.flush.Status), s.statusText(r), c.status, false)
+			flushLag = age(s.now, lastFlush(r))
+			interval, unflushed = intervalCell(r.flush), unflushedCell(r.flush)
+			perMin = count(model.FlushesSince(r.Flushes, s.now.Add(-time.Minute)))
+			records = count(r.Records)
+			activity = sparkline(model.FlushBuckets(r.Flushes, s.now, activitySpan, c.activity))
+		}
+		put(c.status, status)
+		put(c.flushLag, fitRight(na(flushLag), c.flushLag))
+		put(c.interval, fitRight(na(interval), c.interval))
+		put(c.unflushed, fitRight(na(unflushed), c.unflushed))
+		put(c.catchUp, fitRight(na(catchUp), c.catchUp))
+		put(c.group, truncate(na(group), c.group))
+		put(c.perMin, fitRight(na(perMin), c.perMin))
+		put(c.records, fitRight(na(records), c.records))
+		put(c.activity, activity)
 		return cells
 	})
 }
 
 func (s *connectorsScreen) View() string {
-	title := titleLine(s.st, s.width, "Connectors "+count(len(s.list.items)), nil, s.list.viewInfo())
+	var info []string
+	if n := s.needs; n.sinks {
+		sources, sinks := 0, 0
+		for _, r := range s.list.items {
+			if r.sink() {
+				sinks++
+			} else {
+				sources++
+			}
+		}
+		info = append(info, plural(sources, "source", "sources"), plural(sinks, "sink", "sinks"))
+	}
+	title := titleLine(s.st, s.width, "Connectors "+count(len(s.list.items)), info, s.list.viewInfo())
 	empty := "No source connector offsets read yet."
 	if s.rest {
 		empty = "No connectors: none in the offsets topic, none listed by Connect's REST API."
@@ -254,7 +529,13 @@ func (s *connectorsScreen) View() string {
 func (s *connectorsScreen) ShortHelp() []key.Binding {
 	keys := []key.Binding{s.km.Open, s.km.Filter, s.km.Sort, backBinding(s.km, s.list.filter, false)}
 	if s.km.ResetAll.Enabled() {
-		keys = append(keys, short(s.km.ResetAll, "reset"), short(s.km.Stop, "stop"), short(s.km.Resume, "resume"))
+		keys = append(keys, short(s.km.ResetAll, "reset"))
+		// An orphan's offsets wait for a connector of its name: copying
+		// them to its successor is what an operator looks for here.
+		if r, ok := s.selected(); ok && r.Orphaned && !r.sink() {
+			keys = append(keys, short(s.km.Copy, "copy to…"))
+		}
+		keys = append(keys, short(s.km.Stop, "stop"), short(s.km.Resume, "resume"))
 	} else {
 		keys = append(keys, s.km.Unparseable)
 	}
@@ -263,7 +544,7 @@ func (s *connectorsScreen) ShortHelp() []key.Binding {
 
 func (s *connectorsScreen) FullHelp() [][]key.Binding {
 	return append(tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.list.filter, false), true, true),
-		[]key.Binding{s.km.ResetAll, s.km.Stop, s.km.Resume, s.km.Undo})
+		[]key.Binding{s.km.ResetAll, s.km.Copy, s.km.Stop, s.km.Resume, s.km.Undo})
 }
 
 // short is a binding with a shorter description, for the one-line help.

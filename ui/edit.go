@@ -22,6 +22,10 @@ type Editor interface {
 	StopConnector(ctx context.Context, name string) error
 	ResumeConnector(ctx context.Context, name string) error
 	UndoRequest(connector string) (edit.Request, edit.AuditEntry, error)
+	// PlanSink plans an edit of a sink's committed offsets by strategy.
+	PlanSink(ctx context.Context, req edit.SinkRequest) (*edit.Plan, error)
+	// CopyRequest is the edit giving connector to the offsets of from.
+	CopyRequest(from, to string) (edit.Request, error)
 }
 
 var _ Editor = (*edit.Editor)(nil)
@@ -44,6 +48,7 @@ type (
 		id   int
 		plan *edit.Plan
 		undo *edit.AuditEntry // for an undo: the edit it undoes
+		note string           // how the offsets were chosen (sink strategies, copies)
 		err  error
 	}
 	applyDoneMsg struct {
@@ -89,11 +94,15 @@ func (m *Model) startJob(label string, timeout time.Duration, run func(ctx conte
 }
 
 func (m *Model) planJob(req edit.Request) tea.Cmd {
+	return m.planWith(planRequest(req))
+}
+
+// planWith plans what a dialog or key submitted.
+func (m *Model) planWith(sub *submission) tea.Cmd {
 	ed := m.opts.Editor
-	label := fmt.Sprintf("planning %s of %s…", req.Kind, req.Connector)
-	return m.startJob(label, planTimeout, func(ctx context.Context, id int) tea.Msg {
-		p, err := ed.Plan(ctx, req)
-		return planDoneMsg{id: id, plan: p, err: err}
+	return m.startJob(sub.label, planTimeout, func(ctx context.Context, id int) tea.Msg {
+		p, err := sub.plan(ctx, ed)
+		return planDoneMsg{id: id, plan: p, note: sub.note, err: err}
 	})
 }
 
@@ -164,14 +173,15 @@ func (m *Model) handleJob(msg jobMsg) tea.Cmd {
 func (m *Model) handlePlanDone(msg planDoneMsg) {
 	if msg.err != nil {
 		if m.form != nil {
-			m.form.planning = false
-			m.form.planErr = msg.err.Error()
+			st := m.form.state()
+			st.planning, st.planErr = false, msg.err.Error()
 		}
 		m.setStatus(statusErr, msg.err.Error())
 		return
 	}
 	m.form = nil
 	m.confirm = newConfirmDialog(&m.km, m.styles, msg.plan, msg.undo, m.opts.Now())
+	m.confirm.note = msg.note
 	m.layout()
 }
 
@@ -294,6 +304,22 @@ func (m *Model) editBlocked(b *key.Binding) string {
 	return ""
 }
 
+// editTarget is what an edit key acts on: the connector, and the row
+// selected on its screen.
+type editTarget struct {
+	name   string
+	sink   bool
+	screen screen
+	// On the partitions screen: the selected source partition.
+	row    model.PartitionRow
+	hasRow bool
+	// On the sink screen: the selected topic-partition and their number.
+	sinkRow    model.SinkPartitionRow
+	hasSinkRow bool
+	sinkRows   int
+	group      string
+}
+
 // handleEditKey acts on an edit key pressed on a table screen. ok is false
 // when the key is not an edit key here, so the screen gets it.
 func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
@@ -307,21 +333,22 @@ func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 	if b == nil {
 		return nil, false
 	}
-	var conn model.ConnectorID
-	var row model.PartitionRow
-	var hasRow bool
-	parts, onPartitions := m.top().(*partitionsScreen)
+	t := editTarget{screen: m.top()}
 	switch s := m.top().(type) {
 	case *connectorsScreen:
-		id, found := s.selected()
+		r, found := s.selected()
 		if !found {
 			m.setStatus(statusInfo, "no connector selected")
 			return nil, true
 		}
-		conn = id
+		t.name, t.sink = r.ID.Name, r.sink()
 	case *partitionsScreen:
-		conn = s.id
-		row, hasRow = s.list.selected()
+		t.name = s.id.Name
+		t.row, t.hasRow = s.list.selected()
+	case *sinkScreen:
+		t.name, t.sink, t.group = s.name, true, s.group()
+		t.sinkRow, t.hasSinkRow = s.selected()
+		t.sinkRows = len(s.list.items)
 	default:
 		return nil, false // the detail and unparseable views have no edits
 	}
@@ -329,80 +356,147 @@ func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		m.setStatus(statusInfo, reason)
 		return nil, true
 	}
+	if t.sink {
+		return m.handleSinkEditKey(b, t), true
+	}
+	return m.handleSourceEditKey(b, t), true
+}
+
+// handleSourceEditKey acts on an edit key for a source connector.
+func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
+	parts, onPartitions := t.screen.(*partitionsScreen)
 	needsPartition := b == &m.km.EditOffset || b == &m.km.ResetOffset
 	if !onPartitions && (needsPartition || b == &m.km.NewPartition) {
 		m.setStatus(statusInfo, fmt.Sprintf("%s works on source partitions: open a connector first (%s)", b.Help().Desc, m.km.Open.Help().Key))
-		return nil, true
+		return nil
 	}
 	var partition model.Object
 	if needsPartition {
-		if !hasRow {
+		if !t.hasRow {
 			m.setStatus(statusInfo, "no source partition selected")
-			return nil, true
+			return nil
 		}
-		k, err := model.ParseKey([]byte(row.ID.Key))
+		k, err := model.ParseKey([]byte(t.row.ID.Key))
 		if err != nil {
 			m.setStatus(statusErr, "the selected key cannot be parsed: "+err.Error())
-			return nil, true
+			return nil
 		}
 		partition = k.Partition
 	}
-	name := conn.Name
+	name := t.name
 	switch b {
 	case &m.km.EditOffset:
-		m.form = newOffsetForm(&m.km, m.styles, name, row, partition)
-		m.layout()
-		return m.form.focusCmd(), true
+		return m.openForm(newOffsetForm(&m.km, m.styles, name, t.row, partition))
 	case &m.km.NewPartition:
-		m.form = newPartitionForm(&m.km, m.styles, name, row, hasRow, parts.knownPartitions())
-		m.layout()
-		return m.form.focusCmd(), true
+		return m.openForm(newPartitionForm(&m.km, m.styles, name, t.row, t.hasRow, parts.knownPartitions()))
 	case &m.km.ResetOffset:
-		if row.Deleted {
+		if t.row.Deleted {
 			m.setStatus(statusInfo, "this source partition's offset is already deleted (its latest record is a tombstone)")
-			return nil, true
+			return nil
 		}
-		return m.planJob(edit.Request{Connector: name, Kind: edit.KindReset, Items: []edit.Item{{Partition: partition}}}), true
+		return m.planJob(edit.Request{Connector: name, Kind: edit.KindReset, Items: []edit.Item{{Partition: partition}}})
 	case &m.km.ResetAll:
-		return m.planJob(edit.Request{Connector: name, Kind: edit.KindResetAll}), true
-	case &m.km.Stop:
-		return m.stopJob(name), true
-	case &m.km.Resume:
-		return m.resumeJob(name), true
-	case &m.km.Undo:
-		return m.undoJob(), true
+		return m.planJob(edit.Request{Connector: name, Kind: edit.KindResetAll})
+	case &m.km.Copy:
+		return m.openForm(newCopyForm(&m.km, m.styles, name, m.connectorNames()))
 	}
-	return nil, false
+	return m.handleConnectorKey(b, name)
 }
 
-// handleFormKey drives the offset editor: text goes to the focused field,
-// submit plans the edit when every field is valid.
+// handleSinkEditKey acts on an edit key for a sink connector: its offsets
+// are a consumer group's, set by strategy through Editor.PlanSink.
+func (m *Model) handleSinkEditKey(b *key.Binding, t editTarget) tea.Cmd {
+	_, onSink := t.screen.(*sinkScreen)
+	name := t.name
+	switch b {
+	case &m.km.EditOffset, &m.km.ResetOffset:
+		if !onSink {
+			m.setStatus(statusInfo, fmt.Sprintf("%s works on a sink's topic-partitions: open it first (%s)", b.Help().Desc, m.km.Open.Help().Key))
+			return nil
+		}
+		if b == &m.km.EditOffset {
+			if t.sinkRows == 0 {
+				m.setStatus(statusInfo, "group "+t.group+" has no committed offsets to set")
+				return nil
+			}
+			return m.openForm(newSinkForm(&m.km, m.styles, name, t.group, t.sinkRow, t.hasSinkRow, t.sinkRows, m.opts.Now()))
+		}
+		if !t.hasSinkRow {
+			m.setStatus(statusInfo, "no topic-partition selected")
+			return nil
+		}
+		if t.sinkRow.Committed < 0 {
+			m.setStatus(statusInfo, t.sinkRow.TopicPartition.String()+" has no committed offset to reset")
+			return nil
+		}
+		return m.planWith(planSinkRequest(edit.SinkRequest{Connector: name, Kind: edit.KindReset,
+			Partitions: []model.TopicPartition{t.sinkRow.TopicPartition}, Strategy: edit.SinkStrategy{Kind: edit.SinkReset}},
+			"delete the committed offset of "+t.sinkRow.TopicPartition.String()))
+	case &m.km.ResetAll:
+		return m.planWith(planSinkRequest(edit.SinkRequest{Connector: name, Kind: edit.KindResetAll,
+			Strategy: edit.SinkStrategy{Kind: edit.SinkReset}}, "delete every committed offset of the group"))
+	case &m.km.NewPartition:
+		m.setStatus(statusInfo, name+" is a sink: its topic-partitions come from its topics; "+m.km.EditOffset.Help().Key+" sets their committed offsets")
+		return nil
+	case &m.km.Copy:
+		m.setStatus(statusInfo, name+" is a sink: copy moves source offsets (a sink's are its consumer group's)")
+		return nil
+	}
+	return m.handleConnectorKey(b, name)
+}
+
+// handleConnectorKey acts on the keys that work alike for sources and
+// sinks: stop, resume and undo.
+func (m *Model) handleConnectorKey(b *key.Binding, name string) tea.Cmd {
+	switch b {
+	case &m.km.Stop:
+		return m.stopJob(name)
+	case &m.km.Resume:
+		return m.resumeJob(name)
+	case &m.km.Undo:
+		return m.undoJob()
+	}
+	return nil
+}
+
+func (m *Model) openForm(f formDialog) tea.Cmd {
+	m.form = f
+	m.layout()
+	return f.focusCmd()
+}
+
+// connectorNames are the connectors koff knows, for the copy prompt: those
+// Connect lists and those with offsets.
+func (m *Model) connectorNames() map[string]bool {
+	names := map[string]bool{}
+	for _, r := range m.opts.Source.Connectors() {
+		names[r.ID.Name] = r.InREST
+	}
+	return names
+}
+
+// handleFormKey drives the open form: esc cancels, and what it submits is
+// planned.
 func (m *Model) handleFormKey(msg tea.KeyPressMsg) tea.Cmd {
 	f := m.form
 	switch {
 	case key.Matches(msg, m.km.ForceQuit):
 		return tea.Quit
-	case f.planning:
+	case f.state().planning:
 		return nil // the plan is for what was submitted: no edits meanwhile
 	case key.Matches(msg, m.km.FormCancel):
 		m.form = nil
 		m.layout()
 		m.setStatus(statusInfo, "cancelled: nothing was changed")
 		return nil
-	case key.Matches(msg, m.km.FormNext):
-		return f.cycleFocus()
-	case key.Matches(msg, m.km.FormSubmit) && f.valid():
-		req, err := f.request()
-		if err != nil { // valid() parsed the same text: cannot happen
-			m.setStatus(statusErr, err.Error())
-			return nil
-		}
-		f.planning, f.planErr = true, ""
-		return m.planJob(req)
-	case key.Matches(msg, m.km.FormSubmit) && !f.enterTypes(msg):
-		return nil // ctrl+s on invalid JSON: the message under the field says why
 	}
-	return f.update(msg)
+	cmd, sub := f.key(msg)
+	if sub == nil {
+		return cmd
+	}
+	st := f.state()
+	st.planning, st.planErr = true, ""
+	return m.planWith(sub)
 }
 
 // handleConfirmKey drives the confirmation dialog.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,23 +41,96 @@ func (w *storeWriter) WriteRecords(_ context.Context, recs []model.Record) error
 
 func (w *storeWriter) PartitionCount(context.Context, string) (int, error) { return 25, nil }
 
-// The fixture has no sinks: no consumer groups.
-func (w *storeWriter) GroupPolls(context.Context, []string) ([]model.GroupPoll, error) {
-	return nil, nil
+// Sink groups are the fixture's latest polls.
+func (w *storeWriter) GroupPolls(_ context.Context, named []string) ([]model.GroupPoll, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []model.GroupPoll
+	for _, g := range named {
+		if p, ok := w.f.groups[g]; ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
-func (w *storeWriter) LogBounds(context.Context, []model.TopicPartition) (map[model.TopicPartition][2]int64, error) {
-	return nil, nil
+
+func (w *storeWriter) LogBounds(_ context.Context, tps []model.TopicPartition) (map[model.TopicPartition][2]int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[model.TopicPartition][2]int64{}
+	for _, g := range w.f.groups {
+		for _, p := range g.Partitions {
+			out[p.TopicPartition] = [2]int64{p.Start, p.End}
+		}
+	}
+	return out, nil
 }
-func (w *storeWriter) OffsetsAt(context.Context, []model.TopicPartition, time.Time) (map[model.TopicPartition]int64, error) {
-	return nil, nil
+
+// OffsetsAt answers every partition with its log start + 100: the tests
+// check what was asked, not Kafka's index.
+func (w *storeWriter) OffsetsAt(_ context.Context, tps []model.TopicPartition, _ time.Time) (map[model.TopicPartition]int64, error) {
+	bounds, _ := w.LogBounds(context.Background(), tps)
+	out := map[model.TopicPartition]int64{}
+	for _, tp := range tps {
+		out[tp] = bounds[tp][0] + 100
+	}
+	return out, nil
 }
-func (w *storeWriter) CommitGroupOffsets(context.Context, string, map[model.TopicPartition]int64) error {
+
+// Group commits and deletes change the fixture's groups, and the Store
+// reads them back as the lag poller would.
+func (w *storeWriter) CommitGroupOffsets(_ context.Context, group string, offsets map[model.TopicPartition]int64) error {
+	w.editGroup(group, func(p *model.GroupPartition) {
+		if off, ok := offsets[p.TopicPartition]; ok {
+			p.Committed = off
+		}
+	})
 	return nil
 }
-func (w *storeWriter) DeleteGroupOffsets(context.Context, string, []model.TopicPartition) error {
+
+func (w *storeWriter) DeleteGroupOffsets(_ context.Context, group string, tps []model.TopicPartition) error {
+	w.editGroup(group, func(p *model.GroupPartition) {
+		if slices.Contains(tps, p.TopicPartition) {
+			p.Committed = -1
+		}
+	})
 	return nil
 }
-func (w *storeWriter) DeleteGroup(context.Context, string) error { return nil }
+
+func (w *storeWriter) DeleteGroup(_ context.Context, group string) error {
+	w.editGroup(group, func(p *model.GroupPartition) { p.Committed = -1 })
+	return nil
+}
+
+// editGroup changes a copy of a group's latest poll and records it.
+func (w *storeWriter) editGroup(group string, change func(*model.GroupPartition)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	g, ok := w.f.groups[group]
+	if !ok {
+		return
+	}
+	g.Partitions = slices.Clone(g.Partitions)
+	for i := range g.Partitions {
+		change(&g.Partitions[i])
+	}
+	w.f.groups[group] = g
+	var polls []model.GroupPoll
+	for _, p := range w.f.groups {
+		polls = append(polls, p)
+	}
+	w.f.store.SetGroups(t0, polls)
+}
+
+// stopGroup empties a sink's group, as stopping the connector does.
+func (w *storeWriter) stopGroup(group string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if g, ok := w.f.groups[group]; ok {
+		g.Members, g.Clients, g.State = 0, nil, "Empty"
+		w.f.groups[group] = g
+	}
+}
 
 // fakeEditor records every call. Plans come from a real edit.Editor over
 // the fixture's Store (so they hold real changes, writes and command
@@ -65,8 +139,9 @@ func (w *storeWriter) DeleteGroup(context.Context, string) error { return nil }
 type fakeEditor struct {
 	real *edit.Editor
 
-	mu    sync.Mutex
-	calls []string
+	mu       sync.Mutex
+	calls    []string
+	sinkReqs []edit.SinkRequest
 
 	state     string // what REST says; "" is unknown (no --connect-url)
 	tasks     int
@@ -120,6 +195,41 @@ func (e *fakeEditor) Plan(ctx context.Context, req edit.Request) (*edit.Plan, er
 	return p, nil
 }
 
+func (e *fakeEditor) PlanSink(ctx context.Context, req edit.SinkRequest) (*edit.Plan, error) {
+	e.record("plan-sink %s %s %s", req.Kind, req.Connector, req.Strategy.Kind)
+	e.mu.Lock()
+	e.sinkReqs = append(e.sinkReqs, req)
+	e.mu.Unlock()
+	if e.planErr != nil {
+		return nil, e.planErr
+	}
+	p, err := e.real.PlanSink(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if e.state != "" {
+		p.State, p.Tasks = e.state, e.tasks
+		p.Warnings = slices.DeleteFunc(p.Warnings, func(w string) bool { return strings.HasPrefix(w, "Connector state unknown") })
+		p.PathReason = ""
+	}
+	if e.restPath {
+		p.Path = edit.PathREST
+		p.PathReason = "PATCH /connectors/" + p.Connector + "/offsets"
+	}
+	return p, nil
+}
+
+func (e *fakeEditor) SinkRequests() []edit.SinkRequest {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]edit.SinkRequest(nil), e.sinkReqs...)
+}
+
+func (e *fakeEditor) CopyRequest(from, to string) (edit.Request, error) {
+	e.record("copy-request %s %s", from, to)
+	return e.real.CopyRequest(from, to)
+}
+
 func (e *fakeEditor) Check(context.Context, *edit.Plan) error {
 	e.record("check")
 	return nil
@@ -138,6 +248,9 @@ func (e *fakeEditor) Apply(ctx context.Context, p *edit.Plan) (edit.Result, erro
 
 func (e *fakeEditor) StopConnector(_ context.Context, name string) error {
 	e.record("stop %s", name)
+	if e.stopErr == nil {
+		e.real.Kafka.(*storeWriter).stopGroup(model.SinkGroupName(name, nil))
+	}
 	return e.stopErr
 }
 
@@ -260,8 +373,9 @@ func selectPartition(t *testing.T, m *Model, connector, what string) {
 
 // setField replaces a field's text, as a paste over a selection would.
 func setField(m *Model, i int, text string) {
-	m.form.fields[i].ta.SetValue(text)
-	m.form.validate()
+	f := m.form.(*editForm)
+	f.fields[i].ta.SetValue(text)
+	f.validate()
 }
 
 func TestEditOffsetValidatesPlansAndApplies(t *testing.T) {
@@ -286,7 +400,7 @@ func TestEditOffsetValidatesPlansAndApplies(t *testing.T) {
 	send(t, m, press("backspace", "backspace")...)
 	send(t, m, tea.PasteMsg{Content: `,"x":{"y":1}}`})
 	const nested = "Offsets may only contain primitive types as values, but field x contains MAP"
-	if err := m.form.fields[0].err; err == nil || err.Error() != nested {
+	if err := m.form.(*editForm).fields[0].err; err == nil || err.Error() != nested {
 		t.Fatalf("nested value: %v, want %q", err, nested)
 	}
 	requireContains(t, m, "✗ Offsets may only contain primitive types")
@@ -325,7 +439,7 @@ func TestEnterInsertsANewlineWhileTheJSONIsIncomplete(t *testing.T) {
 	if m.confirm != nil || m.busy != "" || len(ed.Calls()) > 0 {
 		t.Fatal("enter submitted incomplete JSON")
 	}
-	if v := m.form.fields[0].ta.Value(); v != "{\"incrementing\":\n" {
+	if v := m.form.(*editForm).fields[0].ta.Value(); v != "{\"incrementing\":\n" {
 		t.Fatalf("enter did not insert a newline: %q", v)
 	}
 	send(t, m, press("7", "}")...)
@@ -471,7 +585,7 @@ func TestReadOnlyEditKeysSayWhy(t *testing.T) {
 	}
 	openConnectorNamed(t, m, "jdbc-orders")
 	requireLacks(t, m, "e edit")
-	for _, k := range []string{"e", "x", "X", "n", "S", "R", "u"} {
+	for _, k := range []string{"e", "x", "X", "n", "S", "R", "u", "c"} {
 		send(t, m, press(k)...)
 		requireStatus(t, m, "read-only: started with --read-only")
 		if m.form != nil || m.confirm != nil || m.busy != "" {

@@ -20,24 +20,41 @@ const topic = "connect-offsets"
 type fixture struct {
 	store *model.Store
 	next  map[model.TopicPartition]int64
+	// groups is the latest poll of each sink group, for the fake Kafka
+	// side of the editor.
+	groups map[string]model.GroupPoll
 }
 
 func newFixture() *fixture {
 	s := model.NewStore(model.StoreOptions{})
 	s.SetTopicPartitions(topic, 25)
-	return &fixture{store: s, next: map[model.TopicPartition]int64{}}
+	return &fixture{store: s, next: map[model.TopicPartition]int64{}, groups: map[string]model.GroupPoll{}}
+}
+
+// setGroups records a poll of sink groups, as the lag poller does.
+func (f *fixture) setGroups(at time.Time, polls ...model.GroupPoll) {
+	f.store.SetGroups(at, polls)
+	f.groups = map[string]model.GroupPoll{}
+	for _, p := range polls {
+		f.groups[p.Group] = p
+	}
 }
 
 // rec builds a record; partition -1 places the key where murmur2 puts it,
 // as a worker would. A nil value is a tombstone.
 func (f *fixture) rec(at time.Time, key string, value *string, partition int) model.Record {
+	return f.recIn(topic, 25, at, key, value, partition)
+}
+
+// recIn is rec for another offsets topic of n partitions.
+func (f *fixture) recIn(topicName string, n int, at time.Time, key string, value *string, partition int) model.Record {
 	if partition < 0 {
-		partition = model.PartitionFor([]byte(key), 25)
+		partition = model.PartitionFor([]byte(key), n)
 	}
-	tp := model.TopicPartition{Topic: topic, Partition: partition}
+	tp := model.TopicPartition{Topic: topicName, Partition: partition}
 	off := f.next[tp]
 	f.next[tp] = off + 1
-	r := model.Record{Topic: topic, Partition: partition, Offset: off, Key: []byte(key), Time: at}
+	r := model.Record{Topic: topicName, Partition: partition, Offset: off, Key: []byte(key), Time: at}
 	if value != nil {
 		r.Value = []byte(*value)
 	}
@@ -46,6 +63,10 @@ func (f *fixture) rec(at time.Time, key string, value *string, partition int) mo
 
 func (f *fixture) put(at time.Time, key, value string) {
 	f.store.Ingest([]model.Record{f.rec(at, key, &value, -1)})
+}
+
+func (f *fixture) putIn(topicName string, n int, at time.Time, key, value string) {
+	f.store.Ingest([]model.Record{f.recIn(topicName, n, at, key, &value, -1)})
 }
 
 func (f *fixture) putAt(at time.Time, key, value string, partition int) {

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -13,6 +15,55 @@ import (
 	"koff/keymap"
 	"koff/model"
 )
+
+// formDialog is a dialog that leads to a planned edit: the offset editor,
+// the sink offsets form and the copy prompt. The root gives it the keys it
+// does not take itself (ctrl+c, esc) and plans what it submits.
+type formDialog interface {
+	setSize(w, h int)
+	view(spinner string) string
+	// update gives a paste or a cursor blink to the focused input.
+	update(msg tea.Msg) tea.Cmd
+	// key handles a key; a non-nil submission is the edit to plan.
+	key(msg tea.KeyPressMsg) (tea.Cmd, *submission)
+	// focusCmd focuses the input when the dialog opens.
+	focusCmd() tea.Cmd
+	state() *formState
+}
+
+// formState is what every form shares: whether its plan is in flight,
+// and the last plan's error, word for word.
+type formState struct {
+	planning bool
+	planErr  string
+}
+
+func (s *formState) state() *formState { return s }
+
+// submission is an edit a dialog asks for: plan runs inside a tea.Cmd, and
+// note, when set, tells the confirmation how the offsets were chosen.
+type submission struct {
+	label string
+	note  string
+	plan  func(ctx context.Context, ed Editor) (*edit.Plan, error)
+}
+
+// planRequest submits an edit.Request to Editor.Plan.
+func planRequest(req edit.Request) *submission {
+	return &submission{
+		label: fmt.Sprintf("planning %s of %s…", req.Kind, req.Connector),
+		plan:  func(ctx context.Context, ed Editor) (*edit.Plan, error) { return ed.Plan(ctx, req) },
+	}
+}
+
+// planSinkRequest submits an edit.SinkRequest to Editor.PlanSink.
+func planSinkRequest(req edit.SinkRequest, note string) *submission {
+	return &submission{
+		label: fmt.Sprintf("planning %s of %s: reading group offsets…", req.Kind, req.Connector),
+		note:  note,
+		plan:  func(ctx context.Context, ed Editor) (*edit.Plan, error) { return ed.PlanSink(ctx, req) },
+	}
+}
 
 // formField is one JSON input of the offset editor, validated as it is
 // typed with the same parser the edit pipeline uses.
@@ -54,8 +105,7 @@ type editForm struct {
 	known         map[string]bool // n: the connector's stored partitions, canonical
 	fields        []*formField
 	focus         int
-	planning      bool
-	planErr       string // the last plan's error, word for word
+	formState
 	help          help.Model
 	width, height int
 }
@@ -226,6 +276,25 @@ func (f *editForm) cycleFocus() tea.Cmd {
 	}
 	f.focus = (f.focus + 1) % len(f.fields)
 	return f.focusCmd()
+}
+
+// key: tab moves between fields, enter or ctrl+s submits valid JSON, and
+// enter on invalid JSON is a newline.
+func (f *editForm) key(msg tea.KeyPressMsg) (tea.Cmd, *submission) {
+	switch {
+	case key.Matches(msg, f.km.FormNext):
+		return f.cycleFocus(), nil
+	case key.Matches(msg, f.km.FormSubmit) && f.valid():
+		req, err := f.request()
+		if err != nil { // valid() parsed the same text: cannot happen
+			f.planErr = err.Error()
+			return nil, nil
+		}
+		return nil, planRequest(req)
+	case key.Matches(msg, f.km.FormSubmit) && !f.enterTypes(msg):
+		return nil, nil // ctrl+s on invalid JSON: the message under the field says why
+	}
+	return f.update(msg), nil
 }
 
 // enterTypes reports whether the key is the focused textarea's newline.

@@ -178,3 +178,51 @@ func TestGoldenEdit(t *testing.T) {
 		}
 	}
 }
+
+// goldenLag drive the dashboard on lagStore (every flush status, sinks
+// growing and shrinking, orphans, a connector with its own offsets topic)
+// with a fake editor.
+var goldenLag = []struct {
+	name  string
+	drive func(t *testing.T, f *fixture, ed *fakeEditor, m *Model)
+}{
+	{"connectors", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {}},
+	{"source_panel", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		openConnectorNamed(t, m, "inventory-connector")
+	}},
+	{"sink", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		openSinkNamed(t, m, "es-search")
+	}},
+	{"sink_form", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		openSinkNamed(t, m, "es-search")
+		send(t, m, press("e", "up", "up")...) // to timestamp
+		send(t, m, press("2025-11-29 18:00:00")...)
+	}},
+	{"sink_confirm", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		ed.state, ed.tasks = "RUNNING", 2
+		openSinkNamed(t, m, "es-search")
+		send(t, m, press("e")...)
+		m.form.(*sinkForm).input.SetValue("")
+		send(t, m, press("100", "tab")...) // below orders/0's log start
+		pressSettle(t, m, "enter")
+	}},
+	{"copy", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		selectConnector(t, m, "jdbc-old-orders")
+		send(t, m, press("c")...)
+		send(t, m, press("jdbc-orders-v2")...)
+	}},
+}
+
+func TestGoldenLag(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		for _, sc := range goldenLag {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
+				f, ed, m := lagModel(t, sz[0], sz[1])
+				sc.drive(t, f, ed, m)
+				out := screenText(m)
+				requireFits(t, out, sz[0], sz[1])
+				golden.RequireEqual(t, []byte(out))
+			})
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/table"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // sortOrder is one way of ordering a table's rows.
@@ -175,10 +176,16 @@ func (l *list[T]) sync(cols []table.Column, cells func(T) []string) {
 	rows := make([]table.Row, 0, len(vis))
 	for i, it := range vis {
 		mark := " "
+		row := cells(it)
 		if l.offset+i == l.cursor {
 			mark = "▶"
+			// The selection's own style colours the whole row: a cell's
+			// colour would end it midway. Glyphs and words stay.
+			for j := range row {
+				row[j] = ansi.Strip(row[j])
+			}
 		}
-		rows = append(rows, append(table.Row{mark}, cells(it)...))
+		rows = append(rows, append(table.Row{mark}, row...))
 	}
 	l.tbl.SetStyles(l.st.Table)
 	// Rows before columns would index columns the old set lacks.

@@ -1,7 +1,8 @@
 // Package ui is koff's terminal dashboard: a Bubble Tea root model and one
-// file per screen (connectors, source partitions, partition detail,
-// unparseable records) or dialog (offset editor, confirmation), all reading
-// a model.Store through the Source interface.
+// file per screen (connectors, source partitions, sink partitions,
+// partition detail, unparseable records) or dialog (offset editor, sink
+// offsets form, copy prompt, confirmation), all reading a model.Store
+// through the Source interface.
 //
 // It does no I/O in Update: the Store is fed by the tailer and the REST
 // poller elsewhere, the UI takes in-memory snapshots of it on a tick, and
@@ -38,6 +39,9 @@ type Source interface {
 	UnparseableRecords() []model.Unparseable
 	// REST is the latest poll of Connect's REST API (zero without one).
 	REST() model.RESTStatus
+	// SinkPartitions are a sink consumer group's topic-partitions with
+	// their committed and end offsets.
+	SinkPartitions(group string) []model.SinkPartitionRow
 }
 
 var _ Source = (*model.Store)(nil)
@@ -50,6 +54,9 @@ type Options struct {
 	Topics    []string
 	// Now is the clock for ages and sparklines (time.Now when nil).
 	Now func() time.Time
+	// FlushInterval is --flush-interval: the flush interval source
+	// connectors are judged against (0: estimated from their flushes).
+	FlushInterval time.Duration
 	// KeyMap is keymap.Default() when left zero.
 	KeyMap keymap.KeyMap
 	// Editor plans and applies offset edits and stops and resumes
@@ -92,8 +99,9 @@ type Model struct {
 	help      help.Model
 	progress  progress.Model
 
-	// At most one dialog is open: the offset editor or a confirmation.
-	form    *editForm
+	// At most one dialog is open: a form (offset editor, sink offsets,
+	// copy prompt) or a confirmation.
+	form    formDialog
 	confirm *confirmDialog
 	status  status
 	// busy names the job in flight ("" when none); jobSeq is its id.
@@ -130,7 +138,7 @@ func New(opts Options) *Model {
 	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.applyEditAvailability()
 	m.applyStyles()
-	m.stack = []screen{newConnectorsScreen(&m.km, m.styles)}
+	m.stack = []screen{newConnectorsScreen(&m.km, m.styles, opts.FlushInterval)}
 	m.refresh(m.opts.Now(), true)
 	m.layout()
 	return m
@@ -325,7 +333,9 @@ func (m *Model) handleAction(a action) {
 	topics := len(m.topics())
 	switch a := a.(type) {
 	case openConnector:
-		m.push(newPartitionsScreen(&m.km, m.styles, a.id, topics))
+		m.push(newPartitionsScreen(&m.km, m.styles, a.id, topics, m.opts.FlushInterval))
+	case openSink:
+		m.push(newSinkScreen(&m.km, m.styles, a.name))
 	case openPartition:
 		conn := model.ConnectorID{Topic: a.id.Topic}
 		if p, ok := m.top().(*partitionsScreen); ok {

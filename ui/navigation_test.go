@@ -169,9 +169,10 @@ func TestScrollPositionKeptAcrossLiveUpdates(t *testing.T) {
 	if got := markedRow(m); got != line {
 		t.Errorf("selected row moved on screen from line %d to %d", line, got)
 	}
-	// Re-sorting (oldest flush first reverses the rows) keeps it too.
+	// Re-sorting (by status, then oldest flush first: it reverses the
+	// rows) keeps it too.
 	send(t, m, press("s")...)
-	requireContains(t, m, "sort: last flush")
+	requireContains(t, m, "sort: status")
 	if got := selectedName(m); got != name {
 		t.Fatalf("sort moved the selection from %s to %s", name, got)
 	}
@@ -233,6 +234,8 @@ func TestFilterPartitionsByPartitionText(t *testing.T) {
 func TestSortCyclesConnectorOrders(t *testing.T) {
 	_, m := started(t, 80, 24)
 	for _, want := range []struct{ sort, first string }{
+		{"status (stalled first)", "jdbc-orders"}, // late: the only one not ok
+		{"lag (biggest first)", "file-source"},    // no sinks, no unflushed counts: by name
 		{"last flush (oldest first)", "jdbc-orders"},
 		{"partitions (most first)", "jdbc-orders"},
 		{"suspect (most first)", "file-source"},
@@ -485,7 +488,7 @@ func TestMultipleOffsetsTopicsShowTheTopic(t *testing.T) {
 	m := New(Options{Source: f.store, Bootstrap: "localhost:9092", Topics: []string{topic, "mm2-offsets"},
 		Now: func() time.Time { return t0 }})
 	send(t, m, size(100, 30))
-	requireContains(t, m, "connect-offsets (25) · mm2-offsets (5)", "OFFSETS TOPIC", "Connectors 5")
+	requireContains(t, m, "connect-offsets (25) · mm2-offsets (5)", "OFFSETS IN", "Connectors 5")
 	send(t, m, press("/", "m", "m", "2", "-", "o", "enter")...) // the filter matches topics too
 	requireContains(t, m, "jdbc-orders", "mm2-offsets")
 	send(t, m, press("enter")...)
@@ -498,10 +501,12 @@ func TestRESTStateColumnsHeaderAndTitle(t *testing.T) {
 	setREST(f)
 	send(t, m, tickMsg{})
 	requireContains(t, m, "Connect ● http://connect-1.prod.internal:8083 · version 3.7.1",
-		"STATE", "TASKS", "■ STOPPED", "‖ PAUSED", "– not in REST", "1/2 ✗1", "Connectors 6", "sink")
+		"STATE", "■ STOPPED", "‖ PAUSED", "⊘ orphaned", "● RUNNING ✗1", "Connectors 6", "sink", "– no group")
+	// Too narrow for a TASKS column: a failed task shows in the state.
+	requireLacks(t, m, "TASKS")
 
 	// Wide, the tasks are in Connect's words.
-	send(t, m, size(160, 48))
+	send(t, m, size(200, 48))
 	requireContains(t, m, "1 running, 1 failed", "4/4 running", "2 paused")
 
 	// The filter matches states too.

@@ -3,6 +3,7 @@ package ui
 import (
 	"cmp"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,8 @@ import (
 	"koff/model"
 )
 
-// partitionsScreen lists the source partitions of one connector.
+// partitionsScreen lists the source partitions of one connector, under a
+// panel of its flush lag.
 type partitionsScreen struct {
 	km            *keymap.KeyMap
 	st            *Styles
@@ -30,6 +32,16 @@ type partitionsScreen struct {
 	// false when it does not list it, restOn when koff has no REST view.
 	rest           model.ConnectorState
 	inREST, restOn bool
+
+	// The connector's row (its flushes, unflushed records, orphan mark),
+	// its flush lag at now, and the partitions that stopped advancing
+	// while it kept flushing (identity → how long).
+	interval time.Duration
+	conn     model.ConnectorRow
+	hasConn  bool
+	report   model.FlushReport
+	stale    map[string]model.PartitionRow
+	rates    rateCache
 }
 
 // partitionNeeds are the widths the rows need and the counts in the title,
@@ -63,12 +75,13 @@ func (s *partitionsScreen) measure() {
 	s.needs = n
 }
 
-func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, topics int) *partitionsScreen {
+func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, topics int, interval time.Duration) *partitionsScreen {
 	return &partitionsScreen{
-		km:     km,
-		st:     st,
-		id:     id,
-		topics: topics,
+		km:       km,
+		st:       st,
+		id:       id,
+		topics:   topics,
+		interval: interval,
 		list: newList(st, partitionIdentity,
 			func(r model.PartitionRow, q string) bool {
 				return strings.Contains(strings.ToLower(r.Partition), q) ||
@@ -120,8 +133,26 @@ func (s *partitionsScreen) refresh(src Source, now time.Time, reload bool) {
 		r := src.REST()
 		s.restOn = restAvailable(r)
 		s.rest, s.inREST = r.Connectors[s.id.Name]
+		s.conn, s.hasConn = model.ConnectorRow{}, false
+		for _, c := range src.Connectors() {
+			if c.ID == s.id && c.Type != "sink" {
+				s.conn, s.hasConn = c, true
+				break
+			}
+		}
+		s.rates.update(src, s.list.items, now)
+	}
+	s.report = judgeFlush(s.conn, now, s.interval)
+	s.stale = map[string]model.PartitionRow{}
+	for _, r := range model.StalePartitions(s.list.items, s.report, now) {
+		s.stale[partitionIdentity(r)] = r
 	}
 	s.sync()
+}
+
+// panelLines is how many lines the flush panel takes above the table.
+func (s *partitionsScreen) panelLines() int {
+	return len(s.panel())
 }
 
 // knownPartitions are the connector's stored source partitions, in
@@ -141,7 +172,7 @@ func (s *partitionsScreen) knownPartitions() map[string]bool {
 
 func (s *partitionsScreen) SetSize(width, height int) {
 	s.width, s.height = width, height
-	s.list.setSize(width, height-2)
+	s.list.setSize(width, height-2-s.panelLines())
 	s.sync()
 }
 
@@ -196,6 +227,35 @@ func tpText(r model.PartitionRow, short bool) string {
 	return r.ID.TopicPartition.String()
 }
 
+// staleText marks a source partition that stopped advancing while its
+// connector kept flushing.
+func staleText(d time.Duration) string { return "◌ not advancing " + shortDur(d) }
+
+// rowFlags is the FLAGS cell. Wide, it starts with "◌ not advancing";
+// narrow, the UPDATED cell carries the ◌ instead (updatedCell), so the
+// JSON keeps its room.
+func (s *partitionsScreen) rowFlags(r model.PartitionRow, wide bool) string {
+	f := flagsCell(r.Flags, wide)
+	_, stale := s.stale[partitionIdentity(r)]
+	d := s.now.Sub(r.Updated)
+	switch {
+	case !stale || !wide:
+		return f
+	case f == "":
+		return staleText(d)
+	}
+	return staleText(d) + " " + f
+}
+
+// updatedCell is how long ago the partition's offset last changed, with ◌
+// on a narrow screen when it stopped advancing while its connector flushes.
+func (s *partitionsScreen) updatedCell(r model.PartitionRow, wide bool) string {
+	if _, stale := s.stale[partitionIdentity(r)]; stale && !wide {
+		return "◌ " + age(s.now, r.Updated)
+	}
+	return age(s.now, r.Updated)
+}
+
 func tpCell(r model.PartitionRow, c partitionColumns) string {
 	if c.short { // a bare number: align it as one
 		return fitRight(tpText(r, true), c.tp)
@@ -229,6 +289,13 @@ func (s *partitionsScreen) columns() partitionColumns {
 	}
 	if c.wide {
 		c.flags = min(n.flagsWide, 40)
+	}
+	for _, r := range s.stale {
+		if c.wide {
+			c.flags = max(c.flags, min(ansi.StringWidth(s.rowFlags(r, c.wide)), 40))
+		} else {
+			c.updated = max(c.updated, ansi.StringWidth(s.updatedCell(r, c.wide)))
+		}
 	}
 	needP, needO := n.partition, n.offset
 	avail := s.width - (2 + c.tp + 1 + c.updated + 1 + c.flags + 1 + 2)
@@ -271,10 +338,10 @@ func (s *partitionsScreen) sync() {
 			truncateMiddle(r.Partition, c.partition),
 			truncate(offsetCell(r), c.offset),
 			tpCell(r, c),
-			fitRight(age(s.now, r.Updated), c.updated),
+			fitRight(s.updatedCell(r, c.wide), c.updated),
 		}
 		if c.flags > 0 {
-			cells = append(cells, flagsCell(r.Flags, c.wide))
+			cells = append(cells, s.rowFlags(r, c.wide))
 		}
 		return cells
 	})
@@ -297,6 +364,8 @@ func (s *partitionsScreen) View() string {
 		if tasks := restTasksCell(model.ConnectorRow{REST: s.rest, InREST: true}, w); tasks != "–" {
 			info = append(info, "tasks "+tasks)
 		}
+	case s.restOn && s.conn.Orphaned:
+		info = append(info, orphanedText)
 	case s.restOn:
 		info = append(info, notInREST)
 	}
@@ -307,12 +376,17 @@ func (s *partitionsScreen) View() string {
 	if suspect > 0 {
 		info = append(info, "⚠ "+count(suspect)+" suspect")
 	}
+	if n := len(s.stale); n > 0 {
+		info = append(info, "◌ "+count(n)+" not advancing")
+	}
 	title := titleLine(s.st, s.width, "Connectors › "+name, info, s.list.viewInfo())
 	empty := "No source partitions: the connector has no offsets in this topic."
 	if s.list.filter != "" && len(s.list.items) > 0 {
 		empty = fmt.Sprintf("No source partition contains %q.", s.list.filter)
 	}
-	return title + "\n" + s.list.view(empty)
+	parts := []string{title}
+	parts = append(parts, s.panel()...)
+	return strings.Join(append(parts, s.list.view(empty)), "\n")
 }
 
 // ShortHelp names the two common edits when editing is on; the unparseable
@@ -321,6 +395,9 @@ func (s *partitionsScreen) ShortHelp() []key.Binding {
 	keys := []key.Binding{s.km.Open, backBinding(s.km, s.list.filter, true), s.km.Filter, s.km.Sort}
 	if s.km.EditOffset.Enabled() {
 		keys = append(keys, short(s.km.EditOffset, "edit"), short(s.km.ResetOffset, "reset"))
+		if s.conn.Orphaned { // its offsets wait for a connector of its name
+			keys = append(keys, short(s.km.Copy, "copy to…"))
+		}
 	} else {
 		keys = append(keys, s.km.Unparseable)
 	}
@@ -329,5 +406,148 @@ func (s *partitionsScreen) ShortHelp() []key.Binding {
 
 func (s *partitionsScreen) FullHelp() [][]key.Binding {
 	return append(tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.list.filter, true), true, true),
-		[]key.Binding{s.km.EditOffset, s.km.ResetOffset, s.km.NewPartition, s.km.ResetAll, s.km.Stop, s.km.Resume, s.km.Undo})
+		[]key.Binding{s.km.EditOffset, s.km.ResetOffset, s.km.NewPartition, s.km.ResetAll, s.km.Copy, s.km.Stop, s.km.Resume, s.km.Undo})
+}
+
+// timelineSpan is how far back the connector screen's flush timeline and
+// progress rates look.
+const timelineSpan = 10 * time.Minute
+
+// panelMinHeight is the screen height below which the flush panel gives
+// its rows to the table.
+const panelMinHeight = 14
+
+// panel is the connector's flush lag above the table: status and why,
+// last flush and interval, unflushed records, flushes per minute and
+// progress, and a timeline of its flushes. It always takes the same
+// number of lines for a size, so the table's height does not jump.
+func (s *partitionsScreen) panel() []string {
+	if s.height < panelMinHeight {
+		return nil
+	}
+	st, rep, w := s.st, s.report, s.width
+	sep := st.Muted.Render(" · ")
+	status := st.flushStyle(rep.Status).Render(flushText(rep.Status)) + st.Muted.Render(": "+rep.Reason)
+	last := "last flush " + age(s.now, rep.Last)
+	interval := intervalText(rep)
+	if ansi.StringWidth(strings.Join([]string{status, last, interval}, sep)) > w { // say it briefly
+		interval = "every " + intervalCell(rep)
+	}
+	line1 := fitParts(w, sep, status, last, interval)
+
+	var unflushed string
+	switch {
+	case rep.Unflushed >= 0:
+		unflushed = plural(int(rep.Unflushed), "record", "records") + " unflushed"
+		if w >= 120 {
+			unflushed += " (a crash replays them)"
+		}
+	case len(s.conn.Topics) == 0:
+		unflushed = "unflushed: – (its topics are not known)"
+	default:
+		unflushed = "unflushed: – (not measured yet)"
+	}
+	perMin := plural(model.FlushesSince(s.conn.Flushes, s.now.Add(-time.Minute)), "flush/min", "flushes/min")
+	progress := "progress –"
+	if rates := s.rates.sum; len(rates) > 0 {
+		var rs []string
+		for _, r := range rates {
+			rs = append(rs, r.field+" "+rateText(r.rate))
+		}
+		progress = "progress " + strings.Join(rs, ", ")
+		if s.rates.skipped > 0 {
+			progress += fmt.Sprintf(" (the %s most recent partitions)", count(s.rates.counted))
+		}
+	}
+	line2 := truncate(strings.Join([]string{unflushed, perMin, progress}, sep), w)
+
+	buckets := model.FlushBuckets(s.conn.Flushes, s.now, timelineSpan, max(w, 1))
+	spark := st.Info.Render(sparkline(buckets))
+	middle := "records per flush, " + shortDur(timelineSpan/time.Duration(max(w, 1))) + " a cell"
+	if sum(buckets) == 0 {
+		middle = "no flush in the last " + shortDur(timelineSpan)
+	}
+	labels := st.Muted.Render(ends("−"+shortDur(timelineSpan), middle, "now", w))
+	return []string{line1, line2, spark, labels}
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// ends lays out a label at each end of a line of width w and one in the
+// middle, dropping the middle when there is no room for it.
+func ends(left, middle, right string, w int) string {
+	lw, mw, rw := ansi.StringWidth(left), ansi.StringWidth(middle), ansi.StringWidth(right)
+	if lw+mw+rw+4 > w {
+		return spread(left, right, w)
+	}
+	gap := w - lw - mw - rw
+	return left + strings.Repeat(" ", gap/2) + middle + strings.Repeat(" ", gap-gap/2) + right
+}
+
+// fitParts joins parts with sep in width w. When they do not fit, the
+// first part (a status and its reason) is cut so the facts after it stay.
+func fitParts(w int, sep string, parts ...string) string {
+	line := strings.Join(parts, sep)
+	if ansi.StringWidth(line) <= w {
+		return line
+	}
+	rest := sep + strings.Join(parts[1:], sep)
+	if room := w - ansi.StringWidth(rest); room >= 16 {
+		return ansi.Truncate(parts[0], room, "…") + rest
+	}
+	return ansi.Truncate(line, w, "…")
+}
+
+// maxRatePartitions bounds the histories read for the progress rate on a
+// reload: a connector can have many thousands of source partitions.
+const maxRatePartitions = 500
+
+// rateCache keeps each source partition's progress rates, recomputed only
+// for partitions that got a new record since the last reload (reading a
+// partition's history copies it), and their sum by field.
+type rateCache struct {
+	byID             map[string]rateEntry
+	sum              []fieldRate
+	counted, skipped int
+}
+
+type rateEntry struct {
+	recordOffset int64
+	rates        map[string]float64
+}
+
+// update sums the rates of the partitions updated within the timeline:
+// an older rate says nothing about progress now.
+func (c *rateCache) update(src Source, rows []model.PartitionRow, now time.Time) {
+	var recent []model.PartitionRow
+	for _, r := range rows {
+		if !r.Deleted && now.Sub(r.Updated) <= timelineSpan {
+			recent = append(recent, r)
+		}
+	}
+	sort.Slice(recent, func(i, j int) bool { return recent[i].Updated.After(recent[j].Updated) })
+	c.skipped = max(len(recent)-maxRatePartitions, 0)
+	recent = recent[:min(len(recent), maxRatePartitions)]
+	next := make(map[string]rateEntry, len(recent))
+	all := make([]map[string]float64, 0, len(recent))
+	for _, r := range recent {
+		id := partitionIdentity(r)
+		e, ok := c.byID[id]
+		if !ok || e.recordOffset != r.RecordOffset {
+			d, found := src.Partition(r.ID)
+			if !found {
+				continue
+			}
+			e = rateEntry{recordOffset: r.RecordOffset, rates: model.Rates(d.History)}
+		}
+		next[id] = e
+		all = append(all, e.rates)
+	}
+	c.byID, c.counted, c.sum = next, len(recent), sumRates(all)
 }

@@ -40,5 +40,6 @@ type action interface{}
 
 type (
 	openConnector struct{ id model.ConnectorID }
+	openSink      struct{ name string }
 	openPartition struct{ id model.PartitionID }
 )

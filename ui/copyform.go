@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"koff/edit"
+	"koff/keymap"
+)
+
+// copyForm is c: it asks which connector gets the selected connector's
+// offsets, the way an orphan's offsets reach the connector that replaces
+// it. The copy is planned (Editor.CopyRequest, then Plan) and confirmed
+// like any edit.
+type copyForm struct {
+	km   *keymap.KeyMap
+	st   *Styles
+	from string
+	// known are the connectors koff knows, true for those Connect lists.
+	known map[string]bool
+	input textinput.Model
+	note  string
+	err   error
+	formState
+	help          help.Model
+	width, height int
+}
+
+func newCopyForm(km *keymap.KeyMap, st *Styles, from string, known map[string]bool) *copyForm {
+	f := &copyForm{km: km, st: st, from: from, known: known, help: help.New()}
+	f.help.Styles = st.Help
+	f.input = textinput.New()
+	f.input.Prompt = "› "
+	f.input.Placeholder = "connector name"
+	f.input.SetStyles(st.Input)
+	f.validate()
+	return f
+}
+
+func (f *copyForm) focusCmd() tea.Cmd { return f.input.Focus() }
+
+func (f *copyForm) target() string { return strings.TrimSpace(f.input.Value()) }
+
+func (f *copyForm) validate() {
+	f.note, f.err = "", nil
+	to := f.target()
+	inREST, known := f.known[to]
+	switch {
+	case to == "":
+		f.err = errEmpty
+	case to == f.from:
+		f.err = errors.New("that is the connector the offsets come from")
+	case inREST:
+		f.note = to + " is in Connect: its offsets for the same source partitions are replaced"
+	case known:
+		f.note = to + " has offsets but is not in Connect: its offsets for the same source partitions are replaced"
+	default:
+		f.note = "no connector " + to + " yet: one created with this name starts from these offsets"
+	}
+}
+
+func (f *copyForm) key(msg tea.KeyPressMsg) (tea.Cmd, *submission) {
+	if key.Matches(msg, f.km.FormSubmit) {
+		f.validate()
+		if f.err != nil {
+			return nil, nil
+		}
+		from, to := f.from, f.target()
+		return nil, &submission{
+			label: fmt.Sprintf("planning a copy of %s's offsets to %s…", from, to),
+			plan: func(ctx context.Context, ed Editor) (*edit.Plan, error) {
+				req, err := ed.CopyRequest(from, to)
+				if err != nil {
+					return nil, err
+				}
+				return ed.Plan(ctx, req)
+			},
+		}
+	}
+	return f.update(msg), nil
+}
+
+func (f *copyForm) update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	f.input, cmd = f.input.Update(msg)
+	if _, ok := msg.(tea.KeyPressMsg); ok {
+		f.planErr = ""
+	}
+	f.validate()
+	return cmd
+}
+
+func (f *copyForm) setSize(w, h int) {
+	f.width, f.height = w, h
+	inner := w - dialogFrameW
+	f.input.SetWidth(max(inner-4, 4))
+	f.help.SetWidth(inner)
+}
+
+func (f *copyForm) view(spinner string) string {
+	inner := f.width - dialogFrameW
+	st := f.st
+	lines := []string{st.DialogTitle.Render("Copy offsets · " + f.from), ""}
+	lines = append(lines, indentWrap(st.Muted.Render("Every source offset of "+f.from+
+		" is written for the connector named below, as a planned edit you confirm. Its own offsets stay."), inner, "", 3)...)
+	var inConnect []string
+	for name, in := range f.known {
+		if in && name != f.from {
+			inConnect = append(inConnect, name)
+		}
+	}
+	if len(inConnect) > 0 {
+		sort.Strings(inConnect)
+		lines = append(lines, truncate(st.Label.Render("In Connect: ")+strings.Join(inConnect, ", "), inner))
+	}
+	lines = append(lines, "", st.FieldFocus.Render("Copy to connector"), f.input.View())
+	switch {
+	case f.err == errEmpty:
+		lines = append(lines, st.Muted.Render("  type the name of the connector that gets the offsets"))
+	case f.err != nil:
+		lines = append(lines, indentWrap(st.Bad.Render("✗ "+f.err.Error()), inner, "", 2)...)
+	default:
+		lines = append(lines, indentWrap(st.OK.Render("✓ ")+st.Muted.Render(f.note), inner, "", 2)...)
+	}
+	lines = append(lines, "")
+	submit := f.km.FormSubmit
+	submit.SetEnabled(f.err == nil)
+	keys := f.help.ShortHelpView([]key.Binding{submit, f.km.FormCancel})
+	switch {
+	case f.planning:
+		lines = append(lines, spinner+" planning: reading "+f.from+"'s offsets…")
+	case f.planErr != "":
+		lines = append(lines, indentWrap(st.Bad.Render("✗ "+f.planErr), inner, "", 4)...)
+		lines = append(lines, keys)
+	default:
+		lines = append(lines, keys)
+	}
+	return renderBox(st, f.width, f.height, lines)
+}

@@ -1,0 +1,243 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"koff/model"
+)
+
+// flushGlyph pairs each flush status with a glyph, so it reads without
+// colour.
+func flushGlyph(s model.FlushStatus) string {
+	switch s {
+	case model.FlushOK:
+		return "✓"
+	case model.FlushLate:
+		return "◷"
+	case model.FlushStalled:
+		return "✗"
+	case model.FlushIdle:
+		return "◌"
+	}
+	return "?"
+}
+
+// flushText is a flush status as shown: "✗ stalled".
+func flushText(s model.FlushStatus) string { return flushGlyph(s) + " " + string(s) }
+
+func (st *Styles) flushStyle(s model.FlushStatus) lipgloss.Style {
+	switch s {
+	case model.FlushOK:
+		return st.OK
+	case model.FlushLate:
+		return st.Warn
+	case model.FlushStalled:
+		return st.Bad
+	}
+	return st.Muted
+}
+
+// judgeFlush is the row's flush lag at now. A secondary copy (the
+// connector's tasks read its own offsets topic) that stopped flushing is
+// idle, not stalled: nothing is expected of it.
+func judgeFlush(r model.ConnectorRow, now time.Time, interval time.Duration) model.FlushReport {
+	rep := r.Flush(now, interval)
+	if !r.Authoritative() && (rep.Status == model.FlushStalled || rep.Status == model.FlushUnknown) {
+		rep.Status = model.FlushIdle
+		rep.Reason = "secondary copy: " + r.ID.Name + "'s tasks read " + r.OwnTopic
+	}
+	return rep
+}
+
+// joinFit joins parts with sep in width w, leaving out whole parts from
+// the end rather than cutting one.
+func joinFit(w int, sep string, parts ...string) string {
+	for n := len(parts); n > 1; n-- {
+		if s := strings.Join(parts[:n], sep); ansi.StringWidth(s) <= w {
+			return s
+		}
+	}
+	return truncate(parts[0], w)
+}
+
+// shortDur is a duration in its largest sensible unit: "800ms", "5s",
+// "90s", "12m", "3h".
+func shortDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d/time.Millisecond)
+	case d < 100*time.Second:
+		return fmt.Sprintf("%ds", int(math.Round(d.Seconds())))
+	case d < 100*time.Minute:
+		return fmt.Sprintf("%dm", int(math.Round(d.Minutes())))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(math.Round(d.Hours())))
+	}
+	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+}
+
+// intervalSources abbreviate FlushReport.IntervalSource for the table.
+var intervalSources = map[string]string{"configured": "cfg", "estimated": "est", "default": "def"}
+
+// intervalCell is the flush interval with where it comes from: "5s est".
+func intervalCell(r model.FlushReport) string {
+	if r.Interval <= 0 {
+		return "–"
+	}
+	src := intervalSources[r.IntervalSource]
+	if src == "" {
+		src = r.IntervalSource
+	}
+	return shortDur(r.Interval) + " " + src
+}
+
+// intervalText says the same in words, for the connector screen.
+func intervalText(r model.FlushReport) string {
+	switch r.IntervalSource {
+	case "configured":
+		return "every " + shortDur(r.Interval) + " (--flush-interval)"
+	case "estimated":
+		return "every " + shortDur(r.Interval) + " (estimated from its flushes)"
+	case "default":
+		return "every " + shortDur(r.Interval) + " (Connect's default: too few flushes to estimate)"
+	}
+	return "every " + shortDur(r.Interval)
+}
+
+// unflushedCell is the records a crash would replay, "–" when unknown.
+func unflushedCell(r model.FlushReport) string {
+	if r.Unflushed < 0 {
+		return "–"
+	}
+	return count(r.Unflushed)
+}
+
+// Sink lag trends, each with a glyph.
+func trendGlyph(trend string) string {
+	switch trend {
+	case "growing":
+		return "↑"
+	case "shrinking":
+		return "↓"
+	case "steady":
+		return "→"
+	}
+	return "?"
+}
+
+// sinkStatus is a sink's STATUS cell: its lag trend, or why there is none.
+func sinkStatus(s *model.SinkSummary) string {
+	switch {
+	case s == nil || s.At.IsZero() && s.Err == "":
+		return "– no group"
+	case s.Err != "":
+		return "✗ poll error"
+	case s.Trend == "":
+		return "? measuring"
+	}
+	return trendGlyph(s.Trend) + " " + s.Trend
+}
+
+func (st *Styles) sinkStyle(s *model.SinkSummary) lipgloss.Style {
+	switch {
+	case s == nil || s.At.IsZero() && s.Err == "":
+		return st.Muted
+	case s.Err != "":
+		return st.Bad
+	case s.Trend == "growing":
+		return st.Warn
+	case s.Trend == "shrinking", s.Trend == "steady":
+		return st.OK
+	}
+	return st.Muted
+}
+
+// lagCell is a sink's total lag, "–" before its group was polled.
+func lagCell(s *model.SinkSummary) string {
+	if s == nil || s.At.IsZero() {
+		return "–"
+	}
+	return count(s.TotalLag)
+}
+
+// catchUpCell is how long a sink takes to reach zero lag at its current
+// rate: "~3m", "never" while the lag grows, "–" when it has none to catch up.
+func catchUpCell(s *model.SinkSummary) string {
+	switch {
+	case s == nil || s.At.IsZero():
+		return "–"
+	case s.TotalLag == 0:
+		return "caught up"
+	case s.CatchUp > 0:
+		return "~" + shortDur(s.CatchUp)
+	case s.Trend == "growing":
+		return "never"
+	}
+	return "–"
+}
+
+// groupCell is the group's state and its number of members.
+func groupCell(s *model.SinkSummary) string {
+	if s == nil || s.At.IsZero() {
+		return "–"
+	}
+	state := s.State
+	if state == "" {
+		state = "?"
+	}
+	return fmt.Sprintf("%s (%d)", state, s.Members)
+}
+
+// rateText is a per-second rate in a few significant digits: "1,250/s",
+// "3.5/s", "0.02/s".
+func rateText(r float64) string {
+	switch {
+	case r >= 1000:
+		return count(int64(math.Round(r))) + "/s"
+	case r >= 10:
+		return fmt.Sprintf("%.0f/s", r)
+	case r >= 1:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", r), ".0") + "/s"
+	}
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", r), "0"), ".") + "/s"
+}
+
+// fieldRate is one numeric offset field's progress, summed over a
+// connector's source partitions.
+type fieldRate struct {
+	field string
+	rate  float64
+}
+
+// sumRates adds up per-partition rates by field, fastest first, leaving
+// out fields that did not move.
+func sumRates(rates []map[string]float64) []fieldRate {
+	sum := map[string]float64{}
+	for _, r := range rates {
+		for f, v := range r {
+			sum[f] += v
+		}
+	}
+	var out []fieldRate
+	for f, v := range sum {
+		if v > 0 {
+			out = append(out, fieldRate{f, v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].rate != out[j].rate {
+			return out[i].rate > out[j].rate
+		}
+		return out[i].field < out[j].field
+	})
+	return out
+}
