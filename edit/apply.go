@@ -27,9 +27,9 @@ func (r Result) Summary() string {
 	if n != 1 {
 		what += "s"
 	}
-	verb := "set"
-	if r.Plan.Kind == KindReset || r.Plan.Kind == KindResetAll {
-		verb = "reset"
+	verb := map[Kind]string{KindReset: "reset", KindResetAll: "reset", KindImport: "imported", KindUndo: "undid the last edit:", KindCopy: "copied"}[r.Plan.Kind]
+	if verb == "" {
+		verb = "set"
 	}
 	via := "offsets topic"
 	switch r.Plan.Path {

@@ -74,9 +74,15 @@ func (r ConnectorRow) Flush(now time.Time, configured time.Duration) FlushReport
 		in.Unflushed = r.Unflushed.Records
 	}
 	rep := AssessFlush(r.Flushes, now, in)
-	if r.Orphaned && rep.Status != FlushOK {
+	switch {
+	case rep.Status == FlushOK:
+	case r.Orphaned:
 		rep.Status = FlushIdle
-		rep.Reason = "orphaned: not in Connect; a new connector named " + r.ID.Name + " would resume from these offsets"
+		rep.Reason = "not in Connect: a new connector named " + r.ID.Name + " would resume from these offsets"
+	case !r.Authoritative():
+		// Copies in the worker's topic are best effort; nothing waits on them.
+		rep.Status = FlushIdle
+		rep.Reason = "secondary copy: its tasks read " + r.OwnTopic
 	}
 	return rep
 }
