@@ -70,13 +70,14 @@ func runDashboard(g *Globals, _ any, args []string, env Env) error {
 		ed.REST = rest
 	}
 	m := ui.New(ui.Options{
-		Source:    store,
-		Bootstrap: strings.Join(g.Bootstrap, ","),
-		Topics:    g.OffsetsTopics,
-		KeyMap:    keymap.Default(),
-		Editor:    ed,
-		REST:      rest != nil,
-		ReadOnly:  g.ReadOnly,
+		Source:        store,
+		Bootstrap:     strings.Join(g.Bootstrap, ","),
+		Topics:        g.OffsetsTopics,
+		KeyMap:        keymap.Default(),
+		Editor:        ed,
+		REST:          rest != nil,
+		FlushInterval: g.FlushInterval,
+		ReadOnly:      g.ReadOnly,
 	})
 	var opts []tea.ProgramOption
 	// no-color.org: any non-empty NO_COLOR means monochrome (colorprofile
