@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	charmlog "charm.land/log/v2"
+	"charm.land/ssh"
+	"charm.land/wish/v2"
+	rm "charm.land/wish/v2/recover"
+	"github.com/spf13/pflag"
+	gossh "golang.org/x/crypto/ssh"
+
+	"koff/connect"
+	"koff/edit"
+	"koff/ui"
+)
+
+type serveOptions struct {
+	listen      string
+	operators   string
+	viewers     string
+	hostKey     string
+	maxSessions int
+	idle        time.Duration
+}
+
+func init() {
+	register(&command{
+		name:    "serve",
+		args:    "--ssh-listen ADDR --authorized-keys FILE [--viewer-keys FILE] [--host-key FILE] [--max-sessions N] [--idle-timeout D]",
+		summary: "serve the dashboard over SSH: operators and read-only viewers by public key, one live view for all",
+		flags: func(fs *pflag.FlagSet) any {
+			o := &serveOptions{}
+			fs.StringVar(&o.listen, "ssh-listen", ":2222", "address the SSH server listens on")
+			fs.StringVar(&o.operators, "authorized-keys", "", "authorized_keys file of the operators, who may edit (required)")
+			fs.StringVar(&o.viewers, "viewer-keys", "", "authorized_keys file of read-only viewers")
+			fs.StringVar(&o.hostKey, "host-key", "", "the server's private key, generated (ed25519, mode 0600) if missing (default $XDG_STATE_HOME/koff/ssh_host_ed25519)")
+			fs.IntVar(&o.maxSessions, "max-sessions", 32, "sessions open at once; more are refused (0: no limit)")
+			fs.DurationVar(&o.idle, "idle-timeout", time.Hour, "end a session after this long without a key press (0: never)")
+			return o
+		},
+		run: runServe,
+	})
+}
+
+// Shutdown waits this long for sessions to say goodbye, and then as long
+// again for their clients to hang up before closing the connections (a
+// multiplexing client keeps its connection open).
+const shutdownGrace = 2 * time.Second
+
+func runServe(g *Globals, opts any, args []string, env Env) error {
+	o := opts.(*serveOptions)
+	if len(args) > 0 {
+		return usagef("serve takes no arguments, got %q", args[0])
+	}
+	if o.operators == "" {
+		return usagef("serve needs --authorized-keys FILE: the public keys of the operators")
+	}
+	if o.maxSessions < 0 || o.idle < 0 {
+		return usagef("--max-sessions and --idle-timeout must not be negative")
+	}
+	if !g.Demo {
+		if err := g.needBootstrap(); err != nil {
+			return err
+		}
+	}
+	defer g.close()
+	keys, err := loadKeyring(o.operators, o.viewers)
+	if err != nil {
+		return err
+	}
+	if o.hostKey == "" {
+		o.hostKey = defaultHostKeyPath(env.Getenv)
+	}
+	signer, created, err := loadHostKey(o.hostKey)
+	if err != nil {
+		return err
+	}
+	if created {
+		g.logf("generated host key %s", o.hostKey)
+	}
+	// Listen before starting anything else: a port in use fails at once.
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return fmt.Errorf("--ssh-listen: %w", err)
+	}
+	defer ln.Close()
+	// wish's bubbletea middleware logs through charm's default logger;
+	// send it to --log-file (or nowhere) like everything else.
+	charmlog.SetOutput(g.logger.Writer())
+
+	ctx, stop := signal.NotifyContext(env.Context, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if g.Demo {
+		c, err := startDemo(ctx, g, "127.0.0.1:0", "127.0.0.1:0", time.Minute)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		g.Bootstrap = []string{c.Bootstrap()}
+		g.OffsetsTopics = []string{c.OffsetsTopic()}
+		g.ConnectURL = c.ConnectURL()
+	}
+	rest, err := g.connectClient()
+	if err != nil {
+		return err
+	}
+	obs := observe(ctx, g, rest)
+	defer obs.stop()
+	obs.run()
+
+	s := newSessionServer(g, o, keys, obs, rest, g.auditPath(env))
+	srv, err := wish.NewServer(
+		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
+		wish.WithPublicKeyAuth(s.authorize),
+		// The connection-level timeout (no traffic either way) drops dead
+		// clients; it runs a minute behind the sessions' own, which count
+		// key presses and say goodbye.
+		wish.WithIdleTimeout(transportIdle(o.idle)),
+		wish.WithMiddleware(rm.MiddlewareWithLogger(g.logger, s.middleware()...)),
+	)
+	if err != nil {
+		return fmt.Errorf("ssh server: %w", err)
+	}
+	srv.HandshakeTimeout = time.Minute // a client that never finishes logging in
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(env.Stdout, "koff serve: listening on %s (host key %s); connect with: %s\n",
+		ln.Addr(), gossh.FingerprintSHA256(signer.PublicKey()), sshCommand(ln.Addr().String()))
+	g.logf("ssh listening on %s", ln.Addr())
+
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		return fmt.Errorf("ssh server: %w", err)
+	}
+	return s.stop(srv, served)
+}
+
+// newSessionServer wires the sessions to the one observer: its Store for
+// every dashboard, and a base Editor on it for every session to copy.
+func newSessionServer(g *Globals, o *serveOptions, keys *keyring, obs *observer, rest *connect.Client, audit string) *sessionServer {
+	s := &sessionServer{
+		g: g, keys: keys, maxSessions: o.maxSessions, idle: o.idle,
+		sessions: map[ssh.Session]*liveSession{},
+		shutdown: make(chan struct{}),
+		ui: ui.Options{
+			Source:    obs.store,
+			Bootstrap: strings.Join(g.Bootstrap, ","),
+			Topics:    g.OffsetsTopics,
+			REST:      rest != nil,
+		},
+		base: edit.Editor{
+			Store:       obs.store,
+			Kafka:       g.kafkaConfig(),
+			TopicSource: obs.tailer.Topics,
+			ReadOnly:    g.ReadOnly,
+			Audit:       &edit.AuditLog{Path: audit},
+			Cmd:         edit.CommandLine{Globals: g.shownGlobals(rest)},
+		},
+	}
+	if rest != nil { // a nil *connect.Client in the interface would not be nil
+		s.base.REST = rest
+	}
+	return s
+}
+
+// stop ends every session with a message, waits for clients to hang up
+// (closing the connections of those that do not), then lets the deferred
+// stops end the observer and the demo.
+func (s *sessionServer) stop(srv *ssh.Server, served <-chan error) error {
+	s.mu.Lock()
+	n := s.active
+	s.mu.Unlock()
+	s.g.logf("shutting down: %d sessions", n)
+	s.beginShutdown()
+	ended := make(chan struct{})
+	go func() { s.wg.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(shutdownGrace):
+		s.g.logf("ssh shutdown: sessions still running after %s", shutdownGrace)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		s.g.logf("ssh shutdown: %v; closing the remaining connections", err)
+		srv.Close()
+	}
+	<-ended // with its connection closed, a session's program stops
+	if err := <-served; err != nil && !errors.Is(err, ssh.ErrServerClosed) {
+		return fmt.Errorf("ssh server: %w", err)
+	}
+	return nil
+}
+
+func transportIdle(idle time.Duration) time.Duration {
+	if idle == 0 {
+		return 0
+	}
+	return idle + time.Minute
+}
+
+// sshCommand is how to reach the server: the listen host, or this
+// machine's name when it listens on every interface.
+func sshCommand(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "ssh " + addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		if h, err := os.Hostname(); err == nil && h != "" {
+			host = h
+		}
+	}
+	if port == "22" {
+		return "ssh " + host
+	}
+	return fmt.Sprintf("ssh -p %s %s", port, host)
+}
