@@ -101,7 +101,7 @@ func (s *sessionServer) identify(next ssh.Handler) ssh.Handler {
 		fp := gossh.FingerprintSHA256(pk)
 		r := s.keys.role(pk)
 		if sess.Permissions().Extensions[fpExtension] != fp || r == roleNone {
-			s.refuse(sess, "Permission denied: this key is not authorized", "key mismatch fp="+fp)
+			s.refuse(sess, "Permission denied: this key is not authorized", "not the accepted key, or unknown: fp="+fp)
 			return
 		}
 		ls := &liveSession{user: sess.User(), fp: fp, remote: sess.RemoteAddr().String(), role: r, start: time.Now(), done: make(chan struct{})}
@@ -159,7 +159,7 @@ func (s *sessionServer) requirePTY(next ssh.Handler) ssh.Handler {
 			return
 		}
 		if cmd := sess.RawCommand(); cmd != "" {
-			s.refuse(sess, "koff serve runs no commands, only the dashboard: connect with ssh -t and no command", "command "+fmt.Sprintf("%q", cmd)+": "+s.session(sess).String())
+			s.refuse(sess, "koff serve runs no commands, only the dashboard: connect with ssh -t and no command", fmt.Sprintf("command %q: %s", cmd, s.session(sess)))
 			return
 		}
 		next(sess)
