@@ -17,18 +17,27 @@ type demoClusterOptions struct {
 	kafkaListen   string
 	connectListen string
 	stallAfter    time.Duration
+	sasl          string // mechanism; "" = no SASL
+	saslUser      string
+	tlsDir        string
+	tlsClientAuth bool
+	fs            *pflag.FlagSet // to refuse client-only security flags
 }
 
 func init() {
 	register(&command{
 		name:    "demo-cluster",
-		args:    "[--kafka-listen ADDR] [--connect-listen ADDR]",
+		args:    "[--kafka-listen ADDR] [--connect-listen ADDR] [--sasl MECH --sasl-user U --sasl-password-file F] [--tls-dir DIR [--tls-client-auth]]",
 		summary: "run the embedded demo Kafka cluster and simulated Connect workers, headless, until interrupted",
 		flags: func(fs *pflag.FlagSet) any {
-			o := &demoClusterOptions{}
+			o := &demoClusterOptions{fs: fs}
 			fs.StringVar(&o.kafkaListen, "kafka-listen", "127.0.0.1:9092", "address the embedded broker listens on")
 			fs.StringVar(&o.connectListen, "connect-listen", "127.0.0.1:8083", "address the Connect REST emulator listens on (empty: none)")
 			fs.DurationVar(&o.stallAfter, "stall-after", time.Minute, "when the jdbc-legacy connector stops flushing")
+			fs.StringVar(&o.sasl, "sasl", "", "require SASL on the broker: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (password from --sasl-password-file or env KOFF_SASL_PASSWORD)")
+			fs.StringVar(&o.saslUser, "sasl-user", "koff", "the SASL user the broker accepts (a superuser)")
+			fs.StringVar(&o.tlsDir, "tls-dir", "", "serve Kafka and the REST emulator over TLS with a CA and certificates made in DIR (ca.pem, server.pem, client.pem; kept if already there)")
+			fs.BoolVar(&o.tlsClientAuth, "tls-client-auth", false, "with --tls-dir, require client certificates (client.pem) on Kafka and REST")
 			return o
 		},
 		run: runDemoCluster,
@@ -40,30 +49,21 @@ func runDemoCluster(g *Globals, opts any, args []string, env Env) error {
 	if len(args) > 0 {
 		return usagef("demo-cluster takes no arguments, got %q", args[0])
 	}
+	sec, err := o.security(g)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(env.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	c, err := startDemo(ctx, g, o.kafkaListen, o.connectListen, o.stallAfter)
+	c, err := startDemoWith(ctx, g, demo.Options{
+		KafkaListen: o.kafkaListen, ConnectListen: o.connectListen, StallAfter: o.stallAfter,
+		SASL: sec.sasl, TLSDir: o.tlsDir, TLSClientAuth: o.tlsClientAuth, ConnectAuth: sec.rest,
+	})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	flush := g.FlushInterval
-	if flush == 0 {
-		flush = demoFlushInterval
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "koff demo cluster\n  kafka:       %s\n", c.Bootstrap())
-	if u := c.ConnectURL(); u != "" {
-		fmt.Fprintf(&b, "  connect:     %s (REST emulator)\n", u)
-	}
-	fmt.Fprintf(&b, "  offsets:     %s (25 partitions, compacted)\n  connectors:  %s\n  flush:       every %s\n\n", c.OffsetsTopic(), strings.Join(c.Connectors(), ", "), flush)
-	connectFlag := ""
-	if u := c.ConnectURL(); u != "" {
-		connectFlag = " --connect-url " + u
-	}
-	fmt.Fprintf(&b, "try:  koff -b %s%s\n      koff get -b %s -o json\n      kcat -b %s -C -t %s -f '%%p %%k %%s\\n' -e\n\nPress Ctrl+C to stop.\n",
-		c.Bootstrap(), connectFlag, c.Bootstrap(), c.Bootstrap(), c.OffsetsTopic())
-	fmt.Fprint(env.Stdout, b.String())
+	fmt.Fprint(env.Stdout, demoBanner(g, c, sec))
 	<-ctx.Done()
 	return nil
 }
@@ -71,17 +71,49 @@ func runDemoCluster(g *Globals, opts any, args []string, env Env) error {
 const demoFlushInterval = 5 * time.Second
 
 func startDemo(ctx context.Context, g *Globals, listen, connectListen string, stallAfter time.Duration) (*demo.Cluster, error) {
+	return startDemoWith(ctx, g, demo.Options{KafkaListen: listen, ConnectListen: connectListen, StallAfter: stallAfter})
+}
+
+func startDemoWith(ctx context.Context, g *Globals, o demo.Options) (*demo.Cluster, error) {
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	c, err := demo.Start(sctx, demo.Options{
-		KafkaListen:   listen,
-		ConnectListen: connectListen,
-		FlushInterval: g.FlushInterval,
-		StallAfter:    stallAfter,
-		Logf:          g.logf,
-	})
+	o.FlushInterval, o.Logf = g.FlushInterval, g.logf
+	c, err := demo.Start(sctx, o)
 	if err != nil {
 		return nil, fmt.Errorf("start demo cluster: %w", err)
 	}
 	return c, nil
+}
+
+// demoBanner says where everything is and how to connect koff and kcat,
+// naming the password file (never the password).
+func demoBanner(g *Globals, c *demo.Cluster, sec demoSecurity) string {
+	flush := g.FlushInterval
+	if flush == 0 {
+		flush = demoFlushInterval
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "koff demo cluster\n  kafka:       %s", c.Bootstrap())
+	if sec.desc != "" {
+		fmt.Fprintf(&b, " (%s)", sec.desc)
+	}
+	b.WriteString("\n")
+	if u := c.ConnectURL(); u != "" {
+		fmt.Fprintf(&b, "  connect:     %s (REST emulator%s)\n", u, sec.restDesc)
+	}
+	if f := c.TLS(); f != nil {
+		fmt.Fprintf(&b, "  tls:         %s (ca.pem, server.pem, client.pem)\n", f.Dir)
+	}
+	fmt.Fprintf(&b, "  offsets:     %s (25 partitions, compacted)\n  connectors:  %s\n  flush:       every %s\n\n", c.OffsetsTopic(), strings.Join(c.Connectors(), ", "), flush)
+	flags := strings.Join(append(sec.koffFlags(), sec.connectFlags(c.ConnectURL())...), " ")
+	if flags != "" {
+		flags = " " + flags
+	}
+	kcat := strings.Join(sec.kcatFlags(), " ")
+	if kcat != "" {
+		kcat = " " + kcat
+	}
+	fmt.Fprintf(&b, "try:  koff -b %s%s\n      koff get -b %s%s -o json\n      kcat -b %s%s -C -t %s -f '%%p %%k %%s\\n' -e\n\nPress Ctrl+C to stop.\n",
+		c.Bootstrap(), flags, c.Bootstrap(), flags, c.Bootstrap(), kcat, c.OffsetsTopic())
+	return b.String()
 }

@@ -28,12 +28,29 @@ type Globals struct {
 	ConnectUser         string
 	ConnectPasswordFile string
 	ConnectCA           string
+	ConnectTokenFile    string
+	ConnectCert         string
+	ConnectKey          string
 	AuditLog            string
 	ConnectorTopics     []string
 
-	env     Env
-	logger  *log.Logger
-	logFile *os.File
+	// Kafka client security (security.go); secrets come only from
+	// files or the environment, never from a flag ps(1) would show.
+	CommandConfig      string
+	TLS                bool
+	TLSCA              string
+	TLSCert            string
+	TLSKey             string
+	InsecureSkipVerify bool
+	SASLMechanism      string
+	SASLUsername       string
+	SASLPasswordFile   string
+
+	env      Env
+	logger   *log.Logger
+	logFile  *os.File
+	security *kafka.Security // built by finish; nil is PLAINTEXT
+	clientID string          // client.id from --command-config
 }
 
 func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
@@ -55,6 +72,7 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	fs.BoolVar(&g.ReadOnly, "read-only", false, "never write: every edit is refused")
 	fs.StringVar(&g.AuditLog, "audit-log", "", "audit log of edits (default $XDG_STATE_HOME/koff/audit.jsonl)")
 	fs.StringArrayVar(&g.ConnectorTopics, "connector-topics", nil, "NAME=TOPIC[,TOPIC] topics a source connector writes, for unflushed records without REST (repeatable)")
+	addSecurityFlags(fs, g)
 	return g
 }
 
@@ -97,6 +115,10 @@ func (g *Globals) finish(fs *pflag.FlagSet) error {
 		g.logFile = f
 		g.logger.SetOutput(f)
 	}
+	if err := g.loadSecurity(fs); err != nil {
+		g.close()
+		return err
+	}
 	return nil
 }
 
@@ -108,25 +130,40 @@ func (g *Globals) needBootstrap() error {
 	return nil
 }
 
+// kafkaConfig is how every Kafka client of this run connects, with the
+// TLS and SASL of --command-config and the flags.
 func (g *Globals) kafkaConfig() kafka.Config {
-	return kafka.Config{Brokers: g.Bootstrap, ClientID: "koff"}
+	id := g.clientID
+	if id == "" {
+		id = "koff"
+	}
+	return kafka.Config{Brokers: g.Bootstrap, ClientID: id, Security: g.security}
 }
 
 // connectClient builds the REST client, or nil without --connect-url.
 func (g *Globals) connectClient() (*connect.Client, error) {
 	if g.ConnectURL == "" {
-		if g.ConnectUser != "" || g.ConnectPasswordFile != "" || g.ConnectCA != "" {
-			return nil, usagef("--connect-user, --connect-password-file and --connect-ca need --connect-url")
+		if g.ConnectUser != "" || g.ConnectPasswordFile != "" || g.ConnectCA != "" || g.ConnectTokenFile != "" || g.ConnectCert != "" || g.ConnectKey != "" {
+			return nil, usagef("--connect-user, --connect-password-file, --connect-token-file, --connect-ca, --connect-cert and --connect-key need --connect-url")
 		}
 		return nil, nil
 	}
-	cfg := connect.Config{URL: g.ConnectURL, User: g.ConnectUser, CAFile: g.ConnectCA}
+	cfg := connect.Config{URL: g.ConnectURL, User: g.ConnectUser, CAFile: g.ConnectCA, CertFile: g.ConnectCert, KeyFile: g.ConnectKey}
 	if g.ConnectPasswordFile != "" {
 		b, err := os.ReadFile(g.ConnectPasswordFile)
 		if err != nil {
 			return nil, fmt.Errorf("--connect-password-file: %w", err)
 		}
 		cfg.Password = strings.TrimRight(string(b), "\r\n")
+	}
+	if g.ConnectTokenFile != "" {
+		b, err := os.ReadFile(g.ConnectTokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("--connect-token-file: %w", err)
+		}
+		if cfg.Token = strings.TrimSpace(string(b)); cfg.Token == "" {
+			return nil, usagef("--connect-token-file: %s is empty", g.ConnectTokenFile)
+		}
 	}
 	c, err := connect.New(cfg)
 	if err != nil {
@@ -144,8 +181,11 @@ func (g *Globals) shownGlobals(c *connect.Client) []string {
 			out = append(out, "--offsets-topic", t)
 		}
 	}
+	out = append(out, g.shownSecurity()...)
 	if c != nil {
 		out = append(out, "--connect-url", c.URL())
+		out = appendSet(out, "--connect-user", g.ConnectUser, "--connect-password-file", g.ConnectPasswordFile,
+			"--connect-token-file", g.ConnectTokenFile, "--connect-ca", g.ConnectCA, "--connect-cert", g.ConnectCert, "--connect-key", g.ConnectKey)
 	}
 	return out
 }

@@ -37,6 +37,48 @@ type Config struct {
 	Password string        // basic auth password (read by the caller from --connect-password-file)
 	CAFile   string        // PEM CA bundle for https (custom CA); system roots otherwise
 	Timeout  time.Duration // per call; DefaultTimeout when zero
+	// Token is a bearer token (read by the caller from
+	// --connect-token-file), sent as "Authorization: Bearer …". It and
+	// basic auth exclude each other: a request carries one Authorization.
+	Token string
+	// CertFile and KeyFile are a PEM client certificate and its key, for
+	// mTLS; KeyFile may be empty when CertFile holds the key too.
+	CertFile, KeyFile string
+}
+
+// String describes the config without its secrets, so printing one (even
+// with %+v) cannot leak a password or token.
+func (c Config) String() string {
+	s := "connect.Config{URL: " + redactURL(c.URL)
+	if c.User != "" {
+		s += ", User: " + c.User
+	}
+	if c.Password != "" {
+		s += ", Password: [redacted]"
+	}
+	if c.Token != "" {
+		s += ", Token: [redacted]"
+	}
+	if c.CAFile != "" {
+		s += ", CAFile: " + c.CAFile
+	}
+	if c.CertFile != "" {
+		s += ", CertFile: " + c.CertFile + ", KeyFile: " + c.KeyFile
+	}
+	return s + "}"
+}
+
+// GoString is String, for %#v.
+func (c Config) GoString() string { return c.String() }
+
+func redactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	if strings.Contains(raw, "@") {
+		return "[unparsable URL with credentials]"
+	}
+	return raw
 }
 
 // Client talks to one Connect cluster. It is safe for concurrent use.
@@ -46,6 +88,7 @@ type Client struct {
 	user     string
 	password string
 	hasAuth  bool
+	token    string
 	timeout  time.Duration
 	http     *http.Client
 }
@@ -102,6 +145,9 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("--connect-password-file: a password needs a user (--connect-user, or user@ in --connect-url)")
 	}
 	c.hasAuth = c.user != ""
+	if c.token = strings.TrimSpace(cfg.Token); c.token != "" && c.hasAuth {
+		return nil, errors.New("--connect-token-file: give a bearer token or basic auth (--connect-user, user@ in --connect-url), not both")
+	}
 
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
@@ -110,7 +156,7 @@ func New(cfg Config) (*Client, error) {
 	u.User = nil
 	c.base = u.String()
 
-	tr, err := transport(u.Scheme, cfg.CAFile)
+	tr, err := transport(u.Scheme, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +201,8 @@ func (c *Client) do(parent context.Context, method, path string, body []byte) ([
 	}
 	if c.hasAuth {
 		req.SetBasicAuth(c.user, c.password)
+	} else if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 
 	resp, err := c.http.Do(req)

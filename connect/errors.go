@@ -182,6 +182,11 @@ func reason(err error) string {
 		return "TLS " + strings.TrimPrefix(invalid.Error(), "x509: ")
 	case errors.As(err, &verifyErr):
 		return "TLS certificate rejected: " + strings.TrimPrefix(verifyErr.Err.Error(), "x509: ")
+	case strings.Contains(err.Error(), "remote error: tls: certificate required"):
+		return "TLS: Kafka Connect requires a client certificate (give --connect-cert and --connect-key)"
+	case strings.Contains(err.Error(), "remote error: tls: "):
+		msg := err.Error()
+		return "TLS: Kafka Connect refused the client certificate (" + msg[strings.Index(msg, "remote error: "):] + ")"
 	case errors.As(err, &header):
 		return "the server does not speak TLS (try http:// instead of https://)"
 	case strings.HasSuffix(err.Error(), "server gave HTTP response to HTTPS client"):

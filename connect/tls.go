@@ -7,28 +7,40 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 )
 
 // transport is a clone of http.DefaultTransport (so proxies from the
 // environment still work on jump hosts) with koff's TLS settings for https.
-func transport(scheme, caFile string) (*http.Transport, error) {
+func transport(scheme string, cfg Config) (*http.Transport, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if scheme != "https" {
-		if caFile != "" {
-			// Silently ignoring it would let an operator believe the link is TLS.
+		// Silently ignoring TLS files would let an operator believe the
+		// link is TLS.
+		switch {
+		case cfg.CAFile != "":
 			return nil, errors.New("--connect-ca: given, but --connect-url is http://, not https://")
+		case cfg.CertFile != "" || cfg.KeyFile != "":
+			return nil, errors.New("--connect-cert: given, but --connect-url is http://, not https://")
 		}
 		return tr, nil
 	}
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if caFile != "" {
-		pool, err := loadCA(caFile)
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if cfg.CAFile != "" {
+		pool, err := loadCA(cfg.CAFile)
 		if err != nil {
 			return nil, err
 		}
-		cfg.RootCAs = pool
+		tc.RootCAs = pool
 	}
-	tr.TLSClientConfig = cfg
+	if cfg.CertFile != "" || cfg.KeyFile != "" {
+		cert, err := loadClientCert(cfg.CertFile, cfg.KeyFile)
+		if err != nil {
+			return nil, err
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	tr.TLSClientConfig = tc
 	return tr, nil
 }
 
@@ -44,4 +56,29 @@ func loadCA(file string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("--connect-ca: no PEM certificates in %s", file)
 	}
 	return pool, nil
+}
+
+// loadClientCert reads the mTLS certificate; without a key file the
+// certificate file must hold the key as well. Messages name the files,
+// never their contents.
+func loadClientCert(certFile, keyFile string) (tls.Certificate, error) {
+	if certFile == "" {
+		return tls.Certificate{}, errors.New("--connect-key needs --connect-cert")
+	}
+	if keyFile == "" {
+		cert, err := tls.LoadX509KeyPair(certFile, certFile)
+		if err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
+			return cert, fmt.Errorf("--connect-cert %s: no usable private key in it; give --connect-key", certFile)
+		}
+		keyFile = certFile
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "tls: ")
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+			msg = err.Error()
+		}
+		return tls.Certificate{}, fmt.Errorf("--connect-cert %s / --connect-key %s: %s", certFile, keyFile, msg)
+	}
+	return cert, nil
 }

@@ -24,6 +24,7 @@ type Broker struct {
 	fake  *kfake.Cluster
 	ln    *trackingListener
 	admin *kgo.Client
+	sec   *security
 
 	closeOnce sync.Once
 }
@@ -32,14 +33,24 @@ type Broker struct {
 // ("127.0.0.1:0" when empty). The broker advertises the listener's own
 // address in metadata, so clients must be able to reach that address.
 func StartBroker(listen string) (*Broker, error) {
-	return startBroker(listen, nil)
+	return StartBrokerWith(BrokerOptions{Listen: listen})
 }
 
-func startBroker(listen string, logf func(string, ...any)) (*Broker, error) {
+// StartBrokerWith starts an empty broker with SASL and/or TLS: what
+// StartBroker does, secured as o says.
+func StartBrokerWith(o BrokerOptions) (*Broker, error) {
+	sec, err := newSecurity(o)
+	if err != nil {
+		return nil, err
+	}
+	return startBroker(o.Listen, o.Logf, sec)
+}
+
+func startBroker(listen string, logf func(string, ...any), sec *security) (*Broker, error) {
 	if listen == "" {
 		listen = defaultListen
 	}
-	b := &Broker{}
+	b := &Broker{sec: sec}
 	// kfake always asks for 127.0.0.1:<port>; ListenFn lets us listen where
 	// the caller wants and keep hold of every accepted connection, so Close
 	// can drop clients that never hang up (kfake leaves that to them).
@@ -59,18 +70,25 @@ func startBroker(listen string, logf func(string, ...any)) (*Broker, error) {
 	if logf != nil {
 		opts = append(opts, kfake.WithLogger(kfakeLogger{logf}))
 	}
+	opts = append(opts, sec.fake...)
 	fake, err := kfake.NewCluster(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("start broker on %s: %w", listen, err)
 	}
 	b.fake = fake
-	admin, err := kgo.NewClient(kgo.SeedBrokers(b.Bootstrap()), kgo.WithLogger(kgoLogger{logf}))
+	admin, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(b.Bootstrap()), kgo.WithLogger(kgoLogger{logf})}, sec.client...)...)
 	if err != nil {
 		b.fake.Close()
 		b.ln.closeConns()
 		return nil, fmt.Errorf("admin client: %w", err)
 	}
 	b.admin = admin
+	if sec.sasl != nil {
+		if err := advertiseHandshakeV0(fake, admin); err != nil {
+			b.Close()
+			return nil, err
+		}
+	}
 	return b, nil
 }
 

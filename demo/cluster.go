@@ -39,6 +39,18 @@ type Options struct {
 	// endpoint, before 3.6 no PATCH or DELETE of offsets.
 	// DefaultConnectVersion when empty.
 	ConnectVersion string
+	// SASL, when set, makes the broker require SASL; the simulated
+	// workers and the REST emulator authenticate as this user too.
+	SASL *SASL
+	// TLSDir, when set, serves the broker and the REST emulator over TLS
+	// with the certificates WriteTLS makes (or finds) in it.
+	TLSDir string
+	// TLSClientAuth requires client certificates signed by the TLSDir CA
+	// on the broker and the REST emulator.
+	TLSClientAuth bool
+	// ConnectAuth, when set, makes the REST emulator require these
+	// credentials (401 otherwise).
+	ConnectAuth *ConnectAuth
 	// Logf receives diagnostics from many goroutines at once, so it must be
 	// safe for concurrent use; nil discards them. The package never prints
 	// to stdout or stderr itself.
@@ -94,7 +106,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	b, err := startBroker(opts.KafkaListen, logf)
+	sec, err := newSecurity(BrokerOptions{Listen: opts.KafkaListen, SASL: opts.SASL, TLSDir: opts.TLSDir, TLSClientAuth: opts.TLSClientAuth})
+	if err != nil {
+		return nil, err
+	}
+	b, err := startBroker(opts.KafkaListen, logf, sec)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +147,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		stallAfter:        opts.StallAfter,
 		epoch:             start,
 		logf:              logf,
+		security:          sec.client,
 	}
 	for _, s := range specs {
 		for _, t := range s.topics {
@@ -141,14 +158,13 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 		w.totalTasks += len(s.tasks)
 	}
-	w.client, err = kgo.NewClient(
-		kgo.SeedBrokers(w.bootstrap),
+	w.client, err = kgo.NewClient(w.clientOpts(
 		// Connect computes nothing itself, but its producer's default
 		// partitioner is murmur2; we set every partition explicitly.
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.ProducerBatchCompression(kgo.NoCompression()), // compression.type=none, Connect's default
 		kgo.WithLogger(kgoLogger{logf}),
-	)
+	)...)
 	if err != nil {
 		return nil, fmt.Errorf("producer: %w", err)
 	}
@@ -184,7 +200,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 	}
 	if opts.ConnectListen != "" {
-		if c.rest, err = startREST(c, opts.ConnectListen, opts.ConnectVersion); err != nil {
+		if c.rest, err = startREST(c, opts.ConnectListen, opts.ConnectVersion, restSecurity{tls: sec.server, auth: opts.ConnectAuth}); err != nil {
 			return nil, err
 		}
 		logf("connect REST on %s (version %s)", c.rest.url, c.rest.version)

@@ -57,15 +57,14 @@ func (w *worker) readOffsets(ctx context.Context, topic string, keys [][]byte) (
 		return found, nil
 	}
 
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(w.bootstrap),
+	cl, err := kgo.NewClient(w.clientOpts(
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
 		// Control records (transaction markers) occupy offsets too; keeping
 		// them lets us see the log end even when a marker is last.
 		kgo.KeepControlRecords(),
 		kgo.FetchMaxWait(100*time.Millisecond),
 		kgo.WithLogger(kgoLogger{w.logf}),
-	)
+	)...)
 	if err != nil {
 		return nil, err
 	}

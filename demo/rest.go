@@ -3,6 +3,7 @@ package demo
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,7 +69,7 @@ var (
 )
 
 // startREST listens on addr and serves the emulator until close.
-func startREST(c *Cluster, addr, version string) (*restServer, error) {
+func startREST(c *Cluster, addr, version string, sec restSecurity) (*restServer, error) {
 	if version == "" {
 		version = DefaultConnectVersion
 	}
@@ -86,10 +87,15 @@ func startREST(c *Cluster, addr, version string) (*restServer, error) {
 	s.major, s.minor = parseVersion(version)
 	s.workerID = advertised(ln.Addr().(*net.TCPAddr))
 	s.url = "http://" + s.workerID
+	if sec.tls != nil {
+		ln = tls.NewListener(ln, sec.tls)
+		s.url = "https://" + s.workerID
+	}
 	base, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	s.srv = &http.Server{
-		Handler:           http.HandlerFunc(s.serveHTTP),
+		Handler:           sec.authorize(http.HandlerFunc(s.serveHTTP)),
+		ErrorLog:          serverLog(c.w.logf), // TLS handshake failures, not to stderr
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}

@@ -36,15 +36,14 @@ func (w *worker) readAll(ctx context.Context, topic string) ([]*kgo.Record, erro
 	}
 	byPart := make([][]*kgo.Record, w.offsetsPartitions)
 	if len(from) > 0 {
-		cl, err := kgo.NewClient(
-			kgo.SeedBrokers(w.bootstrap),
+		cl, err := kgo.NewClient(w.clientOpts(
 			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
 			// Markers occupy offsets too: keeping them shows the end even
 			// when a partition ends with one.
 			kgo.KeepControlRecords(),
 			kgo.FetchMaxWait(100*time.Millisecond),
 			kgo.WithLogger(kgoLogger{w.logf}),
-		)
+		)...)
 		if err != nil {
 			return nil, err
 		}

@@ -101,8 +101,7 @@ func (c *connector) newSinkTask(n int) (*sinkTask, error) {
 	// tests still sees the group settle quickly; 3 s (the Java default)
 	// at most.
 	heartbeat := min(max(w.flushInterval/2, 100*time.Millisecond), 3*time.Second)
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(w.bootstrap),
+	cl, err := kgo.NewClient(w.clientOpts(
 		kgo.ClientID("connector-consumer-"+t.id),
 		kgo.ConsumerGroup(c.spec.group()),
 		kgo.ConsumeTopics(c.spec.sink.topics...),
@@ -119,7 +118,7 @@ func (c *connector) newSinkTask(n int) (*sinkTask, error) {
 		kgo.OnPartitionsRevoked(t.revoked),
 		kgo.OnPartitionsLost(t.lost),
 		kgo.WithLogger(kgoLogger{w.logf}),
-	)
+	)...)
 	if err != nil {
 		return nil, err
 	}

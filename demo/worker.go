@@ -39,6 +39,7 @@ type worker struct {
 	epoch             time.Time // the activity clock starts here
 	totalTasks        int
 	logf              func(string, ...any)
+	security          []kgo.Opt // SASL and TLS options every demo client needs (security.go)
 }
 
 // connector is one running, paused or stopped connector.

@@ -293,7 +293,7 @@ func (t *Tailer) isCaught() bool {
 
 func (t *Tailer) setConnErr(err error) {
 	t.mu.Lock()
-	t.connErr = Describe(err)
+	t.connErr = t.cfg.Describe(err) // with the SASL user, for auth failures
 	t.mu.Unlock()
 	t.opts.Logf("tailer: %v", err)
 	t.report()
