@@ -118,9 +118,9 @@ func TestGetWithSASL(t *testing.T) {
 			if mech != "PLAIN" {
 				module = "org.apache.kafka.common.security.scram.ScramLoginModule"
 			}
-			props := secFile(t, dir, "client.properties", "security.protocol=SASL_PLAINTEXT\nsasl.mechanism="+mech+
+			props := secFile(t, dir, "client.properties", "bootstrap.servers="+b.Bootstrap()+"\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism="+mech+
 				"\nsasl.jaas.config="+module+" required \\\n  username=\""+testUser+"\" \\\n  password=\""+testPassword+"\";\n")
-			expectGet(t, nil, "-b", b.Bootstrap(), "--command-config", props)
+			expectGet(t, nil, "--command-config", props) // bootstrap.servers stands in for -b
 
 			expectFail(t, "authentication failed for user alice ("+mech+")", "-b", b.Bootstrap(), "--sasl-mechanism", mech, "--sasl-username", testUser, "--sasl-password-file", bad)
 		})
