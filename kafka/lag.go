@@ -44,7 +44,7 @@ func (c Config) PollGroupsOnce(ctx context.Context, store GroupStore) error {
 	}
 	if err != nil {
 		for _, g := range store.SinkGroups() {
-			polls = append(polls, model.GroupPoll{Group: g, Err: Describe(err)})
+			polls = append(polls, model.GroupPoll{Group: g, Err: c.Describe(err)})
 		}
 	}
 	store.SetGroups(time.Now(), polls)

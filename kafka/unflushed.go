@@ -42,7 +42,7 @@ func (c Config) PollUnflushedOnce(ctx context.Context, store UnflushedStore) {
 		}
 		u := model.Unflushed{Records: n, Since: t.LastFlush, At: time.Now()}
 		if err != nil {
-			u.Err = Describe(err)
+			u.Err = c.Describe(err)
 		}
 		store.SetUnflushed(name, u)
 	}

@@ -45,7 +45,7 @@ func (c Config) WriteRecords(ctx context.Context, recs []model.Record) error {
 			err = res.Error
 		}
 		if err != nil {
-			return fmt.Errorf("write to %s: %s", tp, Describe(err))
+			return fmt.Errorf("write to %s: %s", tp, c.Describe(err))
 		}
 	}
 	return nil
@@ -58,7 +58,7 @@ func (c Config) PartitionCount(ctx context.Context, topic string) (int, error) {
 	defer tr.CloseIdleConnections()
 	m, err := tr.RoundTrip(ctx, c.addr(), &metadataAPI.Request{TopicNames: []string{topic}})
 	if err != nil {
-		return 0, fmt.Errorf("read metadata of %s: %s", topic, Describe(err))
+		return 0, fmt.Errorf("read metadata of %s: %s", topic, c.Describe(err))
 	}
 	for _, t := range m.(*metadataAPI.Response).Topics {
 		if t.Name != topic {
