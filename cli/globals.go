@@ -46,6 +46,14 @@ type Globals struct {
 	SASLUsername       string
 	SASLPasswordFile   string
 
+	// Contexts (contexts.go): the selected one, its accent colour, and the
+	// file they come from.
+	Context     string
+	Accent      string
+	FPS         int
+	contextFile string
+	contexts    *contextFile
+
 	env      Env
 	logger   *log.Logger
 	logFile  *os.File
@@ -55,9 +63,9 @@ type Globals struct {
 
 func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	g := &Globals{env: env}
-	def, defURL := "", ""
+	def, defURL, defCtx := "", "", ""
 	if env.Getenv != nil {
-		def, defURL = env.Getenv("KOFF_BOOTSTRAP_SERVER"), env.Getenv("KOFF_CONNECT_URL")
+		def, defURL, defCtx = env.Getenv("KOFF_BOOTSTRAP_SERVER"), env.Getenv("KOFF_CONNECT_URL"), env.Getenv("KOFF_CONTEXT")
 	}
 	fs.StringSliceVarP(&g.Bootstrap, "bootstrap-server", "b", splitList(def), "Kafka bootstrap servers, HOST:PORT[,HOST:PORT] (env KOFF_BOOTSTRAP_SERVER)")
 	fs.StringArrayVar(&g.OffsetsTopics, "offsets-topic", []string{"connect-offsets"}, "Connect offsets topic to read (repeatable)")
@@ -72,11 +80,27 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	fs.BoolVar(&g.ReadOnly, "read-only", false, "never write: every edit is refused")
 	fs.StringVar(&g.AuditLog, "audit-log", "", "audit log of edits (default $XDG_STATE_HOME/koff/audit.jsonl)")
 	fs.StringArrayVar(&g.ConnectorTopics, "connector-topics", nil, "NAME=TOPIC[,TOPIC] topics a source connector writes, for unflushed records without REST (repeatable)")
+	fs.StringVar(&g.Context, "context", defCtx, "use a named context from $XDG_CONFIG_HOME/koff/config.yaml (env KOFF_CONTEXT)")
+	fs.IntVar(&g.FPS, "fps", 4, "the dashboard redraws at most this many times a second")
 	addSecurityFlags(fs, g)
 	return g
 }
 
 func (g *Globals) finish(fs *pflag.FlagSet) error {
+	if g.env.Getenv != nil {
+		g.contextFile = contextPath(g.env.Getenv)
+		f, err := loadContexts(g.contextFile)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		g.contexts = f
+		if err := applyContext(g, fs, f, g.Context); err != nil {
+			return err
+		}
+	}
+	if g.FPS < 1 || g.FPS > 60 {
+		return usagef("--fps must be between 1 and 60, got %d", g.FPS)
+	}
 	if g.Refresh <= 0 {
 		return usagef("--refresh must be positive, got %s", g.Refresh)
 	}
