@@ -22,6 +22,15 @@ type KeyMap struct {
 	Help        key.Binding
 	Quit        key.Binding
 
+	// Clipboard copies the selected row (an offset's JSON, a sink's
+	// committed offset, a connector's name) to the terminal's clipboard
+	// with OSC 52, which reaches the operator's machine over SSH and
+	// through tmux. It reads only, so read-only sessions keep it.
+	Clipboard key.Binding
+	// Context opens the context picker: switching restarts koff on
+	// another context of the config file.
+	Context key.Binding
+
 	// Edit actions on the connectors, partitions and sink tables. Each leads
 	// to a confirmation dialog (Stop and Resume act at once: both are
 	// undone by the other). They are disabled in read-only sessions.
@@ -52,6 +61,10 @@ type KeyMap struct {
 	// act as in the offset editor.
 	StrategyUp, StrategyDown, Scope key.Binding
 
+	// In the context picker, printable keys type its filter, so none of
+	// these may be printable either.
+	PickerUp, PickerDown, PickerSelect, PickerCancel key.Binding
+
 	// In the confirmation dialog, printable keys type the connector's name
 	// (reset all), so none of these may be printable either.
 	Confirm, StopApplyResume, Cancel key.Binding
@@ -78,6 +91,9 @@ func Default() KeyMap {
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 
+		Clipboard: key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy to clipboard")),
+		Context:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "switch context")),
+
 		EditOffset:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit offset")),
 		ResetOffset:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "reset offset")),
 		ResetAll:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "reset connector")),
@@ -103,6 +119,11 @@ func Default() KeyMap {
 		StrategyDown: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next strategy")),
 		Scope:        key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "selected/all partitions")),
 
+		PickerUp:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous context")),
+		PickerDown:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next context")),
+		PickerSelect: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "switch")),
+		PickerCancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+
 		Confirm:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 		StopApplyResume: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "stop → apply → resume")),
 		Cancel:          key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
@@ -127,16 +148,17 @@ const (
 	ScopeForm   = "form"   // while typing JSON in the offset editor, or a name in the copy prompt
 	ScopeSink   = "sink"   // the sink offsets form (strategy, scope and a one-line input)
 	ScopeDialog = "dialog" // the confirmation dialog (may hold a name input)
+	ScopePicker = "picker" // the context picker (a filter input over context names)
 )
 
 // TextScopes are the scopes in which printable keys must reach a text input.
-var TextScopes = []string{ScopeFilter, ScopeForm, ScopeSink, ScopeDialog}
+var TextScopes = []string{ScopeFilter, ScopeForm, ScopeSink, ScopeDialog, ScopePicker}
 
 // Scopes returns the bindings that are active at the same time, by scope:
 // within one scope no two enabled bindings may share a key.
 func (k KeyMap) Scopes() map[string][]key.Binding {
 	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
-	global := []key.Binding{k.Back, k.Unparseable, k.Help, k.Quit}
+	global := []key.Binding{k.Back, k.Unparseable, k.Help, k.Quit, k.Clipboard, k.Context}
 	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo, k.Copy}
 	return map[string][]key.Binding{
 		ScopeTable:  concat(move, global, []key.Binding{k.Open, k.Filter, k.Sort}, edits),
@@ -146,6 +168,7 @@ func (k KeyMap) Scopes() map[string][]key.Binding {
 		ScopeSink:   {k.StrategyUp, k.StrategyDown, k.Scope, k.FormSubmit, k.FormCancel, k.ForceQuit},
 		ScopeDialog: {k.Confirm, k.StopApplyResume, k.Cancel, k.DialogUp, k.DialogDown,
 			k.DialogPageUp, k.DialogPageDown, k.ForceQuit},
+		ScopePicker: {k.PickerUp, k.PickerDown, k.PickerSelect, k.PickerCancel, k.ForceQuit},
 	}
 }
 

@@ -119,3 +119,36 @@ func TestDefaultIsAFreshValue(t *testing.T) {
 		t.Fatalf("rebinding one KeyMap changed another: %v", got)
 	}
 }
+
+// y (copy) and : (switch context) are on every screen, next to the edit
+// keys: they must not take one of their keys, and, reading only, they are
+// not edit bindings, so read-only sessions keep them.
+func TestCopyAndContextKeys(t *testing.T) {
+	km := Default()
+	for k, b := range map[string]key.Binding{"y": km.Clipboard, ":": km.Context} {
+		if got := b.Keys(); len(got) != 1 || got[0] != k {
+			t.Errorf("%s: bound to %v, want %q", b.Help().Desc, got, k)
+		}
+		for _, e := range km.EditBindings() {
+			if e.Help() == b.Help() {
+				t.Errorf("%s is an edit binding: read-only would disable it", b.Help().Desc)
+			}
+			for _, ek := range e.Keys() {
+				if ek == k {
+					t.Errorf("%q is both %s and %s", k, b.Help().Desc, e.Help().Desc)
+				}
+			}
+		}
+	}
+	for _, scope := range []string{ScopeTable, ScopeDetail} {
+		for _, want := range []key.Binding{km.Clipboard, km.Context} {
+			found := false
+			for _, b := range km.Scopes()[scope] {
+				found = found || b.Help() == want.Help()
+			}
+			if !found {
+				t.Errorf("scope %s lacks %s", scope, want.Help().Desc)
+			}
+		}
+	}
+}

@@ -543,8 +543,8 @@ func (s *connectorsScreen) ShortHelp() []key.Binding {
 }
 
 func (s *connectorsScreen) FullHelp() [][]key.Binding {
-	return append(tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.list.filter, false), true, true),
-		[]key.Binding{s.km.ResetAll, s.km.Copy, s.km.Stop, s.km.Resume, s.km.Undo})
+	return append(tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.list.filter, false), true, true, "copy name"),
+		[]key.Binding{s.km.ResetAll, short(s.km.Copy, "copy offsets to…"), s.km.Stop, s.km.Resume, s.km.Undo})
 }
 
 // short is a binding with a shorter description, for the one-line help.
@@ -588,14 +588,19 @@ func backBinding(km *keymap.KeyMap, filter string, canGoBack bool) key.Binding {
 	return b
 }
 
-// tableFullHelp is the full help of a table screen, in columns.
-func tableFullHelp(km *keymap.KeyMap, open, back key.Binding, sort, unparseable bool) [][]key.Binding {
-	s, u := km.Sort, km.Unparseable
+// tableFullHelp is the full help of a table screen, in columns. copyDesc says
+// what y copies there ("" when nothing). A screen's edits make a fourth
+// column, so each column is kept narrow enough for all four to fit in 80
+// columns: the help bubble drops a column that does not fit.
+func tableFullHelp(km *keymap.KeyMap, open, back key.Binding, sort, unparseable bool, copyDesc string) [][]key.Binding {
+	s, u, y := km.Sort, km.Unparseable, km.Clipboard
 	s.SetEnabled(sort)
 	u.SetEnabled(unparseable)
+	y.SetEnabled(copyDesc != "")
+	y.SetHelp(y.Help().Key, copyDesc)
 	return [][]key.Binding{
 		{km.Up, km.Down, km.PageUp, km.PageDown, km.Home, km.End},
-		{open, back, km.Filter, s},
+		{open, back, km.Filter, s, y, km.Context},
 		{u, km.Help, km.Quit},
 	}
 }

@@ -234,13 +234,13 @@ func compactJSON(raw []byte) string {
 func (s *detailScreen) ShortHelp() []key.Binding {
 	scroll := s.km.Down
 	scroll.SetHelp("↑↓/pgdn", "scroll")
-	return []key.Binding{scroll, s.km.Back, s.km.Unparseable, s.km.Help, s.km.Quit}
+	return []key.Binding{scroll, s.km.Back, short(s.km.Clipboard, "copy offset"), s.km.Unparseable, s.km.Help, s.km.Quit}
 }
 
 func (s *detailScreen) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{s.km.Up, s.km.Down, s.km.PageUp, s.km.PageDown, s.km.Home, s.km.End},
-		{s.km.Back},
+		{s.km.Back, short(s.km.Clipboard, "copy offset"), s.km.Context},
 		{s.km.Unparseable, s.km.Help, s.km.Quit},
 	}
 }

@@ -358,7 +358,12 @@ func (f *editForm) view(spinner string) string {
 			lines = append(lines, "")
 		}
 		label := st.FieldLabel.Render(fl.label)
-		if i == f.focus {
+		switch {
+		case len(f.fields) > 1 && i == f.focus: // which field tab left you in, without colour too
+			label = st.FieldFocus.Render("▶ " + fl.label)
+		case len(f.fields) > 1:
+			label = st.FieldLabel.Render("  " + fl.label)
+		case i == f.focus:
 			label = st.FieldFocus.Render(fl.label)
 		}
 		lines = append(lines, label)

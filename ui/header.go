@@ -64,7 +64,8 @@ func (m *Model) headerLines() []string {
 	w := m.width
 	st := m.stats
 
-	// Identity: koff, bootstrap servers, offsets topics; "read-only" at right.
+	// Identity: koff, the context, bootstrap servers, offsets topics;
+	// "⚠ TLS NOT VERIFIED" and "read-only" at right.
 	topics := m.topics()
 	var ts []string
 	for _, t := range topics {
@@ -78,12 +79,24 @@ func (m *Model) headerLines() []string {
 			ts = append(ts, fmt.Sprintf("%s (%d)", t, n))
 		}
 	}
-	var right string
-	if m.opts.ReadOnly {
-		right = m.styles.Badge.Render("read-only")
+	// Badges at the right never give way: they say what koff may do here
+	// and how far to trust it.
+	var badges []string
+	if m.opts.Insecure {
+		badges = append(badges, m.styles.Insecure.Render("⚠ TLS NOT VERIFIED"))
 	}
+	if m.opts.ReadOnly {
+		badges = append(badges, m.styles.Badge.Render("read-only"))
+	}
+	right := strings.Join(badges, "  ")
 	identity := func(bootstrap string) string {
-		left := m.styles.App.Render("koff") + "  " + m.styles.Header.Render(bootstrap)
+		left := m.styles.App.Render("koff")
+		if ctx := m.contextBadge(); ctx != "" {
+			left += "  " + ctx + " " // the badge's padding is the other space
+		} else {
+			left += "  "
+		}
+		left += m.styles.Header.Render(bootstrap)
 		if len(ts) > 0 {
 			left += m.styles.Muted.Render("  ─  ") + m.styles.Header.Render(strings.Join(ts, " · "))
 		}

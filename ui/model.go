@@ -1,8 +1,13 @@
 // Package ui is koff's terminal dashboard: a Bubble Tea root model and one
 // file per screen (connectors, source partitions, sink partitions,
 // partition detail, unparseable records) or dialog (offset editor, sink
-// offsets form, copy prompt, confirmation), all reading a model.Store
-// through the Source interface.
+// offsets form, copy prompt, confirmation, context picker), all reading a
+// model.Store through the Source interface.
+//
+// Over SSH every changed frame costs bytes on the wire, so the output
+// changes only when something visible did: the tick re-reads the Source
+// only when its version moved, ages move once a second, the spinner turns
+// only while a job runs, and cursors do not blink.
 //
 // It does no I/O in Update: the Store is fed by the tailer and the REST
 // poller elsewhere, the UI takes in-memory snapshots of it on a tick, and
@@ -71,10 +76,41 @@ type Options struct {
 	// ReadOnlyReason completes "read-only: …" when an edit key is pressed
 	// ("started with --read-only" when empty).
 	ReadOnlyReason string
+	// Insecure is --insecure-skip-verify: the header says "⚠ TLS NOT
+	// VERIFIED" for as long as it is on.
+	Insecure bool
+
+	// Contexts are the names of the config file's contexts, for ":" to
+	// switch between; Context is the one in use (shown in the header),
+	// and Accent its colour: a name ("red", "yellow", "blue", …),
+	// "#rrggbb" or "" for the default (see ParseAccent; an invalid one is
+	// the default too). ContextFile is where contexts are defined, for ":"
+	// to say so when there are none.
+	Contexts    []string
+	Context     string
+	Accent      string
+	ContextFile string
+
+	// FPS is the most frames a second the program draws (DefaultFPS when
+	// 0): the caller passes it to tea.WithFPS, and the UI neither looks
+	// at the Source nor animates faster than that.
+	FPS int
 }
 
-// tickInterval is how often the UI looks at the Source's version.
-const tickInterval = 250 * time.Millisecond
+// DefaultFPS is Options.FPS when it is 0: enough for live numbers, and few
+// bytes a second on an SSH link.
+const DefaultFPS = 4
+
+// minTick is the shortest interval at which the UI looks at the Source's
+// version, and at which the spinner turns: with more frames a second the
+// eye would not see more.
+const minTick = 250 * time.Millisecond
+
+// frameInterval is how often the UI looks at the Source and turns the
+// spinner for fps frames a second.
+func frameInterval(fps int) time.Duration {
+	return max(time.Second/time.Duration(max(fps, 1)), minTick)
+}
 
 type tickMsg struct{}
 
@@ -108,6 +144,12 @@ type Model struct {
 	busy    string
 	jobSeq  int
 	spinner spinner.Model
+
+	// picker is ":" while open; switchTo is the context chosen in it.
+	picker   *contextPicker
+	switchTo string
+	// every is how often the tick looks at the Source.
+	every time.Duration
 }
 
 // New returns the dashboard, already showing what the Source holds.
@@ -118,24 +160,30 @@ func New(opts Options) *Model {
 	if opts.ReadOnlyReason == "" {
 		opts.ReadOnlyReason = "started with --read-only"
 	}
+	if opts.FPS <= 0 {
+		opts.FPS = DefaultFPS
+	}
 	km := opts.KeyMap
 	if len(km.Quit.Keys()) == 0 {
 		km = keymap.Default()
 	}
-	st := NewStyles(true) // dark until the terminal says otherwise
 	m := &Model{
 		opts:   opts,
 		km:     km,
-		styles: &st,
+		styles: &Styles{},
 		width:  80,
 		height: 24,
 		help:   help.New(),
 		filter: textinput.New(),
+		every:  frameInterval(opts.FPS),
 	}
+	m.buildStyles(true) // dark until the terminal says otherwise
 	m.filter.Prompt = "/ "
 	m.filter.Placeholder = "filter"
 	m.progress = progress.New(progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))
-	m.spinner = spinner.New(spinner.WithSpinner(spinner.MiniDot))
+	// The spinner turns only while a job runs, and no faster than frames
+	// are drawn.
+	m.spinner = spinner.New(spinner.WithSpinner(spinner.Spinner{Frames: spinner.MiniDot.Frames, FPS: m.every}))
 	m.applyEditAvailability()
 	m.applyStyles()
 	m.stack = []screen{newConnectorsScreen(&m.km, m.styles, opts.FlushInterval)}
@@ -146,11 +194,20 @@ func New(opts Options) *Model {
 
 // Init starts the refresh tick and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, tick())
+	return tea.Batch(tea.RequestBackgroundColor, m.tick())
 }
 
-func tick() tea.Cmd {
-	return tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{} })
+func (m *Model) tick() tea.Cmd {
+	return tea.Tick(m.every, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// buildStyles makes the styles for the background, with the context's
+// accent.
+func (m *Model) buildStyles(isDark bool) {
+	*m.styles = NewStyles(isDark)
+	if c, err := ParseAccent(m.opts.Accent); err == nil && c != nil {
+		m.styles.setAccent(c)
+	}
 }
 
 // Update hands each message family to its handler.
@@ -161,13 +218,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case tea.BackgroundColorMsg:
-		*m.styles = NewStyles(msg.IsDark())
+		m.buildStyles(msg.IsDark())
 		m.applyStyles()
 		m.top().refresh(m.opts.Source, m.now, false)
 		return m, nil
 	case tickMsg:
 		m.handleTick()
-		return m, tick()
+		return m, m.tick()
 	case tea.KeyPressMsg:
 		cmd := m.handleKey(msg)
 		m.layout()
@@ -186,6 +243,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	// Pastes and cursor blinks go to the input that has focus.
 	switch {
+	case m.picker != nil:
+		return m, m.picker.update(msg)
 	case m.form != nil:
 		return m, m.form.update(msg)
 	case m.confirm != nil:
@@ -253,6 +312,8 @@ func (m *Model) pop() {
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
+	case m.picker != nil:
+		return m.handlePickerKey(msg)
 	case m.confirm != nil:
 		return m.handleConfirmKey(msg)
 	case m.form != nil:
@@ -272,6 +333,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	case key.Matches(msg, m.km.Help):
 		m.help.ShowAll = !m.help.ShowAll
+	case key.Matches(msg, m.km.Clipboard):
+		return m.copySelected()
+	case key.Matches(msg, m.km.Context):
+		return m.openPicker()
 	case key.Matches(msg, m.km.Unparseable):
 		if _, ok := top.(*unparseableScreen); !ok {
 			m.push(newUnparseableScreen(&m.km, m.styles))
@@ -360,6 +425,9 @@ func (m *Model) layout() {
 	if m.confirm != nil {
 		m.confirm.setSize(w, h)
 	}
+	if m.picker != nil {
+		m.picker.setSize(m.width, m.height)
+	}
 }
 
 // View renders header, screen and footer, cut to the terminal so nothing
@@ -372,6 +440,8 @@ func (m *Model) View() tea.View {
 	lines := append(append(header, body...), footer...)
 	lines = fitLines(lines, m.height)
 	switch {
+	case m.picker != nil:
+		lines = overlay(lines, m.picker.view(), m.width)
 	case m.form != nil:
 		lines = overlay(lines, m.form.view(m.spinner.View()), m.width)
 	case m.confirm != nil:

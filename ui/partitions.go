@@ -405,8 +405,9 @@ func (s *partitionsScreen) ShortHelp() []key.Binding {
 }
 
 func (s *partitionsScreen) FullHelp() [][]key.Binding {
-	return append(tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.list.filter, true), true, true),
-		[]key.Binding{s.km.EditOffset, s.km.ResetOffset, s.km.NewPartition, s.km.ResetAll, s.km.Copy, s.km.Stop, s.km.Resume, s.km.Undo})
+	return append(tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.list.filter, true), true, true, "copy offset"),
+		[]key.Binding{s.km.EditOffset, s.km.ResetOffset, s.km.NewPartition, s.km.ResetAll, short(s.km.Copy, "copy offsets to…"),
+			s.km.Stop, s.km.Resume, s.km.Undo})
 }
 
 // timelineSpan is how far back the connector screen's flush timeline and

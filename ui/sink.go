@@ -260,7 +260,7 @@ func (s *sinkScreen) ShortHelp() []key.Binding {
 func (s *sinkScreen) FullHelp() [][]key.Binding {
 	open := s.km.Open
 	open.SetEnabled(false)
-	return append(tableFullHelp(s.km, open, backBinding(s.km, s.list.filter, true), true, true),
-		[]key.Binding{short(s.km.EditOffset, "set committed offsets"), short(s.km.ResetOffset, "reset partition's offset"),
-			short(s.km.ResetAll, "reset the whole sink"), s.km.Stop, s.km.Resume, s.km.Undo})
+	return append(tableFullHelp(s.km, open, backBinding(s.km, s.list.filter, true), true, true, "copy offset"),
+		[]key.Binding{short(s.km.EditOffset, "set offsets"), short(s.km.ResetOffset, "reset partition"),
+			short(s.km.ResetAll, "reset whole sink"), s.km.Stop, s.km.Resume, s.km.Undo})
 }

@@ -47,6 +47,7 @@ type Styles struct {
 	Header    lipgloss.Style
 	Muted     lipgloss.Style
 	Badge     lipgloss.Style // "read-only"
+	Insecure  lipgloss.Style // "⚠ TLS NOT VERIFIED" (--insecure-skip-verify)
 	Title     lipgloss.Style // a screen's title line
 	TitleInfo lipgloss.Style // sort and filter in the title line
 	Section   lipgloss.Style // headings in the detail view
@@ -55,6 +56,10 @@ type Styles struct {
 	Warn      lipgloss.Style
 	Bad       lipgloss.Style
 	Info      lipgloss.Style
+
+	// Context is the current context's name on its accent colour, so
+	// production looks different; ContextLabel is the word before it.
+	Context, ContextLabel lipgloss.Style
 
 	// Tail states, each paired with a glyph by tailGlyph.
 	Connecting, Waiting, CatchingUp, Live, Disconnected lipgloss.Style
@@ -86,6 +91,7 @@ func NewStyles(isDark bool) Styles {
 		Header:    s().Foreground(p.fg),
 		Muted:     s().Foreground(p.muted),
 		Badge:     s().Bold(true).Foreground(p.warn),
+		Insecure:  s().Bold(true).Foreground(p.bad),
 		Title:     s().Bold(true).Foreground(p.fg),
 		TitleInfo: s().Foreground(p.muted),
 		Section:   s().Bold(true).Foreground(p.accent),
@@ -94,6 +100,8 @@ func NewStyles(isDark bool) Styles {
 		Warn:      s().Foreground(p.warn),
 		Bad:       s().Bold(true).Foreground(p.bad),
 		Info:      s().Foreground(p.info),
+
+		ContextLabel: s().Foreground(p.muted), // Context: setAccent
 
 		Connecting:   s().Foreground(p.muted),
 		Waiting:      s().Foreground(p.warn),
@@ -127,5 +135,27 @@ func NewStyles(isDark bool) Styles {
 	st.TextArea.Focused.CursorLine = s() // the cursor shows where it is; a band of colour adds nothing
 	st.TextArea.Blurred.Prompt = s().Foreground(p.subtle)
 	st.Input.Focused.Prompt = s().Bold(true).Foreground(p.accent)
+	// A blinking cursor redraws twice a second for nothing: over SSH
+	// every frame is bytes on the wire.
+	st.Filter.Cursor.Blink = false
+	st.Input.Cursor.Blink = false
+	st.TextArea.Cursor.Blink = false
+	st.setAccent(p.accent)
 	return st
+}
+
+// setAccent colours the context badge: the accent as background, with
+// black or white text, whichever reads on it.
+func (st *Styles) setAccent(c color.Color) {
+	st.Context = lipgloss.NewStyle().Bold(true).Background(c).Foreground(textOn(c))
+}
+
+// textOn is black on a light colour, white on a dark one.
+func textOn(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA() // 16 bits each
+	lum := (0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)) / 0xffff
+	if lum > 0.5 {
+		return lipgloss.Color("#000000")
+	}
+	return lipgloss.Color("#FFFFFF")
 }

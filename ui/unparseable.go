@@ -134,5 +134,5 @@ func (s *unparseableScreen) ShortHelp() []key.Binding {
 func (s *unparseableScreen) FullHelp() [][]key.Binding {
 	open := s.km.Open
 	open.SetEnabled(false)
-	return tableFullHelp(s.km, open, backBinding(s.km, s.list.filter, true), false, false)
+	return tableFullHelp(s.km, open, backBinding(s.km, s.list.filter, true), false, false, "")
 }

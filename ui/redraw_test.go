@@ -1,0 +1,175 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+)
+
+// clockModel is the dashboard on the demo store with a clock the test
+// moves, so ticks can fall within one second or across one.
+func clockModel(t *testing.T) (*fixture, *Model, *time.Time) {
+	t.Helper()
+	f := demoStore()
+	now := t0
+	m := New(Options{Source: f.store, Bootstrap: "localhost:9092", Topics: []string{topic},
+		Now: func() time.Time { return now }})
+	send(t, m, size(80, 24))
+	return f, m, &now
+}
+
+// Over SSH every changed frame is bytes on the wire: ticks that change
+// nothing visible must leave View's output, escapes and all, byte for
+// byte the same, so the renderer has nothing to send.
+func TestTicksWithinASecondDoNotChangeTheView(t *testing.T) {
+	for _, screen := range []string{"connectors", "partitions", "detail"} {
+		t.Run(screen, func(t *testing.T) {
+			_, m, now := clockModel(t)
+			switch screen {
+			case "partitions":
+				openConnectorNamed(t, m, "jdbc-orders")
+			case "detail":
+				openConnectorNamed(t, m, "jdbc-orders")
+				send(t, m, press("enter")...)
+			}
+			*now = t0.Add(time.Second) // a tick on the second boundary renders the ages
+			send(t, m, tickMsg{})
+			before := m.View().Content
+			for i := 1; i < 10; i++ {
+				*now = t0.Add(time.Second + time.Duration(i)*99*time.Millisecond)
+				if cmd := send(t, m, tickMsg{}); cmd == nil {
+					t.Fatal("the tick did not schedule the next one")
+				}
+				if got := m.View().Content; got != before {
+					t.Fatalf("tick %d at %s, with no Store change, changed the view: %s",
+						i, now.Format("15:04:05.000"), ansiDiff(before, got))
+				}
+			}
+		})
+	}
+}
+
+// ansiDiff shows the first line that differs.
+func ansiDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return "line " + strconv.Itoa(i+1) + ":\n  " + al[i] + "\n  " + bl[i]
+		}
+	}
+	return "line counts differ"
+}
+
+// A Store change shows at the next tick, even within the same second.
+func TestStoreChangeShowsOnTheNextTick(t *testing.T) {
+	f, m, now := clockModel(t)
+	*now = t0.Add(100 * time.Millisecond)
+	send(t, m, tickMsg{})
+	requireLacks(t, m, "jdbc-new")
+	before := m.View().Content
+
+	f.put(t0, `["jdbc-new",{"table":"t"}]`, `{"id":1}`)
+	if m.View().Content != before {
+		t.Fatal("the view changed before a tick: View must not read the Source")
+	}
+	*now = t0.Add(200 * time.Millisecond)
+	send(t, m, tickMsg{})
+	requireContains(t, m, "jdbc-new", "Connectors 5")
+}
+
+// Ages move once a second, not with every tick.
+func TestAgesMoveOnTheSecond(t *testing.T) {
+	_, m, now := clockModel(t)
+	requireContains(t, m, "5s ago") // inventory-connector
+	*now = t0.Add(900 * time.Millisecond)
+	send(t, m, tickMsg{})
+	requireContains(t, m, "5s ago")
+	*now = t0.Add(1000 * time.Millisecond)
+	send(t, m, tickMsg{})
+	requireContains(t, m, "6s ago")
+}
+
+func TestFrameInterval(t *testing.T) {
+	for fps, want := range map[int]time.Duration{0: time.Second, 1: time.Second, 2: 500 * time.Millisecond,
+		DefaultFPS: 250 * time.Millisecond, 60: 250 * time.Millisecond} {
+		if got := frameInterval(fps); got != want {
+			t.Errorf("frameInterval(%d) = %s, want %s", fps, got, want)
+		}
+	}
+	m := New(Options{Source: demoStore().store})
+	if m.opts.FPS != DefaultFPS || m.every != 250*time.Millisecond {
+		t.Errorf("FPS 0: fps %d, tick every %s", m.opts.FPS, m.every)
+	}
+	m = New(Options{Source: demoStore().store, FPS: 1})
+	if m.every != time.Second || m.spinner.Spinner.FPS != time.Second {
+		t.Errorf("FPS 1: tick every %s, spinner every %s", m.every, m.spinner.Spinner.FPS)
+	}
+}
+
+// The spinner turns no faster than frames are drawn, and only while a job
+// runs: with none, its tick is dropped and not re-armed.
+func TestSpinnerOnlyWhileBusy(t *testing.T) {
+	_, m := started(t, 80, 24)
+	if m.spinner.Spinner.FPS < minTick {
+		t.Errorf("the spinner turns every %s: faster than the %s frames", m.spinner.Spinner.FPS, minTick)
+	}
+	before := m.View().Content
+	if cmd := send(t, m, spinner.TickMsg{ID: m.spinner.ID()}); cmd != nil {
+		t.Error("a spinner tick with no job in flight was re-armed")
+	}
+	if m.View().Content != before {
+		t.Error("a spinner tick with no job in flight changed the view")
+	}
+	m.busy = "planning…"
+	if cmd := send(t, m, spinner.TickMsg{ID: m.spinner.ID()}); cmd == nil {
+		t.Error("the spinner stopped while a job runs")
+	}
+}
+
+// Inputs do not blink: a blinking cursor is a redraw twice a second.
+func TestCursorsDoNotBlink(t *testing.T) {
+	st := NewStyles(true)
+	if st.Filter.Cursor.Blink || st.Input.Cursor.Blink || st.TextArea.Cursor.Blink {
+		t.Fatal("a text input's cursor blinks")
+	}
+	_, m := started(t, 80, 24)
+	if cmd := send(t, m, press("/")...); cmd != nil {
+		t.Error("opening the filter started a command: a cursor blink")
+	}
+}
+
+// The full help fits 80 columns on every screen with every edit enabled:
+// the help bubble would drop a column that does not, ending the line "…".
+func TestFullHelpFits80Columns(t *testing.T) {
+	for _, sc := range []struct {
+		name  string
+		drive func(t *testing.T, m *Model)
+		want  []string
+	}{
+		{"connectors", func(t *testing.T, m *Model) {}, []string{"copy name", "switch context", "u undo last edit"}},
+		{"partitions", func(t *testing.T, m *Model) { openConnectorNamed(t, m, "inventory-connector") },
+			[]string{"copy offset", "c copy offsets to…", "u undo last edit"}},
+		{"sink", func(t *testing.T, m *Model) { openSinkNamed(t, m, "es-search") },
+			[]string{"copy offset", "X reset whole sink", "u undo last edit"}},
+		{"detail", func(t *testing.T, m *Model) {
+			openConnectorNamed(t, m, "inventory-connector")
+			send(t, m, press("enter")...)
+		}, []string{"copy offset", "switch context", "q quit"}},
+		{"unparseable", func(t *testing.T, m *Model) { send(t, m, press("U")...) }, []string{"? close help"}},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			_, _, m := lagModel(t, 80, 24)
+			sc.drive(t, m)
+			send(t, m, press("?")...)
+			out := screenText(m)
+			requireFits(t, out, 80, 24)
+			if strings.Contains(out, " …") {
+				t.Errorf("a help column was dropped:\n%s", out)
+			}
+			requireContains(t, m, sc.want...)
+		})
+	}
+}
