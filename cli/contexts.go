@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
+
+	"koff/ui"
 )
 
 // contextFile is $XDG_CONFIG_HOME/koff/config.yaml: named clusters an
@@ -111,6 +113,11 @@ func applyContext(g *Globals, fs *pflag.FlagSet, f *contextFile, name string) er
 			return usagef("context %q: no contexts in %s", name, g.contextFile)
 		}
 		return usagef("context %q is not in %s (have: %s)", name, g.contextFile, strings.Join(f.names(), ", "))
+	}
+	if c.Accent != "" {
+		if _, err := ui.ParseAccent(c.Accent); err != nil {
+			return usagef("context %q: accent: %v", name, err)
+		}
 	}
 	g.Context, g.Accent = name, c.Accent
 	set := func(flag string, apply func() error) error {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/pflag"
 
 	"koff/edit"
 	"koff/keymap"
@@ -35,13 +37,28 @@ func runDashboard(g *Globals, _ any, args []string, env Env) error {
 	if !ok || !term.IsTerminal(out.Fd()) {
 		return usagef("the dashboard needs a terminal; in scripts use koff get or koff tail")
 	}
-	defer g.close()
+	// `:` in the dashboard picks another context: run again on it.
+	for {
+		next, err := dashboardOnce(g, env)
+		g.close()
+		if err != nil || next == "" {
+			return err
+		}
+		if g, err = switchContext(g, next, env); err != nil {
+			return err
+		}
+	}
+}
+
+// dashboardOnce runs the dashboard until the user quits; it returns the
+// context the user switched to, if any.
+func dashboardOnce(g *Globals, env Env) (string, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if g.Demo {
 		c, err := startDemo(ctx, g, "127.0.0.1:0", "127.0.0.1:0", time.Minute)
 		if err != nil {
-			return err
+			return "", err
 		}
 		defer c.Close()
 		g.Bootstrap = []string{c.Bootstrap()}
@@ -50,15 +67,14 @@ func runDashboard(g *Globals, _ any, args []string, env Env) error {
 	}
 	rest, err := g.connectClient()
 	if err != nil {
-		return err
+		return "", err
 	}
 	o := observe(ctx, g, rest)
 	defer o.stop()
 	o.run()
-	store := o.store
 
 	ed := &edit.Editor{
-		Store:       store,
+		Store:       o.store,
 		Kafka:       g.kafkaConfig(),
 		TopicSource: o.tailer.Topics,
 		ReadOnly:    g.ReadOnly,
@@ -69,24 +85,78 @@ func runDashboard(g *Globals, _ any, args []string, env Env) error {
 	if rest != nil {
 		ed.REST = rest
 	}
-	m := ui.New(ui.Options{
-		Source:        store,
+	opts := g.uiOptions(o, rest != nil)
+	opts.Editor = ed
+	if g.contexts != nil {
+		opts.Contexts = g.contexts.names()
+	}
+	m := ui.New(opts)
+	if _, err := tea.NewProgram(m, g.programOptions(env)...).Run(); err != nil {
+		return "", fmt.Errorf("dashboard: %w", err)
+	}
+	return m.SwitchTo(), nil
+}
+
+// uiOptions are the dashboard's options shared by the local dashboard and
+// every koff serve session.
+func (g *Globals) uiOptions(o *observer, rest bool) ui.Options {
+	return ui.Options{
+		Source:        o.store,
 		Bootstrap:     strings.Join(g.Bootstrap, ","),
 		Topics:        g.OffsetsTopics,
 		KeyMap:        keymap.Default(),
-		Editor:        ed,
-		REST:          rest != nil,
-		FlushInterval: g.FlushInterval,
+		REST:          rest,
 		ReadOnly:      g.ReadOnly,
-	})
-	var opts []tea.ProgramOption
-	// no-color.org: any non-empty NO_COLOR means monochrome (colorprofile
-	// alone only honours values strconv.ParseBool accepts).
+		FlushInterval: g.FlushInterval,
+		Insecure:      g.kafkaConfig().Insecure(),
+		Context:       g.Context,
+		Accent:        g.Accent,
+		ContextFile:   g.contextFile,
+		FPS:           g.FPS,
+		ReadOnlyReason: func() string {
+			if g.ReadOnly && !g.readOnlyFlag && g.Context != "" {
+				return "context " + g.Context + " is read-only in " + g.contextFile
+			}
+			return ""
+		}(),
+	}
+}
+
+// programOptions: at most --fps frames a second, and no-color.org's rule
+// that any non-empty NO_COLOR means monochrome (colorprofile alone honours
+// only values strconv.ParseBool accepts).
+func (g *Globals) programOptions(env Env) []tea.ProgramOption {
+	opts := []tea.ProgramOption{tea.WithFPS(g.FPS)}
 	if env.Getenv("NO_COLOR") != "" {
 		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
 	}
-	if _, err := tea.NewProgram(m, opts...).Run(); err != nil {
-		return fmt.Errorf("dashboard: %w", err)
+	return opts
+}
+
+// switchContext builds the globals of another context: its cluster
+// settings, and this run's own (log file, audit log, refresh, fps,
+// read-only).
+func switchContext(g *Globals, name string, env Env) (*Globals, error) {
+	fs := pflag.NewFlagSet("koff", pflag.ContinueOnError)
+	ng := addGlobals(fs, env)
+	args := []string{"--context", name, "--refresh", g.Refresh.String(), "--fps", strconv.Itoa(g.FPS)}
+	if g.LogFile != "" {
+		args = append(args, "--log-file", g.LogFile)
 	}
-	return nil
+	if g.AuditLog != "" {
+		args = append(args, "--audit-log", g.AuditLog)
+	}
+	if g.readOnlyFlag {
+		args = append(args, "--read-only")
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := ng.finish(fs); err != nil {
+		return nil, err
+	}
+	if err := ng.needBootstrap(); err != nil {
+		return nil, fmt.Errorf("context %s: %w", name, err)
+	}
+	return ng, nil
 }

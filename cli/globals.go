@@ -53,6 +53,8 @@ type Globals struct {
 	FPS         int
 	contextFile string
 	contexts    *contextFile
+	// readOnlyFlag is --read-only as given, before a context adds its own.
+	readOnlyFlag bool
 
 	env      Env
 	logger   *log.Logger
@@ -87,6 +89,7 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 }
 
 func (g *Globals) finish(fs *pflag.FlagSet) error {
+	g.readOnlyFlag = g.ReadOnly
 	if g.env.Getenv != nil {
 		g.contextFile = contextPath(g.env.Getenv)
 		f, err := loadContexts(g.contextFile)

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -20,7 +19,6 @@ import (
 
 	"koff/connect"
 	"koff/edit"
-	"koff/ui"
 )
 
 type serveOptions struct {
@@ -153,13 +151,9 @@ func newSessionServer(g *Globals, o *serveOptions, keys *keyring, obs *observer,
 		g: g, keys: keys, maxSessions: o.maxSessions, idle: o.idle,
 		sessions: map[ssh.Session]*liveSession{},
 		shutdown: make(chan struct{}),
-		ui: ui.Options{
-			Source:        obs.store,
-			Bootstrap:     strings.Join(g.Bootstrap, ","),
-			Topics:        g.OffsetsTopics,
-			REST:          rest != nil,
-			FlushInterval: g.FlushInterval,
-		},
+		// Sessions share the cluster; switching contexts is the local
+		// dashboard's, so no context list here.
+		ui: g.uiOptions(obs, rest != nil),
 		base: edit.Editor{
 			Store:       obs.store,
 			Kafka:       g.kafkaConfig(),
