@@ -43,6 +43,7 @@ type Tailer struct {
 	tr     *kafkago.Transport
 	client *kafkago.Client
 
+	reportMu sync.Mutex
 	mu       sync.Mutex
 	parts    map[model.TopicPartition]*partState
 	missing  []string
@@ -300,7 +301,11 @@ func (t *Tailer) setConnErr(err error) {
 }
 
 // report derives the overall state from the partitions and hands it on.
+// Reports are serialised, so the handler never sees an older state after
+// a newer one.
 func (t *Tailer) report() {
+	t.reportMu.Lock()
+	defer t.reportMu.Unlock()
 	t.mu.Lock()
 	var read, total int64
 	all := len(t.parts) > 0
@@ -331,9 +336,9 @@ func (t *Tailer) report() {
 	default:
 		st.State = model.TailCatchingUp
 	}
-	if all && !t.caught {
+	nowCaught := all && !t.caught
+	if nowCaught {
 		t.caught = true
-		close(t.caughtUp)
 	}
 	if st.State != t.status.State || st.Reason != t.status.Reason {
 		st.Since = t.opts.Now()
@@ -345,6 +350,11 @@ func (t *Tailer) report() {
 	t.mu.Unlock()
 	if changed {
 		t.h.SetStatus(st)
+	}
+	// Close after the handler has the live state: whoever waits on
+	// CaughtUp then reads it there.
+	if nowCaught {
+		close(t.caughtUp)
 	}
 }
 
