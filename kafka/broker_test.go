@@ -84,7 +84,6 @@ func produce(t *testing.T, addr, topic string, partition int, recs ...kv) {
 	t.Fatalf("produce to %s/%d: %v", topic, partition, lastErr)
 }
 
-
 func createPartitionsReq(topic string, total int) *kafkago.CreatePartitionsRequest {
 	return &kafkago.CreatePartitionsRequest{Topics: []kafkago.TopicPartitionsConfig{{Name: topic, Count: int32(total)}}}
 }
