@@ -1,7 +1,9 @@
 package edit
 
 import (
+	"strconv"
 	"strings"
+	"time"
 )
 
 // CommandLine renders the koff command equivalent to a plan, so a dialog
@@ -16,6 +18,10 @@ type CommandLine struct {
 // For returns the command line of a plan.
 func (c CommandLine) For(p *Plan) string {
 	args := []string{"koff"}
+	if sa := sinkArgs(p); sa != nil {
+		args = append(args, sa...)
+		return joinArgs(append(args, c.Globals...))
+	}
 	switch p.Kind {
 	case KindResetAll:
 		args = append(args, "reset", p.Connector)
@@ -41,12 +47,49 @@ func (c CommandLine) For(p *Plan) string {
 			args = append(args, "import", "FILE")
 		}
 	}
-	args = append(args, c.Globals...)
+	return joinArgs(append(args, c.Globals...))
+}
+
+func joinArgs(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
 		q[i] = shellQuote(a)
 	}
 	return strings.Join(q, " ")
+}
+
+// sinkArgs is `koff set SINK --to-…` for a sink plan made by strategy, or
+// nil when the plan has no such form (explicit offsets: import, undo).
+func sinkArgs(p *Plan) []string {
+	r := p.sinkReq
+	if r == nil || r.Strategy.Kind == SinkExplicit {
+		return nil
+	}
+	var args []string
+	switch s := r.Strategy; s.Kind {
+	case SinkToOffset:
+		args = []string{"set", r.Connector, "--to-offset", strconv.FormatInt(s.Offset, 10)}
+	case SinkToEarliest:
+		args = []string{"set", r.Connector, "--to-earliest"}
+	case SinkToLatest:
+		args = []string{"set", r.Connector, "--to-latest"}
+	case SinkToTimestamp:
+		args = []string{"set", r.Connector, "--to-datetime", s.Time.UTC().Format(time.RFC3339Nano)}
+	case SinkShiftBy:
+		args = []string{"set", r.Connector, "--shift-by", strconv.FormatInt(s.Shift, 10)}
+	case SinkReset:
+		args = []string{"reset", r.Connector}
+	default:
+		return nil
+	}
+	switch len(r.Partitions) {
+	case 0:
+	case 1:
+		args = append(args, "--partition", sinkPartitionJSON(r.Partitions[0]))
+	default:
+		return nil // several chosen partitions: no single flag says that
+	}
+	return args
 }
 
 // shellQuote quotes an argument for a POSIX shell when it needs it.

@@ -72,6 +72,19 @@ type Plan struct {
 	Group        string
 	GroupMembers int
 	Sink         []SinkChange
+	// sinkReq is the sink request the plan came from, for Replan and the
+	// equivalent command line.
+	sinkReq *SinkRequest
+}
+
+// Replan plans the same request again on the offsets as they are now. The
+// stop → apply → resume flow needs it: stopping a connector makes its tasks
+// commit one last time, which moves the offsets the first plan read.
+func (e *Editor) Replan(ctx context.Context, p *Plan) (*Plan, error) {
+	if p.sinkReq != nil {
+		return e.PlanSink(ctx, *p.sinkReq)
+	}
+	return e.Plan(ctx, p.Request)
 }
 
 // Plan works out an edit without writing anything.

@@ -171,3 +171,43 @@ func TestRESTUnknownConnector(t *testing.T) {
 		t.Errorf("stop of an unknown connector: %v", err)
 	}
 }
+
+// Stop → apply → resume: stopping makes the tasks commit once more, so the
+// plan made while RUNNING is stale; Replan plans the same edit on the
+// offsets left at stop.
+func TestReplanAfterStopAppliesTheConfirmedEdit(t *testing.T) {
+	h, _ := demoHarness(t)
+	ctx := context.Background()
+	h.waitFor("es-search's first commits", func() bool {
+		p, err := h.ed.groupPoll(ctx, "es-search-v2")
+		return err == nil && len(p.Partitions) >= 4
+	})
+	plan, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "es-search", Kind: KindSet, Strategy: SinkStrategy{Kind: SinkShiftBy, Shift: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.State != "RUNNING" || !strings.Contains(plan.Command, "koff set es-search --shift-by -1") {
+		t.Fatalf("plan: state %s command %s", plan.State, plan.Command)
+	}
+	time.Sleep(500 * time.Millisecond) // the sink commits again meanwhile
+	if err := h.ed.StopConnector(ctx, "es-search"); err != nil {
+		t.Fatal(err)
+	}
+	var conflict *ConflictError
+	if _, err := h.ed.Apply(ctx, plan); !errors.As(err, &conflict) {
+		t.Fatalf("the stale plan applied: %v", err)
+	}
+	fresh, err := h.ed.Replan(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.ed.Apply(ctx, fresh)
+	if err != nil || !res.Verified {
+		t.Fatalf("replanned apply: %v (verified %v)", err, res.Verified)
+	}
+	for _, c := range fresh.Sink {
+		if c.After != c.Before-1 {
+			t.Errorf("%s: %d → %d, want one back from where it stopped", c.TopicPartition, c.Before, c.After)
+		}
+	}
+}

@@ -74,7 +74,7 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 	if req.Connector == "" {
 		return nil, errors.New("no connector named")
 	}
-	p := &Plan{Request: Request{Connector: req.Connector, Kind: req.Kind}, Made: e.now(), Path: PathGroup}
+	p := &Plan{Request: Request{Connector: req.Connector, Kind: req.Kind}, Made: e.now(), Path: PathGroup, sinkReq: &req}
 	p.Group = "connect-" + req.Connector
 	restOK := false
 	if e.REST != nil {

@@ -26,6 +26,8 @@ type Editor interface {
 	PlanSink(ctx context.Context, req edit.SinkRequest) (*edit.Plan, error)
 	// CopyRequest is the edit giving connector to the offsets of from.
 	CopyRequest(from, to string) (edit.Request, error)
+	// Replan plans the same edit on the offsets as they are now.
+	Replan(ctx context.Context, p *edit.Plan) (*edit.Plan, error)
 }
 
 var _ Editor = (*edit.Editor)(nil)
@@ -132,6 +134,24 @@ func (m *Model) applyJob(p *edit.Plan) tea.Cmd {
 	})
 }
 
+// replanApplyJob is the apply step of stop → apply → resume. Stopping made
+// the tasks commit one last time, so the confirmed edit is planned again on
+// the offsets they left (a shift moves from where the sink stopped; the
+// audit log's before-values are the ones really replaced), then applied.
+func (m *Model) replanApplyJob(p *edit.Plan) tea.Cmd {
+	ed := m.opts.Editor
+	cp := *p
+	label := fmt.Sprintf("applying %s of %s on the offsets left at stop…", p.Kind, p.Connector)
+	return m.startJob(label, applyTimeout, func(ctx context.Context, id int) tea.Msg {
+		np, err := ed.Replan(ctx, &cp)
+		if err != nil {
+			return applyDoneMsg{id: id, err: err}
+		}
+		res, err := ed.Apply(ctx, np)
+		return applyDoneMsg{id: id, res: res, err: err}
+	})
+}
+
 func (m *Model) stopJob(name string) tea.Cmd {
 	ed := m.opts.Editor
 	return m.startJob("stopping "+name+"…", stopTimeout, func(ctx context.Context, id int) tea.Msg {
@@ -218,7 +238,7 @@ func (m *Model) handleStopDone(msg stopDoneMsg) tea.Cmd {
 			return nil
 		}
 		d.done(stepStop)
-		return m.applyJob(d.plan)
+		return m.replanApplyJob(d.plan)
 	}
 	if msg.err != nil {
 		m.setStatus(statusErr, fmt.Sprintf("stop %s: %s", msg.name, msg.err))

@@ -230,6 +230,9 @@ func (e *fakeEditor) CopyRequest(from, to string) (edit.Request, error) {
 	return e.real.CopyRequest(from, to)
 }
 
+// Replan keeps the plan: the fake's plans carry the state the test set.
+func (e *fakeEditor) Replan(_ context.Context, p *edit.Plan) (*edit.Plan, error) { return p, nil }
+
 func (e *fakeEditor) Check(context.Context, *edit.Plan) error {
 	e.record("check")
 	return nil
