@@ -188,8 +188,12 @@ type tmuxSession struct {
 	name string
 }
 
+// tmuxSocket keeps the tests' sessions on their own tmux server, apart
+// from any the person running the tests has open.
+const tmuxSocket = "koff-e2e"
+
 func (s *tmuxSession) run(args ...string) string {
-	out, err := exec.Command(s.tmux, args...).CombinedOutput()
+	out, err := exec.Command(s.tmux, append([]string{"-L", tmuxSocket}, args...)...).CombinedOutput()
 	if err != nil {
 		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
 	}
@@ -218,7 +222,7 @@ func startTmux(t *testing.T, w, h int, command string) *tmuxSession {
 	tmux := needTool(t, "tmux")
 	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("koff-e2e-%d", time.Now().UnixNano())}
 	s.run("new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), command)
-	t.Cleanup(func() { exec.Command(tmux, "kill-session", "-t", s.name).Run() })
+	t.Cleanup(func() { exec.Command(tmux, "-L", tmuxSocket, "kill-session", "-t", s.name).Run() })
 	return s
 }
 
