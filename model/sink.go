@@ -167,8 +167,9 @@ func (g *sinkGroup) summary() SinkSummary {
 	return s
 }
 
-// lagTrend fits the lag's change per second between the oldest and newest
-// polls of the last minute; within ±1% of the lag (or ±1 record/s) it is steady.
+// lagTrend is the lag's change per second between the oldest and newest
+// polls of the last minute, and whether that is growing, shrinking or
+// steady.
 func lagTrend(points []lagPoint) (string, float64) {
 	if len(points) < 2 {
 		return "", 0
@@ -186,11 +187,19 @@ func lagTrend(points []lagPoint) (string, float64) {
 		return "", 0
 	}
 	rate := float64(last.lag-first.lag) / secs
-	tol := max(float64(last.lag)*0.01/secs, 1/secs)
-	switch {
-	case rate > tol:
+	// A sink that keeps up still shows a lag that rises between commits and
+	// drops at each: only a change beyond that saw-tooth is a trend.
+	var peak int64
+	for _, p := range points {
+		if !p.at.Before(first.at) {
+			peak = max(peak, p.lag)
+		}
+	}
+	tol := max(20, float64(peak)/4)
+	switch d := float64(last.lag - first.lag); {
+	case d > tol:
 		return "growing", rate
-	case rate < -tol:
+	case d < -tol:
 		return "shrinking", rate
 	}
 	return "steady", rate
