@@ -2,7 +2,6 @@ package demo
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -38,58 +37,18 @@ func (w *worker) readOffsets(ctx context.Context, topic string, keys [][]byte) (
 			parts = append(parts, p)
 		}
 	}
-	start, err := topicOffsets(ctx, w.client, topic, parts, -2)
-	if err != nil {
-		return nil, err
-	}
-	end, err := topicOffsets(ctx, w.client, topic, parts, -1)
-	if err != nil {
-		return nil, err
-	}
-	from := map[int32]kgo.Offset{}
-	for _, p := range parts {
-		if end[p] > start[p] {
-			from[p] = kgo.NewOffset().At(start[p])
-		}
-	}
 	found := map[string][]byte{}
-	if len(from) == 0 {
-		return found, nil
-	}
-
-	cl, err := kgo.NewClient(w.clientOpts(
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
-		// Control records (transaction markers) occupy offsets too; keeping
-		// them lets us see the log end even when a marker is last.
-		kgo.KeepControlRecords(),
-		kgo.FetchMaxWait(100*time.Millisecond),
-		kgo.WithLogger(kgoLogger{w.logf}),
-	)...)
+	err := w.scan(ctx, topic, parts, func(r *kgo.Record) {
+		if p, ok := want[string(r.Key)]; ok && p == r.Partition {
+			if r.Value == nil {
+				delete(found, string(r.Key))
+			} else {
+				found[string(r.Key)] = r.Value
+			}
+		}
+	})
 	if err != nil {
 		return nil, err
-	}
-	defer cl.Close()
-
-	for len(from) > 0 {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("read offsets from %s: %w", topic, err)
-		}
-		fs.EachError(func(t string, p int32, err error) {
-			w.logf("read offsets: %s[%d]: %v", t, p, err)
-		})
-		fs.EachRecord(func(r *kgo.Record) {
-			if p, ok := want[string(r.Key)]; ok && p == r.Partition && !r.Attrs.IsControl() {
-				if r.Value == nil {
-					delete(found, string(r.Key))
-				} else {
-					found[string(r.Key)] = r.Value
-				}
-			}
-			if _, ok := from[r.Partition]; ok && r.Offset >= end[r.Partition]-1 {
-				delete(from, r.Partition)
-			}
-		})
 	}
 	return found, nil
 }

@@ -20,13 +20,31 @@ func (w *worker) readAll(ctx context.Context, topic string) ([]*kgo.Record, erro
 	for i := range parts {
 		parts[i] = int32(i)
 	}
-	start, err := topicOffsets(ctx, w.client, topic, parts, -2)
+	byPart := make([][]*kgo.Record, w.offsetsPartitions)
+	err := w.scan(ctx, topic, parts, func(r *kgo.Record) {
+		byPart[r.Partition] = append(byPart[r.Partition], r)
+	})
 	if err != nil {
 		return nil, err
 	}
+	var all []*kgo.Record
+	for _, rs := range byPart {
+		all = append(all, rs...)
+	}
+	return all, nil
+}
+
+// scan reads some partitions of a topic from their start to their end as
+// of the call and hands each data record, in offset order per partition,
+// to each.
+func (w *worker) scan(ctx context.Context, topic string, parts []int32, each func(*kgo.Record)) error {
+	start, err := topicOffsets(ctx, w.client, topic, parts, -2)
+	if err != nil {
+		return err
+	}
 	end, err := topicOffsets(ctx, w.client, topic, parts, -1)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	from := map[int32]kgo.Offset{}
 	for _, p := range parts {
@@ -34,46 +52,42 @@ func (w *worker) readAll(ctx context.Context, topic string) ([]*kgo.Record, erro
 			from[p] = kgo.NewOffset().At(start[p])
 		}
 	}
-	byPart := make([][]*kgo.Record, w.offsetsPartitions)
-	if len(from) > 0 {
-		cl, err := kgo.NewClient(w.clientOpts(
-			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
-			// Markers occupy offsets too: keeping them shows the end even
-			// when a partition ends with one.
-			kgo.KeepControlRecords(),
-			kgo.FetchMaxWait(100*time.Millisecond),
-			kgo.WithLogger(kgoLogger{w.logf}),
-		)...)
-		if err != nil {
-			return nil, err
+	if len(from) == 0 {
+		return nil
+	}
+	cl, err := kgo.NewClient(w.clientOpts(
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
+		// Markers occupy offsets too: keeping them shows the end even when
+		// a partition ends with one.
+		kgo.KeepControlRecords(),
+		kgo.FetchMaxWait(100*time.Millisecond),
+		kgo.WithLogger(kgoLogger{w.logf}),
+	)...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	for len(from) > 0 {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("read %s to its end: %w", topic, err)
 		}
-		defer cl.Close()
-		for len(from) > 0 {
-			fs := cl.PollFetches(ctx)
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("read %s to its end: %w", topic, err)
+		fs.EachError(func(t string, p int32, err error) {
+			w.logf("read %s[%d]: %v", t, p, err)
+		})
+		fs.EachRecord(func(r *kgo.Record) {
+			if r.Offset >= end[r.Partition] {
+				return // written after the call
 			}
-			fs.EachError(func(t string, p int32, err error) {
-				w.logf("read %s[%d]: %v", t, p, err)
-			})
-			fs.EachRecord(func(r *kgo.Record) {
-				if r.Offset >= end[r.Partition] {
-					return // written after the call
-				}
-				if !r.Attrs.IsControl() {
-					byPart[r.Partition] = append(byPart[r.Partition], r)
-				}
-				if r.Offset >= end[r.Partition]-1 {
-					delete(from, r.Partition)
-				}
-			})
-		}
+			if !r.Attrs.IsControl() {
+				each(r)
+			}
+			if r.Offset >= end[r.Partition]-1 {
+				delete(from, r.Partition)
+			}
+		})
 	}
-	var all []*kgo.Record
-	for _, rs := range byPart {
-		all = append(all, rs...)
-	}
-	return all, nil
+	return nil
 }
 
 // topicOffsets asks for the earliest (ts -2) or latest (ts -1) offset of
