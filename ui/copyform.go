@@ -134,14 +134,6 @@ func (f *copyForm) view(spinner string) string {
 	submit := f.km.FormSubmit
 	submit.SetEnabled(f.err == nil)
 	keys := f.help.ShortHelpView([]key.Binding{submit, f.km.FormCancel})
-	switch {
-	case f.planning:
-		lines = append(lines, spinner+" planning: reading "+f.from+"'s offsets…")
-	case f.planErr != "":
-		lines = append(lines, indentWrap(st.Bad.Render("✗ "+f.planErr), inner, "", 4)...)
-		lines = append(lines, keys)
-	default:
-		lines = append(lines, keys)
-	}
+	lines = append(lines, planFooter(st, spinner, f.planning, "reading "+f.from+"'s offsets", f.planErr, inner, keys)...)
 	return renderBox(st, f.width, f.height, lines)
 }

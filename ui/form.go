@@ -378,15 +378,7 @@ func (f *editForm) view(spinner string) string {
 		}
 	}
 	lines = append(lines, "")
-	switch {
-	case f.planning:
-		lines = append(lines, spinner+" planning: reading the current offsets…")
-	case f.planErr != "":
-		lines = append(lines, indentWrap(st.Bad.Render("✗ "+f.planErr), inner, "", 4)...)
-		lines = append(lines, f.keys())
-	default:
-		lines = append(lines, f.keys())
-	}
+	lines = append(lines, planFooter(st, spinner, f.planning, "reading the current offsets", f.planErr, inner, f.keys())...)
 	return renderBox(st, f.width, f.height, lines)
 }
 
@@ -402,4 +394,16 @@ func (f *editForm) keys() string {
 		line += f.st.Muted.Render(keySep + "fix the JSON to review the edit")
 	}
 	return line
+}
+
+// planFooter ends a form: a spinner while its plan is being made, else the
+// key line, under the plan's error if it failed.
+func planFooter(st *Styles, spinner string, planning bool, doing, planErr string, inner int, keys string) []string {
+	switch {
+	case planning:
+		return []string{spinner + " planning: " + doing + "…"}
+	case planErr != "":
+		return append(indentWrap(st.Bad.Render("✗ "+planErr), inner, "", 4), keys)
+	}
+	return []string{keys}
 }

@@ -307,15 +307,7 @@ func (f *sinkForm) view(spinner string) string {
 	}
 	lines = append(lines, "", f.scopeLine())
 	lines = append(lines, "")
-	switch {
-	case f.planning:
-		lines = append(lines, spinner+" planning: reading the group's offsets…")
-	case f.planErr != "":
-		lines = append(lines, indentWrap(st.Bad.Render("✗ "+f.planErr), inner, "", 4)...)
-		lines = append(lines, f.keys())
-	default:
-		lines = append(lines, f.keys())
-	}
+	lines = append(lines, planFooter(st, spinner, f.planning, "reading the group's offsets", f.planErr, inner, f.keys())...)
 	return renderBox(st, f.width, f.height, lines)
 }
 
