@@ -67,7 +67,20 @@ func (o *observer) run() {
 	}
 	k := o.g.kafkaConfig()
 	loop(func(ctx context.Context) { k.PollGroupsOnce(ctx, o.store) })
-	loop(func(ctx context.Context) { k.PollUnflushedOnce(ctx, o.store) })
+	// Checked often, measured when a flush moved or a refresh passed.
+	unflushed := k.NewUnflushedPoller(o.store, every)
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		for {
+			unflushed.Once(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	}()
 }
 
 // refresh polls everything once, in order: REST first, since it names the

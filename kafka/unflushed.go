@@ -18,34 +18,48 @@ type UnflushedStore interface {
 	SetUnflushed(name string, u model.Unflushed)
 }
 
-// PollUnflushed measures, every interval, how many records each source
-// connector wrote to its topics after its last flush, until ctx ends.
-func (c Config) PollUnflushed(ctx context.Context, every time.Duration, store UnflushedStore) {
-	for {
-		c.PollUnflushedOnce(ctx, store)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(every):
-		}
-	}
+// UnflushedPoller measures how many records each source connector wrote
+// to its topics after its last flush. A measurement counts from one flush,
+// so it is repeated as soon as a newer flush shows up, and otherwise every
+// refresh.
+type UnflushedPoller struct {
+	c       Config
+	store   UnflushedStore
+	refresh time.Duration
+	last    map[string]model.Unflushed
 }
 
-// PollUnflushedOnce measures every source connector whose topics are known, once.
-func (c Config) PollUnflushedOnce(ctx context.Context, store UnflushedStore) {
-	for name, t := range store.FlushTargets() {
+// NewUnflushedPoller returns a poller feeding store.
+func (c Config) NewUnflushedPoller(store UnflushedStore, refresh time.Duration) *UnflushedPoller {
+	return &UnflushedPoller{c: c, store: store, refresh: refresh, last: map[string]model.Unflushed{}}
+}
+
+// Once measures the connectors whose last flush moved, or whose count is
+// older than the refresh interval.
+func (p *UnflushedPoller) Once(ctx context.Context) {
+	for name, t := range p.store.FlushTargets() {
+		prev, ok := p.last[name]
+		if ok && prev.Since.Equal(t.LastFlush) && time.Since(prev.At) < p.refresh {
+			continue
+		}
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		n, err := c.RecordsSince(rctx, t.Topics, t.LastFlush)
+		n, err := p.c.RecordsSince(rctx, t.Topics, t.LastFlush)
 		cancel()
 		if ctx.Err() != nil {
 			return
 		}
 		u := model.Unflushed{Records: n, Since: t.LastFlush, At: time.Now()}
 		if err != nil {
-			u.Err = c.Describe(err)
+			u.Err = p.c.Describe(err)
 		}
-		store.SetUnflushed(name, u)
+		p.last[name] = u
+		p.store.SetUnflushed(name, u)
 	}
+}
+
+// PollUnflushedOnce measures every source connector whose topics are known, once.
+func (c Config) PollUnflushedOnce(ctx context.Context, store UnflushedStore) {
+	c.NewUnflushedPoller(store, 0).Once(ctx)
 }
 
 // RecordsSince counts the records written to the topics after t: per
