@@ -9,17 +9,19 @@ out=screenshots
 bin=$(mktemp -d)/koff
 go build -o "$bin" .
 freeze=${FREEZE:-$(command -v freeze || echo "$HOME/go/bin/freeze")}
+tm() { tmux -L koff-shots "$@"; }
 session=koff-shots
 audit=$(mktemp)
 
 start() { # width height
-  tmux kill-session -t $session 2>/dev/null || true
-  tmux new-session -d -s $session -x "$1" -y "$2" "$bin --demo --flush-interval 2s --audit-log $audit"
+  tm kill-session -t $session 2>/dev/null || true
+  tm new-session -d -s $session -x "$1" -y "$2" "$bin --demo --audit-log $audit"
 }
-keys() { tmux send-keys -t $session "$@"; sleep 0.6; }
-typ() { tmux send-keys -t $session -l "$1"; sleep 0.6; }
+keys() { tm send-keys -t $session "$@"; sleep 0.6; }
+typ() { tm send-keys -t $session -l "$1"; sleep 0.6; }
+filter() { keys / ; typ "$1" ; keys Enter; }
 shot() { # name
-  tmux capture-pane -ep -t $session | "$freeze" -c full -o "$out/$1.png" >/dev/null
+  tm capture-pane -ep -t $session | "$freeze" -c full -o "$out/$1.png" >/dev/null
   if command -v convert >/dev/null && convert -version 2>/dev/null | grep -q ImageMagick; then
     convert "$out/$1.png" -resize 1400x "$out/$1.png"
   fi
@@ -27,27 +29,39 @@ shot() { # name
 }
 
 start 120 32
-sleep 20 # a few flushes, so ages, rates and sparklines have data
+sleep 75 # a minute of flushes: jdbc-legacy stalls, es-search falls behind
 shot connectors
-keys / ; typ jdbc-shop ; keys Enter ; keys Enter
+filter jdbc-shop ; keys Enter
 shot partitions
-keys S ; sleep 2
-keys Down ; keys Down ; keys e
+filter '"shop.public.orders"'
+keys S ; sleep 3
+keys e
 for _ in 1 2 3 4 5; do keys Down; done
 keys End
-for _ in $(seq 1 40); do tmux send-keys -t $session BSpace; done
+for _ in $(seq 1 40); do tm send-keys -t $session BSpace; done
 typ '{"incrementing":1000}' ; keys C-s ; sleep 1
 shot confirm
-keys Escape ; keys R
+keys Escape ; keys R ; sleep 2
 keys Escape ; keys Escape ; keys Escape
-keys / ; typ file-logs ; keys Enter ; keys Enter
-keys / ; typ '": "' ; keys Enter
+filter es-search ; keys Enter ; sleep 1
+shot sink
+keys e ; keys Down ; keys Down ; keys Down ; keys Tab
+for _ in 1 2 3 4 5; do tm send-keys -t $session BSpace; done
+typ "$(date -u -d '-10 min' +%Y-%m-%dT%H:%M:%SZ)" ; sleep 1
+shot sink-form
+keys Enter ; sleep 2
+shot sink-confirm
+keys Escape ; keys Escape ; keys Escape ; keys Escape
+filter file-logs ; keys Enter
+filter 'app-1'
 keys Enter
 shot detail
+keys Escape ; keys Down ; keys Enter
+shot detail-defect
 keys U
 shot unparseable
 
 start 80 24
-sleep 8
+sleep 20
 shot connectors-80x24
-tmux kill-session -t $session
+tm kill-session -t $session
