@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"koff/connect"
 )
 
 // ErrReadOnly refuses every write when koff runs read-only (--read-only, or
@@ -47,6 +49,9 @@ func (e *Editor) Check(ctx context.Context, p *Plan) error {
 	}
 	if e.REST != nil {
 		st, err := e.REST.Status(ctx, p.Connector)
+		if connect.IsNotFound(err) && p.Absent {
+			return e.checkSinkOrSource(ctx, p)
+		}
 		if err != nil {
 			return err
 		}
@@ -55,6 +60,10 @@ func (e *Editor) Check(ctx context.Context, p *Plan) error {
 			return &NotStoppedError{Connector: p.Connector, State: p.State, Tasks: p.Tasks}
 		}
 	}
+	return e.checkSinkOrSource(ctx, p)
+}
+
+func (e *Editor) checkSinkOrSource(ctx context.Context, p *Plan) error {
 	if p.Group != "" {
 		return e.checkSink(ctx, p)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"koff/connect"
 	"koff/model"
 )
 
@@ -54,9 +55,11 @@ type Plan struct {
 	// PathReason says why the path was chosen, for the dialog.
 	PathReason string
 	// State is the connector's state from REST ("" when unknown); Tasks its
-	// running task count.
-	State string
-	Tasks int
+	// running task count. Absent: REST answers but has no such connector
+	// (an orphan, or one not created yet).
+	State  string
+	Tasks  int
+	Absent bool
 	// Topic is the offsets topic new offsets go to: the connector's own
 	// offsets.storage.topic if it has one, else the workers'.
 	Topic string
@@ -142,7 +145,10 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 			return nil, err
 		}
 	}
-	if p.State == "" {
+	switch {
+	case p.Absent:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not in Connect: no task runs that could overwrite this edit, and a connector created with this name starts from these offsets.", p.Connector))
+	case p.State == "":
 		p.Warnings = append(p.Warnings, "Connector state unknown (no --connect-url): if the connector is running, its tasks overwrite this edit at their next flush. Stop it first.")
 	}
 	p.Command = e.Cmd.For(p)
@@ -170,10 +176,12 @@ func (e *Editor) isSinkRequest(ctx context.Context, req Request) (bool, error) {
 	}
 	if e.REST != nil {
 		st, err := e.REST.Status(ctx, req.Connector)
-		if err != nil {
+		if err == nil {
+			return st.Type == "sink", nil
+		}
+		if !connect.IsNotFound(err) {
 			return false, err
 		}
-		return st.Type == "sink", nil
 	}
 	if len(e.storedCopies(req.Connector)) > 0 {
 		return false, nil
@@ -190,6 +198,14 @@ func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
 		return false, nil
 	}
 	st, err := e.REST.Status(ctx, p.Connector)
+	if connect.IsNotFound(err) && (p.Kind == KindCopy || len(e.storedCopies(p.Connector)) > 0) {
+		// An orphan, or the target of a copy not created yet: no task runs
+		// that could overwrite the edit, and REST cannot edit it. Any
+		// other unknown name is most likely a typo: Connect's 404 stands.
+		p.Absent = true
+		p.PathReason = "not in Connect: written to the offsets topic"
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}

@@ -211,3 +211,39 @@ func TestReplanAfterStopAppliesTheConfirmedEdit(t *testing.T) {
 		}
 	}
 }
+
+// An orphan (offsets, no connector in Connect) and a connector not created
+// yet are edited in the offsets topic even with REST configured.
+func TestOrphanResetAndCopyWithREST(t *testing.T) {
+	h, _ := demoHarness(t)
+	ctx := context.Background()
+	req, err := h.ed.CopyRequest("jdbc-old-orders", "jdbc-orders-v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := h.ed.Plan(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plan.Absent || plan.Path != PathTopic || !strings.Contains(strings.Join(plan.Warnings, " "), "jdbc-orders-v2 is not in Connect") {
+		t.Fatalf("copy plan: absent %v path %s warnings %q", plan.Absent, plan.Path, plan.Warnings)
+	}
+	if res, err := h.ed.Apply(ctx, plan); err != nil || !res.Verified {
+		t.Fatalf("copy: %v %+v", err, res)
+	}
+	if n := len(h.rows("jdbc-orders-v2")); n != 2 {
+		t.Errorf("copied %d partitions, want the orphan's 2", n)
+	}
+	plan, err = h.ed.Plan(ctx, Request{Connector: "jdbc-old-orders", Kind: KindResetAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := h.ed.Apply(ctx, plan); err != nil || !res.Verified {
+		t.Fatalf("reset of the orphan: %v %+v", err, res)
+	}
+	for _, r := range h.rows("jdbc-old-orders") {
+		if !r.Deleted {
+			t.Errorf("%s survived", r.Partition)
+		}
+	}
+}

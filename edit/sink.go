@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"koff/connect"
 	"koff/model"
 )
 
@@ -77,11 +78,15 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 	p := &Plan{Request: Request{Connector: req.Connector, Kind: req.Kind}, Made: e.now(), Path: PathGroup, sinkReq: &req}
 	p.Group = "connect-" + req.Connector
 	restOK := false
-	if e.REST != nil {
-		st, err := e.REST.Status(ctx, req.Connector)
-		if err != nil {
-			return nil, err
-		}
+	st, err := e.sinkStatus(ctx, req.Connector)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil && e.REST != nil {
+		p.Absent = true
+		p.PathReason = "not in Connect: committed to group " + p.Group + " directly"
+	}
+	if st != nil {
 		p.State, p.Tasks = string(st.Connector.State), len(st.Tasks)
 		if st.Type == "source" {
 			return nil, fmt.Errorf("%s is a source connector: its offsets are in the offsets topic, not a consumer group", req.Connector)
@@ -99,7 +104,7 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 		if !restOK {
 			p.PathReason = fmt.Sprintf("Connect %s cannot alter offsets over REST (needs 3.6): committed to group %s directly", info.Version, p.Group)
 		}
-	} else {
+	} else if e.REST == nil {
 		p.PathReason = "no --connect-url: committed to group " + p.Group + " directly"
 	}
 	poll, err := e.groupPoll(ctx, p.Group)
@@ -118,7 +123,10 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 		}
 		p.PathReason = method + " /connectors/" + req.Connector + "/offsets"
 	}
-	if p.State == "" {
+	switch {
+	case p.Absent:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not in Connect: the group's offsets are edited directly.", req.Connector))
+	case p.State == "":
 		p.Warnings = append(p.Warnings, "Connector state unknown (no --connect-url): Kafka refuses the commit while the group has members.")
 	}
 	if p.Path == PathGroup && poll.Members > 0 {
@@ -132,6 +140,22 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 	p.fillSinkChanges()
 	p.Command = e.Cmd.For(p)
 	return p, nil
+}
+
+// sinkStatus is the connector's REST status, or nil without REST or when
+// Connect has no such connector.
+func (e *Editor) sinkStatus(ctx context.Context, name string) (*connect.ConnectorStatus, error) {
+	if e.REST == nil {
+		return nil, nil
+	}
+	st, err := e.REST.Status(ctx, name)
+	if connect.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &st, nil
 }
 
 func (e *Editor) groupPoll(ctx context.Context, group string) (model.GroupPoll, error) {
