@@ -157,6 +157,7 @@ func (t *Tailer) discover(ctx context.Context) error {
 	}
 	res := m.(*metadataAPI.Response)
 	var missing []string
+	var added []model.TopicPartition
 	found := map[string]bool{}
 	for _, tm := range res.Topics {
 		if tm.ErrorCode != 0 {
@@ -169,18 +170,24 @@ func (t *Tailer) discover(ctx context.Context) error {
 		found[tm.Name] = true
 		t.h.SetTopicPartitions(tm.Name, len(tm.Partitions))
 		for _, p := range tm.Partitions {
-			tp := model.TopicPartition{Topic: tm.Name, Partition: int(p.PartitionIndex)}
-			t.mu.Lock()
-			_, known := t.parts[tp]
-			if !known {
-				t.parts[tp] = &partState{}
-			}
-			t.mu.Unlock()
-			if !known {
-				t.wg.Add(1)
-				go t.tailPartition(ctx, tp)
-			}
+			added = append(added, model.TopicPartition{Topic: tm.Name, Partition: int(p.PartitionIndex)})
 		}
+	}
+	// Register every partition before any reader starts: a reader that
+	// finishes at once must not find the others missing and declare the
+	// whole topic caught up.
+	var start []model.TopicPartition
+	t.mu.Lock()
+	for _, tp := range added {
+		if _, known := t.parts[tp]; !known {
+			t.parts[tp] = &partState{}
+			start = append(start, tp)
+		}
+	}
+	t.mu.Unlock()
+	for _, tp := range start {
+		t.wg.Add(1)
+		go t.tailPartition(ctx, tp)
 	}
 	for _, name := range topics {
 		if !found[name] {
