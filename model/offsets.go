@@ -100,7 +100,7 @@ func appendSorted(dst []byte, v any) []byte {
 
 // SinkOffsetsBody renders a sink's committed offsets as Connect's GET
 // /connectors/NAME/offsets body for sinks:
-// {"offsets":[{"partition":{"kafka_topic":"t","kafka_partition":0},"offset":{"kafka_offset":5}}]}.
+// {"offsets":[{"partition":{"kafka_partition":0,"kafka_topic":"t"},"offset":{"kafka_offset":5}}]}.
 func SinkOffsetsBody(rows []SinkPartitionRow) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"offsets":[`)
@@ -113,10 +113,12 @@ func SinkOffsetsBody(rows []SinkPartitionRow) []byte {
 			b.WriteByte(',')
 		}
 		n++
-		b.WriteString(`{"partition":{"kafka_topic":`)
-		b.Write(AppendJackson(nil, r.Topic))
-		b.WriteString(`,"kafka_partition":`)
+		// Field order as Connect writes it: the partition map is a Java
+		// HashMap, which iterates kafka_partition before kafka_topic.
+		b.WriteString(`{"partition":{"kafka_partition":`)
 		b.WriteString(itoa(r.Partition))
+		b.WriteString(`,"kafka_topic":`)
+		b.Write(AppendJackson(nil, r.Topic))
 		b.WriteString(`},"offset":{"kafka_offset":`)
 		b.WriteString(itoa64(r.Committed))
 		b.WriteString(`}}`)

@@ -50,3 +50,14 @@ func TestRESTKeyAndValueAreWhatTheWorkerWrites(t *testing.T) {
 		t.Error("SameJSON matched different maps")
 	}
 }
+
+func TestSinkOffsetsBodyIsConnectsSinkShape(t *testing.T) {
+	rows := []SinkPartitionRow{
+		{GroupPartition: GroupPartition{TopicPartition: TopicPartition{"logs.app", 1}, Committed: 42}},
+		{GroupPartition: GroupPartition{TopicPartition: TopicPartition{"logs.app", 2}, Committed: -1}},
+	}
+	want := `{"offsets":[{"partition":{"kafka_partition":1,"kafka_topic":"logs.app"},"offset":{"kafka_offset":42}}]}`
+	if got := string(SinkOffsetsBody(rows)); got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
