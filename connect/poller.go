@@ -90,7 +90,11 @@ func (p *Poller) pollTopics(ctx context.Context, conns map[string]Connector) {
 		if err != nil {
 			continue
 		}
-		p.topicsAt[name] = time.Now()
+		// A connector that has not produced yet has no active topics:
+		// ask again next poll rather than in topicsEvery.
+		if len(topics) > 0 {
+			p.topicsAt[name] = time.Now()
+		}
 		p.sink.SetConnectorTopics(name, topics)
 	}
 }
