@@ -89,20 +89,14 @@ func (f *copyForm) key(msg tea.KeyPressMsg) (tea.Cmd, *submission) {
 }
 
 func (f *copyForm) update(msg tea.Msg) tea.Cmd {
-	var cmd tea.Cmd
-	f.input, cmd = f.input.Update(msg)
-	if _, ok := msg.(tea.KeyPressMsg); ok {
-		f.planErr = ""
-	}
+	cmd := f.typeInto(&f.input, msg)
 	f.validate()
 	return cmd
 }
 
 func (f *copyForm) setSize(w, h int) {
 	f.width, f.height = w, h
-	inner := w - dialogFrameW
-	f.input.SetWidth(max(inner-4, 4))
-	f.help.SetWidth(inner)
+	sizeDialogInput(&f.input, &f.help, w)
 }
 
 func (f *copyForm) view(spinner string) string {

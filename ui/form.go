@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"koff/edit"
@@ -39,6 +40,25 @@ type formState struct {
 }
 
 func (s *formState) state() *formState { return s }
+
+// typeInto hands a message to one of the form's inputs; a key press clears
+// the last plan error, which was about what was typed before.
+func (s *formState) typeInto(in *textinput.Model, msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	*in, cmd = in.Update(msg)
+	if _, ok := msg.(tea.KeyPressMsg); ok {
+		s.planErr = ""
+	}
+	return cmd
+}
+
+// sizeDialogInput fits a form's one-line input and its help to a dialog
+// of width w.
+func sizeDialogInput(in *textinput.Model, h *help.Model, w int) {
+	inner := w - dialogFrameW
+	in.SetWidth(max(inner-4, 4))
+	h.SetWidth(inner)
+}
 
 // submission is an edit a dialog asks for: plan runs inside a tea.Cmd, and
 // note, when set, tells the confirmation how the offsets were chosen.

@@ -249,20 +249,14 @@ func (f *sinkForm) update(msg tea.Msg) tea.Cmd {
 	if f.strategy().input == "" {
 		return nil // nothing to type for earliest or latest
 	}
-	var cmd tea.Cmd
-	f.input, cmd = f.input.Update(msg)
-	if _, ok := msg.(tea.KeyPressMsg); ok {
-		f.planErr = ""
-	}
+	cmd := f.typeInto(&f.input, msg)
 	f.validate()
 	return cmd
 }
 
 func (f *sinkForm) setSize(w, h int) {
 	f.width, f.height = w, h
-	inner := w - dialogFrameW
-	f.input.SetWidth(max(inner-4, 4))
-	f.help.SetWidth(inner)
+	sizeDialogInput(&f.input, &f.help, w)
 }
 
 func (f *sinkForm) view(spinner string) string {
