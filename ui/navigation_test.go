@@ -363,7 +363,7 @@ func TestDetailShowsPlacementDuplicatesAndExactNumbers(t *testing.T) {
 }
 
 func TestDeletedPartitionShown(t *testing.T) {
-	_, m := started(t, 80, 24)
+	_, m := started(t, 120, 24)
 	openConnectorNamed(t, m, "file-source")
 	requireContains(t, m, "✕ deleted", "1 deleted")
 	send(t, m, press("end", "enter")...)

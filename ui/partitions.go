@@ -369,15 +369,16 @@ func (s *partitionsScreen) View() string {
 	case s.restOn:
 		info = append(info, notInREST)
 	}
-	info = append(info, plural(live, "source partition", "source partitions"))
-	if deleted > 0 {
-		info = append(info, count(deleted)+" deleted")
-	}
+	// What needs a look comes before the counts: a narrow title cuts the end.
 	if suspect > 0 {
 		info = append(info, "⚠ "+count(suspect)+" suspect")
 	}
 	if n := len(s.stale); n > 0 {
 		info = append(info, "◌ "+count(n)+" not advancing")
+	}
+	info = append(info, plural(live, "source partition", "source partitions"))
+	if deleted > 0 {
+		info = append(info, count(deleted)+" deleted")
 	}
 	title := titleLine(s.st, s.width, "Connectors › "+name, info, s.list.viewInfo())
 	empty := "No source partitions: the connector has no offsets in this topic."
