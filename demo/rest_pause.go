@@ -81,18 +81,6 @@ func (c *Cluster) unpause(conn *connector) error {
 		return conn.start(context.Background())
 	}
 	// connector.start without reading the topic.
-	held := v.(map[string][]byte)
-	runCtx, cancel := context.WithCancel(context.Background())
-	conn.cancel = cancel
-	for i, parts := range conn.spec.tasks {
-		t := conn.newTask(i, parts, held)
-		conn.wg.Add(1)
-		go func() {
-			defer conn.wg.Done()
-			t.run(runCtx)
-		}()
-	}
-	conn.state = stateRunning
-	conn.restarts++
+	conn.startTasks(v.(map[string][]byte))
 	return nil
 }

@@ -90,6 +90,13 @@ func (c *connector) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connector %s: %w", c.spec.name, err)
 	}
+	c.startTasks(offsets)
+	return nil
+}
+
+// startTasks starts the connector's tasks from the given committed offsets
+// (raw value bytes by key). Callers hold c.mu.
+func (c *connector) startTasks(offsets map[string][]byte) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	for i, parts := range c.spec.tasks {
@@ -102,7 +109,6 @@ func (c *connector) start(ctx context.Context) error {
 	}
 	c.state = stateRunning
 	c.restarts++
-	return nil
 }
 
 // stop stops the tasks and waits for their final offset flush (or commit,
