@@ -6,14 +6,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
-	"koff/edit"
 	"koff/keymap"
 	"koff/ui"
 )
@@ -56,14 +54,11 @@ func dashboardOnce(g *Globals, env Env) (string, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if g.Demo {
-		c, err := startDemo(ctx, g, "127.0.0.1:0", "127.0.0.1:0", time.Minute)
+		stopDemo, err := g.useDemo(ctx)
 		if err != nil {
 			return "", err
 		}
-		defer c.Close()
-		g.Bootstrap = []string{c.Bootstrap()}
-		g.OffsetsTopics = []string{c.OffsetsTopic()}
-		g.ConnectURL = c.ConnectURL()
+		defer stopDemo()
 	}
 	rest, err := g.connectClient()
 	if err != nil {
@@ -73,20 +68,8 @@ func dashboardOnce(g *Globals, env Env) (string, error) {
 	defer o.stop()
 	o.run()
 
-	ed := &edit.Editor{
-		Store:       o.store,
-		Kafka:       g.kafkaConfig(),
-		TopicSource: o.tailer.Topics,
-		ReadOnly:    g.ReadOnly,
-		User:        osUser(env),
-		Audit:       &edit.AuditLog{Path: g.auditPath(env)},
-		Cmd:         edit.CommandLine{Globals: g.shownGlobals(rest)},
-	}
-	if rest != nil {
-		ed.REST = rest
-	}
 	opts := g.uiOptions(o, rest != nil)
-	opts.Editor = ed
+	opts.Editor = g.newEditor(o.store, o.tailer.Topics, rest, osUser(env), g.auditPath(env))
 	if g.contexts != nil {
 		opts.Contexts = g.contexts.names()
 	}

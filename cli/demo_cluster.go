@@ -117,3 +117,16 @@ func demoBanner(g *Globals, c *demo.Cluster, sec demoSecurity) string {
 		c.Bootstrap(), flags, c.Bootstrap(), flags, c.Bootstrap(), kcat, c.OffsetsTopic())
 	return b.String()
 }
+
+// useDemo starts the embedded demo cluster (free loopback ports) and points
+// this run at it: for `koff --demo` and `koff serve --demo`.
+func (g *Globals) useDemo(ctx context.Context) (func(), error) {
+	c, err := startDemo(ctx, g, "127.0.0.1:0", "127.0.0.1:0", time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	g.Bootstrap = []string{c.Bootstrap()}
+	g.OffsetsTopics = []string{c.OffsetsTopic()}
+	g.ConnectURL = c.ConnectURL()
+	return c.Close, nil
+}

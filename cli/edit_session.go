@@ -74,19 +74,27 @@ func openEditSession(g *Globals, env Env) (*editSession, error) {
 		s.close()
 		return nil, err
 	}
-	s.ed = &edit.Editor{
-		Store:    s.store,
-		Kafka:    g.kafkaConfig(),
-		Topics:   g.OffsetsTopics,
-		ReadOnly: g.ReadOnly,
-		User:     osUser(env),
-		Audit:    &edit.AuditLog{Path: g.auditPath(env)},
-		Cmd:      edit.CommandLine{Globals: g.shownGlobals(rest)},
-	}
-	if rest != nil {
-		s.ed.REST = rest
-	}
+	topics := g.OffsetsTopics
+	s.ed = g.newEditor(s.store, func() []string { return topics }, rest, osUser(env), g.auditPath(env))
 	return s, nil
+}
+
+// newEditor is the edit pipeline every command, the dashboard and each
+// koff serve session write through.
+func (g *Globals) newEditor(store edit.Offsets, topics func() []string, rest *connect.Client, user, audit string) *edit.Editor {
+	ed := &edit.Editor{
+		Store:       store,
+		Kafka:       g.kafkaConfig(),
+		TopicSource: topics,
+		ReadOnly:    g.ReadOnly,
+		User:        user,
+		Audit:       &edit.AuditLog{Path: audit},
+		Cmd:         edit.CommandLine{Globals: g.shownGlobals(rest)},
+	}
+	if rest != nil { // a nil *connect.Client in the interface would not be nil
+		ed.REST = rest
+	}
+	return ed
 }
 
 func (s *editSession) close() {

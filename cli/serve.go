@@ -18,7 +18,6 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"koff/connect"
-	"koff/edit"
 )
 
 type serveOptions struct {
@@ -98,14 +97,11 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 	ctx, stop := signal.NotifyContext(env.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if g.Demo {
-		c, err := startDemo(ctx, g, "127.0.0.1:0", "127.0.0.1:0", time.Minute)
+		stopDemo, err := g.useDemo(ctx)
 		if err != nil {
 			return err
 		}
-		defer c.Close()
-		g.Bootstrap = []string{c.Bootstrap()}
-		g.OffsetsTopics = []string{c.OffsetsTopic()}
-		g.ConnectURL = c.ConnectURL()
+		defer stopDemo()
 	}
 	rest, err := g.connectClient()
 	if err != nil {
@@ -154,17 +150,8 @@ func newSessionServer(g *Globals, o *serveOptions, keys *keyring, obs *observer,
 		// Sessions share the cluster; switching contexts is the local
 		// dashboard's, so no context list here.
 		ui: g.uiOptions(obs, rest != nil),
-		base: edit.Editor{
-			Store:       obs.store,
-			Kafka:       g.kafkaConfig(),
-			TopicSource: obs.tailer.Topics,
-			ReadOnly:    g.ReadOnly,
-			Audit:       &edit.AuditLog{Path: audit},
-			Cmd:         edit.CommandLine{Globals: g.shownGlobals(rest)},
-		},
-	}
-	if rest != nil { // a nil *connect.Client in the interface would not be nil
-		s.base.REST = rest
+		// Each session copies it and names its SSH user (editorFor).
+		base: *g.newEditor(obs.store, obs.tailer.Topics, rest, "", audit),
 	}
 	return s
 }
