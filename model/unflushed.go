@@ -39,19 +39,17 @@ func (s *Store) SetUnflushed(name string, u Unflushed) {
 func (s *Store) FlushTargets() map[string]FlushTarget {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	// One pass over the connectors: the poller asks four times a second.
+	last := make(map[string]time.Time, len(s.connectors))
+	for id, c := range s.connectors {
+		if n := len(c.flushes); n > 0 && c.flushes[n-1].End.After(last[id.Name]) {
+			last[id.Name] = c.flushes[n-1].End
+		}
+	}
 	out := map[string]FlushTarget{}
 	for name, topics := range s.topicsOf {
-		if len(topics) == 0 {
-			continue
-		}
-		var last time.Time
-		for id, c := range s.connectors {
-			if id.Name == name && len(c.flushes) > 0 && c.flushes[len(c.flushes)-1].End.After(last) {
-				last = c.flushes[len(c.flushes)-1].End
-			}
-		}
-		if !last.IsZero() {
-			out[name] = FlushTarget{Topics: topics, LastFlush: last}
+		if len(topics) > 0 && !last[name].IsZero() {
+			out[name] = FlushTarget{Topics: topics, LastFlush: last[name]}
 		}
 	}
 	return out
