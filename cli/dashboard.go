@@ -105,11 +105,12 @@ func (g *Globals) uiOptions(o *observer, rest bool) ui.Options {
 	}
 }
 
-// programOptions: at most --fps frames a second, and no-color.org's rule
+// programOptions: frames at ui.FrameRate, so a key shows at once (the UI
+// itself holds data-driven redraws to --fps), and no-color.org's rule
 // that any non-empty NO_COLOR means monochrome (colorprofile alone honours
 // only values strconv.ParseBool accepts).
 func (g *Globals) programOptions(env Env) []tea.ProgramOption {
-	opts := []tea.ProgramOption{tea.WithFPS(g.FPS)}
+	opts := []tea.ProgramOption{tea.WithFPS(ui.FrameRate)}
 	if env.Getenv("NO_COLOR") != "" {
 		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
 	}

@@ -83,7 +83,7 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	fs.StringVar(&g.AuditLog, "audit-log", "", "audit log of edits (default $XDG_STATE_HOME/koff/audit.jsonl)")
 	fs.StringArrayVar(&g.ConnectorTopics, "connector-topics", nil, "NAME=TOPIC[,TOPIC] topics a source connector writes, for unflushed records without REST (repeatable)")
 	fs.StringVar(&g.Context, "context", defCtx, "use a named context from $XDG_CONFIG_HOME/koff/config.yaml (env KOFF_CONTEXT)")
-	fs.IntVar(&g.FPS, "fps", 4, "the dashboard redraws at most this many times a second")
+	fs.IntVar(&g.FPS, "fps", 4, "the dashboard redraws for new data at most this many times a second (keys show at once)")
 	addSecurityFlags(fs, g)
 	return g
 }

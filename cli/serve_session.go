@@ -184,7 +184,7 @@ func (s *sessionServer) program(sess ssh.Session) *tea.Program {
 	popts = append(popts, tea.WithContext(sess.Context()))
 	// A program catches SIGINT and SIGTERM by default: every session would
 	// quit on its own, unannounced, before the server's shutdown reached it.
-	popts = append(popts, tea.WithoutSignalHandler(), tea.WithFPS(s.g.FPS))
+	popts = append(popts, tea.WithoutSignalHandler(), tea.WithFPS(ui.FrameRate)) // --fps holds the data-driven redraws (ui.Options.FPS)
 	if noColor(sess.Environ()) {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}

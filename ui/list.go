@@ -154,9 +154,8 @@ func (l *list[T]) selected() (T, bool) {
 // setSize gives the table its width and the number of data rows it shows.
 func (l *list[T]) setSize(width, rows int) {
 	l.width, l.height = width, max(rows, 1)
-	l.tbl.SetWidth(width)
-	l.tbl.SetHeight(l.height + 1) // + the header line
-	l.clamp()
+	l.clamp() // sync gives the table the size
+
 }
 
 // visible returns the rows on screen.
@@ -187,12 +186,13 @@ func (l *list[T]) sync(cols []table.Column, cells func(T) []string) {
 		}
 		rows = append(rows, append(table.Row{mark}, row...))
 	}
-	l.tbl.SetStyles(l.st.Table)
-	// Rows before columns would index columns the old set lacks.
-	l.tbl.SetRows(nil)
-	l.tbl.SetColumns(all)
-	l.tbl.SetRows(rows)
-	l.tbl.SetCursor(l.cursor - l.offset)
+	// A new table renders its rows once, where each setter of the old one
+	// would render them all again: this runs on every key.
+	l.tbl = table.New(table.WithColumns(all), table.WithRows(rows), table.WithStyles(l.st.Table),
+		table.WithWidth(l.width), table.WithHeight(l.height+1)) // + the header line
+	if c := l.cursor - l.offset; c > 0 {
+		l.tbl.SetCursor(c)
+	}
 }
 
 // view renders the table, or the header and an explanation when there is

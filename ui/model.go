@@ -6,8 +6,11 @@
 //
 // Over SSH every changed frame costs bytes on the wire, so the output
 // changes only when something visible did: the tick re-reads the Source
-// only when its version moved, ages move once a second, the spinner turns
-// only while a job runs, and cursors do not blink.
+// only when its version moved, and no more than Options.FPS times a
+// second; ages move once a second, the spinner turns only while a job
+// runs, and cursors do not blink. A key's effect is drawn at once: the
+// program runs at FrameRate, whose frames cost nothing when nothing
+// changed (the renderer sends only changed cells).
 //
 // It does no I/O in Update: the Store is fed by the tailer and the REST
 // poller elsewhere, the UI takes in-memory snapshots of it on a tick, and
@@ -91,15 +94,22 @@ type Options struct {
 	Accent      string
 	ContextFile string
 
-	// FPS is the most frames a second the program draws (DefaultFPS when
-	// 0): the caller passes it to tea.WithFPS, and the UI neither looks
-	// at the Source nor animates faster than that.
+	// FPS is the most data-driven redraws a second (DefaultFPS when 0):
+	// the UI neither looks at the Source nor animates faster than that.
+	// Keys are not limited by it: the caller runs the program at
+	// FrameRate (tea.WithFPS), so a key shows in the next frame.
 	FPS int
 }
 
 // DefaultFPS is Options.FPS when it is 0: enough for live numbers, and few
 // bytes a second on an SSH link.
 const DefaultFPS = 4
+
+// FrameRate is the frame rate to run the program at: a key press shows
+// within 1/60 s. It costs no bytes when nothing changed, because the
+// renderer writes only changed cells and the data-driven redraws are held
+// to Options.FPS.
+const FrameRate = 60
 
 // minTick is the shortest interval at which the UI looks at the Source's
 // version, and at which the spinner turns: with more frames a second the
@@ -150,6 +160,13 @@ type Model struct {
 	switchTo string
 	// every is how often the tick looks at the Source.
 	every time.Duration
+	// sized is the screen last given a size, and that size.
+	sized sizedScreen
+}
+
+type sizedScreen struct {
+	s    screen
+	w, h int
 }
 
 // New returns the dashboard, already showing what the Source holds.
@@ -417,7 +434,12 @@ func (m *Model) layout() {
 	m.filter.SetWidth(max(m.width/3, 10))
 	header := len(m.headerLines())
 	footer := strings.Count(m.footerView(), "\n") + 1
-	m.top().SetSize(m.width, max(m.height-header-footer, 3))
+	// A screen lays its table out again on SetSize: only when its size
+	// changed, not after every key.
+	if sz := (sizedScreen{m.top(), m.width, max(m.height-header-footer, 3)}); sz != m.sized {
+		m.sized = sz
+		sz.s.SetSize(sz.w, sz.h)
+	}
 	w, h := dialogSize(m.width, m.height)
 	if m.form != nil {
 		m.form.setSize(w, h)
