@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os/signal"
 	"sync"
 	"syscall"
@@ -124,7 +125,7 @@ func runTail(g *Globals, opts any, args []string, env Env) error {
 	p.live = true
 	p.mu.Unlock()
 	// Live: report connection changes on stderr, keep going until interrupted.
-	var last model.TailState = model.TailLive
+	conn := connReport{w: env.Stderr, down: model.TailLive, reloaded: t.Status().Reloaded}
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -138,16 +139,45 @@ func runTail(g *Globals, opts any, args []string, env Env) error {
 			if failed != nil {
 				return nil
 			}
-			st := t.Status()
-			if st.State != last {
-				if st.State == model.TailDisconnected {
-					fmt.Fprintf(env.Stderr, "koff: disconnected: %s (retrying)\n", st.Reason)
-				} else if last == model.TailDisconnected {
-					fmt.Fprintf(env.Stderr, "koff: reconnected\n")
-				}
-				last = st.State
-			}
+			conn.update(t.Status())
 		}
+	}
+}
+
+// connReport prints the tailer's connection changes on stderr: one line
+// when an outage begins (and when a stall turns into a failure), one when
+// every partition answers again, and one for each reload from scratch.
+type connReport struct {
+	w        io.Writer
+	down     model.TailState // the outage's state so far; TailLive when none
+	since    time.Time
+	reloaded time.Time
+}
+
+func (c *connReport) update(st model.TailStatus) {
+	if !st.Reloaded.Equal(c.reloaded) {
+		c.reloaded = st.Reloaded
+		fmt.Fprintf(c.w, "koff: reading the offsets topics again from scratch: %s\n", model.Sanitize(st.ReloadReason))
+	}
+	switch st.State {
+	case model.TailDisconnected, model.TailStalled:
+		if c.down == st.State {
+			return
+		}
+		if c.down == model.TailLive {
+			c.since = st.Since
+		}
+		c.down = st.State
+		if st.State == model.TailStalled {
+			fmt.Fprintf(c.w, "koff: stalled since %s: %s (waiting)\n", stamp(st.Since), model.Sanitize(st.Reason))
+			return
+		}
+		fmt.Fprintf(c.w, "koff: disconnected since %s: %s (retrying)\n", stamp(st.Since), model.Sanitize(st.Reason))
+	case model.TailLive:
+		if c.down == model.TailDisconnected || c.down == model.TailStalled {
+			fmt.Fprintf(c.w, "koff: reconnected after %s\n", time.Since(c.since).Round(time.Second))
+		}
+		c.down = model.TailLive
 	}
 }
 

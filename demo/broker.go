@@ -43,12 +43,17 @@ func StartBrokerWith(o BrokerOptions) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return startBroker(o.Listen, o.Logf, sec)
+	return startBroker(o, sec)
 }
 
-func startBroker(listen string, logf func(string, ...any), sec *security) (*Broker, error) {
+func startBroker(o BrokerOptions, sec *security) (*Broker, error) {
+	listen, logf := o.Listen, o.Logf
 	if listen == "" {
 		listen = defaultListen
+	}
+	clusterID := o.ClusterID
+	if clusterID == "" {
+		clusterID = "koff-demo"
 	}
 	b := &Broker{sec: sec}
 	// kfake always asks for 127.0.0.1:<port>; ListenFn lets us listen where
@@ -60,11 +65,19 @@ func startBroker(listen string, logf func(string, ...any), sec *security) (*Brok
 			return nil, err
 		}
 		b.ln = &trackingListener{Listener: l, conns: map[net.Conn]struct{}{}}
+		if o.Advertise != "" {
+			adv, err := net.ResolveTCPAddr("tcp", o.Advertise)
+			if err != nil {
+				l.Close()
+				return nil, fmt.Errorf("advertise %s: %w", o.Advertise, err)
+			}
+			b.ln.advertise = adv
+		}
 		return b.ln, nil
 	}
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),
-		kfake.ClusterID("koff-demo"),
+		kfake.ClusterID(clusterID),
 		kfake.ListenFn(listenFn),
 	}
 	if logf != nil {
@@ -92,8 +105,13 @@ func startBroker(listen string, logf func(string, ...any), sec *security) (*Brok
 	return b, nil
 }
 
-// Bootstrap returns the broker's address, "127.0.0.1:PORT".
+// Bootstrap returns the broker's address, "127.0.0.1:PORT": the one it
+// advertises (BrokerOptions.Advertise), if set.
 func (b *Broker) Bootstrap() string { return b.ln.Addr().String() }
+
+// ListenAddr is where the broker itself listens, behind any advertised
+// address.
+func (b *Broker) ListenAddr() string { return b.ln.Listener.Addr().String() }
 
 // CreateTopic creates a topic with the given partition count and topic
 // configs (e.g. cleanup.policy=compact) through a CreateTopics request, as
@@ -151,12 +169,21 @@ func (b *Broker) Close() {
 	})
 }
 
-// trackingListener remembers accepted connections until they close.
+// trackingListener remembers accepted connections until they close. kfake
+// advertises what Addr returns.
 type trackingListener struct {
 	net.Listener
-	mu     sync.Mutex
-	closed bool
-	conns  map[net.Conn]struct{}
+	advertise net.Addr
+	mu        sync.Mutex
+	closed    bool
+	conns     map[net.Conn]struct{}
+}
+
+func (l *trackingListener) Addr() net.Addr {
+	if l.advertise != nil {
+		return l.advertise
+	}
+	return l.Listener.Addr()
 }
 
 func (l *trackingListener) Accept() (net.Conn, error) {

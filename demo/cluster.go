@@ -25,6 +25,9 @@ type Options struct {
 	// KafkaListen is the broker's listen address; "127.0.0.1:0" (a free
 	// loopback port) when empty.
 	KafkaListen string
+	// KafkaAdvertise is the address the broker names in metadata when
+	// clients reach it through a proxy (tests); KafkaListen's when empty.
+	KafkaAdvertise string
 	// FlushInterval is the workers' offset.flush.interval.ms; 5s when zero.
 	FlushInterval time.Duration
 	// StallAfter is when the stalling connector (jdbc-legacy) stops
@@ -110,7 +113,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := startBroker(opts.KafkaListen, logf, sec)
+	b, err := startBroker(BrokerOptions{Listen: opts.KafkaListen, Logf: logf, Advertise: opts.KafkaAdvertise}, sec)
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,13 @@ type BrokerOptions struct {
 	TLSClientAuth bool
 	// Logf receives diagnostics; nil discards them.
 	Logf func(format string, args ...any)
+	// Advertise is the address the broker names in metadata, when clients
+	// reach it through something else (a fault-injecting proxy in tests);
+	// its own listen address when empty.
+	Advertise string
+	// ClusterID is the cluster id the broker reports ("koff-demo" when
+	// empty): a broker restarted empty with another id is a new cluster.
+	ClusterID string
 }
 
 // security is both sides of the broker's set-up: the kfake options that

@@ -20,11 +20,15 @@ const (
 
 // dial is koff's Transport.Dial. It does TLS itself rather than leaving it
 // to kafka-go, so a failed handshake is reported as one (*TLSError), and it
-// watches which Kafka request each connection sent last, so a broker that
-// just closes the connection is explained (*HangUpError): during SASL that
-// means the credentials were refused (kfake and some proxies say nothing
-// else); on the very first request, a listener that expects TLS; after the
-// first request, a listener that expects SASL.
+// watches which Kafka request each connection sent last and what came
+// back, so a broker that just closes the connection is explained
+// (*HangUpError) from evidence: during SASL that means the credentials
+// were refused (kfake and some proxies say nothing else); bytes of a TLS
+// record where a Kafka answer belongs, or a clean close before the first
+// answer, a listener that expects TLS; a close right after the answer to
+// the first request (ApiVersions, which a SASL listener answers before
+// authentication), a listener that expects SASL. Any other hang-up or
+// reset is only that.
 func (s *Security) dial(ctx context.Context, network, address string) (net.Conn, error) {
 	var d net.Dialer // ctx carries kafka-go's dial deadline
 	raw, err := d.DialContext(ctx, network, address)
@@ -62,6 +66,15 @@ type watchConn struct {
 	remain  int
 	sent    atomic.Int32 // requests started
 	lastAPI atomic.Int32
+
+	// What the broker sent back, read by one goroutine at a time.
+	rhdr    [4]byte
+	rhdrN   int
+	rremain int
+	answers int     // responses read in full
+	partial bool    // some bytes of the next response were read
+	first   [3]byte // the first bytes the broker sent
+	firstN  int
 }
 
 func (c *watchConn) Write(p []byte) (int, error) {
@@ -91,14 +104,54 @@ func (c *watchConn) track(p []byte) {
 
 func (c *watchConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	c.trackRead(p[:n])
 	if n == 0 && err != nil && hungUp(err) {
 		return 0, &HangUpError{
 			Addr: c.addr, API: int16(c.lastAPI.Load()), First: c.sent.Load() <= 1,
 			TLS: c.sec != nil && c.sec.tls != nil, Mechanism: c.sec.Mechanism(), User: c.sec.User(),
-			Err: err,
+			Answers: c.answers, Partial: c.partial, TLSReply: tlsRecord(c.first[:c.firstN]),
+			Reset: errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE),
+			Err:   err,
 		}
 	}
 	return n, err
+}
+
+// trackRead follows response frames (4-byte size, then the body).
+func (c *watchConn) trackRead(p []byte) {
+	if c.firstN < len(c.first) {
+		c.firstN += copy(c.first[c.firstN:], p)
+	}
+	for len(p) > 0 {
+		c.partial = true
+		if c.rremain > 0 {
+			n := min(c.rremain, len(p))
+			c.rremain -= n
+			p = p[n:]
+			if c.rremain == 0 {
+				c.answers++
+				c.partial = false
+			}
+			continue
+		}
+		n := copy(c.rhdr[c.rhdrN:], p)
+		c.rhdrN += n
+		p = p[n:]
+		if c.rhdrN == len(c.rhdr) {
+			c.rremain, c.rhdrN = int(int32(binary.BigEndian.Uint32(c.rhdr[:]))), 0
+			if c.rremain <= 0 {
+				c.rremain = 0
+				c.answers++
+				c.partial = false
+			}
+		}
+	}
+}
+
+// tlsRecord reports bytes that begin a TLS record (an alert or a
+// handshake, TLS 1.0 to 1.3) rather than a Kafka response's size.
+func tlsRecord(b []byte) bool {
+	return len(b) == 3 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 3 && b[2] <= 4
 }
 
 func hungUp(err error) bool {
@@ -116,6 +169,10 @@ type HangUpError struct {
 	TLS       bool
 	Mechanism string // SASL mechanism in use, "" without SASL
 	User      string
+	Answers   int   // responses the connection had read in full
+	Partial   bool  // part of the next response had been read
+	TLSReply  bool  // the broker's first bytes were a TLS record
+	Reset     bool  // a reset rather than a clean close
 	Err       error // the read error: EOF or connection reset
 }
 
@@ -123,10 +180,16 @@ func (e *HangUpError) Error() string {
 	switch {
 	case e.Mechanism != "" && (e.API == apiSASLAuthenticate || e.API == apiSASLHandshake):
 		return authFailed(e.User, e.Mechanism, "the broker closed the connection (wrong user or password, or "+e.Mechanism+" not enabled on this listener)")
-	case e.First && !e.TLS:
+	case !e.TLS && e.TLSReply:
+		return "the broker at " + e.Addr + " answered with TLS (a TLS listener: use --tls or security.protocol=SSL / SASL_SSL)"
+	case !e.TLS && e.First && e.Answers == 0 && !e.Partial && !e.Reset:
 		return "the broker at " + e.Addr + " closed the connection on the first request (a TLS listener? use --tls or security.protocol=SSL / SASL_SSL)"
-	case e.Mechanism == "" && !e.First:
-		return "the broker at " + e.Addr + " closed the connection (a SASL listener? give --sasl-mechanism, or security.protocol=SASL_SSL / SASL_PLAINTEXT in --command-config)"
+	case e.Mechanism == "" && e.Answers == 1 && !e.Partial && !e.First && e.API != apiVersions:
+		// Only the ApiVersions answer, then a hang-up on the next request:
+		// what a SASL listener does to a client that skips authentication.
+		return "the broker at " + e.Addr + " closed the connection after the first answer (a SASL listener? give --sasl-mechanism, or security.protocol=SASL_SSL / SASL_PLAINTEXT in --command-config)"
+	case e.Reset:
+		return "the broker at " + e.Addr + " reset the connection"
 	}
 	return "the broker at " + e.Addr + " closed the connection"
 }

@@ -120,7 +120,13 @@ func TestHangUpErrors(t *testing.T) {
 	}{
 		{HangUpError{Addr: "k:9093", API: apiSASLAuthenticate, Mechanism: "PLAIN", User: "bob"}, "authentication failed for user bob (PLAIN): the broker closed the connection"},
 		{HangUpError{Addr: "k:9093", API: apiVersions, First: true}, "the broker at k:9093 closed the connection on the first request (a TLS listener?"},
-		{HangUpError{Addr: "k:9093", API: 3}, "the broker at k:9093 closed the connection (a SASL listener?"},
+		{HangUpError{Addr: "k:9093", API: 3, Answers: 1}, "the broker at k:9093 closed the connection after the first answer (a SASL listener?"},
+		// A plaintext connection that answered for a while and then hung
+		// up or was reset says only that: no guess at SASL or TLS.
+		{HangUpError{Addr: "k:9093", API: 1, Answers: 40}, "the broker at k:9093 closed the connection"},
+		{HangUpError{Addr: "k:9093", API: 1, Answers: 40, Reset: true}, "the broker at k:9093 reset the connection"},
+		{HangUpError{Addr: "k:9093", API: apiVersions, First: true, Reset: true}, "the broker at k:9093 reset the connection"},
+		{HangUpError{Addr: "k:9093", API: apiVersions, First: true, TLSReply: true}, "the broker at k:9093 answered with TLS"},
 		{HangUpError{Addr: "k:9093", API: 1, TLS: true, Mechanism: "PLAIN", User: "bob"}, "the broker at k:9093 closed the connection"},
 	}
 	for _, tt := range tests {
@@ -161,5 +167,22 @@ func TestWatchConnTracksRequests(t *testing.T) {
 		}
 		a.Close()
 		b.Close()
+	}
+}
+
+// A connection that answered for a while and then went away, cleanly or by
+// a reset, is only that: SASL or TLS is named only on evidence.
+func TestHangUpBlamesSASLOrTLSOnlyOnEvidence(t *testing.T) {
+	for _, e := range []HangUpError{
+		{Addr: "k:9092", API: 1, Answers: 40},
+		{Addr: "k:9092", API: 1, Answers: 1, Partial: true},
+		{Addr: "k:9092", API: 3, Answers: 2},
+		{Addr: "k:9092", API: 1, Answers: 40, Reset: true},
+		{Addr: "k:9092", API: apiVersions, First: true, Reset: true},
+	} {
+		got := e.Error()
+		if strings.Contains(got, "SASL") || strings.Contains(got, "TLS") {
+			t.Errorf("%+v: %q names SASL or TLS without evidence", e, got)
+		}
 	}
 }

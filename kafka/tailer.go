@@ -20,6 +20,9 @@ type Handler interface {
 	Ingest(batch []model.Record)
 	SetStatus(model.TailStatus)
 	SetTopicPartitions(topic string, n int)
+	// Reset forgets every record read: the Tailer reads again from
+	// scratch (a new cluster, or a recreated topic).
+	Reset()
 }
 
 // TailerOptions tune a Tailer; zero values are sensible defaults.
@@ -29,8 +32,12 @@ type TailerOptions struct {
 	Rescan time.Duration
 	// MaxWait is how long a live fetch waits on the broker for new records (1s).
 	MaxWait time.Duration
-	Now     func() time.Time
-	Logf    func(format string, args ...any)
+	// StallAfter is how long a partition may go without an answer to a
+	// fetch before the Tailer says it is stalled (MaxWait + 5s): "live"
+	// means every partition answered within it.
+	StallAfter time.Duration
+	Now        func() time.Time
+	Logf       func(format string, args ...any)
 }
 
 // Tailer reads offsets topics from the beginning, every partition
@@ -47,18 +54,23 @@ type Tailer struct {
 	mu       sync.Mutex
 	parts    map[model.TopicPartition]*partState
 	missing  []string
-	connErr  string // last connection error, cleared by a successful request
+	metaErr  string // the last metadata error, cleared by a metadata answer
 	status   model.TailStatus
 	caughtUp chan struct{}
 	caught   bool
 	rescan   bool            // a topic was added: read metadata again soon
 	seen     map[string]bool // topics the last metadata read answered for
 	wg       sync.WaitGroup
+	conn     connState
+	reload   reloadState
+	readers  readerGen
 }
 
 type partState struct {
 	start, target, pos int64
-	ready              bool // start and target known
+	ready              bool      // start and target known
+	answered           time.Time // the broker's last answer for this partition (or when it was first seen)
+	failure            string    // the last request's error, "" once answered again
 }
 
 // NewTailer prepares a Tailer for the given offsets topics.
@@ -68,6 +80,9 @@ func NewTailer(cfg Config, topics []string, h Handler, opts TailerOptions) *Tail
 	}
 	if opts.MaxWait <= 0 {
 		opts.MaxWait = time.Second
+	}
+	if opts.StallAfter <= 0 {
+		opts.StallAfter = opts.MaxWait + 5*time.Second
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -85,6 +100,7 @@ func NewTailer(cfg Config, topics []string, h Handler, opts TailerOptions) *Tail
 		client:   &kafkago.Client{Addr: cfg.addr(), Transport: tr, Timeout: 10 * time.Second},
 		parts:    map[model.TopicPartition]*partState{},
 		caughtUp: make(chan struct{}),
+		conn:     connState{wake: make(chan struct{})},
 	}
 }
 
@@ -103,16 +119,25 @@ func (t *Tailer) Status() model.TailStatus {
 func (t *Tailer) Run(ctx context.Context) {
 	defer t.tr.CloseIdleConnections()
 	defer t.wg.Wait()
+	t.readers.start(ctx)
+	defer t.readers.stop()
 	t.report()
-	backoff := newBackoff()
+	// Time alone turns live into stalled: a blackholed broker answers
+	// nothing, so no request fails for a while.
+	t.wg.Add(1)
+	go t.reportEvery(ctx, 500*time.Millisecond)
+	backoff := newBackoff(10 * time.Second)
 	for {
+		if why := t.takeReload(); why != "" {
+			t.restart(why)
+		}
 		err := t.discover(ctx)
 		if ctx.Err() != nil {
 			return
 		}
 		wait := t.opts.Rescan
 		if err != nil {
-			t.setConnErr(err)
+			t.setMetaErr(err)
 			wait = backoff.next()
 		} else {
 			backoff.reset()
@@ -156,6 +181,10 @@ func (t *Tailer) discover(ctx context.Context) error {
 		return err
 	}
 	res := m.(*metadataAPI.Response)
+	if why := t.clusterChanged(res); why != "" {
+		t.requestReload(why)
+		return nil
+	}
 	var missing []string
 	var added []model.TopicPartition
 	found := map[string]bool{}
@@ -168,6 +197,10 @@ func (t *Tailer) discover(ctx context.Context) error {
 			return fmt.Errorf("topic %s: %s", tm.Name, kerr.Title())
 		}
 		found[tm.Name] = true
+		if why := t.topicShrank(tm.Name, len(tm.Partitions)); why != "" {
+			t.requestReload(why)
+			return nil
+		}
 		t.h.SetTopicPartitions(tm.Name, len(tm.Partitions))
 		for _, p := range tm.Partitions {
 			added = append(added, model.TopicPartition{Topic: tm.Name, Partition: int(p.PartitionIndex)})
@@ -177,26 +210,30 @@ func (t *Tailer) discover(ctx context.Context) error {
 	// finishes at once must not find the others missing and declare the
 	// whole topic caught up.
 	var start []model.TopicPartition
+	now := t.opts.Now()
 	t.mu.Lock()
 	for _, tp := range added {
 		if _, known := t.parts[tp]; !known {
-			t.parts[tp] = &partState{}
+			t.parts[tp] = &partState{answered: now}
 			start = append(start, tp)
 		}
 	}
 	t.mu.Unlock()
 	for _, tp := range start {
-		t.wg.Add(1)
-		go t.tailPartition(ctx, tp)
+		t.readers.goRead(func(rctx context.Context) { t.tailPartition(rctx, tp) })
 	}
 	for _, name := range topics {
 		if !found[name] {
+			if why := t.topicShrank(name, 0); why != "" {
+				t.requestReload(why)
+				return nil
+			}
 			missing = append(missing, name)
 		}
 	}
 	t.mu.Lock()
 	t.missing = missing
-	t.connErr = ""
+	t.metaErr = ""
 	t.seen = map[string]bool{}
 	for _, name := range topics {
 		t.seen[name] = true
@@ -207,16 +244,11 @@ func (t *Tailer) discover(ctx context.Context) error {
 }
 
 func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
-	defer t.wg.Done()
-	backoff := newBackoff()
-	pause := func() bool {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(backoff.next()):
-			return true
-		}
-	}
+	// A partition retries at least every 2s: the first to be answered
+	// wakes the others, so an outage ends for all at once, soon after it
+	// ends.
+	backoff := newBackoff(2 * time.Second)
+	pause := func() bool { return t.pause(ctx, backoff.next()) }
 	var start, target int64
 	for {
 		var err error
@@ -227,7 +259,7 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 		if ctx.Err() != nil {
 			return
 		}
-		t.setConnErr(err)
+		t.failed(tp, err)
 		if !pause() {
 			return
 		}
@@ -237,7 +269,7 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 	ps := t.parts[tp]
 	ps.start, ps.target, ps.pos, ps.ready = start, target, start, true
 	t.mu.Unlock()
-	t.report()
+	t.answered(tp, true)
 
 	pos := start
 	for ctx.Err() == nil {
@@ -247,19 +279,23 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 				return
 			}
 			if errors.Is(err, kafkago.OffsetOutOfRange) {
-				// Compaction or retention moved the log start past us.
-				if s, _, berr := t.bounds(ctx, tp); berr == nil {
-					pos = s
+				if next, ok := t.outOfRange(ctx, tp, pos); ok {
+					pos = next
 					continue
 				}
+				return // reloading
 			}
-			t.setConnErr(err)
+			t.failed(tp, err)
 			if !pause() {
 				return
 			}
 			continue
 		}
 		backoff.reset()
+		if why := wentBackwards(tp, pos, res.HighWatermark); why != "" {
+			t.requestReload(why)
+			return
+		}
 		batch, next := decode(tp, pos, res)
 		if next < res.LogStartOffset {
 			next = res.LogStartOffset
@@ -268,13 +304,27 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 		t.h.Ingest(batch)
 		t.mu.Lock()
 		ps.pos = pos
-		changed := t.connErr != ""
-		t.connErr = ""
+		catching := !t.caught
 		t.mu.Unlock()
-		if changed || len(batch) > 0 || !t.isCaught() {
-			t.report()
-		}
+		t.answered(tp, len(batch) > 0 || catching)
 	}
+}
+
+// outOfRange handles a fetch position the log no longer has: compaction or
+// retention moved the log start past it (skip ahead), or the log now ends
+// before it (the topic was recreated: reload). ok is false when reloading
+// or the bounds could not be read (already reported).
+func (t *Tailer) outOfRange(ctx context.Context, tp model.TopicPartition, pos int64) (int64, bool) {
+	s, end, err := t.bounds(ctx, tp)
+	if err != nil {
+		t.failed(tp, err)
+		return pos, t.pause(ctx, time.Second)
+	}
+	if why := wentBackwards(tp, pos, end); why != "" {
+		t.requestReload(why)
+		return pos, false
+	}
+	return max(s, pos), true
 }
 
 // bounds returns the first offset and the last stable offset of a partition.
@@ -293,78 +343,6 @@ func (t *Tailer) bounds(ctx context.Context, tp model.TopicPartition) (int64, in
 	return first[tp], last[tp], nil
 }
 
-func (t *Tailer) isCaught() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.caught
-}
-
-func (t *Tailer) setConnErr(err error) {
-	t.mu.Lock()
-	t.connErr = t.cfg.Describe(err) // with the SASL user, for auth failures
-	t.mu.Unlock()
-	t.opts.Logf("tailer: %v", err)
-	t.report()
-}
-
-// report derives the overall state from the partitions and hands it on.
-// Reports are serialised, so the handler never sees an older state after
-// a newer one.
-func (t *Tailer) report() {
-	t.reportMu.Lock()
-	defer t.reportMu.Unlock()
-	t.mu.Lock()
-	var read, total int64
-	all := len(t.parts) > 0
-	for _, ps := range t.parts {
-		if !ps.ready {
-			all = false
-			continue
-		}
-		total += ps.target - ps.start
-		read += min(ps.pos, ps.target) - ps.start
-		if ps.pos < ps.target {
-			all = false
-		}
-	}
-	st := model.TailStatus{Read: read, Total: total}
-	switch {
-	case t.connErr != "":
-		st.State, st.Reason = model.TailDisconnected, t.connErr
-	case len(t.parts) == 0 && len(t.missing) > 0:
-		st.State, st.Reason = model.TailWaitingForTopic, missingReason(t.missing, t.opts.Rescan)
-	case len(t.parts) == 0:
-		st.State = model.TailConnecting
-	case all:
-		st.State = model.TailLive
-		if len(t.missing) > 0 {
-			st.Reason = missingReason(t.missing, t.opts.Rescan)
-		}
-	default:
-		st.State = model.TailCatchingUp
-	}
-	nowCaught := all && !t.caught
-	if nowCaught {
-		t.caught = true
-	}
-	if st.State != t.status.State || st.Reason != t.status.Reason {
-		st.Since = t.opts.Now()
-	} else {
-		st.Since = t.status.Since
-	}
-	changed := st != t.status
-	t.status = st
-	t.mu.Unlock()
-	if changed {
-		t.h.SetStatus(st)
-	}
-	// Close after the handler has the live state: whoever waits on
-	// CaughtUp then reads it there.
-	if nowCaught {
-		close(t.caughtUp)
-	}
-}
-
 func missingReason(missing []string, every time.Duration) string {
 	sort.Strings(missing)
 	verb := "does"
@@ -374,21 +352,21 @@ func missingReason(missing []string, every time.Duration) string {
 	return fmt.Sprintf("topic %s %s not exist yet; checking every %s", strings.Join(missing, ", "), verb, every)
 }
 
-type backoff struct{ d time.Duration }
+type backoff struct{ d, max time.Duration }
 
-func newBackoff() *backoff { return &backoff{} }
+// newBackoff doubles from 250ms up to max.
+func newBackoff(max time.Duration) *backoff { return &backoff{max: max} }
 
 func (b *backoff) reset() { b.d = 0 }
 
-// next doubles from 250ms up to 10s.
 func (b *backoff) next() time.Duration {
 	switch {
 	case b.d == 0:
 		b.d = 250 * time.Millisecond
-	case b.d < 10*time.Second:
+	case b.d < b.max:
 		b.d *= 2
 	}
-	return min(b.d, 10*time.Second)
+	return min(b.d, b.max)
 }
 
 // Missing lists the offsets topics that did not exist at the last metadata read.

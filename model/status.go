@@ -11,6 +11,9 @@ const (
 	TailCatchingUp
 	TailLive
 	TailDisconnected
+	// TailStalled: connected, but a partition's fetch has gone unanswered
+	// longer than the Tailer's bound (a broker that accepts and says nothing).
+	TailStalled
 )
 
 func (s TailState) String() string {
@@ -25,6 +28,8 @@ func (s TailState) String() string {
 		return "live"
 	case TailDisconnected:
 		return "disconnected"
+	case TailStalled:
+		return "stalled"
 	}
 	return "unknown"
 }
@@ -32,14 +37,20 @@ func (s TailState) String() string {
 // TailStatus is the tailer's state as the UI and CLI report it.
 type TailStatus struct {
 	State TailState
-	// Reason explains WaitingForTopic and Disconnected, in one line.
+	// Reason explains WaitingForTopic, Disconnected and Stalled, in one line.
 	Reason string
 	// Read and Total measure catch-up progress in offsets of the offsets
 	// topics: Total is the distance from log start to the high watermark seen
 	// at start, Read how much of it has been consumed.
 	Read, Total int64
-	// Since is when the state last changed.
+	// Since is when the state last changed; for disconnected and stalled,
+	// when the outage began, however its reason changed since.
 	Since time.Time
+	// Reloaded is when the Tailer last threw away what it had read and
+	// began again from scratch (a different cluster, a recreated topic),
+	// and ReloadReason why; zero if never.
+	Reloaded     time.Time
+	ReloadReason string
 }
 
 // Progress is catch-up progress in [0,1].

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -24,6 +25,8 @@ func tailGlyph(s model.TailState) string {
 		return "●"
 	case model.TailDisconnected:
 		return "✕"
+	case model.TailStalled:
+		return "◇"
 	}
 	return "?"
 }
@@ -36,7 +39,7 @@ func (m *Model) tailStyle(s model.TailState) func(...string) string {
 		return m.styles.CatchingUp.Render
 	case model.TailLive:
 		return m.styles.Live.Render
-	case model.TailDisconnected:
+	case model.TailDisconnected, model.TailStalled:
 		return m.styles.Disconnected.Render
 	}
 	return m.styles.Connecting.Render
@@ -111,13 +114,20 @@ func (m *Model) headerLines() []string {
 	lines := []string{spread(left, right, w)}
 
 	state := st.Status.State
-	stateWord := m.tailStyle(state)(tailGlyph(state) + " " + state.String())
+	word := state.String()
+	if state == model.TailDisconnected && !st.Status.Since.IsZero() {
+		word += " since " + st.Status.Since.Local().Format("15:04:05")
+	}
+	stateWord := m.tailStyle(state)(tailGlyph(state) + " " + word)
 	totals := m.totals()
+	if r := m.reloadNote(); r != "" {
+		totals = append([]string{r}, totals...)
+	}
 	switch state {
-	case model.TailWaitingForTopic, model.TailDisconnected:
+	case model.TailWaitingForTopic, model.TailDisconnected, model.TailStalled:
 		line := stateWord
 		if st.Status.Reason != "" {
-			line += m.tailStyle(state)(": ") + st.Status.Reason
+			line += m.tailStyle(state)(": ") + model.Sanitize(st.Status.Reason)
 		}
 		lines = append(lines, ansi.Truncate(line, w, "…"), m.fitTotals(totals, "", w))
 	case model.TailCatchingUp:
@@ -136,6 +146,20 @@ func (m *Model) headerLines() []string {
 		lines = append(lines, rest)
 	}
 	return lines
+}
+
+// reloadShown is how long the header says that the tailer began again from
+// scratch.
+const reloadShown = 5 * time.Minute
+
+// reloadNote says that what was read was thrown away and read again (a
+// new cluster, a recreated topic), for a while after it happened.
+func (m *Model) reloadNote() string {
+	st := m.stats.Status
+	if st.Reloaded.IsZero() || m.now.Sub(st.Reloaded) > reloadShown {
+		return ""
+	}
+	return m.styles.Warn.Render("↻ reloaded " + st.Reloaded.Local().Format("15:04:05") + ": " + model.Sanitize(st.ReloadReason))
 }
 
 // totals are the header's counts, most important first.

@@ -1,0 +1,208 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"koff/model"
+)
+
+// connState is what the Tailer knows about its connection as a whole.
+type connState struct {
+	down time.Time     // when the current outage began; zero while every partition answers
+	wake chan struct{} // closed when a partition is answered again after a failure
+}
+
+// answered records the broker's answer for tp. The first answer after a
+// failure wakes every partition waiting out its backoff, so recovery
+// takes one round trip rather than the longest backoff.
+func (t *Tailer) answered(tp model.TopicPartition, report bool) {
+	t.mu.Lock()
+	ps := t.parts[tp]
+	recovered := ps != nil && ps.failure != ""
+	if ps != nil {
+		ps.failure = ""
+		ps.answered = t.opts.Now()
+	}
+	if recovered {
+		close(t.conn.wake)
+		t.conn.wake = make(chan struct{})
+	}
+	t.mu.Unlock()
+	if recovered || report {
+		t.report()
+	}
+}
+
+// failed records a failed request for tp.
+func (t *Tailer) failed(tp model.TopicPartition, err error) {
+	why := t.cfg.Describe(err) // with the SASL user, for auth failures
+	t.mu.Lock()
+	ps := t.parts[tp]
+	changed := ps != nil && ps.failure != why
+	if ps != nil {
+		ps.failure = why
+	}
+	t.mu.Unlock()
+	if changed {
+		t.opts.Logf("tailer: %s/%d: %v", tp.Topic, tp.Partition, err)
+	}
+	t.report()
+}
+
+// setMetaErr records a failed metadata read. It decides the state only
+// while no partition is known: once partitions are, their fetches are the
+// truth (kafka-go answers metadata from a cache, outages or not).
+func (t *Tailer) setMetaErr(err error) {
+	why := t.cfg.Describe(err)
+	t.mu.Lock()
+	changed := t.metaErr != why
+	t.metaErr = why
+	t.mu.Unlock()
+	if changed {
+		t.opts.Logf("tailer: metadata: %v", err)
+	}
+	t.report()
+}
+
+// pause waits d before a retry, less if another partition recovers; it
+// returns false when ctx ends.
+func (t *Tailer) pause(ctx context.Context, d time.Duration) bool {
+	t.mu.Lock()
+	wake := t.conn.wake
+	t.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-wake:
+		return true
+	case <-time.After(d):
+		return true
+	}
+}
+
+func (t *Tailer) reportEvery(ctx context.Context, d time.Duration) {
+	defer t.wg.Done()
+	tick := time.NewTicker(d)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			t.report()
+		}
+	}
+}
+
+// report derives the overall state from the partitions and hands it on.
+// Reports are serialised, so the handler never sees an older state after
+// a newer one.
+//
+// Live means every partition answered its last fetch within StallAfter;
+// a failed request makes the state disconnected until that partition is
+// answered again; no answer at all for StallAfter makes it stalled.
+func (t *Tailer) report() {
+	t.reportMu.Lock()
+	defer t.reportMu.Unlock()
+	now := t.opts.Now()
+	t.mu.Lock()
+	var read, total int64
+	all := len(t.parts) > 0
+	var (
+		failing int
+		failure string
+		firstTP model.TopicPartition
+		oldest  time.Time // the oldest last answer of a partition not failing
+	)
+	for tp, ps := range t.parts {
+		if ps.failure != "" {
+			// One partition's words, the same each time: the first in order.
+			if failing == 0 || tpLess(tp, firstTP) {
+				failure, firstTP = ps.failure, tp
+			}
+			failing++
+		} else if oldest.IsZero() || ps.answered.Before(oldest) {
+			oldest = ps.answered
+		}
+		if !ps.ready {
+			all = false
+			continue
+		}
+		total += ps.target - ps.start
+		read += min(ps.pos, ps.target) - ps.start
+		if ps.pos < ps.target {
+			all = false
+		}
+	}
+	st := model.TailStatus{Read: read, Total: total, Reloaded: t.reload.at, ReloadReason: t.reload.why}
+	switch {
+	case failing > 0:
+		st.State, st.Reason = model.TailDisconnected, failure
+		if failing < len(t.parts) {
+			st.Reason += fmt.Sprintf(" (%d of %d partitions)", failing, len(t.parts))
+		}
+	case len(t.parts) == 0 && t.metaErr != "":
+		st.State, st.Reason = model.TailDisconnected, t.metaErr
+	case len(t.parts) > 0 && now.Sub(oldest) > t.opts.StallAfter:
+		st.State = model.TailStalled
+		st.Reason = fmt.Sprintf("no fetch answered for %ds", int(now.Sub(oldest)/time.Second))
+	case len(t.parts) == 0 && len(t.missing) > 0:
+		st.State, st.Reason = model.TailWaitingForTopic, missingReason(t.missing, t.opts.Rescan)
+	case len(t.parts) == 0:
+		st.State = model.TailConnecting
+	case all:
+		st.State = model.TailLive
+		if len(t.missing) > 0 {
+			st.Reason = missingReason(t.missing, t.opts.Rescan)
+		}
+	default:
+		st.State = model.TailCatchingUp
+	}
+	st.Since = t.since(st, now, oldest)
+	nowCaught := all && !t.caught
+	if nowCaught {
+		t.caught = true
+	}
+	changed := st != t.status
+	t.status = st
+	t.mu.Unlock()
+	if changed {
+		t.h.SetStatus(st)
+	}
+	// Close after the handler has the live state: whoever waits on
+	// CaughtUp then reads it there.
+	if nowCaught {
+		close(t.caughtUp)
+	}
+}
+
+// since is when st began. An outage (stalled, then disconnected, however
+// its reason changes) has one start: the last answer before it, or the
+// first failure. t.mu is held.
+func (t *Tailer) since(st model.TailStatus, now, oldest time.Time) time.Time {
+	down := st.State == model.TailDisconnected || st.State == model.TailStalled
+	switch {
+	case down && t.conn.down.IsZero():
+		t.conn.down = now
+		if st.State == model.TailStalled {
+			t.conn.down = oldest
+		}
+		return t.conn.down
+	case down:
+		return t.conn.down
+	}
+	t.conn.down = time.Time{}
+	if st.State != t.status.State || st.Reason != t.status.Reason {
+		return now
+	}
+	return t.status.Since
+}
+
+func tpLess(a, b model.TopicPartition) bool {
+	if a.Topic != b.Topic {
+		return a.Topic < b.Topic
+	}
+	return a.Partition < b.Partition
+}

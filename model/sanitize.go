@@ -1,0 +1,181 @@
+package model
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Sanitize makes a string from outside koff (a key or value from the
+// topic, a connector or group name, a REST body, a broker's error, a
+// file's contents) safe to print on a terminal: every byte that a terminal
+// would act on rather than show is written out visibly instead. C0 controls
+// (tab and newline too: the layout brings its own) and DEL become \x1b,
+// \n, \t, \r, \x7f; C1 controls, which xterm and VTE obey as ESC-sequences,
+// become \u009b; bidi overrides and isolates, which reorder what is shown,
+// become \u202e; bytes that are not UTF-8 become \xff. Everything else,
+// backslashes included, is left as it is.
+func Sanitize(s string) string {
+	i := firstUnsafe(s)
+	if i == len(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+16)
+	b = append(b, s[:i]...)
+	return string(appendSanitized(b, s[i:]))
+}
+
+// SanitizeBytes is Sanitize for bytes.
+func SanitizeBytes(p []byte) string { return Sanitize(string(p)) }
+
+// firstUnsafe is the index of the first byte Sanitize would change, or
+// len(s): the common, all-printable case costs no allocation.
+func firstUnsafe(s string) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			i++
+			continue
+		}
+		if c < 0x80 {
+			return i
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || unsafeRune(r) {
+			return i
+		}
+		i += n
+	}
+	return len(s)
+}
+
+// unsafeRune reports the non-ASCII runes a terminal acts on or that
+// reorder or break the line: C1 controls, bidi controls, and the Unicode
+// line and paragraph separators.
+func unsafeRune(r rune) bool {
+	switch {
+	case r >= 0x80 && r <= 0x9f: // C1
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	case r == 0x2028, r == 0x2029:
+		return true
+	}
+	return false
+}
+
+func appendSanitized(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < 0x80 {
+			switch {
+			case c >= 0x20 && c < 0x7f:
+				b = append(b, c)
+			case c == '\n':
+				b = append(b, `\n`...)
+			case c == '\r':
+				b = append(b, `\r`...)
+			case c == '\t':
+				b = append(b, `\t`...)
+			default:
+				b = appendHexByte(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = appendHexByte(b, c)
+		case unsafeRune(r):
+			b = appendU4(b, r)
+		default:
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return b
+}
+
+func appendHexByte(b []byte, c byte) []byte {
+	const hex = "0123456789abcdef"
+	return append(b, '\\', 'x', hex[c>>4], hex[c&0xf])
+}
+
+func appendU4(b []byte, r rune) []byte {
+	const hex = "0123456789abcdef"
+	return append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+}
+
+// JSONSafe rewrites JSON text so that it carries no byte a terminal acts
+// on, and means the same: DEL, C1 and bidi controls and the line
+// separators, which JSON allows raw inside strings (and Go's encoding/json
+// and Jackson leave raw), become \u escapes; C0 controls, which JSON
+// allows only as whitespace between tokens (tab, newline, carriage
+// return), become \u escapes too; a byte that is not UTF-8 becomes
+// \ufffd, as encoding/json reads it. Valid JSON stays valid and decodes to
+// the same value.
+func JSONSafe(p []byte) []byte {
+	i := firstJSONUnsafe(p)
+	if i == len(p) {
+		return p
+	}
+	b := make([]byte, 0, len(p)+16)
+	b = append(b, p[:i]...)
+	for i < len(p) {
+		c := p[i]
+		if c < 0x80 {
+			if c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c == 0x7f {
+				b = appendU4(b, rune(c))
+			} else {
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(p[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, `\ufffd`...)
+		case unsafeRune(r):
+			b = appendU4(b, r)
+		default:
+			b = append(b, p[i:i+n]...)
+		}
+		i += n
+	}
+	return b
+}
+
+func firstJSONUnsafe(p []byte) int {
+	for i := 0; i < len(p); {
+		c := p[i]
+		if c < 0x80 {
+			if c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(p[i:])
+		if (r == utf8.RuneError && n == 1) || unsafeRune(r) {
+			return i
+		}
+		i += n
+	}
+	return len(p)
+}
+
+// Clip caps what is shown of a huge string at max bytes, cut at a
+// character boundary, and says how much was left out: a 1 MB key must not
+// make every table row a megabyte wide or its detail view re-render a
+// megabyte on every frame.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…(" + strconv.Itoa(len(s)-cut) + " more bytes)"
+}

@@ -1,0 +1,105 @@
+package model
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// controlClasses are one sample of every kind of byte or character a
+// terminal acts on: C0 (ESC, CSI and OSC openers, NUL, BEL, BS, CR, LF,
+// TAB), DEL, C1 (CSI, OSC, NEL), bidi overrides and isolates, the Unicode
+// line separators, and bytes that are not UTF-8.
+var controlClasses = map[string]string{
+	"ESC CSI":      "\x1b[31m",
+	"OSC title":    "\x1b]0;pwned\x07",
+	"NUL":          "\x00",
+	"BS":           "\x08",
+	"CR LF":        "\r\n",
+	"TAB":          "\t",
+	"DEL":          "\x7f",
+	"C1 CSI":       "\u009b31m",
+	"C1 OSC":       "\u009d0;x\u009c",
+	"C1 NEL":       "\u0085",
+	"RLO":          "\u202e",
+	"LRE..PDF":     "\u202a\u202b\u202c\u202d",
+	"isolates":     "\u2066\u2067\u2068\u2069",
+	"LRM RLM ALM":  "\u200e\u200f\u061c",
+	"line sep":     "\u2028\u2029",
+	"invalid UTF8": "\xff\xfe\xc3",
+}
+
+// RawControl reports the first raw control byte or character in s, or "".
+func rawControl(s string) string {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < 0x20 || c == 0x7f {
+			return s[i : i+1]
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || unsafeRune(r) {
+			return s[i : i+n]
+		}
+		i += n
+	}
+	return ""
+}
+
+func TestSanitizeEscapesEveryControlVisibly(t *testing.T) {
+	for name, ctl := range controlClasses {
+		got := Sanitize("a" + ctl + "b")
+		if raw := rawControl(got); raw != "" {
+			t.Errorf("%s: %q keeps %q raw", name, got, raw)
+		}
+		if !strings.HasPrefix(got, "a") || !strings.HasSuffix(got, "b") || got == "ab" {
+			t.Errorf("%s: %q is not visibly escaped", name, got)
+		}
+	}
+	for in, want := range map[string]string{
+		"\x1b[2J":      `\x1b[2J`,
+		"\u009b":       `\u009b`,
+		"x\u202ey":     `x\u202ey`,
+		"a\r\nb":       `a\r\nb`,
+		"\xff":         `\xff`,
+		"plain äöü 日本": "plain äöü 日本",
+		`C:\temp`:      `C:\temp`,
+	} {
+		if got := Sanitize(in); got != want {
+			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// JSON stays JSON, means the same, and carries nothing raw.
+func TestJSONSafeKeepsMeaning(t *testing.T) {
+	for name, ctl := range controlClasses {
+		in, _ := json.Marshal(map[string]string{"k" + ctl: "v" + ctl})
+		out := JSONSafe(in)
+		if raw := rawControl(strings.NewReplacer("\n", "", "\t", "").Replace(string(out))); raw != "" {
+			t.Errorf("%s: %s keeps %q raw", name, out, raw)
+		}
+		var a, b any
+		if err := json.Unmarshal(out, &b); err != nil {
+			t.Errorf("%s: %s is not JSON: %v", name, out, err)
+			continue
+		}
+		json.Unmarshal(in, &a)
+		if ja, jb := mustJSON(a), mustJSON(b); ja != jb {
+			t.Errorf("%s: means %s, was %s", name, jb, ja)
+		}
+	}
+}
+
+func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func TestClipSaysHowMuchWasCut(t *testing.T) {
+	s := strings.Repeat("é", 1000) // 2000 bytes
+	got := Clip(s, 101)
+	if !utf8.ValidString(got) || !strings.HasSuffix(got, "…(1900 more bytes)") {
+		t.Errorf("Clip = %q", got[len(got)-30:])
+	}
+	if Clip("short", 10) != "short" {
+		t.Error("a short string is clipped")
+	}
+}

@@ -1,0 +1,19 @@
+package model
+
+// Reset forgets every record read from the offsets topics: the tailer reads
+// them again from scratch because the cluster or a topic it read is not
+// the one it was (a new cluster id, a recreated topic). What REST and the
+// sink poller said stays: they answer for the present already.
+func (s *Store) Reset() {
+	s.mu.Lock()
+	s.byTP = map[TopicPartition]map[string]*entry{}
+	s.keyHomes = map[string]map[string]uint16{}
+	s.partitions = map[string]int{}
+	s.connectors = map[ConnectorID]*connector{}
+	s.unparseable = nil
+	s.unparsed = 0
+	s.records = 0
+	s.unflushed = nil
+	s.mu.Unlock()
+	s.bump()
+}
