@@ -149,7 +149,7 @@ func TestGetPrintsConnectsOffsetsBody(t *testing.T) {
 		t.Errorf("table:\n%s", out)
 	}
 	_, errs, code = koff(t, "get", "-b", addr, "nosuch")
-	if code != ExitFailed || !strings.Contains(errs, "connector nosuch has no offsets in connect-offsets") {
+	if code != ExitFailed || !strings.Contains(errs, "unknown connector nosuch: no offsets in connect-offsets") {
 		t.Errorf("unknown connector: exit %d, %q", code, errs)
 	}
 }

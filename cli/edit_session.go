@@ -140,6 +140,7 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 	}
 	var failed error
 	for _, p := range plans {
+		start := time.Now()
 		res, err := s.ed.Apply(s.ctx, p)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.Connector, err)
@@ -149,7 +150,7 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 			fmt.Fprintf(s.env.Stdout, "Connect: %s\n", res.Message)
 		}
 		if !res.Verified && failed == nil {
-			failed = fmt.Errorf("the write to %s was not read back within the verify timeout", p.Connector)
+			failed = fmt.Errorf("the write to %s was not read back: gave up after %s", p.Connector, waited(start))
 		}
 	}
 	return failed

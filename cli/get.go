@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -65,24 +66,32 @@ func loadStore(g *Globals, env Env, timeout time.Duration) (*model.Store, error)
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(env.Context, timeout)
 	defer cancel()
+	// A step cut short by the deadline says how long the whole read took.
+	fail := func(err error) error {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !strings.HasPrefix(err.Error(), "timed out") {
+			return fmt.Errorf("timed out after %s: %w", waited(start), err)
+		}
+		return err
+	}
 	ob := observe(ctx, g, rest)
 	defer ob.stop()
 	if err := waitCaughtUp(ctx, g, ob.tailer, timeout); err != nil {
-		return nil, err
+		return nil, fail(err)
 	}
 	if ob.poller != nil {
 		if err := ob.poller.Once(ctx); err != nil {
-			return nil, err
+			return nil, fail(err)
 		}
 		ob.followOwnTopics()
 		if err := waitSettled(ctx, ob.tailer, timeout); err != nil {
-			return nil, err
+			return nil, fail(err)
 		}
 	}
 	if err := g.kafkaConfig().PollGroupsOnce(ctx, ob.store); err != nil {
-		return nil, err
+		return nil, fail(err)
 	}
 	return ob.store, nil
 }
@@ -110,8 +119,10 @@ func selectConnectors(store *model.Store, names []string, g *Globals) (map[strin
 			s.ids = append(s.ids, c.ID)
 		}
 	}
+	inConnect := map[string]bool{}
 	for n, s := range all {
 		if len(s.ids) == 0 && s.group == "" {
+			inConnect[n] = true
 			delete(all, n) // REST lists it, but it has no offsets anywhere
 		}
 	}
@@ -122,7 +133,7 @@ func selectConnectors(store *model.Store, names []string, g *Globals) (map[strin
 	for _, n := range names {
 		s, ok := all[n]
 		if !ok {
-			return nil, fmt.Errorf("connector %s has no offsets in %s, nor a consumer group", n, strings.Join(g.OffsetsTopics, ", "))
+			return nil, noOffsets(store, n, inConnect[n], g)
 		}
 		out[n] = s
 	}

@@ -71,7 +71,7 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	}
 	fs.StringSliceVarP(&g.Bootstrap, "bootstrap-server", "b", splitList(def), "Kafka bootstrap servers, HOST:PORT[,HOST:PORT] (env KOFF_BOOTSTRAP_SERVER)")
 	fs.StringArrayVar(&g.OffsetsTopics, "offsets-topic", []string{"connect-offsets"}, "Connect offsets topic to read (repeatable)")
-	fs.DurationVar(&g.Refresh, "refresh", 2*time.Second, "how often pollers refresh (topic metadata, later lag and REST)")
+	fs.DurationVar(&g.Refresh, "refresh", 2*time.Second, "how often koff polls topic metadata, consumer lag and Connect REST")
 	fs.DurationVar(&g.FlushInterval, "flush-interval", 0, "the workers' offset.flush.interval.ms; with --demo and demo-cluster, the simulated workers' interval (default 5s)")
 	fs.StringVar(&g.LogFile, "log-file", "", "write diagnostics to this file (the dashboard writes nothing else to the terminal)")
 	fs.BoolVar(&g.Demo, "demo", false, "run on an embedded demo cluster with simulated Connect workers")
@@ -238,6 +238,45 @@ func splitList(s string) []string {
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Which commands use each global flag ("" is the dashboard). Every command
+// accepts every global flag, so a context or a shell alias works with any
+// of them; a command's --help lists the ones it uses.
+var (
+	kafkaUsers     = []string{"", "get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "serve"}
+	restUsers      = []string{"", "get", "status", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve"}
+	writers        = []string{"", "set", "reset", "import", "copy", "undo", "stop", "resume", "serve"}
+	liveUsers      = []string{"", "status", "serve"}
+	dashboards     = []string{"", "serve"}
+	demoClusterCmd = []string{"demo-cluster"}
+	globalUsedBy   = map[string][][]string{
+		"bootstrap-server": {kafkaUsers}, "offsets-topic": {kafkaUsers}, "refresh": {kafkaUsers},
+		"command-config": {kafkaUsers}, "tls": {kafkaUsers}, "tls-ca": {kafkaUsers}, "tls-cert": {kafkaUsers}, "tls-key": {kafkaUsers},
+		"insecure-skip-verify": {kafkaUsers}, "sasl-mechanism": {kafkaUsers}, "sasl-username": {kafkaUsers},
+		"sasl-password-file": {kafkaUsers, demoClusterCmd},
+		"connect-url":        {restUsers}, "connect-ca": {restUsers}, "connect-cert": {restUsers}, "connect-key": {restUsers},
+		"connect-user": {restUsers, demoClusterCmd}, "connect-password-file": {restUsers, demoClusterCmd}, "connect-token-file": {restUsers, demoClusterCmd},
+		"context":   {kafkaUsers, restUsers},
+		"log-file":  {kafkaUsers, restUsers, demoClusterCmd},
+		"read-only": {writers}, "audit-log": {{"", "set", "reset", "import", "copy", "undo", "serve"}},
+		"connector-topics": {liveUsers}, "flush-interval": {liveUsers, demoClusterCmd},
+		"demo": {dashboards}, "fps": {dashboards},
+	}
+)
+
+// usesGlobal reports whether command name uses the global flag.
+func usesGlobal(name, flag string) bool {
+	sets, ok := globalUsedBy[flag]
+	if !ok {
+		return true // a flag not listed is shown everywhere rather than hidden
+	}
+	for _, set := range sets {
+		if contains(set, name) {
 			return true
 		}
 	}

@@ -55,14 +55,89 @@ func runImport(g *Globals, opts any, args []string, env Env) error {
 	}
 	defer s.close()
 	var plans []*edit.Plan
+	unchanged := 0
 	for _, r := range reqs {
 		p, err := s.ed.Plan(s.ctx, r)
 		if err != nil {
 			return err
 		}
+		// Only what changes is listed and written; the rest is counted.
+		if r, same := withoutUnchanged(r, p); same > 0 {
+			unchanged += same
+			if len(r.Items) == 0 {
+				continue
+			}
+			if p, err = s.ed.Plan(s.ctx, r); err != nil {
+				return err
+			}
+		}
 		plans = append(plans, p)
 	}
+	if unchanged > 0 {
+		fmt.Fprintf(env.Stdout, "%s unchanged (not listed)\n", partitionCount(unchanged))
+	}
+	if len(plans) == 0 {
+		fmt.Fprintln(env.Stdout, "nothing to change: every offset in the file is already in force")
+		return nil
+	}
 	return s.runPlans(plans, o.writeFlags)
+}
+
+// withoutUnchanged drops from r the partitions whose plan writes what is
+// already stored, returning how many it dropped.
+func withoutUnchanged(r edit.Request, p *edit.Plan) (edit.Request, int) {
+	var same []model.Object
+	for _, ch := range p.Changes {
+		if unchangedBy(ch) {
+			same = append(same, ch.Partition)
+		}
+	}
+	if len(same) == 0 {
+		return r, 0
+	}
+	out := r
+	out.Items = nil
+	for _, it := range r.Items {
+		drop := false
+		for _, sp := range same {
+			if model.SameJSON(it.Partition, sp) {
+				drop = true
+			}
+		}
+		if !drop {
+			out.Items = append(out.Items, it)
+		}
+	}
+	return out, len(r.Items) - len(out.Items)
+}
+
+// unchangedBy reports whether a change leaves the partition as it is: the
+// same offset, and every record it would write already stored byte for
+// byte (a key stored elsewhere or differently still needs its write).
+func unchangedBy(ch edit.Change) bool {
+	if (ch.Before == nil) != (ch.After == nil) {
+		return false
+	}
+	if ch.Before != nil {
+		a, err1 := model.ParseOffset(ch.Before)
+		b, err2 := model.ParseOffset(ch.After)
+		if err1 != nil || err2 != nil || !model.SameJSON(a, b) {
+			return false
+		}
+	}
+	for _, w := range ch.Writes {
+		if !bytes.Equal(w.Before, w.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+func partitionCount(n int) string {
+	if n == 1 {
+		return "1 partition"
+	}
+	return fmt.Sprintf("%d partitions", n)
 }
 
 // parseExport reads koff export output: {"name":{"offsets":[{"partition":…,"offset":…}]}}.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -22,6 +23,11 @@ func startTailer(ctx context.Context, g *Globals, h kafka.Handler) (*kafka.Taile
 // end it had at start. A broker that cannot be reached, or a missing topic,
 // is an error at once: a script must not hang.
 func waitCaughtUp(ctx context.Context, g *Globals, t *kafka.Tailer, timeout time.Duration) error {
+	start := time.Now()
+	timedOut := func() error {
+		st := t.Status()
+		return fmt.Errorf("timed out after %s reading %s (%s, %d of %d offsets read)", waited(start), strings.Join(g.OffsetsTopics, ", "), st.State, st.Read, st.Total)
+	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(25 * time.Millisecond)
@@ -34,10 +40,12 @@ func waitCaughtUp(ctx context.Context, g *Globals, t *kafka.Tailer, timeout time
 			}
 			return nil
 		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return timedOut()
+			}
 			return ctx.Err()
 		case <-deadline.C:
-			st := t.Status()
-			return fmt.Errorf("timed out after %s reading %s (%s, %d of %d offsets read)", timeout, strings.Join(g.OffsetsTopics, ", "), st.State, st.Read, st.Total)
+			return timedOut()
 		case <-tick.C:
 			switch st := t.Status(); st.State {
 			case model.TailDisconnected:
@@ -51,4 +59,14 @@ func waitCaughtUp(ctx context.Context, g *Globals, t *kafka.Tailer, timeout time
 
 func missingErr(g *Globals, topics []string) error {
 	return fmt.Errorf("offsets topic %s does not exist on %s", strings.Join(topics, ", "), strings.Join(g.Bootstrap, ","))
+}
+
+// waited is how long since start, as a timeout message says it: the time
+// really waited, not the limit that was set.
+func waited(start time.Time) string {
+	d := time.Since(start)
+	if d < 10*time.Second {
+		return intervalText(d)
+	}
+	return ageText(d.Round(time.Second))
 }

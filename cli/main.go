@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -83,9 +85,16 @@ func Main(args []string, env Env) int {
 func run(args []string, env Env) error {
 	name, rest := splitCommand(args)
 	cmd := dashboardCommand
-	if name != "" {
+	if name == "help" {
+		// koff help [COMMAND] is koff [COMMAND] --help.
+		cmd, rest = helpTarget(rest)
+		if cmd == nil {
+			return usagef("unknown command %q (see koff help)", rest[0])
+		}
+		rest = append(rest, "--help")
+	} else if name != "" {
 		if cmd = lookup(name); cmd == nil {
-			return usagef("unknown command %q (see koff --help)", name)
+			return usagef("unknown command %q (see koff help)", name)
 		}
 	}
 	fs := pflag.NewFlagSet("koff "+cmd.name, pflag.ContinueOnError)
@@ -123,7 +132,7 @@ func splitCommand(args []string) (string, []string) {
 			if takesValue(probe, a) {
 				i++
 			}
-		case lookup(a) != nil:
+		case lookup(a) != nil || a == "help":
 			return a, append(append([]string{}, args[:i]...), args[i+1:]...)
 		default:
 			return "", args
@@ -150,14 +159,39 @@ func takesValue(fs *pflag.FlagSet, arg string) bool {
 // commandOrder is how --help lists commands: reading first, then writing.
 var commandOrder = []string{"get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve", "demo-cluster", "version"}
 
+// helpTarget is the command `koff help ARGS` asks about: the first
+// argument that is not a flag, or the dashboard for none. The rest are
+// parsed as they would be with --help, so flags stay valid.
+func helpTarget(args []string) (*command, []string) {
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		c := lookup(a)
+		if c == nil {
+			return nil, []string{a}
+		}
+		return c, append(append([]string{}, args[:i]...), args[i+1:]...)
+	}
+	return dashboardCommand, args
+}
+
 func printUsage(w io.Writer, cmd *command, fs *pflag.FlagSet) {
 	globals := pflag.NewFlagSet("globals", pflag.ContinueOnError)
+	globals.SortFlags = false
+	used := pflag.NewFlagSet("used", pflag.ContinueOnError)
+	used.SortFlags = false
 	addGlobals(globals, Env{Getenv: func(string) string { return "" }})
 	own := pflag.NewFlagSet("own", pflag.ContinueOnError)
 	own.SortFlags = false
 	fs.VisitAll(func(f *pflag.Flag) {
 		if globals.Lookup(f.Name) == nil {
 			own.AddFlag(f)
+		}
+	})
+	globals.VisitAll(func(f *pflag.Flag) {
+		if usesGlobal(cmd.name, f.Name) {
+			used.AddFlag(f)
 		}
 	})
 	if cmd == dashboardCommand {
@@ -167,6 +201,7 @@ Usage:
   koff [flags]                      the live dashboard
   koff --demo                       the dashboard on an embedded demo cluster
   koff COMMAND [args] [flags]
+  koff help [COMMAND]               this help, or a command's (as koff COMMAND --help)
 
 Commands:
 `)
@@ -175,7 +210,7 @@ Commands:
 				fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
 			}
 		}
-		fmt.Fprint(w, "\nRun koff COMMAND --help for a command's own flags.\n\nGlobal flags:\n")
+		fmt.Fprint(w, "\nRun koff help COMMAND for a command's own flags.\n\nGlobal flags (every command accepts them; each command's help lists those it uses):\n")
 		fmt.Fprint(w, flagUsages(globals))
 		return
 	}
@@ -183,10 +218,57 @@ Commands:
 	if own.HasFlags() {
 		fmt.Fprint(w, "\nFlags:\n"+flagUsages(own))
 	}
-	fmt.Fprint(w, "\nGlobal flags:\n"+flagUsages(globals))
+	if used.HasFlags() {
+		fmt.Fprint(w, "\nGlobal flags it uses (koff help lists all):\n"+flagUsages(used))
+	}
 }
 
-func flagUsages(fs *pflag.FlagSet) string { return fs.FlagUsages() }
+// flagUsages lists flags as pflag does, except that a switch shows no
+// "[=true|false]", a duration's default reads "1m" rather than "1m0s", and
+// a flag whose unset value only means "not given" shows no default.
+func flagUsages(fs *pflag.FlagSet) string {
+	type line struct{ left, usage string }
+	var lines []line
+	width := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		left := "      --" + f.Name
+		if f.Shorthand != "" {
+			left = "  -" + f.Shorthand + ", --" + f.Name
+		}
+		varname, usage := pflag.UnquoteUsage(f)
+		if f.Value.Type() != "bool" && varname != "" {
+			left += " " + varname
+		}
+		if d := shownDefault(f); d != "" {
+			usage += " (default " + d + ")"
+		}
+		width = max(width, len(left))
+		lines = append(lines, line{left, usage})
+	})
+	var b strings.Builder
+	for _, l := range lines {
+		fmt.Fprintf(&b, "%-*s   %s\n", width, l.left, l.usage)
+	}
+	return b.String()
+}
+
+// shownDefault is a flag's default as --help shows it, or "" for none.
+func shownDefault(f *pflag.Flag) string {
+	switch d := f.DefValue; {
+	case d == "" || d == "false" || d == "0" || d == "0s" || d == "[]":
+		return ""
+	case f.Value.Type() == "string":
+		return strconv.Quote(d)
+	case f.Value.Type() == "duration":
+		if t, err := time.ParseDuration(d); err == nil {
+			return ageText(t)
+		}
+	}
+	return f.DefValue
+}
 
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)

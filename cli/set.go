@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,11 +16,11 @@ type setOptions struct {
 	writeFlags
 	partition, offset string
 	// Sink strategies: new committed offsets for a sink's consumer group.
-	toOffset   int64
+	toOffset   optionalInt
 	toEarliest bool
 	toLatest   bool
 	toDatetime string
-	shiftBy    int64
+	shiftBy    optionalInt
 	topics     []string
 }
 
@@ -29,14 +30,14 @@ func init() {
 		args:    "CONNECTOR --partition JSON --offset JSON | (sinks) --to-earliest|--to-latest|--to-offset N|--to-datetime T|--shift-by N [--topic T]... [--dry-run] [--yes]",
 		summary: "set offsets and verify them: a source partition's (Connect REST when possible, else the offsets topic), or a sink's committed offsets",
 		flags: func(fs *pflag.FlagSet) any {
-			o := &setOptions{toOffset: -1}
+			o := &setOptions{}
 			fs.StringVar(&o.partition, "partition", "", `source partition map, e.g. '{"server":"inventory"}' (any field order matches the stored key); for a sink '{"kafka_topic":"t","kafka_partition":0}'`)
 			fs.StringVar(&o.offset, "offset", "", `new offset map, e.g. '{"lsn":123}'; for a sink '{"kafka_offset":42}'`)
-			fs.Int64Var(&o.toOffset, "to-offset", -1, "sink: commit this offset")
+			fs.Var(&o.toOffset, "to-offset", "sink: commit this offset")
 			fs.BoolVar(&o.toEarliest, "to-earliest", false, "sink: commit the log start (reprocess everything retained)")
 			fs.BoolVar(&o.toLatest, "to-latest", false, "sink: commit the log end (skip everything not yet consumed)")
 			fs.StringVar(&o.toDatetime, "to-datetime", "", "sink: commit the first offset at or after this time (RFC 3339, e.g. 2026-11-29T08:00:00Z)")
-			fs.Int64Var(&o.shiftBy, "shift-by", 0, "sink: move the committed offsets by ±N (e.g. 1 skips a poison record)")
+			fs.Var(&o.shiftBy, "shift-by", "sink: move the committed offsets by ±N (e.g. 1 skips a poison record)")
 			fs.StringArrayVar(&o.topics, "topic", nil, "sink: only the partitions of this topic (repeatable)")
 			addWriteFlags(fs, &o.writeFlags)
 			return o
@@ -90,8 +91,11 @@ func runSet(g *Globals, opts any, args []string, env Env) error {
 func (o *setOptions) sinkStrategy() (edit.SinkStrategy, bool, error) {
 	var got []string
 	var st edit.SinkStrategy
-	if o.toOffset >= 0 {
-		got, st = append(got, "--to-offset"), edit.SinkStrategy{Kind: edit.SinkToOffset, Offset: o.toOffset}
+	if o.toOffset.set {
+		if o.toOffset.n < 0 {
+			return st, false, usagef("--to-offset must not be negative, got %d", o.toOffset.n)
+		}
+		got, st = append(got, "--to-offset"), edit.SinkStrategy{Kind: edit.SinkToOffset, Offset: o.toOffset.n}
 	}
 	if o.toEarliest {
 		got, st = append(got, "--to-earliest"), edit.SinkStrategy{Kind: edit.SinkToEarliest}
@@ -106,8 +110,11 @@ func (o *setOptions) sinkStrategy() (edit.SinkStrategy, bool, error) {
 		}
 		got, st = append(got, "--to-datetime"), edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: t}
 	}
-	if o.shiftBy != 0 {
-		got, st = append(got, "--shift-by"), edit.SinkStrategy{Kind: edit.SinkShiftBy, Shift: o.shiftBy}
+	if o.shiftBy.set {
+		if o.shiftBy.n == 0 {
+			return st, false, usagef("--shift-by 0 changes nothing")
+		}
+		got, st = append(got, "--shift-by"), edit.SinkStrategy{Kind: edit.SinkShiftBy, Shift: o.shiftBy.n}
 	}
 	switch {
 	case len(got) > 1:
@@ -175,3 +182,28 @@ func sinkTP(p model.Object) (model.TopicPartition, error) {
 	}
 	return model.TopicPartition{Topic: ts, Partition: n}, nil
 }
+
+// optionalInt is an integer flag with no default: unset is "not given",
+// not a number, so --help shows no made-up default such as -1.
+type optionalInt struct {
+	n   int64
+	set bool
+}
+
+func (o *optionalInt) String() string {
+	if !o.set {
+		return ""
+	}
+	return strconv.FormatInt(o.n, 10)
+}
+
+func (o *optionalInt) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a whole number", s)
+	}
+	o.n, o.set = n, true
+	return nil
+}
+
+func (o *optionalInt) Type() string { return "int" }

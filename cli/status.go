@@ -120,7 +120,7 @@ func statusRows(store *model.Store, names []string, g *Globals) ([]model.Connect
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("connector %s is neither in %s nor a sink group", n, strings.Join(g.OffsetsTopics, ", "))
+			return nil, noOffsets(store, n, false, g)
 		}
 	}
 	return out, nil
@@ -162,11 +162,11 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 		}
 		last, age := "-", "-"
 		if !f.Last.IsZero() {
-			last, age = f.Last.Local().Format(time.RFC3339), fmt.Sprintf("%.0fs", f.Age.Seconds())
+			last, age = f.Last.Local().Format(time.RFC3339), ageText(f.Age)
 		}
 		interval := "-"
 		if f.Interval > 0 {
-			interval = fmt.Sprintf("%s (%s)", f.Interval.Round(100*time.Millisecond), f.IntervalSource)
+			interval = fmt.Sprintf("%s (%s)", intervalText(f.Interval), f.IntervalSource)
 		}
 		unflushed := "-"
 		if f.Unflushed >= 0 {
@@ -187,10 +187,10 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 		s := r.Sink
 		trend, catchUp, last := dash(s.Trend), "-", "-"
 		if s.CatchUp > 0 {
-			catchUp = s.CatchUp.Round(time.Second).String()
+			catchUp = ageText(s.CatchUp)
 		}
 		if !s.LastCommit.IsZero() {
-			last = fmt.Sprintf("%.0fs ago", now.Sub(s.LastCommit).Seconds())
+			last = ageText(now.Sub(s.LastCommit)) + " ago"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", r.ID.Name, stateOf(r), s.Group, dash(s.State), s.Members, s.TotalLag, trend, catchUp, last)
 		for _, p := range store.SinkPartitions(s.Group) {
@@ -299,13 +299,17 @@ func printStatusJSON(w io.Writer, store *model.Store, rows []model.ConnectorRow,
 
 // waitSettled waits until the tailer has read topics added after start.
 func waitSettled(ctx context.Context, t *kafka.Tailer, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
 	for !t.Settled() {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %s reading the offsets topics %s", timeout, strings.Join(t.Topics(), ", "))
+		if time.Now().After(deadline) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("timed out after %s reading the offsets topics %s", waited(start), strings.Join(t.Topics(), ", "))
 		}
 		select {
 		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				continue
+			}
 			return ctx.Err()
 		case <-time.After(25 * time.Millisecond):
 		}

@@ -124,6 +124,13 @@ func runTail(g *Globals, opts any, args []string, env Env) error {
 	p.mu.Lock()
 	p.live = true
 	p.mu.Unlock()
+	// A name with nothing yet may be a connector about to start, or a typo:
+	// say so once, and keep waiting for it.
+	for _, n := range args {
+		if !hasOffsets(p.Store, n) {
+			fmt.Fprintf(env.Stderr, "koff: %s; waiting for them\n", waitingFor(n, g, knownNames(p.Store)))
+		}
+	}
 	// Live: report connection changes on stderr, keep going until interrupted.
 	conn := connReport{w: env.Stderr, down: model.TailLive, reloaded: t.Status().Reloaded}
 	tick := time.NewTicker(200 * time.Millisecond)

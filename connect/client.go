@@ -99,6 +99,14 @@ func New(cfg Config) (*Client, error) {
 	if raw == "" {
 		return nil, errors.New("--connect-url: empty; want e.g. http://connect:8083")
 	}
+	if !strings.Contains(raw, "://") {
+		// host:port alone: refused rather than guessed, since guessing http
+		// for an https worker would send its credentials in the clear.
+		if strings.Contains(raw, "@") {
+			return nil, errors.New("--connect-url: no scheme; start it with http:// or https://")
+		}
+		return nil, fmt.Errorf("--connect-url: %s has no scheme; use http://%s or https://%s", raw, raw, raw)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		if strings.Contains(raw, "@") {

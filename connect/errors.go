@@ -149,7 +149,9 @@ func (c *Client) reachError(parent, call context.Context, err error) error {
 		e.Err = parent.Err()
 		e.Reason = "request cancelled"
 		if errors.Is(e.Err, context.DeadlineExceeded) {
-			e.Reason = "timed out"
+			// The caller's deadline, not ours: the caller says how long
+			// it waited in all.
+			e.Reason = "no answer before the command's time limit"
 		}
 	case call.Err() != nil:
 		e.Err = call.Err()

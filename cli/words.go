@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"koff/model"
+)
+
+// ageText is a duration for people: the two largest whole units, "3s",
+// "1m 2s", "2h 5m", "9d 2h". Tables show this; -o json keeps seconds.
+func ageText(d time.Duration) string {
+	if d < 0 {
+		d = 0 // a producer clock slightly ahead of ours
+	}
+	s := int64(d / time.Second)
+	units := []struct {
+		n    int64
+		name string
+	}{{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}}
+	for i, u := range units[:len(units)-1] {
+		if s >= u.n {
+			major, minor := s/u.n, (s%u.n)/units[i+1].n
+			if minor == 0 {
+				return fmt.Sprintf("%d%s", major, u.name)
+			}
+			return fmt.Sprintf("%d%s %d%s", major, u.name, minor, units[i+1].name)
+		}
+	}
+	return fmt.Sprintf("%ds", s)
+}
+
+// intervalText is a flush interval: tenths of a second below 10s ("5.3s"),
+// then as ageText.
+func intervalText(d time.Duration) string {
+	if d < 10*time.Second {
+		t := math.Round(d.Seconds()*10) / 10
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", t), ".0") + "s"
+	}
+	return ageText(d.Round(time.Second))
+}
+
+// unknownConnector is the one refusal every command gives for a connector
+// name koff finds nowhere: "unknown connector NAME: WHERE (did you mean
+// X?)". Connect's own 404 messages are passed on verbatim instead.
+func unknownConnector(name, where string, known []string) error {
+	msg := "unknown connector " + name
+	if where != "" {
+		msg += ": " + where
+	}
+	if c := closestNames(name, known, 3); len(c) > 0 {
+		msg += " (did you mean " + strings.Join(c, ", ") + "?)"
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// closestNames are up to max known names nearest to name by edit distance,
+// nearest first; names too far off to be a typo are left out.
+func closestNames(name string, known []string, max int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	seen := map[string]bool{}
+	for _, k := range known {
+		if k == name || seen[k] {
+			continue
+		}
+		seen[k] = true
+		d := editDistance(strings.ToLower(name), strings.ToLower(k))
+		limit := len([]rune(name))/3 + 1
+		if d <= limit || strings.Contains(strings.ToLower(k), strings.ToLower(name)) {
+			cs = append(cs, cand{k, d})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < max; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+// editDistance is Levenshtein's distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// noOffsets is the refusal of a reading command for a name it has nothing
+// for: a connector Connect lists but that has written no offsets yet, or
+// an unknown connector.
+func noOffsets(store *model.Store, name string, inConnect bool, g *Globals) error {
+	topics := strings.Join(g.OffsetsTopics, ", ")
+	if inConnect {
+		return fmt.Errorf("connector %s has no offsets yet: none in %s and no sink consumer group", name, topics)
+	}
+	return unknownConnector(name, "no offsets in "+topics+" and no sink consumer group", knownNames(store))
+}
+
+// knownNames are the connector names the store has seen, from the offsets
+// topics, the sink groups and Connect.
+func knownNames(store *model.Store) []string {
+	var names []string
+	for _, c := range store.Connectors() {
+		names = append(names, c.ID.Name)
+	}
+	return names
+}
+
+// hasOffsets reports whether the store holds any offsets of connector name.
+func hasOffsets(store *model.Store, name string) bool {
+	for _, c := range store.Connectors() {
+		if c.ID.Name == name && (c.Partitions > 0 || c.Deleted > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitingFor says that a connector has no offsets yet, naming close
+// matches in case it is a typo.
+func waitingFor(name string, g *Globals, known []string) string {
+	msg := fmt.Sprintf("connector %s has no offsets in %s yet", name, strings.Join(g.OffsetsTopics, ", "))
+	if c := closestNames(name, known, 3); len(c) > 0 {
+		msg += " (did you mean " + strings.Join(c, ", ") + "?)"
+	}
+	return msg
+}
