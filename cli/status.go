@@ -194,7 +194,7 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", r.ID.Name, stateOf(r), s.Group, dash(s.State), s.Members, s.TotalLag, trend, catchUp, last)
 		for _, p := range store.SinkPartitions(s.Group) {
-			fmt.Fprintf(tw, "  %s\t\t\tcommitted %d\tend %d\t%d\t\t\t\n", p.TopicPartition, p.Committed, p.End, p.Lag)
+			fmt.Fprintf(tw, "  %s\t\t\tcommitted %d\tend %d\t%d\n", p.TopicPartition, p.Committed, p.End, p.Lag)
 		}
 	}
 	return tw.Flush()
