@@ -61,7 +61,8 @@ func freeAddr(t *testing.T) string {
 func startDemoCluster(t *testing.T, extra ...string) (string, *exec.Cmd) {
 	t.Helper()
 	addr := freeAddr(t)
-	cmd := exec.Command(koffBin, append([]string{"demo-cluster", "--kafka-listen", addr}, extra...)...)
+	// Its own REST port too: a demo on the default 127.0.0.1:8083 must not make it fail.
+	cmd := exec.Command(koffBin, append([]string{"demo-cluster", "--kafka-listen", addr, "--connect-listen", freeAddr(t)}, extra...)...)
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
