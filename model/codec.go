@@ -15,131 +15,105 @@ type Key struct {
 	Connector string
 	// Partition is nil when the key's second element is JSON null.
 	Partition Object
-	// PartitionRaw is the second element exactly as written in the key bytes.
+	// PartitionRaw is the second element in compact form: as Jackson writes
+	// the parsed map, numbers with the digits stored (leading zeros
+	// dropped). "null" for a null partition.
 	PartitionRaw []byte
 }
 
 // Reasons shown in the "unparseable records" view.
 var (
 	errKeyEmpty     = errors.New("key is empty")
-	errKeyNotJSON   = errors.New("key is not JSON")
 	errKeyNotArray  = errors.New("key is not a JSON array")
 	errKeyConnector = errors.New("first element is not a string")
 	errKeyPartition = errors.New("second element is not an object or null")
-	errValueNotJSON = errors.New("value is not JSON")
-	errValueNotObj  = errors.New("value is not a JSON object")
 )
 
-// ParseKey parses an offsets-topic key of the shape the worker accepts
-// (OffsetUtils.processPartitionKey): a JSON array of a string and an object
-// or null. Whitespace is allowed, as JSON allows it, even though such a key
-// never matches what a task looks up (see IsRESTCanonical and EncodeKey).
+// ParseKey parses an offsets-topic key as the worker does
+// (OffsetUtils.processPartitionKey, reading with JsonConverter's Jackson
+// mapper; see readJackson): a JSON array of a string and an object or
+// null. Whitespace, leading zeros and text after the array are accepted
+// as Jackson accepts them, even though such a key never matches the bytes
+// a task looks up (see TaskKeyForm).
 func ParseKey(raw []byte) (Key, error) {
 	if len(raw) == 0 {
 		return Key{}, errKeyEmpty
 	}
-	if !json.Valid(raw) {
-		return Key{}, errKeyNotJSON
+	v, err := readJackson(raw)
+	if err == errMissing {
+		return Key{}, errKeyEmpty
 	}
-	raw = trimSpace(raw)
-	if raw[0] != '[' {
+	if err != nil {
+		return Key{}, fmt.Errorf("key is not JSON: %v", err)
+	}
+	arr, ok := v.([]any)
+	if !ok {
 		return Key{}, errKeyNotArray
 	}
-	elems := splitArray(raw)
-	if len(elems) != 2 {
-		return Key{}, fmt.Errorf("key array has %d elements, want 2", len(elems))
-	}
-	if elems[0][0] != '"' {
-		return Key{}, errKeyConnector
+	if len(arr) != 2 {
+		return Key{}, fmt.Errorf("key array has %d elements, want 2", len(arr))
 	}
 	var k Key
-	if err := json.Unmarshal(elems[0], &k.Connector); err != nil {
-		return Key{}, errKeyConnector // unreachable: the element is a valid string
+	if k.Connector, ok = arr[0].(string); !ok {
+		return Key{}, errKeyConnector
 	}
-	switch elems[1][0] {
-	case 'n':
-	case '{':
-		v, err := ParseJSON(elems[1])
-		if err != nil {
-			return Key{}, errKeyPartition // unreachable: already validated
-		}
-		k.Partition = v.(Object)
+	switch p := arr[1].(type) {
+	case nil:
+	case Object:
+		k.Partition = p
 	default:
 		return Key{}, errKeyPartition
 	}
-	// Copied so a caller reusing its record buffer cannot change the key.
-	k.PartitionRaw = bytes.Clone(elems[1])
+	k.PartitionRaw = AppendJackson(nil, k.Partition)
 	return k, nil
 }
 
-// splitArray returns the top-level elements of a valid JSON array, trimmed.
-func splitArray(arr []byte) [][]byte {
-	var elems [][]byte
-	depth, start, inStr := 0, 1, false
-	for i := 1; i < len(arr); i++ {
-		c := arr[i]
-		if inStr {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = true
-		case '[', '{':
-			depth++
-		case ']', '}':
-			if depth > 0 {
-				depth--
-				continue
-			}
-			if e := trimSpace(arr[start:i]); len(e) > 0 || len(elems) > 0 {
-				elems = append(elems, e)
-			}
-			return elems
-		case ',':
-			if depth == 0 {
-				elems = append(elems, trimSpace(arr[start:i]))
-				start = i + 1
-			}
-		}
+// TaskKeyForm reports whether raw are the bytes a task's own partition map
+// serialises to (OffsetStorageReaderImpl.offsets looks its offset up under
+// exactly those bytes): compact, Jackson's escaping, numbers as Java
+// prints the Long or Double it holds, fields in the stored order (the
+// order of the task's map, which koff cannot see).
+func TaskKeyForm(k Key, raw []byte) bool {
+	var p Object
+	if k.Partition != nil {
+		p = javaNumbers(k.Partition).(Object)
 	}
-	return elems
+	return bytes.Equal(raw, EncodeKey(k.Connector, p))
 }
 
-func trimSpace(b []byte) []byte {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// ParseOffset parses an offsets-topic value. A nil value is a tombstone and
-// gives (nil, nil); an empty but non-nil value is not (the worker only
-// treats a null value as a delete). Values may nest here; ValidateOffset
-// says whether Connect would accept them.
+// ParseOffset parses an offsets-topic value as a task reads it
+// (OffsetStorageReaderImpl.offsets: JsonConverter.toConnectData, then
+// OffsetUtils.validateFormat). A nil value is a tombstone and gives
+// (nil, nil). Every other value the task cannot use gives an error saying
+// why: ErrNullOffset for a zero-byte, all-whitespace or literal null
+// value (the task reads null), otherwise the converter's or validator's
+// complaint, which the worker logs before giving the task no offset.
 func ParseOffset(raw []byte) (Object, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	v, err := ParseJSON(raw)
-	if err != nil {
-		return nil, errValueNotJSON
+	v, err := readJackson(raw)
+	switch {
+	case err == errMissing:
+		return nil, ErrNullOffset
+	case err != nil:
+		return nil, fmt.Errorf("not JSON the converter reads: %v", err)
+	case v == nil:
+		return nil, ErrNullOffset
 	}
 	o, ok := v.(Object)
 	if !ok {
-		return nil, errValueNotObj
+		return nil, errors.New("not a JSON object: Offsets must be specified as a Map")
+	}
+	if err := ValidateOffset(o); err != nil {
+		return nil, err
 	}
 	return o, nil
 }
+
+// ErrNullOffset: a value that is not a tombstone but reads as null (zero
+// bytes, whitespace or the literal null): the task gets no offset.
+var ErrNullOffset = errors.New("the value reads as null (zero bytes, whitespace or the literal null): the task gets no offset")
 
 // ParseJSON parses one JSON value, keeping object field order. Results are
 // Object, []any, string, json.Number, bool or nil; an empty object or array

@@ -16,11 +16,23 @@ const (
 	// FlagNotCanonical: the key bytes differ from what Connect's REST API
 	// writes (compact JSON, Java HashMap field order), so REST edits miss it.
 	FlagNotCanonical
+	// FlagStray: the task does not read this copy: another copy has the
+	// key bytes it looks up, or a later record of the same bytes, or no
+	// copy does (PartitionRow.Stray says which).
+	FlagStray
+	// FlagUnreadable: the value is null, empty or unparseable, so a task
+	// reading this key gets no offset.
+	FlagUnreadable
+	// FlagJavaNumber: a number the task reads differently from how it is
+	// stored (beyond 64 bits, beyond a double, -0.0).
+	FlagJavaNumber
 )
 
 // Suspect reports flags that mean the stored offset may not be the one a
 // worker reads.
-func (f Flags) Suspect() bool { return f&(FlagDuplicate|FlagMisplaced) != 0 }
+func (f Flags) Suspect() bool {
+	return f&(FlagDuplicate|FlagMisplaced|FlagStray|FlagUnreadable|FlagJavaNumber) != 0
+}
 
 // Words names the flags for tables and CLI output.
 func (f Flags) Words() []string {
@@ -33,6 +45,15 @@ func (f Flags) Words() []string {
 	}
 	if f&FlagNotCanonical != 0 {
 		w = append(w, "non-canonical")
+	}
+	if f&FlagStray != 0 {
+		w = append(w, "stray")
+	}
+	if f&FlagUnreadable != 0 {
+		w = append(w, "unreadable")
+	}
+	if f&FlagJavaNumber != 0 {
+		w = append(w, "java-number")
 	}
 	return w
 }
@@ -50,6 +71,15 @@ func (f Flags) Explain() []string {
 	}
 	if f&FlagNotCanonical != 0 {
 		s = append(s, "The key bytes differ from what Connect's REST API writes (compact, Java HashMap field order): REST edits of this partition would write a different key.")
+	}
+	if f&FlagStray != 0 {
+		s = append(s, "A stray copy: a restarted task does not read it (see why below); only an action aimed at this copy changes it.")
+	}
+	if f&FlagUnreadable != 0 {
+		s = append(s, "The value is null, empty or not JSON the worker's converter reads: a task reading this key gets no offset.")
+	}
+	if f&FlagJavaNumber != 0 {
+		s = append(s, "A number in the value reads differently in Java than it is stored (beyond 64 bits, beyond a double, or -0.0).")
 	}
 	return s
 }

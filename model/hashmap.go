@@ -160,6 +160,26 @@ func javaNumber(s string) any {
 		lo := new(big.Int).And(b, new(big.Int).SetUint64(^uint64(0)))
 		return int64(lo.Uint64())
 	}
-	f, _ := strconv.ParseFloat(s, 64) // ±Inf on overflow, as doubleValue()
+	// USE_BIG_DECIMAL_FOR_FLOATS: the text becomes a BigDecimal, then
+	// doubleValue(): correctly rounded, ±Infinity on overflow. A BigDecimal
+	// zero has no sign, so -0.0 reads as 0.0; a negative value too small
+	// for a double still gives -0.0.
+	if zeroMantissa(s) {
+		return 0.0
+	}
+	f, _ := strconv.ParseFloat(s, 64)
 	return f
+}
+
+// zeroMantissa reports whether every digit before the exponent is 0.
+func zeroMantissa(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == 'e' || c == 'E':
+			return true
+		case c >= '1' && c <= '9':
+			return false
+		}
+	}
+	return true
 }

@@ -222,6 +222,12 @@ func appendJacksonString(dst []byte, s string) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case r == utf8.RuneError && size == 1 && isWTF8Surrogate(s[i:]):
+			// A lone UTF-16 surrogate (readJackson keeps it in its 3-byte
+			// form): Jackson escapes it.
+			dst = append(dst, s[start:i]...)
+			dst = appendUEscape(dst, uint16(s[i]&0x0F)<<12|uint16(s[i+1]&0x3F)<<6|uint16(s[i+2]&0x3F))
+			size = 3
 		case r == utf8.RuneError && size == 1:
 			// Java strings cannot hold invalid UTF-8; the decoder that
 			// built them would have produced U+FFFD.
@@ -243,6 +249,12 @@ func appendJacksonString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// isWTF8Surrogate: s starts with a surrogate code point in UTF-8's 3-byte
+// form (ED A0–BF xx), which is not valid UTF-8.
+func isWTF8Surrogate(s string) bool {
+	return len(s) >= 3 && s[0] == 0xED && s[1] >= 0xA0 && s[1] <= 0xBF && s[2]&0xC0 == 0x80
 }
 
 func appendUEscape(dst []byte, u uint16) []byte {

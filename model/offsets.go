@@ -8,37 +8,39 @@ import (
 // OffsetsBody renders source partitions as the body of Connect's
 // GET /connectors/NAME/offsets: {"offsets":[{"partition":{…},"offset":{…}}]}.
 //
-// Like Connect it lists each source partition once, leaves out deleted
-// partitions and null partition maps, and writes compact JSON. Unlike the
-// REST API, which re-serialises in HashMap order and shows "offset":null for
-// keys its tasks wrote in another order, it shows the offset actually
-// stored, byte for byte, so that export and import round-trip exactly.
-// When one partition map is stored under several keys (a duplicate, or a
-// hand-written copy), the copy in its murmur2 partition wins, then the newest.
+// Each source partition appears once, with the offset a restarted task
+// reads: the value of its live copy (PartitionRow.Live), in compact JSON
+// with the stored digits, so that export and import round-trip what the
+// task reads. Stray copies are left out, and so are partitions for which
+// the task gets no offset (deleted, a null or unreadable value, or no key
+// with the task's bytes): Connect's own GET would list some of those with
+// "offset":null, which import would turn into a reset of every copy.
+// Null partition maps are left out, as Connect leaves them out. When rows
+// of several offsets topics hold the same partition, the first topic's
+// copy wins: pass the topic the connector's tasks read first.
 func OffsetsBody(rows []PartitionRow) []byte {
 	type pick struct {
 		row   PartitionRow
 		canon string
 	}
-	best := map[string]pick{}
+	seen := map[string]bool{}
+	var picks []pick
 	for _, r := range rows {
+		if !r.Live || r.Offset == "" {
+			continue
+		}
 		k, err := ParseKey([]byte(r.ID.Key))
 		if err != nil || k.Partition == nil {
 			continue
 		}
-		canon := string(appendSorted(nil, k.Partition))
-		cur, seen := best[canon]
-		if !seen || better(r, cur.row) {
-			best[canon] = pick{r, canon}
+		canon := JavaIdentity(k.Partition)
+		if seen[canon] {
+			continue
 		}
+		seen[canon] = true
+		picks = append(picks, pick{r, canon})
 	}
-	picks := make([]pick, 0, len(best))
-	for _, p := range best {
-		if !p.row.Deleted {
-			picks = append(picks, p)
-		}
-	}
-	sort.Slice(picks, func(i, j int) bool {
+	sort.SliceStable(picks, func(i, j int) bool {
 		if picks[i].row.Partition != picks[j].row.Partition {
 			return picks[i].row.Partition < picks[j].row.Partition
 		}
@@ -58,14 +60,6 @@ func OffsetsBody(rows []PartitionRow) []byte {
 	}
 	b.WriteString(`]}`)
 	return b.Bytes()
-}
-
-func better(a, b PartitionRow) bool {
-	am, bm := a.Flags&FlagMisplaced != 0, b.Flags&FlagMisplaced != 0
-	if am != bm {
-		return !am
-	}
-	return a.Updated.After(b.Updated)
 }
 
 // appendSorted writes v with object fields sorted by name: a canonical form

@@ -1,8 +1,6 @@
 package model
 
 import (
-	"bytes"
-	"encoding/json"
 	"sort"
 	"strings"
 	"sync"
@@ -60,8 +58,12 @@ type Store struct {
 }
 
 type connector struct {
-	id         ConnectorID
-	entries    []*entry
+	id      ConnectorID
+	entries []*entry
+	// gen moves with every record of the connector; parts caches what the
+	// task reads of each partition (see partsOf) for that gen.
+	gen        uint64
+	parts      atomic.Pointer[connParts]
 	live       int
 	deleted    int
 	records    int64
@@ -74,9 +76,12 @@ type entry struct {
 	conn         *connector
 	partition    Object
 	partitionStr string // compact JSON of the source partition map
+	identity     string // JavaIdentity of the partition: equal for copies of one partition
 	hash         int32  // murmur2 of the key bytes
-	canonical    bool
+	canonical    bool   // the key REST writes (HashMap order)
+	taskForm     bool   // bytes a task's own map serialises to (in the stored field order)
 	value        []byte // latest value; nil when deleted
+	state        valueState
 	updated      time.Time
 	recordOffset int64
 	updates      int
@@ -177,16 +182,21 @@ func (s *Store) ingest(r *Record) {
 			return
 		}
 	}
-	if r.Value != nil && !isJSONObject(r.Value) {
-		s.addUnparseable(r, "value is not a JSON object")
-		return
-	}
 	if e == nil {
 		e = s.newEntry(tp, string(r.Key), k)
 		keys[e.id.Key] = e
 	}
+	// Every value counts, readable or not: the worker's map keeps the
+	// latest record of the key whatever it holds (consumedCallback), so an
+	// unreadable value replaces the offset before it.
+	e.state = classifyValue(r.Value)
+	if e.state == valueUnreadable {
+		_, err := ParseOffset(r.Value)
+		s.addUnparseable(r, "value: "+err.Error())
+	}
 	c := e.conn
 	c.records++
+	c.gen++
 	wasLive := e.value != nil
 	e.value = r.Value
 	e.updated = r.Time
@@ -224,9 +234,11 @@ func (s *Store) newEntry(tp TopicPartition, key string, k Key) *entry {
 		id:           PartitionID{TopicPartition: tp, Key: key},
 		conn:         c,
 		partition:    k.Partition,
-		partitionStr: compact(k.PartitionRaw),
+		partitionStr: string(k.PartitionRaw),
+		identity:     partitionIdentity(k.Partition),
 		hash:         Murmur2(raw),
 		canonical:    IsRESTCanonical(k, raw),
+		taskForm:     TaskKeyForm(k, raw),
 	}
 	c.entries = append(c.entries, e)
 	homes := s.keyHomes[tp.Topic]
@@ -266,17 +278,11 @@ func pushUpdate(h []Update, u Update, max int) []Update {
 	return append(h, u)
 }
 
-func isJSONObject(b []byte) bool {
-	t := bytes.TrimLeft(b, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && json.Valid(b)
-}
-
-func compact(raw []byte) string {
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return string(raw)
+func partitionIdentity(p Object) string {
+	if p == nil {
+		return "null"
 	}
-	return buf.String()
+	return JavaIdentity(p)
 }
 
 // joinREST fills a row's REST state, type, own offsets topic, orphan mark
@@ -317,16 +323,32 @@ func (s *Store) flags(e *entry) Flags {
 	if !e.canonical {
 		f |= FlagNotCanonical
 	}
+	ps := s.partsOf(e.conn).of[e]
+	if ps.live != e && (e.state != valueTombstone || ps.live != nil) {
+		// A deleted copy with no live one beside it is just deleted.
+		f |= FlagStray
+	}
+	switch e.state {
+	case valueNull, valueUnreadable:
+		f |= FlagUnreadable
+	case valueOffset:
+		if v, err := ParseOffset(e.value); err == nil && JavaReadsDiffer(v) {
+			f |= FlagJavaNumber
+		}
+	}
 	return f
 }
 
 // ConnectorRow is what the connectors screen shows of one connector.
 type ConnectorRow struct {
 	ID ConnectorID
-	// Partitions counts source partitions with a live offset; Deleted those
-	// whose latest record is a tombstone.
-	Partitions, Deleted int
-	// Suspect counts source partitions with duplicate or misplaced keys.
+	// Partitions counts source partitions whose task reads an offset;
+	// Deleted those whose key the task reads holds a tombstone; NoOffset
+	// those where the task gets none for another reason (a null or
+	// unreadable value, or no stored key with the task's bytes).
+	Partitions, Deleted, NoOffset int
+	// Suspect counts source partitions with duplicate, misplaced or stray
+	// keys, or values the task cannot read.
 	Suspect    int
 	Records    int64
 	LastUpdate time.Time
@@ -377,12 +399,26 @@ func (s *Store) Connectors() []ConnectorRow {
 		}
 		best := 0
 		for _, e := range c.entries {
-			if s.flags(e).Suspect() {
-				r.Suspect++
-			}
 			// Prefer partitions seen updated three times or more.
 			if n := min(e.gaps, 2); e.gap > 0 && (n > best || n == best && e.gap < r.PartitionInterval) {
 				r.PartitionInterval, best = e.gap, n
+			}
+		}
+		r.Partitions, r.Deleted, r.NoOffset = 0, 0, 0
+		for _, ps := range s.partsOf(c).parts {
+			switch ps.reads() {
+			case valueOffset:
+				r.Partitions++
+			case valueTombstone:
+				r.Deleted++
+			default:
+				r.NoOffset++
+			}
+			for _, e := range ps.entries {
+				if s.flags(e).Suspect() {
+					r.Suspect++
+					break
+				}
 			}
 		}
 		s.joinREST(&r)
@@ -423,12 +459,17 @@ func (s *Store) Connectors() []ConnectorRow {
 	return rows
 }
 
-// PartitionRow is what the partitions screen shows of one source partition.
+// PartitionRow is what the partitions screen shows of one stored copy of a
+// source partition: one key in one topic-partition.
 type PartitionRow struct {
 	ID        PartitionID
 	Connector string
 	// Partition is the source partition map as compact JSON ("null" for a
-	// null partition); Offset the latest offset as compact JSON, "" when deleted.
+	// null partition); Offset the stored value as compact JSON, "" when
+	// deleted or when it is not an offset the task can read (Unreadable
+	// says why). Compact JSON: no whitespace, strings as Jackson writes
+	// them, numbers with their stored digits (leading zeros dropped), a
+	// repeated field once with its last value.
 	Partition    string
 	Offset       string
 	Deleted      bool
@@ -436,6 +477,28 @@ type PartitionRow struct {
 	RecordOffset int64
 	Updates      int
 	Flags        Flags
+
+	// Live: this is the copy a restarted task reads (its key bytes are the
+	// ones the task looks up, and its record is the latest of those bytes).
+	Live bool
+	// Stray says why the task ignores this copy ("" for the live copy).
+	Stray string
+	// Unreadable says why this value gives the task no offset (a null,
+	// empty or unparseable value), "" otherwise.
+	Unreadable string
+	// JavaReads is the value as the task reads it back (Java's Long and
+	// Double), set when that differs from the stored text: an integer
+	// beyond 64 bits, 1e400 (Infinity), -0.0 (0.0).
+	JavaReads string
+	// TaskReads is what the task reads for this partition, whichever copy
+	// holds it: the live copy's Offset, "" when it gets none (NoOffset says
+	// why). TaskNote qualifies what koff could not know (field order, read
+	// order across partitions).
+	TaskReads string
+	NoOffset  string
+	TaskNote  string
+	// LiveCopy is the copy the task reads, when there is one.
+	LiveCopy *PartitionID
 }
 
 // Partitions returns the source partitions of one connector, sorted by
@@ -461,6 +524,7 @@ func (s *Store) Partitions(id ConnectorID) []PartitionRow {
 }
 
 func (s *Store) row(e *entry) PartitionRow {
+	ps := s.partsOf(e.conn).of[e]
 	r := PartitionRow{
 		ID:           e.id,
 		Connector:    e.conn.id.Name,
@@ -470,11 +534,65 @@ func (s *Store) row(e *entry) PartitionRow {
 		RecordOffset: e.recordOffset,
 		Updates:      e.updates,
 		Flags:        s.flags(e),
+		Live:         ps.live == e,
+		Stray:        ps.stray[e],
+		TaskNote:     ps.note,
 	}
-	if e.value != nil {
-		r.Offset = compact(e.value)
+	r.Offset, r.Unreadable, r.JavaReads = valueTexts(e.value)
+	if ps.live != nil {
+		id := ps.live.id
+		r.LiveCopy = &id
+		r.TaskReads, r.NoOffset, _ = valueTexts(ps.live.value)
+		if ps.live.value == nil {
+			r.NoOffset = "deleted: the latest record of the key the task reads is a tombstone"
+		}
+	} else {
+		r.NoOffset = "no stored key has the bytes the task looks up (" + string(ps.taskKey) + ")"
+		if allDeleted(ps) {
+			r.NoOffset = "deleted"
+		}
 	}
 	return r
+}
+
+func allDeleted(ps *partState) bool {
+	for _, e := range ps.entries {
+		if e.value != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// reads is what the task gets for the partition.
+func (ps *partState) reads() valueState {
+	if ps.live != nil {
+		return ps.live.state
+	}
+	if allDeleted(ps) {
+		return valueTombstone
+	}
+	return valueUnreadable
+}
+
+// valueTexts renders a stored value: its compact JSON when the task can
+// read it, else why not; and what Java reads when that differs.
+func valueTexts(raw []byte) (offset, unreadable, javaReads string) {
+	if raw == nil {
+		return "", "", ""
+	}
+	o, err := ParseOffset(raw)
+	switch {
+	case err == ErrNullOffset:
+		return "", "the value reads as null (zero bytes, whitespace or the literal null): the task gets no offset", ""
+	case err != nil:
+		return "", "the value is unreadable (" + err.Error() + "): the worker logs an error and the task gets no offset", ""
+	}
+	offset = string(AppendJackson(nil, o))
+	if JavaReadsDiffer(o) {
+		javaReads = string(JavaForm(o))
+	}
+	return offset, "", javaReads
 }
 
 // PartitionDetail is everything known about one source partition.
@@ -529,7 +647,7 @@ type Stats struct {
 	Records     int64
 	Unparseable int64
 	Connectors  int
-	Partitions  int // live source partitions
+	Partitions  int // source partitions whose task reads an offset
 	Topics      map[string]int
 	Status      TailStatus
 }
@@ -549,7 +667,11 @@ func (s *Store) Stats() Stats {
 		st.Topics[t] = n
 	}
 	for _, c := range s.connectors {
-		st.Partitions += c.live
+		for _, ps := range s.partsOf(c).parts {
+			if ps.reads() == valueOffset {
+				st.Partitions++
+			}
+		}
 	}
 	return st
 }

@@ -121,7 +121,7 @@ func demoStore() *fixture {
 	// Unparseable records.
 	f.putAt(t0.Add(-30*time.Minute), `not json at all`, `{"x":1}`, 2)
 	f.putAt(t0.Add(-20*time.Minute), `{"connector":"x"}`, `{"x":1}`, 5)
-	f.putAt(t0.Add(-15*time.Minute), `["jdbc-orders",{"table":"t"}]`, `[1,2,3]`, 9)
+	f.putAt(t0.Add(-15*time.Minute), `["jdbc-orders",{"table":"t"},3]`, `[1,2,3]`, 9)
 	f.store.SetStatus(model.TailStatus{State: model.TailLive, Since: t0.Add(-time.Hour)})
 	return f
 }
