@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
+	"koff/edit"
 	"koff/keymap"
 	"koff/ui"
 )
@@ -96,12 +97,30 @@ func (g *Globals) uiOptions(o *observer, rest bool) ui.Options {
 		Accent:        g.Accent,
 		ContextFile:   g.contextFile,
 		FPS:           g.FPS,
+		Interrupted:   interruptedNotice(g.auditPath(g.env)),
 		ReadOnlyReason: func() string {
 			if g.ReadOnly && !g.readOnlyFlag && g.Context != "" {
 				return "context " + g.Context + " is read-only in " + g.contextFile
 			}
 			return ""
 		}(),
+	}
+}
+
+// interruptedNotice is the dashboard header's warning about an edit that
+// stopped part way, from the audit log (re-read only when it changes).
+func interruptedNotice(path string) func() string {
+	audit := &edit.AuditLog{Path: path}
+	return func() string {
+		eds := audit.InterruptedCached()
+		if len(eds) == 0 {
+			return ""
+		}
+		n := eds[0].Notice()
+		if len(eds) > 1 {
+			n += fmt.Sprintf(" (and %d more interrupted edits: koff status lists them)", len(eds)-1)
+		}
+		return n
 	}
 }
 

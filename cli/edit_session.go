@@ -7,8 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"os/user"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -43,6 +47,15 @@ type editSession struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   <-chan struct{}
+
+	// SIGINT and SIGTERM: before the first write they end the command;
+	// while writing, the produce request in flight finishes, the rest is
+	// not sent, and the audit log records what was written (a second
+	// signal gives up waiting for verification).
+	writing   atomic.Bool
+	interrupt chan struct{}
+	stopOnce  sync.Once
+	sigs      chan os.Signal
 }
 
 func openEditSession(g *Globals, env Env) (*editSession, error) {
@@ -67,7 +80,10 @@ func openEditSession(g *Globals, env Env) (*editSession, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(env.Context)
-	s := &editSession{g: g, env: env, store: model.NewStore(model.StoreOptions{}), rest: rest, ctx: ctx, cancel: cancel}
+	s := &editSession{g: g, env: env, store: model.NewStore(model.StoreOptions{}), rest: rest, ctx: ctx, cancel: cancel,
+		interrupt: make(chan struct{}), sigs: make(chan os.Signal, 2)}
+	signal.Notify(s.sigs, syscall.SIGINT, syscall.SIGTERM)
+	go s.watchSignals()
 	t, done := startTailer(ctx, g, s.store)
 	s.done = done
 	if err := waitCaughtUp(ctx, g, t, 60*time.Second); err != nil {
@@ -76,7 +92,35 @@ func openEditSession(g *Globals, env Env) (*editSession, error) {
 	}
 	topics := g.OffsetsTopics
 	s.ed = g.newEditor(s.store, func() []string { return topics }, rest, osUser(env), g.auditPath(env))
+	s.ed.Interrupt = s.interrupt
 	return s, nil
+}
+
+func (s *editSession) watchSignals() {
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case sig := <-s.sigs:
+			if !s.writing.Load() {
+				// Nothing written yet (planning, or at the prompt): die
+				// of the signal as if koff had not caught it.
+				signal.Stop(s.sigs)
+				s.cancel()
+				if p, err := os.FindProcess(os.Getpid()); err == nil {
+					_ = p.Signal(sig)
+				}
+				return
+			}
+		}
+		select {
+		case <-s.interrupt:
+			s.cancel() // the second signal: stop waiting
+			return
+		default:
+			s.stopOnce.Do(func() { close(s.interrupt) })
+		}
+	}
 }
 
 // newEditor is the edit pipeline every command, the dashboard and each
@@ -98,6 +142,7 @@ func (g *Globals) newEditor(store edit.Offsets, topics func() []string, rest *co
 }
 
 func (s *editSession) close() {
+	signal.Stop(s.sigs)
 	s.cancel()
 	<-s.done
 }
@@ -125,12 +170,22 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 		printPlan(s.env.Stdout, p)
 	}
 	for _, p := range plans {
-		if err := s.ed.Check(s.ctx, p); err != nil {
+		// A dry run writes nothing, so read-only koff may preview; every
+		// other precondition is checked as a real run would.
+		check := s.ed.Check
+		if w.dryRun {
+			check = s.ed.CheckPreview
+		}
+		if err := check(s.ctx, p); err != nil {
 			return err
 		}
 	}
 	if w.dryRun {
-		fmt.Fprintln(s.env.Stdout, "dry run: nothing written")
+		if s.ed.ReadOnly {
+			fmt.Fprintln(s.env.Stdout, "dry run: nothing written (read-only: a real run would be refused)")
+		} else {
+			fmt.Fprintln(s.env.Stdout, "dry run: nothing written")
+		}
 		return nil
 	}
 	if !w.yes {
@@ -139,7 +194,12 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 		}
 	}
 	var failed error
+	s.writing.Store(true)
+	defer s.writing.Store(false)
 	for _, p := range plans {
+		if s.ctx.Err() != nil {
+			return fmt.Errorf("%s: interrupted before writing: nothing written", p.Connector)
+		}
 		start := time.Now()
 		res, err := s.ed.Apply(s.ctx, p)
 		if err != nil {
@@ -150,7 +210,14 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 			fmt.Fprintf(s.env.Stdout, "Connect: %s\n", res.Message)
 		}
 		if !res.Verified && failed == nil {
-			failed = fmt.Errorf("the write to %s was not read back: gave up after %s", p.Connector, waited(start))
+			switch {
+			case len(res.Lost) > 0:
+				failed = fmt.Errorf("%s: a concurrent edit won; this edit is not in force", p.Connector)
+			case len(res.Overwritten) > 0:
+				failed = fmt.Errorf("%s: written, then overwritten by another writer", p.Connector)
+			default:
+				failed = fmt.Errorf("the write to %s was not read back: gave up after %s", p.Connector, waited(start))
+			}
 		}
 	}
 	return failed

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"koff/edit"
 	"koff/kafka"
 	"koff/model"
 )
@@ -78,6 +79,7 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 			return err
 		}
 		now := time.Now()
+		warnInterrupted(g, env)
 		if o.output == "json" {
 			err = printStatusJSON(env.Stdout, ob.store, rows, g, now)
 		} else {
@@ -101,6 +103,20 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 			return nil
 		case <-time.After(g.Refresh):
 		}
+	}
+}
+
+// warnInterrupted says on stderr, loudly, that an edit stopped part way
+// and what to do about it: its partitions are neither all old nor all new.
+func warnInterrupted(g *Globals, env Env) {
+	audit := &edit.AuditLog{Path: g.auditPath(env)}
+	eds, err := audit.Interrupted()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "koff: audit log: %v\n", err)
+		return
+	}
+	for _, ed := range eds {
+		fmt.Fprintf(env.Stderr, "koff: ⚠ %s\n", ed.Notice())
 	}
 }
 

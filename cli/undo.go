@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -39,11 +40,16 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	defer s.close()
-	req, entry, err := s.ed.UndoRequest(name)
+	req, entry, err := s.ed.UndoRequestContext(s.ctx, name)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "Undoing the %s of %s by %s at %s\n", entry.Kind, entry.Connector, entry.User, entry.Time.Local().Format(time.RFC3339))
+	switch entry.Result {
+	case edit.ResultPartial, edit.ResultInterrupted:
+		fmt.Fprintf(env.Stdout, "  it was %s: %d of its %d partitions reached the log (%s); only those are put back\n",
+			entry.Result, len(req.Items), len(entry.Changes), strings.Join(entry.Written, ", "))
+	}
 	p, err := s.ed.Plan(s.ctx, req)
 	if err != nil {
 		return err

@@ -14,10 +14,41 @@ import (
 // Result is what became of an applied plan.
 type Result struct {
 	Plan *Plan
-	// Verified: the tailer read every write back.
+	// Verified: every write was read back, its record was the first of its
+	// key after the plan, and it is still the one in force.
 	Verified bool
 	// Message is Connect's answer for REST edits.
 	Message string
+	// Written and NotWritten are the topic-partitions by outcome (direct
+	// writes; one produce request each, in a fixed order).
+	Written, NotWritten []model.TopicPartition
+	// Lost are partitions a concurrent edit won: its record landed first,
+	// and this edit put that value back over its own.
+	Lost []Contest
+	// Overwritten are partitions this edit wrote that another writer's
+	// record replaced afterwards.
+	Overwritten []Contest
+	// Interrupted: a signal stopped the edit between produce requests.
+	Interrupted bool
+}
+
+// Contest is a partition another writer also wrote during an edit.
+type Contest struct {
+	Partition string // as in Change.PartitionJSON
+	Value     []byte // the value in force (nil: deleted)
+	By        string // who wrote it, as the audit log knows ("" unknown)
+}
+
+func (c Contest) String() string {
+	v := "deleted"
+	if c.Value != nil {
+		v = string(c.Value)
+	}
+	by := "another writer"
+	if c.By != "" {
+		by = c.By
+	}
+	return fmt.Sprintf("%s holds %s, written by %s", c.Partition, v, by)
 }
 
 // Summary is one line for a status bar or the CLI.
@@ -38,43 +69,249 @@ func (r Result) Summary() string {
 	case PathGroup:
 		via = "group " + r.Plan.Group
 	}
-	if r.Verified {
+	switch {
+	case len(r.Lost) > 0:
+		return fmt.Sprintf("NOT applied: lost a race with a concurrent edit of %s: %s first; koff put that value back over its own write%s", r.Plan.Connector, r.Lost[0], more(len(r.Lost)))
+	case len(r.Overwritten) > 0:
+		return fmt.Sprintf("written, then overwritten: %s %s of %s via %s, but %s%s", verb, what, r.Plan.Connector, via, r.Overwritten[0], more(len(r.Overwritten)))
+	case r.Verified:
 		return fmt.Sprintf("verified: %s %s of %s via %s", verb, what, r.Plan.Connector, via)
 	}
 	return fmt.Sprintf("written but NOT verified: %s %s of %s via %s; the tailer has not read it back", verb, what, r.Plan.Connector, via)
 }
 
+func more(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %d more partitions)", n-1)
+}
+
+// WriteError is a direct write that stopped part way: what reached the
+// log and what did not.
+type WriteError struct {
+	Written, NotWritten []model.TopicPartition
+	Err                 error
+}
+
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("%v; written: %s; not written: %s%s", e.Err, tpList(e.Written), tpList(e.NotWritten), undoHint(e.Written))
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// ErrInterrupted: a signal asked koff to stop while it was writing.
+var ErrInterrupted = errors.New("interrupted by a signal: stopped after the produce request in flight")
+
+func undoHint(written []model.TopicPartition) string {
+	if len(written) == 0 {
+		return ""
+	}
+	return " (koff undo puts back exactly what was written)"
+}
+
+func tpList(tps []model.TopicPartition) string {
+	if len(tps) == 0 {
+		return "none"
+	}
+	s := make([]string, len(tps))
+	for i, tp := range tps {
+		s[i] = tp.String()
+	}
+	if len(s) > 8 {
+		return strings.Join(s[:8], ", ") + fmt.Sprintf(" and %d more", len(s)-8)
+	}
+	return strings.Join(s, ", ")
+}
+
 // Apply checks the preconditions again, writes the plan, waits until the
-// tailer has read every write back, and appends the attempt to the audit
-// log. A refused or failed attempt is audited too.
+// tailer has read every write back, and audits it: a write-ahead line
+// before the first write, a line per topic-partition written, and an
+// outcome. A refused or failed attempt is audited too.
 func (e *Editor) Apply(ctx context.Context, p *Plan) (Result, error) {
 	res := Result{Plan: p}
+	run := e.newRun(p)
 	if err := e.Check(ctx, p); err != nil {
-		e.audit(p, res, err)
+		run.refused(err)
 		return res, err
 	}
 	var err error
 	switch {
-	case p.Group != "" && p.Path == PathREST:
-		res.Message, err = e.applySinkREST(ctx, p)
 	case p.Group != "":
-		err = e.applyGroup(ctx, p)
-	case p.Path == PathREST:
-		res.Message, err = e.applyREST(ctx, p)
+		if err = run.begin(nil); err != nil {
+			return res, err
+		}
+		if p.Path == PathREST {
+			res.Message, err = e.applySinkREST(ctx, p)
+		} else {
+			err = e.applyGroup(ctx, p)
+		}
+		if err == nil {
+			run.written = []string{"group " + p.Group}
+			res.Verified = e.verifySink(ctx, p)
+		}
 	default:
-		err = e.applyTopic(ctx, p)
+		err = e.applySource(ctx, p, run, &res)
 	}
-	if err != nil {
-		e.audit(p, res, err)
-		return res, err
+	run.finish(&res, err)
+	return res, err
+}
+
+// writeRef is one Write of a plan: p.Changes[ch].Writes[w].
+type writeRef struct{ ch, w int }
+
+// batch is every write of one topic-partition: one produce request.
+type batch struct {
+	tp   model.TopicPartition
+	refs []writeRef
+}
+
+func (p *Plan) write(r writeRef) Write { return p.Changes[r.ch].Writes[r.w] }
+
+// batches groups a plan's writes by topic-partition, in the fixed order
+// the writes go in (topic, then partition number).
+func batches(p *Plan) []batch {
+	idx := map[model.TopicPartition]int{}
+	var out []batch
+	for ci, ch := range p.Changes {
+		for wi, w := range ch.Writes {
+			i, ok := idx[w.TopicPartition]
+			if !ok {
+				i = len(out)
+				idx[w.TopicPartition] = i
+				out = append(out, batch{tp: w.TopicPartition})
+			}
+			out[i].refs = append(out[i].refs, writeRef{ci, wi})
+		}
 	}
-	if p.Group != "" {
-		res.Verified = e.verifySink(ctx, p)
-	} else {
-		res.Verified = e.verify(ctx, p)
+	sortBatches(out)
+	return out
+}
+
+func sortBatches(bs []batch) {
+	for i := 1; i < len(bs); i++ {
+		for j := i; j > 0 && tpLess(bs[j].tp, bs[j-1].tp); j-- {
+			bs[j], bs[j-1] = bs[j-1], bs[j]
+		}
 	}
-	e.audit(p, res, nil)
-	return res, nil
+}
+
+func tpLess(a, b model.TopicPartition) bool {
+	if a.Topic != b.Topic {
+		return a.Topic < b.Topic
+	}
+	return a.Partition < b.Partition
+}
+
+// applySource writes a source edit, through REST or straight to the
+// offsets topic, watching for other writers of the same keys (race.go).
+func (e *Editor) applySource(ctx context.Context, p *Plan, run *editRun, res *Result) error {
+	bs := batches(p)
+	w := e.newWatch(p, bs)
+	run.watch = w
+	// Before the first write: no other writer's record for any key may
+	// have landed since the record the plan read.
+	if err := w.since(); err != nil {
+		return err
+	}
+	if err := w.precheck(ctx); err != nil {
+		return err
+	}
+	if err := run.begin(w.positionsByName()); err != nil {
+		return err
+	}
+	if p.Path == PathREST {
+		msg, err := e.applyREST(ctx, p)
+		res.Message = msg
+		if err != nil {
+			// A timed-out PATCH may still have been written by the worker.
+			if w.canRead() {
+				res.Written, res.NotWritten = w.reconcile(context.WithoutCancel(ctx), bs)
+				run.markWritten(res.Written)
+			}
+			return err
+		}
+		for _, b := range bs {
+			res.Written = append(res.Written, b.tp)
+		}
+		run.markWritten(res.Written)
+	} else if err := e.writeBatches(ctx, p, bs, w, run, res); err != nil {
+		return err
+	}
+	e.settle(ctx, p, w, res)
+	return nil
+}
+
+// writeBatches produces one request per topic-partition, in order. Each
+// is re-checked for other writers just before it goes, and recorded in
+// the audit log as soon as Kafka acknowledged it. A signal stops it
+// between requests, never inside one.
+func (e *Editor) writeBatches(ctx context.Context, p *Plan, bs []batch, w *watch, run *editRun, res *Result) error {
+	now := e.now()
+	for i, b := range bs {
+		rest := func() []model.TopicPartition {
+			var out []model.TopicPartition
+			for _, b := range bs[i:] {
+				out = append(out, b.tp)
+			}
+			return out
+		}
+		if e.interrupted() {
+			res.Interrupted = true
+			res.NotWritten = rest()
+			return &WriteError{Written: res.Written, NotWritten: res.NotWritten, Err: ErrInterrupted}
+		}
+		if err := w.recheck(ctx, b); err != nil {
+			res.NotWritten = rest()
+			if len(res.Written) == 0 {
+				return err
+			}
+			return &WriteError{Written: res.Written, NotWritten: res.NotWritten, Err: err}
+		}
+		recs := make([]model.Record, len(b.refs))
+		for j, r := range b.refs {
+			wr := p.write(r)
+			recs[j] = model.Record{Topic: b.tp.Topic, Partition: b.tp.Partition, Key: wr.Key, Value: wr.Value, Time: now}
+		}
+		off, err := e.produce(ctx, b.tp, recs)
+		if err != nil {
+			// The request may have reached the log before the connection
+			// failed: look, so that the audit says what is there.
+			if w.canRead() {
+				if got, _ := w.reconcile(context.WithoutCancel(ctx), bs[i:i+1]); len(got) == 1 {
+					res.Written = append(res.Written, b.tp)
+					run.markWritten(got)
+					i++
+				}
+			}
+			res.NotWritten = rest()
+			return &WriteError{Written: res.Written, NotWritten: res.NotWritten, Err: err}
+		}
+		w.offsets[b.tp] = off
+		res.Written = append(res.Written, b.tp)
+		run.markWritten([]model.TopicPartition{b.tp})
+	}
+	return nil
+}
+
+// produce sends one topic-partition's records in one request.
+func (e *Editor) produce(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
+	if bw, ok := e.Kafka.(BatchWriter); ok {
+		return bw.ProduceBatch(ctx, tp, recs)
+	}
+	return -1, e.Kafka.WriteRecords(ctx, recs)
+}
+
+func (e *Editor) interrupted() bool {
+	if e.Interrupt == nil {
+		return false
+	}
+	select {
+	case <-e.Interrupt:
+		return true
+	default:
+		return false
+	}
 }
 
 func (e *Editor) applyREST(ctx context.Context, p *Plan) (string, error) {
@@ -166,17 +403,6 @@ func (e *Editor) verifySink(ctx context.Context, p *Plan) bool {
 	}
 }
 
-func (e *Editor) applyTopic(ctx context.Context, p *Plan) error {
-	var recs []model.Record
-	now := e.now()
-	for _, ch := range p.Changes {
-		for _, w := range ch.Writes {
-			recs = append(recs, model.Record{Topic: w.Topic, Partition: w.Partition, Key: w.Key, Value: w.Value, Time: now})
-		}
-	}
-	return e.Kafka.WriteRecords(ctx, recs)
-}
-
 // current is the value stored now under a write's key (nil: none or deleted).
 func (e *Editor) current(w Write) []byte {
 	d, ok := e.Store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
@@ -184,23 +410,6 @@ func (e *Editor) current(w Write) []byte {
 		return nil
 	}
 	return d.Value
-}
-
-// verify waits until the tailer has read every write back.
-func (e *Editor) verify(ctx context.Context, p *Plan) bool {
-	deadline := time.Now().Add(e.verifyTimeout())
-	for {
-		if e.writesVisible(p) {
-			return true
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return false
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
 
 func (e *Editor) writesVisible(p *Plan) bool {
@@ -229,6 +438,9 @@ func (e *Editor) writesVisible(p *Plan) bool {
 func sameValue(stored, want []byte, path Path) bool {
 	if path == PathTopic {
 		return bytes.Equal(stored, want)
+	}
+	if stored == nil || want == nil {
+		return stored == nil && want == nil
 	}
 	a, err1 := model.ParseOffset(stored)
 	b, err2 := model.ParseOffset(want)

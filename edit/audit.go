@@ -3,6 +3,9 @@ package edit
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,15 +13,26 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"koff/model"
 )
 
-// AuditLog appends one JSON line per edit attempt to a file, by default
-// $XDG_STATE_HOME/koff/audit.jsonl. Its before-values make undo possible.
+// AuditLog appends JSON lines about edits to a file, by default
+// $XDG_STATE_HOME/koff/audit.jsonl. An edit that writes is logged ahead:
+// an in-progress line with the full plan and before-values is on disk
+// (fsynced) before the first record is produced, a line per topic-partition
+// written follows each produce request, and an outcome line ends it. An
+// in-progress line without an outcome is an interrupted edit, which undo
+// can still reverse exactly. Its before-values make undo possible.
 type AuditLog struct {
 	Path string
 	mu   sync.Mutex
+
+	// The interrupted-edit notice, cached by the file's size and time.
+	noticeMu   sync.Mutex
+	noticeStat [2]int64
+	notice     []AuditEdit
 }
 
 // DefaultAuditPath is $XDG_STATE_HOME/koff/audit.jsonl, or
@@ -35,20 +49,58 @@ func DefaultAuditPath(getenv func(string) string) string {
 	return filepath.Join(dir, "koff", "audit.jsonl")
 }
 
-// AuditEntry is one line of the audit log.
+// Results an audit line can hold.
+const (
+	// ResultInProgress is the write-ahead line: the plan, before any write.
+	ResultInProgress = "in-progress"
+	// ResultWritten follows each produce request that reached the log.
+	ResultWritten = "written"
+
+	ResultVerified   = "verified"   // written and read back, no other writer in between
+	ResultUnverified = "unverified" // written, not read back in time
+	// ResultOverwritten: written, then another writer's record for the
+	// same key landed after it.
+	ResultOverwritten = "overwritten"
+	// ResultLost: a concurrent edit's record landed first; this edit's
+	// records of those keys were put back to the winner's value.
+	ResultLost = "lost"
+	// ResultPartial: a write failed after some topic-partitions were written.
+	ResultPartial = "partial"
+	// ResultInterrupted: stopped by a signal after some topic-partitions
+	// were written, or found without an outcome and reconciled with the log.
+	ResultInterrupted = "interrupted"
+	ResultRefused     = "refused" // a precondition failed, nothing written
+	ResultFailed      = "failed"  // nothing written
+)
+
+// AuditEntry is one line of the audit log. Lines of one edit share its ID;
+// lines written before IDs existed are each a whole edit.
 type AuditEntry struct {
+	ID        string        `json:"id,omitempty"`
 	Time      time.Time     `json:"time"`
 	User      string        `json:"user"`
+	Host      string        `json:"host,omitempty"`
+	PID       int           `json:"pid,omitempty"`
 	Connector string        `json:"connector"`
 	Kind      Kind          `json:"kind"`
 	Path      Path          `json:"path"`
 	State     string        `json:"state,omitempty"`
-	Changes   []AuditChange `json:"changes"`
-	// Result is verified, unverified (written, not read back), refused
-	// (a precondition failed, nothing written) or failed.
-	Result  string `json:"result"`
-	Message string `json:"message,omitempty"`
-	Error   string `json:"error,omitempty"`
+	Changes   []AuditChange `json:"changes,omitempty"`
+	// Positions are the log-end offsets of the topic-partitions written,
+	// read just before the first write: the records an interrupted edit
+	// wrote are after them.
+	Positions map[string]int64 `json:"positions,omitempty"`
+	// Result is one of the Result constants.
+	Result string `json:"result"`
+	// Written and NotWritten list topic-partitions ("topic/partition"),
+	// or the group, by outcome.
+	Written    []string `json:"written,omitempty"`
+	NotWritten []string `json:"not_written,omitempty"`
+	// Restored lists the partitions (as in Changes) whose value a
+	// concurrent edit won; undo leaves them alone.
+	Restored []string `json:"restored,omitempty"`
+	Message  string   `json:"message,omitempty"`
+	Error    string   `json:"error,omitempty"`
 }
 
 // AuditChange is one source partition of an audited edit.
@@ -57,40 +109,65 @@ type AuditChange struct {
 	Before    json.RawMessage `json:"before"`
 	After     json.RawMessage `json:"after"`
 	Writes    []string        `json:"writes"`
+	// Records are the exact records written (direct writes) or that the
+	// worker will write (REST), with the value each key held before.
+	Records []AuditRecord `json:"records,omitempty"`
 }
 
-func (e *Editor) audit(p *Plan, res Result, err error) {
-	if e.Audit == nil {
-		return
+// AuditRecord is one record of an edit: where, its exact key, the value
+// the key held before (nil: none) and the value written (nil: tombstone).
+type AuditRecord struct {
+	TopicPartition string  `json:"tp"`
+	Key            string  `json:"key,omitempty"`
+	KeyBase64      string  `json:"key_base64,omitempty"` // a key that is not UTF-8
+	Before         *string `json:"before"`
+	Value          *string `json:"value"`
+}
+
+// KeyBytes are the record's exact key bytes.
+func (r AuditRecord) KeyBytes() []byte {
+	if r.KeyBase64 != "" {
+		b, _ := base64.StdEncoding.DecodeString(r.KeyBase64)
+		return b
 	}
-	entry := AuditEntry{
-		Time: e.now().UTC(), User: e.User, Connector: p.Connector, Kind: p.Kind, Path: p.Path, State: p.State,
-		Message: res.Message,
+	return []byte(r.Key)
+}
+
+// ValueBytes is the value written (nil: a tombstone).
+func (r AuditRecord) ValueBytes() []byte { return strPtrBytes(r.Value) }
+
+// BeforeBytes is the value the key held before (nil: none).
+func (r AuditRecord) BeforeBytes() []byte { return strPtrBytes(r.Before) }
+
+func strPtrBytes(s *string) []byte {
+	if s == nil {
+		return nil
 	}
-	switch {
-	case err == nil && res.Verified:
-		entry.Result = "verified"
-	case err == nil:
-		entry.Result = "unverified"
-	case isRefusal(err):
-		entry.Result, entry.Error = "refused", err.Error()
-	default:
-		entry.Result, entry.Error = "failed", err.Error()
+	return []byte(*s)
+}
+
+func bytesPtr(b []byte) *string {
+	if b == nil {
+		return nil
 	}
-	for _, ch := range p.Changes {
-		ac := AuditChange{Partition: json.RawMessage(ch.PartitionJSON), Before: rawOrNull(ch.Before), After: rawOrNull(ch.After)}
-		for _, w := range ch.Writes {
-			ac.Writes = append(ac.Writes, w.TopicPartition.String())
-		}
-		if p.Group != "" {
-			ac.Writes = []string{"group " + p.Group}
-		}
-		entry.Changes = append(entry.Changes, ac)
+	s := string(b)
+	return &s
+}
+
+func auditRecord(w Write) AuditRecord {
+	r := AuditRecord{TopicPartition: w.TopicPartition.String(), Before: bytesPtr(w.Before), Value: bytesPtr(w.Value)}
+	if utf8.Valid(w.Key) {
+		r.Key = string(w.Key)
+	} else {
+		r.KeyBase64 = base64.StdEncoding.EncodeToString(w.Key)
 	}
-	if werr := e.Audit.Append(entry); werr != nil && err == nil {
-		// The edit happened; losing its audit line must not hide that.
-		fmt.Fprintf(os.Stderr, "koff: audit log: %v\n", werr)
-	}
+	return r
+}
+
+func newEditID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:])
 }
 
 func isRefusal(err error) bool {
@@ -107,8 +184,9 @@ func rawOrNull(b []byte) json.RawMessage {
 	return json.RawMessage(b)
 }
 
-// Append writes one entry as a JSON line. Offsets are written verbatim (no
-// HTML escaping, numbers exact).
+// Append writes one entry as a JSON line and syncs it to disk before it
+// returns: the write-ahead line must survive a crash of the next instant.
+// Offsets are written verbatim (no HTML escaping, numbers exact).
 func (a *AuditLog) Append(e AuditEntry) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -119,18 +197,26 @@ func (a *AuditLog) Append(e AuditEntry) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(e); err != nil {
+		f.Close()
 		return err
 	}
-	_, err = f.Write(b.Bytes())
-	return err
+	if _, err := f.Write(b.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
-// Entries reads every entry of the log; a missing log has none.
+// Entries reads every line of the log; a missing log has none. A line
+// that is not an entry (cut short by a crash) is skipped.
 func (a *AuditLog) Entries() ([]AuditEntry, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -144,7 +230,7 @@ func (a *AuditLog) Entries() ([]AuditEntry, error) {
 	defer f.Close()
 	var out []AuditEntry
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
 	for sc.Scan() {
 		var e AuditEntry
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
@@ -156,44 +242,257 @@ func (a *AuditLog) Entries() ([]AuditEntry, error) {
 	return out, sc.Err()
 }
 
-// UndoRequest is the request that puts back the before-values of the last
-// edit that was written (verified or not), optionally of one connector.
-func (e *Editor) UndoRequest(connector string) (Request, AuditEntry, error) {
-	if e.Audit == nil {
-		return Request{}, AuditEntry{}, errors.New("no audit log: nothing to undo")
+// AuditEdit is one edit as the log tells it: its first line (the plan),
+// the topic-partitions written so far, and its outcome line (nil while in
+// progress, or when the process died before writing one).
+type AuditEdit struct {
+	Start   AuditEntry
+	Written []string
+	Outcome *AuditEntry
+}
+
+// Result is the edit's outcome, or in-progress when it has none.
+func (ed AuditEdit) Result() string {
+	if ed.Outcome == nil {
+		return ResultInProgress
 	}
-	entries, err := e.Audit.Entries()
+	return ed.Outcome.Result
+}
+
+// Interrupted: the edit began writing and has no outcome, or stopped part
+// way (a signal, a failed write).
+func (ed AuditEdit) Interrupted() bool {
+	switch ed.Result() {
+	case ResultInProgress, ResultInterrupted, ResultPartial:
+		return true
+	}
+	return false
+}
+
+// Alive: its process still runs on this host (an edit in progress, not
+// an interrupted one).
+func (ed AuditEdit) Alive() bool {
+	if ed.Outcome != nil || ed.Start.PID <= 0 {
+		return false
+	}
+	if h, _ := os.Hostname(); h != ed.Start.Host {
+		return false
+	}
+	return processAlive(ed.Start.PID)
+}
+
+// WrittenSet is every topic-partition the edit is known to have written.
+func (ed AuditEdit) WrittenSet() map[string]bool {
+	set := map[string]bool{}
+	for _, tp := range ed.Written {
+		set[tp] = true
+	}
+	if ed.Outcome != nil {
+		for _, tp := range ed.Outcome.Written {
+			set[tp] = true
+		}
+	}
+	return set
+}
+
+// Edits groups the log's lines into edits, oldest first.
+func (a *AuditLog) Edits() ([]AuditEdit, error) {
+	entries, err := a.Entries()
 	if err != nil {
-		return Request{}, AuditEntry{}, fmt.Errorf("read audit log: %w", err)
+		return nil, err
 	}
-	for i := len(entries) - 1; i >= 0; i-- {
-		en := entries[i]
-		if en.Result != "verified" && en.Result != "unverified" {
+	return groupEdits(entries), nil
+}
+
+func groupEdits(entries []AuditEntry) []AuditEdit {
+	var out []AuditEdit
+	byID := map[string]int{}
+	for _, en := range entries {
+		if en.ID == "" {
+			// A line from before write-ahead logging: a whole edit.
+			out = append(out, AuditEdit{Start: en, Outcome: &en})
 			continue
 		}
-		if connector != "" && en.Connector != connector {
+		i, ok := byID[en.ID]
+		if !ok {
+			if en.Result == ResultWritten {
+				continue // its start line is lost: nothing to go by
+			}
+			byID[en.ID] = len(out)
+			ed := AuditEdit{Start: en}
+			if en.Result != ResultInProgress {
+				// Refused or failed before writing: one line.
+				ed.Outcome = &en
+			}
+			out = append(out, ed)
 			continue
 		}
-		req := Request{Connector: en.Connector, Kind: KindUndo}
-		for _, ch := range en.Changes {
-			p, err := ParsePartition(string(ch.Partition))
+		switch en.Result {
+		case ResultWritten:
+			out[i].Written = append(out[i].Written, en.Written...)
+		case ResultInProgress:
+		default:
+			out[i].Outcome = &en
+		}
+	}
+	return out
+}
+
+// Interrupted lists the edits that stopped part way and have not been
+// followed by a verified edit of the same connector (an undo, or the edit
+// done again), newest first. Edits still in progress are left out.
+func (a *AuditLog) Interrupted() ([]AuditEdit, error) {
+	edits, err := a.Edits()
+	if err != nil {
+		return nil, err
+	}
+	return interruptedOf(edits), nil
+}
+
+func interruptedOf(edits []AuditEdit) []AuditEdit {
+	var out []AuditEdit
+	settled := map[string]bool{}
+	for i := len(edits) - 1; i >= 0; i-- {
+		ed := edits[i]
+		if ed.Result() == ResultVerified {
+			settled[ed.Start.Connector] = true
+			continue
+		}
+		wrote := len(ed.WrittenSet()) > 0 || ed.Result() == ResultInProgress
+		if ed.Interrupted() && wrote && !settled[ed.Start.Connector] && !ed.Alive() {
+			out = append(out, ed)
+		}
+	}
+	return out
+}
+
+// InterruptedCached is Interrupted, re-read only when the file changed:
+// the dashboard asks on every frame.
+func (a *AuditLog) InterruptedCached() []AuditEdit {
+	fi, err := os.Stat(a.Path)
+	if err != nil {
+		return nil
+	}
+	st := [2]int64{fi.Size(), fi.ModTime().UnixNano()}
+	a.noticeMu.Lock()
+	defer a.noticeMu.Unlock()
+	if st != a.noticeStat {
+		a.noticeStat = st
+		a.notice, _ = a.Interrupted()
+	}
+	return a.notice
+}
+
+// Notice is one line saying an interrupted edit exists and what to do, or
+// "" when there is none.
+func (ed AuditEdit) Notice() string {
+	s := ed.Start
+	total := len(s.Positions)
+	if total == 0 {
+		for _, ch := range s.Changes {
+			total += len(ch.Writes)
+		}
+	}
+	written := len(ed.WrittenSet())
+	how := "stopped part way"
+	switch ed.Result() {
+	case ResultInProgress:
+		how = "its process ended without an outcome"
+	case ResultPartial:
+		how = "a write failed part way"
+	case ResultInterrupted:
+		how = "stopped by a signal"
+		if ed.Outcome != nil && ed.Outcome.Message != "" {
+			how = ed.Outcome.Message
+		}
+	}
+	counted := fmt.Sprintf("%d of %d topic-partitions written", written, total)
+	if ed.Result() == ResultInProgress {
+		counted = fmt.Sprintf("at least %d of %d topic-partitions written", written, total)
+	}
+	return fmt.Sprintf("INTERRUPTED EDIT: %s of %s by %s at %s (%s; %s): run `koff undo %s` to put back exactly what it wrote, or repeat the edit",
+		s.Kind, s.Connector, s.User, s.Time.Local().Format(time.RFC3339), how, counted, s.Connector)
+}
+
+// UndoRequest is the request that puts back the before-values of the last
+// edit that wrote anything (verified or not, whole or partial), optionally
+// of one connector. Of a partial or interrupted edit, only the partitions
+// it wrote are put back; an interrupted edit is first reconciled with the
+// log (see UndoRequestContext).
+func (e *Editor) UndoRequest(connector string) (Request, AuditEntry, error) {
+	ctx, cancel := contextWithTimeout(30 * time.Second)
+	defer cancel()
+	return e.UndoRequestContext(ctx, connector)
+}
+
+// undoable says whether an edit wrote anything undo could put back.
+func undoable(ed AuditEdit) bool {
+	switch ed.Result() {
+	case ResultVerified, ResultUnverified, ResultPartial, ResultInterrupted, ResultInProgress:
+	case ResultLost:
+		// A lost edit put the winner's values back; what it also wrote
+		// elsewhere (keys it won) is still its own.
+	default:
+		return false
+	}
+	if ed.Start.ID == "" {
+		return true
+	}
+	return len(ed.WrittenSet()) > 0 || ed.Result() == ResultInProgress
+}
+
+// undoChanges are the changes of an edit that were written: all of a
+// whole edit, the written topic-partitions' of a partial one, less those a
+// concurrent edit won.
+func undoChanges(ed AuditEdit) []AuditChange {
+	if ed.Start.ID == "" || ed.Start.Path == PathREST || ed.Start.Path == PathGroup {
+		if ed.Result() == ResultVerified || ed.Result() == ResultUnverified || ed.Start.ID == "" {
+			return ed.Start.Changes
+		}
+	}
+	written := ed.WrittenSet()
+	restored := map[string]bool{}
+	if ed.Outcome != nil {
+		for _, p := range ed.Outcome.Restored {
+			restored[p] = true
+		}
+	}
+	var out []AuditChange
+	for _, ch := range ed.Start.Changes {
+		if restored[string(ch.Partition)] {
+			continue
+		}
+		hit := false
+		for _, w := range ch.Writes {
+			hit = hit || written[w]
+		}
+		if hit {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+func undoRequestOf(ed AuditEdit) (Request, error) {
+	en := ed.Start
+	req := Request{Connector: en.Connector, Kind: KindUndo}
+	for _, ch := range undoChanges(ed) {
+		p, err := ParsePartition(string(ch.Partition))
+		if err != nil {
+			return req, fmt.Errorf("audit log entry of %s: %w", en.Time.Format(time.RFC3339), err)
+		}
+		it := Item{Partition: p}
+		if string(ch.Before) != "null" && len(ch.Before) > 0 {
+			o, err := model.ParseOffset(ch.Before)
 			if err != nil {
-				return req, en, fmt.Errorf("audit log entry of %s: %w", en.Time.Format(time.RFC3339), err)
+				return req, fmt.Errorf("audit log entry of %s: %w", en.Time.Format(time.RFC3339), err)
 			}
-			it := Item{Partition: p}
-			if string(ch.Before) != "null" && len(ch.Before) > 0 {
-				o, err := model.ParseOffset(ch.Before)
-				if err != nil {
-					return req, en, fmt.Errorf("audit log entry of %s: %w", en.Time.Format(time.RFC3339), err)
-				}
-				it.Offset = o
-			}
-			req.Items = append(req.Items, it)
+			it.Offset = o
 		}
-		return req, en, nil
+		req.Items = append(req.Items, it)
 	}
-	if connector != "" {
-		return Request{}, AuditEntry{}, fmt.Errorf("no edit of %s in %s to undo", connector, e.Audit.Path)
+	if len(req.Items) == 0 {
+		return req, fmt.Errorf("the %s of %s at %s wrote nothing: nothing to undo", en.Kind, en.Connector, en.Time.Local().Format(time.RFC3339))
 	}
-	return Request{}, AuditEntry{}, fmt.Errorf("no edit in %s to undo", e.Audit.Path)
+	return req, nil
 }

@@ -30,6 +30,8 @@ func (e *NotStoppedError) Error() string {
 type ConflictError struct {
 	Partition string
 	Now       []byte // nil: deleted or absent
+	// By is who wrote it, when the audit log knows.
+	By string
 }
 
 func (e *ConflictError) Error() string {
@@ -37,7 +39,11 @@ func (e *ConflictError) Error() string {
 	if e.Now != nil {
 		now = string(e.Now)
 	}
-	return fmt.Sprintf("offset of %s changed since the edit was planned: it is now %s; review and try again", e.Partition, now)
+	by := ""
+	if e.By != "" {
+		by = ", written by " + e.By
+	}
+	return fmt.Sprintf("offset of %s changed since the edit was planned: it is now %s%s; review and try again", e.Partition, now, by)
 }
 
 // Check runs the preconditions of an edit: read-only, the connector's state
@@ -47,6 +53,12 @@ func (e *Editor) Check(ctx context.Context, p *Plan) error {
 	if e.ReadOnly {
 		return ErrReadOnly
 	}
+	return e.CheckPreview(ctx, p)
+}
+
+// CheckPreview runs every precondition Check does but read-only: a dry
+// run writes nothing, so a read-only koff may preview an edit.
+func (e *Editor) CheckPreview(ctx context.Context, p *Plan) error {
 	if e.REST != nil {
 		st, err := e.REST.Status(ctx, p.Connector)
 		if connect.IsNotFound(err) && p.Absent {
@@ -117,7 +129,7 @@ func (e *Editor) checkUnchanged(p *Plan) error {
 		for _, w := range ch.Writes {
 			now := e.current(w)
 			if !bytes.Equal(now, w.Before) {
-				return &ConflictError{Partition: ch.PartitionJSON, Now: now}
+				return &ConflictError{Partition: ch.PartitionJSON, Now: now, By: e.whoWrote(w.Key, now)}
 			}
 		}
 	}

@@ -66,6 +66,10 @@ type Editor struct {
 	// StopTimeout bounds the wait for a stopped connector's tasks to go (30s).
 	StopTimeout time.Duration
 	Now         func() time.Time
+	// Interrupt, when closed, asks a write in progress to stop: the produce
+	// request in flight finishes, the rest is not sent, and the audit log
+	// says which topic-partitions were written.
+	Interrupt <-chan struct{}
 }
 
 func (e *Editor) now() time.Time {

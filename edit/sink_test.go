@@ -127,8 +127,8 @@ func TestSinkStrategiesCommitToTheGroup(t *testing.T) {
 	if got := committed(t, h, "connect-s3"); got["orders/0"] != 7 {
 		t.Errorf("after set: %v", got)
 	}
-	entries, _ := h.ed.Audit.Entries()
-	last := entries[len(entries)-1]
+	edits, _ := h.ed.Audit.Edits()
+	last := edits[len(edits)-1].Start
 	if last.Path != PathGroup || last.Changes[0].Writes[0] != "group connect-s3" || string(last.Changes[0].After) != `{"kafka_offset":7}` {
 		t.Errorf("audit: %+v", last)
 	}

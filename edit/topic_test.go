@@ -170,12 +170,12 @@ func TestAuditAndUndoRestoreBeforeValues(t *testing.T) {
 	if _, err := h.ed.Apply(ctx, plan); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := h.ed.Audit.Entries()
-	if err != nil || len(entries) != 1 {
-		t.Fatalf("audit entries: %v %d", err, len(entries))
+	edits, err := h.ed.Audit.Edits()
+	if err != nil || len(edits) != 1 {
+		t.Fatalf("audited edits: %v %d", err, len(edits))
 	}
-	e := entries[0]
-	if e.User != "tester" || e.Connector != "src" || e.Result != "verified" || e.Path != PathTopic || len(e.Changes) != 3 {
+	e := edits[0].Start
+	if e.User != "tester" || e.Connector != "src" || edits[0].Result() != "verified" || e.Path != PathTopic || len(e.Changes) != 3 {
 		t.Errorf("audit entry: %+v", e)
 	}
 	if string(e.Changes[0].Before) != `{"lsn":9007199254740993}` || string(e.Changes[1].After) != "null" || string(e.Changes[2].Before) != "null" {

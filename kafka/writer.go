@@ -2,7 +2,9 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -15,17 +17,54 @@ import (
 // WriteRecords produces records to the exact topic-partitions they name,
 // with acks=all. Connect's worker finds offsets by key bytes within a
 // partition, so the caller picks the partition; no partitioner is involved.
-// Records of one topic-partition go in one request, in order.
+// Records of one topic-partition go in one request, in order, and the
+// requests go in SortTopicPartitions order.
 func (c Config) WriteRecords(ctx context.Context, recs []model.Record) error {
-	client := c.Client()
-	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
-	groups := map[model.TopicPartition][]kafkago.Record{}
+	groups, order := GroupByPartition(recs)
+	for _, tp := range order {
+		if _, err := c.ProduceBatch(ctx, tp, groups[tp]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GroupByPartition splits records by topic-partition, keeping their order
+// within each, and returns the topic-partitions in SortTopicPartitions order.
+func GroupByPartition(recs []model.Record) (map[model.TopicPartition][]model.Record, []model.TopicPartition) {
+	groups := map[model.TopicPartition][]model.Record{}
 	var order []model.TopicPartition
 	for _, r := range recs {
 		tp := model.TopicPartition{Topic: r.Topic, Partition: r.Partition}
 		if _, ok := groups[tp]; !ok {
 			order = append(order, tp)
 		}
+		groups[tp] = append(groups[tp], r)
+	}
+	SortTopicPartitions(order)
+	return groups, order
+}
+
+// SortTopicPartitions is the fixed order writes go in: by topic, then by
+// partition number.
+func SortTopicPartitions(tps []model.TopicPartition) {
+	sort.SliceStable(tps, func(i, j int) bool {
+		if tps[i].Topic != tps[j].Topic {
+			return tps[i].Topic < tps[j].Topic
+		}
+		return tps[i].Partition < tps[j].Partition
+	})
+}
+
+// ProduceBatch writes records to one topic-partition in one produce request
+// (acks=all) and returns the offset of the first. Either the whole batch is
+// in the log or, on error, possibly none of it: Kafka appends a batch
+// atomically.
+func (c Config) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
+	client := c.Client()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
+	krs := make([]kafkago.Record, 0, len(recs))
+	for _, r := range recs {
 		kr := kafkago.Record{Key: kafkago.NewBytes(r.Key), Time: r.Time}
 		if r.Time.IsZero() {
 			kr.Time = time.Now()
@@ -33,22 +72,90 @@ func (c Config) WriteRecords(ctx context.Context, recs []model.Record) error {
 		if r.Value != nil {
 			kr.Value = kafkago.NewBytes(r.Value)
 		}
-		groups[tp] = append(groups[tp], kr)
+		krs = append(krs, kr)
 	}
-	sort.SliceStable(order, func(i, j int) bool { return order[i].String() < order[j].String() })
-	for _, tp := range order {
-		res, err := client.Produce(ctx, &kafkago.ProduceRequest{
-			Topic: tp.Topic, Partition: tp.Partition, RequiredAcks: kafkago.RequireAll,
-			Records: kafkago.NewRecordReader(groups[tp]...),
+	res, err := client.Produce(ctx, &kafkago.ProduceRequest{
+		Topic: tp.Topic, Partition: tp.Partition, RequiredAcks: kafkago.RequireAll,
+		Records: kafkago.NewRecordReader(krs...),
+	})
+	if err == nil {
+		err = res.Error
+	}
+	if err != nil {
+		return -1, fmt.Errorf("write to %s: %s", tp, c.Describe(err))
+	}
+	return res.BaseOffset, nil
+}
+
+// ReadRecords reads one topic-partition from offset from to its log-end
+// offset at the time of the call, and returns the records and that end.
+// Tombstones have a nil Value. It is how an edit looks for another
+// writer's record of the same key, and how an interrupted edit is
+// reconciled with what reached the log.
+func (c Config) ReadRecords(ctx context.Context, tp model.TopicPartition, from int64) ([]model.Record, int64, error) {
+	client := c.Client()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
+	ends, err := listOffsets(ctx, client, []model.TopicPartition{tp}, kafkago.LastOffset, kafkago.ReadUncommitted)
+	if err != nil {
+		return nil, 0, err
+	}
+	end := ends[tp]
+	var out []model.Record
+	pos := max(from, 0)
+	for pos < end {
+		res, err := client.Fetch(ctx, &kafkago.FetchRequest{
+			Topic: tp.Topic, Partition: tp.Partition, Offset: pos,
+			MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 200 * time.Millisecond,
 		})
 		if err == nil {
 			err = res.Error
 		}
+		if errors.Is(err, kafkago.OffsetOutOfRange) && res != nil && res.LogStartOffset > pos {
+			pos = res.LogStartOffset // compacted or deleted below: nothing to see there
+			continue
+		}
 		if err != nil {
-			return fmt.Errorf("write to %s: %s", tp, c.Describe(err))
+			return nil, 0, fmt.Errorf("read %s from %d: %s", tp, pos, c.Describe(err))
+		}
+		before := pos
+		for {
+			r, err := res.Records.ReadRecord()
+			if err != nil {
+				break
+			}
+			key, _ := readBytes(r.Key)
+			value, _ := readBytes(r.Value)
+			if r.Offset < pos || r.Offset >= end {
+				continue
+			}
+			out = append(out, model.Record{Topic: tp.Topic, Partition: tp.Partition, Offset: r.Offset, Key: key, Value: value, Time: r.Time})
+			pos = r.Offset + 1
+		}
+		if c, ok := res.Records.(io.Closer); ok {
+			c.Close()
+		}
+		if pos == before {
+			// Nothing at pos (control records, compaction gaps): the high
+			// watermark says how far the log goes.
+			if res.HighWatermark <= pos {
+				break
+			}
+			pos++
 		}
 	}
-	return nil
+	return out, end, nil
+}
+
+func readBytes(b kafkago.Bytes) ([]byte, error) {
+	if b == nil {
+		return nil, nil
+	}
+	defer b.Close()
+	out, err := io.ReadAll(b)
+	if out == nil {
+		out = []byte{}
+	}
+	return out, err
 }
 
 // PartitionCount returns how many partitions a topic has, without ever

@@ -55,6 +55,9 @@ type Store struct {
 	groups      map[string]*sinkGroup
 	topicsOf    map[string][]string  // connector → topics it writes (sources)
 	unflushed   map[string]Unflushed // connector → records since its last flush
+
+	// readTo is one past the newest record ingested, per topic-partition.
+	readTo map[TopicPartition]int64
 }
 
 type connector struct {
@@ -155,8 +158,15 @@ func (s *Store) Ingest(batch []Record) {
 		return
 	}
 	s.mu.Lock()
+	if s.readTo == nil {
+		s.readTo = map[TopicPartition]int64{}
+	}
 	for i := range batch {
-		s.ingest(&batch[i])
+		r := &batch[i]
+		if tp := (TopicPartition{r.Topic, r.Partition}); r.Offset+1 > s.readTo[tp] {
+			s.readTo[tp] = r.Offset + 1
+		}
+		s.ingest(r)
 	}
 	s.mu.Unlock()
 	s.bump()
@@ -606,6 +616,15 @@ type PartitionDetail struct {
 	Homes []int
 	// Expected is the murmur2 partition of the key (-1 when unknown).
 	Expected int
+}
+
+// ReadTo is one past the offset of the newest record ingested from a
+// topic-partition (0 before any): a record at or after it has not been
+// seen. Edits look for other writers' records from there.
+func (s *Store) ReadTo(tp TopicPartition) int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.readTo[tp]
 }
 
 // Partition returns one source partition's detail.

@@ -112,6 +112,11 @@ func (m *Model) headerLines() []string {
 		left = identity(fmt.Sprintf("%s +%d", servers[0], len(servers)-1))
 	}
 	lines := []string{spread(left, right, w)}
+	if m.opts.Interrupted != nil {
+		if n := m.opts.Interrupted(); n != "" {
+			lines = append(lines, m.styles.Warn.Render(ansi.Truncate("⚠ "+n, w, "…")))
+		}
+	}
 
 	state := st.Status.State
 	word := state.String()

@@ -99,6 +99,10 @@ type Options struct {
 	// Keys are not limited by it: the caller runs the program at
 	// FrameRate (tea.WithFPS), so a key shows in the next frame.
 	FPS int
+
+	// Interrupted is the header's warning that an edit stopped part way
+	// and what to do ("" when none); it is asked on every frame.
+	Interrupted func() string
 }
 
 // DefaultFPS is Options.FPS when it is 0: enough for live numbers, and few

@@ -1,0 +1,162 @@
+package edit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"koff/kafka"
+	"koff/model"
+)
+
+// secondEditor is another koff on the same broker: its own tailer and
+// Store, the same audit log (one operator's machine).
+func (h *harness) secondEditor(user string) *Editor {
+	h.t.Helper()
+	store := model.NewStore(model.StoreOptions{})
+	tl := kafka.NewTailer(h.kafka, []string{"connect-offsets"}, store, kafka.TailerOptions{MaxWait: 100 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { tl.Run(ctx); close(done) }()
+	h.t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-tl.CaughtUp():
+	case <-time.After(10 * time.Second):
+		h.t.Fatal("second tailer not live")
+	}
+	return &Editor{Store: store, Kafka: h.kafka, Topics: []string{"connect-offsets"}, User: user, Audit: h.ed.Audit}
+}
+
+// TestTwoEditorsOfOnePartitionNeverBothWin races two editors that planned
+// from the same offset. Both pass the optimistic check; the produce
+// requests are held until both have arrived, so both write, in whichever
+// order the broker takes them. Exactly one reports verified, the other
+// names the value that won and who wrote it, and the value in force is
+// the winner's.
+func TestTwoEditorsOfOnePartitionNeverBothWin(t *testing.T) {
+	h := newHarness(t)
+	key := `["race",{"table":"t"}]`
+	h.workerWrite(key, `{"id":111}`)
+	b := h.secondEditor("bob")
+	h.ed.User = "alice"
+	h.ed.VerifyTimeout, b.VerifyTimeout = 5*time.Second, 5*time.Second
+	id := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: model.PartitionFor([]byte(key), 25)}, Key: key}
+	for run := 0; run < 6; run++ {
+		va, vb := fmt.Sprintf(`{"id":%d}`, 1000+2*run), fmt.Sprintf(`{"id":%d}`, 1001+2*run)
+		var arrived sync.WaitGroup
+		arrived.Add(2)
+		hold := func(n int, _ model.TopicPartition) error {
+			if n == 1 { // the first request of each editor: the edit itself
+				arrived.Done()
+				arrived.Wait()
+			}
+			return nil
+		}
+		plan := func(ed *Editor, v string) *Plan {
+			p, err := ed.Plan(context.Background(), Request{Connector: "race", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, v)}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		pa, pb := plan(h.ed, va), plan(b, vb)
+		if string(pa.Changes[0].Before) != string(pb.Changes[0].Before) {
+			t.Fatalf("run %d: the editors planned from %s and %s", run, pa.Changes[0].Before, pb.Changes[0].Before)
+		}
+		h.ed.Kafka = &spyWriter{Config: h.kafka, before: hold}
+		b.Kafka = &spyWriter{Config: h.kafka, before: hold}
+		type out struct {
+			res Result
+			err error
+		}
+		results := make([]out, 2)
+		var wg sync.WaitGroup
+		for i, x := range []struct {
+			ed *Editor
+			p  *Plan
+		}{{h.ed, pa}, {b, pb}} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := x.ed.Apply(context.Background(), x.p)
+				results[i] = out{res, err}
+			}()
+		}
+		wg.Wait()
+		verified, winner := 0, ""
+		for i, o := range results {
+			if o.err == nil && o.res.Verified {
+				verified++
+				winner = []string{va, vb}[i]
+			}
+		}
+		if verified != 1 {
+			t.Fatalf("run %d: %d verified: %v / %v; %v / %v", run, verified, results[0].err, results[0].res.Summary(), results[1].err, results[1].res.Summary())
+		}
+		for i, o := range results {
+			if o.res.Verified {
+				continue
+			}
+			other := []string{"bob", "alice"}[i]
+			msg := o.res.Summary()
+			if o.err != nil {
+				msg = o.err.Error()
+			}
+			t.Logf("run %d: loser: %s", run, msg)
+			if !strings.Contains(msg, winner) || !strings.Contains(msg, other) {
+				t.Errorf("run %d: the loser says %q: not the winning value %s by %s", run, msg, winner, other)
+			}
+		}
+		h.waitFor("the winner's value in force", func() bool {
+			d, ok := h.store.Partition(id)
+			return ok && string(d.Value) == winner
+		})
+		h.waitFor("the second editor to see it", func() bool {
+			d, ok := b.Store.Partition(id)
+			return ok && string(d.Value) == winner
+		})
+	}
+	edits, _ := h.ed.Audit.Edits()
+	counts := map[string]int{}
+	for _, ed := range edits {
+		counts[ed.Result()]++
+	}
+	if counts[ResultVerified] != 6 || counts[ResultLost]+counts[ResultRefused] != 6 {
+		t.Errorf("audit outcomes: %v", counts)
+	}
+}
+
+// An editor that comes second after the first has finished is refused
+// before writing anything, with the value and who wrote it.
+func TestAnEditPlannedBeforeAnotherLandedIsRefused(t *testing.T) {
+	h := newHarness(t)
+	key := `["race",{"table":"t"}]`
+	h.workerWrite(key, `{"id":111}`)
+	b := h.secondEditor("bob")
+	h.ed.User = "alice"
+	req := func(v string) Request {
+		return Request{Connector: "race", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, v)}}}
+	}
+	pb, err := b.Plan(context.Background(), req(`{"id":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, _ := h.ed.Plan(context.Background(), req(`{"id":1}`))
+	if res, err := h.ed.Apply(context.Background(), pa); err != nil || !res.Verified {
+		t.Fatalf("first edit: %v", err)
+	}
+	before := h.endOffsets()
+	// Bob's Store may not have read Alice's record yet: the log is read.
+	_, err = b.Apply(context.Background(), pb)
+	var c *ConflictError
+	if !errors.As(err, &c) || !strings.Contains(err.Error(), `{"id":1}`) {
+		t.Fatalf("second edit: %v", err)
+	}
+	if h.endOffsets() != before {
+		t.Error("the refused edit wrote")
+	}
+}

@@ -1,0 +1,168 @@
+package edit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"koff/model"
+)
+
+// UndoRequestContext is UndoRequest with a context for the reads of the
+// log an interrupted edit needs: an edit whose process died before its
+// outcome line is reconciled first (Reconcile), so that undo plans exactly
+// the partitions that reached the log.
+func (e *Editor) UndoRequestContext(ctx context.Context, connector string) (Request, AuditEntry, error) {
+	if e.Audit == nil {
+		return Request{}, AuditEntry{}, errors.New("no audit log: nothing to undo")
+	}
+	edits, err := e.Audit.Edits()
+	if err != nil {
+		return Request{}, AuditEntry{}, fmt.Errorf("read audit log: %w", err)
+	}
+	for i := len(edits) - 1; i >= 0; i-- {
+		ed := edits[i]
+		if connector != "" && ed.Start.Connector != connector {
+			continue
+		}
+		if !undoable(ed) {
+			continue
+		}
+		if ed.Outcome == nil {
+			if ed.Alive() {
+				return Request{}, ed.Start, fmt.Errorf("the %s of %s by %s (pid %d) is still writing: let it finish", ed.Start.Kind, ed.Start.Connector, ed.Start.User, ed.Start.PID)
+			}
+			if ed, err = e.Reconcile(ctx, ed); err != nil {
+				return Request{}, ed.Start, err
+			}
+			if !undoable(ed) {
+				continue
+			}
+		}
+		if len(undoChanges(ed)) == 0 {
+			continue // lost every partition to a concurrent edit: nothing of its own stands
+		}
+		req, err := undoRequestOf(ed)
+		shown := ed.Start
+		shown.Result = ed.Result()
+		shown.Written = sortedKeys(ed.WrittenSet())
+		return req, shown, err
+	}
+	if connector != "" {
+		return Request{}, AuditEntry{}, fmt.Errorf("no edit of %s in %s to undo", connector, e.Audit.Path)
+	}
+	return Request{}, AuditEntry{}, fmt.Errorf("no edit in %s to undo", e.Audit.Path)
+}
+
+// Reconcile settles an edit whose process ended without an outcome line
+// (killed, or the machine went down): it reads each topic-partition the
+// edit meant to write from the position logged before the first write,
+// finds which batches are in the log, and appends the outcome.
+func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error) {
+	if ed.Outcome != nil {
+		return ed, nil
+	}
+	s := ed.Start
+	written := ed.WrittenSet()
+	bw, canRead := e.Kafka.(BatchWriter)
+	out := AuditEntry{
+		ID: s.ID, Time: e.now().UTC(), User: s.User, Host: s.Host, PID: s.PID, Connector: s.Connector,
+		Kind: s.Kind, Path: s.Path, Result: ResultInterrupted,
+		Message: fmt.Sprintf("its process ended without an outcome; reconciled with the log at %s", e.now().UTC().Format(time.RFC3339)),
+	}
+	for _, tp := range sortedKeys(s.Positions) {
+		if written[tp] {
+			out.Written = append(out.Written, tp)
+			continue
+		}
+		found := false
+		if canRead {
+			recs := recordsFor(s, tp)
+			parsed, err := parseTP(tp)
+			if err != nil {
+				return ed, err
+			}
+			got, _, err := bw.ReadRecords(ctx, parsed, s.Positions[tp])
+			if err != nil {
+				return ed, fmt.Errorf("reconcile the interrupted %s of %s: %w", s.Kind, s.Connector, err)
+			}
+			found = auditBatchIn(recs, got, s.Path)
+		}
+		if found {
+			out.Written = append(out.Written, tp)
+		} else {
+			out.NotWritten = append(out.NotWritten, tp)
+		}
+	}
+	if e.Audit != nil {
+		if err := e.Audit.Append(out); err != nil {
+			return ed, fmt.Errorf("audit log: %w", err)
+		}
+	}
+	ed.Outcome = &out
+	return ed, nil
+}
+
+// recordsFor are an audited edit's records for one topic-partition, in
+// the order they were produced.
+func recordsFor(s AuditEntry, tp string) []AuditRecord {
+	var out []AuditRecord
+	for _, ch := range s.Changes {
+		for _, r := range ch.Records {
+			if r.TopicPartition == tp {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+func auditBatchIn(want []AuditRecord, got []model.Record, path Path) bool {
+	j := 0
+	for _, rec := range got {
+		if j == len(want) {
+			break
+		}
+		if bytes.Equal(rec.Key, want[j].KeyBytes()) && sameRecordValue(rec.Value, want[j].ValueBytes(), path) {
+			j++
+		}
+	}
+	return len(want) > 0 && j == len(want)
+}
+
+func parseTP(s string) (model.TopicPartition, error) {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '/' {
+			var n int
+			if _, err := fmt.Sscanf(s[i+1:], "%d", &n); err != nil {
+				break
+			}
+			return model.TopicPartition{Topic: s[:i], Partition: n}, nil
+		}
+	}
+	return model.TopicPartition{}, fmt.Errorf("audit log: %q is not a topic-partition", s)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && tpStringLess(out[j], out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func tpStringLess(a, b string) bool {
+	pa, ea := parseTP(a)
+	pb, eb := parseTP(b)
+	if ea != nil || eb != nil {
+		return a < b
+	}
+	return tpLess(pa, pb)
+}

@@ -1,0 +1,155 @@
+package edit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"koff/model"
+)
+
+// editRun writes one edit's lines to the audit log: the write-ahead line,
+// one per topic-partition written, and the outcome.
+type editRun struct {
+	e       *Editor
+	p       *Plan
+	id      string
+	begun   bool
+	written []string
+	watch   *watch
+}
+
+func (e *Editor) newRun(p *Plan) *editRun {
+	return &editRun{e: e, p: p, id: newEditID(e.now())}
+}
+
+func (r *editRun) entry(result string) AuditEntry {
+	host, _ := os.Hostname()
+	p := r.p
+	return AuditEntry{
+		ID: r.id, Time: r.e.now().UTC(), User: r.e.User, Host: host, PID: os.Getpid(),
+		Connector: p.Connector, Kind: p.Kind, Path: p.Path, State: p.State, Result: result,
+	}
+}
+
+func (r *editRun) changes() []AuditChange {
+	p := r.p
+	var out []AuditChange
+	for _, ch := range p.Changes {
+		ac := AuditChange{Partition: rawOrNull([]byte(ch.PartitionJSON)), Before: rawOrNull(ch.Before), After: rawOrNull(ch.After)}
+		for _, w := range ch.Writes {
+			ac.Writes = append(ac.Writes, w.TopicPartition.String())
+			ac.Records = append(ac.Records, auditRecord(w))
+		}
+		if p.Group != "" {
+			ac.Writes = []string{"group " + p.Group}
+		}
+		out = append(out, ac)
+	}
+	return out
+}
+
+func (r *editRun) append(en AuditEntry) error {
+	if r.e.Audit == nil {
+		return nil
+	}
+	return r.e.Audit.Append(en)
+}
+
+// refused logs an attempt that wrote nothing, in one line.
+func (r *editRun) refused(err error) {
+	res := ResultFailed
+	if isRefusal(err) {
+		res = ResultRefused
+	}
+	en := r.entry(res)
+	en.Changes = r.changes()
+	en.Error = err.Error()
+	_ = r.append(en)
+}
+
+// begin writes the write-ahead line: the full plan with every record and
+// the value each key held, synced to disk. Nothing is written to Kafka
+// unless it is.
+func (r *editRun) begin(positions map[string]int64) error {
+	en := r.entry(ResultInProgress)
+	en.Changes = r.changes()
+	en.Positions = positions
+	if err := r.append(en); err != nil {
+		return fmt.Errorf("audit log %s: %v: nothing written (koff logs every edit before its first write)", r.e.Audit.Path, err)
+	}
+	r.begun = true
+	return nil
+}
+
+// markWritten logs topic-partitions as soon as Kafka acknowledged them.
+func (r *editRun) markWritten(tps []model.TopicPartition) {
+	if len(tps) == 0 {
+		return
+	}
+	en := r.entry(ResultWritten)
+	for _, tp := range tps {
+		en.Written = append(en.Written, tp.String())
+		r.written = append(r.written, tp.String())
+	}
+	if err := r.append(en); err != nil {
+		fmt.Fprintf(os.Stderr, "koff: audit log: %v\n", err)
+	}
+}
+
+// finish logs the outcome.
+func (r *editRun) finish(res *Result, err error) {
+	if !r.begun {
+		if err != nil {
+			r.refused(err)
+		}
+		return
+	}
+	en := r.entry("")
+	en.Message = res.Message
+	switch {
+	case err == nil && len(res.Lost) > 0:
+		en.Result = ResultLost
+		en.Message = joinContests(res.Lost)
+	case err == nil && len(res.Overwritten) > 0:
+		en.Result = ResultOverwritten
+		en.Message = joinContests(res.Overwritten)
+	case err == nil && res.Verified:
+		en.Result = ResultVerified
+	case err == nil:
+		en.Result = ResultUnverified
+	case res.Interrupted:
+		en.Result, en.Error = ResultInterrupted, err.Error()
+	case len(r.written) > 0:
+		en.Result, en.Error = ResultPartial, err.Error()
+	default:
+		en.Result, en.Error = ResultFailed, err.Error()
+	}
+	en.Written = r.written
+	for _, tp := range res.NotWritten {
+		en.NotWritten = append(en.NotWritten, tp.String())
+	}
+	if r.watch != nil {
+		en.Restored = r.watch.restored
+	}
+	if werr := r.append(en); werr != nil {
+		// The edit happened; losing its audit line must not hide that.
+		fmt.Fprintf(os.Stderr, "koff: audit log: %v\n", werr)
+	}
+}
+
+func joinContests(cs []Contest) string {
+	s := ""
+	for i, c := range cs {
+		if i > 0 {
+			s += "; "
+		}
+		s += c.String()
+	}
+	return s
+}
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}

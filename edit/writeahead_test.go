@@ -1,0 +1,271 @@
+package edit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"koff/kafka"
+	"koff/model"
+)
+
+// spyWriter is the real Kafka writer with a hook before each produce
+// request: it records the requests and can fail one, or stop the edit.
+type spyWriter struct {
+	kafka.Config
+	mu     sync.Mutex
+	calls  []model.TopicPartition
+	counts []int
+	before func(n int, tp model.TopicPartition) error // n counts from 1
+}
+
+func (s *spyWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
+	s.mu.Lock()
+	s.calls = append(s.calls, tp)
+	s.counts = append(s.counts, len(recs))
+	n := len(s.calls)
+	s.mu.Unlock()
+	if s.before != nil {
+		if err := s.before(n, tp); err != nil {
+			return -1, err
+		}
+	}
+	return s.Config.ProduceBatch(ctx, tp, recs)
+}
+
+// importPlan plans n new partitions of connector "big" (spread over all
+// 25 partitions of the offsets topic), each over an existing offset 111.
+func importPlan(t *testing.T, h *harness, n int) *Plan {
+	t.Helper()
+	var recs []model.Record
+	for i := 0; i < n; i++ {
+		key := fmt.Sprintf(`["big",{"table":"t%04d"}]`, i)
+		recs = append(recs, model.Record{Topic: "connect-offsets", Partition: model.PartitionFor([]byte(key), 25), Key: []byte(key), Value: []byte(`{"id":111}`)})
+	}
+	if err := h.kafka.WriteRecords(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the tailer to read the old offsets", func() bool { return len(h.rows("big")) == n })
+	req := Request{Connector: "big", Kind: KindImport}
+	for i := 0; i < n; i++ {
+		req.Items = append(req.Items, Item{Partition: mustPartition(t, fmt.Sprintf(`{"table":"t%04d"}`, i)), Offset: mustOffset(t, fmt.Sprintf(`{"id":%d}`, 1000+i))})
+	}
+	p, err := h.ed.Plan(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestWriteAheadAuditIsOnDiskBeforeTheFirstWrite(t *testing.T) {
+	h := newHarness(t)
+	spy := &spyWriter{Config: h.kafka}
+	h.ed.Kafka = spy
+	p := importPlan(t, h, 200)
+	spy.before = func(n int, _ model.TopicPartition) error {
+		if n > 1 {
+			return nil
+		}
+		b, err := os.ReadFile(h.ed.Audit.Path)
+		if err != nil {
+			return err
+		}
+		edits := groupEdits(mustEntries(t, h))
+		if len(edits) != 1 || edits[0].Result() != ResultInProgress || len(edits[0].Start.Changes) != 200 || len(edits[0].Start.Positions) != 25 {
+			return fmt.Errorf("audit log before the first write: %s", b)
+		}
+		for _, ch := range edits[0].Start.Changes {
+			if len(ch.Records) != 1 || ch.Records[0].Before == nil || *ch.Records[0].Before != `{"id":111}` {
+				return fmt.Errorf("write-ahead change without its before-value: %+v", ch)
+			}
+		}
+		return nil
+	}
+	res, err := h.ed.Apply(context.Background(), p)
+	if err != nil || !res.Verified {
+		t.Fatalf("apply: %v %s", err, res.Summary())
+	}
+	// One produce request per topic-partition, in topic-partition order.
+	if len(spy.calls) != 25 {
+		t.Fatalf("%d produce requests for 25 topic-partitions: %v", len(spy.calls), spy.calls)
+	}
+	total := 0
+	for i, tp := range spy.calls {
+		if tp.Partition != i {
+			t.Fatalf("request %d went to %s: not in order %v", i, tp, spy.calls)
+		}
+		total += spy.counts[i]
+	}
+	if total != 200 {
+		t.Errorf("%d records produced, want 200", total)
+	}
+	edits, _ := h.ed.Audit.Edits()
+	if len(edits) != 1 || edits[0].Result() != ResultVerified || len(edits[0].WrittenSet()) != 25 {
+		t.Errorf("audit: %+v", edits)
+	}
+}
+
+func mustEntries(t *testing.T, h *harness) []AuditEntry {
+	t.Helper()
+	en, err := h.ed.Audit.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return en
+}
+
+// values is connector big's offsets as the tailer has them.
+func values(h *harness) map[string]string {
+	out := map[string]string{}
+	for _, r := range h.rows("big") {
+		out[r.Partition] = r.Offset
+	}
+	return out
+}
+
+func TestAFailedProduceNamesWrittenAndNotWrittenAndUndoRestoresExactlyThat(t *testing.T) {
+	h := newHarness(t)
+	spy := &spyWriter{Config: h.kafka}
+	h.ed.Kafka = spy
+	p := importPlan(t, h, 200)
+	spy.before = func(n int, _ model.TopicPartition) error {
+		if n == 5 {
+			return errors.New("connection reset by peer")
+		}
+		return nil
+	}
+	_, err := h.ed.Apply(context.Background(), p)
+	var we *WriteError
+	if !errors.As(err, &we) || len(we.Written) != 4 || len(we.NotWritten) != 21 {
+		t.Fatalf("apply: %v", err)
+	}
+	if !strings.Contains(err.Error(), "written: connect-offsets/0, connect-offsets/1, connect-offsets/2, connect-offsets/3; not written: connect-offsets/4") {
+		t.Errorf("error does not name what was written: %v", err)
+	}
+	edits, _ := h.ed.Audit.Edits()
+	if len(edits) != 1 || edits[0].Result() != ResultPartial || len(edits[0].Outcome.NotWritten) != 21 {
+		t.Fatalf("audit: %+v", edits[0].Outcome)
+	}
+	if n, _ := h.ed.Audit.Interrupted(); len(n) != 1 || !strings.Contains(n[0].Notice(), "4 of 25 topic-partitions written") {
+		t.Errorf("interrupted notice: %+v", n)
+	}
+	// What reached the log: exactly the changes of partitions 0-3.
+	written := map[int]bool{0: true, 1: true, 2: true, 3: true}
+	want := 0
+	for _, ch := range p.Changes {
+		if written[ch.Writes[0].Partition] {
+			want++
+		}
+	}
+	h.waitFor("the tailer to read the written part", func() bool {
+		n := 0
+		for _, v := range values(h) {
+			if v != `{"id":111}` {
+				n++
+			}
+		}
+		return n == want
+	})
+
+	spy.before = nil
+	req, entry, err := h.ed.UndoRequest("big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entry.Result != ResultPartial || len(req.Items) != want {
+		t.Fatalf("undo plans %d partitions of a %s edit, want %d", len(req.Items), entry.Result, want)
+	}
+	undo, err := h.ed.Plan(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := h.ed.Apply(context.Background(), undo); err != nil || !res.Verified {
+		t.Fatalf("undo: %v", err)
+	}
+	for part, v := range values(h) {
+		if v != `{"id":111}` {
+			t.Errorf("after undo %s = %s", part, v)
+		}
+	}
+	if n, _ := h.ed.Audit.Interrupted(); len(n) != 0 {
+		t.Errorf("still interrupted after the undo: %+v", n)
+	}
+}
+
+func TestAnInterruptStopsBetweenProduceRequests(t *testing.T) {
+	h := newHarness(t)
+	spy := &spyWriter{Config: h.kafka}
+	h.ed.Kafka = spy
+	stop := make(chan struct{})
+	h.ed.Interrupt = stop
+	p := importPlan(t, h, 100)
+	spy.before = func(n int, _ model.TopicPartition) error {
+		if n == 3 {
+			close(stop) // the signal arrives while request 3 is in flight
+		}
+		return nil
+	}
+	res, err := h.ed.Apply(context.Background(), p)
+	if !errors.Is(err, ErrInterrupted) || !res.Interrupted || len(res.Written) != 3 || len(spy.calls) != 3 {
+		t.Fatalf("apply: %v; written %v; %d requests", err, res.Written, len(spy.calls))
+	}
+	edits, _ := h.ed.Audit.Edits()
+	if edits[0].Result() != ResultInterrupted || len(edits[0].WrittenSet()) != 3 {
+		t.Errorf("audit: %+v", edits[0].Outcome)
+	}
+}
+
+// A process killed after a produce request reached the log but before its
+// audit line: the log is read to find it.
+func TestAnEditWithoutOutcomeIsReconciledWithTheLog(t *testing.T) {
+	h := newHarness(t)
+	spy := &spyWriter{Config: h.kafka}
+	h.ed.Kafka = spy
+	p := importPlan(t, h, 100)
+	spy.before = func(n int, _ model.TopicPartition) error {
+		if n == 7 {
+			return errors.New("stop here")
+		}
+		return nil
+	}
+	if _, err := h.ed.Apply(context.Background(), p); err == nil {
+		t.Fatal("apply did not stop")
+	}
+	// As SIGKILL after request 6 landed leaves it: no outcome line, and
+	// no line for request 6.
+	b, _ := os.ReadFile(h.ed.Audit.Path)
+	lines := strings.SplitAfter(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 1+6+1 {
+		t.Fatalf("%d audit lines", len(lines))
+	}
+	// ... and the process is gone.
+	dead := strings.ReplaceAll(strings.Join(lines[:6], ""), fmt.Sprintf(`"pid":%d,`, os.Getpid()), `"pid":999999999,`)
+	if err := os.WriteFile(h.ed.Audit.Path, []byte(dead), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := h.ed.Audit.Interrupted()
+	if len(n) != 1 || n[0].Result() != ResultInProgress || !strings.Contains(n[0].Notice(), fmt.Sprintf("at least 5 of %d topic-partitions", len(n[0].Start.Positions))) {
+		t.Fatalf("interrupted: %d edits", len(n))
+	}
+	spy.before = nil
+	req, entry, err := h.ed.UndoRequest("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entry.Result != ResultInterrupted || len(entry.Written) != 6 {
+		t.Fatalf("reconciled: %s written %v", entry.Result, entry.Written)
+	}
+	want := 0
+	for _, ch := range p.Changes {
+		if ch.Writes[0].Partition < 6 {
+			want++
+		}
+	}
+	if len(req.Items) != want {
+		t.Errorf("undo plans %d partitions, want %d", len(req.Items), want)
+	}
+}
