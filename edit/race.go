@@ -48,7 +48,6 @@ type watch struct {
 	checked   map[model.TopicPartition]int64 // log-end offsets when last looked at
 	offsets   map[model.TopicPartition]int64 // where this edit's batch landed (-1: unknown)
 	restored  []string
-	who       func(key, value []byte) string
 }
 
 func (e *Editor) newWatch(p *Plan, bs []batch) *watch {
