@@ -1,12 +1,12 @@
 package edit
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 
 	"koff/connect"
+	"koff/model"
 )
 
 // ErrReadOnly refuses every write when koff runs read-only (--read-only, or
@@ -59,7 +59,9 @@ func (e *Editor) Check(ctx context.Context, p *Plan) error {
 // CheckPreview runs every precondition Check does but read-only: a dry
 // run writes nothing, so a read-only koff may preview an edit.
 func (e *Editor) CheckPreview(ctx context.Context, p *Plan) error {
-	if e.REST != nil {
+	// A stray copy is a key the task never reads nor writes: deleting it
+	// needs no stopped connector.
+	if e.REST != nil && p.Kind != KindDeleteStray {
 		st, err := e.REST.Status(ctx, p.Connector)
 		if connect.IsNotFound(err) && p.Absent {
 			return e.checkSinkOrSource(ctx, p)
@@ -127,8 +129,11 @@ func (e *GroupActiveError) Error() string {
 func (e *Editor) checkUnchanged(p *Plan) error {
 	for _, ch := range p.Changes {
 		for _, w := range ch.Writes {
+			// By parsed value, number for number: another layout of the
+			// same offset (whitespace, field order, 1.50 for 1.5) is no
+			// change.
 			now := e.current(w)
-			if !bytes.Equal(now, w.Before) {
+			if !model.SameOffset(now, w.Before) {
 				return &ConflictError{Partition: ch.PartitionJSON, Now: now, By: e.whoWrote(w.Key, now)}
 			}
 		}

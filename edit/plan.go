@@ -120,8 +120,8 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 			if c.row.Deleted || c.partition == nil && restOK {
 				continue
 			}
-			if k := model.SortedJSON(c.partition); !seen[k] {
-				seen[k] = true
+			if !seen[c.canon] {
+				seen[c.canon] = true
 				p.Items = append(p.Items, Item{Partition: c.partition})
 			}
 		}
@@ -146,6 +146,8 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 	}
 	switch {
+	case p.Kind == KindDeleteStray:
+		// The task never reads or writes the stray key: its state does not matter.
 	case p.Absent:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not in Connect: no task runs that could overwrite this edit, and a connector created with this name starts from these offsets.", p.Connector))
 	case p.State == "":
@@ -252,103 +254,222 @@ func (e *Editor) storedCopies(name string) []storedCopy {
 	return out
 }
 
+// canonOf is the identity of a partition map: equal for maps the worker
+// reads as equal Java maps, whatever their field order or number layout
+// (1.50 and 1.5 are one partition; 5 and 5.0 are two, Long and Double).
 func canonOf(p model.Object) string {
 	if p == nil {
 		return "null"
 	}
-	return model.SortedJSON(p)
+	return model.JavaIdentity(p)
 }
 
 func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []storedCopy) (Change, error) {
 	canon := canonOf(it.Partition)
-	var mine []storedCopy
+	var mine, all []storedCopy // copies in the connector's offsets topic; in any topic
+	var live *storedCopy
 	for _, c := range copies {
-		if c.canon == canon {
+		if c.canon != canon {
+			continue
+		}
+		all = append(all, c)
+		if c.row.ID.Topic == p.Topic {
 			mine = append(mine, c)
+			if c.row.Live {
+				live = &mine[len(mine)-1]
+			}
 		}
 	}
 	ch := Change{Partition: it.Partition}
 	if it.Offset != nil {
-		ch.After = model.AppendJackson(nil, it.Offset)
-	}
-	if len(mine) > 0 {
-		ch.PartitionJSON = primary(mine, p.Topic).row.Partition
-		if pr := primary(mine, p.Topic); !pr.row.Deleted {
-			ch.Before = []byte(pr.row.Offset)
+		off, notes := model.JavaWrites(it.Offset)
+		ch.After = model.AppendJackson(nil, off)
+		for _, n := range notes {
+			p.Warnings = append(p.Warnings, "offset "+n)
 		}
-	} else {
+	}
+	switch {
+	case live != nil:
+		ch.PartitionJSON = live.row.Partition
+	case len(mine) > 0:
+		ch.PartitionJSON = mine[0].row.Partition
+	default:
 		ch.PartitionJSON = compactJSON(it.Partition)
 	}
-	if it.Offset == nil {
-		// A reset deletes every stored copy, in every offsets topic, as
-		// Connect's REST reset tombstones both topics.
-		for _, c := range mine {
-			if c.row.Deleted {
-				continue
-			}
-			ch.Writes = append(ch.Writes, Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Before: []byte(c.row.Offset)})
-		}
-		if len(ch.Writes) == 0 {
-			return ch, fmt.Errorf("connector %s has no offset for partition %s", p.Connector, ch.PartitionJSON)
-		}
-		return ch, nil
+	if live != nil && live.row.TaskReads != "" {
+		ch.Before = []byte(live.row.TaskReads)
 	}
-	// A new value rewrites every copy in the connector's offsets topic with
-	// its exact key bytes, in the partition it lives in, so whichever copy
-	// a worker reads holds the new offset.
+	switch {
+	case it.Stray != nil:
+		return e.planStrayDelete(p, ch, *it.Stray, all)
+	case len(it.Restore) > 0:
+		return e.planRestore(p, ch, it.Restore, live)
+	case it.Offset == nil:
+		return e.planReset(p, ch, live, mine, all)
+	}
+	// A new value goes to the key bytes the task reads, in every partition
+	// of the topic holding them (whichever a restarted worker reads last
+	// then has it); while the task's field order is unknown, to every key
+	// in the task's form. Stray copies are left alone.
 	for _, c := range mine {
-		if c.row.ID.Topic != p.Topic {
+		if !aimedAt(c, live) {
 			continue
 		}
-		w := Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Value: ch.After}
-		if !c.row.Deleted {
-			w.Before = []byte(c.row.Offset)
-		}
-		ch.Writes = append(ch.Writes, w)
+		ch.Writes = append(ch.Writes, Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Before: c.storedValue(), Value: ch.After})
 	}
 	if len(ch.Writes) == 0 {
-		key := model.EncodeKey(p.Connector, siblingOrder(it.Partition, copies))
+		key := model.EncodeKey(p.Connector, newKeyPartition(it.Partition, copies))
 		n, err := e.Kafka.PartitionCount(ctx, p.Topic)
 		if err != nil {
 			return ch, err
 		}
 		ch.Writes = append(ch.Writes, Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: model.PartitionFor(key, n)}, Key: key, Value: ch.After})
 	}
+	p.Warnings = append(p.Warnings, strayNote(ch, mine)...)
 	return ch, nil
 }
 
-// primary is the copy a worker most likely reads: in the connector's
-// offsets topic, in its murmur2 partition, newest.
-func primary(cs []storedCopy, topic string) storedCopy {
-	best := cs[0]
-	score := func(c storedCopy) int {
-		s := 0
-		if c.row.ID.Topic == topic {
-			s += 2
-		}
-		if c.row.Flags&model.FlagMisplaced == 0 {
-			s++
-		}
-		return s
+// aimedAt: a set or reset of the partition writes this copy, because the
+// task reads these key bytes, or might (field order unknown).
+func aimedAt(c storedCopy, live *storedCopy) bool {
+	if live == nil {
+		return false
 	}
-	for _, c := range cs[1:] {
-		if sc, sb := score(c), score(best); sc > sb || sc == sb && c.row.Updated.After(best.row.Updated) {
-			best = c
-		}
-	}
-	return best
+	return c.row.ID.Key == live.row.ID.Key || live.row.OrderUnknown && c.row.TaskForm
 }
 
-// siblingOrder orders a new partition map's fields like the connector's
-// other keys with the same field names: a task serialises its maps in its
-// own order, and that is the order it looks its offsets up in.
-func siblingOrder(p model.Object, copies []storedCopy) model.Object {
+// storedValue is the raw value stored under the copy's key now (nil when
+// deleted), for the optimistic check and for undo.
+func (c storedCopy) storedValue() []byte {
+	if c.row.Deleted {
+		return nil
+	}
+	return c.row.Stored
+}
+
+// planReset deletes the partition for its task: the key bytes it reads, in
+// every topic-partition and every offsets topic holding them (Connect's
+// REST reset tombstones both the connector's and the workers' topic). A
+// whole-connector reset deletes every stored copy, strays included.
+func (e *Editor) planReset(p *Plan, ch Change, live *storedCopy, mine, all []storedCopy) (Change, error) {
+	for _, c := range all {
+		if c.row.Deleted {
+			continue
+		}
+		if p.Kind != KindResetAll && !aimedAt(c, live) && !(live != nil && c.row.ID.Key == live.row.ID.Key) {
+			continue
+		}
+		ch.Writes = append(ch.Writes, Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Before: c.storedValue()})
+	}
+	if len(ch.Writes) == 0 {
+		if len(all) > 0 && !allDeleted(all) {
+			return ch, fmt.Errorf("connector %s has no offset its task reads for partition %s: %s; its stored copies are strays (delete one with the dashboard's x on its row)", p.Connector, ch.PartitionJSON, all[0].row.NoOffset)
+		}
+		return ch, fmt.Errorf("connector %s has no offset for partition %s", p.Connector, ch.PartitionJSON)
+	}
+	if p.Kind != KindResetAll {
+		p.Warnings = append(p.Warnings, strayNote(ch, mine)...)
+	}
+	return ch, nil
+}
+
+func allDeleted(cs []storedCopy) bool {
+	for _, c := range cs {
+		if !c.row.Deleted {
+			return false
+		}
+	}
+	return true
+}
+
+// strayNote names the copies of the partition an edit leaves alone.
+func strayNote(ch Change, mine []storedCopy) []string {
+	written := map[model.PartitionID]bool{}
+	for _, w := range ch.Writes {
+		written[model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)}] = true
+	}
+	n := 0
+	for _, c := range mine {
+		if !written[c.row.ID] && !c.row.Deleted {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		return []string{fmt.Sprintf("%s: 1 stray copy the task does not read is left as it is (delete it on its own with x on its row in the dashboard)", ch.PartitionJSON)}
+	}
+	return []string{fmt.Sprintf("%s: %d stray copies the task does not read are left as they are (delete each on its own with x on its row in the dashboard)", ch.PartitionJSON, n)}
+}
+
+// planStrayDelete tombstones one stray copy: that key in that
+// topic-partition only. The offset the task reads does not change.
+func (e *Editor) planStrayDelete(p *Plan, ch Change, id model.PartitionID, all []storedCopy) (Change, error) {
+	for _, c := range all {
+		if c.row.ID != id {
+			continue
+		}
+		if c.row.Live {
+			return ch, fmt.Errorf("the copy in %s is the one the task reads, not a stray: reset the partition instead", id.TopicPartition)
+		}
+		if c.row.Deleted {
+			return ch, fmt.Errorf("the stray copy in %s is already deleted", id.TopicPartition)
+		}
+		ch.After = ch.Before // what the task reads stays as it is
+		ch.PartitionJSON = c.row.Partition
+		ch.Writes = []Write{{TopicPartition: id.TopicPartition, Key: []byte(id.Key), Existing: true, Before: c.storedValue()}}
+		return ch, nil
+	}
+	return ch, fmt.Errorf("no stored copy of %s in %s", ch.PartitionJSON, id.TopicPartition)
+}
+
+// planRestore writes back exact values of exact copies (undo): each copy
+// gets its own before-value.
+func (e *Editor) planRestore(p *Plan, ch Change, rs []Restore, live *storedCopy) (Change, error) {
+	ch.After = ch.Before
+	for _, r := range rs {
+		w := Write{TopicPartition: r.TopicPartition, Key: r.Key, Value: r.Value}
+		if d, ok := e.Store.Partition(model.PartitionID{TopicPartition: r.TopicPartition, Key: string(r.Key)}); ok {
+			w.Existing = true
+			if !d.Deleted {
+				w.Before = d.Value
+			}
+		}
+		ch.Writes = append(ch.Writes, w)
+		if live != nil && live.row.ID.TopicPartition == r.TopicPartition && live.row.ID.Key == string(r.Key) {
+			ch.After = nil
+			if o, err := model.ParseOffset(r.Value); err == nil && o != nil {
+				ch.After = model.AppendJackson(nil, o)
+			}
+		}
+	}
+	return ch, nil
+}
+
+// newKeyPartition orders and writes a new partition map's key as a task
+// would: the field order of the connector's other keys with the same
+// names (a task serialises all its maps of one shape alike), else the Java
+// HashMap order Connect's REST API writes, so koff's own first key is never
+// flagged; decimals as Java prints the Double.
+func newKeyPartition(p model.Object, copies []storedCopy) model.Object {
 	if p == nil {
 		return nil
 	}
+	ordered := siblingOrder(p, copies)
+	if ordered == nil {
+		ordered = model.HashMapOrder(p)
+	}
+	v, _ := model.JavaWrites(ordered)
+	return v.(model.Object)
+}
+
+// siblingOrder orders p's fields like the connector's other task-form
+// keys with the same field names, or returns nil when there are none.
+func siblingOrder(p model.Object, copies []storedCopy) model.Object {
 	names := fieldNames(p)
 	for _, c := range copies {
-		if c.partition == nil || len(c.partition) != len(p) || fieldNames(c.partition) != names {
+		if c.partition == nil || !c.row.TaskForm || len(c.partition) != len(p) || fieldNames(c.partition) != names {
 			continue
 		}
 		out := make(model.Object, 0, len(p))
@@ -358,7 +479,7 @@ func siblingOrder(p model.Object, copies []storedCopy) model.Object {
 		}
 		return out
 	}
-	return p
+	return nil
 }
 
 func fieldNames(o model.Object) string {
@@ -370,10 +491,19 @@ func fieldNames(o model.Object) string {
 	return strings.Join(n, "\x00")
 }
 
-// choosePath prefers REST, unless a key REST would write is not the key
-// the connector's tasks read.
+// choosePath prefers REST, unless what REST writes is not what the
+// connector's tasks read: REST re-serialises every partition map as a Java
+// HashMap (Worker.modifySourceConnectorOffsets) and writes it to its
+// murmur2 partition, so it cannot reach a null partition, a key in
+// another field order or number form, a key stored in another partition
+// (the worker may keep that copy), or, for a whole-connector reset, stray
+// copies.
 func (e *Editor) choosePath(p *Plan, restOK bool, copies []storedCopy) {
 	p.Path = PathTopic
+	if p.Kind == KindDeleteStray {
+		p.PathReason = "Connect's REST API cannot address one stored copy: its tombstone is written to the offsets topic, to that key's partition"
+		return
+	}
 	if !restOK {
 		return
 	}
@@ -385,17 +515,28 @@ func (e *Editor) choosePath(p *Plan, restOK bool, copies []storedCopy) {
 		rk := model.RESTKey(p.Connector, ch.Partition)
 		for _, w := range ch.Writes {
 			if w.Existing && !bytes.Equal(w.Key, rk) {
-				p.PathReason = "stored keys are not in the form Connect's REST API writes (compact, Java HashMap order): written to the offsets topic with their exact bytes"
+				p.PathReason = "the key the task reads is not in the form Connect's REST API writes (compact, Java HashMap order, Java's numbers): written to the offsets topic with its exact bytes"
+				return
+			}
+			if w.Existing && w.Value != nil && w.Topic == p.Topic && len(ch.Writes) > 1 {
+				p.PathReason = "the key the task reads is stored in more than one partition, and REST writes only one: written to the offsets topic"
 				return
 			}
 		}
 	}
 	for _, c := range copies {
-		if c.row.Flags.Suspect() {
-			p.PathReason = "the connector has duplicate or misplaced keys, which REST would not rewrite: written to the offsets topic"
+		if c.row.Deleted {
+			continue
+		}
+		if c.row.Live && c.row.Flags&(model.FlagDuplicate|model.FlagMisplaced) != 0 {
+			p.PathReason = "the key the task reads is duplicated or outside its murmur2 partition, where REST does not write: written to the offsets topic"
 			return
 		}
-		if len(c.partition) > 1 && c.row.Flags&model.FlagNotCanonical != 0 {
+		if p.Kind == KindResetAll && !c.row.Live {
+			p.PathReason = "the connector has stray copies, which REST's reset would not delete: written to the offsets topic"
+			return
+		}
+		if c.row.Live && len(c.partition) > 1 && c.row.Flags&model.FlagNotCanonical != 0 {
 			p.PathReason = "the connector's keys are not in Java HashMap order, so keys REST writes would never be read: written to the offsets topic"
 			return
 		}

@@ -16,12 +16,28 @@ const (
 	KindResetAll Kind = "reset-all" // delete every offset of a connector
 	KindImport   Kind = "import"    // offsets from an export file
 	KindUndo     Kind = "undo"      // the before-values of the last edit
+	// KindDeleteStray tombstones one stray copy of a partition (a key the
+	// task does not read); the task's offset stays as it is.
+	KindDeleteStray Kind = "delete-stray"
 )
 
 // Item is one source partition to change. A nil Offset deletes it.
 type Item struct {
 	Partition model.Object // nil for a null partition map
 	Offset    model.Object
+	// Stray, when set, names the one stored copy to delete (KindDeleteStray):
+	// that key in that topic-partition, nothing else.
+	Stray *model.PartitionID
+	// Restore, when set, writes these exact records instead (undo: each
+	// copy gets back its own value).
+	Restore []Restore
+}
+
+// Restore is one exact record to write back: a key in a topic-partition
+// and its value (nil: a tombstone).
+type Restore struct {
+	model.TopicPartition
+	Key, Value []byte
 }
 
 // Request asks for an edit of one connector's offsets.

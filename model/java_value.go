@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -152,4 +153,57 @@ func numberDiffers(s string) bool {
 func shortestMatches(s string, f float64) bool {
 	printed := string(appendJavaFloat(nil, f, 64))
 	return sameNumber(strings.Replace(printed, "E", "e", 1), s)
+}
+
+// JavaWrites returns v as a Java task would write it: every decimal number
+// becomes the Double it holds, which AppendJackson prints as Java does
+// (1.50 → 1.5, 1e2 → 100.0, 0.00001 → 1.0E-5); integers stay as given.
+// Numbers no task could write as given are kept, and each gets a note
+// saying what a task reads instead (beyond 64 bits, beyond a double).
+func JavaWrites(v any) (any, []string) {
+	var notes []string
+	var walk func(path string, v any) any
+	walk = func(path string, v any) any {
+		switch x := v.(type) {
+		case Object:
+			if x == nil {
+				return x
+			}
+			out := make(Object, len(x))
+			for i, f := range x {
+				out[i] = Field{Name: f.Name, Value: walk(joinPath(path, f.Name), f.Value)}
+			}
+			return out
+		case []any:
+			out := make([]any, len(x))
+			for i, e := range x {
+				out[i] = walk(path+"["+strconv.Itoa(i)+"]", e)
+			}
+			return out
+		case json.Number:
+			s := string(x)
+			switch j := javaNumber(s).(type) {
+			case int64:
+				if !sameNumber(strconv.FormatInt(j, 10), s) {
+					notes = append(notes, fmt.Sprintf("%s: %s is beyond a Java long: a task reads %d", path, s, j))
+				}
+				return x
+			case float64:
+				if math.IsInf(j, 0) {
+					notes = append(notes, fmt.Sprintf("%s: %s is beyond a Java double: a task reads %s", path, s, string(appendJavaFloat(nil, j, 64))))
+					return x
+				}
+				return j
+			}
+		}
+		return v
+	}
+	return walk("", v), notes
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }

@@ -480,9 +480,11 @@ type PartitionRow struct {
 	// says why). Compact JSON: no whitespace, strings as Jackson writes
 	// them, numbers with their stored digits (leading zeros dropped), a
 	// repeated field once with its last value.
-	Partition    string
-	Offset       string
-	Deleted      bool
+	Partition string
+	Offset    string
+	Deleted   bool
+	// Stored is the raw value bytes as the topic holds them (nil: deleted).
+	Stored       []byte
 	Updated      time.Time
 	RecordOffset int64
 	Updates      int
@@ -509,6 +511,11 @@ type PartitionRow struct {
 	TaskNote  string
 	// LiveCopy is the copy the task reads, when there is one.
 	LiveCopy *PartitionID
+	// TaskForm: the key bytes are what a task's map serialises to, in
+	// their field order. OrderUnknown: several such keys of this partition
+	// differ only in field order and koff cannot tell which the task uses
+	// (the live one is its best guess).
+	TaskForm, OrderUnknown bool
 }
 
 // Partitions returns the source partitions of one connector, sorted by
@@ -540,6 +547,7 @@ func (s *Store) row(e *entry) PartitionRow {
 		Connector:    e.conn.id.Name,
 		Partition:    e.partitionStr,
 		Deleted:      e.value == nil,
+		Stored:       e.value,
 		Updated:      e.updated,
 		RecordOffset: e.recordOffset,
 		Updates:      e.updates,
@@ -547,6 +555,8 @@ func (s *Store) row(e *entry) PartitionRow {
 		Live:         ps.live == e,
 		Stray:        ps.stray[e],
 		TaskNote:     ps.note,
+		TaskForm:     e.taskForm,
+		OrderUnknown: ps.orderUnknown,
 	}
 	r.Offset, r.Unreadable, r.JavaReads = valueTexts(e.value)
 	if ps.live != nil {

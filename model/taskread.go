@@ -60,6 +60,9 @@ type partState struct {
 	taskKey []byte
 	// note qualifies the choice (field order unknown, read order).
 	note string
+	// orderUnknown: several task-form keys differ only in field order and
+	// nothing tells which order the task uses.
+	orderUnknown bool
 	// stray gives each non-live copy's reason.
 	stray map[*entry]string
 }
@@ -212,7 +215,7 @@ func (ps *partState) decide(connector string, orders map[string]string) {
 	case len(candidates) == 1:
 		ps.live = candidates[0]
 	default:
-		ps.live, ps.note = pickOrder(candidates, orders)
+		ps.live, ps.note, ps.orderUnknown = pickOrder(candidates, orders)
 	}
 	if ps.live != nil {
 		ps.taskKey = []byte(ps.live.id.Key)
@@ -246,18 +249,18 @@ func joinNote(a, b string) string {
 // pickOrder chooses among task-form keys that differ only in field order:
 // the order the connector's other partitions show, else the HashMap order
 // REST writes, else the newest.
-func pickOrder(cands []*entry, orders map[string]string) (*entry, string) {
+func pickOrder(cands []*entry, orders map[string]string) (*entry, string, bool) {
 	names := sortedNames(cands[0].partition)
 	if o, ok := orders[names]; ok {
 		for _, c := range cands {
 			if fieldOrder(c.partition) == o {
-				return c, "field order taken from the connector's other keys"
+				return c, "field order taken from the connector's other keys", false
 			}
 		}
 	}
 	for _, c := range cands {
 		if c.canonical {
-			return c, "the task's field order cannot be known from the stored keys: koff assumes the Java HashMap order Connect's REST API writes; a task that builds its map in another order reads the copy in that order instead"
+			return c, "the task's field order cannot be known from the stored keys: koff assumes the Java HashMap order Connect's REST API writes; a task that builds its map in another order reads the copy in that order instead", true
 		}
 	}
 	best := cands[0]
@@ -266,7 +269,7 @@ func pickOrder(cands []*entry, orders map[string]string) (*entry, string) {
 			best = c
 		}
 	}
-	return best, "the task's field order cannot be known from the stored keys, and none is in the HashMap order REST writes: koff assumes the newest"
+	return best, "the task's field order cannot be known from the stored keys, and none is in the HashMap order REST writes: koff assumes the newest", true
 }
 
 func hasNested(o Object) bool {
