@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // koffEnv runs koff with an environment.
@@ -72,5 +75,38 @@ func TestContextFileMistakesAreUsageErrors(t *testing.T) {
 	_, errs, code := koffEnv(t, env, "get", "--context", "prod")
 	if code != ExitUsage || !strings.Contains(errs, "bootstrap-server") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("misspelt key: exit %d %q", code, errs)
+	}
+}
+
+// --demo runs on the embedded cluster, which is no context of the config
+// file: the current context is not named (the header would show it), and
+// --context with --demo is a usage error.
+func TestDemoIsNoContext(t *testing.T) {
+	env := writeContexts(t, "current-context: prod\ncontexts:\n  prod:\n    bootstrap-servers: [kafka:9092]\n")
+	env["KOFF_CONTEXT"] = "prod"
+	parse := func(args ...string) (*Globals, error) {
+		fs := pflag.NewFlagSet("koff", pflag.ContinueOnError)
+		g := addGlobals(fs, Env{Getenv: func(k string) string { return env[k] }})
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		return g, g.finish(fs)
+	}
+	g, err := parse("--demo")
+	if err != nil || g.Context != "" {
+		t.Fatalf("--demo with a current context: context %q, %v", g.Context, err)
+	}
+	if slices.Contains(g.shownGlobals(nil), "--context") {
+		t.Errorf("the demo's equivalent commands name a context: %v", g.shownGlobals(nil))
+	}
+	if _, err := parse("--demo", "--context", "prod"); err == nil || !strings.Contains(err.Error(), "--demo") {
+		t.Errorf("--demo --context prod: %v, want a usage error", err)
+	}
+	g, err = parse("--context", "prod", "--read-only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(g.shownGlobals(nil), " "); !strings.HasPrefix(got, "--context prod --read-only -b kafka:9092") {
+		t.Errorf("equivalent command globals %q: want the context and read-only first", got)
 	}
 }

@@ -97,8 +97,17 @@ func (g *Globals) finish(fs *pflag.FlagSet) error {
 			return usagef("%v", err)
 		}
 		g.contexts = f
-		if err := applyContext(g, fs, f, g.Context); err != nil {
-			return err
+		switch {
+		case g.Demo && fs.Changed("context"):
+			return usagef("--demo runs on the embedded demo cluster: it does not go with --context")
+		case g.Demo:
+			// The demo cluster is no context of the config file: the
+			// header must not name one (KOFF_CONTEXT, current-context).
+			g.Context = ""
+		default:
+			if err := applyContext(g, fs, f, g.Context); err != nil {
+				return err
+			}
 		}
 	}
 	if g.FPS < 1 || g.FPS > 60 {
@@ -202,7 +211,16 @@ func (g *Globals) connectClient() (*connect.Client, error) {
 // shownGlobals are the flags that point another koff at the same cluster,
 // for equivalent command lines (no secrets).
 func (g *Globals) shownGlobals(c *connect.Client) []string {
-	out := []string{"-b", strings.Join(g.Bootstrap, ",")}
+	// The context and read-only first: they say which cluster, and whether
+	// koff may write there at all.
+	var out []string
+	if g.Context != "" && !g.Demo {
+		out = append(out, "--context", g.Context)
+	}
+	if g.ReadOnly {
+		out = append(out, "--read-only")
+	}
+	out = append(out, "-b", strings.Join(g.Bootstrap, ","))
 	for _, t := range g.OffsetsTopics {
 		if t != "connect-offsets" || len(g.OffsetsTopics) > 1 {
 			out = append(out, "--offsets-topic", t)

@@ -201,8 +201,14 @@ func TestSessionEditorEnforcesRoles(t *testing.T) {
 		t.Errorf("viewer ResumeConnector: %v", err)
 	}
 	entries, err := audit.Entries()
-	if err != nil || len(entries) != 1 || entries[0].Result != "refused" || entries[0].User != "bob (SHA256:viewer)" {
-		t.Errorf("audit of the refused edit: %+v, %v", entries, err)
+	// Stop and resume are audited like edits: refused, naming the viewer.
+	if err != nil || len(entries) != 3 {
+		t.Fatalf("audit of the refused edit, stop and resume: %+v, %v", entries, err)
+	}
+	for i, kind := range []edit.Kind{edit.KindSet, edit.KindStop, edit.KindResume} {
+		if e := entries[i]; e.Kind != kind || e.Result != "refused" || e.User != "bob (SHA256:viewer)" {
+			t.Errorf("audit line %d: %+v, want a refused %s by bob (SHA256:viewer)", i+1, e, kind)
+		}
 	}
 	if !strings.Contains(s.readOnlyReason(viewer), "viewer") {
 		t.Errorf("viewer reason %q", s.readOnlyReason(viewer))

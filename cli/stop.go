@@ -34,8 +34,9 @@ func runStopResume(g *Globals, verb string, args []string, env Env) error {
 	if rest == nil {
 		return usagef("%s needs Connect's REST API: pass --connect-url or set KOFF_CONNECT_URL", verb)
 	}
-	// The Editor enforces read-only for these too.
-	ed := &edit.Editor{REST: rest, ReadOnly: g.ReadOnly}
+	// The Editor enforces read-only for these too, and audits them as it
+	// does edits.
+	ed := &edit.Editor{REST: rest, ReadOnly: g.ReadOnly, User: osUser(env), Audit: &edit.AuditLog{Path: g.auditPath(env)}}
 	if verb == "stop" {
 		if err := ed.StopConnector(env.Context, args[0]); err != nil {
 			return err

@@ -448,8 +448,16 @@ func sameValue(stored, want []byte, path Path) bool {
 }
 
 // StopConnector stops a connector through REST and waits until its tasks
-// are gone, as PATCH and DELETE require.
+// are gone, as PATCH and DELETE require. Stop and resume are audited like
+// edits, naming the Editor's User.
 func (e *Editor) StopConnector(ctx context.Context, name string) error {
+	before := e.stateBefore(ctx, name)
+	err := e.stopConnector(ctx, name)
+	e.auditState(KindStop, name, before, err)
+	return err
+}
+
+func (e *Editor) stopConnector(ctx context.Context, name string) error {
 	if e.ReadOnly {
 		return ErrReadOnly
 	}
@@ -481,6 +489,13 @@ func (e *Editor) StopConnector(ctx context.Context, name string) error {
 
 // ResumeConnector resumes a stopped or paused connector through REST.
 func (e *Editor) ResumeConnector(ctx context.Context, name string) error {
+	before := e.stateBefore(ctx, name)
+	err := e.resumeConnector(ctx, name)
+	e.auditState(KindResume, name, before, err)
+	return err
+}
+
+func (e *Editor) resumeConnector(ctx context.Context, name string) error {
 	if e.ReadOnly {
 		return ErrReadOnly
 	}
@@ -488,6 +503,19 @@ func (e *Editor) ResumeConnector(ctx context.Context, name string) error {
 		return errNoREST
 	}
 	return e.REST.Resume(ctx, name)
+}
+
+// stateBefore is the connector's state as REST reports it before a stop
+// or resume, for the audit log ("" when unknown).
+func (e *Editor) stateBefore(ctx context.Context, name string) string {
+	if e.REST == nil || e.ReadOnly {
+		return ""
+	}
+	st, err := e.REST.Status(ctx, name)
+	if err != nil {
+		return ""
+	}
+	return string(st.Connector.State)
 }
 
 var errNoREST = errors.New("stopping and resuming connectors needs Connect's REST API: pass --connect-url")

@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -9,45 +10,81 @@ import (
 // CommandLine renders the koff command equivalent to a plan, so a dialog
 // can show what to script and the CLI can echo what it will do.
 type CommandLine struct {
-	// Globals are the flags that point koff at the same cluster, e.g.
-	// ["-b", "kafka:9092", "--connect-url", "http://connect:8083"]
+	// Globals are the flags that point koff at the same cluster, as the
+	// session has them: --context, --read-only, the bootstrap servers, the
+	// offsets topics, the Connect URL, e.g.
+	// ["--context", "prod", "-b", "kafka:9092", "--connect-url", "http://connect:8083"]
 	// (secrets already removed).
 	Globals []string
 }
 
-// For returns the command line of a plan.
+// For returns the command line of a plan, shell-quoted. Every kind has a
+// command that really does the same edit: several partitions with values
+// go to `koff import` as the export they would make, on a file made by
+// the shell (bash, zsh) so that koff still asks on the terminal.
 func (c CommandLine) For(p *Plan) string {
 	args := []string{"koff"}
 	if sa := sinkArgs(p); sa != nil {
 		args = append(args, sa...)
 		return joinArgs(append(args, c.Globals...))
 	}
-	switch p.Kind {
-	case KindResetAll:
+	switch {
+	case p.Kind == KindResetAll:
 		args = append(args, "reset", p.Connector)
-	case KindCopy:
+	case p.Kind == KindCopy:
 		args = append(args, "copy", p.From, p.Connector)
-	case KindSet, KindReset, KindImport, KindUndo:
-		allReset := true
+	case allResets(p):
+		args = append(args, "reset", p.Connector)
 		for _, ch := range p.Changes {
-			if ch.After != nil {
-				allReset = false
-			}
+			args = append(args, "--partition", ch.PartitionJSON)
 		}
-		if allReset {
-			args = append(args, "reset", p.Connector)
-			for _, ch := range p.Changes {
-				args = append(args, "--partition", ch.PartitionJSON)
-			}
-		} else if len(p.Changes) == 1 {
-			ch := p.Changes[0]
-			args = append(args, "set", p.Connector, "--partition", ch.PartitionJSON, "--offset", string(ch.After))
-		} else {
-			// Several partitions with values: an import of a file holding them.
-			args = append(args, "import", "FILE")
-		}
+	case len(p.Changes) == 1:
+		ch := p.Changes[0]
+		args = append(args, "set", p.Connector, "--partition", ch.PartitionJSON, "--offset", string(ch.After))
+	default:
+		return "koff import <(printf '%s\\n' " + shellQuote(exportJSON(p)) + ") " + joinArgs(c.Globals)
 	}
 	return joinArgs(append(args, c.Globals...))
+}
+
+func allResets(p *Plan) bool {
+	for _, ch := range p.Changes {
+		if ch.After != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// exportJSON is the plan's changes as koff export writes them (null
+// offsets delete), which is what koff import reads.
+func exportJSON(p *Plan) string {
+	var b strings.Builder
+	b.WriteString(`{"`)
+	b.WriteString(jsonEscape(p.Connector))
+	b.WriteString(`":{"offsets":[`)
+	for i, ch := range p.Changes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		after := "null"
+		if ch.After != nil {
+			after = string(ch.After)
+		}
+		part := ch.PartitionJSON
+		if part == "" {
+			part = "null"
+		}
+		b.WriteString(`{"partition":` + part + `,"offset":` + after + `}`)
+	}
+	b.WriteString(`]}}`)
+	return b.String()
+}
+
+// jsonEscape escapes a connector name for a JSON string.
+func jsonEscape(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
 }
 
 func joinArgs(args []string) string {

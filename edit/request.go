@@ -19,6 +19,11 @@ const (
 	// KindDeleteStray tombstones one stray copy of a partition (a key the
 	// task does not read); the task's offset stays as it is.
 	KindDeleteStray Kind = "delete-stray"
+
+	// A connector stopped or resumed through REST: audited like an edit
+	// (who, when, the state before), never undone.
+	KindStop   Kind = "stop"
+	KindResume Kind = "resume"
 )
 
 // Item is one source partition to change. A nil Offset deletes it.

@@ -32,7 +32,8 @@ type KeyMap struct {
 	Context key.Binding
 
 	// Edit actions on the connectors, partitions and sink tables. Each leads
-	// to a confirmation dialog (Stop and Resume act at once: both are
+	// to a confirmation dialog (Stop and Resume ask too, naming the
+	// connector and its state, and are audited like edits; both are
 	// undone by the other). They are disabled in read-only sessions.
 	EditOffset   key.Binding // the selected source partition's offset
 	ResetOffset  key.Binding // tombstone the selected source partition

@@ -286,8 +286,84 @@ func (d *confirmDialog) content(w int) []string {
 	}
 
 	out = append(out, "", st.Section.Render("Command")+st.Muted.Render("  the same edit from a shell"))
-	out = append(out, indentWrap(p.Command, w, "  ", 0)...)
+	out = append(out, commandLines(p.Command, w, "  ")...)
 	return out
+}
+
+// commandLines lays a shell command out in width w: it breaks only
+// between words, ending each broken line in " \\" so what is copied still
+// runs, and keeps a flag with its value. A word wider than a line stands
+// alone and wraps where it must.
+func commandLines(cmd string, w int, indent string) []string {
+	room := max(w-ansi.StringWidth(indent)-2, 8) // " \\"
+	// A flag stays on the line of its value.
+	var units []string
+	words := shellWords(cmd)
+	for i := 0; i < len(words); i++ {
+		if strings.HasPrefix(words[i], "-") && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
+			units = append(units, words[i]+" "+words[i+1])
+			i++
+			continue
+		}
+		units = append(units, words[i])
+	}
+	var out []string
+	line := ""
+	for _, word := range units {
+		switch {
+		case line == "":
+			line = word
+		case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= room:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+	}
+	if line != "" || len(out) == 0 {
+		out = append(out, line)
+	}
+	var lines []string
+	for i, l := range out {
+		if i < len(out)-1 {
+			l += " \\"
+		}
+		if ansi.StringWidth(indent+l) > w {
+			lines = append(lines, indentWrap(l, w, indent, 0)...)
+			continue
+		}
+		lines = append(lines, indent+l)
+	}
+	return lines
+}
+
+// shellWords splits a command at the spaces outside single quotes and
+// process substitutions: the words a shell would see.
+func shellWords(cmd string) []string {
+	var words []string
+	var cur strings.Builder
+	quoted, depth := false, 0
+	for _, r := range cmd {
+		switch {
+		case r == '\'':
+			quoted = !quoted
+		case !quoted && r == '(':
+			depth++
+		case !quoted && r == ')':
+			depth--
+		case r == ' ' && !quoted && depth == 0:
+			if cur.Len() > 0 {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	if cur.Len() > 0 {
+		words = append(words, cur.String())
+	}
+	return words
 }
 
 // sourceChanges lists every source partition: its map, old → new offset,

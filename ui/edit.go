@@ -420,7 +420,7 @@ func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 	case &m.km.Copy:
 		return m.openForm(newCopyForm(&m.km, m.styles, name, m.connectorNames()))
 	}
-	return m.handleConnectorKey(b, name)
+	return m.handleConnectorKey(b, name, false)
 }
 
 // handleSinkEditKey acts on an edit key for a sink connector: its offsets
@@ -462,19 +462,39 @@ func (m *Model) handleSinkEditKey(b *key.Binding, t editTarget) tea.Cmd {
 		m.setStatus(statusInfo, name+" is a sink: copy moves source offsets (a sink's are its consumer group's)")
 		return nil
 	}
-	return m.handleConnectorKey(b, name)
+	return m.handleConnectorKey(b, name, true)
 }
 
 // handleConnectorKey acts on the keys that work alike for sources and
-// sinks: stop, resume and undo.
-func (m *Model) handleConnectorKey(b *key.Binding, name string) tea.Cmd {
+// sinks: stop and resume (each asks first), and undo.
+func (m *Model) handleConnectorKey(b *key.Binding, name string, sink bool) tea.Cmd {
 	switch b {
-	case &m.km.Stop:
-		return m.stopJob(name)
-	case &m.km.Resume:
-		return m.resumeJob(name)
+	case &m.km.Stop, &m.km.Resume:
+		m.state = newStateDialog(&m.km, m.styles, b == &m.km.Stop, name, sink, m.rest)
+		m.layout()
 	case &m.km.Undo:
 		return m.undoJob()
+	}
+	return nil
+}
+
+// handleStateKey drives the stop or resume confirmation.
+func (m *Model) handleStateKey(msg tea.KeyPressMsg) tea.Cmd {
+	d := m.state
+	switch {
+	case key.Matches(msg, m.km.ForceQuit):
+		return tea.Quit
+	case key.Matches(msg, m.km.Cancel):
+		m.state = nil
+		m.layout()
+		m.setStatus(statusInfo, "cancelled: "+d.name+" was not "+map[bool]string{true: "stopped", false: "resumed"}[d.stop])
+	case key.Matches(msg, m.km.Confirm):
+		m.state = nil
+		m.layout()
+		if d.stop {
+			return m.stopJob(d.name)
+		}
+		return m.resumeJob(d.name)
 	}
 	return nil
 }

@@ -622,20 +622,52 @@ func TestNoEditorSaysSo(t *testing.T) {
 func TestStopAndResumeShowProgressAndResult(t *testing.T) {
 	_, ed, m := editModel(t, 80, 24, nil)
 	selectConnector(t, m, "jdbc-orders")
-	cmd := send(t, m, press("S")...)
+	send(t, m, press("S")...)
+	requireCalls(t, ed) // S only asks
+	cmd := send(t, m, press("enter")...)
 	requireContains(t, m, "stopping jdbc-orders…")
 	// One job at a time: a second key says so instead of starting another.
 	send(t, m, press("R")...)
 	requireStatus(t, m, "busy: stopping jdbc-orders…")
 	settle(t, m, cmd)
 	requireStatus(t, m, "stopped jdbc-orders")
-	pressSettle(t, m, "R")
+	send(t, m, press("R")...)
+	pressSettle(t, m, "enter")
 	requireStatus(t, m, "resumed jdbc-orders")
 	requireCalls(t, ed, "stop jdbc-orders", "resume jdbc-orders")
 
 	ed.stopErr = errors.New("Unknown connector jdbc-orders")
-	pressSettle(t, m, "S")
+	send(t, m, press("S")...)
+	pressSettle(t, m, "enter")
 	requireStatus(t, m, "stop jdbc-orders: Unknown connector jdbc-orders")
+}
+
+// S and R ask first, naming the connector and the state Connect reports;
+// esc leaves it as it is.
+func TestStopAndResumeAskFirst(t *testing.T) {
+	for _, sz := range [][2]int{{60, 20}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			f, ed, m := editModel(t, sz[0], sz[1], nil)
+			setREST(f)
+			send(t, m, tickMsg{})
+			selectConnector(t, m, "jdbc-orders")
+			send(t, m, press("S")...)
+			requireContains(t, m, "Stop connector · jdbc-orders", "● RUNNING · 2 tasks", "✗ 1 failed", "enter stop jdbc-orders", "esc cancel")
+			requireFits(t, screenText(m), sz[0], sz[1])
+			send(t, m, press("esc")...)
+			requireStatus(t, m, "cancelled: jdbc-orders was not stopped")
+			requireLacks(t, m, "Stop connector")
+
+			selectConnector(t, m, "file-source")
+			send(t, m, press("R")...)
+			requireContains(t, m, "Resume connector · file-source", "■ STOPPED", "Resuming starts its tasks again")
+			send(t, m, press("esc")...)
+			send(t, m, press("S")...)
+			requireContains(t, m, "already STOPPED")
+			send(t, m, press("esc")...)
+			requireCalls(t, ed)
+		})
+	}
 }
 
 func TestUndoShowsWhichEditItUndoes(t *testing.T) {
@@ -711,5 +743,47 @@ func TestDialogsFitEverySize(t *testing.T) {
 		requireFits(t, screenText(m), sz[0], sz[1])
 		send(t, m, press("pgdown", "down")...)
 		requireFits(t, screenText(m), sz[0], sz[1])
+	}
+}
+
+// The equivalent command keeps the session's --context and --read-only
+// and the cluster, and breaks only between words, each broken line ending
+// in " \" so that what is copied runs as it is.
+func TestEquivalentCommandKeepsContextAndWords(t *testing.T) {
+	for _, w := range []int{80, 100} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			_, ed, m := editModel(t, w, 24, nil)
+			ed.real.Cmd = edit.CommandLine{Globals: []string{"--context", "prod eu", "-b", "kafka-1.prod.internal:9092,kafka-2.prod.internal:9092",
+				"--connect-url", "http://connect-1.prod.internal:8083"}}
+			selectPartition(t, m, "jdbc-orders", "customers")
+			send(t, m, press("e")...)
+			setField(m, 0, `{"incrementing":18446744073709551615}`)
+			pressSettle(t, m, "ctrl+s")
+			if m.confirm == nil {
+				t.Fatalf("no confirmation:\n%s", screenText(m))
+			}
+			cmd := m.confirm.plan.Command
+			if !strings.Contains(cmd, "--context 'prod eu'") || !strings.Contains(cmd, "--connect-url http://connect-1.prod.internal:8083") {
+				t.Fatalf("command %s lacks the context or the Connect URL", cmd)
+			}
+			inner := m.confirm.width - dialogFrameW
+			lines := m.confirm.content(inner)
+			at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(ansi.Strip(l), "Command") })
+			var joined []string
+			for i, l := range lines[at+1:] {
+				l = ansi.Strip(l)
+				if ansi.StringWidth(l) > inner {
+					t.Errorf("command line %d is %d wide, the dialog %d", i, ansi.StringWidth(l), inner)
+				}
+				l = strings.TrimPrefix(l, "  ")
+				if cont := strings.HasSuffix(l, " \\"); cont != (i < len(lines[at+1:])-1) {
+					t.Errorf("line %d %q: a broken line ends in \" \\\", the last does not", i, l)
+				}
+				joined = append(joined, strings.TrimSuffix(l, " \\"))
+			}
+			if got := strings.Join(joined, " "); got != cmd {
+				t.Errorf("the command as shown, joined:\n  %s\nis not the command:\n  %s", got, cmd)
+			}
+		})
 	}
 }

@@ -153,6 +153,7 @@ type Model struct {
 	// copy prompt) or a confirmation.
 	form    formDialog
 	confirm *confirmDialog
+	state   *stateDialog // S or R, asking first
 	status  status
 	// busy names the job in flight ("" when none); jobSeq is its id.
 	busy    string
@@ -337,6 +338,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.handlePickerKey(msg)
 	case m.confirm != nil:
 		return m.handleConfirmKey(msg)
+	case m.state != nil:
+		return m.handleStateKey(msg)
 	case m.form != nil:
 		return m.handleFormKey(msg)
 	case m.filtering:
@@ -451,6 +454,9 @@ func (m *Model) layout() {
 	if m.confirm != nil {
 		m.confirm.setSize(w, h)
 	}
+	if m.state != nil {
+		m.state.setSize(w, h)
+	}
 	if m.picker != nil {
 		m.picker.setSize(m.width, m.height)
 	}
@@ -472,6 +478,8 @@ func (m *Model) View() tea.View {
 		lines = overlay(lines, m.form.view(m.spinner.View()), m.width)
 	case m.confirm != nil:
 		lines = overlay(lines, m.confirm.view(m.spinner.View()), m.width)
+	case m.state != nil:
+		lines = overlay(lines, m.state.view(), m.width)
 	}
 	for i, l := range lines {
 		if ansi.StringWidth(l) > m.width {

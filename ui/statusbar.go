@@ -81,7 +81,7 @@ func (m *Model) statusView() string {
 // are in its box, so only the status bar shows.
 func (m *Model) footerView() string {
 	st := m.statusView()
-	if m.form != nil || m.confirm != nil || m.picker != nil {
+	if m.form != nil || m.confirm != nil || m.state != nil || m.picker != nil {
 		return st
 	}
 	var bottom string
