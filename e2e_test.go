@@ -279,6 +279,10 @@ func TestDashboardEditFlowUnderTmux(t *testing.T) {
 	s.waitFor("the orders row alone", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "shop.public.payments") })
 
 	keys("S")
+	s.waitFor("the stop confirmation", 5*time.Second, func(scr string) bool {
+		return strings.Contains(scr, "Stop connector · jdbc-shop") && strings.Contains(scr, "RUNNING")
+	})
+	keys("Enter")
 	s.waitFor("the connector stopped", 15*time.Second, func(scr string) bool {
 		return strings.Contains(scr, "STOPPED") && strings.Contains(scr, "stopped jdbc-shop")
 	})
@@ -305,6 +309,10 @@ func TestDashboardEditFlowUnderTmux(t *testing.T) {
 		t.Errorf("the row does not show the new offset:\n%s", scr)
 	}
 	keys("R")
+	s.waitFor("the resume confirmation", 5*time.Second, func(scr string) bool {
+		return strings.Contains(scr, "Resume connector · jdbc-shop") && strings.Contains(scr, "STOPPED")
+	})
+	keys("Enter")
 	s.waitFor("the connector resumed", 15*time.Second, func(scr string) bool {
 		return strings.Contains(scr, "resumed jdbc-shop") && strings.Contains(scr, "RUNNING")
 	})

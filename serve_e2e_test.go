@@ -145,6 +145,8 @@ func TestServeOverSSHUnderTmux(t *testing.T) {
 	keys(op, "-l", "jdbc-shop")
 	keys(op, "Enter")
 	keys(op, "S")
+	op.waitFor("the stop confirmation", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "Stop connector · jdbc-shop") })
+	keys(op, "Enter")
 	op.waitFor("jdbc-shop stopped", 20*time.Second, func(scr string) bool { return strings.Contains(scr, "stopped jdbc-shop") })
 	viewer.waitFor("the stop in the viewer's session", 10*time.Second, func(scr string) bool {
 		for _, l := range strings.Split(scr, "\n") {
@@ -176,6 +178,17 @@ func TestServeOverSSHUnderTmux(t *testing.T) {
 	}
 	if want := fmt.Sprintf("alice (%s)", opFP); entry.User != want || entry.Connector != "jdbc-shop" || entry.Result != "verified" {
 		t.Errorf("audit entry %+v, want user %q", entry, want)
+	}
+	// The stop before it is audited too, under the same SSH user and key.
+	var stop struct{ User, Connector, Kind, State, Result string }
+	for _, l := range lines {
+		if json.Unmarshal([]byte(l), &stop) == nil && stop.Kind == "stop" {
+			break
+		}
+	}
+	if want := fmt.Sprintf("alice (%s)", opFP); stop.Kind != "stop" || stop.User != want || stop.Connector != "jdbc-shop" ||
+		stop.State != "RUNNING" || stop.Result != "done" {
+		t.Errorf("audit of the stop %+v, want a done stop of RUNNING jdbc-shop by %q", stop, want)
 	}
 
 	// SIGTERM ends both sessions with a message; koff serve exits 0.
