@@ -18,7 +18,8 @@ type CommandLine struct {
 	Globals []string
 }
 
-// For returns the command line of a plan, shell-quoted. Every kind has a
+// For returns the command line of a plan, shell-quoted, or "" for the one
+// kind no command does (deleting a stray copy). Every kind has a
 // command that really does the same edit: several partitions with values
 // go to `koff import` as the export they would make, on a file made by
 // the shell (bash, zsh) so that koff still asks on the terminal.
@@ -29,6 +30,8 @@ func (c CommandLine) For(p *Plan) string {
 		return joinArgs(append(args, c.Globals...))
 	}
 	switch {
+	case p.Kind == KindDeleteStray:
+		return "" // no command deletes one stored copy: only the dashboard does
 	case p.Kind == KindResetAll:
 		args = append(args, "reset", p.Connector)
 	case p.Kind == KindCopy:

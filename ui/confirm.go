@@ -286,6 +286,9 @@ func (d *confirmDialog) content(w int) []string {
 	}
 
 	out = append(out, "", st.Section.Render("Command")+st.Muted.Render("  the same edit from a shell"))
+	if p.Command == "" {
+		return append(out, indentWrap(st.Muted.Render("none: only the dashboard deletes one stray copy"), w, "  ", 0)...)
+	}
 	out = append(out, commandLines(p.Command, w, "  ")...)
 	return out
 }
