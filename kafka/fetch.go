@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"context"
+	"io"
+	"slices"
 	"sort"
 	"time"
 
@@ -66,10 +68,24 @@ func (t *Tailer) fetch(ctx context.Context, tp model.TopicPartition, pos int64) 
 	return nil, protocol.ErrNoPartition
 }
 
-// decode turns a fetched partition into records at or after pos, dropping
-// control batches and the records of aborted transactions, and returns the
-// offset to fetch next.
-func decode(tp model.TopicPartition, pos int64, p *fetchAPI.ResponsePartition) ([]model.Record, int64) {
+// decodeChunk is how many records decode hands on at once: enough to take
+// the Store's lock rarely, few enough that a 4 MB fetch is never held
+// decoded all at once.
+const decodeChunk = 1024
+
+// decoder turns fetched record sets into model.Records, reusing its
+// buffers from one fetch to the next: one per partition reader.
+type decoder struct {
+	recs []model.Record
+	keys []byte // the chunk's keys, back to back (the Store copies the keys it keeps)
+}
+
+// decode hands the records at or after pos of a fetched partition to emit,
+// in chunks, dropping control batches and the records of aborted
+// transactions, and returns how many it handed on and the offset to fetch
+// next. A chunk's slices are reused once emit returns; values are
+// allocated one by one, since the Store keeps them.
+func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchAPI.ResponsePartition, emit func([]model.Record)) (int, int64) {
 	next := pos
 	aborted := append([]fetchAPI.ResponseTransaction(nil), p.AbortedTransactions...)
 	sort.Slice(aborted, func(i, j int) bool { return aborted[i].FirstOffset < aborted[j].FirstOffset })
@@ -83,7 +99,20 @@ func decode(tp model.TopicPartition, pos int64, p *fetchAPI.ResponsePartition) (
 	default:
 		readers = []protocol.RecordReader{rs}
 	}
-	var out []model.Record
+	n := 0
+	d.recs, d.keys = d.recs[:0], d.keys[:0]
+	if d.keys == nil {
+		d.keys = make([]byte, 0, 64<<10) // non-nil: an empty key stays non-nil
+	}
+	flush := func() {
+		if len(d.recs) == 0 {
+			return
+		}
+		emit(d.recs)
+		n += len(d.recs)
+		clear(d.recs) // drop the values: the Store has them now
+		d.recs, d.keys = d.recs[:0], d.keys[:0]
+	}
 	for _, r := range readers {
 		skip := false
 		switch b := r.(type) {
@@ -103,18 +132,29 @@ func decode(tp model.TopicPartition, pos int64, p *fetchAPI.ResponsePartition) (
 			if err != nil {
 				break // io.EOF, or a batch truncated by MaxBytes: fetched again next time
 			}
-			key, _ := protocol.ReadAll(rec.Key)
-			value, _ := protocol.ReadAll(rec.Value)
+			if rec.Offset < pos || skip {
+				closeBytes(rec.Key)
+				closeBytes(rec.Value)
+				if rec.Offset >= pos {
+					next = rec.Offset + 1
+				}
+				continue
+			}
+			var key []byte
+			if rec.Key != nil {
+				at := len(d.keys)
+				d.keys = readInto(d.keys, rec.Key)
+				// Earlier keys stay valid if d.keys moves as it grows.
+				key = d.keys[at:len(d.keys):len(d.keys)]
+			}
+			var value []byte
+			if rec.Value != nil {
+				value = readInto(make([]byte, 0, rec.Value.Len()), rec.Value)
+			}
 			closeBytes(rec.Key)
 			closeBytes(rec.Value)
-			if rec.Offset < pos {
-				continue
-			}
 			next = rec.Offset + 1
-			if skip {
-				continue
-			}
-			out = append(out, model.Record{
+			d.recs = append(d.recs, model.Record{
 				Topic:     tp.Topic,
 				Partition: tp.Partition,
 				Offset:    rec.Offset,
@@ -122,9 +162,21 @@ func decode(tp model.TopicPartition, pos int64, p *fetchAPI.ResponsePartition) (
 				Value:     value,
 				Time:      rec.Time,
 			})
+			if len(d.recs) == decodeChunk {
+				flush()
+			}
 		}
 	}
-	return out, next
+	flush()
+	return n, next
+}
+
+// readInto appends the rest of b to dst.
+func readInto(dst []byte, b protocol.Bytes) []byte {
+	n := b.Len()
+	dst = slices.Grow(dst, n)
+	m, _ := io.ReadFull(b, dst[len(dst):len(dst)+n])
+	return dst[:len(dst)+m]
 }
 
 func closeBytes(b protocol.Bytes) {

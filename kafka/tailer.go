@@ -272,6 +272,7 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 	t.answered(tp, true)
 
 	pos := start
+	var dec decoder
 	for ctx.Err() == nil {
 		res, err := t.fetch(ctx, tp, pos)
 		if err != nil {
@@ -296,17 +297,16 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 			t.requestReload(why)
 			return
 		}
-		batch, next := decode(tp, pos, res)
+		n, next := dec.decode(tp, pos, res, t.h.Ingest)
 		if next < res.LogStartOffset {
 			next = res.LogStartOffset
 		}
 		pos = next
-		t.h.Ingest(batch)
 		t.mu.Lock()
 		ps.pos = pos
 		catching := !t.caught
 		t.mu.Unlock()
-		t.answered(tp, len(batch) > 0 || catching)
+		t.answered(tp, n > 0 || catching)
 	}
 }
 

@@ -19,12 +19,19 @@ const maxFlushSpan = time.Second
 // flush events. Records of different partitions arrive in any order while
 // catching up, so an event can be extended at either end.
 func addFlush(events []FlushEvent, t time.Time, window time.Duration, max int) []FlushEvent {
+	// The bounds of "within", moved from each event to t once, as (seconds,
+	// nanoseconds) pairs: comparing those is cheap, time arithmetic per
+	// event is not, and every record lands here.
+	ts, tn := t.Unix(), t.Nanosecond()
+	early, late := t.Add(-window), t.Add(window)
+	spanEarly, spanLate := t.Add(-maxFlushSpan), t.Add(maxFlushSpan)
+	es, en, ls, ln := early.Unix(), early.Nanosecond(), late.Unix(), late.Nanosecond()
+	ses, sen, sls, sln := spanEarly.Unix(), spanEarly.Nanosecond(), spanLate.Unix(), spanLate.Nanosecond()
 	for i := len(events) - 1; i >= 0; i-- {
 		e := &events[i]
-		within := !t.Before(e.Start.Add(-window)) && !t.After(e.End.Add(window))
-		if within && (t.Sub(e.Start) > maxFlushSpan || e.End.Sub(t) > maxFlushSpan) {
-			within = false
-		}
+		ss, sn, xs, xn := e.Start.Unix(), e.Start.Nanosecond(), e.End.Unix(), e.End.Nanosecond()
+		// t ≥ Start-window, t ≤ End+window, t-Start ≤ span, End-t ≤ span.
+		within := !instantAfter(ss, sn, ls, ln) && !instantAfter(es, en, xs, xn) && !instantAfter(ses, sen, ss, sn) && !instantAfter(xs, xn, sls, sln)
 		if within {
 			if t.Before(e.Start) {
 				e.Start = t
@@ -35,7 +42,7 @@ func addFlush(events []FlushEvent, t time.Time, window time.Duration, max int) [
 			e.Records++
 			return events
 		}
-		if t.After(e.End) {
+		if instantAfter(ts, tn, xs, xn) {
 			// Insert after i: events stay sorted by Start.
 			events = append(events, FlushEvent{})
 			copy(events[i+2:], events[i+1:])
@@ -51,6 +58,9 @@ func addFlush(events []FlushEvent, t time.Time, window time.Duration, max int) [
 	events[0] = FlushEvent{Start: t, End: t, Records: 1}
 	return events
 }
+
+// instantAfter compares two instants given as Unix seconds and nanoseconds.
+func instantAfter(as int64, an int, bs int64, bn int) bool { return as > bs || as == bs && an > bn }
 
 func trimFlushes(events []FlushEvent, max int) []FlushEvent {
 	if len(events) <= max {

@@ -58,6 +58,7 @@ type Store struct {
 
 	// readTo is one past the newest record ingested, per topic-partition.
 	readTo map[TopicPartition]int64
+	regap  []*entry // entries whose history changed in this batch
 }
 
 type connector struct {
@@ -93,8 +94,9 @@ type entry struct {
 	// gaps how many it is taken over: a partition is written at most once
 	// per flush of the one task that owns it, so the shortest such gap
 	// over a connector's partitions is its tasks' flush interval.
-	gap  time.Duration
-	gaps int
+	gap   time.Duration
+	gaps  int
+	regap bool // in Store.regap
 }
 
 // Update is one record of a source partition: a new offset or a tombstone.
@@ -152,7 +154,8 @@ func (s *Store) SetTopicPartitions(topic string, n int) {
 
 // Ingest applies a batch of records under one lock. Each distinct key is
 // parsed once; later records of a known key are matched by raw bytes. The
-// Store keeps the Key and Value slices: callers must not reuse them.
+// Store copies the keys it keeps, so a caller may reuse Key buffers once
+// Ingest returns; it keeps the Value slices, which must not be reused.
 func (s *Store) Ingest(batch []Record) {
 	if len(batch) == 0 {
 		return
@@ -168,6 +171,14 @@ func (s *Store) Ingest(batch []Record) {
 		}
 		s.ingest(r)
 	}
+	// Once per batch, not per record: a key is often updated several
+	// times in one fetched chunk while catching up.
+	for _, e := range s.regap {
+		e.gap, e.gaps = medianGap(e.history)
+		e.regap = false
+	}
+	clear(s.regap)
+	s.regap = s.regap[:0]
 	s.mu.Unlock()
 	s.bump()
 }
@@ -213,7 +224,10 @@ func (s *Store) ingest(r *Record) {
 	e.recordOffset = r.Offset
 	e.updates++
 	e.history = pushUpdate(e.history, Update{Time: r.Time, RecordOffset: r.Offset, Value: r.Value}, s.opts.History)
-	e.gap, e.gaps = medianGap(e.history)
+	if !e.regap {
+		e.regap = true
+		s.regap = append(s.regap, e)
+	}
 	switch {
 	case r.Value != nil && !wasLive:
 		c.live++

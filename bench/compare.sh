@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Loads Connect offsets topics written as a Java worker writes them and
+# times `koff get -o json > /dev/null` against kcat's dump of the same topic,
+# alternately on the same broker, and prints the medians, the ratio
+# koff/kcat and the peak RSS of each (from /usr/bin/time -v).
+#
+#   bench/compare.sh                          # embedded kfake broker, the three workloads below, 5 runs each
+#   bench/compare.sh --broker kafka           # a real Apache Kafka 4.1.1 KRaft broker from the jars in $KAFKA_LIB
+#   bench/compare.sh -n 3 debezium:1000000:7000 mm2:3000000:7000
+#
+# A workload is KIND:RECORDS:KEYS, KIND debezium (big LSN offsets) or mm2
+# (MirrorMaker partitions). Needs kcat and /usr/bin/time; java for --broker kafka.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=5
+broker=kfake
+workloads=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -n) runs=$2; shift 2 ;;
+    --broker) broker=$2; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) workloads+=("$1"); shift ;;
+  esac
+done
+[ ${#workloads[@]} -gt 0 ] || workloads=(debezium:1000000:7000 mm2:300000:100000 mm2:1000000:1000000)
+KAFKA_LIB=${KAFKA_LIB:-/tmp/mvntest/lib}
+
+for tool in kcat /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "compare.sh: $tool is missing" >&2; exit 1; }
+done
+
+work=$(mktemp -d /tmp/koff-bench.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+go build -o "$work/koff" . && go build -o "$work/load" ./bench/load
+
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# start_kafka starts a single-node KRaft broker (Apache Kafka from the jars)
+# and sets addr.
+start_kafka() {
+  command -v java >/dev/null || { echo "compare.sh: java is missing" >&2; exit 1; }
+  local port cport dir=$work/kafka
+  port=$(freeport); cport=$(freeport)
+  mkdir -p "$dir"
+  cat >"$dir/server.properties" <<EOF
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$cport
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+log.dirs=$dir/data
+num.partitions=1
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+log.cleaner.enable=false
+EOF
+  cat >"$dir/log4j2.properties" <<EOF
+rootLogger.level=WARN
+rootLogger.appenderRef.f.ref=F
+appender.f.type=File
+appender.f.name=F
+appender.f.fileName=$dir/server.log
+appender.f.layout.type=PatternLayout
+appender.f.layout.pattern=%d %p %c: %m%n
+EOF
+  local cp="$KAFKA_LIB/*" jopts=(-Xmx1g -Dlog4j2.configurationFile="$dir/log4j2.properties")
+  java "${jopts[@]}" -cp "$cp" kafka.tools.StorageTool format -t "$(java "${jopts[@]}" -cp "$cp" kafka.tools.StorageTool random-uuid)" \
+    -c "$dir/server.properties" >"$dir/format.log" 2>&1
+  java "${jopts[@]}" -cp "$cp" kafka.Kafka "$dir/server.properties" >"$dir/stdout.log" 2>&1 &
+  pids+=($!)
+  addr=127.0.0.1:$port
+  for _ in $(seq 120); do
+    kcat -b "$addr" -L -m 2 >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  echo "compare.sh: Kafka did not start; see $dir" >&2
+  exit 1
+}
+
+# measure CMD... runs CMD under /usr/bin/time -v and prints "SECONDS RSS_KB".
+measure() {
+  /usr/bin/time -v -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || {
+    echo "compare.sh: failed: $* ($(tail -1 "$work/stderr"))" >&2
+    exit 1
+  }
+  awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i] }
+              /Maximum resident set size/ { r = $2 }
+              END { printf "%.3f %d\n", s, r }' "$work/time"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+printf '%-24s %-6s %10s %10s %7s %10s %10s   (%s runs each, alternating, broker %s)\n' \
+  workload '' koff-s kcat-s ratio koff-MB kcat-MB "$runs" "$broker"
+for wl in "${workloads[@]}"; do
+  IFS=: read -r kind records keys <<<"$wl"
+  topic=connect-offsets
+  if [ "$broker" = kafka ]; then
+    [ -n "${addr:-}" ] || start_kafka
+    topic=bench-$kind-$records-$keys
+    "$work/load" -b "$addr" -topic "$topic" -workload "$kind" -records "$records" -keys "$keys" 2>"$work/load.log"
+  else
+    mkfifo "$work/hold.$kind.$records.$keys"
+    "$work/load" -serve 127.0.0.1:0 -workload "$kind" -records "$records" -keys "$keys" \
+      <"$work/hold.$kind.$records.$keys" >"$work/ready" 2>"$work/load.log" &
+    lp=$!
+    pids+=($lp)
+    exec 9>"$work/hold.$kind.$records.$keys" # keeps the broker serving until closed
+    for _ in $(seq 600); do grep -q ready "$work/ready" 2>/dev/null && break; sleep 0.5; done
+    addr=$(awk '/^ready/ { print $2 }' "$work/ready")
+    [ -n "$addr" ] || { echo "compare.sh: loader failed: $(cat "$work/load.log")" >&2; exit 1; }
+  fi
+  # One unmeasured read each: the broker's first serve of a topic warms its caches.
+  "$work/koff" get -b "$addr" --offsets-topic "$topic" -o json --timeout 10m >/dev/null
+  kcat -b "$addr" -C -t "$topic" -e -q -f '%k %s\n' >/dev/null
+  : >"$work/koff.txt"; : >"$work/kcat.txt"
+  for _ in $(seq "$runs"); do
+    measure "$work/koff" get -b "$addr" --offsets-topic "$topic" -o json --timeout 10m >>"$work/koff.txt"
+    measure kcat -b "$addr" -C -t "$topic" -e -q -f '%k %s\n' >>"$work/kcat.txt"
+  done
+  ks=$(awk '{print $1}' "$work/koff.txt" | median); cs=$(awk '{print $1}' "$work/kcat.txt" | median)
+  kr=$(awk '{print $2}' "$work/koff.txt" | median); cr=$(awk '{print $2}' "$work/kcat.txt" | median)
+  printf '%-24s %-6s %10.2f %10.2f %7.2f %10.0f %10.0f\n' "$wl" median "$ks" "$cs" "$(awk -v a="$ks" -v b="$cs" 'BEGIN { print a / b }')" \
+    "$(awk -v r="$kr" 'BEGIN { print r / 1024 }')" "$(awk -v r="$cr" 'BEGIN { print r / 1024 }')"
+  printf '%-24s %-6s %s | %s\n' '' runs "$(awk '{printf "%s/%dMB ", $1, $2/1024}' "$work/koff.txt")" "$(awk '{printf "%s/%dMB ", $1, $2/1024}' "$work/kcat.txt")"
+  if [ "$broker" != kafka ]; then
+    exec 9>&-
+    wait "$lp" 2>/dev/null || true
+    rm -f "$work/hold.$kind.$records.$keys"
+    addr=
+  fi
+done
