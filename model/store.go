@@ -86,6 +86,7 @@ type entry struct {
 	taskForm     bool   // bytes a task's own map serialises to (in the stored field order)
 	value        []byte // latest value; nil when deleted
 	state        valueState
+	javaNumber   bool // a number of the value reads differently in Java (FlagJavaNumber)
 	updated      time.Time
 	recordOffset int64
 	updates      int
@@ -210,7 +211,13 @@ func (s *Store) ingest(r *Record) {
 	// Every value counts, readable or not: the worker's map keeps the
 	// latest record of the key whatever it holds (consumedCallback), so an
 	// unreadable value replaces the offset before it.
-	e.state = classifyValue(r.Value)
+	if r.Value != nil && plainOffset(r.Value) {
+		e.state, e.javaNumber = valueOffset, false // the common form, known without parsing
+	} else {
+		e.state = classifyValue(r.Value)
+		// Worked out once here, not each time flags are shown.
+		e.javaNumber = e.state == valueOffset && javaNumberDiffers(r.Value)
+	}
 	if e.state == valueUnreadable {
 		_, err := ParseOffset(r.Value)
 		s.addUnparseable(r, "value: "+err.Error())
@@ -302,6 +309,13 @@ func pushUpdate(h []Update, u Update, max int) []Update {
 	return append(h, u)
 }
 
+// javaNumberDiffers reports whether a readable offset holds a number Java
+// reads differently from its text.
+func javaNumberDiffers(raw []byte) bool {
+	v, err := ParseOffset(raw)
+	return err == nil && JavaReadsDiffer(v)
+}
+
 func partitionIdentity(p Object) string {
 	if p == nil {
 		return "null"
@@ -356,7 +370,7 @@ func (s *Store) flags(e *entry) Flags {
 	case valueNull, valueUnreadable:
 		f |= FlagUnreadable
 	case valueOffset:
-		if v, err := ParseOffset(e.value); err == nil && JavaReadsDiffer(v) {
+		if e.javaNumber {
 			f |= FlagJavaNumber
 		}
 	}
@@ -614,6 +628,9 @@ func (ps *partState) reads() valueState {
 func valueTexts(raw []byte) (offset, unreadable, javaReads string) {
 	if raw == nil {
 		return "", "", ""
+	}
+	if plainOffset(raw) {
+		return string(raw), "", "" // already compact, read as written
 	}
 	o, err := ParseOffset(raw)
 	switch {

@@ -40,6 +40,9 @@ func classifyValue(raw []byte) valueState {
 	if raw == nil {
 		return valueTombstone
 	}
+	if plainOffset(raw) {
+		return valueOffset
+	}
 	_, err := ParseOffset(raw)
 	switch {
 	case err == nil:

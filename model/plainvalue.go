@@ -1,0 +1,136 @@
+package model
+
+// plainOffset reports whether raw is an offset in the plain form nearly
+// every worker writes: one compact JSON object, ASCII, of distinct field
+// names without escapes, whose values are strings without escapes,
+// integers a Java long holds (no leading zero, not -0), true, false or
+// null. For such bytes everything ParseOffset, JavaReadsDiffer and
+// AppendJackson would say is known without parsing: the task reads them as
+// an offset, Java reads every number as written, and the compact JSON is
+// raw itself. Every record's value is classified on ingestion and every
+// shown row renders its value, so this is the hot path; anything else
+// takes the full Jackson reading.
+func plainOffset(raw []byte) bool {
+	const maxFields = 16 // names are compared pairwise
+	var names [maxFields][]byte
+	n := 0
+	i := 0
+	if len(raw) < 2 || raw[0] != '{' {
+		return false
+	}
+	i++
+	if raw[i] == '}' {
+		return i+1 == len(raw)
+	}
+	for {
+		// "name"
+		if i >= len(raw) || raw[i] != '"' {
+			return false
+		}
+		end := plainString(raw, i)
+		if end < 0 || n == maxFields {
+			return false
+		}
+		name := raw[i+1 : end-1]
+		for _, m := range names[:n] {
+			if string(m) == string(name) {
+				return false // a repeated name: Jackson keeps the last value
+			}
+		}
+		names[n] = name
+		n++
+		i = end
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		i++
+		if i >= len(raw) {
+			return false
+		}
+		switch c := raw[i]; {
+		case c == '"':
+			if i = plainString(raw, i); i < 0 {
+				return false
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			if i = plainInteger(raw, i); i < 0 {
+				return false
+			}
+		case c == 't':
+			if i = plainWord(raw, i, "true"); i < 0 {
+				return false
+			}
+		case c == 'f':
+			if i = plainWord(raw, i, "false"); i < 0 {
+				return false
+			}
+		case c == 'n':
+			if i = plainWord(raw, i, "null"); i < 0 {
+				return false
+			}
+		default:
+			return false
+		}
+		if i >= len(raw) {
+			return false
+		}
+		switch raw[i] {
+		case ',':
+			i++
+		case '}':
+			return i+1 == len(raw)
+		default:
+			return false
+		}
+	}
+}
+
+// plainString returns the index after a string starting at raw[i] == '"'
+// that holds only printable ASCII other than '\\', or -1.
+func plainString(raw []byte, i int) int {
+	for j := i + 1; j < len(raw); j++ {
+		switch c := raw[j]; {
+		case c == '"':
+			return j + 1
+		case c == '\\' || c < 0x20 || c >= 0x7F:
+			return -1
+		}
+	}
+	return -1
+}
+
+// plainInteger returns the index after an integer within a Java long's
+// range with no leading zero (0 itself is fine, -0 is not), or -1.
+func plainInteger(raw []byte, i int) int {
+	neg := raw[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+		i++
+	}
+	digits := i - start
+	max := "9223372036854775807" // Long.MAX_VALUE; Long.MIN_VALUE's digits end in 8
+	if neg {
+		max = "9223372036854775808"
+	}
+	switch {
+	case digits == 0 || digits > 19:
+		return -1
+	case digits == 19 && string(raw[start:i]) > max:
+		return -1
+	case raw[start] == '0' && (digits > 1 || neg):
+		return -1
+	case i < len(raw) && (raw[i] == '.' || raw[i] == 'e' || raw[i] == 'E'):
+		return -1
+	}
+	return i
+}
+
+func plainWord(raw []byte, i int, w string) int {
+	if len(raw)-i < len(w) || string(raw[i:i+len(w)]) != w {
+		return -1
+	}
+	return i + len(w)
+}
