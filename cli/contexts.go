@@ -78,12 +78,22 @@ func loadContexts(path string) (*contextFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseContexts(path, b)
+}
+
+// parseContexts reads the context file's text; path names it in errors.
+func parseContexts(path string, b []byte) (*contextFile, error) {
 	var f contextFile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true) // a misspelt key is an error, not a silent default
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
 		// yaml lists each problem on its own line: one line for stderr.
 		return nil, fmt.Errorf("%s: %s", path, strings.Join(strings.Fields(err.Error()), " "))
+	}
+	for _, n := range f.names() {
+		if f.Contexts[n] == nil { // "name:" with nothing under it
+			return nil, fmt.Errorf("%s: context %q has no settings", path, n)
+		}
 	}
 	return &f, nil
 }

@@ -185,7 +185,10 @@ func printOffsetsJSON(env Env, store *model.Store, conns map[string]*selected, s
 		b.WriteByte('}')
 	}
 	b.WriteByte('\n')
-	_, err := fmt.Fprint(env.Stdout, b.String())
+	// Stored bytes, exactly, except what a terminal would act on: JSON
+	// allows DEL, C1 and bidi controls raw in strings, so they are written
+	// as \u escapes (the same value to any JSON reader).
+	_, err := env.Stdout.Write(model.JSONSafe([]byte(b.String())))
 	return err
 }
 
