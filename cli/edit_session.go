@@ -205,9 +205,9 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.Connector, err)
 		}
-		fmt.Fprintln(s.env.Stdout, res.Summary())
+		fmt.Fprintln(s.env.Stdout, model.Sanitize(res.Summary()))
 		if res.Message != "" {
-			fmt.Fprintf(s.env.Stdout, "Connect: %s\n", res.Message)
+			fmt.Fprintf(s.env.Stdout, "Connect: %s\n", model.Sanitize(res.Message))
 		}
 		if !res.Verified && failed == nil {
 			switch {
@@ -232,7 +232,7 @@ func confirm(env Env, plans []*edit.Plan) error {
 	r := bufio.NewReader(env.Stdin)
 	for _, p := range plans {
 		if p.Kind == edit.KindResetAll {
-			fmt.Fprintf(env.Stdout, "This deletes every offset of %s (%d partitions). Type the connector name to confirm: ", p.Connector, len(p.Changes))
+			fmt.Fprintf(env.Stdout, "This deletes every offset of %s (%d partitions). Type the connector name to confirm: ", model.Sanitize(p.Connector), len(p.Changes))
 			line, err := r.ReadString('\n')
 			if strings.TrimSpace(line) != p.Connector {
 				if err != nil && !errors.Is(err, io.EOF) {
@@ -258,31 +258,31 @@ func printPlan(w io.Writer, p *edit.Plan) {
 	if n == 1 {
 		plural = ""
 	}
-	fmt.Fprintf(w, "Plan: %s %d partition%s of %s\n", p.Kind, n, plural, p.Connector)
+	fmt.Fprintf(w, "Plan: %s %d partition%s of %s\n", p.Kind, n, plural, field(p.Connector))
 	state := "unknown (no --connect-url)"
 	if p.State != "" {
-		state = p.State + " (Connect REST)"
+		state = field(p.State) + " (Connect REST)"
 	}
 	fmt.Fprintf(w, "  state:  %s\n", state)
-	via := "offsets topic " + p.Topic
+	via := "offsets topic " + field(p.Topic)
 	if p.Path == edit.PathREST {
 		via = "Connect REST"
 	}
-	fmt.Fprintf(w, "  path:   %s (%s)\n", via, p.PathReason)
+	fmt.Fprintf(w, "  path:   %s (%s)\n", via, model.Sanitize(p.PathReason))
 	for _, ch := range p.Changes {
-		fmt.Fprintf(w, "  %s\n      %s → %s\n", ch.PartitionJSON, valueText(ch.Before, "(none)"), valueText(ch.After, "(deleted)"))
+		fmt.Fprintf(w, "  %s\n      %s → %s\n", jsonField(ch.PartitionJSON), jsonField(valueText(ch.Before, "(none)")), jsonField(valueText(ch.After, "(deleted)")))
 		for _, wr := range ch.Writes {
 			how := "new key"
 			if wr.Existing {
 				how = "existing key, exact bytes"
 			}
-			fmt.Fprintf(w, "      write %s  %s (%s)\n", wr.TopicPartition, wr.Key, how)
+			fmt.Fprintf(w, "      write %s  %s (%s)\n", field(wr.TopicPartition.String()), jsonField(string(wr.Key)), how)
 		}
 	}
 	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", warn)
+		fmt.Fprintf(w, "  warning: %s\n", model.Sanitize(warn))
 	}
-	fmt.Fprintf(w, "  command: %s\n", p.Command)
+	fmt.Fprintf(w, "  command: %s\n", jsonField(p.Command))
 }
 
 func valueText(b []byte, none string) string {

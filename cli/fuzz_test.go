@@ -132,4 +132,3 @@ func exportOf(t *testing.T, s *model.Store) []byte {
 	}
 	return out.Bytes()
 }
-

@@ -200,7 +200,7 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 		if s.group != "" {
 			for _, r := range store.SinkPartitions(s.group) {
 				fmt.Fprintf(tw, "%s\t{\"kafka_topic\":%s,\"kafka_partition\":%d}\t{\"kafka_offset\":%d}\tgroup %s\t-\tlag %d\n",
-					n, model.AppendJackson(nil, r.Topic), r.Partition, r.Committed, s.group, r.Lag)
+					field(n), jsonField(string(model.AppendJackson(nil, r.Topic))), r.Partition, r.Committed, field(s.group), r.Lag)
 			}
 			continue
 		}
@@ -208,7 +208,7 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 			if r.Deleted && !deleted {
 				continue
 			}
-			off := r.Offset
+			off := jsonField(r.Offset)
 			if r.Deleted {
 				off = "(deleted)"
 			}
@@ -216,7 +216,7 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 			if flags == "" {
 				flags = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", n, r.Partition, off, r.ID.TopicPartition, r.Updated.Local().Format(time.RFC3339), flags)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", field(n), jsonField(r.Partition), off, field(r.ID.TopicPartition.String()), r.Updated.Local().Format(time.RFC3339), flags)
 		}
 	}
 	return tw.Flush()

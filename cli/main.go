@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"koff/model"
 )
 
 // Exit codes: the command line contract scripts rely on.
@@ -74,7 +76,7 @@ func Main(args []string, env Env) int {
 	case errors.Is(err, pflag.ErrHelp):
 		return ExitOK
 	}
-	fmt.Fprintf(env.Stderr, "koff: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(env.Stderr, "koff: %s\n", model.Sanitize(oneLine(err.Error())))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return ExitUsage
@@ -96,6 +98,14 @@ func run(args []string, env Env) error {
 		if cmd = lookup(name); cmd == nil {
 			return usagef("unknown command %q (see koff help)", name)
 		}
+	}
+	if cmd != dashboardCommand && env.Stdout != nil && env.Stderr != nil {
+		// The dashboard draws on the terminal itself; every other
+		// command's output passes the guard.
+		out, errw := &safeWriter{w: env.Stdout}, &safeWriter{w: env.Stderr}
+		env.Stdout, env.Stderr = out, errw
+		defer out.Flush()
+		defer errw.Flush()
 	}
 	fs := pflag.NewFlagSet("koff "+cmd.name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)

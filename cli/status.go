@@ -172,7 +172,7 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 			continue
 		}
 		f := r.Flush(now, g.FlushInterval)
-		topic := r.ID.Topic
+		topic := field(r.ID.Topic)
 		if !r.Authoritative() {
 			topic += " (secondary)"
 		}
@@ -188,7 +188,7 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 		if f.Unflushed >= 0 {
 			unflushed = fmt.Sprint(f.Unflushed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID.Name, stateOf(r), topic, last, age, interval, strings.ToUpper(string(f.Status)), unflushed, f.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r)), topic, last, age, interval, strings.ToUpper(string(f.Status)), unflushed, field(f.Reason))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -208,9 +208,9 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 		if !s.LastCommit.IsZero() {
 			last = ageText(now.Sub(s.LastCommit)) + " ago"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", r.ID.Name, stateOf(r), s.Group, dash(s.State), s.Members, s.TotalLag, trend, catchUp, last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r)), field(s.Group), field(dash(s.State)), s.Members, s.TotalLag, trend, catchUp, last)
 		for _, p := range store.SinkPartitions(s.Group) {
-			fmt.Fprintf(tw, "  %s\t\t\tcommitted %d\tend %d\t%d\n", p.TopicPartition, p.Committed, p.End, p.Lag)
+			fmt.Fprintf(tw, "  %s\t\t\tcommitted %d\tend %d\t%d\n", field(p.TopicPartition.String()), p.Committed, p.End, p.Lag)
 		}
 	}
 	return tw.Flush()
@@ -309,7 +309,7 @@ func printStatusJSON(w io.Writer, store *model.Store, rows []model.ConnectorRow,
 	if err := enc.Encode(out); err != nil {
 		return err
 	}
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(model.JSONSafe(b.Bytes())) // encoding/json leaves C1 and bidi controls raw
 	return err
 }
 

@@ -70,11 +70,11 @@ func (p *tailPrinter) print(r *model.Record) {
 			return
 		}
 		if p.opts.output == "jsonl" {
-			fmt.Fprintf(p.w, `{"time":%s,"topic":%s,"topic_partition":%d,"record_offset":%d,"error":%s}`+"\n",
-				jsonString(stamp(r.Time)), jsonString(r.Topic), r.Partition, r.Offset, jsonString(err.Error()))
+			p.w.Write(model.JSONSafe(fmt.Appendf(nil, `{"time":%s,"topic":%s,"topic_partition":%d,"record_offset":%d,"error":%s}`+"\n",
+				jsonString(stamp(r.Time)), jsonString(r.Topic), r.Partition, r.Offset, jsonString(err.Error()))))
 			return
 		}
-		fmt.Fprintf(p.w, "%s  %s/%d@%d  unparseable: %s  key=%s\n", stamp(r.Time), r.Topic, r.Partition, r.Offset, err, model.Preview(r.Key, 60))
+		fmt.Fprintf(p.w, "%s  %s/%d@%d  unparseable: %s  key=%s\n", stamp(r.Time), field(r.Topic), r.Partition, r.Offset, field(err.Error()), model.Preview(r.Key, 60))
 		return
 	}
 	if len(p.only) > 0 && !p.only[k.Connector] {
@@ -90,11 +90,11 @@ func (p *tailPrinter) print(r *model.Record) {
 		if r.Value == nil {
 			offset = "null"
 		}
-		fmt.Fprintf(p.w, `{"time":%s,"connector":%s,"partition":%s,"offset":%s,"topic":%s,"topic_partition":%d,"record_offset":%d}`+"\n",
-			jsonString(stamp(r.Time)), jsonString(k.Connector), part, offset, jsonString(r.Topic), r.Partition, r.Offset)
+		p.w.Write(model.JSONSafe(fmt.Appendf(nil, `{"time":%s,"connector":%s,"partition":%s,"offset":%s,"topic":%s,"topic_partition":%d,"record_offset":%d}`+"\n",
+			jsonString(stamp(r.Time)), jsonString(k.Connector), part, offset, jsonString(r.Topic), r.Partition, r.Offset)))
 		return
 	}
-	fmt.Fprintf(p.w, "%s  %s  %s  %s  %s/%d@%d\n", stamp(r.Time), k.Connector, part, off, r.Topic, r.Partition, r.Offset)
+	fmt.Fprintf(p.w, "%s  %s  %s  %s  %s/%d@%d\n", stamp(r.Time), field(k.Connector), jsonField(part), jsonField(off), field(r.Topic), r.Partition, r.Offset)
 }
 
 func runTail(g *Globals, opts any, args []string, env Env) error {

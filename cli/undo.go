@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/model"
 )
 
 type undoOptions struct{ writeFlags }
@@ -44,11 +45,11 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "Undoing the %s of %s by %s at %s\n", entry.Kind, entry.Connector, entry.User, entry.Time.Local().Format(time.RFC3339))
+	fmt.Fprintf(env.Stdout, "Undoing the %s of %s by %s at %s\n", model.Sanitize(string(entry.Kind)), model.Sanitize(entry.Connector), model.Sanitize(entry.User), entry.Time.Local().Format(time.RFC3339))
 	switch entry.Result {
 	case edit.ResultPartial, edit.ResultInterrupted:
 		fmt.Fprintf(env.Stdout, "  it was %s: %d of its %d partitions reached the log (%s); only those are put back\n",
-			entry.Result, len(req.Items), len(entry.Changes), strings.Join(entry.Written, ", "))
+			entry.Result, len(req.Items), len(entry.Changes), model.Sanitize(strings.Join(entry.Written, ", ")))
 	}
 	p, err := s.ed.Plan(s.ctx, req)
 	if err != nil {

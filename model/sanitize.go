@@ -21,7 +21,25 @@ func Sanitize(s string) string {
 	}
 	b := make([]byte, 0, len(s)+16)
 	b = append(b, s[:i]...)
-	return string(appendSanitized(b, s[i:]))
+	return string(appendSanitized(b, s[i:], false))
+}
+
+// SanitizeOutput is Sanitize for whole lines of a command's output: it
+// keeps newlines and tabs, which the output's own layout uses, and
+// escapes the rest as Sanitize does. Fields are sanitised before they are
+// laid out; this is the guard behind them.
+func SanitizeOutput(p []byte) []byte {
+	i := firstUnsafe(string(p))
+	for i < len(p) && (p[i] == '\n' || p[i] == '\t') {
+		j := firstUnsafe(string(p[i+1:]))
+		i += 1 + j
+	}
+	if i == len(p) {
+		return p
+	}
+	b := make([]byte, 0, len(p)+16)
+	b = append(b, p[:i]...)
+	return appendSanitized(b, string(p[i:]), true)
 }
 
 // SanitizeBytes is Sanitize for bytes.
@@ -63,12 +81,12 @@ func unsafeRune(r rune) bool {
 	return false
 }
 
-func appendSanitized(b []byte, s string) []byte {
+func appendSanitized(b []byte, s string, layout bool) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < 0x80 {
 			switch {
-			case c >= 0x20 && c < 0x7f:
+			case c >= 0x20 && c < 0x7f, layout && (c == '\n' || c == '\t'):
 				b = append(b, c)
 			case c == '\n':
 				b = append(b, `\n`...)
