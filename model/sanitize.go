@@ -24,6 +24,16 @@ func Sanitize(s string) string {
 	return string(appendSanitized(b, s[i:], false))
 }
 
+// SafeOutput reports whether SanitizeOutput would leave s as it is.
+func SafeOutput(s string) bool {
+	for i := firstUnsafe(s); i < len(s); i += 1 + firstUnsafe(s[i+1:]) {
+		if s[i] != '\n' && s[i] != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
 // SanitizeOutput is Sanitize for whole lines of a command's output: it
 // keeps newlines and tabs, which the output's own layout uses, and
 // escapes the rest as Sanitize does. Fields are sanitised before they are
@@ -31,8 +41,7 @@ func Sanitize(s string) string {
 func SanitizeOutput(p []byte) []byte {
 	i := firstUnsafe(string(p))
 	for i < len(p) && (p[i] == '\n' || p[i] == '\t') {
-		j := firstUnsafe(string(p[i+1:]))
-		i += 1 + j
+		i += 1 + firstUnsafe(string(p[i+1:]))
 	}
 	if i == len(p) {
 		return p

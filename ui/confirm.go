@@ -28,6 +28,7 @@ type confirmDialog struct {
 	km   *keymap.KeyMap
 	st   *Styles
 	plan *edit.Plan
+	shown *edit.Plan // plan as drawn: every outside string cleaned
 	undo *edit.AuditEntry // an undo: the edit it undoes
 	made time.Time        // when the dialog opened, for the undo's age
 	note string           // how the offsets were chosen (a sink strategy)
@@ -68,7 +69,7 @@ const (
 )
 
 func newConfirmDialog(km *keymap.KeyMap, st *Styles, p *edit.Plan, undo *edit.AuditEntry, now time.Time) *confirmDialog {
-	d := &confirmDialog{km: km, st: st, plan: p, undo: undo, made: now, vp: viewport.New(), help: help.New()}
+	d := &confirmDialog{km: km, st: st, plan: p, shown: shownPlan(p), undo: undo, made: now, vp: viewport.New(), help: help.New()}
 	d.help.Styles = st.Help
 	d.vp.KeyMap = viewport.KeyMap{} // scrolled through the dialog's own bindings
 	if p.Kind == edit.KindResetAll {
@@ -85,7 +86,7 @@ func newConfirmDialog(km *keymap.KeyMap, st *Styles, p *edit.Plan, undo *edit.Au
 // needsStop: REST says the connector is not STOPPED (or its tasks have not
 // gone yet), so Connect and Check refuse a plain apply.
 func (d *confirmDialog) needsStop() bool {
-	return d.plan.State != "" && (d.plan.State != "STOPPED" || d.plan.Tasks > 0)
+	return d.shown.State != "" && (d.shown.State != "STOPPED" || d.shown.Tasks > 0)
 }
 
 func (d *confirmDialog) nameOK() bool {
@@ -99,7 +100,7 @@ func (d *confirmDialog) canFlow() bool  { return !d.running && d.needsStop() && 
 // resume flow.
 func (d *confirmDialog) start(flow bool) {
 	d.running, d.flow = true, flow
-	name := d.plan.Connector
+	name := d.shown.Connector
 	if flow {
 		d.steps = []flowStep{
 			{what: "stop " + name + " and wait for its tasks to go", state: stepDoing},
@@ -175,7 +176,7 @@ func (d *confirmDialog) view(spinner string) string {
 }
 
 func (d *confirmDialog) titleLine(w int) string {
-	title := d.st.DialogTitle.Render(kindTitle(d.plan) + " · " + d.plan.Connector)
+	title := d.st.DialogTitle.Render(kindTitle(d.shown) + " · " + d.shown.Connector)
 	total := d.vp.TotalLineCount()
 	if total <= d.vp.Height() {
 		return title
@@ -218,7 +219,7 @@ const labelW = 9
 // content is the scrolling body: facts, then every change, then the
 // command line.
 func (d *confirmDialog) content(w int) []string {
-	p, st := d.plan, d.st
+	p, st := d.shown, d.st
 	var out []string
 	pad := strings.Repeat(" ", labelW)
 	fact := func(label, value string) {
@@ -273,8 +274,9 @@ func (d *confirmDialog) content(w int) []string {
 	}
 	if u := d.undo; u != nil {
 		at := u.Time.In(d.made.Location())
-		fact("Undoes", fmt.Sprintf("%s of %s by %s", u.Kind, u.Connector, orUnknown(u.User)))
-		more(fmt.Sprintf("at %s (%s) · %s", at.Format("2006-01-02 15:04:05 MST"), age(d.made, u.Time), u.Result), 0)
+		// The audit log is a file: its words are cleaned like any other.
+		fact("Undoes", fmt.Sprintf("%s of %s by %s", clean(string(u.Kind)), clean(u.Connector), clean(orUnknown(u.User))))
+		more(fmt.Sprintf("at %s (%s) · %s", at.Format("2006-01-02 15:04:05 MST"), age(d.made, u.Time), clean(u.Result)), 0)
 	}
 
 	if sink {
@@ -373,7 +375,7 @@ func shellWords(cmd string) []string {
 // and the records the edit writes.
 func (d *confirmDialog) sourceChanges(w int) []string {
 	var out []string
-	for _, ch := range d.plan.Changes {
+	for _, ch := range d.shown.Changes {
 		out = append(out, indentWrap(ch.PartitionJSON, w, "  ", 0)...)
 		before, after := "(none)", "(deleted)"
 		if ch.Before != nil {
@@ -423,13 +425,13 @@ func generalWarnings(p *edit.Plan) []string {
 func (d *confirmDialog) sinkChanges(w int) []string {
 	st := d.st
 	tpW, beforeW, afterW := 0, 0, 0
-	for _, c := range d.plan.Sink {
+	for _, c := range d.shown.Sink {
 		tpW = max(tpW, len(c.TopicPartition.String()))
 		beforeW = max(beforeW, len(sinkOffsetText(c.Before)))
 		afterW = max(afterW, len(sinkAfterText(c.After)))
 	}
 	var out []string
-	for _, c := range d.plan.Sink {
+	for _, c := range d.shown.Sink {
 		line := fmt.Sprintf("  %-*s  %*s → %-*s", tpW, c.TopicPartition.String(), beforeW, sinkOffsetText(c.Before), afterW, sinkAfterText(c.After))
 		line += st.Muted.Render("  lag after ") + count(c.Lag())
 		if c.Warning != "" {
@@ -483,7 +485,7 @@ func orUnknown(s string) string {
 // what stands between the operator and enter, then the keys.
 func (d *confirmDialog) footer(w int, spinner string) []string {
 	st := d.st
-	name := d.plan.Connector
+	name := d.shown.Connector
 	if d.running {
 		var out []string
 		for _, s := range d.steps {
@@ -503,8 +505,8 @@ func (d *confirmDialog) footer(w int, spinner string) []string {
 	var out []string
 	if d.needsStop() {
 		msg := fmt.Sprintf("%s is %s: offsets can change only while it is STOPPED. %s stops it, applies the edit, then resumes it.",
-			name, d.plan.State, d.km.StopApplyResume.Help().Key)
-		if d.plan.State == "PAUSED" {
+			name, d.shown.State, d.km.StopApplyResume.Help().Key)
+		if d.shown.State == "PAUSED" {
 			msg += " Resuming leaves it RUNNING, not PAUSED."
 		}
 		out = append(out, indentWrap(st.Warn.Render("⚠ ")+msg, w, "", 0)...)

@@ -62,7 +62,7 @@ func (s *connectorsScreen) measure() {
 	n := connectorNeeds{name: len("CONNECTOR"), topic: len("OFFSETS IN"), parts: len("PARTS"), records: len("RECORDS"),
 		state: len("STATE"), tasks: len("TASKS"), group: len("GROUP")}
 	for _, r := range s.list.items {
-		n.name = max(n.name, ansi.StringWidth(r.ID.Name))
+		n.name = max(n.name, ansi.StringWidth(clean(r.ID.Name)))
 		n.topic = max(n.topic, ansi.StringWidth(topicCell(r)))
 		n.parts = max(n.parts, ansi.StringWidth(partitionsCell(r)))
 		n.records = max(n.records, len(count(r.Records)))
@@ -323,13 +323,13 @@ func partitionsCell(r connRow) string {
 func topicCell(r connRow) string {
 	switch {
 	case r.sink() && r.Sink != nil:
-		return "group " + r.Sink.Group
+		return "group " + clean(r.Sink.Group)
 	case r.ID.Topic == "":
 		return "–"
 	case !r.Authoritative():
-		return r.ID.Topic + " ◇" // STATE says "◇ secondary"
+		return clean(r.ID.Topic) + " ◇" // STATE says "◇ secondary"
 	}
-	return r.ID.Topic
+	return clean(r.ID.Topic)
 }
 
 // Glyphs of the states koff adds to Connect's.
@@ -455,7 +455,7 @@ func (s *connectorsScreen) sync() {
 			}
 			return v
 		}
-		put(c.name, r.ID.Name)
+		put(c.name, clean(r.ID.Name))
 		put(c.typ, typeCell(r, c.wideType))
 		put(c.topic, truncate(topicCell(r), c.topic))
 		state := connStateCell(r)

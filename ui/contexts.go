@@ -69,7 +69,7 @@ func (m *Model) contextBadge() string {
 	if m.opts.Context == "" {
 		return ""
 	}
-	return m.styles.ContextLabel.Render("context") + m.styles.Context.Render(" "+truncate(m.opts.Context, maxContextName)+" ")
+	return m.styles.ContextLabel.Render("context") + m.styles.Context.Render(" "+truncate(clean(m.opts.Context), maxContextName)+" ")
 }
 
 // openPicker is ":": the context picker, or where contexts are defined
@@ -225,7 +225,7 @@ const pickerChrome = 6 + dialogFrameH
 func (p *contextPicker) setSize(w, h int) {
 	need := len("Switch context · 99 of 99")
 	for _, n := range p.names {
-		need = max(need, 2+len(n)+len("  ● current"))
+		need = max(need, 2+len(clean(n))+len("  ● current"))
 	}
 	p.width = min(max(need+dialogFrameW, 40), w)
 	p.height = max(h-2, pickerChrome+1)
@@ -256,7 +256,7 @@ func (p *contextPicker) view() string {
 	end := min(p.offset+p.rows(), len(p.matches))
 	for i := p.offset; i < end; i++ {
 		n := p.matches[i]
-		mark, name := "  ", truncate(n, inner-2)
+		mark, name := "  ", truncate(clean(n), inner-2) // names from the contexts file
 		if i == p.cursor {
 			mark, name = "▶ ", st.FieldFocus.Render(name)
 		}

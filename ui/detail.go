@@ -77,13 +77,13 @@ func (s *detailScreen) handleKey(msg tea.KeyPressMsg) action {
 }
 
 func (s *detailScreen) View() string {
-	name := s.conn.Name
+	name := clean(s.conn.Name)
 	if s.topics > 1 {
-		name += " (" + s.conn.Topic + ")"
+		name += " (" + clean(s.conn.Topic) + ")"
 	}
-	partition := s.d.Partition
+	partition := cleanJSON(s.d.Partition)
 	if !s.found {
-		partition = escapeBytes([]byte(s.id.Key))
+		partition = cleanBytes([]byte(s.id.Key), cellMax)
 	}
 	info := []string{s.id.TopicPartition.String()}
 	var scroll []string
@@ -97,8 +97,9 @@ func (s *detailScreen) View() string {
 }
 
 // content renders the detail at the screen's width. Keys and values are
-// shown in full, wrapped if they must be, never cut: this is the screen an
-// operator copies offsets from.
+// shown wrapped if they must be, and in full up to detailMax bytes (y
+// copies a whole offset): this is the screen an operator copies offsets
+// from, and a 1 MB key must not cost a core to re-wrap every second.
 func (s *detailScreen) content() []string {
 	w := max(s.width, 20)
 	if !s.found {
@@ -133,13 +134,13 @@ func (s *detailScreen) content() []string {
 	}
 
 	section("Key", plural(len(d.Key), "byte", "bytes")+" as written")
-	indented(escapeBytes(d.Key))
+	indented(cleanBytes(d.Key, detailMax))
 
 	section("Placement")
-	prose("lives in   ", d.ID.TopicPartition.String())
+	prose("lives in   ", clean(d.ID.TopicPartition.String()))
 	switch {
 	case d.Expected < 0:
-		prose("murmur2    ", "unknown: the number of partitions of "+d.ID.Topic+" is not known yet")
+		prose("murmur2    ", "unknown: the number of partitions of "+clean(d.ID.Topic)+" is not known yet")
 	case d.Expected == d.ID.Partition:
 		prose("murmur2    ", fmt.Sprintf("✓ partition %d of %d: where a worker writes this key", d.Expected, s.partitions))
 	default:
@@ -148,7 +149,7 @@ func (s *detailScreen) content() []string {
 	var others []string
 	for _, p := range d.Homes {
 		if p != d.ID.Partition {
-			others = append(others, d.ID.Topic+"/"+strconv.Itoa(p))
+			others = append(others, clean(d.ID.Topic)+"/"+strconv.Itoa(p))
 		}
 	}
 	if len(others) > 0 {
@@ -172,16 +173,16 @@ func (s *detailScreen) content() []string {
 	if d.PartitionMap == nil {
 		indented("null")
 	} else {
-		indented(model.Pretty(d.PartitionMap, "  "))
+		indented(cleanBlock(model.Pretty(d.PartitionMap, "  "), detailMax))
 	}
 
 	section("Offset", "record offset "+count(d.RecordOffset), "updated "+age(s.now, d.Updated), plural(d.Updates, "update", "updates"))
 	if d.Value == nil {
 		prose("✕ ", "deleted: the latest record is a tombstone, so a restarted task starts without an offset.")
 	} else if o, err := model.ParseOffset(d.Value); err == nil {
-		indented(model.Pretty(o, "  "))
+		indented(cleanBlock(model.Pretty(o, "  "), detailMax))
 	} else {
-		indented(escapeBytes(d.Value))
+		indented(cleanBytes(d.Value, detailMax))
 	}
 
 	section("Recent updates", "newest first", plural(len(d.History), "kept", "kept"))
@@ -191,7 +192,7 @@ func (s *detailScreen) content() []string {
 		head += s.st.Info.Render(updateSummary(d.History, i))
 		out = append(out, "  "+ansi.Truncate(head, w-2, "…"))
 		if u.Value != nil {
-			out = append(out, "      "+truncate(compactJSON(u.Value), w-6))
+			out = append(out, "      "+truncate(cleanJSON(compactJSON(u.Value)), w-6))
 		}
 	}
 	return out

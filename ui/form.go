@@ -146,8 +146,8 @@ func newTextarea(st *Styles, placeholder string) textarea.Model {
 
 // newOffsetForm is e: the offset of one stored source partition.
 func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, partition model.Object) *editForm {
-	f := &editForm{km: km, st: st, title: "Edit offset · " + connector, connector: connector,
-		partition: partition, partitionJSON: row.Partition, current: row.Offset, help: help.New()}
+	f := &editForm{km: km, st: st, title: "Edit offset · " + clean(connector), connector: connector,
+		partition: partition, partitionJSON: cleanBlock(row.Partition, detailMax), current: cleanBlock(row.Offset, detailMax), help: help.New()}
 	if row.Deleted {
 		f.current = ""
 	}
@@ -163,7 +163,8 @@ func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.Pa
 			}
 			return "valid offset", nil
 		}}
-	field.ta.SetValue(initialOffset(row.Offset))
+	// JSON's \u escapes for what a terminal would act on: the same value.
+	field.ta.SetValue(string(model.JSONSafe([]byte(initialOffset(row.Offset)))))
 	f.fields = []*formField{field}
 	f.help.Styles = st.Help
 	f.validate()
@@ -174,7 +175,7 @@ func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.Pa
 // The selected row, when there is one, fills them in as a template: the
 // partition map's field names are the part that is easy to get wrong.
 func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, hasRow bool, known map[string]bool) *editForm {
-	f := &editForm{km: km, st: st, title: "Add a source partition · " + connector, connector: connector,
+	f := &editForm{km: km, st: st, title: "Add a source partition · " + clean(connector), connector: connector,
 		newPartition: true, known: known, help: help.New()}
 	part := &formField{label: "Source partition", ta: newTextarea(st, `{"table":"orders"}`),
 		empty: "type the source partition map as a JSON object",
@@ -201,9 +202,9 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 			return "valid offset", nil
 		}}
 	if hasRow {
-		part.ta.SetValue(row.Partition)
+		part.ta.SetValue(string(model.JSONSafe([]byte(row.Partition))))
 		if !row.Deleted {
-			off.ta.SetValue(row.Offset)
+			off.ta.SetValue(string(model.JSONSafe([]byte(row.Offset))))
 		}
 	}
 	f.fields = []*formField{part, off}

@@ -180,6 +180,7 @@ func decimals(n json.Number) int {
 func offsetChanges(prev, cur model.Object) []string {
 	var out []string
 	for _, f := range cur {
+		f.Name = clean(f.Name) // field names come from the topic too
 		old, had := prev.Get(f.Name)
 		if !had {
 			out = append(out, f.Name+" new")

@@ -73,6 +73,7 @@ func (m *Model) headerLines() []string {
 	var ts []string
 	for _, t := range topics {
 		n := st.Topics[t]
+		t := clean(t) // a connector's own offsets topic comes from Connect's config
 		switch {
 		case n == 0:
 			ts = append(ts, t)
@@ -105,11 +106,11 @@ func (m *Model) headerLines() []string {
 		}
 		return left
 	}
-	left := identity(m.opts.Bootstrap)
+	left := identity(clean(m.opts.Bootstrap))
 	// A long server list gives way to the topics: show the first server.
 	if servers := strings.Split(m.opts.Bootstrap, ","); len(servers) > 1 &&
 		ansi.StringWidth(left)+ansi.StringWidth(right)+2 > w {
-		left = identity(fmt.Sprintf("%s +%d", servers[0], len(servers)-1))
+		left = identity(fmt.Sprintf("%s +%d", clean(servers[0]), len(servers)-1))
 	}
 	lines := []string{spread(left, right, w)}
 	if m.opts.Interrupted != nil {
@@ -132,7 +133,7 @@ func (m *Model) headerLines() []string {
 	case model.TailWaitingForTopic, model.TailDisconnected, model.TailStalled:
 		line := stateWord
 		if st.Status.Reason != "" {
-			line += m.tailStyle(state)(": ") + model.Sanitize(st.Status.Reason)
+			line += m.tailStyle(state)(": ") + clean(st.Status.Reason)
 		}
 		lines = append(lines, ansi.Truncate(line, w, "…"), m.fitTotals(totals, "", w))
 	case model.TailCatchingUp:
@@ -164,7 +165,7 @@ func (m *Model) reloadNote() string {
 	if st.Reloaded.IsZero() || m.now.Sub(st.Reloaded) > reloadShown {
 		return ""
 	}
-	return m.styles.Warn.Render("↻ reloaded " + st.Reloaded.Local().Format("15:04:05") + ": " + model.Sanitize(st.ReloadReason))
+	return m.styles.Warn.Render("↻ reloaded " + st.Reloaded.Local().Format("15:04:05") + ": " + clean(st.ReloadReason))
 }
 
 // totals are the header's counts, most important first.

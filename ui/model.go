@@ -486,7 +486,7 @@ func (m *Model) View() tea.View {
 			lines[i] = ansi.Truncate(l, m.width, "")
 		}
 	}
-	v := tea.NewView(strings.Join(lines, "\n"))
+	v := tea.NewView(guardFrame(strings.Join(lines, "\n")))
 	v.AltScreen = true
 	v.WindowTitle = "koff"
 	return v

@@ -57,7 +57,7 @@ func (s *partitionsScreen) measure() {
 	n := partitionNeeds{partition: len("SOURCE PARTITION"), offset: len("OFFSET"),
 		tpShort: len("PART"), tpLong: len("TOPIC-PARTITION"), flagsShort: len("FLAGS"), flagsWide: len("FLAGS")}
 	for _, r := range s.list.items {
-		n.partition = max(n.partition, ansi.StringWidth(r.Partition))
+		n.partition = max(n.partition, ansi.StringWidth(cleanJSON(r.Partition)))
 		n.offset = max(n.offset, ansi.StringWidth(offsetCell(r)))
 		n.tpShort = max(n.tpShort, len(tpText(r, true)))
 		n.tpLong = max(n.tpLong, len(tpText(r, false)))
@@ -267,7 +267,7 @@ func offsetCell(r model.PartitionRow) string {
 	if r.Deleted {
 		return "✕ deleted"
 	}
-	return r.Offset
+	return cleanJSON(r.Offset)
 }
 
 type partitionColumns struct {
@@ -335,7 +335,7 @@ func (s *partitionsScreen) sync() {
 	}
 	s.list.sync(cols, func(r model.PartitionRow) []string {
 		cells := []string{
-			truncateMiddle(r.Partition, c.partition),
+			truncateMiddle(cleanJSON(r.Partition), c.partition),
 			truncate(offsetCell(r), c.offset),
 			tpCell(r, c),
 			fitRight(s.updatedCell(r, c.wide), c.updated),
@@ -349,9 +349,9 @@ func (s *partitionsScreen) sync() {
 
 func (s *partitionsScreen) View() string {
 	live, deleted, suspect := s.needs.live, s.needs.deleted, s.needs.suspect
-	name := s.id.Name
+	name := clean(s.id.Name)
 	if s.topics > 1 {
-		name += " (" + s.id.Topic + ")"
+		name += " (" + clean(s.id.Topic) + ")"
 	}
 	var info []string
 	switch {
@@ -429,7 +429,7 @@ func (s *partitionsScreen) panel() []string {
 	}
 	st, rep, w := s.st, s.report, s.width
 	sep := st.Muted.Render(" · ")
-	status := st.flushStyle(rep.Status).Render(flushText(rep.Status)) + st.Muted.Render(": "+rep.Reason)
+	status := st.flushStyle(rep.Status).Render(flushText(rep.Status)) + st.Muted.Render(": "+clean(rep.Reason))
 	last := "last flush " + age(s.now, rep.Last)
 	interval := intervalText(rep)
 	if ansi.StringWidth(strings.Join([]string{status, last, interval}, sep)) > w { // say it briefly

@@ -40,7 +40,7 @@ func stateText(state string) string {
 	if state == "" {
 		return "? unknown"
 	}
-	return stateGlyph(state) + " " + state
+	return stateGlyph(state) + " " + clean(state)
 }
 
 func (st *Styles) stateStyle(state string) lipgloss.Style {
@@ -78,7 +78,7 @@ func restTasksCell(r model.ConnectorRow, w int) string {
 	if c.State == "STOPPED" && len(c.Tasks) == 0 {
 		return "–" // a stopped connector has no tasks by definition
 	}
-	full := c.TaskSummary()
+	full := clean(c.TaskSummary())
 	if ansi.StringWidth(full) <= w || len(c.Tasks) == 0 {
 		return truncate(full, w)
 	}
@@ -107,7 +107,7 @@ func (m *Model) restLine() string {
 	}
 	label := m.styles.Muted.Render("Connect ")
 	if r.Err != "" {
-		line := label + m.styles.Bad.Render("✗ ") + oneLine(r.Err)
+		line := label + m.styles.Bad.Render("✗ ") + clean(oneLine(r.Err))
 		if r.Connectors != nil {
 			line += m.styles.Muted.Render(" · showing the last states read")
 		}

@@ -87,7 +87,7 @@ func (s *sinkScreen) refresh(src Source, now time.Time, reload bool) {
 func (s *sinkScreen) measure() {
 	n := sinkNeeds{topic: len("TOPIC"), committed: len("COMMITTED"), end: len("END"), start: len("LOG START"), lag: len("LAG")}
 	for _, r := range s.list.items {
-		n.topic = max(n.topic, len(r.Topic))
+		n.topic = max(n.topic, len(clean(r.Topic)))
 		n.committed = max(n.committed, len(committedCell(r.Committed)))
 		n.end = max(n.end, len(count(r.End)))
 		n.start = max(n.start, len(count(r.Start)))
@@ -158,7 +158,7 @@ func (s *sinkScreen) sync() {
 		if !r.CommittedAt.IsZero() {
 			last = age(s.now, r.CommittedAt)
 		}
-		cells := []string{truncateMiddle(r.Topic, topicW), fitRight(strconv.Itoa(r.Partition), part)}
+		cells := []string{truncateMiddle(clean(r.Topic), topicW), fitRight(strconv.Itoa(r.Partition), part)}
 		if start > 0 {
 			cells = append(cells, fitRight(count(r.Start), start))
 		}
@@ -180,22 +180,23 @@ func (s *sinkScreen) panel() []string {
 	sep := st.Muted.Render(" · ")
 	if sum == nil || sum.At.IsZero() && sum.Err == "" {
 		return []string{
-			truncate(st.Label.Render("Group ")+s.group(), w),
+			truncate(st.Label.Render("Group ")+clean(s.group()), w),
 			truncate(st.Muted.Render("– not polled yet, or the group has no committed offsets: nothing to show."), w),
 		}
 	}
-	state := sum.State
+	state := clean(sum.State)
 	if state == "" {
 		state = "? unknown state"
 	}
-	group := []string{st.Label.Render("Group ") + sum.Group, state, plural(sum.Members, "member", "members")}
+	group := []string{st.Label.Render("Group ") + clean(sum.Group), state, plural(sum.Members, "member", "members")}
 	line1 := strings.Join(group, sep)
 	if len(sum.Clients) > 0 {
 		// The client ids where there is room: which workers hold the group.
-		if with := line1 + st.Muted.Render(": "+strings.Join(sum.Clients, ", ")); ansi.StringWidth(with) <= w {
+		clients := clean(strings.Join(sum.Clients, ", "))
+		if with := line1 + st.Muted.Render(": "+clients); ansi.StringWidth(with) <= w {
 			line1 = with
 		} else if room := w - ansi.StringWidth(line1) - 2; room >= 20 {
-			line1 += st.Muted.Render(": " + truncate(strings.Join(sum.Clients, ", "), room))
+			line1 += st.Muted.Render(": " + truncate(clients, room))
 		}
 	}
 	trend := st.sinkStyle(sum).Render(sinkStatus(sum))
@@ -213,7 +214,7 @@ func (s *sinkScreen) panel() []string {
 	facts := []string{st.Label.Render("Lag ") + count(sum.TotalLag), trend, "catch-up " + catchUpCell(sum), last,
 		plural(sum.Partitions, "partition", "partitions")}
 	if sum.Err != "" {
-		facts = append([]string{st.Bad.Render("✗ poll failed: " + oneLine(sum.Err)), st.Muted.Render("the last numbers read")}, facts...)
+		facts = append([]string{st.Bad.Render("✗ poll failed: " + clean(oneLine(sum.Err))), st.Muted.Render("the last numbers read")}, facts...)
 	}
 	return []string{truncate(line1, w), joinFit(w, sep, facts...)}
 }
@@ -238,8 +239,8 @@ func (s *sinkScreen) View() string {
 	case s.restOn:
 		info = append(info, notInREST)
 	}
-	title := titleLine(s.st, s.width, "Connectors › "+s.name, info, s.list.viewInfo())
-	empty := fmt.Sprintf("No committed offsets: group %s has none yet.", s.group())
+	title := titleLine(s.st, s.width, "Connectors › "+clean(s.name), info, s.list.viewInfo())
+	empty := fmt.Sprintf("No committed offsets: group %s has none yet.", clean(s.group()))
 	if s.list.filter != "" && len(s.list.items) > 0 {
 		empty = fmt.Sprintf("No topic-partition contains %q.", s.list.filter)
 	}

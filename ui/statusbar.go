@@ -5,6 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
+
+	"koff/model"
 )
 
 // statusKind is what a status-bar message is about; each kind has a glyph,
@@ -35,7 +37,8 @@ type status struct {
 const maxStatusLines = 3
 
 func (m *Model) setStatus(kind statusKind, text string) {
-	m.status = status{kind: kind, text: text, sticky: kind != statusInfo}
+	// Messages carry names and Connect's and the broker's own words.
+	m.status = status{kind: kind, text: model.Sanitize(text), sticky: kind != statusInfo}
 }
 
 // statusView renders the status bar, "" when there is nothing to say.

@@ -104,10 +104,10 @@ func (s *unparseableScreen) sync() {
 	loc := s.now.Location()
 	s.list.sync(cols, func(u model.Unparseable) []string {
 		return []string{
-			u.TopicPartition.String(),
+			clean(u.TopicPartition.String()),
 			fitRight(strconv.FormatInt(u.Offset, 10), off),
 			u.Time.In(loc).Format(timeFmt),
-			truncate(u.Reason, reason),
+			truncate(clean(u.Reason), reason),
 			truncate(u.Key, keyW),
 			truncate(u.Value, valW),
 		}

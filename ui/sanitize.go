@@ -1,0 +1,44 @@
+package ui
+
+import (
+	"strings"
+
+	"koff/model"
+)
+
+// What the dashboard shows of one outside value at most: table cells,
+// titles and one-line facts get cellMax bytes, the detail view's key,
+// source partition and offset detailMax. A huge key must neither widen
+// every row nor cost a core to re-wrap every second; what is cut says how
+// much, and y still copies the whole offset.
+const (
+	cellMax   = 512
+	detailMax = 16 << 10
+)
+
+// clean is an outside string (a name, a state, an error from Connect or
+// the broker) made safe to draw: clipped, and every control escaped by the
+// one sanitiser.
+func clean(s string) string { return model.Sanitize(model.Clip(s, cellMax)) }
+
+// cleanJSON is clean for one line of JSON text: JSON's own \u escapes
+// first, so it stays JSON that means the same.
+func cleanJSON(s string) string { return model.Sanitize(model.Clip(string(model.JSONSafe([]byte(s))), cellMax)) }
+
+// cleanBlock is multi-line JSON text (pretty-printed) made safe, line by
+// line, clipped at max bytes.
+func cleanBlock(s string, max int) string {
+	lines := strings.Split(model.Clip(string(model.JSONSafe([]byte(s))), max), "\n")
+	for i, l := range lines {
+		lines[i] = model.Sanitize(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// cleanBytes is raw record bytes shown escaped, clipped at max bytes.
+func cleanBytes(raw []byte, max int) string {
+	if len(raw) <= max {
+		return escapeBytes(raw)
+	}
+	return escapeBytes(raw[:max]) + "…(" + count(int64(len(raw)-max)) + " more bytes)"
+}
