@@ -25,13 +25,13 @@ import (
 // so then the dialog offers stop → apply → resume instead of enter, and a
 // reset of a whole connector waits until its name is typed.
 type confirmDialog struct {
-	km   *keymap.KeyMap
-	st   *Styles
-	plan *edit.Plan
-	shown *edit.Plan // plan as drawn: every outside string cleaned
-	undo *edit.AuditEntry // an undo: the edit it undoes
-	made time.Time        // when the dialog opened, for the undo's age
-	note string           // how the offsets were chosen (a sink strategy)
+	km    *keymap.KeyMap
+	st    *Styles
+	plan  *edit.Plan
+	shown *edit.Plan       // plan as drawn: every outside string cleaned
+	undo  *edit.AuditEntry // an undo: the edit it undoes
+	made  time.Time        // when the dialog opened, for the undo's age
+	note  string           // how the offsets were chosen (a sink strategy)
 
 	name     textinput.Model // reset-all: the connector's name, typed
 	needName bool

@@ -23,7 +23,9 @@ func clean(s string) string { return model.Sanitize(model.Clip(s, cellMax)) }
 
 // cleanJSON is clean for one line of JSON text: JSON's own \u escapes
 // first, so it stays JSON that means the same.
-func cleanJSON(s string) string { return model.Sanitize(model.Clip(string(model.JSONSafe([]byte(s))), cellMax)) }
+func cleanJSON(s string) string {
+	return model.Sanitize(model.Clip(string(model.JSONSafe([]byte(s))), cellMax))
+}
 
 // cleanBlock is multi-line JSON text (pretty-printed) made safe, line by
 // line, clipped at max bytes.
