@@ -129,7 +129,7 @@
 //
 // With Options.ConnectListen set, Start also serves the part of Connect's
 // REST API koff uses, at ConnectURL(), with Connect's status codes, JSON
-// shapes and exact messages (Options.ConnectVersion, default 3.9.0, is what
+// shapes and exact messages (Options.ConnectVersion, default 4.1.1, is what
 // GET / reports; before 3.5 there is no stop or offsets endpoint, before 3.6
 // no PATCH or DELETE of offsets):
 //

@@ -21,11 +21,11 @@ import (
 
 // DefaultConnectVersion is the Connect version the REST emulator reports
 // when Options.ConnectVersion is empty.
-const DefaultConnectVersion = "3.9.0"
+const DefaultConnectVersion = "4.1.1"
 
-// connectCommit is what AppInfoParser.getCommitId() says in Kafka 3.9.0:
-// the first 16 hex digits of the release commit (tag 3.9.0-rc3).
-const connectCommit = "dd5272687e8adf9e"
+// connectCommit is what AppInfoParser.getCommitId() says in Kafka 4.1.1
+// (GET / of the real worker, testdata/connect-rest/01-server-info.body).
+const connectCommit = "be816b82d25370ce"
 
 // maxBody bounds a request body; Connect has no limit of its own, but a
 // demo needs none bigger than this.

@@ -8,14 +8,18 @@ import (
 
 // JSON shapes of Connect's REST entities (…/runtime/rest/entities).
 type (
+	// Version is the plugin's version() (Connect 4.1+, KIP-891; Jackson
+	// leaves it out when unknown: ConnectorStateInfo.AbstractState).
 	stateInfo struct {
 		State    string `json:"state"`
 		WorkerID string `json:"worker_id"`
+		Version  string `json:"version,omitempty"`
 	}
 	taskState struct {
 		ID       int    `json:"id"`
 		State    string `json:"state"`
 		WorkerID string `json:"worker_id"`
+		Version  string `json:"version,omitempty"`
 	}
 	connectorStateInfo struct {
 		Name      string      `json:"name"`
@@ -46,16 +50,37 @@ func taskCount(conn *connector, state string) int {
 
 func (s *restServer) status(conn *connector) connectorStateInfo {
 	state := s.c.ConnectorState(conn.spec.name)
+	version := ""
+	if s.atLeast(4, 1) {
+		version = pluginVersion(conn.spec.class, s.version)
+	}
 	info := connectorStateInfo{
 		Name:      conn.spec.name,
-		Connector: stateInfo{state, s.workerID},
+		Connector: stateInfo{state, s.workerID, version},
 		Tasks:     []taskState{},
 		Type:      conn.spec.kind(),
 	}
 	for i := range taskCount(conn, state) {
-		info.Tasks = append(info.Tasks, taskState{i, state, s.workerID})
+		info.Tasks = append(info.Tasks, taskState{i, state, s.workerID, version})
 	}
 	return info
+}
+
+// pluginVersion is what the connector class's version() answers: Kafka's
+// own connectors say the worker's Kafka version (AppInfoParser), the others
+// their release.
+func pluginVersion(class, kafkaVersion string) string {
+	switch class {
+	case "io.confluent.connect.jdbc.JdbcSourceConnector":
+		return "10.8.4"
+	case "io.debezium.connector.postgresql.PostgresConnector":
+		return "3.2.4.Final"
+	case classElasticsearch:
+		return "15.0.1"
+	case classS3:
+		return "10.6.7"
+	}
+	return kafkaVersion
 }
 
 func (s *restServer) info(conn *connector) connectorInfo {

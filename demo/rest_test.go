@@ -157,7 +157,7 @@ func TestRESTServerInfo(t *testing.T) {
 	c, api := startRESTCluster(t, testOptions(t))
 	var info map[string]string
 	api.json("GET", "/", "", 200, &info)
-	if info["version"] != "3.9.0" || info["commit"] != connectCommit || info["kafka_cluster_id"] != "koff-demo" || len(info) != 3 {
+	if info["version"] != DefaultConnectVersion || info["commit"] != connectCommit || info["kafka_cluster_id"] != "koff-demo" || len(info) != 3 {
 		t.Errorf("GET / = %v", info)
 	}
 

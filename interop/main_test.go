@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 )
 
-// stack is the one real broker and worker every test of this package shares;
-// nil when skipReason says why not.
+// stack is the one real broker and worker every test of this package shares,
+// started by the first test that needs it; skipReason says why there is none.
 var (
 	stack      *Stack
 	skipReason string
@@ -29,42 +30,61 @@ func runMain(m *testing.M) int {
 		skipReason = "real-stack tests skipped: " + missing
 		return m.Run()
 	}
-	dir, err := os.MkdirTemp("", "koff-interop-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "interop:", err)
-		return 1
-	}
-	auditDir = dir + "/state"
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	start := time.Now()
-	s, err := Start(ctx, dir)
-	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "interop: real stack did not start: %v\nlogs kept in %s\n", err, dir)
-		if s != nil {
-			fmt.Fprint(os.Stderr, s.Logs(60))
-		}
-		return 1
-	}
-	stack = s
-	fmt.Fprintf(os.Stderr, "interop: Apache Kafka %s broker %s and Connect worker %s up in %s (logs in %s)\n",
-		KafkaVersion, s.Bootstrap, s.ConnectURL, time.Since(start).Round(time.Second), dir)
 	code := m.Run()
-	s.Stop()
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "interop: tests failed; broker and worker logs kept in %s\n", dir)
+	if stack == nil {
 		return code
 	}
-	os.RemoveAll(dir)
+	stack.Stop()
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "interop: tests failed; broker and worker logs kept in %s\n", stack.Dir)
+		return code
+	}
+	os.RemoveAll(stack.Dir)
 	return code
+}
+
+var (
+	startOnce sync.Once
+	startErr  error
+)
+
+// startStack starts the shared stack the first time a test needs it, so
+// that tests needing no JVM run without one.
+func startStack() error {
+	startOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "koff-interop-")
+		if err != nil {
+			startErr = err
+			return
+		}
+		auditDir = dir + "/state"
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		defer cancel()
+		began := time.Now()
+		s, err := Start(ctx, dir)
+		if err != nil {
+			startErr = fmt.Errorf("real stack did not start: %v (logs kept in %s)", err, dir)
+			if s != nil {
+				fmt.Fprint(os.Stderr, s.Logs(60))
+			}
+			return
+		}
+		stack = s
+		fmt.Fprintf(os.Stderr, "interop: Apache Kafka %s broker %s and Connect worker %s up in %s (logs in %s)\n",
+			KafkaVersion, s.Bootstrap, s.ConnectURL, time.Since(began).Round(time.Second), dir)
+	})
+	return startErr
 }
 
 // realStack is the shared stack, or skips the test saying how to enable it.
 // A failing test prints the end of both logs.
 func realStack(t *testing.T) *Stack {
 	t.Helper()
-	if stack == nil {
+	if skipReason != "" {
 		t.Skip(skipReason)
+	}
+	if err := startStack(); err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
