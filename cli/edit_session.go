@@ -177,6 +177,13 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 			check = s.ed.CheckPreview
 		}
 		if err := check(s.ctx, p); err != nil {
+			// A dry run shows a moment of a live connector: that it moved
+			// on since is news, not a failure; a real run plans again.
+			var conflict *edit.ConflictError
+			if w.dryRun && errors.As(err, &conflict) {
+				fmt.Fprintf(s.env.Stdout, "  note: %s\n", strings.TrimSuffix(err.Error(), "; review and try again"))
+				continue
+			}
 			return err
 		}
 	}
@@ -265,8 +272,11 @@ func printPlan(w io.Writer, p *edit.Plan) {
 	}
 	fmt.Fprintf(w, "  state:  %s\n", state)
 	via := "offsets topic " + field(p.Topic)
-	if p.Path == edit.PathREST {
+	switch p.Path {
+	case edit.PathREST:
 		via = "Connect REST"
+	case edit.PathGroup:
+		via = "consumer group " + field(p.Group)
 	}
 	fmt.Fprintf(w, "  path:   %s (%s)\n", via, model.Sanitize(p.PathReason))
 	for _, ch := range p.Changes {

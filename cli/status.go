@@ -197,7 +197,8 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 		return nil
 	}
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var table bytes.Buffer
+	tw = tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SINK\tSTATE\tGROUP\tGROUP STATE\tMEMBERS\tLAG\tTREND\tCATCH-UP\tLAST COMMIT")
 	for _, r := range sinks {
 		s := r.Sink
@@ -210,10 +211,19 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r)), field(s.Group), field(dash(s.State)), s.Members, s.TotalLag, trend, catchUp, last)
 		for _, p := range store.SinkPartitions(s.Group) {
-			fmt.Fprintf(tw, "  %s\t\t\tcommitted %d\tend %d\t%d\n", field(p.TopicPartition.String()), p.Committed, p.End, p.Lag)
+			// Every cell, even empty, keeps the columns aligned.
+			fmt.Fprintf(tw, "  %s\t\t\tcommitted %d\tend %d\t%d\t\t\t\n", field(p.TopicPartition.String()), p.Committed, p.End, p.Lag)
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, line := range strings.SplitAfter(table.String(), "\n") {
+		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+strings.Repeat("\n", strings.Count(line, "\n"))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func dash(s string) string {
