@@ -104,7 +104,7 @@ func demoBanner(g *Globals, c *demo.Cluster, sec demoSecurity) string {
 	if f := c.TLS(); f != nil {
 		fmt.Fprintf(&b, "  tls:         %s (ca.pem, server.pem, client.pem)\n", f.Dir)
 	}
-	fmt.Fprintf(&b, "  offsets:     %s (25 partitions, compacted)\n  connectors:  %s\n  flush:       every %s\n\n", c.OffsetsTopic(), strings.Join(c.Connectors(), ", "), flush)
+	fmt.Fprintf(&b, "  offsets:     %s (25 partitions, compacted)\n  connectors:  %s\n  flush:       every %s\n\n", c.OffsetsTopic(), strings.Join(c.Connectors(), ", "), intervalText(flush))
 	flags := strings.Join(append(sec.koffFlags(), sec.connectFlags(c.ConnectURL())...), " ")
 	if flags != "" {
 		flags = " " + flags

@@ -231,7 +231,7 @@ func (s *sessionServer) watch(ls *liveSession, p *tea.Program) {
 		case <-idle:
 			since := time.Since(time.Unix(0, ls.lastInput.Load()))
 			if since >= s.idle {
-				s.end(ls, p, fmt.Sprintf("disconnected after %s without input (--idle-timeout)", s.idle))
+				s.end(ls, p, fmt.Sprintf("disconnected after %s without input (--idle-timeout)", ageText(since)))
 				return
 			}
 			t.Reset(s.idle - since)

@@ -46,7 +46,7 @@ func TestSinkEditsThroughRESTAndTheGroup(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "verified: reset") {
 		t.Fatalf("reset s3-archive: exit %d %s\n%s", code, errs, out)
 	}
-	if _, errs, code := koff(t, append([]string{"get", "s3-archive"}, plain...)...); code != ExitFailed || !strings.Contains(errs, "unknown connector s3-archive: no offsets in connect-offsets and no sink consumer group") {
+	if _, errs, code := koff(t, append([]string{"get", "s3-archive"}, plain...)...); code != ExitFailed || !strings.Contains(errs, "unknown connector s3-archive: no offsets in connect-offsets, no consumer group connect-s3-archive with committed offsets.") {
 		t.Errorf("get after the group was deleted: exit %d %q", code, errs)
 	}
 	if _, errs, code := koff(t, "set", "s3-archive", "--to-latest", "--to-earliest", "-b", c.Bootstrap()); code != ExitUsage || !strings.Contains(errs, "choose one of") {

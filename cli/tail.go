@@ -182,7 +182,7 @@ func (c *connReport) update(st model.TailStatus) {
 		fmt.Fprintf(c.w, "koff: disconnected since %s: %s (retrying)\n", stamp(st.Since), model.Sanitize(st.Reason))
 	case model.TailLive:
 		if c.down == model.TailDisconnected || c.down == model.TailStalled {
-			fmt.Fprintf(c.w, "koff: reconnected after %s\n", time.Since(c.since).Round(time.Second))
+			fmt.Fprintf(c.w, "koff: reconnected after %s\n", ageText(time.Since(c.since)))
 		}
 		c.down = model.TailLive
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -44,17 +45,20 @@ func intervalText(d time.Duration) string {
 }
 
 // unknownConnector is the one refusal every command gives for a connector
-// name koff finds nowhere: "unknown connector NAME: WHERE (did you mean
-// X?)". Connect's own 404 messages are passed on verbatim instead.
-func unknownConnector(name, where string, known []string) error {
-	msg := "unknown connector " + name
-	if where != "" {
-		msg += ": " + where
+// name koff finds nowhere, in the words of edit's UnknownConnectorError:
+// "unknown connector NAME: WHERE; did you mean X?". Connect's own 404
+// messages are passed on verbatim instead.
+func unknownConnector(name string, where, known []string) error {
+	msg := fmt.Sprintf("unknown connector %s: %s", name, strings.Join(where, ", "))
+	switch c := closestNames(name, known, 3); len(c) {
+	case 0:
+		msg += "."
+	case 1:
+		msg += "; did you mean " + c[0] + "?"
+	default:
+		msg += "; did you mean one of " + strings.Join(c, ", ") + "?"
 	}
-	if c := closestNames(name, known, 3); len(c) > 0 {
-		msg += " (did you mean " + strings.Join(c, ", ") + "?)"
-	}
-	return fmt.Errorf("%s", msg)
+	return errors.New(msg)
 }
 
 // closestNames are up to max known names nearest to name by edit distance,
@@ -118,9 +122,13 @@ func editDistance(a, b string) int {
 func noOffsets(store *model.Store, name string, inConnect bool, g *Globals) error {
 	topics := strings.Join(g.OffsetsTopics, ", ")
 	if inConnect {
-		return fmt.Errorf("connector %s has no offsets yet: none in %s and no sink consumer group", name, topics)
+		return fmt.Errorf("connector %s has no offsets yet: none in %s, and no consumer group with committed offsets", name, topics)
 	}
-	return unknownConnector(name, "no offsets in "+topics+" and no sink consumer group", knownNames(store))
+	where := []string{"no offsets in " + topics, "no consumer group connect-" + name + " with committed offsets"}
+	if g.ConnectURL != "" {
+		where = append(where, "and Connect does not list it")
+	}
+	return unknownConnector(name, where, knownNames(store))
 }
 
 // knownNames are the connector names the store has seen, from the offsets

@@ -247,7 +247,7 @@ func TestImportListsOnlyWhatChanges(t *testing.T) {
 func TestUnknownConnectorHasOneWordingAndSuggestions(t *testing.T) {
 	addr := offsetsBroker(t)
 	produceConnect(t, addr, [2]string{`["jdbc-shop",{"table":"a"}]`, `{"incrementing":1}`})
-	want := "koff: unknown connector jdbc-shopp: no offsets in connect-offsets and no sink consumer group (did you mean jdbc-shop?)\n"
+	want := "koff: unknown connector jdbc-shopp: no offsets in connect-offsets, no consumer group connect-jdbc-shopp with committed offsets; did you mean jdbc-shop?\n"
 	for _, cmd := range []string{"get", "status", "export"} {
 		if _, errs, code := koff(t, cmd, "-b", addr, "jdbc-shopp"); code != ExitFailed || errs != want {
 			t.Errorf("%s: exit %d %q, want %q", cmd, code, errs, want)
