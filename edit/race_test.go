@@ -160,3 +160,37 @@ func TestAnEditPlannedBeforeAnotherLandedIsRefused(t *testing.T) {
 		t.Error("the refused edit wrote")
 	}
 }
+
+// A record that lands after koff's own and stays in force is reported as
+// an overwrite, with the value in force, never as "not verified".
+func TestAWriteOverwrittenAfterItLandedSaysSo(t *testing.T) {
+	h := newHarness(t)
+	key := `["race",{"table":"t"}]`
+	h.workerWrite(key, `{"id":111}`)
+	h.ed.VerifyTimeout = time.Second
+	p, err := h.ed.Plan(context.Background(), Request{Connector: "race", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, `{"id":5}`)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spy := &spyWriter{Config: h.kafka}
+	h.ed.Kafka = spy
+	part := model.PartitionFor([]byte(key), 25)
+	// A running task commits right after koff's write.
+	spy.after = func(model.TopicPartition) {
+		spy.after = nil
+		if err := h.kafka.WriteRecords(context.Background(), []model.Record{{Topic: "connect-offsets", Partition: part, Key: []byte(key), Value: []byte(`{"id":112}`)}}); err != nil {
+			t.Error(err)
+		}
+	}
+	res, err := h.ed.Apply(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Summary(); res.Verified || len(res.Overwritten) != 1 || !strings.Contains(s, `written, then overwritten`) || !strings.Contains(s, `holds {"id":112}, written by another writer`) || strings.Contains(s, "NOT verified") {
+		t.Errorf("summary: %s", s)
+	}
+	edits, _ := h.ed.Audit.Edits()
+	if last := edits[len(edits)-1]; last.Result() != ResultOverwritten {
+		t.Errorf("audit result %s", last.Result())
+	}
+}

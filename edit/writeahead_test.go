@@ -21,6 +21,7 @@ type spyWriter struct {
 	calls  []model.TopicPartition
 	counts []int
 	before func(n int, tp model.TopicPartition) error // n counts from 1
+	after  func(tp model.TopicPartition)
 }
 
 func (s *spyWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
@@ -34,7 +35,11 @@ func (s *spyWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, r
 			return -1, err
 		}
 	}
-	return s.Config.ProduceBatch(ctx, tp, recs)
+	off, err := s.Config.ProduceBatch(ctx, tp, recs)
+	if err == nil && s.after != nil {
+		s.after(tp)
+	}
+	return off, err
 }
 
 // importPlan plans n new partitions of connector "big" (spread over all
