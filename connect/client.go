@@ -248,3 +248,9 @@ func decode(method, path string, data []byte, v any) error {
 	}
 	return nil
 }
+
+// shapeError is a 2xx answer that is JSON but not what Connect sends for
+// the call: an error at once, never a wait for fields that will not come.
+func shapeError(method, path, want string, data []byte) error {
+	return fmt.Errorf("%s %s: answer is not a Kafka Connect %s: %s", method, path, want, firstLine(data, 0))
+}

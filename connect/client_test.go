@@ -138,7 +138,7 @@ func TestBasicAuth(t *testing.T) {
 			if !errors.As(err, &ce) || ce.Status != 401 || ce.Code != 0 {
 				t.Fatalf("err = %#v, want *Error 401", err)
 			}
-			if err.Error() != tt.wantErr {
+			if err.Error() != "Connect REST: "+tt.wantErr {
 				t.Errorf("err = %q, want %q", err, tt.wantErr)
 			}
 			if strings.Contains(err.Error(), secret) {

@@ -19,7 +19,8 @@ import (
 // {"error_code":N,"message":"..."} body, Message is that message verbatim;
 // otherwise (a proxy's HTML 502, a plain-text 401) Message is
 // "<METHOD> <path>: HTTP <status>" plus the first line of the body.
-// Error() is always Message, with no prefix, so operators see Connect's words.
+// Error() says that the answer came from Connect's REST API, with its
+// status and Connect's own words: "Connect REST: 500 Request timed out".
 type Error struct {
 	Status  int    // HTTP status code
 	Code    int    // Connect's error_code; 0 when the body was not Connect's JSON
@@ -28,7 +29,12 @@ type Error struct {
 	Path    string // request path as sent, e.g. /connectors/my%20conn/offsets
 }
 
-func (e *Error) Error() string { return e.Message }
+func (e *Error) Error() string {
+	if e.Code != 0 || e.Method == "" {
+		return fmt.Sprintf("Connect REST: %d %s", e.Status, e.Message)
+	}
+	return "Connect REST: " + e.Message
+}
 
 // IsNotFound reports whether err is a 404 from Connect: an unknown connector
 // ("Connector x not found", "Unknown connector x", "No status found for connector x").

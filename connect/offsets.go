@@ -35,11 +35,16 @@ func (c *Client) Offsets(ctx context.Context, name string) (Offsets, error) {
 	if err != nil {
 		return Offsets{}, err
 	}
-	var o Offsets
+	var o struct {
+		Offsets *[]Offset `json:"offsets"`
+	}
 	if err := decode(http.MethodGet, path, data, &o); err != nil {
 		return Offsets{}, err
 	}
-	return o, nil
+	if o.Offsets == nil {
+		return Offsets{}, shapeError(http.MethodGet, path, `offsets body (no "offsets" list)`, data)
+	}
+	return Offsets{Offsets: *o.Offsets}, nil
 }
 
 // AlterOffsets PATCHes the connector's offsets with body sent verbatim

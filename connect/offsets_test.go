@@ -101,7 +101,7 @@ func TestAlter500(t *testing.T) {
 	defer srv.Close()
 	c := mustNew(t, Config{URL: srv.URL})
 	_, err := c.AlterOffsets(context.Background(), "src", []byte(`{"offsets":[{"partition":{"a":1},"offset":{"nested":{}}}]}`))
-	if err == nil || err.Error() != msg {
+	if err == nil || err.Error() != "Connect REST: 500 "+msg {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package connect
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 )
@@ -77,11 +78,20 @@ func (c *Client) Connectors(ctx context.Context) (map[string]Connector, error) {
 	}
 	if first := firstByte(data); first == '[' {
 		// Workers before 2.3 ignore expand and list bare names.
+		var names []string
+		if json.Unmarshal(data, &names) != nil {
+			return nil, shapeError(http.MethodGet, path, "connector list", data)
+		}
 		return nil, fmt.Errorf("GET %s: Kafka Connect at %s ignored ?expand (it is older than 2.3)", path, c.shown)
 	}
 	out := map[string]Connector{}
 	if err := decode(http.MethodGet, path, data, &out); err != nil {
 		return nil, err
+	}
+	for name, cn := range out {
+		if cn.Status.Connector.State == "" || cn.Info.Name == "" && cn.Status.Name == "" {
+			return nil, shapeError(http.MethodGet, path, fmt.Sprintf("connector list (entry %q has no status.connector.state or name)", name), data)
+		}
 	}
 	return out, nil
 }
@@ -89,8 +99,18 @@ func (c *Client) Connectors(ctx context.Context) (map[string]Connector, error) {
 // Status is the connector's and its tasks' states.
 func (c *Client) Status(ctx context.Context, name string) (ConnectorStatus, error) {
 	var st ConnectorStatus
-	err := c.getJSON(ctx, connectorPath(name, "status"), &st)
-	return st, err
+	path := connectorPath(name, "status")
+	data, err := c.do(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return st, err
+	}
+	if err := decode(http.MethodGet, path, data, &st); err != nil {
+		return st, err
+	}
+	if st.Name == "" || st.Connector.State == "" {
+		return st, shapeError(http.MethodGet, path, "connector status (no name or connector.state)", data)
+	}
+	return st, nil
 }
 
 // ConnectorConfig is the connector's configuration (a flat string map that

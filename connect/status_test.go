@@ -121,7 +121,7 @@ func TestConfigAndTopics(t *testing.T) {
 
 	f.set(func() { f.noTracking = true })
 	_, err = c.Topics(ctx, "jdbc-src")
-	if err == nil || err.Error() != "Topic tracking is disabled." || !IsTopicTrackingDisabled(err) {
+	if err == nil || err.Error() != "Connect REST: 403 Topic tracking is disabled." || !IsTopicTrackingDisabled(err) {
 		t.Errorf("tracking off: err = %v", err)
 	}
 }
@@ -195,7 +195,8 @@ func TestErrorsVerbatim(t *testing.T) {
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %#v, want *Error", err)
 			}
-			if err.Error() != tt.msg {
+			// Connect's words verbatim, said to come from Connect.
+			if ce.Message != tt.msg || err.Error() != fmt.Sprintf("Connect REST: %d %s", ce.Status, tt.msg) {
 				t.Errorf("Error() = %q\nwant      %q", err, tt.msg)
 			}
 			want := Error{Status: tt.status, Code: tt.status, Message: tt.msg, Method: tt.method, Path: tt.path}
@@ -210,7 +211,7 @@ func TestErrorsVerbatim(t *testing.T) {
 
 	f.set(func() { f.rebalancing = true })
 	_, err := c.ResetOffsets(ctx, "my sink")
-	if err == nil || err.Error() != msgRebalance || !IsConflict(err) {
+	if err == nil || err.Error() != "Connect REST: 409 "+msgRebalance || !IsConflict(err) {
 		t.Errorf("rebalance: err = %v", err)
 	}
 }
@@ -250,7 +251,7 @@ func TestNonJSONErrors(t *testing.T) {
 			if !errors.As(err, &ce) || ce.Status != tt.status || ce.Code != 0 {
 				t.Fatalf("err = %#v", err)
 			}
-			if err.Error() != tt.want {
+			if ce.Message != tt.want || err.Error() != "Connect REST: "+tt.want {
 				t.Errorf("Error() = %q\nwant      %q", err, tt.want)
 			}
 		})

@@ -16,8 +16,17 @@ type ServerInfo struct {
 // ServerInfo asks the worker for its version and Kafka cluster id.
 func (c *Client) ServerInfo(ctx context.Context) (ServerInfo, error) {
 	var info ServerInfo
-	err := c.getJSON(ctx, "/", &info)
-	return info, err
+	data, err := c.do(ctx, "GET", "/", nil)
+	if err != nil {
+		return info, err
+	}
+	if err := decode("GET", "/", data, &info); err != nil {
+		return info, err
+	}
+	if info.Version == "" {
+		return info, shapeError("GET", "/", "server info (no version)", data)
+	}
+	return info, nil
 }
 
 // AtLeast reports whether the worker runs Apache Kafka major.minor or newer.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"koff/connect"
 	"koff/model"
 )
 
@@ -273,12 +274,50 @@ func (w *watch) judge(ctx context.Context, written []model.TopicPartition) ([]ve
 	return out, nil
 }
 
-// settle verifies a written edit: read back by the tailer, and judged
-// against other writers. A lost key gets the winner's value back.
+// offsetsReader is Connect's GET /connectors/NAME/offsets (*connect.Client).
+type offsetsReader interface {
+	Offsets(ctx context.Context, name string) (connect.Offsets, error)
+}
+
+// restShows: Connect's GET offsets returns every change's new offset (a
+// reset partition is absent or null). A REST edit is verified by GET as
+// well as by the topic the worker wrote.
+func (e *Editor) restShows(ctx context.Context, p *Plan) bool {
+	or, ok := e.REST.(offsetsReader)
+	if !ok || p.Path != PathREST {
+		return true
+	}
+	got, err := or.Offsets(ctx, p.Connector)
+	if err != nil {
+		return false
+	}
+	for _, ch := range p.Changes {
+		var now []byte
+		for _, o := range got.Offsets {
+			part, err := model.ParseJSON(o.Partition)
+			if err != nil {
+				continue
+			}
+			if po, ok := part.(model.Object); ok && ch.Partition != nil && model.SameJSON(po, ch.Partition) {
+				if string(o.Offset) != "null" {
+					now = o.Offset
+				}
+			}
+		}
+		if !sameRecordValue(now, ch.After, PathREST) {
+			return false
+		}
+	}
+	return true
+}
+
+// settle verifies a written edit: read back by the tailer (and by GET for
+// REST edits), and judged against other writers. A lost key gets the
+// winner's value back.
 func (e *Editor) settle(ctx context.Context, p *Plan, w *watch, res *Result) {
 	deadline := time.Now().Add(e.verifyTimeout())
 	for {
-		visible := e.writesVisible(p)
+		visible := e.writesVisible(p) && e.restShows(ctx, p)
 		if w.rr == nil {
 			if visible {
 				res.Verified = true

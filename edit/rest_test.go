@@ -164,10 +164,10 @@ func TestRESTUnknownConnector(t *testing.T) {
 	h, _ := demoHarness(t)
 	_, err := h.ed.Plan(context.Background(), Request{Connector: "nosuch", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"a":"b"}`), Offset: mustOffset(t, `{"o":1}`)}}})
 	var ce *connect.Error
-	if !errors.As(err, &ce) || ce.Status != 404 || err.Error() != "No status found for connector nosuch" {
+	if !errors.As(err, &ce) || ce.Status != 404 || err.Error() != "Connect REST: 404 No status found for connector nosuch" {
 		t.Errorf("plan for an unknown connector: %v", err)
 	}
-	if err := h.ed.StopConnector(context.Background(), "nosuch"); err == nil || err.Error() != "Unknown connector nosuch" {
+	if err := h.ed.StopConnector(context.Background(), "nosuch"); err == nil || err.Error() != "Connect REST: 404 Unknown connector nosuch" {
 		t.Errorf("stop of an unknown connector: %v", err)
 	}
 }

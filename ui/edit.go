@@ -83,9 +83,11 @@ func (m *Model) startJob(label string, timeout time.Duration, run func(ctx conte
 	id := m.jobSeq
 	spinning := m.busy != ""
 	m.busy = label
+	m.planCancel = nil
 	m.setStatus(statusBusy, label)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	m.jobCancel = cancel
 	cmd := func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		return run(ctx, id)
 	}
@@ -95,6 +97,20 @@ func (m *Model) startJob(label string, timeout time.Duration, run func(ctx conte
 	return tea.Batch(cmd, m.spinner.Tick)
 }
 
+// cancelPlan stops the plan job in flight, if one is, and forgets it: its
+// late answer is dropped. Plans only read, so nothing is left half done.
+func (m *Model) cancelPlan() bool {
+	if m.planCancel == nil || m.busy == "" {
+		return false
+	}
+	m.planCancel()
+	m.planCancel = nil
+	m.busy = ""
+	m.jobSeq++
+	m.status = status{}
+	return true
+}
+
 func (m *Model) planJob(req edit.Request) tea.Cmd {
 	return m.planWith(planRequest(req))
 }
@@ -102,16 +118,19 @@ func (m *Model) planJob(req edit.Request) tea.Cmd {
 // planWith plans what a dialog or key submitted.
 func (m *Model) planWith(sub *submission) tea.Cmd {
 	ed := m.opts.Editor
-	return m.startJob(sub.label, planTimeout, func(ctx context.Context, id int) tea.Msg {
+	cmd := m.startJob(sub.label, planTimeout, func(ctx context.Context, id int) tea.Msg {
 		p, err := sub.plan(ctx, ed)
 		return planDoneMsg{id: id, plan: p, note: sub.note, err: err}
 	})
+	m.planCancel = m.jobCancel
+	return cmd
 }
 
 // undoJob reads the audit log for the last edit and plans putting its
 // before-values back.
 func (m *Model) undoJob() tea.Cmd {
 	ed := m.opts.Editor
+	defer func() { m.planCancel = m.jobCancel }()
 	return m.startJob("finding the last edit in the audit log…", planTimeout, func(ctx context.Context, id int) tea.Msg {
 		req, entry, err := ed.UndoRequest("")
 		if err != nil {
@@ -521,6 +540,16 @@ func (m *Model) handleFormKey(msg tea.KeyPressMsg) tea.Cmd {
 	f := m.form
 	switch {
 	case key.Matches(msg, m.km.ForceQuit):
+		return tea.Quit
+	case f.state().planning && key.Matches(msg, m.km.FormCancel):
+		// Connect may hang: Esc stops the plan's requests and the form.
+		m.cancelPlan()
+		m.form = nil
+		m.layout()
+		m.setStatus(statusInfo, "cancelled: the plan's requests were stopped; nothing was changed")
+		return nil
+	case f.state().planning && key.Matches(msg, m.km.Quit):
+		m.cancelPlan()
 		return tea.Quit
 	case f.state().planning:
 		return nil // the plan is for what was submitted: no edits meanwhile

@@ -20,6 +20,7 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -159,6 +160,10 @@ type Model struct {
 	busy    string
 	jobSeq  int
 	spinner spinner.Model
+	// planCancel cancels the plan job in flight (nil when none is): Esc
+	// and q must not wait for a Connect that does not answer.
+	planCancel context.CancelFunc
+	jobCancel  context.CancelFunc
 
 	// picker is ":" while open; switchTo is the context chosen in it.
 	picker   *contextPicker
@@ -354,6 +359,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	top := m.top()
 	switch {
 	case key.Matches(msg, m.km.Quit):
+		m.cancelPlan()
 		return tea.Quit
 	case key.Matches(msg, m.km.Help):
 		m.help.ShowAll = !m.help.ShowAll
@@ -365,6 +371,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if _, ok := top.(*unparseableScreen); !ok {
 			m.push(newUnparseableScreen(&m.km, m.styles))
 		}
+	case key.Matches(msg, m.km.Back) && m.cancelPlan():
+		m.setStatus(statusInfo, "cancelled: the plan's requests were stopped; nothing was changed")
 	case key.Matches(msg, m.km.Back):
 		if f, ok := top.(filterable); ok && f.filterValue() != "" {
 			f.setFilter("")
