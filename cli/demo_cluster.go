@@ -49,6 +49,9 @@ func runDemoCluster(g *Globals, opts any, args []string, env Env) error {
 	if len(args) > 0 {
 		return usagef("demo-cluster takes no arguments, got %q", args[0])
 	}
+	if o.stallAfter < 0 {
+		return usagef("--stall-after must not be negative, got %s", o.stallAfter)
+	}
 	sec, err := o.security(g)
 	if err != nil {
 		return err

@@ -13,7 +13,7 @@ func init() {
 			if err := g.needBootstrap(); err != nil {
 				return err
 			}
-			store, err := loadStore(g, env, 60*time.Second)
+			store, err := loadStore(g, env, 60*time.Second, false)
 			if err != nil {
 				return err
 			}

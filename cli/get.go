@@ -41,16 +41,19 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	if o.output != "table" && o.output != "json" {
 		return usagef("-o must be table or json, got %q", o.output)
 	}
+	if o.timeout <= 0 {
+		return usagef("--timeout must be positive, got %s", o.timeout)
+	}
 	if err := g.needBootstrap(); err != nil {
 		return err
 	}
-	store, err := loadStore(g, env, o.timeout)
+	store, err := loadStore(g, env, o.timeout, true)
 	if err != nil {
 		return err
 	}
 	conns, err := selectConnectors(store, args, g)
 	if err != nil {
-		return err
+		return withRESTDown(store, err)
 	}
 	if o.output == "json" {
 		return printOffsetsJSON(env, store, conns, len(args) == 1)
@@ -61,7 +64,10 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 // loadStore reads every offsets topic to its end into a new Store, with
 // Connect's view (when --connect-url is given: connectors' own offsets
 // topics, sink groups' names) and the sinks' consumer groups.
-func loadStore(g *Globals, env Env, timeout time.Duration) (*model.Store, error) {
+//
+// With restOptional, a Connect that cannot be asked is a warning on
+// stderr, and the Store holds what Kafka alone knows.
+func loadStore(g *Globals, env Env, timeout time.Duration, restOptional bool) (*model.Store, error) {
 	rest, err := g.connectClient()
 	if err != nil {
 		return nil, err
@@ -82,12 +88,17 @@ func loadStore(g *Globals, env Env, timeout time.Duration) (*model.Store, error)
 		return nil, fail(err)
 	}
 	if ob.poller != nil {
-		if err := ob.poller.Once(ctx); err != nil {
+		err := ob.poller.Once(ctx)
+		switch {
+		case err != nil && (!restOptional || ctx.Err() != nil):
 			return nil, fail(err)
-		}
-		ob.followOwnTopics()
-		if err := waitSettled(ctx, ob.tailer, timeout); err != nil {
-			return nil, fail(err)
+		case err != nil:
+			warnRESTDown(env, err)
+		default:
+			ob.followOwnTopics()
+			if err := waitSettled(ctx, ob.tailer, timeout); err != nil {
+				return nil, fail(err)
+			}
 		}
 	}
 	if err := g.kafkaConfig().PollGroupsOnce(ctx, ob.store); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -63,6 +64,12 @@ type Globals struct {
 	clientID string          // client.id from --command-config
 }
 
+// The shortest --refresh and non-zero --flush-interval koff accepts.
+const (
+	minRefresh       = 100 * time.Millisecond
+	minFlushInterval = 100 * time.Millisecond
+)
+
 func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	g := &Globals{env: env}
 	def, defURL, defCtx := "", "", ""
@@ -113,11 +120,13 @@ func (g *Globals) finish(fs *pflag.FlagSet) error {
 	if g.FPS < 1 || g.FPS > 60 {
 		return usagef("--fps must be between 1 and 60, got %d", g.FPS)
 	}
-	if g.Refresh <= 0 {
-		return usagef("--refresh must be positive, got %s", g.Refresh)
+	// Lower bounds that keep koff from hammering Kafka and Connect: every
+	// refresh polls both, and the demo's workers flush at --flush-interval.
+	if g.Refresh < minRefresh {
+		return usagef("--refresh must be at least %s (each refresh polls Kafka and Connect), got %s", minRefresh, g.Refresh)
 	}
-	if g.FlushInterval < 0 {
-		return usagef("--flush-interval must not be negative, got %s", g.FlushInterval)
+	if g.FlushInterval < 0 || g.FlushInterval > 0 && g.FlushInterval < minFlushInterval {
+		return usagef("--flush-interval must be 0 (estimate it) or at least %s, got %s", minFlushInterval, g.FlushInterval)
 	}
 	var topics []string
 	for _, t := range g.OffsetsTopics {
@@ -151,11 +160,26 @@ func (g *Globals) finish(fs *pflag.FlagSet) error {
 		g.logFile = f
 		g.logger.SetOutput(f)
 	}
+	g.warnPasswordInURL(fs)
 	if err := g.loadSecurity(fs); err != nil {
 		g.close()
 		return err
 	}
 	return nil
+}
+
+// warnPasswordInURL: a password in --connect-url on the command line is
+// visible to every user of the machine in ps(1). The environment variable
+// and a context's config file are not.
+func (g *Globals) warnPasswordInURL(fs *pflag.FlagSet) {
+	if !fs.Changed("connect-url") || g.env.Stderr == nil {
+		return
+	}
+	if u, err := url.Parse(g.ConnectURL); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			fmt.Fprintln(g.env.Stderr, "koff: warning: the password in --connect-url is visible to every user of this machine (ps); use --connect-user with --connect-password-file, or KOFF_CONNECT_URL")
+		}
+	}
 }
 
 // needBootstrap is the usage error for commands that talk to Kafka.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -84,13 +85,16 @@ func (o *observer) run() {
 }
 
 // refresh polls everything once, in order: REST first, since it names the
-// sink groups and the topics the others measure.
+// sink groups and the topics the others measure. A Connect that cannot be
+// asked leaves its error in the Store's REST status (see restDown): the
+// rest is still what Kafka knows.
 func (o *observer) refresh(ctx context.Context) error {
 	if o.poller != nil {
-		if err := o.poller.Once(ctx); err != nil {
+		if err := o.poller.Once(ctx); err != nil && ctx.Err() != nil {
 			return err
+		} else if err == nil {
+			o.followOwnTopics()
 		}
-		o.followOwnTopics()
 	}
 	k := o.g.kafkaConfig()
 	if err := k.PollGroupsOnce(ctx, o.store); err != nil {
@@ -109,6 +113,24 @@ func (o *observer) followOwnTopics() {
 			o.tailer.AddTopic(topic)
 		}
 	}
+}
+
+// restDown is the error of the last REST poll, "" when it answered.
+func restDown(store *model.Store) string { return store.REST().Err }
+
+// warnRESTDown says on stderr that Connect could not be asked, and what is
+// missing from what follows.
+func warnRESTDown(env Env, err error) {
+	fmt.Fprintf(env.Stderr, "koff: warning: %v: showing what Kafka knows (no connector states, no connectors' own offsets topics; sinks by their connect-* groups)\n", err)
+}
+
+// withRESTDown adds Connect's error to a failure that REST could have
+// answered (a connector Kafka does not know): the user asked for REST data.
+func withRESTDown(store *model.Store, err error) error {
+	if e := restDown(store); e != "" {
+		return fmt.Errorf("%w (Connect REST could not be asked: %s)", err, e)
+	}
+	return err
 }
 
 func (o *observer) stop() {

@@ -64,6 +64,9 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 	if o.maxSessions < 0 || o.idle < 0 {
 		return usagef("--max-sessions and --idle-timeout must not be negative")
 	}
+	if o.idle > 0 && o.idle < time.Second {
+		return usagef("--idle-timeout must be 0 (never) or at least 1s, got %s", o.idle)
+	}
 	if !g.Demo {
 		if err := g.needBootstrap(); err != nil {
 			return err

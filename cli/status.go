@@ -74,9 +74,12 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 		if err := waitSettled(ctx, ob.tailer, 30*time.Second); err != nil {
 			return err
 		}
+		if e := restDown(ob.store); e != "" {
+			fmt.Fprintf(env.Stderr, "koff: warning: %s: showing what Kafka knows (no connector states, no connectors' own offsets topics; sinks by their connect-* groups)\n", e)
+		}
 		rows, err := statusRows(ob.store, args, g)
 		if err != nil {
-			return err
+			return withRESTDown(ob.store, err)
 		}
 		now := time.Now()
 		warnInterrupted(g, env)
