@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"koff/connect"
 	"koff/model"
 )
 
@@ -90,7 +91,7 @@ func loadStore(g *Globals, env Env, timeout time.Duration, restOptional bool) (*
 	if ob.poller != nil {
 		err := ob.poller.Once(ctx)
 		switch {
-		case err != nil && (!restOptional || ctx.Err() != nil):
+		case err != nil && (!restOptional || ctx.Err() != nil || connect.IsMisconfigured(err)):
 			return nil, fail(err)
 		case err != nil:
 			warnRESTDown(env, err)

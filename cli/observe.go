@@ -90,7 +90,7 @@ func (o *observer) run() {
 // rest is still what Kafka knows.
 func (o *observer) refresh(ctx context.Context) error {
 	if o.poller != nil {
-		if err := o.poller.Once(ctx); err != nil && ctx.Err() != nil {
+		if err := o.poller.Once(ctx); err != nil && (ctx.Err() != nil || connect.IsMisconfigured(err)) {
 			return err
 		} else if err == nil {
 			o.followOwnTopics()

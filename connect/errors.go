@@ -223,3 +223,17 @@ func reason(err error) string {
 		err = u
 	}
 }
+
+// IsMisconfigured reports a failure that is koff's configuration, not
+// Connect being down: refused credentials (401, 403 other than topic
+// tracking) or TLS that does not fit (CA, host name, client certificate,
+// http vs https). Reads that can go on without Connect stop on these, so
+// that a wrong flag is never taken for an outage.
+func IsMisconfigured(err error) bool {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden && !IsTopicTrackingDisabled(err)
+	}
+	var r *ReachError
+	return errors.As(err, &r) && (strings.Contains(r.Reason, "TLS") || strings.Contains(r.Reason, "HTTPS"))
+}
