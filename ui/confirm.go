@@ -305,7 +305,8 @@ func commandLines(cmd string, w int, indent string) []string {
 	var units []string
 	words := shellWords(cmd)
 	for i := 0; i < len(words); i++ {
-		if strings.HasPrefix(words[i], "-") && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
+		if strings.HasPrefix(words[i], "-") && i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") &&
+			ansi.StringWidth(words[i])+1+ansi.StringWidth(words[i+1]) <= room {
 			units = append(units, words[i]+" "+words[i+1])
 			i++
 			continue
@@ -333,7 +334,12 @@ func commandLines(cmd string, w int, indent string) []string {
 		if i < len(out)-1 {
 			l += " \\"
 		}
-		if ansi.StringWidth(indent+l) > w {
+		switch n := ansi.StringWidth(l); {
+		case n+ansi.StringWidth(indent) <= w:
+		case n <= w: // a long word: without the indent it still fits
+			lines = append(lines, l)
+			continue
+		default:
 			lines = append(lines, indentWrap(l, w, indent, 0)...)
 			continue
 		}

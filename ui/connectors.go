@@ -88,10 +88,12 @@ func newConnectorsScreen(km *keymap.KeyMap, st *Styles, interval time.Duration) 
 				q == r.Type || q == typeCell(r, false) || // "sink", "source", "src": a kind, not a substring
 				(s.rest && strings.Contains(strings.ToLower(connStateCell(r)), q))
 		},
-		sortOrder[connRow]{"name", byConnectorName},
-		sortOrder[connRow]{"status (stalled first)", func(a, b connRow) int {
+		// Worst first is the default: at 3 a.m. the rows that need a look
+		// come first, whatever the width.
+		sortOrder[connRow]{"status, worst first", func(a, b connRow) int {
 			return cmp.Or(cmp.Compare(statusRank(a), statusRank(b)), lastFlush(a).Compare(lastFlush(b)), byConnectorName(a, b))
 		}},
+		sortOrder[connRow]{"name", byConnectorName},
 		sortOrder[connRow]{"lag (biggest first)", func(a, b connRow) int {
 			return cmp.Or(cmp.Compare(lagRank(b), lagRank(a)), byConnectorName(a, b))
 		}},
@@ -113,32 +115,40 @@ func byConnectorName(a, b connRow) int {
 }
 
 // statusRank orders rows by how much they need a look: stalled sources,
-// failed polls and growing sinks first, healthy ones last.
+// failed connectors or tasks and failed polls first, then growing sinks,
+// late sources, suspect keys, and healthy ones last.
 func statusRank(r connRow) int {
+	if r.InREST && (r.REST.State == "FAILED" || failedTasks(r.REST) > 0) {
+		return 0
+	}
+	rank := 6
 	if r.sink() {
 		switch s := r.Sink; {
 		case s == nil || s.At.IsZero() && s.Err == "":
-			return 4
+			rank = 5
 		case s.Err != "":
 			return 0
 		case s.Trend == "growing":
 			return 1
 		case s.Trend == "":
-			return 3
+			rank = 4
 		}
-		return 5
+	} else {
+		switch r.flush.Status {
+		case model.FlushStalled:
+			return 0
+		case model.FlushLate:
+			return 2
+		case model.FlushUnknown:
+			rank = 4
+		case model.FlushIdle:
+			rank = 5
+		}
 	}
-	switch r.flush.Status {
-	case model.FlushStalled:
-		return 0
-	case model.FlushLate:
-		return 2
-	case model.FlushUnknown:
+	if r.Suspect > 0 {
 		return 3
-	case model.FlushIdle:
-		return 4
 	}
-	return 5
+	return rank
 }
 
 // lagRank is what the lag sort orders by: a sink's total lag, a source's
@@ -192,7 +202,7 @@ func (s *connectorsScreen) refresh(src Source, now time.Time, reload bool) {
 
 func (s *connectorsScreen) SetSize(width, height int) {
 	s.width, s.height = width, height
-	s.list.setSize(width, height-2) // title line and table header
+	s.list.setSize(width, height-3) // title line, table header, detail line
 	s.sync()
 }
 
@@ -273,10 +283,15 @@ func (s *connectorsScreen) columns() connectorColumns {
 	// name in two offsets topics (two Connect clusters), so it stays
 	// longer than most; the sparkline narrows before it goes.
 	nameW := min(max(n.name, 16), 22) // room for most names, without losing a column to a long one
+	// The column the rows are sorted by stays, whatever the width.
+	sorted := map[string]*int{"partitions (most first)": &c.parts, "suspect (most first)": &c.suspect}[s.list.sortName()]
 	for _, drop := range []*int{&c.records, &c.perMin, &c.parts, &c.tasks, &c.activity, &c.suspect, &c.topic,
 		&c.group, &c.interval, &c.catchUp, &c.unflushed, &c.typ, &c.state} {
 		if s.width-used() >= nameW {
 			break
+		}
+		if drop == sorted {
+			continue
 		}
 		if drop == &c.activity && c.activity > minActivity {
 			c.activity = max(minActivity, c.activity-(nameW-(s.width-used())))
@@ -455,7 +470,11 @@ func (s *connectorsScreen) sync() {
 			}
 			return v
 		}
-		put(c.name, clean(r.ID.Name))
+		name := clean(r.ID.Name)
+		if c.suspect == 0 && r.Suspect > 0 { // no SUSPECT column: the row says it
+			name = "⚠ " + name
+		}
+		put(c.name, truncate(name, c.name))
 		put(c.typ, typeCell(r, c.wideType))
 		put(c.topic, truncate(topicCell(r), c.topic))
 		state := connStateCell(r)
@@ -521,7 +540,38 @@ func (s *connectorsScreen) View() string {
 	if s.list.filter != "" && len(s.list.items) > 0 {
 		empty = fmt.Sprintf("No connector name contains %q.", s.list.filter)
 	}
-	return title + "\n" + s.list.view(empty)
+	return title + "\n" + s.list.view(empty) + "\n" + s.detailLine()
+}
+
+// detailLine is the selected connector's status in words under the
+// table: why it is stalled or late, a sink's lag and catch-up, its
+// suspect keys, which a narrow table has no room for.
+func (s *connectorsScreen) detailLine() string {
+	r, ok := s.selected()
+	if !ok {
+		return ""
+	}
+	st := s.st
+	parts := []string{st.Title.Render(clean(r.ID.Name))}
+	switch {
+	case r.sink():
+		parts = append(parts, st.sinkStyle(r.Sink).Render(sinkStatus(r.Sink)), "lag "+lagCell(r.Sink), "catch-up "+catchUpCell(r.Sink))
+	case r.ID.Topic == "":
+		parts = append(parts, st.Muted.Render("no offsets in the offsets topics"))
+	default:
+		status := st.flushStyle(r.flush.Status).Render(flushText(r.flush.Status))
+		if r.flush.Reason != "" {
+			status += ": " + r.flush.Reason
+		}
+		parts = append(parts, status)
+	}
+	if n := failedTasks(r.REST); n > 0 && r.InREST {
+		parts = append(parts, st.Bad.Render(fmt.Sprintf("✗ %s failed", plural(n, "task", "tasks"))))
+	}
+	if r.Suspect > 0 {
+		parts = append(parts, st.Warn.Render("⚠ "+plural(r.Suspect, "suspect key", "suspect keys")))
+	}
+	return truncate("↳ "+strings.Join(parts, st.Muted.Render(" · ")), s.width)
 }
 
 // ShortHelp names the connector-wide edits when editing is on; the

@@ -196,7 +196,7 @@ var goldenContexts = []struct {
 }
 
 func TestGoldenContexts(t *testing.T) {
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		for _, sc := range goldenContexts {
 			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
 				_, m := contextModel(t, sz[0], sz[1], sc.change)

@@ -735,7 +735,7 @@ func TestDialogsFitEverySize(t *testing.T) {
 	for _, sz := range [][2]int{{40, 12}, {60, 20}, {80, 24}, {200, 60}} {
 		_, ed, m := editModel(t, sz[0], sz[1], nil)
 		ed.state, ed.tasks = "RUNNING", 2
-		selectPartition(t, m, "jdbc-orders", "rders")
+		selectPartition(t, m, "jdbc-orders", "1732903002") // orders: its offset shows at every width
 		send(t, m, press("e")...)
 		requireFits(t, screenText(m), sz[0], sz[1])
 		send(t, m, press("esc")...)
@@ -750,7 +750,7 @@ func TestDialogsFitEverySize(t *testing.T) {
 // and the cluster, and breaks only between words, each broken line ending
 // in " \" so that what is copied runs as it is.
 func TestEquivalentCommandKeepsContextAndWords(t *testing.T) {
-	for _, w := range []int{80, 100} {
+	for _, w := range []int{60, 80, 100} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			_, ed, m := editModel(t, w, 24, nil)
 			ed.real.Cmd = edit.CommandLine{Globals: []string{"--context", "prod eu", "-b", "kafka-1.prod.internal:9092,kafka-2.prod.internal:9092",

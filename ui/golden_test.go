@@ -55,7 +55,7 @@ var goldenScreens = []struct {
 }
 
 func TestGolden(t *testing.T) {
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		for _, sc := range goldenScreens {
 			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
 				f := demoStore()
@@ -166,7 +166,7 @@ var goldenEdits = []struct {
 }
 
 func TestGoldenEdit(t *testing.T) {
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		for _, sc := range goldenEdits {
 			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
 				f, ed, m := editModel(t, sz[0], sz[1], nil)
@@ -206,6 +206,13 @@ var goldenLag = []struct {
 		send(t, m, press("100", "tab")...) // below orders/0's log start
 		pressSettle(t, m, "enter")
 	}},
+	{"stop_confirm", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		selectConnector(t, m, "inventory-connector")
+		send(t, m, press("S")...)
+	}},
+	{"help", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		send(t, m, press("?")...)
+	}},
 	{"copy", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
 		selectConnector(t, m, "jdbc-old-orders")
 		send(t, m, press("c")...)
@@ -214,7 +221,7 @@ var goldenLag = []struct {
 }
 
 func TestGoldenLag(t *testing.T) {
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {160, 48}} {
 		for _, sc := range goldenLag {
 			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
 				f, ed, m := lagModel(t, sz[0], sz[1])

@@ -168,19 +168,20 @@ func (m *Model) reloadNote() string {
 	return m.styles.Warn.Render("↻ reloaded " + st.Reloaded.Local().Format("15:04:05") + ": " + clean(st.ReloadReason))
 }
 
-// totals are the header's counts, most important first.
+// totals are the header's counts, most important first: the connectors
+// that need a look, then the unparseable records.
 func (m *Model) totals() []string {
 	st := m.stats
 	unparseable := fmt.Sprintf("%s unparseable (%s)", count(st.Unparseable), m.km.Unparseable.Help().Key)
 	if st.Unparseable > 0 {
 		unparseable = m.styles.Warn.Render("⚠ " + unparseable)
 	}
-	return []string{
-		count(st.Records) + " records",
+	return append(m.healthTotals(),
 		unparseable,
+		count(st.Records)+" records",
 		plural(st.Connectors, "connector", "connectors"),
 		plural(st.Partitions, "partition", "partitions"),
-	}
+	)
 }
 
 // fitTotals joins as many totals as fit after prefix, dropping from the

@@ -139,8 +139,12 @@ type Model struct {
 
 	now     time.Time // of the last render of ages
 	version uint64
-	stats   model.Stats
-	rest    model.RESTStatus
+	// conns are the connectors as last read, for the header's counts of
+	// those that need a look; health is those counts at now.
+	conns  []model.ConnectorRow
+	health health
+	stats  model.Stats
+	rest   model.RESTStatus
 
 	width, height int
 	stack         []screen
@@ -148,6 +152,7 @@ type Model struct {
 	filter    textinput.Model
 	filtering bool
 	help      help.Model
+	helpPage  int // of the full help, while ? shows it
 	progress  progress.Model
 
 	// At most one dialog is open: a form (offset editor, sink offsets,
@@ -319,6 +324,7 @@ func (m *Model) refresh(now time.Time, reload bool) {
 		c.topics = len(m.topics())
 	}
 	m.top().refresh(m.opts.Source, now, reload)
+	m.countHealth(now, reload)
 }
 
 func (m *Model) top() screen { return m.stack[len(m.stack)-1] }
@@ -362,7 +368,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.cancelPlan()
 		return tea.Quit
 	case key.Matches(msg, m.km.Help):
-		m.help.ShowAll = !m.help.ShowAll
+		switch pages := len(m.fullHelpPages(m.bodyHeight())); {
+		case !m.help.ShowAll:
+			m.help.ShowAll, m.helpPage = true, 0
+		case m.helpPage+1 < pages:
+			m.helpPage++
+		default:
+			m.help.ShowAll = false
+		}
+	case m.help.ShowAll && key.Matches(msg, m.km.Back):
+		m.help.ShowAll = false
 	case key.Matches(msg, m.km.Clipboard):
 		return m.copySelected()
 	case key.Matches(msg, m.km.Context):
@@ -476,7 +491,12 @@ func (m *Model) View() tea.View {
 	header := m.headerLines()
 	footer := strings.Split(m.footerView(), "\n")
 	bodyH := max(m.height-len(header)-len(footer), 0)
-	body := fitLines(strings.Split(m.top().View(), "\n"), bodyH)
+	screen := m.top().View()
+	if m.help.ShowAll { // the help takes the screen's place
+		pages := m.fullHelpPages(bodyH)
+		screen = pages[min(m.helpPage, len(pages)-1)]
+	}
+	body := fitLines(strings.Split(screen, "\n"), bodyH)
 	lines := append(append(header, body...), footer...)
 	lines = fitLines(lines, m.height)
 	switch {
@@ -498,6 +518,11 @@ func (m *Model) View() tea.View {
 	v.AltScreen = true
 	v.WindowTitle = "koff"
 	return v
+}
+
+// bodyHeight is the room between the header and the footer.
+func (m *Model) bodyHeight() int {
+	return max(m.height-len(m.headerLines())-strings.Count(m.footerView(), "\n")-1, 1)
 }
 
 // fitLines pads or cuts lines to exactly n.

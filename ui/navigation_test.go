@@ -169,10 +169,9 @@ func TestScrollPositionKeptAcrossLiveUpdates(t *testing.T) {
 	if got := markedRow(m); got != line {
 		t.Errorf("selected row moved on screen from line %d to %d", line, got)
 	}
-	// Re-sorting (by status, then oldest flush first: it reverses the
-	// rows) keeps it too.
+	// Re-sorting (by name, from status worst first) keeps it too.
 	send(t, m, press("s")...)
-	requireContains(t, m, "sort: status")
+	requireContains(t, m, "sort: name")
 	if got := selectedName(m); got != name {
 		t.Fatalf("sort moved the selection from %s to %s", name, got)
 	}
@@ -213,7 +212,7 @@ func TestFilterNarrowsLiveAndEscClears(t *testing.T) {
 
 	// esc clears an applied filter first, and does not leave the screen.
 	send(t, m, press("esc")...)
-	requireContains(t, m, "Connectors 4", "sort: name", "file-source", "jdbc-orders")
+	requireContains(t, m, "Connectors 4", "sort: status, worst first", "file-source", "jdbc-orders")
 	requireLacks(t, m, "filter:")
 
 	// esc in the input clears it too.
@@ -233,13 +232,18 @@ func TestFilterPartitionsByPartitionText(t *testing.T) {
 
 func TestSortCyclesConnectorOrders(t *testing.T) {
 	_, m := started(t, 80, 24)
+	// Worst first is the default.
+	requireContains(t, m, "sort: status, worst first")
+	if got := firstRowName(m); got != "jdbc-orders" { // late and suspect: the only one not ok
+		t.Errorf("default sort: first row %s, want jdbc-orders", got)
+	}
 	for _, want := range []struct{ sort, first string }{
-		{"status (stalled first)", "jdbc-orders"}, // late: the only one not ok
-		{"lag (biggest first)", "file-source"},    // no sinks, no unflushed counts: by name
+		{"name", "file-source"},
+		{"lag (biggest first)", "file-source"}, // no sinks, no unflushed counts: by name
 		{"last flush (oldest first)", "jdbc-orders"},
 		{"partitions (most first)", "jdbc-orders"},
 		{"suspect (most first)", "jdbc-orders"}, // a stray key and a number beyond 64 bits
-		{"name", "file-source"},
+		{"status, worst first", "jdbc-orders"},
 	} {
 		send(t, m, press("s")...)
 		requireContains(t, m, "sort: "+want.sort)
@@ -253,7 +257,7 @@ func firstRowName(m *Model) string {
 	lines := strings.Split(screenText(m), "\n")
 	for i, l := range lines {
 		if strings.Contains(l, "CONNECTOR") && i+1 < len(lines) {
-			return strings.Fields(strings.TrimPrefix(lines[i+1], "▶"))[0]
+			return strings.Fields(strings.TrimPrefix(strings.TrimPrefix(lines[i+1], "▶"), " ⚠"))[0]
 		}
 	}
 	return ""

@@ -50,7 +50,9 @@ type partitionsScreen struct {
 // the columns do not jump about while a filter is typed.
 type partitionNeeds struct {
 	partition, offset, tpShort, tpLong, flagsShort, flagsWide int
-	live, deleted, suspect                                    int
+	// The widths of their values alone (fitJSON), for narrow screens.
+	partitionValues, offsetValues int
+	live, deleted, suspect        int
 }
 
 func (s *partitionsScreen) measure() {
@@ -59,6 +61,8 @@ func (s *partitionsScreen) measure() {
 	for _, r := range s.list.items {
 		n.partition = max(n.partition, ansi.StringWidth(cleanJSON(r.Partition)))
 		n.offset = max(n.offset, ansi.StringWidth(offsetCell(r)))
+		n.partitionValues = max(n.partitionValues, compactWidth(r.Partition))
+		n.offsetValues = max(n.offsetValues, compactWidth(offsetCell(r)))
 		n.tpShort = max(n.tpShort, len(tpText(r, true)))
 		n.tpLong = max(n.tpLong, len(tpText(r, false)))
 		n.flagsShort = max(n.flagsShort, ansi.StringWidth(flagsCell(r.Flags, false)))
@@ -172,7 +176,7 @@ func (s *partitionsScreen) knownPartitions() map[string]bool {
 
 func (s *partitionsScreen) SetSize(width, height int) {
 	s.width, s.height = width, height
-	s.list.setSize(width, height-2-s.panelLines())
+	s.list.setSize(width, height-3-s.panelLines()) // title, table header, detail line
 	s.sync()
 }
 
@@ -299,21 +303,21 @@ func (s *partitionsScreen) columns() partitionColumns {
 	}
 	needP, needO := n.partition, n.offset
 	avail := s.width - (2 + c.tp + 1 + c.updated + 1 + c.flags + 1 + 2)
-	if avail < 20 { // very narrow: give up the flags before the JSON
+	if avail < 20 || s.width < 80 { // narrow: the flags go to the detail line, a ⚠ on the row
 		avail += c.flags + 1
 		c.flags = 0
 	}
 	avail = max(avail, 2)
-	half := avail / 2
-	switch {
-	case needP+needO <= avail: // all of it fits: leave the slack at the right
+	// The offset is what an operator acts on: it gets the room to show
+	// every number whole (its values alone if need be) before the
+	// partition map gets more than its values' room.
+	if needP+needO <= avail {
 		c.partition, c.offset = needP, needO
-	case needP < half:
-		c.partition, c.offset = needP, avail-needP
-	case needO < avail-half:
-		c.partition, c.offset = avail-needO, needO
-	default:
-		c.partition, c.offset = half, avail-half
+	} else {
+		o := min(needO, avail-min(needP, max(n.partitionValues, 8)))
+		o = max(o, min(n.offsetValues, avail-6))
+		c.offset = max(min(o, avail-1), 1)
+		c.partition = max(avail-c.offset, 1)
 	}
 	return c
 }
@@ -334,9 +338,13 @@ func (s *partitionsScreen) sync() {
 		cols = append(cols, table.Column{Title: "FLAGS", Width: c.flags})
 	}
 	s.list.sync(cols, func(r model.PartitionRow) []string {
+		part := fitJSON(r.Partition, c.partition)
+		if c.flags == 0 && r.Flags.Suspect() { // no FLAGS column: the row says it
+			part = "⚠ " + fitJSON(r.Partition, c.partition-2)
+		}
 		cells := []string{
-			truncateMiddle(cleanJSON(r.Partition), c.partition),
-			truncate(offsetCell(r), c.offset),
+			part,
+			fitJSON(offsetCell(r), c.offset),
 			tpCell(r, c),
 			fitRight(s.updatedCell(r, c.wide), c.updated),
 		}
@@ -387,7 +395,23 @@ func (s *partitionsScreen) View() string {
 	}
 	parts := []string{title}
 	parts = append(parts, s.panel()...)
-	return strings.Join(append(parts, s.list.view(empty)), "\n")
+	return strings.Join(append(parts, s.list.view(empty), s.detailLine()), "\n")
+}
+
+// detailLine is the selected row in full under the table, where a narrow
+// column cuts it: its flags in words, its offset, its source partition.
+func (s *partitionsScreen) detailLine() string {
+	r, ok := s.list.selected()
+	if !ok {
+		return ""
+	}
+	st := s.st
+	var parts []string
+	if f := s.rowFlags(r, true); f != "" {
+		parts = append(parts, st.Warn.Render(strings.ReplaceAll(f, ",", ", ")))
+	}
+	parts = append(parts, st.Label.Render("offset ")+offsetCell(r), st.Label.Render("partition ")+cleanJSON(r.Partition))
+	return truncate("↳ "+strings.Join(parts, st.Muted.Render(" · ")), s.width)
 }
 
 // ShortHelp names the two common edits when editing is on; the unparseable

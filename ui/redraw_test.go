@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -141,35 +142,59 @@ func TestCursorsDoNotBlink(t *testing.T) {
 	}
 }
 
-// The full help fits 80 columns on every screen with every edit enabled:
-// the help bubble would drop a column that does not, ending the line "…".
-func TestFullHelpFits80Columns(t *testing.T) {
+// The full help shows every binding at 60 and 80 columns, in columns side
+// by side as far as they fit and in pages (? turns them), cut nowhere;
+// the footer keeps "? help" and "q quit" at every width.
+func TestFullHelpFitsEveryWidth(t *testing.T) {
 	for _, sc := range []struct {
 		name  string
 		drive func(t *testing.T, m *Model)
 		want  []string
 	}{
-		{"connectors", func(t *testing.T, m *Model) {}, []string{"copy name", "switch context", "u undo last edit"}},
+		{"connectors", func(t *testing.T, m *Model) {}, []string{"copy name", "switch context", "u undo last edit", "S stop connector", "q quit"}},
 		{"partitions", func(t *testing.T, m *Model) { openConnectorNamed(t, m, "inventory-connector") },
-			[]string{"copy offset", "c copy offsets to…", "u undo last edit"}},
+			[]string{"copy offset", "c copy offsets to…", "u undo last edit", "n new partition", "q quit"}},
 		{"sink", func(t *testing.T, m *Model) { openSinkNamed(t, m, "es-search") },
-			[]string{"copy offset", "X reset whole sink", "u undo last edit"}},
+			[]string{"copy offset", "X reset whole sink", "u undo last edit", "q quit"}},
 		{"detail", func(t *testing.T, m *Model) {
 			openConnectorNamed(t, m, "inventory-connector")
 			send(t, m, press("enter")...)
 		}, []string{"copy offset", "switch context", "q quit"}},
-		{"unparseable", func(t *testing.T, m *Model) { send(t, m, press("U")...) }, []string{"? close help"}},
+		{"unparseable", func(t *testing.T, m *Model) { send(t, m, press("U")...) }, []string{"close help", "q quit"}},
 	} {
-		t.Run(sc.name, func(t *testing.T) {
-			_, _, m := lagModel(t, 80, 24)
-			sc.drive(t, m)
-			send(t, m, press("?")...)
-			out := screenText(m)
-			requireFits(t, out, 80, 24)
-			if strings.Contains(out, " …") {
-				t.Errorf("a help column was dropped:\n%s", out)
-			}
-			requireContains(t, m, sc.want...)
-		})
+		for _, sz := range [][2]int{{60, 20}, {80, 24}} {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
+				_, _, m := lagModel(t, sz[0], sz[1])
+				sc.drive(t, m)
+				out := screenText(m)
+				lines := strings.Split(out, "\n")
+				if last := lines[len(lines)-1]; !strings.Contains(last, "? help") || !strings.Contains(last, "q quit") {
+					t.Errorf("footer %q lacks ? help or q quit", last)
+				}
+				send(t, m, press("?")...)
+				var pages []string
+				for range 5 {
+					if !m.help.ShowAll {
+						break
+					}
+					out := screenText(m)
+					requireFits(t, out, sz[0], sz[1])
+					if strings.Contains(out, " …") {
+						t.Errorf("a help column was cut:\n%s", out)
+					}
+					pages = append(pages, out)
+					send(t, m, press("?")...)
+				}
+				if m.help.ShowAll {
+					t.Fatal("? did not close the help after its last page")
+				}
+				all := strings.Join(pages, "\n")
+				for _, w := range sc.want {
+					if !strings.Contains(all, w) {
+						t.Errorf("no help page shows %q:\n%s", w, all)
+					}
+				}
+			})
+		}
 	}
 }

@@ -97,8 +97,10 @@ func (m *Model) footerView() string {
 		} else {
 			bottom = ansi.Truncate(input, room, "") + "   " + hint
 		}
+	} else if m.help.ShowAll {
+		bottom = m.fullHelpFooter()
 	} else {
-		bottom = m.help.View(m)
+		bottom = m.shortHelpLine()
 	}
 	if st == "" {
 		return bottom

@@ -1,0 +1,77 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"koff/model"
+)
+
+// health counts the connectors that need a look, for the header: it
+// shows them on every screen, so a stalled connector or a suspect key is
+// seen whatever the width and whichever screen is open.
+type health struct {
+	stalled, failed, late, suspect int
+}
+
+// countHealth judges every connector at now. The connectors screen has
+// just read and judged them when it is on top; otherwise they are read
+// again only when the Source changed.
+func (m *Model) countHealth(now time.Time, reload bool) {
+	var h health
+	if c, ok := m.top().(*connectorsScreen); ok {
+		for _, r := range c.list.items {
+			h.add(r.ConnectorRow, r.flush)
+		}
+		m.health = h
+		return
+	}
+	if reload || m.conns == nil {
+		m.conns = m.opts.Source.Connectors()
+	}
+	for _, r := range m.conns {
+		var rep model.FlushReport
+		if r.Type != "sink" {
+			rep = judgeFlush(r, now, m.opts.FlushInterval)
+		}
+		h.add(r, rep)
+	}
+	m.health = h
+}
+
+func (h *health) add(r model.ConnectorRow, rep model.FlushReport) {
+	if r.Type != "sink" && r.ID.Topic != "" {
+		switch rep.Status {
+		case model.FlushStalled:
+			h.stalled++
+		case model.FlushLate:
+			h.late++
+		}
+	}
+	if r.InREST && (r.REST.State == "FAILED" || failedTasks(r.REST) > 0) {
+		h.failed++
+	}
+	if r.Suspect > 0 {
+		h.suspect++
+	}
+}
+
+// healthTotals are the header's counts of connectors that need a look,
+// worst first, each with its glyph: "✗ 1 stalled · ⚠ 1 suspect".
+func (m *Model) healthTotals() []string {
+	h, st := m.health, m.styles
+	var out []string
+	if h.stalled > 0 {
+		out = append(out, st.Bad.Render(fmt.Sprintf("✗ %d stalled", h.stalled)))
+	}
+	if h.failed > 0 {
+		out = append(out, st.Bad.Render(fmt.Sprintf("✗ %d failed", h.failed)))
+	}
+	if h.late > 0 {
+		out = append(out, st.Warn.Render(fmt.Sprintf("◷ %d late", h.late)))
+	}
+	if h.suspect > 0 {
+		out = append(out, st.Warn.Render(fmt.Sprintf("⚠ %d suspect", h.suspect)))
+	}
+	return out
+}
