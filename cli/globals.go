@@ -82,7 +82,7 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	fs.DurationVar(&g.FlushInterval, "flush-interval", 0, "the workers' offset.flush.interval.ms; with --demo and demo-cluster, the simulated workers' interval (default 5s)")
 	fs.StringVar(&g.LogFile, "log-file", "", "write diagnostics to this file (the dashboard writes nothing else to the terminal)")
 	fs.BoolVar(&g.Demo, "demo", false, "run on an embedded demo cluster with simulated Connect workers")
-	fs.StringVar(&g.ConnectURL, "connect-url", defURL, "Kafka Connect REST URL, e.g. http://connect:8083 (env KOFF_CONNECT_URL); user:pass@ in it is basic auth")
+	fs.StringVar(&g.ConnectURL, "connect-url", defURL, "Kafka Connect REST URL with its scheme, e.g. http://connect:8083 (env KOFF_CONNECT_URL); user:pass@ in it is basic auth")
 	fs.StringVar(&g.ConnectUser, "connect-user", "", "Connect REST basic auth user")
 	fs.StringVar(&g.ConnectPasswordFile, "connect-password-file", "", "file holding the Connect REST basic auth password")
 	fs.StringVar(&g.ConnectCA, "connect-ca", "", "PEM CA bundle for an https Connect REST URL")

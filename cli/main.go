@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
 	"koff/model"
@@ -187,6 +188,8 @@ func helpTarget(args []string) (*command, []string) {
 }
 
 func printUsage(w io.Writer, cmd *command, fs *pflag.FlagSet) {
+	width := helpWidth(w)
+	flagUsages := func(fs *pflag.FlagSet) string { return flagUsagesWrapped(fs, width) }
 	globals := pflag.NewFlagSet("globals", pflag.ContinueOnError)
 	globals.SortFlags = false
 	used := pflag.NewFlagSet("used", pflag.ContinueOnError)
@@ -211,20 +214,20 @@ Usage:
   koff [flags]                      the live dashboard
   koff --demo                       the dashboard on an embedded demo cluster
   koff COMMAND [args] [flags]
-  koff help [COMMAND]               this help, or a command's (as koff COMMAND --help)
+  koff help [COMMAND]               this help, or COMMAND's (as COMMAND --help)
 
 Commands:
 `)
 		for _, name := range commandOrder {
 			if c := lookup(name); c != nil {
-				fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
+				fmt.Fprintf(w, "  %-14s %s\n", c.name, wrapText(c.summary, width, 17))
 			}
 		}
-		fmt.Fprint(w, "\nRun koff help COMMAND for a command's own flags.\n\nGlobal flags (every command accepts them; each command's help lists those it uses):\n")
+		fmt.Fprint(w, "\nRun koff help COMMAND for a command's own flags.\n\nGlobal flags, accepted by every command (koff help CMD lists those CMD uses):\n")
 		fmt.Fprint(w, flagUsages(globals))
 		return
 	}
-	fmt.Fprintf(w, "Usage: koff %s %s\n\n%s\n", cmd.name, cmd.args, cmd.summary)
+	fmt.Fprintf(w, "Usage: koff %s %s\n\n%s\n", cmd.name, wrapText(cmd.args, width, 12+len(cmd.name)), wrapText(cmd.summary, width, 0))
 	if own.HasFlags() {
 		fmt.Fprint(w, "\nFlags:\n"+flagUsages(own))
 	}
@@ -236,7 +239,7 @@ Commands:
 // flagUsages lists flags as pflag does, except that a switch shows no
 // "[=true|false]", a duration's default reads "1m" rather than "1m0s", and
 // a flag whose unset value only means "not given" shows no default.
-func flagUsages(fs *pflag.FlagSet) string {
+func flagUsagesWrapped(fs *pflag.FlagSet, wrap int) string {
 	type line struct{ left, usage string }
 	var lines []line
 	width := 0
@@ -260,7 +263,43 @@ func flagUsages(fs *pflag.FlagSet) string {
 	})
 	var b strings.Builder
 	for _, l := range lines {
-		fmt.Fprintf(&b, "%-*s   %s\n", width, l.left, l.usage)
+		fmt.Fprintf(&b, "%-*s   %s\n", width, l.left, wrapText(l.usage, wrap, width+3))
+	}
+	return b.String()
+}
+
+// helpWidth is the terminal's width when help goes to one, else 0: help
+// piped to a file or a pager is not wrapped.
+func helpWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return 0
+	}
+	if cols, _, err := term.GetSize(f.Fd()); err == nil && cols >= 40 {
+		return cols
+	}
+	return 0
+}
+
+// wrapText breaks s between words so that no line passes width, starting
+// continuation lines at column indent; width 0 leaves s whole.
+func wrapText(s string, width, indent int) string {
+	if width <= 0 || indent+len(s) <= width {
+		return s
+	}
+	avail := max(width-indent, 20)
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(s) {
+		if i > 0 && n+1+len(word) > avail {
+			b.WriteString("\n" + strings.Repeat(" ", indent))
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += len(word)
 	}
 	return b.String()
 }

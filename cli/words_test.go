@@ -12,6 +12,7 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/spf13/pflag"
 
 	"koff/model"
 )
@@ -252,5 +253,23 @@ func TestUnknownConnectorHasOneWordingAndSuggestions(t *testing.T) {
 		if _, errs, code := koff(t, cmd, "-b", addr, "jdbc-shopp"); code != ExitFailed || errs != want {
 			t.Errorf("%s: exit %d %q, want %q", cmd, code, errs, want)
 		}
+	}
+}
+
+// Help on an 80-column terminal wraps between words, under the text's column.
+func TestHelpWrapsToTheTerminalWidth(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	addGlobals(fs, Env{Getenv: func(string) string { return "" }})
+	out := flagUsagesWrapped(fs, 80)
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("line longer than 80 columns: %q", l)
+		}
+	}
+	if !strings.Contains(out, "      --connect-url string") || !regexp.MustCompile(`\n {39}\S`).MatchString(out) {
+		t.Errorf("continuation lines not under the usage column:\n%s", out)
+	}
+	if got := wrapText("a b c", 0, 4); got != "a b c" {
+		t.Errorf("width 0 wraps: %q", got)
 	}
 }
