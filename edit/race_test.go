@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"koff/connect"
 	"koff/kafka"
 	"koff/model"
 )
@@ -192,5 +193,99 @@ func TestAWriteOverwrittenAfterItLandedSaysSo(t *testing.T) {
 	edits, _ := h.ed.Audit.Edits()
 	if last := edits[len(edits)-1]; last.Result() != ResultOverwritten {
 		t.Errorf("audit result %s", last.Result())
+	}
+}
+
+// barrierREST holds each AlterOffsets until both editors have sent theirs.
+type barrierREST struct {
+	REST
+	arrived *sync.WaitGroup
+}
+
+func (b barrierREST) AlterOffsets(ctx context.Context, name string, body []byte) (string, error) {
+	b.arrived.Done()
+	b.arrived.Wait()
+	return b.REST.AlterOffsets(ctx, name, body)
+}
+
+// barrierRESTOffsets keeps GET offsets (verification) visible through the
+// wrapper.
+type barrierRESTOffsets struct {
+	barrierREST
+}
+
+func (b barrierRESTOffsets) Offsets(ctx context.Context, name string) (connect.Offsets, error) {
+	return b.REST.(offsetsReader).Offsets(ctx, name)
+}
+
+// Two PATCHes of one partition through Connect's REST API, both sent after
+// both editors checked: the worker writes both records, and the order in
+// the topic decides, verified by GET and by the topic.
+func TestTwoRESTEditsOfOnePartitionNeverBothWin(t *testing.T) {
+	h, _ := demoHarness(t)
+	ctx := context.Background()
+	if err := h.ed.StopConnector(ctx, "jdbc-shop"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the final flush to be read", func() bool { return time.Since(h.ordersRow().Updated) > 300*time.Millisecond })
+	b := h.secondEditor("bob")
+	b.REST = h.ed.REST
+	h.ed.User = "alice"
+	rest := h.ed.REST
+	for run := 0; run < 3; run++ {
+		var arrived sync.WaitGroup
+		arrived.Add(2)
+		wrap := barrierRESTOffsets{barrierREST{REST: rest, arrived: &arrived}}
+		h.ed.REST, b.REST = wrap, wrap
+		values := []string{fmt.Sprintf(`{"incrementing":%d}`, 10+2*run), fmt.Sprintf(`{"incrementing":%d}`, 11+2*run)}
+		plans := make([]*Plan, 2)
+		for i, ed := range []*Editor{h.ed, b} {
+			p, err := ed.Plan(ctx, Request{Connector: "jdbc-shop", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, ordersPartition), Offset: mustOffset(t, values[i])}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Path != PathREST {
+				t.Fatalf("path %s (%s)", p.Path, p.PathReason)
+			}
+			plans[i] = p
+		}
+		results := make([]Result, 2)
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i, ed := range []*Editor{h.ed, b} {
+			wg.Add(1)
+			go func() { defer wg.Done(); results[i], errs[i] = ed.Apply(ctx, plans[i]) }()
+		}
+		wg.Wait()
+		winner := -1
+		for i := range results {
+			if errs[i] == nil && results[i].Verified {
+				if winner >= 0 {
+					t.Fatalf("run %d: both verified", run)
+				}
+				winner = i
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("run %d: none verified: %v %s / %v %s", run, errs[0], results[0].Summary(), errs[1], results[1].Summary())
+		}
+		loser := results[1-winner]
+		if len(loser.Lost) != 1 || !strings.Contains(loser.Summary(), values[winner]) {
+			t.Errorf("run %d: loser: %v %s", run, errs[1-winner], loser.Summary())
+		}
+		h.waitFor("the winner's value in force", func() bool { return h.ordersRow().Offset == values[winner] })
+		got, err := rest.(offsetsReader).Offsets(ctx, "jdbc-shop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, o := range got.Offsets {
+			if strings.Contains(string(o.Partition), `"shop.public.orders"`) {
+				found = string(o.Offset) == values[winner]
+			}
+		}
+		if !found {
+			t.Errorf("run %d: GET offsets does not show the winner's %s: %+v", run, values[winner], got)
+		}
 	}
 }
