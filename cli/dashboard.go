@@ -116,9 +116,9 @@ func interruptedNotice(path string) func() string {
 		if len(eds) == 0 {
 			return ""
 		}
-		n := eds[0].Notice()
+		n := eds[0].Headline()
 		if len(eds) > 1 {
-			n += fmt.Sprintf(" (and %d more interrupted edits: koff status lists them)", len(eds)-1)
+			n += fmt.Sprintf("; %d more: koff status lists them", len(eds)-1)
 		}
 		return n
 	}

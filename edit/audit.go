@@ -414,6 +414,24 @@ func (ed AuditEdit) Notice() string {
 		s.Kind, s.Connector, s.User, s.Time.Local().Format(time.RFC3339), how, counted, s.Connector)
 }
 
+// Headline is Notice for a one-line header: what to do first, details
+// after, so that a narrow terminal cuts only details.
+func (ed AuditEdit) Headline() string {
+	s := ed.Start
+	total := len(s.Positions)
+	if total == 0 {
+		for _, ch := range s.Changes {
+			total += len(ch.Writes)
+		}
+	}
+	written := fmt.Sprintf("%d/%d", len(ed.WrittenSet()), total)
+	if ed.Result() == ResultInProgress {
+		written = "≥" + written
+	}
+	return fmt.Sprintf("INTERRUPTED EDIT of %s: koff undo %s puts back what it wrote (%s by %s at %s, %s topic-partitions written)",
+		s.Connector, s.Connector, s.Kind, s.User, s.Time.Local().Format("2006-01-02 15:04"), written)
+}
+
 // UndoRequest is the request that puts back the before-values of the last
 // edit that wrote anything (verified or not, whole or partial), optionally
 // of one connector. Of a partial or interrupted edit, only the partitions

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,6 +88,20 @@ func drain(cmd tea.Cmd) {
 	if b, ok := cmd().(tea.BatchMsg); ok {
 		for _, c := range b {
 			go drain(c)
+		}
+	}
+}
+
+func TestHeaderSaysAnEditWasInterrupted(t *testing.T) {
+	notice := "INTERRUPTED EDIT of jdbc-orders: koff undo jdbc-orders puts back what it wrote (import by alice at 2026-12-01 10:00, 3/25 topic-partitions written)"
+	for _, w := range []int{80, 120} {
+		_, _, m := editModel(t, w, 24, func(o *Options) { o.Interrupted = func() string { return notice } })
+		lines := strings.Split(screenText(m), "\n")
+		if !strings.HasPrefix(lines[1], "⚠ INTERRUPTED EDIT of jdbc-orders: koff undo jdbc-orders") {
+			t.Errorf("%d columns: header line 2 = %q", w, lines[1])
+		}
+		if len(lines) > 24 {
+			t.Errorf("%d columns: %d lines", w, len(lines))
 		}
 	}
 }
