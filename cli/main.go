@@ -184,6 +184,9 @@ func helpTarget(args []string) (*command, []string) {
 			continue
 		}
 		c := lookup(a)
+		if a == "help" {
+			c = dashboardCommand
+		}
 		if c == nil {
 			return nil, []string{a}
 		}
