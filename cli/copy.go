@@ -6,7 +6,10 @@ import (
 	"koff/edit"
 )
 
-type copyOptions struct{ writeFlags }
+type copyOptions struct {
+	writeFlags
+	nameFlags
+}
 
 func init() {
 	register(&command{
@@ -16,6 +19,7 @@ func init() {
 		flags: func(fs *pflag.FlagSet) any {
 			o := &copyOptions{}
 			addWriteFlags(fs, &o.writeFlags)
+			addNameFlags(fs, &o.nameFlags, false)
 			return o
 		},
 		run: func(g *Globals, opts any, args []string, env Env) error {
@@ -32,6 +36,7 @@ func init() {
 			if err != nil {
 				return err
 			}
+			req.Create = o.create
 			p, err := s.ed.Plan(s.ctx, req)
 			if err != nil {
 				return err

@@ -30,6 +30,20 @@ type writeFlags struct {
 	yes    bool
 }
 
+// nameFlags say that an unknown name is meant (--create) and, for a sink
+// without Connect's REST API, which consumer group is its (--group).
+type nameFlags struct {
+	create bool
+	group  string
+}
+
+func addNameFlags(fs *pflag.FlagSet, n *nameFlags, group bool) {
+	fs.BoolVar(&n.create, "create", false, "the connector is new: write offsets for a name koff has never seen (no offsets, no consumer group, not in Connect); without it such a name is refused as a typo")
+	if group {
+		fs.StringVar(&n.group, "group", "", "sink: its consumer group, when Connect's REST API is not there to say (a consumer.override.group.id names another group than connect-NAME)")
+	}
+}
+
 func addWriteFlags(fs *pflag.FlagSet, w *writeFlags) {
 	fs.BoolVar(&w.dryRun, "dry-run", false, "print the plan and write nothing")
 	fs.BoolVarP(&w.yes, "yes", "y", false, "apply without asking (needed when stdin is not a terminal)")
@@ -304,9 +318,11 @@ func valueText(b []byte, none string) string {
 
 // groupPartitions lists the partitions of the given topics that a sink's
 // group has committed offsets for.
-func (s *editSession) groupPartitions(name string, topics []string) ([]model.TopicPartition, error) {
+func (s *editSession) groupPartitions(name, given string, topics []string) ([]model.TopicPartition, error) {
 	group := "connect-" + name
-	if s.rest != nil {
+	if given != "" {
+		group = given
+	} else if s.rest != nil {
 		cfg, err := s.rest.ConnectorConfig(s.ctx, name)
 		if err != nil {
 			return nil, err

@@ -113,6 +113,10 @@ func loadStore(g *Globals, env Env, timeout time.Duration, restOptional bool) (*
 type selected struct {
 	ids   []model.ConnectorID
 	group string
+	// other are offsets topics of the connector that its tasks do not
+	// read: it has its own offsets.storage.topic (ConnectorOffsetBackingStore
+	// then reads only that one).
+	other map[string]bool
 }
 
 // selectConnectors picks the named connectors (all when none are named).
@@ -129,6 +133,12 @@ func selectConnectors(store *model.Store, names []string, g *Globals) (map[strin
 			s.group = c.Sink.Group
 		case c.ID.Topic != "":
 			s.ids = append(s.ids, c.ID)
+			if !c.Authoritative() {
+				if s.other == nil {
+					s.other = map[string]bool{}
+				}
+				s.other[c.ID.Topic] = true
+			}
 		}
 	}
 	inConnect := map[string]bool{}
@@ -173,7 +183,13 @@ func bodyOf(store *model.Store, s *selected) []byte {
 	if s.group != "" {
 		return model.SinkOffsetsBody(store.SinkPartitions(s.group))
 	}
-	return model.OffsetsBody(rowsOf(store, s.ids))
+	var read []model.ConnectorID
+	for _, id := range s.ids {
+		if !s.other[id.Topic] {
+			read = append(read, id)
+		}
+	}
+	return model.OffsetsBody(rowsOf(store, read))
 }
 
 // printOffsetsJSON writes Connect's GET offsets body for one connector, or an
@@ -206,30 +222,84 @@ func printOffsetsJSON(env Env, store *model.Store, conns map[string]*selected, s
 
 func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, deleted bool) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONNECTOR\tPARTITION\tOFFSET\tWHERE\tUPDATED\tFLAGS")
+	fmt.Fprintln(tw, "CONNECTOR\tPARTITION\tOFFSET\tTASK\tWHERE\tUPDATED\tFLAGS")
+	var notes []string
 	for _, n := range sortedNames(conns) {
 		s := conns[n]
 		if s.group != "" {
 			for _, r := range store.SinkPartitions(s.group) {
-				fmt.Fprintf(tw, "%s\t{\"kafka_topic\":%s,\"kafka_partition\":%d}\t{\"kafka_offset\":%d}\tgroup %s\t-\tlag %d\n",
+				fmt.Fprintf(tw, "%s\t{\"kafka_topic\":%s,\"kafka_partition\":%d}\t{\"kafka_offset\":%d}\treads\tgroup %s\t-\tlag %d\n",
 					field(n), jsonField(string(model.AppendJackson(nil, r.Topic))), r.Partition, r.Committed, field(s.group), r.Lag)
 			}
 			continue
 		}
-		for _, r := range rowsOf(store, s.ids) {
-			if r.Deleted && !deleted {
+		noted := map[string]bool{}
+		rows := rowsOf(store, s.ids)
+		// A deleted live copy is listed when a stray copy of its partition
+		// is, so the table shows that the task gets nothing.
+		strays := map[string]bool{}
+		for _, r := range rows {
+			if !r.Live && !r.Deleted {
+				strays[r.ID.Topic+"\x00"+r.Partition] = true
+			}
+		}
+		for _, r := range rows {
+			if r.Deleted && !deleted && !(r.Live && strays[r.ID.Topic+"\x00"+r.Partition]) {
 				continue
 			}
-			off := jsonField(r.Offset)
-			if r.Deleted {
-				off = "(deleted)"
-			}
+			task, note := taskWord(r, s.other[r.ID.Topic])
 			flags := r.Flags.String()
 			if flags == "" {
 				flags = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", field(n), jsonField(r.Partition), off, field(r.ID.TopicPartition.String()), r.Updated.Local().Format(time.RFC3339), flags)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(n), jsonField(r.Partition), offsetText(r), task, field(r.ID.TopicPartition.String()), r.Updated.Local().Format(time.RFC3339), flags)
+			if note != "" {
+				notes = append(notes, fmt.Sprintf("  %s %s in %s: %s", field(n), jsonField(r.Partition), r.ID.TopicPartition, field(note)))
+			}
+			if r.TaskNote != "" && !noted[r.Partition] {
+				noted[r.Partition] = true
+				notes = append(notes, fmt.Sprintf("  %s %s: %s", field(n), jsonField(r.Partition), field(r.TaskNote)))
+			}
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(env.Stdout, "What a restarted task reads (Apache Kafka 4.1.1):")
+		for _, l := range notes {
+			fmt.Fprintln(env.Stdout, l)
+		}
+	}
+	return nil
+}
+
+// taskWord is the TASK column: whether a restarted task reads this copy,
+// and a note saying why when it does not, or reads something else.
+func taskWord(r model.PartitionRow, otherTopic bool) (string, string) {
+	switch {
+	case otherTopic:
+		return "not read", "the connector has its own offsets.storage.topic, which its tasks read instead of this one"
+	case r.Live && r.TaskReads != "" && r.JavaReads != "":
+		return "reads " + jsonField(r.JavaReads), "the stored number reads differently in Java: the task gets " + r.JavaReads
+	case r.Live && r.TaskReads != "":
+		return "reads", ""
+	case r.Live:
+		return "none", "the task gets no offset: " + r.NoOffset
+	case r.LiveCopy == nil && r.NoOffset != "deleted":
+		return "stray", r.Stray
+	}
+	return "stray", r.Stray
+}
+
+func offsetText(r model.PartitionRow) string {
+	switch {
+	case r.Deleted:
+		return "(deleted)"
+	case r.Offset == "" && strings.Contains(r.Unreadable, "reads as null"):
+		return "(null) " + field(model.Preview(r.Stored, 20))
+	case r.Offset == "":
+		return "(unreadable) " + field(model.Preview(r.Stored, 40))
+	}
+	return jsonField(r.Offset)
 }

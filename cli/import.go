@@ -14,7 +14,10 @@ import (
 	"koff/model"
 )
 
-type importOptions struct{ writeFlags }
+type importOptions struct {
+	writeFlags
+	nameFlags
+}
 
 func init() {
 	register(&command{
@@ -24,6 +27,7 @@ func init() {
 		flags: func(fs *pflag.FlagSet) any {
 			o := &importOptions{}
 			addWriteFlags(fs, &o.writeFlags)
+			addNameFlags(fs, &o.nameFlags, false)
 			return o
 		},
 		run: runImport,
@@ -57,6 +61,7 @@ func runImport(g *Globals, opts any, args []string, env Env) error {
 	var plans []*edit.Plan
 	unchanged := 0
 	for _, r := range reqs {
+		r.Create = o.create
 		p, err := s.ed.Plan(s.ctx, r)
 		if err != nil {
 			return err
@@ -100,7 +105,7 @@ func withoutUnchanged(r edit.Request, p *edit.Plan) (edit.Request, int) {
 	for _, it := range r.Items {
 		drop := false
 		for _, sp := range same {
-			if model.SameJSON(it.Partition, sp) {
+			if model.JavaIdentity(it.Partition) == model.JavaIdentity(sp) {
 				drop = true
 			}
 		}
@@ -121,12 +126,12 @@ func unchangedBy(ch edit.Change) bool {
 	if ch.Before != nil {
 		a, err1 := model.ParseOffset(ch.Before)
 		b, err2 := model.ParseOffset(ch.After)
-		if err1 != nil || err2 != nil || !model.SameJSON(a, b) {
+		if err1 != nil || err2 != nil || !model.SameValue(a, b) {
 			return false
 		}
 	}
 	for _, w := range ch.Writes {
-		if !bytes.Equal(w.Before, w.Value) {
+		if !model.SameOffset(w.Before, w.Value) {
 			return false
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 type resetOptions struct {
 	writeFlags
+	nameFlags
 	partitions []string
 }
 
@@ -20,6 +21,7 @@ func init() {
 			o := &resetOptions{}
 			fs.StringArrayVar(&o.partitions, "partition", nil, "source partition map to reset (repeatable); none resets every partition")
 			addWriteFlags(fs, &o.writeFlags)
+			addNameFlags(fs, &o.nameFlags, true)
 			return o
 		},
 		run: runReset,
@@ -31,7 +33,7 @@ func runReset(g *Globals, opts any, args []string, env Env) error {
 	if len(args) != 1 {
 		return usagef("reset needs exactly one CONNECTOR")
 	}
-	req := edit.Request{Connector: args[0], Kind: edit.KindResetAll}
+	req := edit.Request{Connector: args[0], Kind: edit.KindResetAll, Create: o.create, Group: o.group}
 	for _, ps := range o.partitions {
 		part, err := edit.ParsePartition(ps)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 
 type setOptions struct {
 	writeFlags
+	nameFlags
 	partition, offset string
 	// Sink strategies: new committed offsets for a sink's consumer group.
 	toOffset   optionalInt
@@ -40,6 +41,7 @@ func init() {
 			fs.Var(&o.shiftBy, "shift-by", "sink: move the committed offsets by ±N (e.g. 1 skips a poison record)")
 			fs.StringArrayVar(&o.topics, "topic", nil, "sink: only the partitions of this topic (repeatable)")
 			addWriteFlags(fs, &o.writeFlags)
+			addNameFlags(fs, &o.nameFlags, true)
 			return o
 		},
 		run: runSet,
@@ -80,7 +82,7 @@ func runSet(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	defer s.close()
-	p, err := s.ed.Plan(s.ctx, edit.Request{Connector: args[0], Kind: edit.KindSet, Items: []edit.Item{{Partition: part, Offset: off}}})
+	p, err := s.ed.Plan(s.ctx, edit.Request{Connector: args[0], Kind: edit.KindSet, Create: o.create, Group: o.group, Items: []edit.Item{{Partition: part, Offset: off}}})
 	if err != nil {
 		return err
 	}
@@ -137,7 +139,7 @@ func parseTime(s string) (time.Time, error) {
 }
 
 func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, env Env) error {
-	req := edit.SinkRequest{Connector: name, Kind: edit.KindSet, Strategy: st}
+	req := edit.SinkRequest{Connector: name, Kind: edit.KindSet, Strategy: st, Create: o.create, Group: o.group}
 	if o.partition != "" {
 		p, err := edit.ParsePartition(o.partition)
 		if err != nil {
@@ -155,7 +157,7 @@ func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, en
 	}
 	defer s.close()
 	if len(o.topics) > 0 && len(req.Partitions) == 0 {
-		tps, err := s.groupPartitions(name, o.topics)
+		tps, err := s.groupPartitions(name, o.group, o.topics)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -491,6 +493,30 @@ func undoChanges(ed AuditEdit) []AuditChange {
 	return out
 }
 
+// restoresOf turns an edit's records into exact writes of their
+// before-values, leaving out topic-partitions an interrupted or partial
+// edit never wrote.
+func restoresOf(recs []AuditRecord, ed AuditEdit) []Restore {
+	written := ed.WrittenSet()
+	whole := ed.Start.ID == "" || ed.Result() == ResultVerified || ed.Result() == ResultUnverified || ed.Result() == ResultOverwritten
+	var out []Restore
+	for _, r := range recs {
+		if !whole && !written[r.TopicPartition] {
+			continue
+		}
+		i := strings.LastIndexByte(r.TopicPartition, '/')
+		if i < 0 {
+			continue
+		}
+		n, err := strconv.Atoi(r.TopicPartition[i+1:])
+		if err != nil {
+			continue
+		}
+		out = append(out, Restore{TopicPartition: model.TopicPartition{Topic: r.TopicPartition[:i], Partition: n}, Key: r.KeyBytes(), Value: r.BeforeBytes()})
+	}
+	return out
+}
+
 func undoRequestOf(ed AuditEdit) (Request, error) {
 	en := ed.Start
 	req := Request{Connector: en.Connector, Kind: KindUndo}
@@ -500,6 +526,16 @@ func undoRequestOf(ed AuditEdit) (Request, error) {
 			return req, fmt.Errorf("audit log entry of %s: %w", en.Time.Format(time.RFC3339), err)
 		}
 		it := Item{Partition: p}
+		if en.Path == PathTopic && len(ch.Records) > 0 {
+			// Each copy written gets its own before-value back, byte for
+			// byte: one value for all of them would move what the task
+			// reads, or overwrite a stray with the live offset.
+			it.Restore = restoresOf(ch.Records, ed)
+			if len(it.Restore) > 0 {
+				req.Items = append(req.Items, it)
+			}
+			continue
+		}
 		if string(ch.Before) != "null" && len(ch.Before) > 0 {
 			o, err := model.ParseOffset(ch.Before)
 			if err != nil {

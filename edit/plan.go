@@ -45,6 +45,8 @@ type Change struct {
 	// Before is the offset in force now (nil: none); After the new one (nil: reset).
 	Before, After []byte
 	Writes        []Write
+	// restore: the writes put back exact records (undo).
+	restore bool
 }
 
 // Plan is an edit ready for confirmation: what changes, how, and where.
@@ -78,6 +80,9 @@ type Plan struct {
 	// sinkReq is the sink request the plan came from, for Replan and the
 	// equivalent command line.
 	sinkReq *SinkRequest
+	// resetPolicy is the sink's consumer.override.auto.offset.reset ("":
+	// Connect's earliest).
+	resetPolicy string
 }
 
 // Replan plans the same request again on the offsets as they are now. The
@@ -99,11 +104,16 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if len(topics) == 0 {
 		return nil, errors.New("no offsets topic")
 	}
+	if req.Kind != KindUndo && req.Kind != KindDeleteStray {
+		if err := e.requireKnown(ctx, req.Connector, req.Group, req.Create); err != nil {
+			return nil, err
+		}
+	}
 	if isSink, err := e.isSinkRequest(ctx, req); err != nil {
 		return nil, err
 	} else if isSink {
 		if req.Kind == KindResetAll {
-			return e.PlanSink(ctx, SinkRequest{Connector: req.Connector, Kind: req.Kind, Strategy: SinkStrategy{Kind: SinkReset}})
+			return e.PlanSink(ctx, SinkRequest{Connector: req.Connector, Kind: req.Kind, Strategy: SinkStrategy{Kind: SinkReset}, Create: req.Create, Group: req.Group})
 		}
 		return e.planSinkItems(ctx, req)
 	}
@@ -153,6 +163,9 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	case p.State == "":
 		p.Warnings = append(p.Warnings, "Connector state unknown (no --connect-url): if the connector is running, its tasks overwrite this edit at their next flush. Stop it first.")
 	}
+	if req.Create && len(copies) == 0 && p.State == "" {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is a new name to koff (--create): no offsets, consumer group or Connect entry of it; a connector created with this name starts from these offsets.", p.Connector))
+	}
 	p.Command = e.Cmd.For(p)
 	return p, nil
 }
@@ -188,6 +201,9 @@ func (e *Editor) isSinkRequest(ctx context.Context, req Request) (bool, error) {
 	if len(e.storedCopies(req.Connector)) > 0 {
 		return false, nil
 	}
+	if req.Group != "" {
+		return true, nil
+	}
 	poll, err := e.groupPoll(ctx, "connect-"+req.Connector)
 	return err == nil && len(poll.Partitions) > 0, nil
 }
@@ -200,7 +216,7 @@ func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
 		return false, nil
 	}
 	st, err := e.REST.Status(ctx, p.Connector)
-	if connect.IsNotFound(err) && (p.Kind == KindCopy || len(e.storedCopies(p.Connector)) > 0) {
+	if connect.IsNotFound(err) && (p.Kind == KindCopy || p.Create || len(e.storedCopies(p.Connector)) > 0) {
 		// An orphan, or the target of a copy not created yet: no task runs
 		// that could overwrite the edit, and REST cannot edit it. Any
 		// other unknown name is most likely a typo: Connect's 404 stands.
@@ -303,6 +319,7 @@ func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []stor
 	case it.Stray != nil:
 		return e.planStrayDelete(p, ch, *it.Stray, all)
 	case len(it.Restore) > 0:
+		ch.restore = true
 		return e.planRestore(p, ch, it.Restore, live)
 	case it.Offset == nil:
 		return e.planReset(p, ch, live, mine, all)
@@ -503,6 +520,12 @@ func (e *Editor) choosePath(p *Plan, restOK bool, copies []storedCopy) {
 	if p.Kind == KindDeleteStray {
 		p.PathReason = "Connect's REST API cannot address one stored copy: its tombstone is written to the offsets topic, to that key's partition"
 		return
+	}
+	for _, ch := range p.Changes {
+		if ch.restore {
+			p.PathReason = "undo puts back each copy's own value, record for record: written to the offsets topic"
+			return
+		}
 	}
 	if !restOK {
 		return

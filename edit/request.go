@@ -52,6 +52,14 @@ type Request struct {
 	Items     []Item
 	// From is the connector a copy takes its offsets from.
 	From string
+	// Create allows a name koff has never seen (no offsets, no group, not
+	// in Connect): the offsets of a new connector. Without it such a name
+	// is refused as a likely typo.
+	Create bool
+	// Group names a sink's consumer group when Connect's REST API cannot
+	// (its consumer.override.group.id); "" takes it from REST, or from a
+	// connect-<name> group that has committed offsets.
+	Group string
 }
 
 // ParsePartition reads a source partition map given on a command line or

@@ -50,6 +50,11 @@ type SinkRequest struct {
 	// committed offsets for (or, for SinkExplicit, those in Offsets).
 	Partitions []model.TopicPartition
 	Strategy   SinkStrategy
+	// Create and Group as in Request: a name koff has never seen is
+	// refused without Create, and without REST the group is taken only
+	// from evidence (connect-<name> with committed offsets) or Group.
+	Create bool
+	Group  string
 }
 
 // SinkChange is one topic-partition of a sink edit.
@@ -75,8 +80,16 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 	if req.Connector == "" {
 		return nil, errors.New("no connector named")
 	}
-	p := &Plan{Request: Request{Connector: req.Connector, Kind: req.Kind}, Made: e.now(), Path: PathGroup, sinkReq: &req}
+	p := &Plan{Request: Request{Connector: req.Connector, Kind: req.Kind, Create: req.Create, Group: req.Group}, Made: e.now(), Path: PathGroup, sinkReq: &req}
+	if req.Kind != KindUndo {
+		if err := e.requireKnown(ctx, req.Connector, req.Group, req.Create); err != nil {
+			return nil, err
+		}
+	}
 	p.Group = "connect-" + req.Connector
+	if req.Group != "" {
+		p.Group = req.Group
+	}
 	restOK := false
 	st, err := e.sinkStatus(ctx, req.Connector)
 	if err != nil {
@@ -96,6 +109,10 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 			return nil, err
 		}
 		p.Group = model.SinkGroupName(req.Connector, cfg)
+		if req.Group != "" && req.Group != p.Group {
+			return nil, fmt.Errorf("Connect says sink %s uses group %s, not %s", req.Connector, p.Group, req.Group)
+		}
+		p.resetPolicy = strings.TrimSpace(cfg["consumer.override.auto.offset.reset"])
 		info, err := e.REST.ServerInfo(ctx)
 		if err != nil {
 			return nil, err
@@ -110,6 +127,16 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 	poll, err := e.groupPoll(ctx, p.Group)
 	if err != nil {
 		return nil, err
+	}
+	if st == nil && req.Group == "" {
+		// Without Connect's word the group is only a guess: a
+		// consumer.override.group.id (or a worker-wide consumer.group.id)
+		// makes the sink use another. Take connect-<name> only when it
+		// has committed offsets, i.e. a sink committed there.
+		if len(poll.Partitions) == 0 {
+			return nil, fmt.Errorf("sink %s: group %s has no committed offsets, and without Connect's REST API koff cannot see the connector's consumer.override.group.id: pass --group with the sink's consumer group (or --connect-url)", req.Connector, p.Group)
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("group %s is taken from its committed offsets: without Connect's REST API koff cannot see a consumer.override.group.id; pass --group to name the sink's group", p.Group))
 	}
 	p.GroupMembers = poll.Members
 	if err := e.planSinkChanges(ctx, p, req, poll); err != nil {
@@ -252,14 +279,31 @@ func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, 
 		switch {
 		case c.After < -1:
 			return fmt.Errorf("%s: offset %d is negative", tp, c.After)
-		case c.After >= 0 && c.After < gp.Start:
-			c.Warning = fmt.Sprintf("offset %d is below the log start %d: the sink will restart from the log start (auto.offset.reset)", c.After, gp.Start)
-		case c.After > gp.End:
-			c.Warning = fmt.Sprintf("offset %d is above the log end %d: the sink will wait for records that do not exist yet", c.After, gp.End)
+		case c.After >= 0 && (c.After < gp.Start || c.After > gp.End):
+			c.Warning = outOfRange(c.After, gp.Start, gp.End, p.resetPolicy)
 		}
 		p.Sink = append(p.Sink, c)
 	}
 	return nil
+}
+
+// outOfRange says what a sink does with a committed offset outside the
+// log: its consumer's fetch gets OFFSET_OUT_OF_RANGE and follows
+// auto.offset.reset, which Worker.baseConsumerConfigs sets to earliest for
+// sink tasks (a connector may override it with
+// consumer.override.auto.offset.reset). It never waits for the offset.
+func outOfRange(off, start, end int64, policy string) string {
+	where := fmt.Sprintf("above the log end %d", end)
+	if off < start {
+		where = fmt.Sprintf("below the log start %d", start)
+	}
+	switch strings.ToLower(policy) {
+	case "latest":
+		return fmt.Sprintf("offset %d is %s: the sink's consumer gets OFFSET_OUT_OF_RANGE and, with consumer.override.auto.offset.reset=latest, skips to the log end %d (%d records never delivered)", off, where, end, end-start)
+	case "none":
+		return fmt.Sprintf("offset %d is %s: the sink's consumer gets OFFSET_OUT_OF_RANGE and, with consumer.override.auto.offset.reset=none, its task fails", off, where)
+	}
+	return fmt.Sprintf("offset %d is %s: the sink does not wait; its consumer gets OFFSET_OUT_OF_RANGE and follows auto.offset.reset, which Connect sets to earliest for sink tasks, so it replays the partition from the log start %d (%d records)", off, where, start, end-start)
 }
 
 // sinkResetAll: every committed offset of the group is deleted, which REST
@@ -352,5 +396,5 @@ func (e *Editor) planSinkItems(ctx context.Context, req Request) (*Plan, error) 
 		}
 		offsets[tp] = off
 	}
-	return e.PlanSink(ctx, SinkRequest{Connector: req.Connector, Kind: req.Kind, Strategy: SinkStrategy{Kind: SinkExplicit, Offsets: offsets}})
+	return e.PlanSink(ctx, SinkRequest{Connector: req.Connector, Kind: req.Kind, Strategy: SinkStrategy{Kind: SinkExplicit, Offsets: offsets}, Create: req.Create, Group: req.Group})
 }

@@ -184,3 +184,66 @@ func TestSinkCommitRefusedWhileTheGroupHasMembers(t *testing.T) {
 		t.Errorf("offsets changed: %v", got)
 	}
 }
+
+// Class 8, sinks: without Connect's REST API a sink's group is taken only
+// from evidence, never from the connect-<name> guess alone
+// (consumer.override.group.id makes the sink use another group), and a
+// name koff has never seen is refused.
+func TestSinkGroupOnlyFromEvidence(t *testing.T) {
+	h, _ := sinkHarness(t)
+	ctx := context.Background()
+	to := SinkStrategy{Kind: SinkToOffset, Offset: 3}
+	// connect-s3 has committed offsets: taken, and the plan says from what.
+	p, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s3", Kind: KindSet, Strategy: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Group != "connect-s3" || !strings.Contains(strings.Join(p.Warnings, " "), "taken from its committed offsets") {
+		t.Errorf("group %s, warnings %q", p.Group, p.Warnings)
+	}
+	// A typo: no group with commits, no offsets: refused with the closest name.
+	var unknown *UnknownConnectorError
+	if _, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s33", Kind: KindSet, Strategy: to}); !errors.As(err, &unknown) {
+		t.Fatalf("typo'd sink: %v", err)
+	}
+	// A sink whose group is overridden: --group names it.
+	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
+	if err := h.kafka.CommitGroupOffsets(ctx, "orders-archiver", map[model.TopicPartition]int64{tp0: 7}); err != nil {
+		t.Fatal(err)
+	}
+	p, err = h.ed.PlanSink(ctx, SinkRequest{Connector: "archiver", Kind: KindSet, Strategy: to, Group: "orders-archiver"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Group != "orders-archiver" || len(p.Sink) != 1 || p.Sink[0].Before != 7 {
+		t.Errorf("plan with --group: group %s, changes %+v", p.Group, p.Sink)
+	}
+	// --create with no evidence of the group: still needs --group.
+	if _, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "new-sink", Kind: KindSet, Strategy: to, Create: true, Partitions: []model.TopicPartition{tp0}}); err == nil || !strings.Contains(err.Error(), "pass --group") {
+		t.Errorf("new sink without --group: %v", err)
+	}
+}
+
+// Class 9: a committed offset outside the log does not make a Java sink
+// wait: its consumer gets OFFSET_OUT_OF_RANGE and follows
+// auto.offset.reset, which Worker.baseConsumerConfigs sets to earliest.
+func TestSinkOffsetOutsideTheLogReplaysFromEarliest(t *testing.T) {
+	h, _ := sinkHarness(t)
+	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
+	for _, off := range []int64{1000} {
+		p, err := h.ed.PlanSink(context.Background(), SinkRequest{Connector: "s3", Kind: KindSet, Strategy: SinkStrategy{Kind: SinkToOffset, Offset: off}, Partitions: []model.TopicPartition{tp0}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := strings.Join(p.Warnings, " ")
+		if strings.Contains(w, "wait") && !strings.Contains(w, "does not wait") || !strings.Contains(w, "OFFSET_OUT_OF_RANGE") || !strings.Contains(w, "replays the partition from the log start 0 (15 records)") {
+			t.Errorf("offset %d: warnings %q", off, w)
+		}
+	}
+	if got := outOfRange(50, 10, 20, "latest"); !strings.Contains(got, "skips to the log end 20") {
+		t.Errorf("latest: %s", got)
+	}
+	if got := outOfRange(5, 10, 20, "none"); !strings.Contains(got, "below the log start 10") || !strings.Contains(got, "task fails") {
+		t.Errorf("none: %s", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"koff/model"
 )
@@ -76,7 +77,8 @@ func TestResetTombstonesEveryCopy(t *testing.T) {
 	h := newHarness(t)
 	key := `["file",{"filename":"/a"}]`
 	home := h.workerWrite(key, `{"position":10}`)
-	h.write((home+1)%25, key, `{"position":3}`)                   // a stale copy elsewhere
+	time.Sleep(5 * time.Millisecond)                              // a later record timestamp (milliseconds)
+	h.write((home+1)%25, key, `{"position":3}`)                   // a copy elsewhere, written later
 	h.workerWrite(`["file",{"filename":"/b"}]`, `{"position":7}`) // untouched
 	plan, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindReset, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`)}}})
 	if err != nil {
@@ -212,7 +214,7 @@ func TestAuditAndUndoRestoreBeforeValues(t *testing.T) {
 
 func TestPlanRefusesSinkPartitionsAndBadInput(t *testing.T) {
 	h := newHarness(t)
-	_, err := h.ed.Plan(context.Background(), Request{Connector: "s", Kind: KindSet, Items: []Item{{
+	_, err := h.ed.Plan(context.Background(), Request{Connector: "s", Kind: KindSet, Create: true, Group: "connect-s", Items: []Item{{
 		Partition: mustPartition(t, `{"kafka_topic":"t","kafka_partition":0}`), Offset: mustOffset(t, `{"kafka_offset":5}`)}}})
 	// A sink-shaped partition goes to the sink path, which checks the topic.
 	if err == nil || !strings.Contains(err.Error(), "Unknown Topic Or Partition") {
@@ -224,7 +226,7 @@ func TestPlanRefusesSinkPartitionsAndBadInput(t *testing.T) {
 	if _, _, err := ParseOffset(`[1]`); err == nil {
 		t.Error("array offset accepted")
 	}
-	if _, err := h.ed.Plan(context.Background(), Request{Connector: "nobody", Kind: KindReset, Items: []Item{{Partition: mustPartition(t, `{"x":1}`)}}}); err == nil || !strings.Contains(err.Error(), "has no offset for partition") {
+	if _, err := h.ed.Plan(context.Background(), Request{Connector: "nobody", Kind: KindReset, Create: true, Items: []Item{{Partition: mustPartition(t, `{"x":1}`)}}}); err == nil || !strings.Contains(err.Error(), "has no offset for partition") {
 		t.Errorf("reset of a missing partition: %v", err)
 	}
 }
@@ -237,6 +239,13 @@ func TestCopyGivesAnOrphansOffsetsToAnotherConnector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A target koff has never seen is refused as a likely typo…
+	var unknown *UnknownConnectorError
+	if _, err := h.ed.Plan(context.Background(), req); !errors.As(err, &unknown) {
+		t.Fatalf("copy to an unknown name: %v", err)
+	}
+	// …unless --create says a new connector's offsets are meant.
+	req.Create = true
 	plan, err := h.ed.Plan(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"koff/model"
 )
@@ -150,7 +151,7 @@ func TestPlan_NewKeysAndValuesWrittenLikeJava(t *testing.T) {
 			for _, k := range tc.stored {
 				h.workerWrite(k, `{"p":1}`)
 			}
-			plan, err := h.ed.Plan(context.Background(), Request{Connector: "c", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, tc.partition), Offset: mustOffset(t, tc.offset)}}})
+			plan, err := h.ed.Plan(context.Background(), Request{Connector: "c", Kind: KindSet, Create: true, Items: []Item{{Partition: mustPartition(t, tc.partition), Offset: mustOffset(t, tc.offset)}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,7 +186,7 @@ func mustObj(s string) model.Object {
 // warning saying what the task reads.
 func TestPlan_WarnsOfNumbersBeyondJava(t *testing.T) {
 	h := newHarness(t)
-	plan, err := h.ed.Plan(context.Background(), Request{Connector: "c", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"f":"a"}`), Offset: mustOffset(t, `{"p":18446744073709551621,"q":1e400}`)}}})
+	plan, err := h.ed.Plan(context.Background(), Request{Connector: "c", Kind: KindSet, Create: true, Items: []Item{{Partition: mustPartition(t, `{"f":"a"}`), Offset: mustOffset(t, `{"p":18446744073709551621,"q":1e400}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,5 +252,73 @@ func TestDeleteStrayCopyOnly(t *testing.T) {
 	}
 	if _, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindDeleteStray, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &live}}}); err == nil || !strings.Contains(err.Error(), "the one the task reads") {
 		t.Errorf("deleting the live copy as a stray: %v", err)
+	}
+}
+
+// Undo puts each copy back to its own before-value, record for record:
+// one value for all copies would move what the task reads (the worker keeps
+// whichever record of the same bytes it reads last) or give a stray the
+// live offset.
+func TestUndo_RestoresEachCopyToItsOwnValue(t *testing.T) {
+	const (
+		task   = `["file",{"filename":"/a"}]`
+		spaced = `["file", {"filename": "/a"}]`
+	)
+	for _, tc := range []struct {
+		name string
+		req  func(t *testing.T, h *harness, stray model.PartitionID) Request
+	}{
+		{"set", func(t *testing.T, h *harness, _ model.PartitionID) Request {
+			return Request{Connector: "file", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Offset: mustOffset(t, `{"position":20}`)}}}
+		}},
+		{"reset-all", func(t *testing.T, h *harness, _ model.PartitionID) Request {
+			return Request{Connector: "file", Kind: KindResetAll}
+		}},
+		{"delete-stray", func(t *testing.T, h *harness, stray model.PartitionID) Request {
+			return Request{Connector: "file", Kind: KindDeleteStray, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &stray}}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			home := model.PartitionFor([]byte(task), 25)
+			h.write((home+1)%25, task, `{"position":3}`) // an older record of the same bytes
+			time.Sleep(5 * time.Millisecond)
+			h.write(home, task, `{"position":10}`)
+			h.write((home+2)%25, spaced, `{ "position" : 0 }`) // a stray, with its own layout
+			stray := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: (home + 2) % 25}, Key: spaced}
+			before := map[model.PartitionID]string{}
+			for _, r := range h.rows("file") {
+				before[r.ID] = string(r.Stored)
+			}
+			plan, err := h.ed.Plan(context.Background(), tc.req(t, h, stray))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res, err := h.ed.Apply(context.Background(), plan); err != nil || !res.Verified {
+				t.Fatalf("apply: %v %+v", err, res)
+			}
+			req, _, err := h.ed.UndoRequest("file")
+			if err != nil {
+				t.Fatal(err)
+			}
+			undo, err := h.ed.Plan(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if undo.Path != PathTopic {
+				t.Errorf("undo path %s (%s)", undo.Path, undo.PathReason)
+			}
+			if res, err := h.ed.Apply(context.Background(), undo); err != nil || !res.Verified {
+				t.Fatalf("undo: %v %+v", err, res)
+			}
+			for _, r := range h.rows("file") {
+				if want := before[r.ID]; string(r.Stored) != want {
+					t.Errorf("%s holds %q after undo, want its own before-value %q", r.ID.TopicPartition, r.Stored, want)
+				}
+				if r.Live && r.TaskReads != `{"position":10}` {
+					t.Errorf("the task reads %s after undo, want {\"position\":10}", r.TaskReads)
+				}
+			}
+		})
 	}
 }

@@ -147,6 +147,14 @@ func (s *Store) SetTopicPartitions(topic string, n int) {
 	s.mu.Lock()
 	changed := s.partitions[topic] != n
 	s.partitions[topic] = n
+	if changed {
+		// Which copy is live can depend on the murmur2 placement.
+		for id, c := range s.connectors {
+			if id.Topic == topic {
+				c.gen++
+			}
+		}
+	}
 	s.mu.Unlock()
 	if changed {
 		s.bump()

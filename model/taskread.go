@@ -84,12 +84,12 @@ func (s *Store) partsOf(c *connector) *connParts {
 	if cp := c.parts.Load(); cp != nil && cp.gen == c.gen {
 		return cp
 	}
-	cp := buildParts(c)
+	cp := buildParts(c, s.partitions[c.id.Topic])
 	c.parts.Store(cp)
 	return cp
 }
 
-func buildParts(c *connector) *connParts {
+func buildParts(c *connector, nparts int) *connParts {
 	cp := &connParts{gen: c.gen, of: make(map[*entry]*partState, len(c.entries))}
 	byID := make(map[string]*partState, len(c.entries))
 	for _, e := range c.entries {
@@ -104,7 +104,7 @@ func buildParts(c *connector) *connParts {
 	}
 	orders := taskOrders(cp.parts)
 	for _, ps := range cp.parts {
-		ps.decide(c.id.Name, orders)
+		ps.decide(c.id.Name, orders, nparts)
 	}
 	return cp
 }
@@ -173,10 +173,17 @@ func sortedNames(o Object) string {
 // later reports whether a was read after b in the worker's read order. The
 // worker consumes all partitions at once, so for the same key bytes in two
 // partitions the order is not fixed; the newer record is the best guess
-// (and the copies are flagged duplicate).
-func later(a, b *entry) bool {
+// (and the copies are flagged duplicate). Records of one moment (one edit)
+// prefer the copy in its murmur2 partition, where the worker itself writes.
+func later(a, b *entry, nparts int) bool {
 	if !a.updated.Equal(b.updated) {
 		return a.updated.After(b.updated)
+	}
+	if nparts > 0 {
+		ah, bh := int(a.hash&0x7fffffff)%nparts == a.id.Partition, int(b.hash&0x7fffffff)%nparts == b.id.Partition
+		if ah != bh {
+			return ah
+		}
 	}
 	if a.id.Partition != b.id.Partition {
 		return a.id.Partition > b.id.Partition
@@ -184,7 +191,7 @@ func later(a, b *entry) bool {
 	return a.recordOffset > b.recordOffset
 }
 
-func (ps *partState) decide(connector string, orders map[string]string) {
+func (ps *partState) decide(connector string, orders map[string]string, nparts int) {
 	ps.stray = map[*entry]string{}
 	// The latest record of each distinct key bytes.
 	latest := map[string]*entry{}
@@ -194,7 +201,7 @@ func (ps *partState) decide(connector string, orders map[string]string) {
 		if cur == nil {
 			keys = append(keys, e.id.Key)
 		}
-		if cur == nil || later(e, cur) {
+		if cur == nil || later(e, cur, nparts) {
 			latest[e.id.Key] = e
 		}
 	}
@@ -218,7 +225,7 @@ func (ps *partState) decide(connector string, orders map[string]string) {
 	case len(candidates) == 1:
 		ps.live = candidates[0]
 	default:
-		ps.live, ps.note, ps.orderUnknown = pickOrder(candidates, orders)
+		ps.live, ps.note, ps.orderUnknown = pickOrder(candidates, orders, nparts)
 	}
 	if ps.live != nil {
 		ps.taskKey = []byte(ps.live.id.Key)
@@ -252,7 +259,7 @@ func joinNote(a, b string) string {
 // pickOrder chooses among task-form keys that differ only in field order:
 // the order the connector's other partitions show, else the HashMap order
 // REST writes, else the newest.
-func pickOrder(cands []*entry, orders map[string]string) (*entry, string, bool) {
+func pickOrder(cands []*entry, orders map[string]string, nparts int) (*entry, string, bool) {
 	names := sortedNames(cands[0].partition)
 	if o, ok := orders[names]; ok {
 		for _, c := range cands {
@@ -268,7 +275,7 @@ func pickOrder(cands []*entry, orders map[string]string) (*entry, string, bool) 
 	}
 	best := cands[0]
 	for _, c := range cands[1:] {
-		if later(c, best) {
+		if later(c, best, nparts) {
 			best = c
 		}
 	}
