@@ -303,7 +303,11 @@ func outOfRange(off, start, end int64, policy string) string {
 	case "none":
 		return fmt.Sprintf("offset %d is %s: the sink's consumer gets OFFSET_OUT_OF_RANGE and, with consumer.override.auto.offset.reset=none, its task fails", off, where)
 	}
-	return fmt.Sprintf("offset %d is %s: the sink does not wait; its consumer gets OFFSET_OUT_OF_RANGE and follows auto.offset.reset, which Connect sets to earliest for sink tasks, so it replays the partition from the log start %d (%d records)", off, where, start, end-start)
+	wait := ""
+	if off > end {
+		wait = "the sink does not wait for it; "
+	}
+	return fmt.Sprintf("offset %d is %s: %sits consumer gets OFFSET_OUT_OF_RANGE and follows auto.offset.reset, which Connect sets to earliest for sink tasks, so it replays the partition from the log start %d (%d records)", off, where, wait, start, end-start)
 }
 
 // sinkResetAll: every committed offset of the group is deleted, which REST

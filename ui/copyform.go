@@ -81,6 +81,9 @@ func (f *copyForm) key(msg tea.KeyPressMsg) (tea.Cmd, *submission) {
 				if err != nil {
 					return nil, err
 				}
+				// The target is typed to be a new connector's name; the
+				// plan the dialog shows says when koff has never seen it.
+				req.Create = true
 				return ed.Plan(ctx, req)
 			},
 		}
