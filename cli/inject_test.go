@@ -110,7 +110,8 @@ func TestNoRawControlReachesTheTerminal(t *testing.T) {
 	}
 	// In a table, a newline in a name is shown, not obeyed: one row.
 	out, _, _ := koffIn(context.Background(), append([]string{"get"}, b...)...)
-	if n := strings.Count(out, "evil"); n != 1 || !strings.Contains(out, `evil\x1b[2J\x1b]0;owned\x07\x00\x08\r\n\t\x7f\u009b31m`) {
+	table, _, _ := strings.Cut(out, "What a restarted task reads") // the notes under the table name it again
+	if n := strings.Count(table, "evil"); n != 1 || !strings.Contains(out, `evil\x1b[2J\x1b]0;owned\x07\x00\x08\r\n\t\x7f\u009b31m`) {
 		t.Errorf("the hostile connector is on %d rows, or not escaped visibly:\n%s", n, out)
 	}
 	for i, tc := range cases {
