@@ -143,7 +143,10 @@ func applyContext(g *Globals, fs *pflag.FlagSet, f *contextFile, name string) er
 		_ = set("offsets-topic", func() error { g.OffsetsTopics = c.OffsetsTopics; return nil })
 	}
 	if c.ConnectURL != "" {
-		_ = set("connect-url", func() error { g.ConnectURL = c.ConnectURL; return nil })
+		_ = set("connect-url", func() error {
+			g.ConnectURL, g.connectURLFrom = c.ConnectURL, fmt.Sprintf("connect-url of context %s in %s", name, g.contextFile)
+			return nil
+		})
 	}
 	if c.CommandConfig != "" {
 		if err := set("command-config", func() error { return fs.Set("command-config", c.CommandConfig) }); err != nil {

@@ -56,6 +56,9 @@ type Globals struct {
 	contexts    *contextFile
 	// readOnlyFlag is --read-only as given, before a context adds its own.
 	readOnlyFlag bool
+	// connectURLFrom names where ConnectURL came from when it was not
+	// --connect-url, for its errors: KOFF_CONNECT_URL or a context.
+	connectURLFrom string
 
 	env      Env
 	logger   *log.Logger
@@ -97,6 +100,9 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 
 func (g *Globals) finish(fs *pflag.FlagSet) error {
 	g.readOnlyFlag = g.ReadOnly
+	if !fs.Changed("connect-url") && g.ConnectURL != "" {
+		g.connectURLFrom = "KOFF_CONNECT_URL"
+	}
 	if g.env.Getenv != nil {
 		g.contextFile = contextPath(g.env.Getenv)
 		f, err := loadContexts(g.contextFile)
@@ -227,7 +233,11 @@ func (g *Globals) connectClient() (*connect.Client, error) {
 	}
 	c, err := connect.New(cfg)
 	if err != nil {
-		return nil, usagef("%v", err)
+		msg := err.Error()
+		if g.connectURLFrom != "" {
+			msg = strings.Replace(msg, "--connect-url:", g.connectURLFrom+":", 1)
+		}
+		return nil, usagef("%s", msg)
 	}
 	return c, nil
 }

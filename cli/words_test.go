@@ -148,6 +148,28 @@ func TestConnectURLWithoutSchemeIsRefusedClearly(t *testing.T) {
 			t.Errorf("--connect-url %s: exit %d %q, want %q", u, code, errs, want)
 		}
 	}
+	// From the environment or a context, the message names where it came from.
+	cfg := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(cfg, "koff"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "koff", "config.yaml"), []byte("contexts:\n  prod:\n    connect-url: connect:8083\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"KOFF_CONNECT_URL": "127.0.0.1:8083", "XDG_CONFIG_HOME": cfg}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"get", "-b", "127.0.0.1:1"}, "koff: KOFF_CONNECT_URL: 127.0.0.1:8083 has no scheme; use http://127.0.0.1:8083 or https://127.0.0.1:8083\n"},
+		{[]string{"get", "-b", "127.0.0.1:1", "--context", "prod"}, "koff: connect-url of context prod in " + filepath.Join(cfg, "koff", "config.yaml") + ": connect:8083 has no scheme; use http://connect:8083 or https://connect:8083\n"},
+	} {
+		var out, errb strings.Builder
+		code := Main(tt.args, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }})
+		if code != ExitUsage || errb.String() != tt.want {
+			t.Errorf("koff %v: exit %d %q, want %q", tt.args, code, errb.String(), tt.want)
+		}
+	}
 }
 
 // A timeout says how long koff really waited.
