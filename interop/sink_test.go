@@ -15,10 +15,12 @@ import (
 // statusOut is the part of `koff status -o json` these tests read.
 type statusOut struct {
 	Connectors []struct {
-		Name  string `json:"name"`
-		Type  string `json:"type"`
-		State string `json:"state"`
-		Flush *struct {
+		Name          string `json:"name"`
+		Type          string `json:"type"`
+		State         string `json:"state"`
+		OffsetsTopic  string `json:"offsets_topic"`
+		Authoritative bool   `json:"authoritative"`
+		Flush         *struct {
 			IntervalSeconds *float64 `json:"interval_seconds"`
 			IntervalSource  string   `json:"interval_source"`
 			Status          string   `json:"status"`

@@ -68,6 +68,35 @@ func (t *Tailer) fetch(ctx context.Context, tp model.TopicPartition, pos int64) 
 	return nil, protocol.ErrNoPartition
 }
 
+// fetchCommitted fetches one partition from pos read_committed, without
+// waiting, through tr: for reads outside the Tailer (an edit's read-back,
+// counting records). decode then drops control batches and aborted records.
+func (c Config) fetchCommitted(ctx context.Context, tr *kafkago.Transport, tp model.TopicPartition, pos int64) (*fetchAPI.ResponsePartition, error) {
+	m, err := tr.RoundTrip(ctx, c.addr(), &fetchAPI.Request{
+		ReplicaID: -1, MaxWaitTime: 0, MinBytes: 0, MaxBytes: fetchMaxBytes,
+		IsolationLevel: int8(kafkago.ReadCommitted), SessionID: -1, SessionEpoch: -1,
+		Topics: []fetchAPI.RequestTopic{{Topic: tp.Topic, Partitions: []fetchAPI.RequestPartition{{
+			Partition: int32(tp.Partition), CurrentLeaderEpoch: -1, FetchOffset: pos,
+			LogStartOffset: -1, PartitionMaxBytes: fetchMaxBytes,
+		}}}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := m.(*fetchAPI.Response)
+	if res.ErrorCode != 0 {
+		return nil, kafkago.Error(res.ErrorCode)
+	}
+	for i := range res.Topics {
+		for j := range res.Topics[i].Partitions {
+			if p := &res.Topics[i].Partitions[j]; res.Topics[i].Topic == tp.Topic && int(p.Partition) == tp.Partition {
+				return p, nil
+			}
+		}
+	}
+	return nil, protocol.ErrNoPartition
+}
+
 // decodeChunk is how many records decode hands on at once: enough to take
 // the Store's lock rarely, few enough that a 4 MB fetch is never held
 // decoded all at once.

@@ -63,7 +63,12 @@ func (c Config) PollUnflushedOnce(ctx context.Context, store UnflushedStore) {
 }
 
 // RecordsSince counts the records written to the topics after t: per
-// partition, the log-end offset minus the first offset at or after t.
+// partition, the log-end offset minus the first offset at or after t. A
+// transaction's commit or abort marker takes an offset but is no record: an
+// exactly-once source task's output (and a transactional producer's) ends
+// in one after each commit, so the end minus the offset-for-timestamp would
+// say 1 record forever after the last flush. Short ranges are therefore
+// fetched and their committed records counted.
 func (c Config) RecordsSince(ctx context.Context, topics []string, t time.Time) (int64, error) {
 	tps, err := c.partitionsOf(ctx, topics)
 	if err != nil {
@@ -81,7 +86,47 @@ func (c Config) RecordsSince(ctx context.Context, topics []string, t time.Time) 
 	}
 	var n int64
 	for _, tp := range tps {
-		n += max(ends[tp]-at[tp], 0)
+		d := max(ends[tp]-at[tp], 0)
+		if d > 0 && d <= markerScan {
+			if d, err = c.countRecords(ctx, tp, at[tp], ends[tp]); err != nil {
+				return 0, err
+			}
+		}
+		n += d
+	}
+	return n, nil
+}
+
+// markerScan is the longest range RecordsSince fetches to count records
+// rather than offsets; in a longer one the few markers hardly matter.
+const markerScan = 256
+
+// countRecords counts the committed records at offsets [from, to) of tp,
+// leaving out control batches and the records of aborted transactions.
+func (c Config) countRecords(ctx context.Context, tp model.TopicPartition, from, to int64) (int64, error) {
+	tr := c.transport()
+	defer tr.CloseIdleConnections()
+	var n int64
+	var d decoder
+	for pos := from; pos < to; {
+		part, err := c.fetchCommitted(ctx, tr, tp, pos)
+		if err != nil {
+			return 0, err
+		}
+		if part.ErrorCode != 0 {
+			return 0, kafkago.Error(part.ErrorCode)
+		}
+		_, next := d.decode(tp, pos, part, func(recs []model.Record) {
+			for _, r := range recs {
+				if r.Offset < to {
+					n++
+				}
+			}
+		})
+		if next <= pos {
+			break // nothing more committed yet (an open transaction), or only markers left
+		}
+		pos = next
 	}
 	return n, nil
 }

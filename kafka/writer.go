@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"time"
 
@@ -87,75 +86,54 @@ func (c Config) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs 
 	return res.BaseOffset, nil
 }
 
-// ReadRecords reads one topic-partition from offset from to its log-end
-// offset at the time of the call, and returns the records and that end.
-// Tombstones have a nil Value. It is how an edit looks for another
-// writer's record of the same key, and how an interrupted edit is
-// reconciled with what reached the log.
+// ReadRecords reads one topic-partition from offset from to its last
+// stable offset at the time of the call, read_committed as a worker reads
+// its offsets topic (an exactly-once worker writes it in transactions:
+// records of aborted transactions and the markers are no offsets), and
+// returns the records and that end. Tombstones have a nil Value. It is how
+// an edit looks for another writer's record of the same key, and how an
+// interrupted edit is reconciled with what reached the log.
 func (c Config) ReadRecords(ctx context.Context, tp model.TopicPartition, from int64) ([]model.Record, int64, error) {
 	client := c.Client()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
-	ends, err := listOffsets(ctx, client, []model.TopicPartition{tp}, kafkago.LastOffset, kafkago.ReadUncommitted)
+	ends, err := listOffsets(ctx, client, []model.TopicPartition{tp}, kafkago.LastOffset, kafkago.ReadCommitted)
 	if err != nil {
 		return nil, 0, err
 	}
 	end := ends[tp]
+	tr := c.transport()
+	defer tr.CloseIdleConnections()
 	var out []model.Record
+	var d decoder
 	pos := max(from, 0)
 	for pos < end {
-		res, err := client.Fetch(ctx, &kafkago.FetchRequest{
-			Topic: tp.Topic, Partition: tp.Partition, Offset: pos,
-			MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 200 * time.Millisecond,
-		})
-		if err == nil {
-			err = res.Error
-		}
-		if errors.Is(err, kafkago.OffsetOutOfRange) && res != nil && res.LogStartOffset > pos {
-			pos = res.LogStartOffset // compacted or deleted below: nothing to see there
-			continue
+		p, err := c.fetchCommitted(ctx, tr, tp, pos)
+		if err == nil && p.ErrorCode != 0 {
+			if e := kafkago.Error(p.ErrorCode); errors.Is(e, kafkago.OffsetOutOfRange) && p.LogStartOffset > pos {
+				pos = p.LogStartOffset // compacted or deleted below: nothing to see there
+				continue
+			}
+			err = kafkago.Error(p.ErrorCode)
 		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("read %s from %d: %s", tp, pos, c.Describe(err))
 		}
-		before := pos
-		for {
-			r, err := res.Records.ReadRecord()
-			if err != nil {
-				break
+		_, next := d.decode(tp, pos, p, func(recs []model.Record) {
+			for _, r := range recs {
+				if r.Offset < end {
+					if r.Key != nil { // decode reuses its key buffer: keep a copy
+						r.Key = append([]byte{}, r.Key...)
+					}
+					out = append(out, r)
+				}
 			}
-			key, _ := readBytes(r.Key)
-			value, _ := readBytes(r.Value)
-			if r.Offset < pos || r.Offset >= end {
-				continue
-			}
-			out = append(out, model.Record{Topic: tp.Topic, Partition: tp.Partition, Offset: r.Offset, Key: key, Value: value, Time: r.Time})
-			pos = r.Offset + 1
+		})
+		if next <= pos {
+			break // nothing more below the last stable offset
 		}
-		if c, ok := res.Records.(io.Closer); ok {
-			c.Close()
-		}
-		if pos == before {
-			// Nothing at pos (control records, compaction gaps): the high
-			// watermark says how far the log goes.
-			if res.HighWatermark <= pos {
-				break
-			}
-			pos++
-		}
+		pos = next
 	}
 	return out, end, nil
-}
-
-func readBytes(b kafkago.Bytes) ([]byte, error) {
-	if b == nil {
-		return nil, nil
-	}
-	defer b.Close()
-	out, err := io.ReadAll(b)
-	if out == nil {
-		out = []byte{}
-	}
-	return out, err
 }
 
 // PartitionCount returns how many partitions a topic has, without ever

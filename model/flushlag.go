@@ -103,6 +103,12 @@ func AssessFlush(events []FlushEvent, now time.Time, in FlushInputs) FlushReport
 		r.Status, r.Reason = FlushOK, "flushing"
 	case ratio <= 3:
 		r.Status, r.Reason = FlushLate, fmt.Sprintf("%.1f× its interval", ratio)
+	case in.State == "PAUSED" || in.State == "STOPPED":
+		// Its tasks are told not to run: not flushing is what they should do.
+		r.Status, r.Reason = FlushIdle, "connector is "+in.State
+		if in.Unflushed > 0 {
+			r.Reason += fmt.Sprintf(", %d records written since its last flush", in.Unflushed)
+		}
 	case in.Unflushed > 0:
 		r.Status, r.Reason = FlushStalled, fmt.Sprintf("%d records written since its last flush", in.Unflushed)
 	case in.State == "RUNNING":

@@ -83,7 +83,9 @@ public class ShapesSourceTask extends SourceTask {
         List<SourceRecord> out = new ArrayList<>();
         for (int i = 0; i < partitions.size(); i++) {
             long s = seq.get(i);
-            if (s >= maxSeq) {
+            // Past max.seq only the first record after a start is sent: it
+            // says where the task resumed.
+            if (s >= maxSeq && !resumedFrom.containsKey(i)) {
                 continue;
             }
             s++;
