@@ -297,8 +297,11 @@ func printPlan(w io.Writer, p *edit.Plan) {
 		fmt.Fprintf(w, "  %s\n      %s → %s\n", jsonField(ch.PartitionJSON), jsonField(valueText(ch.Before, "(none)")), jsonField(valueText(ch.After, "(deleted)")))
 		for _, wr := range ch.Writes {
 			how := "new key"
-			if wr.Existing {
+			switch {
+			case wr.Existing && wr.Before != nil:
 				how = "existing key, exact bytes"
+			case wr.Existing: // its offset was deleted: a tombstone is its latest record
+				how = "deleted key, exact bytes"
 			}
 			fmt.Fprintf(w, "      write %s  %s (%s)\n", field(wr.TopicPartition.String()), jsonField(string(wr.Key)), how)
 		}

@@ -103,3 +103,26 @@ func TestStopAndResumeAreAudited(t *testing.T) {
 		t.Errorf("undo after only stop and resume: %v, want nothing to undo", err)
 	}
 }
+
+// A partition with no stored key is planned as a new key on every path:
+// the worker's REST write too.
+func TestNewPartitionIsANewKeyOnEveryPath(t *testing.T) {
+	h, _ := demoHarness(t)
+	ctx := context.Background()
+	if err := h.ed.StopConnector(ctx, "jdbc-shop"); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := h.ed.Plan(ctx, Request{Connector: "jdbc-shop", Kind: KindSet, Items: []Item{{
+		Partition: mustPartition(t, `{"protocol":"1","table":"shop.public.brand_new"}`),
+		Offset:    mustOffset(t, `{"incrementing":5}`),
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Path != PathREST || len(plan.Changes) != 1 || len(plan.Changes[0].Writes) != 1 {
+		t.Fatalf("plan: path %s, changes %+v", plan.Path, plan.Changes)
+	}
+	if w := plan.Changes[0].Writes[0]; w.Existing || w.Before != nil {
+		t.Errorf("the new partition's write is marked existing (before %q)", w.Before)
+	}
+}

@@ -585,7 +585,9 @@ func (e *Editor) planRESTWrites(ctx context.Context, p *Plan) error {
 		w := Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: model.PartitionFor(key, n)}, Key: key}
 		for _, old := range ch.Writes {
 			if bytes.Equal(old.Key, key) && old.TopicPartition == w.TopicPartition {
-				w.Existing, w.Before = true, old.Before
+				// The planned write of a new partition has these bytes too:
+				// it stays a new key.
+				w.Existing, w.Before = old.Existing, old.Before
 			}
 		}
 		if ch.After != nil {

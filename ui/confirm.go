@@ -472,6 +472,8 @@ func writeText(w edit.Write) string {
 	switch {
 	case w.Existing && w.Value == nil:
 		return "tombstone under the existing key's exact bytes"
+	case w.Existing && w.Before == nil: // the key's latest record is a tombstone
+		return "writes under the deleted key's exact bytes"
 	case w.Existing:
 		return "rewrites the existing key's exact bytes"
 	case w.Value == nil:

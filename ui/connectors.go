@@ -501,7 +501,7 @@ func (s *connectorsScreen) sync() {
 		default:
 			status = style(st.flushStyle(r.flush.Status), s.statusText(r), c.status, false)
 			flushLag = age(s.now, lastFlush(r))
-			interval, unflushed = intervalCell(r.flush), unflushedCell(r.flush)
+			interval, unflushed = intervalCell(r.flush), unflushedCell(shownUnflushed(r.ConnectorRow, r.flush))
 			perMin = count(model.FlushesSince(r.Flushes, s.now.Add(-time.Minute)))
 			records = count(r.Records)
 			activity = sparkline(model.FlushBuckets(r.Flushes, s.now, activitySpan, c.activity))

@@ -236,12 +236,16 @@ func (m *Model) handleApplyDone(msg applyDoneMsg) tea.Cmd {
 		}
 		d.done(stepApply)
 		d.result = &msg.res
+		m.edited[name] = m.opts.Now()
 		return m.resumeJob(name)
 	}
 	m.closeConfirm()
 	if msg.err != nil {
 		m.setStatus(statusErr, msg.err.Error())
 		return nil
+	}
+	if msg.res.Plan != nil {
+		m.edited[msg.res.Plan.Connector] = m.opts.Now()
 	}
 	m.setStatus(resultKind(msg.res), resultText(msg.res))
 	return nil

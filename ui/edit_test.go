@@ -787,3 +787,22 @@ func TestEquivalentCommandKeepsContextAndWords(t *testing.T) {
 		})
 	}
 }
+
+// An edit of a STOPPED connector writes records, but no task flushed: its
+// panel says it is idle because it is stopped, and marks the edit as an
+// edit, not "ok: flushing · last flush just now".
+func TestEditOfAStoppedConnectorIsNoFlush(t *testing.T) {
+	f, ed, m := editModel(t, 120, 35, nil)
+	ed.state = "STOPPED"
+	setREST(f)
+	send(t, m, tickMsg{})
+	selectPartition(t, m, "file-source", "application-server-01")
+	send(t, m, press("e")...)
+	setField(m, 0, `{"position":1}`)
+	pressSettle(t, m, "ctrl+s")
+	pressSettle(t, m, "enter")
+	requireStatus(t, m, "verified")
+	send(t, m, tickMsg{})
+	requireContains(t, m, "◌ idle: STOPPED: no task flushes", "✎ newest records: the edit, just now")
+	requireLacks(t, m, "ok: flushing", "last flush just now")
+}

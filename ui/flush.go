@@ -46,10 +46,16 @@ func (st *Styles) flushStyle(s model.FlushStatus) lipgloss.Style {
 
 // judgeFlush is the row's flush lag at now. A secondary copy (the
 // connector's tasks read its own offsets topic) that stopped flushing is
-// idle, not stalled: nothing is expected of it.
+// idle, not stalled: nothing is expected of it. A connector REST reports
+// STOPPED or PAUSED has no task flushing: it is idle whatever its newest
+// records are (an edit writes records too, and an edit is not a flush).
 func judgeFlush(r model.ConnectorRow, now time.Time, interval time.Duration) model.FlushReport {
 	rep := r.Flush(now, interval)
-	if !r.Authoritative() && (rep.Status == model.FlushStalled || rep.Status == model.FlushUnknown) {
+	switch {
+	case r.InREST && r.Authoritative() && (r.REST.State == "STOPPED" || r.REST.State == "PAUSED"):
+		rep.Status = model.FlushIdle
+		rep.Reason = r.REST.State + ": no task flushes"
+	case !r.Authoritative() && (rep.Status == model.FlushStalled || rep.Status == model.FlushUnknown):
 		rep.Status = model.FlushIdle
 		rep.Reason = "secondary copy: " + r.ID.Name + "'s tasks read " + r.OwnTopic
 	}
@@ -121,6 +127,17 @@ func unflushedCell(r model.FlushReport) string {
 	return count(r.Unflushed)
 }
 
+// shownUnflushed is the unflushed count to show: the report's, or right
+// after a flush, until the poller has measured again, the last count
+// measured, so the number does not blink to "–" at every flush. The
+// flush status is still judged on the report's own count only.
+func shownUnflushed(r model.ConnectorRow, rep model.FlushReport) model.FlushReport {
+	if rep.Unflushed < 0 && r.Unflushed != nil && r.Unflushed.Err == "" && !r.Unflushed.At.IsZero() {
+		rep.Unflushed = r.Unflushed.Records
+	}
+	return rep
+}
+
 // Sink lag trends, each with a glyph.
 func trendGlyph(trend string) string {
 	switch trend {
@@ -170,17 +187,21 @@ func lagCell(s *model.SinkSummary) string {
 }
 
 // catchUpCell is how long a sink takes to reach zero lag at its current
-// rate: "~3m", "never" while the lag grows, "–" when it has none to catch up.
+// rate: "~3m" while the lag shrinks, "never" while it grows, "steady"
+// while it holds (the commit saw-tooth would make any estimate jump
+// between seconds and hours), "–" when it has none to catch up.
 func catchUpCell(s *model.SinkSummary) string {
 	switch {
 	case s == nil || s.At.IsZero():
 		return "–"
 	case s.TotalLag == 0:
 		return "caught up"
-	case s.CatchUp > 0:
-		return "~" + shortDur(s.CatchUp)
 	case s.Trend == "growing":
 		return "never"
+	case s.Trend == "steady":
+		return "steady"
+	case s.CatchUp > 0:
+		return "~" + shortDur(s.CatchUp)
 	}
 	return "–"
 }

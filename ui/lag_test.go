@@ -82,7 +82,8 @@ func TestSinkRowsShowLagTrendAndCatchUp(t *testing.T) {
 	_, _, m := lagModel(t, 160, 48)
 	requireRow(t, m, "es-search", "sink", "● RUNNING", "↑ growing", "2,800", "never", "Stable (2)")
 	requireRow(t, m, "s3-archive", "sink", "↓ shrinking", "2,400", "~26s", "Stable (1)")
-	requireRow(t, m, "old-sink", "sink", "⊘ orphaned", "→ steady", "42", "Empty (0)")
+	// A steady lag has no catch-up time to jump about: it says so.
+	requireRow(t, m, "old-sink", "sink", "⊘ orphaned", "→ steady", "42", "steady", "Empty (0)")
 	requireContains(t, m, "Connectors 10 · 7 sources · 3 sinks")
 	// At 80 columns the lag and its trend stay.
 	send(t, m, size(80, 24))
@@ -417,4 +418,20 @@ func TestLagScreensFitEverySize(t *testing.T) {
 		send(t, m, press("pgdown")...)
 		check("sink confirm scrolled")
 	}
+}
+
+// A new flush makes the unflushed count stale until the poller measures
+// again: the last count stays on screen meanwhile, rather than blinking
+// to "–" at every flush.
+func TestUnflushedDoesNotBlinkAtAFlush(t *testing.T) {
+	f, _, m := lagModel(t, 160, 48)
+	requireRow(t, m, "inventory-connector", "37")
+	f.put(t0, keyInventory, `{"ts_sec":1764439999,"file":"mysql-bin.000003","pos":99999,"row":1,"server_id":223344,"event":2}`)
+	send(t, m, tickMsg{})
+	requireRow(t, m, "inventory-connector", "just now", "37")
+	f.store.SetUnflushed("inventory-connector", model.Unflushed{Records: 2, Since: t0, At: t0.Add(time.Second)})
+	send(t, m, tickMsg{})
+	requireRow(t, m, "inventory-connector", " 2 ")
+	openConnectorNamed(t, m, "inventory-connector")
+	requireContains(t, m, "2 records unflushed")
 }

@@ -177,6 +177,10 @@ type Model struct {
 	every time.Duration
 	// sized is the screen last given a size, and that size.
 	sized sizedScreen
+	// edited is when this dashboard last applied an edit to each
+	// connector: the connector screen marks it on the flush timeline, as
+	// an edit and not a flush.
+	edited map[string]time.Time
 }
 
 type sizedScreen struct {
@@ -208,6 +212,7 @@ func New(opts Options) *Model {
 		help:   help.New(),
 		filter: textinput.New(),
 		every:  frameInterval(opts.FPS),
+		edited: map[string]time.Time{},
 	}
 	m.buildStyles(true) // dark until the terminal says otherwise
 	m.filter.Prompt = "/ "
@@ -445,7 +450,9 @@ func (m *Model) handleAction(a action) {
 	topics := len(m.topics())
 	switch a := a.(type) {
 	case openConnector:
-		m.push(newPartitionsScreen(&m.km, m.styles, a.id, topics, m.opts.FlushInterval))
+		ps := newPartitionsScreen(&m.km, m.styles, a.id, topics, m.opts.FlushInterval)
+		ps.edited = m.edited
+		m.push(ps)
 	case openSink:
 		m.push(newSinkScreen(&m.km, m.styles, a.name))
 	case openPartition:

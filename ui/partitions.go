@@ -42,6 +42,8 @@ type partitionsScreen struct {
 	report   model.FlushReport
 	stale    map[string]model.PartitionRow
 	rates    rateCache
+	// edited is when this dashboard applied an edit to each connector.
+	edited map[string]time.Time
 }
 
 // partitionNeeds are the widths the rows need and the counts in the title,
@@ -459,12 +461,22 @@ func (s *partitionsScreen) panel() []string {
 	if ansi.StringWidth(strings.Join([]string{status, last, interval}, sep)) > w { // say it briefly
 		interval = "every " + intervalCell(rep)
 	}
-	line1 := fitParts(w, sep, status, last, interval)
+	parts := []string{status, last, interval}
+	edit, edited := s.edited[s.id.Name]
+	edited = edited && s.now.Sub(edit) < timelineSpan
+	if edited { // its records are not a flush: say so, after the last flush
+		parts = append(parts[:2], st.Info.Render("✎ edited "+age(s.now, edit)), interval)
+		if s.inREST && (s.rest.State == "STOPPED" || s.rest.State == "PAUSED") && !rep.Last.Before(edit.Add(-applyTimeout)) {
+			// No task ran since: the newest records are the edit's.
+			parts = []string{status, st.Info.Render("✎ newest records: the edit, " + age(s.now, edit)), interval}
+		}
+	}
+	line1 := fitParts(w, sep, parts...)
 
 	var unflushed string
 	switch {
-	case rep.Unflushed >= 0:
-		unflushed = plural(int(rep.Unflushed), "record", "records") + " unflushed"
+	case shownUnflushed(s.conn, rep).Unflushed >= 0:
+		unflushed = plural(int(shownUnflushed(s.conn, rep).Unflushed), "record", "records") + " unflushed"
 		if w >= 120 {
 			unflushed += " (a crash replays them)"
 		}
@@ -488,7 +500,12 @@ func (s *partitionsScreen) panel() []string {
 	line2 := truncate(strings.Join([]string{unflushed, perMin, progress}, sep), w)
 
 	buckets := model.FlushBuckets(s.conn.Flushes, s.now, timelineSpan, max(w, 1))
-	spark := st.Info.Render(sparkline(buckets))
+	cells := []rune(sparkline(buckets))
+	if edited && len(cells) > 0 { // ✎ in the cell of the edit
+		cell := timelineSpan / time.Duration(len(cells))
+		cells[max(len(cells)-1-int(s.now.Sub(edit)/cell), 0)] = '✎'
+	}
+	spark := st.Info.Render(string(cells))
 	middle := "records per flush, " + shortDur(timelineSpan/time.Duration(max(w, 1))) + " a cell"
 	if sum(buckets) == 0 {
 		middle = "no flush in the last " + shortDur(timelineSpan)
