@@ -56,7 +56,7 @@ func fitJSON(s string, w int) string {
 // compactWidth is the width fitJSON needs to show s without cutting it.
 func compactWidth(s string) int {
 	if vals, ok := jsonValues(s); ok {
-		return ansi.StringWidth(clean(vals))
+		return cellWidth(clean(vals))
 	}
-	return ansi.StringWidth(cleanJSON(s))
+	return cellWidth(cleanJSON(s))
 }

@@ -142,10 +142,10 @@ func TestSinkScreenShowsLagPerPartition(t *testing.T) {
 		"Group connect-es-search · Stable · 2 members",
 		"Lag 2,800", "↑ growing", "catch-up never", "last commit just now",
 		"COMMITTED", "END", "LAG", "LAST COMMIT")
-	if len(s.list.rows) != 3 {
-		t.Fatalf("%d rows, want 3", len(s.list.rows))
+	if len(s.list.rows()) != 3 {
+		t.Fatalf("%d rows, want 3", len(s.list.rows()))
 	}
-	for _, r := range s.list.rows {
+	for _, r := range s.list.rows() {
 		if r.Lag != r.End-r.Committed {
 			t.Errorf("%s: lag %d, end − committed = %d", r.TopicPartition, r.Lag, r.End-r.Committed)
 		}
@@ -170,7 +170,7 @@ func TestSinkScreenShowsLagPerPartition(t *testing.T) {
 	// Sorted by lag: orders/2 (600) goes last; back to topic-partition.
 	send(t, m, press("s")...)
 	requireContains(t, m, "sort: lag (biggest first)")
-	if last := s.list.rows[2]; last.Partition != 2 {
+	if last := s.list.rows()[2]; last.Partition != 2 {
 		t.Errorf("lag sort ends with %s", last.TopicPartition)
 	}
 	// Live: a new poll shows at the next tick.

@@ -34,7 +34,23 @@ type list[T any] struct {
 
 	filter string
 	items  []T // as read from the Source
-	rows   []T // items after filter and sort
+
+	// search, when set, gives the texts a filter looks in (instead of
+	// match); they are lowercased once per setItems into hay, not on
+	// every key typed.
+	search func(T) []string
+	hay    []string
+	// keyed, when set, gives sort number i as a comparator of item
+	// indices, in the same order as sorts[i].cmp, free to use keys it
+	// works out once over items. With it, the sorted order of all items
+	// is kept until items or the sort change, and a filter only picks
+	// from it: typing a filter sorts nothing.
+	keyed    func(i int, items []T) func(a, b int32) int
+	sorted   []int32 // every item's index in the sort, when sortedOK
+	sortedOK bool
+	order    []int32 // the rows: indices of items, after filter and sort
+	orderQ   string  // the lowercased filter order was picked for
+	orderOK  bool    // order holds the rows for orderQ out of sorted
 
 	cursor, offset int    // index into rows of the selection and of the top row
 	selID          string // identity of the selected row, "" before the first
@@ -54,6 +70,15 @@ func newList[T any](st *Styles, id func(T) string, match func(T, string) bool, s
 // setItems replaces the rows (a live update) and re-applies filter and sort.
 func (l *list[T]) setItems(items []T) {
 	l.items = items
+	l.sortedOK, l.orderOK = false, false
+	if l.search != nil {
+		l.hay = l.hay[:0]
+		for _, it := range items {
+			// Joined by NUL, which no filter typed holds: a query matches the
+			// joined text exactly when it matches one of the texts.
+			l.hay = append(l.hay, strings.ToLower(strings.Join(l.search(it), "\x00")))
+		}
+	}
 	l.apply()
 }
 
@@ -65,6 +90,7 @@ func (l *list[T]) setFilter(q string) {
 func (l *list[T]) cycleSort() {
 	if len(l.sorts) > 1 {
 		l.sort = (l.sort + 1) % len(l.sorts)
+		l.sortedOK, l.orderOK = false, false
 		l.apply()
 	}
 }
@@ -83,7 +109,7 @@ func (l *list[T]) viewInfo() []string {
 		v = append(v, "sort: "+name)
 	}
 	if l.filter != "" {
-		v = append(v, fmt.Sprintf("filter: %q (%d of %d)", l.filter, len(l.rows), len(l.items)))
+		v = append(v, fmt.Sprintf("filter: %q (%d of %d)", l.filter, len(l.order), len(l.items)))
 	}
 	return v
 }
@@ -93,20 +119,53 @@ func (l *list[T]) viewInfo() []string {
 func (l *list[T]) apply() {
 	screenRow := l.cursor - l.offset
 	q := strings.ToLower(l.filter)
-	rows := l.rows[:0:0]
-	for _, it := range l.items {
-		if q == "" || l.match(it, q) {
-			rows = append(rows, it)
+	// Filter and sort indices, not rows: a row can be hundreds of bytes and
+	// a connector can have 100,000 of them. A stable sort of the picked
+	// rows is the pick of a stable sort of all, so the sort comes first
+	// and is kept (with keyed); a filter that extends the last one picks
+	// from the last rows.
+	if l.keyed == nil || !l.sortedOK {
+		l.sorted = l.sorted[:0]
+		for i := range l.items {
+			l.sorted = append(l.sorted, int32(i))
 		}
+		switch {
+		case len(l.sorts) == 0:
+		case l.keyed != nil:
+			slices.SortStableFunc(l.sorted, l.keyed(l.sort, l.items))
+		default:
+			cmp := l.sorts[l.sort].cmp
+			slices.SortStableFunc(l.sorted, func(a, b int32) int { return cmp(l.items[a], l.items[b]) })
+		}
+		l.sortedOK, l.orderOK = l.keyed != nil, false
 	}
-	if len(l.sorts) > 0 {
-		slices.SortStableFunc(rows, l.sorts[l.sort].cmp)
+	from := l.sorted
+	if l.keyed != nil && l.orderOK && strings.Contains(q, l.orderQ) {
+		from = l.order // every row matching q also matched orderQ
 	}
-	l.rows = rows
+	fast := l.search != nil && len(l.hay) == len(l.items) && !strings.Contains(q, "\x00")
+	order := make([]int32, 0, len(from))
+	for _, i := range from {
+		switch {
+		case q == "":
+		case fast:
+			if !strings.Contains(l.hay[i], q) {
+				continue
+			}
+		case l.search != nil:
+			if !slices.ContainsFunc(l.search(l.items[i]), func(t string) bool { return strings.Contains(strings.ToLower(t), q) }) {
+				continue
+			}
+		case !l.match(l.items[i], q):
+			continue
+		}
+		order = append(order, i)
+	}
+	l.order, l.orderQ, l.orderOK = order, q, true
 
 	found := -1
 	if l.selID != "" {
-		found = slices.IndexFunc(rows, func(it T) bool { return l.id(it) == l.selID })
+		found = slices.IndexFunc(order, func(i int32) bool { return l.id(l.items[i]) == l.selID })
 	}
 	if found >= 0 {
 		l.cursor = found
@@ -118,7 +177,7 @@ func (l *list[T]) apply() {
 // clamp keeps cursor and offset inside rows and the cursor on screen, and
 // records the selection's identity.
 func (l *list[T]) clamp() {
-	n := len(l.rows)
+	n := len(l.order)
 	h := max(l.height, 1)
 	l.cursor = min(max(l.cursor, 0), max(n-1, 0))
 	l.offset = min(max(l.offset, 0), max(n-h, 0))
@@ -129,7 +188,7 @@ func (l *list[T]) clamp() {
 		l.offset = l.cursor - h + 1
 	}
 	if n > 0 {
-		l.selID = l.id(l.rows[l.cursor])
+		l.selID = l.id(l.items[l.order[l.cursor]])
 	}
 }
 
@@ -140,15 +199,15 @@ func (l *list[T]) move(delta int) {
 
 func (l *list[T]) pageUp()   { l.move(-max(l.height, 1)) }
 func (l *list[T]) pageDown() { l.move(max(l.height, 1)) }
-func (l *list[T]) home()     { l.move(-len(l.rows)) }
-func (l *list[T]) end()      { l.move(len(l.rows)) }
+func (l *list[T]) home()     { l.move(-len(l.order)) }
+func (l *list[T]) end()      { l.move(len(l.order)) }
 
 func (l *list[T]) selected() (T, bool) {
-	if l.cursor < 0 || l.cursor >= len(l.rows) {
+	if l.cursor < 0 || l.cursor >= len(l.order) {
 		var zero T
 		return zero, false
 	}
-	return l.rows[l.cursor], true
+	return l.items[l.order[l.cursor]], true
 }
 
 // setSize gives the table its width and the number of data rows it shows.
@@ -158,10 +217,23 @@ func (l *list[T]) setSize(width, rows int) {
 
 }
 
+// rows returns the rows after filter and sort.
+func (l *list[T]) rows() []T {
+	out := make([]T, len(l.order))
+	for k, i := range l.order {
+		out[k] = l.items[i]
+	}
+	return out
+}
+
 // visible returns the rows on screen.
 func (l *list[T]) visible() []T {
-	end := min(l.offset+l.height, len(l.rows))
-	return l.rows[l.offset:end]
+	end := min(l.offset+l.height, len(l.order))
+	vis := make([]T, 0, max(end-l.offset, 0))
+	for _, i := range l.order[l.offset:end] {
+		vis = append(vis, l.items[i])
+	}
+	return vis
 }
 
 // sync hands the bubbles table the visible rows, formatted by cells, with a
@@ -198,7 +270,7 @@ func (l *list[T]) sync(cols []table.Column, cells func(T) []string) {
 // view renders the table, or the header and an explanation when there is
 // no row to show.
 func (l *list[T]) view(empty string) string {
-	if len(l.rows) == 0 {
+	if len(l.order) == 0 {
 		head := strings.SplitN(l.tbl.View(), "\n", 2)[0]
 		body := lipgloss.NewStyle().Width(l.width).Height(l.height).Render(
 			l.st.Muted.Render(truncate("  "+empty, l.width)))

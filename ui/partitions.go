@@ -2,6 +2,7 @@ package ui
 
 import (
 	"cmp"
+	"container/heap"
 	"fmt"
 	"sort"
 	"strconv"
@@ -60,15 +61,19 @@ type partitionNeeds struct {
 func (s *partitionsScreen) measure() {
 	n := partitionNeeds{partition: len("SOURCE PARTITION"), offset: len("OFFSET"),
 		tpShort: len("PART"), tpLong: len("TOPIC-PARTITION"), flagsShort: len("FLAGS"), flagsWide: len("FLAGS")}
+	seen := map[model.Flags]bool{}
 	for _, r := range s.list.items {
-		n.partition = max(n.partition, ansi.StringWidth(cleanJSON(r.Partition)))
-		n.offset = max(n.offset, ansi.StringWidth(offsetCell(r)))
+		n.partition = max(n.partition, cellWidth(cleanJSON(r.Partition)))
+		n.offset = max(n.offset, cellWidth(offsetCell(r)))
 		n.partitionValues = max(n.partitionValues, compactWidth(r.Partition))
 		n.offsetValues = max(n.offsetValues, compactWidth(offsetCell(r)))
 		n.tpShort = max(n.tpShort, len(tpText(r, true)))
 		n.tpLong = max(n.tpLong, len(tpText(r, false)))
-		n.flagsShort = max(n.flagsShort, ansi.StringWidth(flagsCell(r.Flags, false)))
-		n.flagsWide = max(n.flagsWide, ansi.StringWidth(flagsCell(r.Flags, true)))
+		if !seen[r.Flags] { // flags cells are few: measure each once
+			seen[r.Flags] = true
+			n.flagsShort = max(n.flagsShort, ansi.StringWidth(flagsCell(r.Flags, false)))
+			n.flagsWide = max(n.flagsWide, ansi.StringWidth(flagsCell(r.Flags, true)))
+		}
 		if r.Deleted {
 			n.deleted++
 		} else {
@@ -82,7 +87,7 @@ func (s *partitionsScreen) measure() {
 }
 
 func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, topics int, interval time.Duration) *partitionsScreen {
-	return &partitionsScreen{
+	s := &partitionsScreen{
 		km:       km,
 		st:       st,
 		id:       id,
@@ -109,6 +114,46 @@ func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, to
 			}},
 		),
 	}
+	s.list.search = func(r model.PartitionRow) []string { return []string{r.Partition, r.ID.TopicPartition.String()} }
+	s.list.keyed = partitionSorts
+	return s
+}
+
+// partitionSorts are the sort orders above as comparators of row indices,
+// with the natural-order keys of partition maps and offsets made once.
+func partitionSorts(i int, rows []model.PartitionRow) func(a, b int32) int {
+	part := make([]string, len(rows))
+	for k, r := range rows {
+		part[k] = naturalKey(r.Partition)
+	}
+	byPart := func(a, b int32) int {
+		x, y := &rows[a], &rows[b]
+		return cmp.Or(strings.Compare(part[a], part[b]),
+			strings.Compare(x.ID.Topic, y.ID.Topic), cmp.Compare(x.ID.Partition, y.ID.Partition),
+			strings.Compare(x.ID.Key, y.ID.Key))
+	}
+	switch i {
+	case 1:
+		off := make([]string, len(rows))
+		for k, r := range rows {
+			off[k] = naturalKey(r.Offset)
+		}
+		return func(a, b int32) int {
+			x, y := &rows[a], &rows[b]
+			if (x.Offset == "") != (y.Offset == "") {
+				return cmp.Compare(y.Offset, x.Offset)
+			}
+			return cmp.Or(strings.Compare(off[a], off[b]), byPart(a, b))
+		}
+	case 2:
+		return func(a, b int32) int { return cmp.Or(rows[b].Updated.Compare(rows[a].Updated), byPart(a, b)) }
+	case 3:
+		return func(a, b int32) int {
+			x, y := &rows[a], &rows[b]
+			return cmp.Or(strings.Compare(x.ID.Topic, y.ID.Topic), cmp.Compare(x.ID.Partition, y.ID.Partition), byPart(a, b))
+		}
+	}
+	return byPart
 }
 
 func partitionIdentity(r model.PartitionRow) string {
@@ -560,6 +605,24 @@ type rateCache struct {
 	counted, skipped int
 }
 
+// newestRows is a min-heap of row indices by update time.
+type newestRows struct {
+	rows []model.PartitionRow
+	idx  []int
+}
+
+func (h *newestRows) Len() int { return len(h.idx) }
+func (h *newestRows) Less(a, b int) bool {
+	return h.rows[h.idx[a]].Updated.Before(h.rows[h.idx[b]].Updated)
+}
+func (h *newestRows) Swap(a, b int) { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] }
+func (h *newestRows) Push(x any)    { h.idx = append(h.idx, x.(int)) }
+func (h *newestRows) Pop() any {
+	x := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return x
+}
+
 type rateEntry struct {
 	recordOffset int64
 	rates        map[string]float64
@@ -568,15 +631,29 @@ type rateEntry struct {
 // update sums the rates of the partitions updated within the timeline:
 // an older rate says nothing about progress now.
 func (c *rateCache) update(src Source, rows []model.PartitionRow, now time.Time) {
-	var recent []model.PartitionRow
-	for _, r := range rows {
-		if !r.Deleted && now.Sub(r.Updated) <= timelineSpan {
-			recent = append(recent, r)
+	// The newest maxRatePartitions updated within the timeline, newest
+	// first: kept in a min-heap of that size, not by sorting every row.
+	h := &newestRows{rows: rows}
+	n := 0
+	for i := range rows {
+		if r := &rows[i]; r.Deleted || now.Sub(r.Updated) > timelineSpan {
+			continue
+		}
+		n++
+		switch {
+		case len(h.idx) < maxRatePartitions:
+			heap.Push(h, i)
+		case rows[i].Updated.After(rows[h.idx[0]].Updated):
+			h.idx[0] = i
+			heap.Fix(h, 0)
 		}
 	}
-	sort.Slice(recent, func(i, j int) bool { return recent[i].Updated.After(recent[j].Updated) })
-	c.skipped = max(len(recent)-maxRatePartitions, 0)
-	recent = recent[:min(len(recent), maxRatePartitions)]
+	sort.Slice(h.idx, func(a, b int) bool { return rows[h.idx[a]].Updated.After(rows[h.idx[b]].Updated) })
+	c.skipped = max(n-maxRatePartitions, 0)
+	recent := make([]model.PartitionRow, len(h.idx))
+	for k, i := range h.idx {
+		recent[k] = rows[i]
+	}
 	next := make(map[string]rateEntry, len(recent))
 	all := make([]map[string]float64, 0, len(recent))
 	for _, r := range recent {

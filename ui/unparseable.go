@@ -78,7 +78,7 @@ func (s *unparseableScreen) handleKey(msg tea.KeyPressMsg) action {
 func (s *unparseableScreen) sync() {
 	tp, off := len("TOPIC-PARTITION"), len("OFFSET")
 	needReason := len("REASON")
-	for _, u := range s.list.rows {
+	for _, u := range s.list.rows() {
 		tp = max(tp, len(u.TopicPartition.String()))
 		off = max(off, len(strconv.FormatInt(u.Offset, 10)))
 		needReason = max(needReason, len(u.Reason))

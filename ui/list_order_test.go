@@ -1,0 +1,165 @@
+package ui
+
+import (
+	"math/rand"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"koff/keymap"
+	"koff/model"
+)
+
+func randomText(rng *rand.Rand) string {
+	const alphabet = `{}":,.-_ab0123456789`
+	b := make([]byte, rng.Intn(24))
+	for i := range b {
+		b[i] = alphabet[rng.Intn(len(alphabet))]
+	}
+	return string(b)
+}
+
+// TestNaturalKeyOrdersAsNaturalLess: comparing the keys made once per row
+// orders any two strings as naturalLess does (leading zeros, runs of
+// unequal length, a run against a letter, a string ending in a run).
+func TestNaturalKeyOrdersAsNaturalLess(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	cases := [][2]string{{"9", "10"}, {"007", "7"}, {"a1", "a"}, {"a1b", "a01c"}, {`{"p":9}`, `{"p":10}`}, {"1-", "1a"}, {"", "0"}}
+	for range 20000 {
+		cases = append(cases, [2]string{randomText(rng), randomText(rng)})
+	}
+	for _, c := range cases {
+		want := naturalCompare(c[0], c[1])
+		got := strings.Compare(naturalKey(c[0]), naturalKey(c[1]))
+		if got != want {
+			t.Fatalf("order of %q and %q: keys say %d, naturalCompare %d", c[0], c[1], got, want)
+		}
+	}
+}
+
+func randomPartitionRows(rng *rand.Rand, n int) []model.PartitionRow {
+	rows := make([]model.PartitionRow, n)
+	base := time.UnixMilli(1_796_000_000_000)
+	for i := range rows {
+		p := `{"table":"t` + strconv.Itoa(rng.Intn(40)) + `","db":"` + randomText(rng) + `"}`
+		r := model.PartitionRow{ID: model.PartitionID{TopicPartition: model.TopicPartition{Topic: []string{"connect-offsets", "other"}[rng.Intn(2)],
+			Partition: rng.Intn(25)}, Key: `["c",` + p + `]` + strconv.Itoa(i)}, Partition: p,
+			Updated: base.Add(time.Duration(rng.Intn(50)) * time.Second)}
+		if rng.Intn(5) > 0 {
+			r.Offset = `{"pos":` + strconv.Itoa(rng.Intn(300)) + `}`
+		} else {
+			r.Deleted = true
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+// TestPartitionSortsSameRowsAsComparators: every sort of the partitions
+// screen, made with keys once per row, gives exactly the rows a stable sort
+// with the screen's comparators gives, with and without a filter.
+func TestPartitionSortsSameRowsAsComparators(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	km := keymap.Default()
+	st := NewStyles(true)
+	s := newPartitionsScreen(&km, &st, model.ConnectorID{Topic: "connect-offsets", Name: "c"}, 2, 0)
+	s.SetSize(200, 60)
+	rows := randomPartitionRows(rng, 3000)
+	s.list.setItems(rows)
+	for i, order := range s.list.sorts {
+		for _, q := range []string{"", "t1", `"t1`, "1"} {
+			s.list.setFilter(q)
+			var want []model.PartitionRow
+			for _, r := range rows {
+				if q == "" || strings.Contains(strings.ToLower(r.Partition), q) || strings.Contains(strings.ToLower(r.ID.TopicPartition.String()), q) {
+					want = append(want, r)
+				}
+			}
+			slices.SortStableFunc(want, order.cmp)
+			got := s.list.rows()
+			if len(got) != len(want) {
+				t.Fatalf("sort %q filter %q: %d rows, want %d", order.name, q, len(got), len(want))
+			}
+			for k := range got {
+				if got[k].ID != want[k].ID {
+					t.Fatalf("sort %q filter %q: row %d is %v, want %v", order.name, q, k, got[k].ID, want[k].ID)
+				}
+			}
+		}
+		s.list.setFilter("")
+		if i < len(s.list.sorts)-1 {
+			s.cycleSort()
+		}
+	}
+}
+
+// TestIncrementalFilterSameAsFull: typing a filter key by key (each key
+// picks from the rows of the last), deleting keys, and new rows arriving
+// midway give the rows a list filtering from scratch gives.
+func TestIncrementalFilterSameAsFull(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	km := keymap.Default()
+	st := NewStyles(true)
+	typed := newPartitionsScreen(&km, &st, model.ConnectorID{Topic: "connect-offsets", Name: "c"}, 2, 0)
+	rows := randomPartitionRows(rng, 2000)
+	typed.list.setItems(rows)
+	steps := []string{"t", "t1", "t12", "t1", "t", "", "o", "ot", "oth", "othe", "other/1", "other/", "\"", "\"d", "\"db\":\"a"}
+	for k, q := range steps {
+		if k == 8 {
+			rows = randomPartitionRows(rng, 2100)
+			typed.list.setItems(rows)
+		}
+		typed.setFilter(q)
+		fresh := newPartitionsScreen(&km, &st, model.ConnectorID{Topic: "connect-offsets", Name: "c"}, 2, 0)
+		fresh.list.setItems(rows)
+		fresh.setFilter(q)
+		got, want := typed.list.rows(), fresh.list.rows()
+		if len(got) != len(want) {
+			t.Fatalf("filter %q: %d rows typed, %d from scratch", q, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].ID != want[i].ID {
+				t.Fatalf("filter %q: row %d differs", q, i)
+			}
+		}
+	}
+}
+
+// naturalLessReference is naturalLess before it skipped common prefixes.
+func naturalLessReference(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na := strings.TrimLeft(a[:da], "0")
+			nb := strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+// TestNaturalLessSkipsPrefixesExactly: skipping the common prefix changes
+// no answer.
+func TestNaturalLessSkipsPrefixesExactly(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for range 50000 {
+		a := randomText(rng)
+		b := a[:rng.Intn(len(a)+1)] + randomText(rng)
+		if naturalLess(a, b) != naturalLessReference(a, b) || naturalLess(b, a) != naturalLessReference(b, a) {
+			t.Fatalf("naturalLess(%q, %q) changed", a, b)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package ui
+
+import (
+	encjson "encoding/json"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"koff/keymap"
+	"koff/model"
+)
+
+// bigStore is a Store holding one MirrorMaker connector of n source
+// partitions (1,000 topics of n/1,000 partitions), spread over 25
+// partitions of the offsets topic as a worker writes them.
+func bigStore(n int) *model.Store {
+	s := model.NewStore(model.StoreOptions{})
+	s.SetTopicPartitions("connect-offsets", 25)
+	base := time.UnixMilli(1_796_000_000_000)
+	var batch []model.Record
+	offs := make([]int64, 25)
+	for i := 0; i < n; i++ {
+		k := model.EncodeKey("mm2-primary.MirrorSourceConnector", model.HashMapOrder(model.Object{
+			{Name: "cluster", Value: "primary"}, {Name: "topic", Value: fmt.Sprintf("orders.region-%d", i/1000)},
+			{Name: "partition", Value: encjson.Number(strconv.Itoa(i % 1000))}}))
+		p := model.PartitionFor(k, 25)
+		batch = append(batch, model.Record{Topic: "connect-offsets", Partition: p, Offset: offs[p], Key: k,
+			Value: []byte(`{"offset":` + strconv.Itoa(1000+i*7%100000) + `}`), Time: base.Add(time.Duration(i) * time.Millisecond)})
+		offs[p]++
+		if len(batch) == 1000 {
+			s.Ingest(batch)
+			batch = nil
+		}
+	}
+	s.Ingest(batch)
+	return s
+}
+
+// BenchmarkPartitions100k measures the partitions screen of a connector
+// with 100,000 source partitions at 200x60: View() (only the visible rows
+// are rendered), a refresh after the Store changed (what every tick does
+// while records stream in), one key typed into the filter, and a re-sort.
+//
+//	go test ./ui -run XXX -bench Partitions100k -benchtime 10x
+func BenchmarkPartitions100k(b *testing.B) {
+	const n = 100_000
+	src := bigStore(n)
+	km := keymap.Default()
+	st := NewStyles(true)
+	id := model.ConnectorID{Topic: "connect-offsets", Name: "mm2-primary.MirrorSourceConnector"}
+	now := time.UnixMilli(1_796_000_000_000).Add(2 * time.Minute)
+	open := func() *partitionsScreen {
+		s := newPartitionsScreen(&km, &st, id, 1, 0)
+		s.SetSize(200, 60)
+		s.refresh(src, now, true)
+		return s
+	}
+	b.Run("View", func(b *testing.B) {
+		s := open()
+		b.ResetTimer()
+		for range b.N {
+			_ = s.View()
+		}
+	})
+	b.Run("Refresh", func(b *testing.B) {
+		s := open()
+		b.ResetTimer()
+		for range b.N {
+			s.refresh(src, now, true)
+		}
+	})
+	b.Run("FilterKey", func(b *testing.B) {
+		s := open()
+		qs := []string{"r", "re", "reg", "regi", "regio", "region", "region-", "region-4", "region-42", ""}
+		b.ResetTimer()
+		for i := range b.N {
+			s.setFilter(qs[i%len(qs)])
+			_ = s.View()
+		}
+	})
+	b.Run("Sort", func(b *testing.B) {
+		s := open()
+		b.ResetTimer()
+		for range b.N {
+			s.cycleSort()
+			_ = s.View()
+		}
+	})
+	b.Run("KeyDown", func(b *testing.B) {
+		s := open()
+		b.ResetTimer()
+		for range b.N {
+			s.handleKey(tea.KeyPressMsg{Code: tea.KeyDown})
+			_ = s.View()
+		}
+	})
+}
