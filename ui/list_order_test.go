@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"math/rand"
 	"slices"
 	"strconv"
@@ -161,5 +162,56 @@ func TestNaturalLessSkipsPrefixesExactly(t *testing.T) {
 		if naturalLess(a, b) != naturalLessReference(a, b) || naturalLess(b, a) != naturalLessReference(b, a) {
 			t.Fatalf("naturalLess(%q, %q) changed", a, b)
 		}
+	}
+}
+
+// jsonValuesParsed is jsonValues through the parser alone.
+func jsonValuesParsed(s string) (string, bool) {
+	v, err := model.ParseJSON([]byte(s))
+	if err != nil {
+		return "", false
+	}
+	obj, isObj := v.(model.Object)
+	if !isObj {
+		return "", false
+	}
+	parts := make([]string, 0, len(obj))
+	for _, f := range obj {
+		switch x := f.Value.(type) {
+		case string:
+			parts = append(parts, x)
+		case model.Object, []any:
+			return "", false
+		case nil:
+			parts = append(parts, "null")
+		default:
+			parts = append(parts, fmt.Sprint(x))
+		}
+	}
+	return strings.Join(parts, " "), true
+}
+
+// TestPlainValuesSameAsParsed: the values read without parsing are what
+// parsing gives, for every map plainValues takes.
+func TestPlainValuesSameAsParsed(t *testing.T) {
+	cases := []string{`{}`, `{"table":"orders","protocol":"1"}`, `{"offset":4242}`, `{"a":-1.5e+3,"b":true,"c":false,"d":null}`,
+		`{"a":"x","a":"y"}`, `{"a":01}`, `{"a":1.}`, `{"a":-}`, `{"a":"\u00e9"}`, `{"a":{"b":1}}`, `{"a":[1]}`, `{"a":1}}`, `{"a":1,}`,
+		`{"a":tru}`, `{"a":nullx}`, `{"a" :1}`, `{"":""}`, `{"a":1`, `{"lsn":1152921504606846976}`}
+	rng := rand.New(rand.NewSource(9))
+	for range 20000 {
+		cases = append(cases, "{"+randomText(rng)+"}")
+	}
+	for _, c := range cases {
+		got, ok := plainValues(c)
+		if !ok {
+			continue
+		}
+		want, wok := jsonValuesParsed(c)
+		if !wok || got != want {
+			t.Fatalf("plainValues(%q) = %q, parsing gives %q (%v)", c, got, want, wok)
+		}
+	}
+	if _, ok := plainValues(`{"table":"orders","protocol":"1"}`); !ok {
+		t.Fatal("a plain partition map takes the slow path")
 	}
 }
