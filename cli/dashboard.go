@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -70,12 +71,15 @@ func dashboardOnce(g *Globals, env Env) (string, error) {
 	o.run()
 
 	opts := g.uiOptions(o, rest != nil)
-	opts.Editor = g.newEditor(o.store, o.tailer.Topics, rest, osUser(env), g.auditPath(env))
+	ed := newInflightEditor(g.newEditor(o.store, o.tailer.Topics, rest, osUser(env), g.auditPath(env)))
+	opts.Editor = ed
 	if g.contexts != nil {
 		opts.Contexts = g.contexts.names()
 	}
 	m := ui.New(opts)
-	if _, err := tea.NewProgram(m, g.programOptions(env)...).Run(); err != nil {
+	_, err = tea.NewProgram(m, g.programOptions(env)...).Run()
+	ed.finish(env.Stderr, 30*time.Second)
+	if err != nil {
 		return "", fmt.Errorf("dashboard: %w", err)
 	}
 	return m.SwitchTo(), nil

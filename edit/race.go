@@ -72,6 +72,14 @@ func (w *watch) since() error {
 	for _, b := range w.bs {
 		for _, r := range b.refs {
 			wr := w.p.write(r)
+			// How far the Store has read, taken before the value: every
+			// record before it is in the value compared below, so only
+			// the log after it can hold another writer's record, however
+			// long ago the key itself was written.
+			readTo := int64(-1)
+			if rp != nil {
+				readTo = rp.ReadTo(wr.TopicPartition)
+			}
 			d, ok := w.e.Store.Partition(model.PartitionID{TopicPartition: wr.TopicPartition, Key: string(wr.Key)})
 			var now []byte
 			if ok && !d.Deleted {
@@ -82,9 +90,9 @@ func (w *watch) since() error {
 			}
 			switch {
 			case ok:
-				w.sinceOf[r] = d.RecordOffset + 1
-			case rp != nil:
-				w.sinceOf[r] = rp.ReadTo(wr.TopicPartition)
+				w.sinceOf[r] = max(d.RecordOffset+1, readTo)
+			case readTo >= 0:
+				w.sinceOf[r] = readTo
 			default:
 				w.sinceOf[r] = 0
 			}
