@@ -148,7 +148,7 @@ func (e *Editor) Apply(ctx context.Context, p *Plan) (Result, error) {
 		}
 		if err == nil {
 			run.written = []string{"group " + p.Group}
-			res.Verified = e.verifySink(ctx, p)
+			res.Verified, res.Overwritten = e.verifySink(ctx, p)
 		}
 	default:
 		err = e.applySource(ctx, p, run, &res)
@@ -372,35 +372,67 @@ func (e *Editor) applyGroup(ctx context.Context, p *Plan) error {
 	return nil
 }
 
-// verifySink re-reads the group until every committed offset is the new one.
-func (e *Editor) verifySink(ctx context.Context, p *Plan) bool {
+// verifySink re-reads the group until every committed offset is the new
+// one. The group coordinator holds one committed offset per partition, so
+// a different one seen twice, a poll apart, after koff's commit was
+// acknowledged is another writer's commit that replaced it: said as such.
+func (e *Editor) verifySink(ctx context.Context, p *Plan) (bool, []Contest) {
 	deadline := time.Now().Add(e.verifyTimeout())
+	var other map[model.TopicPartition]int64
 	for {
 		if poll, err := e.groupPoll(ctx, p.Group); err == nil {
 			now := map[model.TopicPartition]int64{}
 			for _, gp := range poll.Partitions {
 				now[gp.TopicPartition] = gp.Committed
 			}
-			ok := true
+			diff := map[model.TopicPartition]int64{}
 			for _, c := range p.Sink {
 				cur, has := now[c.TopicPartition]
 				if !has {
 					cur = -1
 				}
-				ok = ok && cur == c.After
+				if cur != c.After {
+					diff[c.TopicPartition] = cur
+				}
 			}
-			if ok {
-				return true
+			if len(diff) == 0 {
+				return true, nil
 			}
+			if other != nil && sameCommits(other, diff) {
+				var out []Contest
+				for _, c := range p.Sink {
+					if cur, ok := diff[c.TopicPartition]; ok {
+						ct := Contest{Partition: sinkPartitionJSON(c.TopicPartition)}
+						if cur >= 0 {
+							ct.Value = sinkOffsetJSON(cur)
+						}
+						out = append(out, ct)
+					}
+				}
+				return false, out
+			}
+			other = diff
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return false
+			return false, nil
 		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+func sameCommits(a, b map[model.TopicPartition]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for tp, v := range a {
+		if w, ok := b[tp]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // current is the value stored now under a write's key (nil: none or deleted).

@@ -289,3 +289,34 @@ func TestTwoRESTEditsOfOnePartitionNeverBothWin(t *testing.T) {
 		}
 	}
 }
+
+// committer commits another value right after koff's group commit, as a
+// second editor (or a sink task) would.
+type committer struct {
+	spyWriter
+	then map[model.TopicPartition]int64
+}
+
+func (c *committer) CommitGroupOffsets(ctx context.Context, group string, offsets map[model.TopicPartition]int64) error {
+	if err := c.Config.CommitGroupOffsets(ctx, group, offsets); err != nil {
+		return err
+	}
+	return c.Config.CommitGroupOffsets(ctx, group, c.then)
+}
+
+func TestASinkCommitReplacedAfterItLandedSaysSo(t *testing.T) {
+	h, _ := sinkHarness(t)
+	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
+	p, err := h.ed.PlanSink(context.Background(), SinkRequest{Connector: "s3", Kind: KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: SinkStrategy{Kind: SinkToOffset, Offset: 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ed.Kafka = &committer{spyWriter: spyWriter{Config: h.kafka}, then: map[model.TopicPartition]int64{tp0: 9}}
+	res, err := h.ed.Apply(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Summary(); res.Verified || !strings.Contains(s, `written, then overwritten`) || !strings.Contains(s, `{"kafka_topic":"orders","kafka_partition":0} holds {"kafka_offset":9}`) {
+		t.Errorf("summary: %s", s)
+	}
+}
