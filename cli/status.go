@@ -260,12 +260,15 @@ type flushJSON struct {
 }
 
 type sinkJSON struct {
-	Group      string          `json:"group"`
-	State      string          `json:"group_state"`
-	Members    int             `json:"members"`
-	TotalLag   int64           `json:"total_lag"`
-	Trend      string          `json:"trend"`
-	CatchUp    *float64        `json:"catch_up_seconds"`
+	Group    string   `json:"group"`
+	State    string   `json:"group_state"`
+	Members  int      `json:"members"`
+	TotalLag int64    `json:"total_lag"`
+	Trend    string   `json:"trend"`
+	CatchUp  *float64 `json:"catch_up_seconds"`
+	// Why the group's history (commit ages, trend) last started over: a
+	// new cluster, or a topic recreated.
+	Reloaded   string          `json:"history_restarted,omitempty"`
 	Partitions []sinkPartition `json:"partitions"`
 }
 
@@ -288,7 +291,7 @@ func printStatusJSON(w io.Writer, store *model.Store, rows []model.ConnectorRow,
 			s.Tasks = r.REST.TaskSummary()
 		}
 		if r.Type == "sink" && r.Sink != nil {
-			sj := &sinkJSON{Group: r.Sink.Group, State: r.Sink.State, Members: r.Sink.Members, TotalLag: r.Sink.TotalLag, Trend: r.Sink.Trend, Partitions: []sinkPartition{}}
+			sj := &sinkJSON{Group: r.Sink.Group, State: r.Sink.State, Members: r.Sink.Members, TotalLag: r.Sink.TotalLag, Trend: r.Sink.Trend, Reloaded: r.Sink.ReloadReason, Partitions: []sinkPartition{}}
 			if r.Sink.CatchUp > 0 {
 				c := r.Sink.CatchUp.Seconds()
 				sj.CatchUp = &c

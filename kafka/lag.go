@@ -9,6 +9,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol/describegroups"
+	metadataAPI "github.com/segmentio/kafka-go/protocol/metadata"
 
 	"koff/model"
 )
@@ -147,8 +148,10 @@ func groupPolls(ctx context.Context, c *kafkago.Client, named []string) ([]model
 		return nil, fmt.Errorf("list offsets: %w", err)
 	}
 	out := make([]model.GroupPoll, 0, len(ids))
+	cluster := clusterID(ctx, c)
 	for _, id := range ids {
 		p := polls[id]
+		p.ClusterID = cluster
 		for i := range p.Partitions {
 			gp := &p.Partitions[i]
 			gp.Start, gp.End = starts[gp.TopicPartition], ends[gp.TopicPartition]
@@ -156,4 +159,16 @@ func groupPolls(ctx context.Context, c *kafkago.Client, named []string) ([]model
 		out = append(out, *p)
 	}
 	return out, nil
+}
+
+// clusterID is the id of the cluster that answers, "" if it cannot say:
+// the Store tells a new cluster at the same address by it. kafka-go
+// answers metadata from the client's own fresh cache, so this costs no
+// request of its own.
+func clusterID(ctx context.Context, c *kafkago.Client) string {
+	m, err := c.Transport.RoundTrip(ctx, c.Addr, &metadataAPI.Request{TopicNames: []string{}})
+	if err != nil {
+		return ""
+	}
+	return m.(*metadataAPI.Response).ClusterID
 }

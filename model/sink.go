@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +19,9 @@ type GroupPoll struct {
 	Partitions []GroupPartition
 	// Err is the poll's error in one line ("" when it worked).
 	Err string
+	// ClusterID is the id of the cluster that answered the poll ("" when
+	// unknown): another id means another cluster at the same address.
+	ClusterID string
 }
 
 // GroupPartition is one topic-partition a group has committed an offset for.
@@ -52,6 +56,10 @@ type sinkGroup struct {
 	at        time.Time
 	committed map[TopicPartition]commitMark
 	lag       []lagPoint // ring of total lag per poll, oldest first
+	// reloaded is when the group's history was thrown away, and why: a
+	// new cluster, or a topic whose end offset went backwards.
+	reloaded  time.Time
+	reloadWhy string
 }
 
 type commitMark struct {
@@ -86,6 +94,11 @@ func (s *Store) SetGroups(at time.Time, polls []GroupPoll) {
 			p.Partitions, p.State, p.Members = g.poll.Partitions, g.poll.State, g.poll.Members
 			g.poll = p
 			continue
+		}
+		if why := g.notTheSame(p); why != "" {
+			// Commit ages and the lag trend were of another log: start over.
+			g.committed, g.lag = map[TopicPartition]commitMark{}, nil
+			g.reloaded, g.reloadWhy = at, why
 		}
 		g.poll, g.at = p, at
 		var total int64
@@ -150,10 +163,36 @@ type SinkSummary struct {
 	CatchUp time.Duration
 	Err     string
 	At      time.Time
+	// Reloaded is when koff last threw away the group's history (commit
+	// ages, lag trend) because the cluster or a topic was not the one it
+	// had polled, and ReloadReason why; zero if never.
+	Reloaded     time.Time
+	ReloadReason string
+}
+
+// notTheSame says why a poll is not of the log the group's history was
+// read from: another cluster id, or a topic-partition whose end offset went
+// backwards (deleted and created again). Offsets only grow otherwise.
+func (g *sinkGroup) notTheSame(p GroupPoll) string {
+	prev := g.poll
+	if prev.ClusterID != "" && p.ClusterID != "" && prev.ClusterID != p.ClusterID {
+		return "a different cluster answers (cluster id " + p.ClusterID + ", was " + prev.ClusterID + ")"
+	}
+	ends := make(map[TopicPartition]int64, len(prev.Partitions))
+	for _, gp := range prev.Partitions {
+		ends[gp.TopicPartition] = gp.End
+	}
+	for _, gp := range p.Partitions {
+		if end, ok := ends[gp.TopicPartition]; ok && gp.End < end {
+			return fmt.Sprintf("%s ends at offset %d, was %d: the topic was recreated", gp.TopicPartition, gp.End, end)
+		}
+	}
+	return ""
 }
 
 func (g *sinkGroup) summary() SinkSummary {
-	s := SinkSummary{Group: g.poll.Group, State: g.poll.State, Members: g.poll.Members, Clients: g.poll.Clients, Partitions: len(g.poll.Partitions), Err: g.poll.Err, At: g.at}
+	s := SinkSummary{Group: g.poll.Group, State: g.poll.State, Members: g.poll.Members, Clients: g.poll.Clients, Partitions: len(g.poll.Partitions), Err: g.poll.Err, At: g.at,
+		Reloaded: g.reloaded, ReloadReason: g.reloadWhy}
 	for _, p := range g.poll.Partitions {
 		s.TotalLag += p.Lag()
 		if m := g.committed[p.TopicPartition]; m.at.After(s.LastCommit) && p.Committed >= 0 {

@@ -85,3 +85,37 @@ func sinkOf(s *Store, name string) SinkSummary {
 	}
 	return SinkSummary{}
 }
+
+// A sink's history (commit ages, lag trend) is of one log: a new cluster
+// id, or an end offset that went backwards, throws it away and says so.
+func TestSinkHistoryStartsOverOnAnotherLog(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	tp := TopicPartition{Topic: "orders", Partition: 0}
+	poll := func(cluster string, committed, end int64) []GroupPoll {
+		return []GroupPoll{{Group: "connect-s", ClusterID: cluster, Partitions: []GroupPartition{{TopicPartition: tp, Committed: committed, End: end}}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		second  []GroupPoll
+		why     string
+		restart bool
+	}{
+		{"same log", poll("a", 90, 110), "", false},
+		{"new cluster id", poll("b", 90, 110), "a different cluster answers (cluster id b, was a)", true},
+		{"end went backwards", poll("a", 0, 3), "orders/0 ends at offset 3, was 100: the topic was recreated", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewStore(StoreOptions{})
+			s.SetGroups(t0, poll("a", 50, 100))
+			s.SetGroups(t0.Add(time.Second), poll("a", 60, 100)) // the commit moved: dated
+			s.SetGroups(t0.Add(2*time.Second), tc.second)
+			g := s.groups["connect-s"].summary()
+			if g.ReloadReason != tc.why {
+				t.Errorf("reload reason %q, want %q", g.ReloadReason, tc.why)
+			}
+			if restarted := g.LastCommit.IsZero() && len(s.groups["connect-s"].lag) == 1; restarted != tc.restart {
+				t.Errorf("history started over: %v, want %v (last commit %v)", restarted, tc.restart, g.LastCommit)
+			}
+		})
+	}
+}

@@ -216,6 +216,9 @@ func (s *sinkScreen) panel() []string {
 	if sum.Err != "" {
 		facts = append([]string{st.Bad.Render("✗ poll failed: " + clean(oneLine(sum.Err))), st.Muted.Render("the last numbers read")}, facts...)
 	}
+	if !sum.Reloaded.IsZero() && s.now.Sub(sum.Reloaded) <= reloadShown {
+		facts = append([]string{st.Warn.Render("↻ history restarted " + sum.Reloaded.Local().Format("15:04:05") + ": " + clean(sum.ReloadReason))}, facts...)
+	}
 	return []string{truncate(line1, w), joinFit(w, sep, facts...)}
 }
 
