@@ -29,7 +29,7 @@ func FuzzContexts(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cf, err := parseContexts("config.yaml", data)
 		if err != nil {
-			if strings.Contains(err.Error(), "\n") {
+			if strings.Contains(errorLine(err), "\n") {
 				t.Fatalf("error of more than one line: %q", err)
 			}
 			return
@@ -37,7 +37,7 @@ func FuzzContexts(f *testing.F) {
 		for _, name := range append(cf.names(), "", "missing") {
 			fs := pflag.NewFlagSet("koff", pflag.ContinueOnError)
 			g := addGlobals(fs, Env{})
-			if err := applyContext(g, fs, cf, name); err != nil && strings.Contains(err.Error(), "\n") {
+			if err := applyContext(g, fs, cf, name); err != nil && strings.Contains(errorLine(err), "\n") {
 				t.Fatalf("error of more than one line: %q", err)
 			}
 		}
@@ -61,7 +61,7 @@ func FuzzExportImport(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		reqs, err := parseExport(data)
 		if err != nil {
-			if strings.Contains(err.Error(), "\n") {
+			if strings.Contains(errorLine(err), "\n") {
 				t.Fatalf("error of more than one line: %q", err)
 			}
 			return

@@ -77,7 +77,7 @@ func Main(args []string, env Env) int {
 	case errors.Is(err, pflag.ErrHelp):
 		return ExitOK
 	}
-	fmt.Fprintf(env.Stderr, "koff: %s\n", model.Sanitize(oneLine(err.Error())))
+	fmt.Fprintf(env.Stderr, "koff: %s\n", errorLine(err))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return ExitUsage
@@ -327,10 +327,7 @@ func shownDefault(f *pflag.Flag) string {
 	return f.DefValue
 }
 
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
+// errorLine is an error as koff prints it: one line, whatever names,
+// bodies or file contents it quotes (their newlines are shown as \n).
+func errorLine(err error) string { return model.Sanitize(strings.TrimSpace(err.Error())) }
+
