@@ -330,4 +330,3 @@ func shownDefault(f *pflag.Flag) string {
 // errorLine is an error as koff prints it: one line, whatever names,
 // bodies or file contents it quotes (their newlines are shown as \n).
 func errorLine(err error) string { return model.Sanitize(strings.TrimSpace(err.Error())) }
-
