@@ -17,7 +17,7 @@ var faultWords = map[faultproxy.RESTFault]string{
 	faultproxy.REST503:        "503 Service Unavailable",
 	faultproxy.REST409:        "stale configuration",
 	faultproxy.RESTGarbage:    "not Kafka Connect JSON",
-	faultproxy.RESTWrongShape: "not Kafka Connect JSON",
+	faultproxy.RESTWrongShape: "answer is not",
 }
 
 // Connect misbehaving (hanging, 5xx from it or a proxy in front, 409
@@ -72,9 +72,17 @@ func TestRESTFaultsAreOneClearLine(t *testing.T) {
 				if took > 30*time.Second {
 					t.Errorf("took %s", took)
 				}
-				// A 200 to PUT stop or resume has no body to check; every other
-				// fault must fail the command, saying what Connect did.
-				if f.String() != "garbage" && f.String() != "wrong shape" || tc.method != "PUT" {
+				// get and status print what Kafka knows, warning about
+				// Connect; a 200 to PUT stop or resume has no body to check;
+				// every other fault fails the command. Each says what Connect did.
+				reads := tc.args[0] == "get" || tc.args[0] == "status"
+				switch {
+				case tc.method == "PUT" && (f == faultproxy.RESTGarbage || f == faultproxy.RESTWrongShape):
+				case reads && f != faultproxy.RESTHang:
+					if !strings.Contains(errs, "warning") || !strings.Contains(errs, faultWords[f]) || out == "" {
+						t.Errorf("exit %d, stdout %d bytes, stderr %q: want Kafka's data and a warning with %q", code, len(out), errs, faultWords[f])
+					}
+				default:
 					if code == 0 {
 						t.Errorf("exit 0 despite Connect's %s", f)
 					}
