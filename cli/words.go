@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
+	"koff/edit"
 	"koff/model"
 )
 
@@ -44,13 +44,14 @@ func intervalText(d time.Duration) string {
 	return ageText(d.Round(time.Second))
 }
 
-// unknownConnector is the one refusal every command gives for a connector
-// name koff finds nowhere, in the words of edit's UnknownConnectorError:
+// unknownConnector is the one refusal every reading command gives for a
+// connector name koff finds nowhere, in the words of the writing commands'
+// edit.UnknownConnectorError (less its --create hint):
 // "unknown connector NAME: WHERE; did you mean X?". Connect's own 404
 // messages are passed on verbatim instead.
 func unknownConnector(name string, where, known []string) error {
 	msg := fmt.Sprintf("unknown connector %s: %s", name, strings.Join(where, ", "))
-	switch c := closestNames(name, known, 3); len(c) {
+	switch c := edit.ClosestNames(name, known); len(c) {
 	case 0:
 		msg += "."
 	case 1:
@@ -59,61 +60,6 @@ func unknownConnector(name string, where, known []string) error {
 		msg += "; did you mean one of " + strings.Join(c, ", ") + "?"
 	}
 	return errors.New(msg)
-}
-
-// closestNames are up to max known names nearest to name by edit distance,
-// nearest first; names too far off to be a typo are left out.
-func closestNames(name string, known []string, max int) []string {
-	type cand struct {
-		name string
-		d    int
-	}
-	var cs []cand
-	seen := map[string]bool{}
-	for _, k := range known {
-		if k == name || seen[k] {
-			continue
-		}
-		seen[k] = true
-		d := editDistance(strings.ToLower(name), strings.ToLower(k))
-		limit := len([]rune(name))/3 + 1
-		if d <= limit || strings.Contains(strings.ToLower(k), strings.ToLower(name)) {
-			cs = append(cs, cand{k, d})
-		}
-	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		if cs[i].d != cs[j].d {
-			return cs[i].d < cs[j].d
-		}
-		return cs[i].name < cs[j].name
-	})
-	var out []string
-	for i := 0; i < len(cs) && i < max; i++ {
-		out = append(out, cs[i].name)
-	}
-	return out
-}
-
-// editDistance is Levenshtein's distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // noOffsets is the refusal of a reading command for a name it has nothing
@@ -155,7 +101,7 @@ func hasOffsets(store *model.Store, name string) bool {
 // matches in case it is a typo.
 func waitingFor(name string, g *Globals, known []string) string {
 	msg := fmt.Sprintf("connector %s has no offsets in %s yet", name, strings.Join(g.OffsetsTopics, ", "))
-	if c := closestNames(name, known, 3); len(c) > 0 {
+	if c := edit.ClosestNames(name, known); len(c) > 0 {
 		msg += " (did you mean " + strings.Join(c, ", ") + "?)"
 	}
 	return msg

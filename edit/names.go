@@ -96,7 +96,7 @@ func (e *Editor) requireKnown(ctx context.Context, name, group string, create bo
 	if e.REST != nil {
 		where = append(where, "and Connect does not list it")
 	}
-	return &UnknownConnectorError{Name: name, Closest: closestNames(name, e.knownNames(ctx)), Where: where}
+	return &UnknownConnectorError{Name: name, Closest: ClosestNames(name, e.knownNames(ctx)), Where: where}
 }
 
 // knownNames are the connectors koff can see: in the offsets topics, in
@@ -123,9 +123,9 @@ func (e *Editor) knownNames(ctx context.Context) []string {
 	return out
 }
 
-// closestNames are up to three known names within a small edit distance
+// ClosestNames are up to three known names within a small edit distance
 // of name (or containing it, or contained in it), closest first.
-func closestNames(name string, known []string) []string {
+func ClosestNames(name string, known []string) []string {
 	type cand struct {
 		n string
 		d int
