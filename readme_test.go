@@ -387,3 +387,45 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestReadmeNamesEveryCommandAndFlag: a newcomer finds in the README every
+// command koff help lists and every flag of each (by its long or short name).
+func TestReadmeNamesEveryCommandAndFlag(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	help := func(args ...string) string {
+		out, err := exec.Command(koffBin, append([]string{"help"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("koff help %v: %v", args, err)
+		}
+		return string(out)
+	}
+	top := help()
+	cmds := regexp.MustCompile(`(?m)^  ([a-z-]+) {2,}\S`).FindAllStringSubmatch(top[strings.Index(top, "Commands:"):], -1)
+	if len(cmds) < 10 {
+		t.Fatalf("koff help lists only %d commands:\n%s", len(cmds), top)
+	}
+	flag := regexp.MustCompile(`(?m)^  (?:-(\w), )?\s*--([a-z-]+)`)
+	check := func(where, text string) {
+		for _, m := range flag.FindAllStringSubmatch(text, -1) {
+			if !bytes.Contains(readme, []byte("--"+m[2])) && (m[1] == "" || !bytes.Contains(readme, []byte("-"+m[1]+" "))) {
+				t.Errorf("README.md never names %s's flag --%s", where, m[2])
+			}
+		}
+	}
+	check("koff", top[strings.Index(top, "Global flags"):])
+	for _, c := range cmds {
+		if !bytes.Contains(readme, []byte("koff "+c[1])) {
+			t.Errorf("README.md never shows koff %s", c[1])
+		}
+		h := help(c[1])
+		if i, j := strings.Index(h, "\nFlags:\n"), strings.Index(h, "\nGlobal flags"); i >= 0 {
+			if j < i {
+				j = len(h)
+			}
+			check("koff "+c[1], h[i:j])
+		}
+	}
+}
