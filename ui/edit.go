@@ -431,7 +431,7 @@ func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 	case &m.km.EditOffset:
 		return m.openForm(newOffsetForm(&m.km, m.styles, name, t.row, partition))
 	case &m.km.NewPartition:
-		return m.openForm(newPartitionForm(&m.km, m.styles, name, t.row, t.hasRow, parts.knownPartitions()))
+		return m.openForm(newPartitionForm(&m.km, m.styles, name, t.row, t.hasRow, parts.knownPartitions(), parts.siblingShapes()))
 	case &m.km.ResetOffset:
 		if t.row.Deleted {
 			m.setStatus(statusInfo, "this source partition's offset is already deleted (its latest record is a tombstone)")

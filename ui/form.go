@@ -92,18 +92,26 @@ type formField struct {
 	ta    textarea.Model
 	// check parses the text: note is shown when it is valid, err when not.
 	check func(string) (note string, err error)
+	// shape, when set, warns about valid text that a task may not read
+	// as meant (see shape.go); the edit can still go ahead.
+	shape func(string) []string
 	empty string // shown instead of an error while the field is empty
 	note  string
 	err   error
+	warns []string
 }
 
 func (f *formField) validate() {
 	v := strings.TrimSpace(f.ta.Value())
+	f.warns = nil
 	if v == "" {
 		f.note, f.err = "", errEmpty
 		return
 	}
 	f.note, f.err = f.check(v)
+	if f.err == nil && f.shape != nil {
+		f.warns = f.shape(v)
+	}
 }
 
 // errEmpty marks an empty field: invalid, but not worth a red message.
@@ -163,6 +171,12 @@ func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.Pa
 			}
 			return "valid offset", nil
 		}}
+	if cur, err := model.ParseOffset([]byte(row.Offset)); err == nil && !row.Deleted {
+		field.shape = func(s string) []string {
+			o, _, _ := edit.ParseOffset(s)
+			return offsetShapeWarnings(cur, o)
+		}
+	}
 	// JSON's \u escapes for what a terminal would act on: the same value.
 	field.ta.SetValue(string(model.JSONSafe([]byte(initialOffset(row.Offset)))))
 	f.fields = []*formField{field}
@@ -174,7 +188,7 @@ func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.Pa
 // newPartitionForm is n: a source partition and its offset, both typed.
 // The selected row, when there is one, fills them in as a template: the
 // partition map's field names are the part that is easy to get wrong.
-func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, hasRow bool, known map[string]bool) *editForm {
+func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, hasRow bool, known map[string]bool, sib siblingShapes) *editForm {
 	f := &editForm{km: km, st: st, title: "Add a source partition · " + clean(connector), connector: connector,
 		newPartition: true, known: known, help: help.New()}
 	part := &formField{label: "Source partition", ta: newTextarea(st, `{"table":"orders"}`),
@@ -188,6 +202,13 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 				return "this source partition is stored already: its offset is replaced", nil
 			}
 			return "new source partition", nil
+		},
+		shape: func(s string) []string {
+			p, _ := edit.ParsePartition(s)
+			if w := siblingShapeWarning("partition", p, sib.partitions); w != "" {
+				return []string{w}
+			}
+			return nil
 		}}
 	off := &formField{label: "Offset", ta: newTextarea(st, `{"position":0}`),
 		empty: "type its offset as a JSON object",
@@ -200,6 +221,13 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 				return "", errNullNew
 			}
 			return "valid offset", nil
+		},
+		shape: func(s string) []string {
+			o, _, _ := edit.ParseOffset(s)
+			if w := siblingShapeWarning("offset", o, sib.offsets); w != "" {
+				return []string{w}
+			}
+			return nil
 		}}
 	if hasRow {
 		part.ta.SetValue(string(model.JSONSafe([]byte(row.Partition))))
@@ -212,6 +240,10 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 	f.validate()
 	return f
 }
+
+// siblingShapes are a connector's stored partition maps and offsets, for
+// the new-partition form to compare field names with.
+type siblingShapes struct{ partitions, offsets []model.Object }
 
 var errNullNew = errors.New("a new source partition needs an offset object, not null")
 
@@ -396,6 +428,9 @@ func (f *editForm) view(spinner string) string {
 			lines = append(lines, indentWrap(st.Bad.Render("✗ "+fl.err.Error()), inner, "", 3)...)
 		default:
 			lines = append(lines, st.OK.Render("✓ ")+st.Muted.Render(fl.note))
+		}
+		for _, w := range fl.warns {
+			lines = append(lines, indentWrap(st.Warn.Render("⚠ ")+w, inner, "  ", 3)...)
 		}
 	}
 	lines = append(lines, "")

@@ -221,6 +221,26 @@ func (s *partitionsScreen) knownPartitions() map[string]bool {
 	return known
 }
 
+// siblingShapes are the connector's live partition maps and offsets (at
+// most a few hundred: enough to know its shapes).
+func (s *partitionsScreen) siblingShapes() siblingShapes {
+	var sib siblingShapes
+	for _, r := range s.list.items {
+		if r.Deleted || len(sib.partitions) >= 500 {
+			continue
+		}
+		k, err := model.ParseKey([]byte(r.ID.Key))
+		if err != nil || k.Partition == nil {
+			continue
+		}
+		sib.partitions = append(sib.partitions, k.Partition)
+		if o, err := model.ParseOffset([]byte(r.Offset)); err == nil && o != nil {
+			sib.offsets = append(sib.offsets, o)
+		}
+	}
+	return sib
+}
+
 func (s *partitionsScreen) SetSize(width, height int) {
 	s.width, s.height = width, height
 	s.list.setSize(width, height-3-s.panelLines()) // title, table header, detail line
