@@ -433,6 +433,9 @@ func (e *Editor) planStrayDelete(p *Plan, ch Change, id model.PartitionID, all [
 		if c.row.Deleted {
 			return ch, fmt.Errorf("the stray copy in %s is already deleted", id.TopicPartition)
 		}
+		if c.row.LiveCopy != nil && c.row.LiveCopy.Key == id.Key {
+			return ch, errors.New(SameBytesStray)
+		}
 		ch.After = ch.Before // what the task reads stays as it is
 		ch.PartitionJSON = c.row.Partition
 		ch.Writes = []Write{{TopicPartition: id.TopicPartition, Key: []byte(id.Key), Existing: true, Before: c.storedValue()}}
@@ -440,6 +443,12 @@ func (e *Editor) planStrayDelete(p *Plan, ch Change, id model.PartitionID, all [
 	}
 	return ch, fmt.Errorf("no stored copy of %s in %s", ch.PartitionJSON, id.TopicPartition)
 }
+
+// SameBytesStray is why an older copy of the very key bytes the task reads
+// cannot be deleted on its own: KafkaOffsetBackingStore keeps one value per
+// key bytes across partitions, so a tombstone there deletes the task's
+// offset whenever the worker happens to read that partition last.
+const SameBytesStray = "this copy has the same key bytes as the one the task reads: a tombstone here would delete the task's offset whenever a restarted worker reads this partition last (only compaction removes the old record); edit the partition instead, which writes every copy of those bytes"
 
 // planRestore writes back exact values of exact copies (undo): each copy
 // gets its own before-value.

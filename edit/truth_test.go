@@ -243,6 +243,13 @@ func TestDeleteStrayCopyOnly(t *testing.T) {
 	if err != nil || len(entries) == 0 || entries[len(entries)-1].Kind != KindDeleteStray || entries[len(entries)-1].Result != "verified" {
 		t.Errorf("audit: %v %+v", err, entries)
 	}
+	// The older record of the live key's bytes in another partition is a
+	// stray, but a tombstone of those bytes would delete the task's offset
+	// whenever the worker reads that partition last: refused.
+	dup := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: (home + 4) % 25}, Key: task}
+	if _, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindDeleteStray, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &dup}}}); err == nil || err.Error() != SameBytesStray {
+		t.Errorf("deleting a same-bytes copy alone: %v", err)
+	}
 	// The live copy is not a stray.
 	var live model.PartitionID
 	for _, r := range h.rows("file") {

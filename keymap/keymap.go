@@ -62,6 +62,11 @@ type KeyMap struct {
 	// act as in the offset editor.
 	StrategyUp, StrategyDown, Scope key.Binding
 
+	// On a stray copy of a source partition (a key its task does not
+	// read), e and x open a choice: delete this copy only, or act on the
+	// partition (its live offset).
+	StrayDelete, StrayPartition key.Binding
+
 	// In the context picker, printable keys type its filter, so none of
 	// these may be printable either.
 	PickerUp, PickerDown, PickerSelect, PickerCancel key.Binding
@@ -120,6 +125,9 @@ func Default() KeyMap {
 		StrategyDown: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next strategy")),
 		Scope:        key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "selected/all partitions")),
 
+		StrayDelete:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete this stray copy only")),
+		StrayPartition: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "edit the partition's live offset")),
+
 		PickerUp:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous context")),
 		PickerDown:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next context")),
 		PickerSelect: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "switch")),
@@ -150,6 +158,7 @@ const (
 	ScopeSink   = "sink"   // the sink offsets form (strategy, scope and a one-line input)
 	ScopeDialog = "dialog" // the confirmation dialog (may hold a name input)
 	ScopePicker = "picker" // the context picker (a filter input over context names)
+	ScopeStray  = "stray"  // the choice on a stray copy of a source partition
 )
 
 // TextScopes are the scopes in which printable keys must reach a text input.
@@ -170,6 +179,7 @@ func (k KeyMap) Scopes() map[string][]key.Binding {
 		ScopeDialog: {k.Confirm, k.StopApplyResume, k.Cancel, k.DialogUp, k.DialogDown,
 			k.DialogPageUp, k.DialogPageDown, k.ForceQuit},
 		ScopePicker: {k.PickerUp, k.PickerDown, k.PickerSelect, k.PickerCancel, k.ForceQuit},
+		ScopeStray:  {k.StrayDelete, k.StrayPartition, k.FormCancel, k.ForceQuit},
 	}
 }
 

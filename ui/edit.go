@@ -427,6 +427,11 @@ func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 		partition = k.Partition
 	}
 	name := t.name
+	if needsPartition && !t.row.Live && t.row.Stray != "" {
+		// A stray copy: say which copy is live and what the task reads,
+		// and keep "this copy only" apart from the partition's edit.
+		return m.openForm(newStrayForm(&m.km, m.styles, name, t.row, partition, b == &m.km.ResetOffset))
+	}
 	switch b {
 	case &m.km.EditOffset:
 		return m.openForm(newOffsetForm(&m.km, m.styles, name, t.row, partition))
@@ -564,6 +569,11 @@ func (m *Model) handleFormKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	cmd, sub := f.key(msg)
+	if sw, ok := f.(interface{ switchTo() formDialog }); ok {
+		if next := sw.switchTo(); next != nil {
+			return m.openForm(next) // a stray copy's dialog, on to the partition's edit
+		}
+	}
 	if sub == nil {
 		return cmd
 	}
