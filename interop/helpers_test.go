@@ -403,3 +403,7 @@ func (s *Stack) produce(t *testing.T, topic string, partition int, values ...str
 		t.Fatalf("produce %s/%d: %v", topic, partition, resp.Error)
 	}
 }
+
+func openAppend(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+}

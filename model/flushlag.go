@@ -111,10 +111,12 @@ func AssessFlush(events []FlushEvent, now time.Time, in FlushInputs) FlushReport
 		}
 	case in.Unflushed > 0:
 		r.Status, r.Reason = FlushStalled, fmt.Sprintf("%d records written since its last flush", in.Unflushed)
+	case in.Unflushed == 0:
+		// A task commits only what it produced (a real worker writes no
+		// offsets when nothing is pending): running or not, it is idle.
+		r.Status, r.Reason = FlushIdle, "nothing produced since its last flush"
 	case in.State == "RUNNING":
 		r.Status, r.Reason = FlushStalled, "RUNNING but not flushing"
-	case in.Unflushed == 0:
-		r.Status, r.Reason = FlushIdle, "nothing produced since its last flush"
 	case in.State != "":
 		r.Status, r.Reason = FlushIdle, "connector is "+in.State
 	default:

@@ -49,6 +49,7 @@ func TestAssessFlushStatuses(t *testing.T) {
 		{"idle: nothing produced", 40 * time.Second, FlushInputs{Unflushed: 0}, FlushIdle, "estimated", 10 * time.Second},
 		{"idle: stopped", 40 * time.Second, FlushInputs{State: "STOPPED", Unflushed: -1}, FlushIdle, "estimated", 10 * time.Second},
 		// Records after the flush do not make a paused or stopped connector stalled.
+		{"idle: running, nothing produced", 40 * time.Second, FlushInputs{State: "RUNNING", Unflushed: 0}, FlushIdle, "estimated", 10 * time.Second},
 		{"idle: stopped with records", 40 * time.Second, FlushInputs{State: "STOPPED", Unflushed: 3}, FlushIdle, "estimated", 10 * time.Second},
 		{"idle: paused with records", 40 * time.Second, FlushInputs{State: "PAUSED", Unflushed: 3}, FlushIdle, "estimated", 10 * time.Second},
 		{"unknown without evidence", 40 * time.Second, FlushInputs{Unflushed: -1}, FlushUnknown, "estimated", 10 * time.Second},

@@ -1,0 +1,154 @@
+package interop
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// flushStatus is koff status NAME -o json's flush of one connector (the
+// authoritative row).
+type flushStatus struct {
+	interval  float64
+	source    string
+	status    string
+	reason    string
+	unflushed *int64
+	raw       string
+}
+
+func (s *Stack) flushOf(t *testing.T, name string) flushStatus {
+	t.Helper()
+	// koff status exits 1 when a connector is stalled; the JSON is printed either way.
+	out, errs, code := koff(t, s.withREST("status", name, "-o", "json")...)
+	if code != 0 && code != 1 {
+		t.Fatalf("koff status %s: exit %d: %s", name, code, errs)
+	}
+	var st statusOut
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("koff status -o json: %v\n%s", err, out)
+	}
+	for _, c := range st.Connectors {
+		if c.Name == name && c.Authoritative && c.Flush != nil {
+			f := flushStatus{source: c.Flush.IntervalSource, status: c.Flush.Status, reason: c.Flush.Reason, unflushed: c.Flush.Unflushed, raw: out}
+			if c.Flush.IntervalSeconds != nil {
+				f.interval = *c.Flush.IntervalSeconds
+			}
+			return f
+		}
+	}
+	t.Fatalf("koff status: no flush of %s:\n%s", name, out)
+	return flushStatus{}
+}
+
+func (f flushStatus) String() string {
+	u := "null"
+	if f.unflushed != nil {
+		u = fmt.Sprint(*f.unflushed)
+	}
+	return fmt.Sprintf("%s (%s), interval %.2fs %s, unflushed %s", f.status, f.reason, f.interval, f.source, u)
+}
+
+// TestFlushOfTheRealWorker: koff's estimate of a real task's commit
+// interval is within 25% of the worker's offset.flush.interval.ms (2 s);
+// the status is ok while the file grows and idle once it stops; a paused or
+// stopped connector is not called stalled; unflushed records are never
+// negative and reach 0 after a flush.
+//
+// With exactly.once.source.support=enabled every source task commits in
+// transactions; transaction.boundary=interval makes it commit every
+// offset.flush.interval.ms (SourceConnectorConfig
+// TRANSACTION_BOUNDARY_INTERVAL_CONFIG defaults to it), as a regular task
+// flushes.
+func TestFlushOfTheRealWorker(t *testing.T) {
+	s := realStack(t)
+	name := "flush-file"
+	path := s.writeFile(t, name+".txt", "")
+	cfg := fileSource(path, name+"-out")
+	cfg["transaction.boundary"] = "interval"
+	s.createConnector(t, name, cfg)
+
+	// The file grows for 16 s, a line every 200 ms.
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for i := 1; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				appendFileQuiet(path, fmt.Sprintf("flush-line-%d\n", i))
+			}
+		}
+	}()
+	var seen []flushStatus
+	check := func(f flushStatus) {
+		seen = append(seen, f)
+		if f.unflushed != nil && *f.unflushed < 0 {
+			t.Errorf("unflushed records negative: %s", f)
+		}
+	}
+	deadline := time.Now().Add(16 * time.Second)
+	for time.Now().Before(deadline) {
+		check(s.flushOf(t, name))
+		time.Sleep(time.Second)
+	}
+	growing := s.flushOf(t, name)
+	check(growing)
+	close(stop)
+	<-done
+	if growing.source != "estimated" || math.Abs(growing.interval-2.0) > 0.5 {
+		t.Errorf("while the file grows: %s; want an estimated interval within 25%% of offset.flush.interval.ms=2000", growing)
+	}
+	if growing.status != "ok" {
+		t.Errorf("while the file grows the status is %s, want ok", growing)
+	}
+
+	// The file stops growing: idle, and nothing left unflushed.
+	var last flushStatus
+	waitFor(t, 60*time.Second, name+" idle with 0 unflushed", func() (bool, string) {
+		last = s.flushOf(t, name)
+		check(last)
+		return last.status == "idle" && last.unflushed != nil && *last.unflushed == 0, last.String()
+	})
+
+	// Paused, then stopped, for well over 3× the interval: never stalled.
+	for _, state := range []string{"PAUSED", "STOPPED"} {
+		if state == "PAUSED" {
+			s.mustREST(t, 202, "PUT", "/connectors/"+name+"/pause", nil)
+		} else {
+			s.stop(t, name)
+		}
+		s.waitState(t, name, state)
+		appendFileQuiet(path, "while-"+strings.ToLower(state)+"\n")
+		for range 8 {
+			f := s.flushOf(t, name)
+			check(f)
+			if f.status == "stalled" {
+				t.Errorf("%s connector called stalled: %s", state, f)
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
+	var trail []string
+	for _, f := range seen {
+		trail = append(trail, f.String())
+	}
+	t.Logf("koff status over the test:\n  %s", strings.Join(trail, "\n  "))
+}
+
+func appendFileQuiet(path, content string) {
+	f, err := openAppend(path)
+	if err != nil {
+		return
+	}
+	f.WriteString(content)
+	f.Close()
+}
