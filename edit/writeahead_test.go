@@ -274,3 +274,30 @@ func TestAnEditWithoutOutcomeIsReconciledWithTheLog(t *testing.T) {
 		t.Errorf("undo plans %d partitions, want %d", len(req.Items), want)
 	}
 }
+
+// Lines written before write-ahead logging (no id, one line per edit) are
+// still read: as whole edits that undo can reverse.
+func TestOlderAuditLinesStillUndo(t *testing.T) {
+	h := newHarness(t)
+	h.workerWrite(`["src",{"server":"a"}]`, `{"lsn":7}`)
+	old := `{"time":"2026-11-30T10:00:00Z","user":"alice","connector":"src","kind":"set","path":"topic","changes":[{"partition":{"server":"a"},"before":{"lsn":9007199254740993},"after":{"lsn":7},"writes":["connect-offsets/3"]}],"result":"verified"}` + "\n" +
+		`{"time":"2026-11-30T10:01:00Z","user":"alice","connector":"src","kind":"set","path":"topic","changes":[{"partition":{"server":"a"},"before":{"lsn":7},"after":{"lsn":8}}],"result":"refused","error":"read-only"}` + "\n"
+	if err := os.WriteFile(h.ed.Audit.Path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	edits, err := h.ed.Audit.Edits()
+	if err != nil || len(edits) != 2 || edits[0].Result() != ResultVerified || edits[1].Result() != ResultRefused {
+		t.Fatalf("edits: %v %d", err, len(edits))
+	}
+	if n, _ := h.ed.Audit.Interrupted(); len(n) != 0 {
+		t.Errorf("an old verified edit reads as interrupted")
+	}
+	req, entry, err := h.ed.UndoRequest("src")
+	if err != nil || entry.User != "alice" || len(req.Items) != 1 {
+		t.Fatalf("undo: %v %+v", err, req)
+	}
+	v, _ := req.Items[0].Offset.Get("lsn")
+	if fmt.Sprint(v) != "9007199254740993" {
+		t.Errorf("undo puts back lsn %v", v)
+	}
+}
