@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"koff/edit"
+	"koff/kafka"
+	"koff/model"
+)
+
+// slowWriter takes a while over each produce request and says when the
+// first one started.
+type slowWriter struct {
+	kafka.Config
+	started chan struct{}
+}
+
+func (w *slowWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
+	select {
+	case w.started <- struct{}{}:
+	default:
+	}
+	time.Sleep(200 * time.Millisecond)
+	return w.Config.ProduceBatch(ctx, tp, recs)
+}
+
+// The dashboard ending while an edit is written: the produce request in
+// flight finishes, no more are sent, and finish returns once the outcome is
+// in the audit log.
+func TestEndingTheDashboardStopsAnEditBetweenProduceRequests(t *testing.T) {
+	addr := offsetsBroker(t)
+	var recs [][2]string
+	req := edit.Request{Connector: "src", Kind: edit.KindImport}
+	for i := 0; i < 40; i++ {
+		recs = append(recs, [2]string{fmt.Sprintf(`["src",{"t":"%02d"}]`, i), `{"n":1}`})
+		p, _ := edit.ParsePartition(fmt.Sprintf(`{"t":"%02d"}`, i))
+		o, _, _ := edit.ParseOffset(`{"n":2}`)
+		req.Items = append(req.Items, edit.Item{Partition: p, Offset: o})
+	}
+	produceConnect(t, addr, recs...)
+	cfg := kafka.Config{Brokers: []string{addr}}
+	store := model.NewStore(model.StoreOptions{})
+	tl := kafka.NewTailer(cfg, []string{"connect-offsets"}, store, kafka.TailerOptions{MaxWait: 100 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { tl.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	<-tl.CaughtUp()
+	w := &slowWriter{Config: cfg, started: make(chan struct{}, 1)}
+	audit := &edit.AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
+	ed := newInflightEditor(&edit.Editor{Store: store, Kafka: w, Topics: []string{"connect-offsets"}, User: "op", Audit: audit})
+	p, err := ed.Plan(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied := make(chan error, 1)
+	go func() { _, err := ed.Apply(context.Background(), p); applied <- err }()
+	<-w.started
+	var stderr bytes.Buffer
+	ed.finish(&stderr, 10*time.Second)
+	select {
+	case err := <-applied:
+		if !errors.Is(err, edit.ErrInterrupted) {
+			t.Errorf("apply: %v", err)
+		}
+	default:
+		t.Fatal("finish returned while the edit was still being written")
+	}
+	edits, _ := audit.Edits()
+	if len(edits) != 1 || edits[0].Result() != edit.ResultInterrupted || len(edits[0].WrittenSet()) != 1 {
+		t.Errorf("audit: %d edits, %s, %d written", len(edits), edits[0].Result(), len(edits[0].WrittenSet()))
+	}
+}
