@@ -127,9 +127,14 @@ func runTail(g *Globals, opts any, args []string, env Env) error {
 	// A name with nothing yet may be a connector about to start, or a typo:
 	// say so once, and keep waiting for it.
 	for _, n := range args {
-		if !hasOffsets(p.Store, n) {
-			fmt.Fprintf(env.Stderr, "koff: %s; waiting for them\n", waitingFor(n, g, knownNames(p.Store)))
+		if hasOffsets(p.Store, n) {
+			continue
 		}
+		if group := sinkGroupOf(ctx, g, n); group != "" {
+			fmt.Fprintf(env.Stderr, "koff: %s is a sink: its offsets are consumer group %s's, which tail does not follow (koff status %s shows them)\n", field(n), field(group), field(n))
+			continue
+		}
+		fmt.Fprintf(env.Stderr, "koff: %s; waiting for them\n", waitingFor(n, g, knownNames(p.Store)))
 	}
 	// Live: report connection changes on stderr, keep going until interrupted.
 	conn := connReport{w: env.Stderr, down: model.TailLive, reloaded: t.Status().Reloaded}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -105,4 +106,20 @@ func waitingFor(name string, g *Globals, known []string) string {
 		msg += " (did you mean " + strings.Join(c, ", ") + "?)"
 	}
 	return msg
+}
+
+// sinkGroupOf is connect-NAME when that consumer group has committed
+// offsets, the evidence that NAME is a sink; "" otherwise.
+func sinkGroupOf(ctx context.Context, g *Globals, name string) string {
+	group := "connect-" + name
+	polls, err := g.kafkaConfig().GroupPolls(ctx, []string{group})
+	if err != nil {
+		return ""
+	}
+	for _, p := range polls {
+		if p.Group == group && len(p.Partitions) > 0 {
+			return group
+		}
+	}
+	return ""
 }

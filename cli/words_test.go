@@ -14,6 +14,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/spf13/pflag"
 
+	"koff/kafka"
 	"koff/model"
 )
 
@@ -301,5 +302,40 @@ func TestDemoFlagOnACommandSaysWhatToDo(t *testing.T) {
 	_, errs, code := koff(t, "get", "--demo")
 	if code != ExitUsage || errs != "koff: --demo runs the dashboard or koff serve on a demo of their own; for koff get, start koff demo-cluster and pass -b 127.0.0.1:9092\n" {
 		t.Errorf("get --demo: exit %d %q", code, errs)
+	}
+}
+
+// tail of a sink's name says once where its offsets are instead of waiting.
+func TestTailOfASinkSaysWhereItsOffsetsAre(t *testing.T) {
+	b := broker(t)
+	if err := b.CreateTopic("connect-offsets", 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CreateTopic("orders", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	addr := b.Bootstrap()
+	k := kafka.Config{Brokers: []string{addr}, ClientID: "test"}
+	if err := k.CommitGroupOffsets(context.Background(), "connect-archive", map[model.TopicPartition]int64{{Topic: "orders", Partition: 0}: 0}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- Main([]string{"tail", "-b", addr, "archive"}, Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for errb.String() == "" && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	want := "koff: archive is a sink: its offsets are consumer group connect-archive's, which tail does not follow (koff status archive shows them)\n"
+	if errb.String() != want {
+		t.Errorf("stderr %q, want %q", errb.String(), want)
 	}
 }
