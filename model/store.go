@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 	"sync"
@@ -115,7 +116,16 @@ type Unparseable struct {
 	Reason string
 	Key    string // preview
 	Value  string // preview
+	// RawKey and RawValue are the record's bytes, at most UnparseableRaw
+	// of each (KeyLen and ValueLen are the whole lengths), for a view of
+	// the whole record; RawValue is nil for a tombstone.
+	RawKey, RawValue []byte
+	KeyLen, ValueLen int
 }
+
+// UnparseableRaw bounds the bytes kept of each unparseable record's key
+// and value: the Store keeps only the most recent of them.
+const UnparseableRaw = 16 << 10
 
 // NewStore returns an empty Store.
 func NewStore(opts StoreOptions) *Store {
@@ -298,6 +308,12 @@ func (s *Store) addUnparseable(r *Record, reason string) {
 		Reason:         reason,
 		Key:            Preview(r.Key, 60),
 		Value:          Preview(r.Value, 60),
+		RawKey:         bytes.Clone(r.Key[:min(len(r.Key), UnparseableRaw)]),
+		KeyLen:         len(r.Key),
+		ValueLen:       len(r.Value),
+	}
+	if r.Value != nil {
+		u.RawValue = bytes.Clone(r.Value[:min(len(r.Value), UnparseableRaw)])
 	}
 	if r.Value == nil {
 		u.Value = "(null)"

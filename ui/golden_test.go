@@ -28,6 +28,9 @@ var goldenScreens = []struct {
 	{"unparseable", func(t *testing.T, f *fixture, m *Model) {
 		send(t, m, press("U")...)
 	}},
+	{"unparseable_detail", func(t *testing.T, f *fixture, m *Model) {
+		send(t, m, press("U", "enter")...)
+	}},
 	{"help", func(t *testing.T, f *fixture, m *Model) {
 		send(t, m, press("?")...)
 	}},

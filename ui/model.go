@@ -453,6 +453,8 @@ func (m *Model) handleAction(a action) {
 		ps := newPartitionsScreen(&m.km, m.styles, a.id, topics, m.opts.FlushInterval)
 		ps.edited = m.edited
 		m.push(ps)
+	case openUnparseable:
+		m.push(newUnparseableDetail(&m.km, m.styles, a.u))
 	case openSink:
 		m.push(newSinkScreen(&m.km, m.styles, a.name))
 	case openPartition:

@@ -536,3 +536,22 @@ func TestRESTStateColumnsHeaderAndTitle(t *testing.T) {
 		send(t, m, press("enter")...)
 	}
 }
+
+// Records from another day show their date; enter shows one whole, its
+// key and value escaped: no control byte reaches the terminal.
+func TestUnparseableDatesAndWholeRecord(t *testing.T) {
+	f := demoStore()
+	long := strings.Repeat("k", 300) + "\x1b[31m\x00end"
+	f.putAt(t0.Add(-26*time.Hour), long, "\xff\xfe not utf-8", 3)
+	m := newTestModel(f.store)
+	send(t, m, size(80, 24))
+	send(t, m, press("U")...)
+	requireContains(t, m, "11-28 16:10:00") // a day before t0 (2025-11-29 18:10 UTC)
+	send(t, m, press("end", "enter")...) // the oldest
+	requireContains(t, m, "Unparseable records › connect-offsets/3", "Key · 309 bytes", `\x1b[31m\x00`, `Value · 12 bytes`, `\xff\xfe not utf-8`)
+	if out := m.View().Content; strings.Contains(out, "\x1b[31m") || strings.Contains(out, "\x00") {
+		t.Error("the record's control bytes reached the frame")
+	}
+	send(t, m, press("esc")...)
+	requireContains(t, m, "Unparseable records 4")
+}

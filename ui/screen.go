@@ -39,7 +39,8 @@ type sortable interface {
 type action interface{}
 
 type (
-	openConnector struct{ id model.ConnectorID }
-	openSink      struct{ name string }
-	openPartition struct{ id model.PartitionID }
+	openConnector   struct{ id model.ConnectorID }
+	openSink        struct{ name string }
+	openPartition   struct{ id model.PartitionID }
+	openUnparseable struct{ u model.Unparseable }
 )

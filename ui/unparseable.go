@@ -71,6 +71,12 @@ func (s *unparseableScreen) setFilter(q string)  { s.list.setFilter(q); s.sync()
 func (s *unparseableScreen) handleKey(msg tea.KeyPressMsg) action {
 	if moveList(&s.list, s.km, msg) {
 		s.sync()
+		return nil
+	}
+	if key.Matches(msg, s.km.Open) {
+		if u, ok := s.list.selected(); ok {
+			return openUnparseable{u}
+		}
 	}
 	return nil
 }
@@ -84,7 +90,17 @@ func (s *unparseableScreen) sync() {
 		needReason = max(needReason, len(u.Reason))
 	}
 	tp = min(tp, 28)
+	// The time of day alone only when every record is from today: records
+	// that span days show their date.
+	loc := s.now.Location()
 	timeFmt := "15:04:05"
+	today := s.now.In(loc).Format("2006-01-02")
+	for _, u := range s.list.items {
+		if u.Time.In(loc).Format("2006-01-02") != today {
+			timeFmt = "01-02 15:04:05"
+			break
+		}
+	}
 	if s.width >= 120 {
 		timeFmt = "2006-01-02 15:04:05"
 	}
@@ -101,7 +117,6 @@ func (s *unparseableScreen) sync() {
 		{Title: "KEY", Width: keyW},
 		{Title: "VALUE", Width: valW},
 	}
-	loc := s.now.Location()
 	s.list.sync(cols, func(u model.Unparseable) []string {
 		return []string{
 			clean(u.TopicPartition.String()),
@@ -128,11 +143,10 @@ func (s *unparseableScreen) View() string {
 }
 
 func (s *unparseableScreen) ShortHelp() []key.Binding {
-	return []key.Binding{s.km.Up, s.km.Down, backBinding(s.km, s.list.filter, true), s.km.Filter, s.km.Help, s.km.Quit}
+	return []key.Binding{short(s.km.Open, "whole record"), backBinding(s.km, s.list.filter, true), s.km.Filter, s.km.Help, s.km.Quit}
 }
 
 func (s *unparseableScreen) FullHelp() [][]key.Binding {
-	open := s.km.Open
-	open.SetEnabled(false)
+	open := short(s.km.Open, "open the whole record")
 	return tableFullHelp(s.km, open, backBinding(s.km, s.list.filter, true), false, false, "")
 }
