@@ -547,7 +547,7 @@ func TestUnparseableDatesAndWholeRecord(t *testing.T) {
 	send(t, m, size(80, 24))
 	send(t, m, press("U")...)
 	requireContains(t, m, "11-28 16:10:00") // a day before t0 (2025-11-29 18:10 UTC)
-	send(t, m, press("end", "enter")...) // the oldest
+	send(t, m, press("end", "enter")...)    // the oldest
 	requireContains(t, m, "Unparseable records › connect-offsets/3", "Key · 309 bytes", `\x1b[31m\x00`, `Value · 12 bytes`, `\xff\xfe not utf-8`)
 	if out := m.View().Content; strings.Contains(out, "\x1b[31m") || strings.Contains(out, "\x00") {
 		t.Error("the record's control bytes reached the frame")
