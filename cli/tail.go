@@ -2,9 +2,7 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os/signal"
@@ -80,18 +78,28 @@ func (p *tailPrinter) print(r *model.Record) {
 	if len(p.only) > 0 && !p.only[k.Connector] {
 		return
 	}
-	part := compactJSON(k.PartitionRaw)
-	off := "deleted"
+	part := string(k.PartitionRaw)
+	// The value as the task reads it (OffsetStorageReaderImpl): an offset
+	// in compact JSON, or why there is none. Every jsonl line stays valid
+	// JSON: a value the task cannot read is a string field with its reason.
+	off, offJSON, bad := "deleted", "null", ""
 	if r.Value != nil {
-		off = compactJSON(r.Value)
+		o, err := model.ParseOffset(r.Value)
+		if err == nil {
+			offJSON = string(model.AppendJackson(nil, o))
+			off = offJSON
+		} else {
+			bad = err.Error()
+			off = "(" + bad + ") " + model.Preview(r.Value, 60)
+		}
 	}
 	if p.opts.output == "jsonl" {
-		offset := off
-		if r.Value == nil {
-			offset = "null"
+		extra := ""
+		if bad != "" {
+			extra = `,"value":` + jsonString(string(r.Value)) + `,"error":` + jsonString(bad)
 		}
-		p.w.Write(model.JSONSafe(fmt.Appendf(nil, `{"time":%s,"connector":%s,"partition":%s,"offset":%s,"topic":%s,"topic_partition":%d,"record_offset":%d}`+"\n",
-			jsonString(stamp(r.Time)), jsonString(k.Connector), part, offset, jsonString(r.Topic), r.Partition, r.Offset)))
+		p.w.Write(model.JSONSafe(fmt.Appendf(nil, `{"time":%s,"connector":%s,"partition":%s,"offset":%s%s,"topic":%s,"topic_partition":%d,"record_offset":%d}`+"\n",
+			jsonString(stamp(r.Time)), jsonString(k.Connector), part, offJSON, extra, jsonString(r.Topic), r.Partition, r.Offset)))
 		return
 	}
 	fmt.Fprintf(p.w, "%s  %s  %s  %s  %s/%d@%d\n", stamp(r.Time), field(k.Connector), jsonField(part), jsonField(off), field(r.Topic), r.Partition, r.Offset)
@@ -199,10 +207,3 @@ func jsonString(s string) string { return string(model.AppendJackson(nil, s)) }
 
 // compactJSON strips whitespace and nothing else: numbers and escapes stay
 // byte for byte.
-func compactJSON(raw []byte) string {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return string(raw)
-	}
-	return b.String()
-}

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +93,72 @@ func TestGetAndExportShowWhatTheTaskReads(t *testing.T) {
 	out, _, _ = koff(t, "get", "file-src", "-b", addr)
 	if !strings.Contains(out, "stray") || !strings.Contains(out, "task reads") {
 		t.Errorf("get table does not tell the live copy from the stray:\n%s", out)
+	}
+}
+
+// Class 10: every JSON document koff prints is valid, whatever the topic
+// holds; a value the task cannot read is a string field with its reason.
+func TestEveryPrintedJSONDocumentIsValid(t *testing.T) {
+	addr := offsetsBroker(t)
+	nasty := []string{
+		"not json", "{\"pos\":\"\xff\"}", `{"pos":007}`, `{"pos":1} trailing`, `{ "pos" : 1 }`, "", "null", "[1]",
+		`{"pos":{"nested":1}}`, `{"pos":1e400}`, `{"pos":"\ud800"}`, "\xef\xbb\xbf{\"pos\":2}", `{"pos":18446744073709551621}`,
+	}
+	var recs [][2]string
+	for i, v := range nasty {
+		recs = append(recs, [2]string{`["c",{"n":` + strconv.Itoa(i) + `}]`, v})
+	}
+	recs = append(recs, [2]string{`["c",{"n":007}]`, `{"pos":3}`}, [2]string{`["c",{"s":"\ud83d"}]`, `{"pos":4}`})
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- Main([]string{"tail", "-b", addr, "-o", "jsonl"}, Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	}()
+	time.Sleep(time.Second)
+	produceConnect(t, addr, recs...)
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(out.String(), "\n") < len(recs) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	docs := map[string]string{"tail -o jsonl": out.String()}
+	for _, args := range [][]string{{"get", "-o", "json"}, {"get", "c", "-o", "json"}, {"export"}, {"status", "-o", "json"}} {
+		o, errs, code := koff(t, append(args, "-b", addr)...)
+		if code != 0 {
+			t.Fatalf("koff %s: exit %d %s", strings.Join(args, " "), code, errs)
+		}
+		docs["koff "+strings.Join(args, " ")] = o
+	}
+	for name, text := range docs {
+		lines := []string{text}
+		if strings.HasPrefix(name, "tail") {
+			lines = strings.Split(strings.TrimSpace(text), "\n")
+			if len(lines) != len(recs) {
+				t.Errorf("%s: %d lines for %d records:\n%s", name, len(lines), len(recs), text)
+			}
+		}
+		for _, l := range lines {
+			if !json.Valid([]byte(l)) {
+				t.Errorf("%s printed invalid JSON: %q", name, l)
+			}
+		}
+	}
+	if !strings.Contains(out.String(), `"offset":null,"value":"not json","error":"not JSON the converter reads:`) {
+		t.Errorf("an unreadable value is not a string field with its reason:\n%s", out.String())
+	}
+	// What the task reads: the BOM'd and leading-zero values are offsets;
+	// the rest of n=0..12 give the task nothing, so they are not exported.
+	exp := docs["koff export"]
+	for _, want := range []string{`{"partition":{"n":2},"offset":{"pos":7}}`, `{"partition":{"n":3},"offset":{"pos":1}}`, `{"partition":{"n":4},"offset":{"pos":1}}`, `{"partition":{"n":11},"offset":{"pos":2}}`} {
+		if !strings.Contains(exp, want) {
+			t.Errorf("export lacks %s:\n%s", want, exp)
+		}
+	}
+	for _, dead := range []string{`{"n":0}`, `{"n":1}`, `{"n":5}`, `{"n":6}`, `{"n":7}`, `{"n":8}`} {
+		if strings.Contains(exp, `"partition":`+dead) {
+			t.Errorf("export brings back %s, whose task gets no offset:\n%s", dead, exp)
+		}
 	}
 }
