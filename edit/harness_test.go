@@ -63,11 +63,28 @@ func (h *harness) write(partition int, key, value string) {
 	if err := h.kafka.WriteRecords(context.Background(), []model.Record{r}); err != nil {
 		h.t.Fatal(err)
 	}
-	id := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: partition}, Key: key}
-	h.waitFor("the tailer to read "+key, func() bool {
-		d, ok := h.store.Partition(id)
-		return ok && (value == "" && d.Deleted || string(d.Value) == value)
-	})
+	// Wait for the record itself, not for its value: the same value written
+	// twice would otherwise count as read before the second record is.
+	tp := model.TopicPartition{Topic: "connect-offsets", Partition: partition}
+	end := h.endOffset(partition)
+	h.waitFor("the tailer to read "+key, func() bool { return h.store.ReadTo(tp) >= end })
+}
+
+// endOffset is one partition's log-end offset.
+func (h *harness) endOffset(partition int) int64 {
+	h.t.Helper()
+	res, err := h.kafka.Client().ListOffsets(context.Background(), &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{"connect-offsets": {kafkago.LastOffsetOf(partition)}}})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for _, p := range res.Topics["connect-offsets"] {
+		if p.Error != nil {
+			h.t.Fatal(p.Error)
+		}
+		return p.LastOffset
+	}
+	h.t.Fatalf("no end offset for partition %d", partition)
+	return 0
 }
 
 // workerWrite writes to the key's murmur2 partition, as Connect does.
