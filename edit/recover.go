@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"koff/model"
@@ -72,6 +73,19 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 		Kind: s.Kind, Path: s.Path, Result: ResultInterrupted,
 		Message: fmt.Sprintf("its process ended without an outcome; reconciled with the log at %s", e.now().UTC().Format(time.RFC3339)),
 	}
+	if group := groupOf(s); group != "" {
+		// A group commit is one request: it landed if the group holds
+		// this edit's offsets now.
+		landed, err := e.groupHolds(ctx, group, s)
+		if err != nil {
+			return ed, fmt.Errorf("reconcile the interrupted %s of %s: %w", s.Kind, s.Connector, err)
+		}
+		if landed {
+			out.Written = []string{"group " + group}
+		} else {
+			out.NotWritten = []string{"group " + group}
+		}
+	}
 	for _, tp := range sortedKeys(s.Positions) {
 		if written[tp] {
 			out.Written = append(out.Written, tp)
@@ -103,6 +117,56 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 	}
 	ed.Outcome = &out
 	return ed, nil
+}
+
+// groupOf is the consumer group a sink edit wrote ("" for source edits).
+func groupOf(s AuditEntry) string {
+	for _, ch := range s.Changes {
+		for _, w := range ch.Writes {
+			if g, ok := strings.CutPrefix(w, "group "); ok {
+				return g
+			}
+		}
+	}
+	return ""
+}
+
+// groupHolds: every partition of the edit has its new committed offset.
+func (e *Editor) groupHolds(ctx context.Context, group string, s AuditEntry) (bool, error) {
+	poll, err := e.groupPoll(ctx, group)
+	if err != nil {
+		return false, err
+	}
+	now := map[string]int64{}
+	for _, gp := range poll.Partitions {
+		now[sinkPartitionJSON(gp.TopicPartition)] = gp.Committed
+	}
+	for _, ch := range s.Changes {
+		want := int64(-1)
+		if string(ch.After) != "null" {
+			it, err := ParsePartition(string(ch.Partition))
+			if err != nil {
+				return false, err
+			}
+			o, err := model.ParseOffset(ch.After)
+			if err != nil {
+				return false, err
+			}
+			_, off, err := sinkItem(Item{Partition: it, Offset: o})
+			if err != nil {
+				return false, err
+			}
+			want = off
+		}
+		cur, ok := now[string(ch.Partition)]
+		if !ok {
+			cur = -1
+		}
+		if cur != want {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // recordsFor are an audited edit's records for one topic-partition, in

@@ -301,3 +301,40 @@ func TestOlderAuditLinesStillUndo(t *testing.T) {
 		t.Errorf("undo puts back lsn %v", v)
 	}
 }
+
+// A sink edit whose process died after the group commit: the group's
+// offsets say it landed, and undo puts the old ones back.
+func TestAnInterruptedSinkEditIsReconciledWithTheGroup(t *testing.T) {
+	h, _ := sinkHarness(t)
+	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
+	p, err := h.ed.PlanSink(context.Background(), SinkRequest{Connector: "s3", Kind: KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: SinkStrategy{Kind: SinkToOffset, Offset: 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := h.ed.Apply(context.Background(), p); err != nil || !res.Verified {
+		t.Fatalf("apply: %v", err)
+	}
+	b, _ := os.ReadFile(h.ed.Audit.Path)
+	first := strings.SplitAfter(string(b), "\n")[0]
+	first = strings.ReplaceAll(first, fmt.Sprintf(`"pid":%d,`, os.Getpid()), `"pid":999999999,`)
+	if err := os.WriteFile(h.ed.Audit.Path, []byte(first), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	req, entry, err := h.ed.UndoRequest("s3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entry.Result != ResultInterrupted || len(entry.Written) != 1 || entry.Written[0] != "group connect-s3" || len(req.Items) != 1 {
+		t.Fatalf("reconciled: %s %v, %d items", entry.Result, entry.Written, len(req.Items))
+	}
+	undo, err := h.ed.Plan(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ed.Apply(context.Background(), undo); err != nil {
+		t.Fatal(err)
+	}
+	if got := committed(t, h, "connect-s3"); got["orders/0"] != 12 {
+		t.Errorf("after undo: %v", got)
+	}
+}
