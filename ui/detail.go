@@ -192,7 +192,7 @@ func (s *detailScreen) content() []string {
 		head += s.st.Info.Render(updateSummary(d.History, i))
 		out = append(out, "  "+ansi.Truncate(head, w-2, "…"))
 		if u.Value != nil {
-			out = append(out, "      "+truncate(cleanJSON(compactJSON(u.Value)), w-6))
+			out = append(out, "      "+truncate(compactJSON(u.Value), w-6))
 		}
 	}
 	return out
@@ -223,13 +223,14 @@ func updateSummary(h []model.Update, i int) string {
 	return "Δ " + strings.Join(ch, ", ")
 }
 
-// compactJSON shows a value on one line, escaped where it does not print.
+// compactJSON shows a value on one line, escaped where it does not print,
+// and at most cellMax bytes of it: a line shows no more.
 func compactJSON(raw []byte) string {
 	var b bytes.Buffer
 	if json.Compact(&b, raw) == nil {
 		raw = b.Bytes()
 	}
-	return escapeBytes(raw)
+	return cleanBytes(model.JSONSafe(raw), cellMax)
 }
 
 func (s *detailScreen) ShortHelp() []key.Binding {
