@@ -91,7 +91,8 @@ EOF
   exit 1
 }
 
-# measure CMD... runs CMD under /usr/bin/time -v and prints "SECONDS RSS_KB".
+# measure CMD... runs CMD under /usr/bin/time -v and prints "SECONDS RSS_KB CPU_SECONDS"
+# (CPU: user + system, which a loaded machine stretches less than wall time).
 measure() {
   /usr/bin/time -v -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || {
     echo "compare.sh: failed: $* ($(tail -1 "$work/stderr"))" >&2
@@ -99,13 +100,14 @@ measure() {
   }
   awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i] }
               /Maximum resident set size/ { r = $2 }
-              END { printf "%.3f %d\n", s, r }' "$work/time"
+              /User time \(seconds\)|System time \(seconds\)/ { c += $2 }
+              END { printf "%.3f %d %.2f\n", s, r, c }' "$work/time"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-printf '%-24s %-6s %10s %10s %7s %10s %10s   (%s runs each, alternating, broker %s)\n' \
-  workload '' koff-s kcat-s ratio koff-MB kcat-MB "$runs" "$broker"
+printf '%-24s %-6s %10s %10s %7s %10s %10s %9s %9s %9s   (%s runs each, alternating, broker %s)\n' \
+  workload '' koff-s kcat-s ratio koff-MB kcat-MB koff-cpu kcat-cpu cpu-ratio "$runs" "$broker"
 for wl in "${workloads[@]}"; do
   IFS=: read -r kind records keys <<<"$wl"
   topic=connect-offsets
@@ -134,8 +136,10 @@ for wl in "${workloads[@]}"; do
   done
   ks=$(awk '{print $1}' "$work/koff.txt" | median); cs=$(awk '{print $1}' "$work/kcat.txt" | median)
   kr=$(awk '{print $2}' "$work/koff.txt" | median); cr=$(awk '{print $2}' "$work/kcat.txt" | median)
-  printf '%-24s %-6s %10.2f %10.2f %7.2f %10.0f %10.0f\n' "$wl" median "$ks" "$cs" "$(awk -v a="$ks" -v b="$cs" 'BEGIN { print a / b }')" \
-    "$(awk -v r="$kr" 'BEGIN { print r / 1024 }')" "$(awk -v r="$cr" 'BEGIN { print r / 1024 }')"
+  kc=$(awk '{print $3}' "$work/koff.txt" | median); cc=$(awk '{print $3}' "$work/kcat.txt" | median)
+  printf '%-24s %-6s %10.2f %10.2f %7.2f %10.0f %10.0f %9.2f %9.2f %9.2f\n' "$wl" median "$ks" "$cs" "$(awk -v a="$ks" -v b="$cs" 'BEGIN { print a / b }')" \
+    "$(awk -v r="$kr" 'BEGIN { print r / 1024 }')" "$(awk -v r="$cr" 'BEGIN { print r / 1024 }')" \
+    "$kc" "$cc" "$(awk -v a="$kc" -v b="$cc" 'BEGIN { print a / b }')"
   printf '%-24s %-6s %s | %s\n' '' runs "$(awk '{printf "%s/%dMB ", $1, $2/1024}' "$work/koff.txt")" "$(awk '{printf "%s/%dMB ", $1, $2/1024}' "$work/kcat.txt")"
   if [ "$broker" != kafka ]; then
     exec 9>&-

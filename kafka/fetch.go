@@ -14,7 +14,11 @@ import (
 	"koff/model"
 )
 
-const fetchMaxBytes = 4 << 20
+// fetchMaxBytes caps one fetch (librdkafka's max.partition.fetch.bytes):
+// every partition of the offsets topic is fetched at once while catching
+// up, so this times 25 is what is in flight; 4 MB made a 1M-record load
+// peak at 370-440 MB RSS, 1 MB at 230 MB, for the same CPU time.
+const fetchMaxBytes = 1 << 20
 
 // fetch asks the partition leader for records from pos. kafka-go's
 // Client.Fetch drops the aborted-transaction list a read_committed consumer

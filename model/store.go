@@ -271,6 +271,16 @@ func (s *Store) ingest(r *Record) {
 	c.flushes = addFlush(c.flushes, r.Time, s.opts.FlushWindow, s.opts.Flushes)
 }
 
+// within returns s sharing the bytes of in when in holds it: a compact
+// partition map, and often its identity, are already in the key's bytes,
+// and a million source partitions make every copy count.
+func within(s, in string) string {
+	if i := strings.Index(in, s); i >= 0 {
+		return in[i : i+len(s)]
+	}
+	return s
+}
+
 func (s *Store) newEntry(tp TopicPartition, key string, k Key) *entry {
 	cid := ConnectorID{Topic: tp.Topic, Name: k.Connector}
 	c := s.connectors[cid]
@@ -283,8 +293,8 @@ func (s *Store) newEntry(tp TopicPartition, key string, k Key) *entry {
 		id:           PartitionID{TopicPartition: tp, Key: key},
 		conn:         c,
 		partition:    k.Partition,
-		partitionStr: string(k.PartitionRaw),
-		identity:     partitionIdentity(k.Partition),
+		partitionStr: within(string(k.PartitionRaw), key),
+		identity:     within(partitionIdentity(k.Partition), key),
 		hash:         Murmur2(raw),
 		canonical:    IsRESTCanonical(k, raw),
 		taskForm:     TaskKeyForm(k, raw),

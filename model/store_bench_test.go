@@ -101,7 +101,11 @@ func (c *catchUp) chunk(i int) []Record {
 //
 //	go test ./model -run XXX -bench StoreCatchUp -benchtime 1x
 func BenchmarkStoreCatchUp(b *testing.B) {
-	for _, sz := range []struct{ records, keys int }{{1_000_000, 7_000}, {1_000_000, 1_000_000}} {
+	sizes := []struct{ records, keys int }{{1_000_000, 7_000}, {1_000_000, 1_000_000}}
+	if testing.Short() { // CI: that it runs, not the figure
+		sizes = []struct{ records, keys int }{{50_000, 7_000}, {50_000, 50_000}}
+	}
+	for _, sz := range sizes {
 		b.Run(fmt.Sprintf("%d-records-%d-keys", sz.records, sz.keys), func(b *testing.B) {
 			c := newCatchUp(sz.records, sz.keys)
 			var mallocs uint64
