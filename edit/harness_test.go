@@ -77,14 +77,11 @@ func (h *harness) endOffset(partition int) int64 {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	for _, p := range res.Topics["connect-offsets"] {
-		if p.Error != nil {
-			h.t.Fatal(p.Error)
-		}
-		return p.LastOffset
+	ps := res.Topics["connect-offsets"]
+	if len(ps) != 1 || ps[0].Error != nil {
+		h.t.Fatalf("no end offset for partition %d: %+v", partition, ps)
 	}
-	h.t.Fatalf("no end offset for partition %d", partition)
-	return 0
+	return ps[0].LastOffset
 }
 
 // workerWrite writes to the key's murmur2 partition, as Connect does.
