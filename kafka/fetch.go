@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"io"
+	"net"
 	"slices"
 	"sort"
 	"time"
@@ -32,52 +33,21 @@ func (t *Tailer) fetch(ctx context.Context, tp model.TopicPartition, pos int64) 
 	t.mu.Unlock()
 	rctx, cancel := context.WithTimeout(ctx, wait+10*time.Second)
 	defer cancel()
-	m, err := t.tr.RoundTrip(rctx, t.cfg.addr(), &fetchAPI.Request{
-		ReplicaID:      -1,
-		MaxWaitTime:    int32(wait / time.Millisecond),
-		MinBytes:       1,
-		MaxBytes:       fetchMaxBytes,
-		IsolationLevel: int8(kafkago.ReadCommitted),
-		SessionID:      -1,
-		SessionEpoch:   -1,
-		Topics: []fetchAPI.RequestTopic{{
-			Topic: tp.Topic,
-			Partitions: []fetchAPI.RequestPartition{{
-				Partition:          int32(tp.Partition),
-				CurrentLeaderEpoch: -1,
-				FetchOffset:        pos,
-				LogStartOffset:     -1,
-				PartitionMaxBytes:  fetchMaxBytes,
-			}},
-		}},
-	})
+	p, err := fetchPartition(rctx, t.tr, t.cfg.addr(), tp, pos, wait, 1)
 	if err != nil {
 		return nil, err
 	}
-	res := m.(*fetchAPI.Response)
-	if res.ErrorCode != 0 {
-		return nil, kafkago.Error(res.ErrorCode)
+	if p.ErrorCode != 0 {
+		return nil, kafkago.Error(p.ErrorCode)
 	}
-	for i := range res.Topics {
-		for j := range res.Topics[i].Partitions {
-			p := &res.Topics[i].Partitions[j]
-			if res.Topics[i].Topic == tp.Topic && int(p.Partition) == tp.Partition {
-				if p.ErrorCode != 0 {
-					return nil, kafkago.Error(p.ErrorCode)
-				}
-				return p, nil
-			}
-		}
-	}
-	return nil, protocol.ErrNoPartition
+	return p, nil
 }
 
-// fetchCommitted fetches one partition from pos read_committed, without
-// waiting, through tr: for reads outside the Tailer (an edit's read-back,
-// counting records). decode then drops control batches and aborted records.
-func (c Config) fetchCommitted(ctx context.Context, tr *kafkago.Transport, tp model.TopicPartition, pos int64) (*fetchAPI.ResponsePartition, error) {
-	m, err := tr.RoundTrip(ctx, c.addr(), &fetchAPI.Request{
-		ReplicaID: -1, MaxWaitTime: 0, MinBytes: 0, MaxBytes: fetchMaxBytes,
+// fetchPartition sends one read_committed fetch of one partition from pos
+// and returns that partition's answer, whatever its error code.
+func fetchPartition(ctx context.Context, tr *kafkago.Transport, addr net.Addr, tp model.TopicPartition, pos int64, wait time.Duration, minBytes int32) (*fetchAPI.ResponsePartition, error) {
+	m, err := tr.RoundTrip(ctx, addr, &fetchAPI.Request{
+		ReplicaID: -1, MaxWaitTime: int32(wait / time.Millisecond), MinBytes: minBytes, MaxBytes: fetchMaxBytes,
 		IsolationLevel: int8(kafkago.ReadCommitted), SessionID: -1, SessionEpoch: -1,
 		Topics: []fetchAPI.RequestTopic{{Topic: tp.Topic, Partitions: []fetchAPI.RequestPartition{{
 			Partition: int32(tp.Partition), CurrentLeaderEpoch: -1, FetchOffset: pos,
@@ -99,6 +69,13 @@ func (c Config) fetchCommitted(ctx context.Context, tr *kafkago.Transport, tp mo
 		}
 	}
 	return nil, protocol.ErrNoPartition
+}
+
+// fetchCommitted fetches one partition from pos read_committed, without
+// waiting, through tr: for reads outside the Tailer (an edit's read-back,
+// counting records). decode then drops control batches and aborted records.
+func (c Config) fetchCommitted(ctx context.Context, tr *kafkago.Transport, tp model.TopicPartition, pos int64) (*fetchAPI.ResponsePartition, error) {
+	return fetchPartition(ctx, tr, c.addr(), tp, pos, 0, 0)
 }
 
 // decodeChunk is how many records decode hands on at once: enough to take

@@ -328,56 +328,45 @@ func keyDifference(raw, want []byte) string {
 		return "the key has whitespace"
 	case bytes.HasPrefix(squeezed, want):
 		return "the key has text after its JSON"
-	case bytes.Equal(squeezed, compactNumbersOnly(squeezed, want)):
+	case bytes.Equal(numberShape(squeezed), numberShape(want)):
 		return "the key's numbers are not written as Java writes them"
 	}
 	return "the key bytes (escaping or number forms) are not what Jackson writes"
 }
 
-// compactNumbersOnly is a crude test helper for keyDifference: it returns
-// want when raw and want differ only inside number tokens.
-func compactNumbersOnly(raw, want []byte) []byte {
-	strip := func(b []byte) []byte {
-		var out []byte
-		inStr := false
-		for i := 0; i < len(b); i++ {
-			c := b[i]
-			if inStr {
-				out = append(out, c)
-				if c == '\\' && i+1 < len(b) {
-					i++
-					out = append(out, b[i])
-				} else if c == '"' {
-					inStr = false
-				}
-				continue
-			}
-			if c == '"' {
-				inStr = true
-			}
-			if c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || isDigit(c) {
-				if len(out) == 0 || out[len(out)-1] != '#' {
-					out = append(out, '#')
-				}
-				continue
-			}
-			out = append(out, c)
-		}
-		return out
-	}
-	if bytes.Equal(strip(raw), strip(want)) {
-		return raw
-	}
-	return nil
-}
-
 // squeezeSpace drops JSON whitespace outside strings.
 func squeezeSpace(b []byte) []byte {
+	return outsideStrings(b, func(out []byte, c byte) []byte {
+		if isJacksonSpace(c) {
+			return out
+		}
+		return append(out, c)
+	})
+}
+
+// numberShape replaces every number token outside strings by '#', so that
+// two texts of the same shape differ only in how numbers are written.
+func numberShape(b []byte) []byte {
+	return outsideStrings(b, func(out []byte, c byte) []byte {
+		if c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || isDigit(c) {
+			if len(out) == 0 || out[len(out)-1] != '#' {
+				out = append(out, '#')
+			}
+			return out
+		}
+		return append(out, c)
+	})
+}
+
+// outsideStrings copies b, keeping JSON strings (escapes included) as they
+// are and passing every other byte through f.
+func outsideStrings(b []byte, f func(out []byte, c byte) []byte) []byte {
 	out := make([]byte, 0, len(b))
 	inStr := false
 	for i := 0; i < len(b); i++ {
 		c := b[i]
-		if inStr {
+		switch {
+		case inStr:
 			out = append(out, c)
 			if c == '\\' && i+1 < len(b) {
 				i++
@@ -385,15 +374,12 @@ func squeezeSpace(b []byte) []byte {
 			} else if c == '"' {
 				inStr = false
 			}
-			continue
-		}
-		if isJacksonSpace(c) {
-			continue
-		}
-		if c == '"' {
+		case c == '"':
 			inStr = true
+			out = append(out, c)
+		default:
+			out = f(out, c)
 		}
-		out = append(out, c)
 	}
 	return out
 }

@@ -59,20 +59,7 @@ func (s *detailScreen) sync() {
 }
 
 func (s *detailScreen) handleKey(msg tea.KeyPressMsg) action {
-	switch {
-	case key.Matches(msg, s.km.Up):
-		s.vp.ScrollUp(1)
-	case key.Matches(msg, s.km.Down):
-		s.vp.ScrollDown(1)
-	case key.Matches(msg, s.km.PageUp):
-		s.vp.PageUp()
-	case key.Matches(msg, s.km.PageDown):
-		s.vp.PageDown()
-	case key.Matches(msg, s.km.Home):
-		s.vp.GotoTop()
-	case key.Matches(msg, s.km.End):
-		s.vp.GotoBottom()
-	}
+	scrollViewport(&s.vp, s.km, msg)
 	return nil
 }
 
