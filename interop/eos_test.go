@@ -35,12 +35,8 @@ type offsetRecord struct {
 func (s *Stack) offsetsTopic(t *testing.T, topic string) []offsetRecord {
 	t.Helper()
 	c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 10 * time.Second}
-	meta, err := c.Metadata(context.Background(), &kafka.MetadataRequest{Topics: []string{topic}})
-	if err != nil || len(meta.Topics) != 1 || meta.Topics[0].Error != nil {
-		t.Fatalf("metadata %s: %v %+v", topic, err, meta)
-	}
 	var out []offsetRecord
-	for _, p := range meta.Topics[0].Partitions {
+	for _, p := range s.waitLeaders(t, c, topic, 0) {
 		end := s.endOffset(t, topic, p.ID)
 		if end == 0 {
 			continue

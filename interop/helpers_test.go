@@ -381,6 +381,37 @@ func (s *Stack) createTopic(t *testing.T, topic string, n int) {
 	if err := resp.Errors[topic]; err != nil {
 		t.Fatalf("create topic %s: %v", topic, err)
 	}
+	s.waitLeaders(t, c, topic, n)
+}
+
+// waitLeaders waits until the topic has n partitions (any number when n is
+// 0), each with a leader, and returns them. The controller answers
+// CreateTopics, and the worker creates its topics, before the broker knows
+// and leads them: a produce or read in between fails with
+// UNKNOWN_TOPIC_OR_PARTITION or NOT_LEADER_OR_FOLLOWER.
+func (s *Stack) waitLeaders(t *testing.T, c *kafka.Client, topic string, n int) []kafka.Partition {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		md, err := c.Metadata(context.Background(), &kafka.MetadataRequest{Topics: []string{topic}})
+		if err == nil && len(md.Topics) == 1 && md.Topics[0].Error == nil && len(md.Topics[0].Partitions) > 0 &&
+			(n == 0 || len(md.Topics[0].Partitions) == n) {
+			ps := md.Topics[0].Partitions
+			led := 0
+			for _, p := range ps {
+				if p.Error == nil && p.Leader.Host != "" {
+					led++
+				}
+			}
+			if led == len(ps) {
+				return ps
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("topic %s: not every partition has a leader after 30 s (%v %+v)", topic, err, md)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // produce writes values to one partition of topic, keyless, and returns the
