@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -423,15 +424,26 @@ func (s *Stack) produce(t *testing.T, topic string, partition int, values ...str
 	for _, v := range values {
 		recs = append(recs, kafka.Record{Value: kafka.NewBytes([]byte(v))})
 	}
-	resp, err := c.Produce(context.Background(), &kafka.ProduceRequest{
-		Topic: topic, Partition: partition, RequiredAcks: kafka.RequireAll,
-		Records: kafka.NewRecordReader(recs...),
-	})
-	if err != nil {
-		t.Fatalf("produce %s/%d: %v", topic, partition, err)
-	}
-	if resp.Error != nil {
-		t.Fatalf("produce %s/%d: %v", topic, partition, resp.Error)
+	// Metadata can name the broker leader a moment before its replica
+	// manager leads the new partition: retry retriable errors as the Java
+	// producer does, within a bound.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := c.Produce(context.Background(), &kafka.ProduceRequest{
+			Topic: topic, Partition: partition, RequiredAcks: kafka.RequireAll,
+			Records: kafka.NewRecordReader(recs...),
+		})
+		if err == nil {
+			err = resp.Error
+		}
+		if err == nil {
+			return
+		}
+		var kerr kafka.Error
+		if !errors.As(err, &kerr) || !kerr.Temporary() || time.Now().After(deadline) {
+			t.Fatalf("produce %s/%d: %v", topic, partition, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
