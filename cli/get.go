@@ -254,7 +254,12 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(n), jsonField(r.Partition), offsetText(r), task, field(r.ID.TopicPartition.String()), r.Updated.Local().Format(time.RFC3339), flags)
 			if note != "" {
-				notes = append(notes, fmt.Sprintf("  %s %s in %s: %s", field(n), jsonField(r.Partition), r.ID.TopicPartition, field(note)))
+				where := r.ID.TopicPartition.String()
+				if r.Flags&model.FlagNotCanonical != 0 {
+					// The table shows the partition parsed; these are other bytes.
+					where += " (key " + field(r.ID.Key) + ")"
+				}
+				notes = append(notes, fmt.Sprintf("  %s %s in %s: %s", field(n), jsonField(r.Partition), where, field(note)))
 			}
 			if r.TaskNote != "" && !noted[r.Partition] {
 				noted[r.Partition] = true

@@ -3,6 +3,7 @@ package edit
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -144,3 +145,24 @@ func mustOffset(t *testing.T, s string) model.Object {
 }
 
 func demoBroker(h *harness) *demo.Broker { return h.broker }
+
+// readBefore and readAfter are partitions of the 25 that a restarted
+// worker reads before and after partition p (model.ReadAfter): where a
+// second copy of the same key bytes is a stray, or the copy the task reads.
+func readBefore(p int) int {
+	for q := range 25 {
+		if q != p && model.ReadAfter("connect-offsets", p, q, 25) {
+			return q
+		}
+	}
+	panic("no partition is read before " + strconv.Itoa(p))
+}
+
+func readAfter(p int) int {
+	for q := range 25 {
+		if q != p && model.ReadAfter("connect-offsets", q, p, 25) {
+			return q
+		}
+	}
+	panic("no partition is read after " + strconv.Itoa(p))
+}

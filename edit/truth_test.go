@@ -211,8 +211,8 @@ func TestDeleteStrayCopyOnly(t *testing.T) {
 	home := h.workerWrite(task, `{"position":10}`)
 	strayTP := (home + 2) % 25
 	h.write(strayTP, spaced, `{"position":0}`)
-	h.write((home+4)%25, task, `{"position":3}`) // older record of the same bytes…
-	h.workerWrite(task, `{"position":10}`)       // …then the worker flushes again
+	h.write(readBefore(home), task, `{"position":3}`) // the same bytes, read before home…
+	h.workerWrite(task, `{"position":10}`)            // …then the worker flushes again
 	stray := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: strayTP}, Key: spaced}
 	plan, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindDeleteStray, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &stray}}})
 	if err != nil {
@@ -246,7 +246,7 @@ func TestDeleteStrayCopyOnly(t *testing.T) {
 	// The older record of the live key's bytes in another partition is a
 	// stray, but a tombstone of those bytes would delete the task's offset
 	// whenever the worker reads that partition last: refused.
-	dup := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: (home + 4) % 25}, Key: task}
+	dup := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: readBefore(home)}, Key: task}
 	if _, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindDeleteStray, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &dup}}}); err == nil || err.Error() != SameBytesStray {
 		t.Errorf("deleting a same-bytes copy alone: %v", err)
 	}
@@ -288,7 +288,7 @@ func TestUndo_RestoresEachCopyToItsOwnValue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			home := model.PartitionFor([]byte(task), 25)
-			h.write((home+1)%25, task, `{"position":3}`) // an older record of the same bytes
+			h.write(readBefore(home), task, `{"position":3}`) // the same bytes, read before home
 			time.Sleep(5 * time.Millisecond)
 			h.write(home, task, `{"position":10}`)
 			h.write((home+2)%25, spaced, `{ "position" : 0 }`) // a stray, with its own layout

@@ -415,15 +415,21 @@ func (s *Stack) waitLeaders(t *testing.T, c *kafka.Client, topic string, n int) 
 	}
 }
 
-// produce writes values to one partition of topic, keyless, and returns the
-// offset after the last.
+// produce writes values to one partition of topic, keyless.
 func (s *Stack) produce(t *testing.T, topic string, partition int, values ...string) {
 	t.Helper()
-	c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 30 * time.Second}
 	var recs []kafka.Record
 	for _, v := range values {
 		recs = append(recs, kafka.Record{Value: kafka.NewBytes([]byte(v))})
 	}
+	s.produceRecords(t, topic, partition, recs...)
+}
+
+// produceRecords writes recs to one partition of topic, as kcat -P -p would.
+func (s *Stack) produceRecords(t *testing.T, topic string, partition int, recs ...kafka.Record) {
+	t.Helper()
+	c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 30 * time.Second}
+	s.waitLeaders(t, c, topic, 0)
 	// Metadata can name the broker leader a moment before its replica
 	// manager leads the new partition: retry retriable errors as the Java
 	// producer does, within a bound.
@@ -439,8 +445,11 @@ func (s *Stack) produce(t *testing.T, topic string, partition int, values ...str
 		if err == nil {
 			return
 		}
+		// kafka-go's transport also fails a request while its metadata
+		// cache has not seen the topic yet ("topic not found").
 		var kerr kafka.Error
-		if !errors.As(err, &kerr) || !kerr.Temporary() || time.Now().After(deadline) {
+		retriable := errors.As(err, &kerr) && kerr.Temporary() || strings.Contains(err.Error(), "topic not found")
+		if !retriable || time.Now().After(deadline) {
 			t.Fatalf("produce %s/%d: %v", topic, partition, err)
 		}
 		time.Sleep(100 * time.Millisecond)

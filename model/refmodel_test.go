@@ -13,8 +13,10 @@ import (
 //
 //   - KafkaOffsetBackingStore.consumedCallback: data is a map from raw key
 //     bytes to raw value bytes; records are applied in read order; a null
-//     value removes the key. (Read order across partitions is taken as
-//     record time order, the assumption koff states.)
+//     value removes the key. A restarted worker reads the topic from the
+//     start, and KafkaBasedLog.poll hands one poll's records over in
+//     ConsumerRecords order: a java.util.HashMap keyed by TopicPartition,
+//     so partitions come in bucket order (refReadRank), each in offset order.
 //   - OffsetStorageReaderImpl.offsets: the task serialises its own map
 //     (JsonConverter.fromConnectData) and looks up those exact bytes; the
 //     value found is read with JsonConverter.toConnectData and
@@ -81,11 +83,33 @@ type refRecord struct {
 	at    time.Duration
 }
 
+// refReadRank is partition p's bucket in a java.util.HashMap holding all 25
+// partitions of topic (64 buckets): TopicPartition.hashCode is
+// 31 * (31 + partition) + String.hashCode(topic), spread by h ^ (h >>> 16).
+func refReadRank(topic string, p int) int {
+	var th int32
+	for _, c := range topic {
+		th = 31*th + int32(c)
+	}
+	u := uint32(31*(31+int32(p)) + th)
+	return int((u ^ u>>16) & 63)
+}
+
 // refTaskReads applies the records in read order and looks up the task's
 // bytes of each partition.
 func refTaskReads(recs []refRecord) map[int]string {
 	sorted := append([]refRecord(nil), recs...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].at < sorted[j].at })
+	sort.SliceStable(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		if a.tp != b.tp {
+			ra, rb := refReadRank("connect-offsets", a.tp), refReadRank("connect-offsets", b.tp)
+			if ra != rb {
+				return ra < rb
+			}
+			return a.tp < b.tp
+		}
+		return a.at < b.at
+	})
 	data := map[string]refValue{}
 	for _, r := range sorted {
 		if r.value.raw == nil {

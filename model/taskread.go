@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // What a restarted task reads (Apache Kafka 4.1.1):
@@ -84,12 +85,12 @@ func (s *Store) partsOf(c *connector) *connParts {
 	if cp := c.parts.Load(); cp != nil && cp.gen == c.gen {
 		return cp
 	}
-	cp := buildParts(c, s.partitions[c.id.Topic])
+	cp := buildParts(c, s.partitions[c.id.Topic], s.opts.FlushWindow)
 	c.parts.Store(cp)
 	return cp
 }
 
-func buildParts(c *connector, nparts int) *connParts {
+func buildParts(c *connector, nparts int, window time.Duration) *connParts {
 	cp := &connParts{gen: c.gen, of: make(map[*entry]*partState, len(c.entries))}
 	byID := make(map[string]*partState, len(c.entries))
 	for _, e := range c.entries {
@@ -104,7 +105,7 @@ func buildParts(c *connector, nparts int) *connParts {
 	}
 	orders := taskOrders(cp.parts)
 	for _, ps := range cp.parts {
-		ps.decide(c.id.Name, orders, nparts)
+		ps.decide(c.id.Name, orders, nparts, flushedWith(cp.parts, window))
 	}
 	return cp
 }
@@ -191,7 +192,7 @@ func later(a, b *entry, nparts int) bool {
 	return a.recordOffset > b.recordOffset
 }
 
-func (ps *partState) decide(connector string, orders map[string]string, nparts int) {
+func (ps *partState) decide(connector string, orders map[string]string, nparts int, flushed func(*entry) bool) {
 	ps.stray = map[*entry]string{}
 	// The latest record of each distinct key bytes.
 	latest := map[string]*entry{}
@@ -201,7 +202,7 @@ func (ps *partState) decide(connector string, orders map[string]string, nparts i
 		if cur == nil {
 			keys = append(keys, e.id.Key)
 		}
-		if cur == nil || later(e, cur, nparts) {
+		if cur == nil || readLast(e, cur, nparts) {
 			latest[e.id.Key] = e
 		}
 	}
@@ -225,7 +226,7 @@ func (ps *partState) decide(connector string, orders map[string]string, nparts i
 	case len(candidates) == 1:
 		ps.live = candidates[0]
 	default:
-		ps.live, ps.note, ps.orderUnknown = pickOrder(candidates, orders, nparts)
+		ps.live, ps.note, ps.orderUnknown = pickOrder(candidates, orders, nparts, flushed)
 	}
 	if ps.live != nil {
 		ps.taskKey = []byte(ps.live.id.Key)
@@ -242,11 +243,37 @@ func (ps *partState) decide(connector string, orders map[string]string, nparts i
 	if ps.live != nil {
 		for _, e := range ps.entries {
 			if e != ps.live && e.id.Key == ps.live.id.Key {
-				ps.note = joinNote(ps.note, "the same key bytes are in more than one partition of the topic: a restarted worker keeps the one it reads last, taken here to be the newest")
+				ps.note = joinNote(ps.note, sameBytesNote(ps.live, e, nparts))
 				break
 			}
 		}
 	}
+}
+
+// readLast reports whether copy a of some key bytes is the one a restarted
+// worker keeps over copy b: the partition it reads last (freshReadRank)
+// when koff knows the partition count, else the newer record.
+func readLast(a, b *entry, nparts int) bool {
+	if a.id.Partition != b.id.Partition && nparts > 0 {
+		return ReadAfter(a.id.Topic, a.id.Partition, b.id.Partition, nparts)
+	}
+	return later(a, b, nparts)
+}
+
+// sameBytesNote explains which of two copies of the task's key bytes a
+// restarted task reads, and why an operator should not trust the newer.
+func sameBytesNote(live, other *entry, nparts int) string {
+	if other.value != nil && live.value != nil && SameOffset(other.value, live.value) {
+		return "the same key bytes are in more than one partition of the topic, with the same value"
+	}
+	note := fmt.Sprintf("the same key bytes are in more than one partition of the topic, with different values: a restarted worker reads the topic from the start and keeps the copy it reads last, which follows its consumer's partition order, not time; koff shows the copy in %s, which it reads after %s when the topic comes in one poll", live.id.TopicPartition, other.id.TopicPartition)
+	if nparts == 0 {
+		note = "the same key bytes are in more than one partition of the topic, with different values: a restarted worker keeps the copy it reads last, which follows its consumer's partition order, not time; koff shows the newest"
+	}
+	if other.updated.After(live.updated) {
+		note += "; a worker that was reading when the newer copy was written keeps that one until it restarts"
+	}
+	return note + "; an edit of the partition writes every copy"
 }
 
 func joinNote(a, b string) string {
@@ -259,7 +286,7 @@ func joinNote(a, b string) string {
 // pickOrder chooses among task-form keys that differ only in field order:
 // the order the connector's other partitions show, else the HashMap order
 // REST writes, else the newest.
-func pickOrder(cands []*entry, orders map[string]string, nparts int) (*entry, string, bool) {
+func pickOrder(cands []*entry, orders map[string]string, nparts int, flushed func(*entry) bool) (*entry, string, bool) {
 	names := sortedNames(cands[0].partition)
 	if o, ok := orders[names]; ok {
 		for _, c := range cands {
@@ -267,6 +294,15 @@ func pickOrder(cands []*entry, orders map[string]string, nparts int) (*entry, st
 				return c, "field order taken from the connector's other keys", false
 			}
 		}
+	}
+	var withFlush []*entry
+	for _, c := range cands {
+		if flushed(c) {
+			withFlush = append(withFlush, c)
+		}
+	}
+	if len(withFlush) == 1 {
+		return withFlush[0], "field order taken from the key written in one flush with the connector's other partitions, as a task commits its own keys", false
 	}
 	for _, c := range cands {
 		if c.canonical {
@@ -280,6 +316,31 @@ func pickOrder(cands []*entry, orders map[string]string, nparts int) (*entry, st
 		}
 	}
 	return best, "the task's field order cannot be known from the stored keys, and none is in the HashMap order REST writes: koff assumes the newest", true
+}
+
+// flushedWith returns whether an entry has a record written within window
+// of a record of another partition of the connector: one offset commit of
+// a task, which sends all its partitions' offsets together
+// (OffsetStorageWriter.doFlush), while a key written by hand or by one REST
+// call of one partition stands alone.
+func flushedWith(parts []*partState, window time.Duration) func(*entry) bool {
+	return func(e *entry) bool {
+		for _, ps := range parts {
+			if ps.entries[0].identity == e.identity {
+				continue
+			}
+			for _, o := range ps.entries {
+				for _, u := range o.history {
+					for _, v := range e.history {
+						if d := u.Time.Sub(v.Time); d < window && d > -window {
+							return true
+						}
+					}
+				}
+			}
+		}
+		return false
+	}
 }
 
 func hasNested(o Object) bool {
@@ -297,7 +358,7 @@ func strayReason(e *entry, ps *partState, latest map[string]*entry) string {
 	live := ps.live
 	switch {
 	case live != nil && e.id.Key == live.id.Key:
-		return fmt.Sprintf("an older record of the same key bytes: the worker keeps the copy in %s, written later", live.id.TopicPartition)
+		return fmt.Sprintf("the same key bytes as the copy in %s, which a restarted worker reads after this one", live.id.TopicPartition)
 	case latest[e.id.Key] != e:
 		return fmt.Sprintf("an older record of the same key bytes than the one in %s", latest[e.id.Key].id.TopicPartition)
 	case e.taskForm && live != nil:

@@ -121,16 +121,38 @@ func TestTaskReads_OffsetStorageReaderImplLooksUpTheTasksKeyBytes(t *testing.T) 
 	)
 	home := PartitionFor([]byte(good), 25)
 	other := (home + 1) % 25
+	// Of the two field orders of {table, database}, the one REST writes and
+	// the other, which only a task building its map that way writes.
+	restOrder := string(RESTKey("c", mustObject(`{"table":"t1","database":"db"}`)))
+	taskOrder := `["c",{"table":"t1","database":"db"}]`
+	if restOrder == taskOrder {
+		taskOrder = `["c",{"database":"db","table":"t1"}]`
+	}
+	// A restarted worker reads partitions in java.util.HashMap order
+	// (freshReadRank), not by time: before is read before home, after after it.
+	before, after := -1, -1
+	for p := range 25 {
+		switch {
+		case p == home:
+		case ReadAfter("connect-offsets", home, p, 25) && before < 0:
+			before = p
+		case ReadAfter("connect-offsets", p, home, 25) && after < 0:
+			after = p
+		}
+	}
 	runReadCases(t, []readCase{
 		{name: "the task's bytes win over a newer copy with spaces in the murmur2 partition",
 			recs: []raw{{other, good, `{"pos":1}`, 0}, {PartitionFor([]byte(spaced), 25), spaced, `{"pos":2}`, time.Minute}},
 			part: `{"f":"a"}`, reads: `{"pos":1}`, liveTP: other, liveKey: good},
-		{name: "the same bytes in two partitions: the later record",
-			recs: []raw{{home, good, `{"pos":1}`, 0}, {other, good, `{"pos":2}`, time.Minute}},
-			part: `{"f":"a"}`, reads: `{"pos":2}`, liveTP: other, liveKey: good, note: "more than one partition"},
-		{name: "the same bytes in two partitions, the home one later",
-			recs: []raw{{other, good, `{"pos":2}`, 0}, {home, good, `{"pos":1}`, time.Minute}},
-			part: `{"f":"a"}`, reads: `{"pos":1}`, liveTP: home, liveKey: good},
+		{name: "the same bytes in two partitions: the one read last, though older",
+			recs: []raw{{after, good, `{"pos":2}`, 0}, {home, good, `{"pos":1}`, time.Minute}},
+			part: `{"f":"a"}`, reads: `{"pos":2}`, liveTP: after, liveKey: good, note: "follows its consumer's partition order, not time"},
+		{name: "the same bytes in two partitions: the newer one, read first, is not read",
+			recs: []raw{{home, good, `{"pos":1}`, 0}, {before, good, `{"pos":2}`, time.Minute}},
+			part: `{"f":"a"}`, reads: `{"pos":1}`, liveTP: home, liveKey: good, note: "a worker that was reading when the newer copy was written keeps that one"},
+		{name: "the same bytes and value in two partitions",
+			recs: []raw{{home, good, `{"pos":1}`, 0}, {before, good, `{"pos":1}`, time.Minute}},
+			part: `{"f":"a"}`, reads: `{"pos":1}`, liveTP: home, liveKey: good, note: "with the same value"},
 		{name: "only a copy with spaces: the task finds no key with its bytes",
 			recs: []raw{{3, spaced, `{"pos":1}`, 0}},
 			part: `{"f":"a"}`, reads: "", noOffset: `no stored key has the bytes the task looks up (["c",{"f":"a"}])`},
@@ -161,6 +183,14 @@ func TestTaskReads_OffsetStorageReaderImplLooksUpTheTasksKeyBytes(t *testing.T) 
 			},
 			part: `{"table":"t1","database":"db"}`, reads: `{"pos":1}`, liveTP: 1, liveKey: `["c",{"table":"t1","database":"db"}]`,
 			note: "other keys"},
+		{name: "two field orders: the one written in one commit with another partition, not the REST order written alone",
+			recs: []raw{
+				{1, taskOrder, `{"pos":1}`, 0},
+				{3, `["c",{"shard":3}]`, `{"pos":3}`, 0},
+				{2, restOrder, `{"pos":2}`, time.Minute},
+			},
+			part: `{"table":"t1","database":"db"}`, reads: `{"pos":1}`, liveTP: 1, liveKey: taskOrder,
+			note: "written in one flush"},
 	})
 }
 
