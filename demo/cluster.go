@@ -312,8 +312,8 @@ func (c *Cluster) StopConnector(name string) error {
 }
 
 // ResumeConnector starts a stopped connector's tasks again. They re-read
-// their offsets from the offsets topic (exact key bytes, latest record in the
-// key's partition, a tombstone meaning start from scratch), so an offset
+// their offsets from the offsets topic (exact key bytes, the record read
+// last in a Java consumer's order, a tombstone meaning start from scratch), so an offset
 // edited while the connector was stopped is where it continues; a sink's
 // tasks rejoin its group and continue from its committed offsets. A paused
 // connector continues from the offsets its tasks held (see PauseConnector).

@@ -8,12 +8,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"koff/model"
 )
 
 // readAll reads every partition of an offsets topic from its start to its
 // end as of the call, as a fresh KafkaOffsetBackingStore does when the REST
-// API starts one. Records come in partition order, each partition in offset
-// order; control records are left out. Every offsets topic has the worker's
+// API or a starting task builds one. Records come partition by partition in
+// the order a Java consumer's poll hands them over (model.ReadOrder), each
+// partition in offset order; control records are left out. Every offsets topic has the worker's
 // offset.storage.partitions, as Connect creates them.
 func (w *worker) readAll(ctx context.Context, topic string) ([]*kgo.Record, error) {
 	parts := make([]int32, w.offsetsPartitions)
@@ -28,8 +31,8 @@ func (w *worker) readAll(ctx context.Context, topic string) ([]*kgo.Record, erro
 		return nil, err
 	}
 	var all []*kgo.Record
-	for _, rs := range byPart {
-		all = append(all, rs...)
+	for _, p := range model.ReadOrder(topic, w.offsetsPartitions) {
+		all = append(all, byPart[p]...)
 	}
 	return all, nil
 }

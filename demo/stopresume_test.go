@@ -28,9 +28,16 @@ func latest(t *testing.T, cl *kafka.Client, k []byte) (rec, bool) {
 // tombstone.
 func writeOffset(t *testing.T, cl *kafka.Client, k, value []byte) {
 	t.Helper()
+	writeOffsetTo(t, cl, model.PartitionFor(k, OffsetsPartitions), k, value)
+}
+
+// writeOffsetTo writes an offset record into any partition, as a kcat
+// write with the wrong partitioner does.
+func writeOffsetTo(t *testing.T, cl *kafka.Client, partition int, k, value []byte) {
+	t.Helper()
 	resp, err := cl.Produce(context.Background(), &kafka.ProduceRequest{
 		Topic:        OffsetsTopic,
-		Partition:    model.PartitionFor(k, OffsetsPartitions),
+		Partition:    partition,
 		RequiredAcks: kafka.RequireAll,
 		Records:      kafka.NewRecordReader(kafka.Record{Key: kafka.NewBytes(k), Value: kafka.NewBytes(value)}),
 	})
@@ -143,5 +150,54 @@ func TestStopEditResume(t *testing.T) {
 	}
 	if s := c.ConnectorState("no-such"); s != "" {
 		t.Errorf("ConnectorState(no-such) = %q", s)
+	}
+}
+
+// A copy of a task's key bytes outside its murmur2 partition: a starting
+// task reads the whole topic and keeps the copy handed over last
+// (model.ReadOrder, as KafkaBasedLog's poll does), however old.
+func TestResumeReadsTheCopyReadLast(t *testing.T) {
+	c := startCluster(t, testOptions(t))
+	cl := kafkaClient(t, c.Bootstrap())
+	orders := key("jdbc-shop", "protocol", "1", "table", "shop.public.orders")
+	payments := key("jdbc-shop", "protocol", "1", "table", "shop.public.payments")
+	order := model.ReadOrder(OffsetsTopic, OffsetsPartitions)
+	readFirst, readLast := order[0], order[len(order)-1]
+	// payments lives in the partition read first, orders in the one read
+	// last: a copy of payments anywhere else is read after its own, a copy
+	// of orders anywhere else before.
+	if model.PartitionFor(payments, OffsetsPartitions) != readFirst || model.PartitionFor(orders, OffsetsPartitions) != readLast {
+		t.Fatalf("read order %v: payments and orders are no longer in its first and last partitions", order)
+	}
+	waitFor(t, 10*time.Second, "jdbc-shop to flush orders", func() bool {
+		return len(byKey(readTopic(t, cl, OffsetsTopic, OffsetsPartitions))[string(orders)]) >= 3
+	})
+	if err := c.StopConnector("jdbc-shop"); err != nil {
+		t.Fatal(err)
+	}
+	writeOffsetTo(t, cl, order[1], payments, []byte(`{"incrementing":100}`))
+	writeOffsetTo(t, cl, order[1], orders, []byte(`{"incrementing":5}`))
+	ord, _ := latest(t, cl, orders)
+	pay, _ := latest(t, cl, payments)
+	if err := c.ResumeConnector("jdbc-shop"); err != nil {
+		t.Fatal(err)
+	}
+	next := func(k []byte, after []byte) int64 {
+		var got int64
+		waitFor(t, 10*time.Second, "jdbc-shop to flush after resume", func() bool {
+			r, ok := latest(t, cl, k)
+			if ok && r.value != nil && !bytes.Equal(r.value, after) {
+				got = first(t, r.value)
+				return true
+			}
+			return false
+		})
+		return got
+	}
+	if got := next(payments, pay.value); got <= 100 || got > 200 {
+		t.Errorf("payments continued at %d; its copy {\"incrementing\":100} in connect-offsets/%d is read last", got, order[1])
+	}
+	if stopped := first(t, ord.value); next(orders, ord.value) <= stopped {
+		t.Errorf("orders went back from %d: its copy in connect-offsets/%d is read before its own and loses", stopped, order[1])
 	}
 }

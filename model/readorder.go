@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // A worker that starts (and, with exactly.once.source.support=enabled,
 // every source task that starts: Worker.offsetStoreForExactlyOnceSourceTask
 // builds it its own KafkaOffsetBackingStore) reads the offsets topic from
@@ -37,4 +39,23 @@ func ReadAfter(topic string, a, b, n int) bool {
 		return ra > rb
 	}
 	return a > b
+}
+
+// ReadOrder is the n partitions of topic in the order a freshly started
+// worker's poll hands them over (ReadAfter).
+func ReadOrder(topic string, n int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		switch {
+		case a == b:
+			return 0
+		case ReadAfter(topic, a, b, n):
+			return 1
+		}
+		return -1
+	})
+	return order
 }
