@@ -188,7 +188,10 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 			interval = fmt.Sprintf("%s (%s)", intervalText(f.Interval), f.IntervalSource)
 		}
 		unflushed := "-"
-		if f.Unflushed >= 0 {
+		switch {
+		case f.Unflushed >= 0 && f.Shared > 0:
+			unflushed = fmt.Sprintf("≤%d", f.Unflushed+f.Shared) // some in topics other connectors write too
+		case f.Unflushed >= 0:
 			unflushed = fmt.Sprint(f.Unflushed)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r)), topic, last, age, interval, strings.ToUpper(string(f.Status)), unflushed, field(f.Reason))
@@ -257,6 +260,9 @@ type flushJSON struct {
 	Status          string     `json:"status"`
 	Reason          string     `json:"reason"`
 	Unflushed       *int64     `json:"unflushed_records"`
+	// SharedUnflushed: records since the last flush in topics other
+	// source connectors write too, not in unflushed_records.
+	SharedUnflushed *int64 `json:"shared_unflushed_records,omitempty"`
 }
 
 type sinkJSON struct {
@@ -312,8 +318,8 @@ func printStatusJSON(w io.Writer, store *model.Store, rows []model.ConnectorRow,
 				fj.IntervalSeconds = &iv
 			}
 			if f.Unflushed >= 0 {
-				u := f.Unflushed
-				fj.Unflushed = &u
+				u, sh := f.Unflushed, f.Shared
+				fj.Unflushed, fj.SharedUnflushed = &u, &sh
 			}
 			s.Flush = fj
 		}

@@ -17,6 +17,7 @@ type flushStatus struct {
 	status    string
 	reason    string
 	unflushed *int64
+	shared    *int64
 	raw       string
 }
 
@@ -33,7 +34,7 @@ func (s *Stack) flushOf(t *testing.T, name string) flushStatus {
 	}
 	for _, c := range st.Connectors {
 		if c.Name == name && c.Authoritative && c.Flush != nil {
-			f := flushStatus{source: c.Flush.IntervalSource, status: c.Flush.Status, reason: c.Flush.Reason, unflushed: c.Flush.Unflushed, raw: out}
+			f := flushStatus{source: c.Flush.IntervalSource, status: c.Flush.Status, reason: c.Flush.Reason, unflushed: c.Flush.Unflushed, shared: c.Flush.Shared, raw: out}
 			if c.Flush.IntervalSeconds != nil {
 				f.interval = *c.Flush.IntervalSeconds
 			}
@@ -48,6 +49,9 @@ func (f flushStatus) String() string {
 	u := "null"
 	if f.unflushed != nil {
 		u = fmt.Sprint(*f.unflushed)
+	}
+	if f.shared != nil && *f.shared > 0 {
+		u += fmt.Sprintf(" (+%d in shared topics)", *f.shared)
 	}
 	return fmt.Sprintf("%s (%s), interval %.2fs %s, unflushed %s", f.status, f.reason, f.interval, f.source, u)
 }
@@ -142,6 +146,75 @@ func TestFlushOfTheRealWorker(t *testing.T) {
 		trail = append(trail, f.String())
 	}
 	t.Logf("koff status over the test:\n  %s", strings.Join(trail, "\n  "))
+}
+
+// TestFlushOfConnectorsSharingATopic: two FileStreamSource connectors
+// write one topic; one file keeps growing, the other stops. The records in
+// the topic since the quiet one's last flush are the busy one's, so koff
+// must not call the quiet one stalled: it counts them apart (Connect's
+// GET /connectors/NAME/topics names the topic for both) and says late.
+func TestFlushOfConnectorsSharingATopic(t *testing.T) {
+	s := realStack(t)
+	busy, quiet := "shared-busy", "shared-quiet"
+	busyPath := s.writeFile(t, busy+".txt", "")
+	quietPath := s.writeFile(t, quiet+".txt", "")
+	for name, path := range map[string]string{busy: busyPath, quiet: quietPath} {
+		cfg := fileSource(path, "shared-out")
+		cfg["transaction.boundary"] = "interval"
+		s.createConnector(t, name, cfg)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for i := 1; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				appendFileQuiet(busyPath, fmt.Sprintf("busy-line-%d\n", i))
+				if i <= 50 { // 10 s: several flushes, then quiet
+					appendFileQuiet(quietPath, fmt.Sprintf("quiet-line-%d\n", i))
+				}
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	// Connect reports a topic in /topics once the connector has written to it.
+	waitFor(t, 60*time.Second, "both connectors to name shared-out", func() (bool, string) {
+		var got []string
+		for _, n := range []string{busy, quiet} {
+			_, b := s.rest(t, "GET", "/connectors/"+n+"/topics", nil)
+			if !strings.Contains(string(b), "shared-out") {
+				return false, n + ": " + string(b)
+			}
+			got = append(got, n)
+		}
+		return true, strings.Join(got, " ")
+	})
+	// Well past 3× the 2 s interval since the quiet one's last flush.
+	var last flushStatus
+	waitFor(t, 60*time.Second, quiet+" past 3× its interval", func() (bool, string) {
+		last = s.flushOf(t, quiet)
+		if last.status == "stalled" {
+			t.Fatalf("%s called stalled on another connector's records: %s", quiet, last)
+		}
+		return last.status == "late" && strings.Contains(last.reason, "shared with"), last.String()
+	})
+	if !strings.Contains(last.reason, "shared with "+busy) || last.unflushed == nil || *last.unflushed != 0 {
+		t.Errorf("%s: %s; want 0 unflushed of its own and the records in shared-out counted apart, shared with %s", quiet, last, busy)
+	}
+	for range 5 {
+		if f := s.flushOf(t, quiet); f.status == "stalled" {
+			t.Fatalf("%s called stalled on another connector's records: %s", quiet, f)
+		}
+		time.Sleep(time.Second)
+	}
+	if f := s.flushOf(t, busy); f.status != "ok" {
+		t.Errorf("%s, whose file grows: %s, want ok", busy, f)
+	}
 }
 
 func appendFileQuiet(path, content string) {

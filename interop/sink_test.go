@@ -26,6 +26,7 @@ type statusOut struct {
 			Status          string   `json:"status"`
 			Reason          string   `json:"reason"`
 			Unflushed       *int64   `json:"unflushed_records"`
+			Shared          *int64   `json:"shared_unflushed_records"`
 		} `json:"flush"`
 		Sink *struct {
 			Group      string `json:"group"`

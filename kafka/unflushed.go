@@ -43,12 +43,19 @@ func (p *UnflushedPoller) Once(ctx context.Context) {
 			continue
 		}
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		n, err := p.c.RecordsSince(rctx, t.Topics, t.LastFlush)
+		var n, shared int64
+		var err error
+		if len(t.Topics) > 0 {
+			n, err = p.c.RecordsSince(rctx, t.Topics, t.LastFlush)
+		}
+		if err == nil && len(t.Shared) > 0 {
+			shared, err = p.c.RecordsSince(rctx, t.Shared, t.LastFlush)
+		}
 		cancel()
 		if ctx.Err() != nil {
 			return
 		}
-		u := model.Unflushed{Records: n, Since: t.LastFlush, At: time.Now()}
+		u := model.Unflushed{Records: n, Shared: shared, SharedWith: t.SharedWith, Since: t.LastFlush, At: time.Now()}
 		if err != nil {
 			u.Err = p.c.Describe(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -32,8 +33,12 @@ type FlushInputs struct {
 	// State is the connector's state from REST ("" unknown).
 	State string
 	// Unflushed is the number of records written to the connector's topics
-	// since its last flush; -1 when its topics are unknown.
-	Unflushed int64
+	// since its last flush; -1 when its topics are unknown. Shared counts
+	// those in topics other source connectors (SharedWith) write too, and
+	// is not in Unflushed: they may be anyone's.
+	Unflushed  int64
+	Shared     int64
+	SharedWith []string
 }
 
 // FlushReport is a source connector's flush lag.
@@ -49,6 +54,9 @@ type FlushReport struct {
 	// Reason says why, in a few words, for tables and `koff status`.
 	Reason    string
 	Unflushed int64
+	// Shared is the records since the last flush in topics other
+	// connectors also write (not in Unflushed).
+	Shared int64
 }
 
 // EstimateInterval is the median gap between the starts of the last nine
@@ -77,7 +85,7 @@ func EstimateInterval(events []FlushEvent) time.Duration {
 
 // AssessFlush judges a source connector's flush events at time now.
 func AssessFlush(events []FlushEvent, now time.Time, in FlushInputs) FlushReport {
-	r := FlushReport{Status: FlushUnknown, Unflushed: in.Unflushed}
+	r := FlushReport{Status: FlushUnknown, Unflushed: in.Unflushed, Shared: in.Shared}
 	est := in.Estimate
 	if est <= 0 {
 		est = EstimateInterval(events)
@@ -111,6 +119,10 @@ func AssessFlush(events []FlushEvent, now time.Time, in FlushInputs) FlushReport
 		}
 	case in.Unflushed > 0:
 		r.Status, r.Reason = FlushStalled, fmt.Sprintf("%d records written since its last flush", in.Unflushed)
+	case in.Unflushed == 0 && in.Shared > 0:
+		// Records in a topic several connectors write could be the others':
+		// not enough to call this one stalled, too many to call it idle.
+		r.Status, r.Reason = FlushLate, fmt.Sprintf("no flush for %.0f× its interval; %d records since in topics shared with %s: koff cannot tell whose", ratio, in.Shared, strings.Join(in.SharedWith, ", "))
 	case in.Unflushed == 0:
 		// A task commits only what it produced (a real worker writes no
 		// offsets when nothing is pending): running or not, it is idle.

@@ -53,6 +53,9 @@ func TestAssessFlushStatuses(t *testing.T) {
 		{"idle: stopped with records", 40 * time.Second, FlushInputs{State: "STOPPED", Unflushed: 3}, FlushIdle, "estimated", 10 * time.Second},
 		{"idle: paused with records", 40 * time.Second, FlushInputs{State: "PAUSED", Unflushed: 3}, FlushIdle, "estimated", 10 * time.Second},
 		{"unknown without evidence", 40 * time.Second, FlushInputs{Unflushed: -1}, FlushUnknown, "estimated", 10 * time.Second},
+		// Records only in a topic other connectors write too may be theirs.
+		{"late: records only in a shared topic", 40 * time.Second, FlushInputs{State: "RUNNING", Unflushed: 0, Shared: 83, SharedWith: []string{"file-app-1"}}, FlushLate, "estimated", 10 * time.Second},
+		{"stalled: records in its own topic too", 40 * time.Second, FlushInputs{State: "RUNNING", Unflushed: 2, Shared: 83, SharedWith: []string{"file-app-1"}}, FlushStalled, "estimated", 10 * time.Second},
 	}
 	for _, c := range cases {
 		r := AssessFlush(ev, last.Add(c.age), c.in)
@@ -138,5 +141,28 @@ func TestFlushIntervalOfAMultiTaskConnector(t *testing.T) {
 	now := t0.Add(25*time.Second + 600*time.Millisecond + 2*time.Second)
 	if r := row.Flush(now, 0); r.Interval != 5*time.Second || r.Status != FlushOK || r.IntervalSource != "estimated" {
 		t.Errorf("flush report = %+v", r)
+	}
+}
+
+// A topic several source connectors write: its records are counted apart,
+// and the poller is told whose else they may be.
+func TestFlushTargetsSplitSharedTopics(t *testing.T) {
+	s := NewStore(StoreOptions{})
+	s.SetTopicPartitions("connect-offsets", 25)
+	for i, name := range []string{"a", "b", "c"} {
+		s.Ingest([]Record{{Topic: "connect-offsets", Partition: i, Offset: 0, Key: EncodeKey(name, Object{{Name: "f", Value: name}}), Value: []byte(`{"p":1}`), Time: t0}})
+	}
+	s.SetConnectorTopics("a", []string{"logs", "a-only"})
+	s.SetConnectorTopics("b", []string{"logs"})
+	s.SetConnectorTopics("c", []string{"c-only"})
+	ft := s.FlushTargets()
+	if a := ft["a"]; fmt.Sprint(a.Topics, a.Shared, a.SharedWith) != "[a-only] [logs] [b]" {
+		t.Errorf("a: %+v", a)
+	}
+	if b := ft["b"]; len(b.Topics) != 0 || fmt.Sprint(b.Shared, b.SharedWith) != "[logs] [a]" {
+		t.Errorf("b: %+v", b)
+	}
+	if c := ft["c"]; fmt.Sprint(c.Topics) != "[c-only]" || len(c.Shared) != 0 {
+		t.Errorf("c: %+v", c)
 	}
 }

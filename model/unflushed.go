@@ -1,11 +1,19 @@
 package model
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // Unflushed is how many records a source connector's tasks wrote to its
 // topics after its last flush: what a crash now would make it produce again.
 type Unflushed struct {
+	// Records were written to topics only this connector writes.
 	Records int64
+	// Shared were written to topics other source connectors write too
+	// (SharedWith): records koff cannot tell whose they are.
+	Shared     int64
+	SharedWith []string
 	// Since is the flush it is counted from; At when it was measured.
 	Since, At time.Time
 	Err       string
@@ -46,19 +54,46 @@ func (s *Store) FlushTargets() map[string]FlushTarget {
 			last[id.Name] = c.flushes[n-1].End
 		}
 	}
+	writers := map[string][]string{} // topic → source connectors writing it
+	for name, topics := range s.topicsOf {
+		for _, t := range topics {
+			writers[t] = append(writers[t], name)
+		}
+	}
 	out := map[string]FlushTarget{}
 	for name, topics := range s.topicsOf {
-		if len(topics) > 0 && !last[name].IsZero() {
-			out[name] = FlushTarget{Topics: topics, LastFlush: last[name]}
+		if len(topics) == 0 || last[name].IsZero() {
+			continue
 		}
+		ft := FlushTarget{LastFlush: last[name]}
+		others := map[string]bool{}
+		for _, t := range topics {
+			if len(writers[t]) == 1 {
+				ft.Topics = append(ft.Topics, t)
+				continue
+			}
+			ft.Shared = append(ft.Shared, t)
+			for _, w := range writers[t] {
+				if w != name {
+					others[w] = true
+				}
+			}
+		}
+		for w := range others {
+			ft.SharedWith = append(ft.SharedWith, w)
+		}
+		sort.Strings(ft.SharedWith)
+		out[name] = ft
 	}
 	return out
 }
 
 // FlushTarget is one source connector for the unflushed-records poller.
 type FlushTarget struct {
-	Topics    []string
-	LastFlush time.Time
+	Topics     []string // written by this connector alone
+	Shared     []string // also written by SharedWith
+	SharedWith []string
+	LastFlush  time.Time
 }
 
 // Flush judges the connector's flush lag at time now with the configured
@@ -69,7 +104,7 @@ func (r ConnectorRow) Flush(now time.Time, configured time.Duration) FlushReport
 		in.State = r.REST.State
 	}
 	if r.Unflushed != nil && r.Unflushed.Err == "" && len(r.Flushes) > 0 && !r.Unflushed.Since.Before(r.Flushes[len(r.Flushes)-1].End) {
-		in.Unflushed = r.Unflushed.Records
+		in.Unflushed, in.Shared, in.SharedWith = r.Unflushed.Records, r.Unflushed.Shared, r.Unflushed.SharedWith
 	}
 	rep := AssessFlush(r.Flushes, now, in)
 	switch {

@@ -264,6 +264,11 @@ func (s *connectorsScreen) columns() connectorColumns {
 	}
 	if n.sinks {
 		c.catchUp, c.group = len("CATCH-UP"), min(n.group, 24)
+		for _, r := range s.list.items {
+			if r.Sink != nil {
+				c.catchUp = max(c.catchUp, ansi.StringWidth(catchUpCell(r.Sink))) // "caught up" whole
+			}
+		}
 	}
 	// Cells are followed by a one-cell gap; the mark column takes two.
 	all := []*int{&c.typ, &c.topic, &c.state, &c.tasks, &c.parts, &c.suspect, &c.status, &c.flushLag,

@@ -119,10 +119,14 @@ func intervalText(r model.FlushReport) string {
 	return "every " + shortDur(r.Interval)
 }
 
-// unflushedCell is the records a crash would replay, "–" when unknown.
+// unflushedCell is the records a crash would replay, "–" when unknown;
+// "≤N" when some are in topics other connectors write too.
 func unflushedCell(r model.FlushReport) string {
-	if r.Unflushed < 0 {
+	switch {
+	case r.Unflushed < 0:
 		return "–"
+	case r.Shared > 0:
+		return "≤" + count(r.Unflushed+r.Shared)
 	}
 	return count(r.Unflushed)
 }
@@ -133,7 +137,7 @@ func unflushedCell(r model.FlushReport) string {
 // flush status is still judged on the report's own count only.
 func shownUnflushed(r model.ConnectorRow, rep model.FlushReport) model.FlushReport {
 	if rep.Unflushed < 0 && r.Unflushed != nil && r.Unflushed.Err == "" && !r.Unflushed.At.IsZero() {
-		rep.Unflushed = r.Unflushed.Records
+		rep.Unflushed, rep.Shared = r.Unflushed.Records, r.Unflushed.Shared
 	}
 	return rep
 }

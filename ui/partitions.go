@@ -541,7 +541,11 @@ func (s *partitionsScreen) panel() []string {
 	var unflushed string
 	switch {
 	case shownUnflushed(s.conn, rep).Unflushed >= 0:
-		unflushed = plural(int(shownUnflushed(s.conn, rep).Unflushed), "record", "records") + " unflushed"
+		u := shownUnflushed(s.conn, rep)
+		unflushed = plural(int(u.Unflushed), "record", "records") + " unflushed"
+		if u.Shared > 0 && s.conn.Unflushed != nil {
+			unflushed = fmt.Sprintf("%s, and %d in topics shared with %s", unflushed, u.Shared, strings.Join(s.conn.Unflushed.SharedWith, ", "))
+		}
 		if w >= 120 {
 			unflushed += " (a crash replays them)"
 		}
