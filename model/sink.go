@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -56,6 +57,8 @@ type sinkGroup struct {
 	at        time.Time
 	committed map[TopicPartition]commitMark
 	lag       []lagPoint // ring of total lag per poll, oldest first
+	trend     string     // lagTrend of lag, kept for its hysteresis
+	rate      float64
 	// reloaded is when the group's history was thrown away, and why: a
 	// new cluster, or a topic whose end offset went backwards.
 	reloaded  time.Time
@@ -97,7 +100,7 @@ func (s *Store) SetGroups(at time.Time, polls []GroupPoll) {
 		}
 		if why := g.notTheSame(p); why != "" {
 			// Commit ages and the lag trend were of another log: start over.
-			g.committed, g.lag = map[TopicPartition]commitMark{}, nil
+			g.committed, g.lag, g.trend, g.rate = map[TopicPartition]commitMark{}, nil, "", 0
 			g.reloaded, g.reloadWhy = at, why
 		}
 		g.poll, g.at = p, at
@@ -118,6 +121,7 @@ func (s *Store) SetGroups(at time.Time, polls []GroupPoll) {
 			g.lag = g.lag[1:]
 		}
 		g.lag = append(g.lag, lagPoint{at: at, lag: total})
+		g.trend, g.rate = lagTrend(g.lag, g.trend)
 	}
 	for name := range s.groups {
 		if !seen[name] {
@@ -199,49 +203,72 @@ func (g *sinkGroup) summary() SinkSummary {
 			s.LastCommit = m.at
 		}
 	}
-	s.Trend, s.Rate = lagTrend(g.lag)
+	s.Trend, s.Rate = g.trend, g.rate
 	if s.Rate < 0 && s.TotalLag > 0 {
 		s.CatchUp = time.Duration(float64(s.TotalLag) / -s.Rate * float64(time.Second))
 	}
 	return s
 }
 
-// lagTrend is the lag's change per second between the oldest and newest
-// polls of the last minute, and whether that is growing, shrinking or
-// steady.
-func lagTrend(points []lagPoint) (string, float64) {
+// lagTrend is the lag's change per second over the polls of the last
+// minute, and whether that is growing, shrinking or steady. A sink that
+// keeps up shows a lag that rises between commits and drops at each, and
+// the two ends of the window fall anywhere on that saw-tooth, so their
+// difference would flip the trend from poll to poll: the median lag of the
+// window's first third is compared with that of its last third instead.
+// Only a change beyond the saw-tooth's size is a trend, and one, once seen,
+// holds until the change falls below half that (prev), so the word and the
+// catch-up time do not jump between polls.
+func lagTrend(points []lagPoint, prev string) (string, float64) {
 	if len(points) < 2 {
 		return "", 0
 	}
 	last := points[len(points)-1]
-	first := points[0]
-	for _, p := range points {
+	window := points
+	for i, p := range points {
 		if last.at.Sub(p.at) <= time.Minute {
-			first = p
+			window = points[i:]
 			break
 		}
 	}
-	secs := last.at.Sub(first.at).Seconds()
+	if len(window) < 2 {
+		return "", 0
+	}
+	k := max(1, len(window)/3)
+	head, tail := window[:k], window[len(window)-k:]
+	secs := middle(tail).Sub(middle(head)).Seconds()
 	if secs <= 0 {
 		return "", 0
 	}
-	rate := float64(last.lag-first.lag) / secs
-	// A sink that keeps up still shows a lag that rises between commits and
-	// drops at each: only a change beyond that saw-tooth is a trend.
+	d := float64(medianLag(tail) - medianLag(head))
+	rate := d / secs
 	var peak int64
-	for _, p := range points {
-		if !p.at.Before(first.at) {
-			peak = max(peak, p.lag)
-		}
+	for _, p := range window {
+		peak = max(peak, p.lag)
 	}
 	tol := max(20, float64(peak)/4)
-	switch d := float64(last.lag - first.lag); {
-	case d > tol:
+	switch {
+	case d > tol, prev == "growing" && d > tol/2:
 		return "growing", rate
-	case d < -tol:
+	case d < -tol, prev == "shrinking" && d < -tol/2:
 		return "shrinking", rate
 	}
 	return "steady", rate
+}
+
+// middle is the time halfway through points.
+func middle(points []lagPoint) time.Time {
+	first, last := points[0].at, points[len(points)-1].at
+	return first.Add(last.Sub(first) / 2)
+}
+
+func medianLag(points []lagPoint) int64 {
+	lags := make([]int64, len(points))
+	for i, p := range points {
+		lags[i] = p.lag
+	}
+	slices.Sort(lags)
+	return lags[len(lags)/2]
 }
 
 // SinkPartitionRow is one topic-partition of a sink connector.

@@ -119,3 +119,33 @@ func TestSinkHistoryStartsOverOnAnotherLog(t *testing.T) {
 		})
 	}
 }
+
+// A sink that keeps up commits every 10 s, its lag rising between commits
+// and dropping at each; polled every 2 s, its trend must not flip with
+// where the window's ends fall on that saw-tooth. One falling behind
+// (the same saw-tooth on a rising floor) stays growing, poll after poll.
+func TestSinkLagTrendIgnoresTheCommitSawTooth(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		drift int64 // records per second the floor rises
+		want  string
+	}{{"keeps up", 0, "steady"}, {"falls behind", 3, "growing"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewStore(StoreOptions{})
+			s.SetREST(RESTStatus{Connectors: map[string]ConnectorState{"es": {Name: "es", Type: "sink", State: "RUNNING"}}})
+			seen := map[string]int{}
+			for i := 0; i <= 90; i++ {
+				secs := int64(i) * 2
+				lag := (secs%10)*12 + tc.drift*secs // 0..108 between commits, on the floor
+				s.SetGroups(t0.Add(time.Duration(secs)*time.Second), []GroupPoll{{Group: "connect-es", State: "Stable", Members: 1,
+					Partitions: []GroupPartition{gp("logs", 0, 10_000+secs*50, 10_000+secs*50+lag)}}})
+				if i >= 30 { // a minute of polls in the window
+					seen[sinkOf(s, "es").Trend]++
+				}
+			}
+			if len(seen) != 1 || seen[tc.want] == 0 {
+				t.Errorf("trend over the last two minutes of polls: %v, want %s at every poll", seen, tc.want)
+			}
+		})
+	}
+}
