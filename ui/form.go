@@ -129,6 +129,8 @@ type editForm struct {
 	partition     model.Object
 	partitionJSON string
 	current       string // e: the offset in force, as stored
+	id            model.PartitionID
+	moved         bool // e: the offset in force changed while the form was open
 	newPartition  bool
 	known         map[string]bool // n: the connector's stored partitions, canonical
 	fields        []*formField
@@ -156,6 +158,7 @@ func newTextarea(st *Styles, placeholder string) textarea.Model {
 func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, partition model.Object) *editForm {
 	f := &editForm{km: km, st: st, title: "Edit offset · " + clean(connector), connector: connector,
 		partition: partition, partitionJSON: cleanBlock(row.Partition, detailMax), current: cleanBlock(row.Offset, detailMax), help: help.New()}
+	f.id = row.ID
 	if row.Deleted {
 		f.current = ""
 	}
@@ -171,18 +174,48 @@ func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.Pa
 			}
 			return "valid offset", nil
 		}}
-	if cur, err := model.ParseOffset([]byte(row.Offset)); err == nil && !row.Deleted {
-		field.shape = func(s string) []string {
-			o, _, _ := edit.ParseOffset(s)
-			return offsetShapeWarnings(cur, o)
-		}
-	}
+	field.shape = shapeAgainst(row)
 	// JSON's \u escapes for what a terminal would act on: the same value.
 	field.ta.SetValue(string(model.JSONSafe([]byte(initialOffset(row.Offset)))))
 	f.fields = []*formField{field}
 	f.help.Styles = st.Help
 	f.validate()
 	return f
+}
+
+// shapeAgainst warns of a new offset's shape against row's offset.
+func shapeAgainst(row model.PartitionRow) func(string) []string {
+	cur, err := model.ParseOffset([]byte(row.Offset))
+	if err != nil || row.Deleted {
+		return nil
+	}
+	return func(s string) []string {
+		o, _, _ := edit.ParseOffset(s)
+		return offsetShapeWarnings(cur, o)
+	}
+}
+
+// follow keeps e's "current offset" and its warnings true while a running
+// task commits under the open form: what is typed stays, and the form says
+// the offset moved (the plan would see it too and refuse a stale edit).
+func (f *editForm) follow(src Source) {
+	if f.newPartition || f.id.Key == "" {
+		return
+	}
+	d, ok := src.Partition(f.id)
+	if !ok {
+		return
+	}
+	cur := cleanBlock(d.Offset, detailMax)
+	if d.Deleted {
+		cur = ""
+	}
+	if cur == f.current {
+		return
+	}
+	f.current, f.moved = cur, true
+	f.fields[0].shape = shapeAgainst(d.PartitionRow)
+	f.validate()
 }
 
 // newPartitionForm is n: a source partition and its offset, both typed.
@@ -399,7 +432,11 @@ func (f *editForm) view(spinner string) string {
 	if !f.newPartition {
 		lines = append(lines, st.FieldLabel.Render("Source partition"))
 		lines = append(lines, indentWrap(f.partitionJSON, inner, "  ", 3)...)
-		lines = append(lines, st.FieldLabel.Render("Current offset"))
+		label := "Current offset"
+		if f.moved {
+			label += " (moved while this form was open)"
+		}
+		lines = append(lines, st.FieldLabel.Render(label))
 		cur := f.current
 		if cur == "" {
 			cur = "(none: deleted)"

@@ -329,6 +329,9 @@ func (m *Model) refresh(now time.Time, reload bool) {
 		c.topics = len(m.topics())
 	}
 	m.top().refresh(m.opts.Source, now, reload)
+	if f, ok := m.form.(*editForm); ok && reload {
+		f.follow(m.opts.Source)
+	}
 	m.countHealth(now, reload)
 }
 

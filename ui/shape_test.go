@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"koff/edit"
 	"koff/model"
@@ -82,4 +83,25 @@ func TestEditFormWarnsAboutShape(t *testing.T) {
 		requireContains(t, m, "⚠ its partition fields (protocol, tabel) differ")
 		send(t, m, press("esc")...)
 	}
+}
+
+// A running task commits while e is open: the form says the offset in
+// force moved and judges what is typed against the new one, keeping it.
+func TestEditFormFollowsTheOffsetInForce(t *testing.T) {
+	f, _, m := editModel(t, 80, 24, nil)
+	selectPartition(t, m, "jdbc-orders", "9002") // customers
+	send(t, m, press("e")...)
+	setField(m, 0, `{"incrementing":9002}`)
+	requireContains(t, m, "⚠ the same as the offset in force")
+	f.put(t0.Add(time.Second), keyCustomers, `{"incrementing":9050}`)
+	send(t, m, tickMsg{})
+	requireContains(t, m, "Current offset (moved while this form was open)", `{"incrementing":9050}`)
+	if strings.Contains(screenText(m), "the same as the offset in force") {
+		t.Errorf("the no-op warning stayed after the offset moved:\n%s", screenText(m))
+	}
+	if got := m.form.(*editForm).fields[0].ta.Value(); got != `{"incrementing":9002}` {
+		t.Errorf("what was typed changed to %q", got)
+	}
+	setField(m, 0, `{"incrementing":9050}`)
+	requireContains(t, m, "⚠ the same as the offset in force")
 }
