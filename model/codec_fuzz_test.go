@@ -20,12 +20,14 @@ var keySeeds = []string{
 
 // FuzzParseKey: ParseKey never panics, and a parsed key re-encoded with
 // EncodeKey parses back to the same key (the writer's output is a fixed
-// point of the parser).
+// point of the parser), and the Store's plain-form reading of a key agrees
+// with the parse.
 func FuzzParseKey(f *testing.F) {
 	for _, s := range keySeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkKeyFacts(t, string(raw)) // the Store's plain-form reading says what the parse says
 		k, err := ParseKey(raw)
 		_ = Preview(raw, 40)
 		if err != nil {

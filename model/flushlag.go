@@ -217,10 +217,17 @@ func StalePartitions(rows []PartitionRow, report FlushReport, now time.Time) []P
 // and the number of gaps it is taken over. It runs on every ingested
 // record, so it sorts on the stack.
 func medianGap(h []Update) (time.Duration, int) {
+	return medianGapRing(h, 0)
+}
+
+// medianGapRing is medianGap over a ring whose oldest update is at head.
+func medianGapRing(h []Update, head int) (time.Duration, int) {
 	var buf [32]time.Duration
 	gaps := buf[:0]
-	for i := 1; i < len(h) && len(gaps) < len(buf); i++ {
-		if g := h[i].Time.Sub(h[i-1].Time); g > 0 {
+	n := len(h)
+	for i := 1; i < n && len(gaps) < len(buf); i++ {
+		cur, prev := (head+i)%n, (head+i-1)%n
+		if g := h[cur].Time.Sub(h[prev].Time); g > 0 {
 			// insertion sort: at most a few dozen elements
 			j := len(gaps)
 			gaps = append(gaps, g)

@@ -1,5 +1,9 @@
 package model
 
+// plainMaxFields bounds the fields of the plain form: names are compared
+// pairwise.
+const plainMaxFields = 16
+
 // plainOffset reports whether raw is an offset in the plain form nearly
 // every worker writes: one compact JSON object, ASCII, of distinct field
 // names without escapes, whose values are strings without escapes,
@@ -10,9 +14,8 @@ package model
 // raw itself. Every record's value is classified on ingestion and every
 // shown row renders its value, so this is the hot path; anything else
 // takes the full Jackson reading.
-func plainOffset(raw []byte) bool {
-	const maxFields = 16 // names are compared pairwise
-	var names [maxFields][]byte
+func plainOffset[T string | []byte](raw T) bool {
+	var names [plainMaxFields]T
 	n := 0
 	i := 0
 	if len(raw) < 2 || raw[0] != '{' {
@@ -28,7 +31,7 @@ func plainOffset(raw []byte) bool {
 			return false
 		}
 		end := plainString(raw, i)
-		if end < 0 || n == maxFields {
+		if end < 0 || n == plainMaxFields {
 			return false
 		}
 		name := raw[i+1 : end-1]
@@ -87,7 +90,7 @@ func plainOffset(raw []byte) bool {
 
 // plainString returns the index after a string starting at raw[i] == '"'
 // that holds only printable ASCII other than '\\', or -1.
-func plainString(raw []byte, i int) int {
+func plainString[T string | []byte](raw T, i int) int {
 	for j := i + 1; j < len(raw); j++ {
 		switch c := raw[j]; {
 		case c == '"':
@@ -101,7 +104,7 @@ func plainString(raw []byte, i int) int {
 
 // plainInteger returns the index after an integer within a Java long's
 // range with no leading zero (0 itself is fine, -0 is not), or -1.
-func plainInteger(raw []byte, i int) int {
+func plainInteger[T string | []byte](raw T, i int) int {
 	neg := raw[i] == '-'
 	if neg {
 		i++
@@ -128,7 +131,7 @@ func plainInteger(raw []byte, i int) int {
 	return i
 }
 
-func plainWord(raw []byte, i int, w string) int {
+func plainWord[T string | []byte](raw T, i int, w string) int {
 	if len(raw)-i < len(w) || string(raw[i:i+len(w)]) != w {
 		return -1
 	}

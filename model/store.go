@@ -2,6 +2,8 @@ package model
 
 import (
 	"bytes"
+	"hash/maphash"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,11 +45,21 @@ type Store struct {
 	opts    StoreOptions
 	version atomic.Uint64
 
-	mu          sync.RWMutex
-	byTP        map[TopicPartition]map[string]*entry // raw key → entry, per topic-partition
-	keyHomes    map[string]map[string]uint16         // topic → raw key → number of topic-partitions holding it
-	partitions  map[string]int                       // topic → partition count
+	mu sync.RWMutex
+	// byKey finds a stored key: topic → hash of the raw key bytes (seed)
+	// → the first entry stored with that hash; the others (the same bytes
+	// in the topic's other partitions, and in the rarest case other bytes
+	// of the same hash) follow it through entry.nextHome. A map of
+	// numbers is smaller than one of strings, and growing it does not
+	// hash every key again.
+	byKey       map[string]map[uint64]*entry
+	seed        maphash.Seed
+	partitions  map[string]int // topic → partition count
 	connectors  map[ConnectorID]*connector
+	shapes      keyShapes
+	slab        []entry       // where new entries are taken from, a block at a time
+	updates     []Update      // where first updates are taken from, likewise
+	keys        arena         // the bytes of stored keys
 	unparseable []Unparseable // ring, oldest first
 	unparsed    int64
 	records     int64
@@ -65,6 +77,11 @@ type Store struct {
 type connector struct {
 	id      ConnectorID
 	entries []*entry
+	// copies finds the first stored copy of each partition by the hash of
+	// its identity (collided by the identity itself for another partition
+	// of the same hash); the others follow it through entry.nextCopy.
+	copies   map[uint64]*entry
+	collided map[string]*entry
 	// gen moves with every record of the connector; parts caches what the
 	// task reads of each partition (see partsOf) for that gen.
 	gen        uint64
@@ -76,29 +93,88 @@ type connector struct {
 	flushes    []FlushEvent
 }
 
+// entry is one stored copy of a source partition: one key in one
+// topic-partition. A million source partitions make every byte count, so
+// the parsed partition map is not kept (partitionMap parses the key again
+// where it is needed) and the latest value, time and record offset are
+// those of the newest update in the history ring.
 type entry struct {
 	id           PartitionID
 	conn         *connector
-	partition    Object
+	nextHome     *entry // the next entry of the topic whose key bytes have the same hash
+	nextCopy     *entry // the next copy of the same partition (Java-equal map) in the connector
 	partitionStr string // compact JSON of the source partition map
 	identity     string // JavaIdentity of the partition: equal for copies of one partition
-	hash         int32  // murmur2 of the key bytes
-	canonical    bool   // the key REST writes (HashMap order)
-	taskForm     bool   // bytes a task's own map serialises to (in the stored field order)
-	value        []byte // latest value; nil when deleted
-	state        valueState
-	javaNumber   bool // a number of the value reads differently in Java (FlagJavaNumber)
-	updated      time.Time
-	recordOffset int64
-	updates      int
-	history      []Update // ring, oldest first
+	// history is a ring of the most recent updates: in order while it
+	// grows, then the oldest at head. Never empty.
+	history []Update
+	head    int32
 	// gap is the median time between this partition's recent updates, and
 	// gaps how many it is taken over: a partition is written at most once
 	// per flush of the one task that owns it, so the shortest such gap
 	// over a connector's partitions is its tasks' flush interval.
-	gap   time.Duration
-	gaps  int
-	regap bool // in Store.regap
+	gap     time.Duration
+	gaps    int32
+	updates int32
+	idx     int32  // position in conn.entries
+	shape   int32  // field order (keyShapes), -1 for fewer than two fields
+	hash    int32  // murmur2 of the key bytes
+	homes   uint16 // partitions of the topic holding the same key bytes
+	state   valueState
+	// canonical: the key REST writes (HashMap order); taskForm: bytes a
+	// task's own map serialises to (in the stored field order); nested: a
+	// field of the partition map holds an object or array.
+	canonical, taskForm, nested bool
+	firstCopy                   bool // the first copy of its partition: nextCopy chains the others
+	javaNumber                  bool // a number of the value reads differently in Java (FlagJavaNumber)
+	regap                       bool // in Store.regap
+}
+
+// last is the newest update.
+func (e *entry) last() *Update {
+	return &e.history[(int(e.head)+len(e.history)-1)%len(e.history)]
+}
+
+func (e *entry) value() []byte       { return e.last().Value }
+func (e *entry) updated() time.Time  { return e.last().Time }
+func (e *entry) recordOffset() int64 { return e.last().RecordOffset }
+
+// orderedHistory returns the history ring's updates oldest first, in a
+// new slice.
+func (e *entry) orderedHistory() []Update {
+	out := make([]Update, 0, len(e.history))
+	out = append(out, e.history[e.head:]...)
+	return append(out, e.history[:e.head]...)
+}
+
+// push adds an update to e's ring of at most History.
+func (s *Store) push(e *entry, u Update) {
+	max := s.opts.History
+	if e.history == nil {
+		// A first update, often the only one: taken from a block.
+		if len(s.updates) == 0 {
+			s.updates = make([]Update, 256)
+		}
+		e.history = s.updates[:1:1]
+		s.updates = s.updates[1:]
+		e.history[0] = u
+		return
+	}
+	if len(e.history) < max {
+		e.history = append(e.history, u)
+		return
+	}
+	e.history[e.head] = u
+	if e.head++; int(e.head) == len(e.history) {
+		e.head = 0
+	}
+}
+
+// partitionMap parses the source partition map from the key (nil for a
+// null partition).
+func (e *entry) partitionMap() Object {
+	k, _ := ParseKey([]byte(e.id.Key)) // it parsed when stored
+	return k.Partition
 }
 
 // Update is one record of a source partition: a new offset or a tombstone.
@@ -131,8 +207,8 @@ const UnparseableRaw = 16 << 10
 func NewStore(opts StoreOptions) *Store {
 	return &Store{
 		opts:       opts.withDefaults(),
-		byTP:       map[TopicPartition]map[string]*entry{},
-		keyHomes:   map[string]map[string]uint16{},
+		byKey:      map[string]map[uint64]*entry{},
+		seed:       maphash.MakeSeed(),
 		partitions: map[string]int{},
 		connectors: map[ConnectorID]*connector{},
 	}
@@ -183,17 +259,31 @@ func (s *Store) Ingest(batch []Record) {
 	if s.readTo == nil {
 		s.readTo = map[TopicPartition]int64{}
 	}
+	// A batch is nearly always of one topic-partition: its maps are
+	// looked up once per run of records of the same one.
+	var tp TopicPartition
+	var keys map[uint64]*entry
+	to := int64(-1)
 	for i := range batch {
 		r := &batch[i]
-		if tp := (TopicPartition{r.Topic, r.Partition}); r.Offset+1 > s.readTo[tp] {
-			s.readTo[tp] = r.Offset + 1
+		if i == 0 || r.Partition != tp.Partition || r.Topic != tp.Topic {
+			if i > 0 {
+				s.noteReadTo(tp, to)
+			}
+			tp, to = TopicPartition{r.Topic, r.Partition}, -1
+			if keys = s.byKey[r.Topic]; keys == nil {
+				keys = map[uint64]*entry{}
+				s.byKey[r.Topic] = keys
+			}
 		}
-		s.ingest(r)
+		to = max(to, r.Offset+1)
+		s.ingest(r, keys)
 	}
+	s.noteReadTo(tp, to)
 	// Once per batch, not per record: a key is often updated several
 	// times in one fetched chunk while catching up.
 	for _, e := range s.regap {
-		e.gap, e.gaps = medianGap(e.history)
+		e.gap, e.gaps = e.medianGap()
 		e.regap = false
 	}
 	clear(s.regap)
@@ -202,29 +292,35 @@ func (s *Store) Ingest(batch []Record) {
 	s.bump()
 }
 
-func (s *Store) ingest(r *Record) {
+func (s *Store) noteReadTo(tp TopicPartition, to int64) {
+	if to > s.readTo[tp] {
+		s.readTo[tp] = to
+	}
+}
+
+func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	s.records++
-	tp := TopicPartition{r.Topic, r.Partition}
-	keys := s.byTP[tp]
-	if keys == nil {
-		keys = map[string]*entry{}
-		s.byTP[tp] = keys
-	}
-	e := keys[string(r.Key)]
-	if e != nil && r.Offset <= e.recordOffset {
-		return // already seen (re-read after a reconnect)
-	}
-	var k Key
-	if e == nil {
-		var err error
-		if k, err = ParseKey(r.Key); err != nil {
-			s.addUnparseable(r, err.Error())
-			return
+	h := hashBytes(s.seed, r.Key)
+	var e, same *entry // this copy; the first copy of the same bytes
+	for x := keys[h]; x != nil; x = x.nextHome {
+		if x.id.Key == string(r.Key) {
+			if same == nil {
+				same = x
+			}
+			if x.id.Partition == r.Partition {
+				e = x
+				break
+			}
 		}
 	}
+	if e != nil && r.Offset <= e.recordOffset() {
+		return // already seen (re-read after a reconnect)
+	}
 	if e == nil {
-		e = s.newEntry(tp, string(r.Key), k)
-		keys[e.id.Key] = e
+		var ok bool
+		if e, ok = s.newEntry(r, keys, h, same); !ok {
+			return
+		}
 	}
 	// Every value counts, readable or not: the worker's map keeps the
 	// latest record of the key whatever it holds (consumedCallback), so an
@@ -243,12 +339,9 @@ func (s *Store) ingest(r *Record) {
 	c := e.conn
 	c.records++
 	c.gen++
-	wasLive := e.value != nil
-	e.value = r.Value
-	e.updated = r.Time
-	e.recordOffset = r.Offset
+	wasLive := e.updates > 0 && e.value() != nil
 	e.updates++
-	e.history = pushUpdate(e.history, Update{Time: r.Time, RecordOffset: r.Offset, Value: r.Value}, s.opts.History)
+	s.push(e, Update{Time: r.Time, RecordOffset: r.Offset, Value: r.Value})
 	if !e.regap {
 		e.regap = true
 		s.regap = append(s.regap, e)
@@ -281,31 +374,127 @@ func within(s, in string) string {
 	return s
 }
 
-func (s *Store) newEntry(tp TopicPartition, key string, k Key) *entry {
-	cid := ConnectorID{Topic: tp.Topic, Name: k.Connector}
-	c := s.connectors[cid]
-	if c == nil {
-		c = &connector{id: cid}
-		s.connectors[cid] = c
+// newEntry stores a key first seen in r's topic-partition, h the hash of
+// its bytes; same is its copy in another partition of the topic, if any,
+// whose analysis it shares. ok is false for a key the worker cannot read
+// (then recorded as unparseable).
+func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, same *entry) (*entry, bool) {
+	tp := TopicPartition{r.Topic, r.Partition}
+	var e *entry
+	if same != nil {
+		e = s.alloc()
+		*e = entry{
+			id: PartitionID{TopicPartition: tp, Key: same.id.Key}, conn: same.conn,
+			partitionStr: same.partitionStr, identity: same.identity, shape: same.shape, hash: same.hash,
+			canonical: same.canonical, taskForm: same.taskForm, nested: same.nested, homes: same.homes + 1,
+		}
+		for x := keys[h]; x != nil; x = x.nextHome {
+			if x.id.Key == e.id.Key {
+				x.homes = e.homes
+			}
+		}
+	} else {
+		key := s.keys.keep(r.Key)
+		f, err := analyzeKey(key, &s.shapes, &s.keys)
+		if err != nil {
+			s.addUnparseable(r, err.Error())
+			return nil, false
+		}
+		cid := ConnectorID{Topic: tp.Topic, Name: f.connector}
+		c := s.connectors[cid]
+		if c == nil {
+			c = &connector{id: cid}
+			s.connectors[cid] = c
+		}
+		e = s.alloc()
+		*e = entry{
+			id: PartitionID{TopicPartition: tp, Key: key}, conn: c,
+			partitionStr: f.partition, identity: f.identity, shape: f.shape, hash: Murmur2(r.Key),
+			canonical: f.canonical, taskForm: f.taskForm, nested: f.nested, homes: 1,
+		}
 	}
-	raw := []byte(key)
-	e := &entry{
-		id:           PartitionID{TopicPartition: tp, Key: key},
-		conn:         c,
-		partition:    k.Partition,
-		partitionStr: within(string(k.PartitionRaw), key),
-		identity:     within(partitionIdentity(k.Partition), key),
-		hash:         Murmur2(raw),
-		canonical:    IsRESTCanonical(k, raw),
-		taskForm:     TaskKeyForm(k, raw),
+	// Last in the chain of its hash: a copy's nextHome order is the order
+	// first seen.
+	if x := keys[h]; x == nil {
+		keys[h] = e
+	} else {
+		for x.nextHome != nil {
+			x = x.nextHome
+		}
+		x.nextHome = e
 	}
+	c := e.conn
+	e.idx = int32(len(c.entries))
 	c.entries = append(c.entries, e)
-	homes := s.keyHomes[tp.Topic]
-	if homes == nil {
-		homes = map[string]uint16{}
-		s.keyHomes[tp.Topic] = homes
+	c.addCopy(e, hashString(s.seed, e.identity))
+	return e, true
+}
+
+// hashBytes and hashString hash stored keys and identities (variables so
+// that a test can make every hash collide).
+var (
+	hashBytes  = maphash.Bytes
+	hashString = maphash.String
+)
+
+// addCopy chains e to the first stored copy of its partition, or makes it
+// the first; ih is the hash of its identity.
+func (c *connector) addCopy(e *entry, ih uint64) {
+	first := c.copies[ih]
+	switch {
+	case first == nil:
+		if c.copies == nil {
+			c.copies = map[uint64]*entry{}
+		}
+		c.copies[ih] = e
+		e.firstCopy = true
+		return
+	case first.identity != e.identity: // another partition of the same hash
+		if first = c.collided[e.identity]; first == nil {
+			if c.collided == nil {
+				c.collided = map[string]*entry{}
+			}
+			c.collided[e.identity] = e
+			e.firstCopy = true
+			return
+		}
 	}
-	homes[e.id.Key]++
+	for first.nextCopy != nil {
+		first = first.nextCopy
+	}
+	first.nextCopy = e
+}
+
+// arena holds strings that live until Reset (stored keys and what is
+// derived from them): a million of them are a million objects for the
+// garbage collector to mark, while a few hundred blocks are not. A
+// strings.Builder never changes bytes it has written, so the substrings
+// stay valid when it moves on to a new block.
+type arena struct{ b strings.Builder }
+
+func (a *arena) keep(b []byte) string {
+	const block = 64 << 10
+	if len(b) > block/4 {
+		return string(b)
+	}
+	if a.b.Cap()-a.b.Len() < len(b) {
+		a.b = strings.Builder{}
+		a.b.Grow(block)
+	}
+	from := a.b.Len()
+	a.b.Write(b)
+	return a.b.String()[from:]
+}
+
+// alloc takes a new entry from the slab: entries live until Reset, so
+// they are allocated in blocks, which the garbage collector sees as one
+// object each.
+func (s *Store) alloc() *entry {
+	if len(s.slab) == 0 {
+		s.slab = make([]entry, 256)
+	}
+	e := &s.slab[0]
+	s.slab = s.slab[1:]
 	return e
 }
 
@@ -333,14 +522,6 @@ func (s *Store) addUnparseable(r *Record, reason string) {
 		s.unparseable = s.unparseable[:n]
 	}
 	s.unparseable = append(s.unparseable, u)
-}
-
-func pushUpdate(h []Update, u Update, max int) []Update {
-	if len(h) >= max {
-		n := copy(h, h[1:])
-		h = h[:n]
-	}
-	return append(h, u)
 }
 
 // javaNumberDiffers reports whether a readable offset holds a number Java
@@ -386,7 +567,7 @@ func (s *Store) joinREST(r *ConnectorRow) {
 
 func (s *Store) flags(e *entry) Flags {
 	var f Flags
-	if s.keyHomes[e.id.Topic][e.id.Key] > 1 {
+	if e.homes > 1 {
 		f |= FlagDuplicate
 	}
 	if n := s.partitions[e.id.Topic]; n > 0 && int(e.hash&0x7fffffff)%n != e.id.Partition {
@@ -395,7 +576,7 @@ func (s *Store) flags(e *entry) Flags {
 	if !e.canonical {
 		f |= FlagNotCanonical
 	}
-	ps := s.partsOf(e.conn).of[e]
+	ps := s.partsOf(e.conn).of[e.idx]
 	if ps.live != e && (e.state != valueTombstone || ps.live != nil) {
 		// A deleted copy with no live one beside it is just deleted.
 		f |= FlagStray
@@ -472,7 +653,7 @@ func (s *Store) Connectors() []ConnectorRow {
 		best := 0
 		for _, e := range c.entries {
 			// Prefer partitions seen updated three times or more.
-			if n := min(e.gaps, 2); e.gap > 0 && (n > best || n == best && e.gap < r.PartitionInterval) {
+			if n := int(min(e.gaps, 2)); e.gap > 0 && (n > best || n == best && e.gap < r.PartitionInterval) {
 				r.PartitionInterval, best = e.gap, n
 			}
 		}
@@ -603,16 +784,16 @@ func (s *Store) Partitions(id ConnectorID) []PartitionRow {
 }
 
 func (s *Store) row(e *entry) PartitionRow {
-	ps := s.partsOf(e.conn).of[e]
+	ps := s.partsOf(e.conn).of[e.idx]
 	r := PartitionRow{
 		ID:           e.id,
 		Connector:    e.conn.id.Name,
 		Partition:    e.partitionStr,
-		Deleted:      e.value == nil,
-		Stored:       e.value,
-		Updated:      e.updated,
-		RecordOffset: e.recordOffset,
-		Updates:      e.updates,
+		Deleted:      e.value() == nil,
+		Stored:       e.value(),
+		Updated:      e.updated(),
+		RecordOffset: e.recordOffset(),
+		Updates:      int(e.updates),
 		Flags:        s.flags(e),
 		Live:         ps.live == e,
 		Stray:        ps.stray[e],
@@ -620,16 +801,19 @@ func (s *Store) row(e *entry) PartitionRow {
 		TaskForm:     e.taskForm,
 		OrderUnknown: ps.orderUnknown,
 	}
-	r.Offset, r.Unreadable, r.JavaReads = valueTexts(e.value)
+	r.Offset, r.Unreadable, r.JavaReads = valueTexts(e.value())
 	if ps.live != nil {
 		id := ps.live.id
 		r.LiveCopy = &id
-		r.TaskReads, r.NoOffset, _ = valueTexts(ps.live.value)
-		if ps.live.value == nil {
+		r.TaskReads, r.NoOffset = r.Offset, r.Unreadable
+		if ps.live != e {
+			r.TaskReads, r.NoOffset, _ = valueTexts(ps.live.value())
+		}
+		if ps.live.value() == nil {
 			r.NoOffset = "deleted: the latest record of the key the task reads is a tombstone"
 		}
 	} else {
-		r.NoOffset = "no stored key has the bytes the task looks up (" + string(ps.taskKey) + ")"
+		r.NoOffset = "no stored key has the bytes the task looks up (" + ps.lookup() + ")"
 		if allDeleted(ps) {
 			r.NoOffset = "deleted"
 		}
@@ -639,7 +823,7 @@ func (s *Store) row(e *entry) PartitionRow {
 
 func allDeleted(ps *partState) bool {
 	for _, e := range ps.entries {
-		if e.value != nil {
+		if e.value() != nil {
 			return false
 		}
 	}
@@ -706,27 +890,38 @@ func (s *Store) ReadTo(tp TopicPartition) int64 {
 func (s *Store) Partition(id PartitionID) (PartitionDetail, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e := s.byTP[id.TopicPartition][id.Key]
+	e := s.find(id)
 	if e == nil {
 		return PartitionDetail{}, false
 	}
 	d := PartitionDetail{
 		PartitionRow: s.row(e),
 		Key:          []byte(e.id.Key),
-		PartitionMap: e.partition,
-		Value:        e.value,
-		History:      append([]Update(nil), e.history...),
+		PartitionMap: e.partitionMap(),
+		Value:        e.value(),
+		History:      e.orderedHistory(),
 		Expected:     -1,
 	}
 	if n := s.partitions[id.Topic]; n > 0 {
 		d.Expected = int(e.hash&0x7fffffff) % n
-		for p := 0; p < n; p++ {
-			if s.byTP[TopicPartition{id.Topic, p}][id.Key] != nil {
-				d.Homes = append(d.Homes, p)
+		for h := s.byKey[id.Topic][hashString(s.seed, id.Key)]; h != nil; h = h.nextHome {
+			if h.id.Key == id.Key && h.id.Partition < n {
+				d.Homes = append(d.Homes, h.id.Partition)
 			}
 		}
+		slices.Sort(d.Homes)
 	}
 	return d, true
+}
+
+// find returns the stored copy id names, or nil.
+func (s *Store) find(id PartitionID) *entry {
+	for e := s.byKey[id.Topic][hashString(s.seed, id.Key)]; e != nil; e = e.nextHome {
+		if e.id.Key == id.Key && e.id.Partition == id.Partition {
+			return e
+		}
+	}
+	return nil
 }
 
 // UnparseableRecords returns the most recent unparseable records, oldest first.
@@ -768,4 +963,10 @@ func (s *Store) Stats() Stats {
 		}
 	}
 	return st
+}
+
+// medianGap is medianGap of the history ring, as int32 gaps.
+func (e *entry) medianGap() (time.Duration, int32) {
+	g, n := medianGapRing(e.history, int(e.head))
+	return g, int32(n)
 }

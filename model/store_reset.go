@@ -6,8 +6,8 @@ package model
 // sink poller said stays: they answer for the present already.
 func (s *Store) Reset() {
 	s.mu.Lock()
-	s.byTP = map[TopicPartition]map[string]*entry{}
-	s.keyHomes = map[string]map[string]uint16{}
+	s.byKey = map[string]map[uint64]*entry{}
+	s.slab, s.updates, s.keys = nil, nil, arena{}
 	s.partitions = map[string]int{}
 	s.connectors = map[ConnectorID]*connector{}
 	s.unparseable = nil

@@ -3,8 +3,6 @@ package model
 import (
 	"bytes"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 )
 
@@ -60,15 +58,24 @@ func classifyValue(raw []byte) valueState {
 type partState struct {
 	entries []*entry // every stored copy, in the order first seen
 	live    *entry   // nil: no copy has the task's key bytes
-	// taskKey is the key the task looks up, as far as koff can know.
+	// taskKey is the key the task looks up, as far as koff can know, when
+	// no copy has it (else it is live's key: see lookup).
 	taskKey []byte
 	// note qualifies the choice (field order unknown, read order).
 	note string
 	// orderUnknown: several task-form keys differ only in field order and
 	// nothing tells which order the task uses.
 	orderUnknown bool
-	// stray gives each non-live copy's reason.
+	// stray gives each non-live copy's reason (nil when there is none).
 	stray map[*entry]string
+}
+
+// lookup is the key the task looks up.
+func (ps *partState) lookup() string {
+	if ps.live != nil {
+		return ps.live.id.Key
+	}
+	return string(ps.taskKey)
 }
 
 // connParts is a connector's partitions with their copies; computed from
@@ -76,7 +83,7 @@ type partState struct {
 type connParts struct {
 	gen   uint64
 	parts []*partState
-	of    map[*entry]*partState
+	of    []*partState // by entry.idx
 }
 
 // partsOf returns the connector's partition states. Callers hold s.mu (read
@@ -85,61 +92,109 @@ func (s *Store) partsOf(c *connector) *connParts {
 	if cp := c.parts.Load(); cp != nil && cp.gen == c.gen {
 		return cp
 	}
-	cp := buildParts(c, s.partitions[c.id.Topic], s.opts.FlushWindow)
+	cp := buildParts(c, s.partitions[c.id.Topic], s.opts.FlushWindow, s.shapes.list)
 	c.parts.Store(cp)
 	return cp
 }
 
-func buildParts(c *connector, nparts int, window time.Duration) *connParts {
-	cp := &connParts{gen: c.gen, of: make(map[*entry]*partState, len(c.entries))}
-	byID := make(map[string]*partState, len(c.entries))
+// buildParts groups the connector's entries into partitions (the copies
+// of one partition are chained from its first, see Store.newEntry) and
+// decides each. It allocates a few blocks, not a few objects per
+// partition: a connector can have a million partitions, and this runs
+// whenever one of them changed and a reader looks.
+func buildParts(c *connector, nparts int, window time.Duration, shapes []keyShape) *connParts {
+	cp := &connParts{gen: c.gen, of: make([]*partState, len(c.entries))}
+	heads := 0
 	for _, e := range c.entries {
-		ps := byID[e.identity]
-		if ps == nil {
-			ps = &partState{}
-			byID[e.identity] = ps
-			cp.parts = append(cp.parts, ps)
+		if e.firstCopy {
+			heads++
 		}
-		ps.entries = append(ps.entries, e)
-		cp.of[e] = ps
 	}
-	orders := taskOrders(cp.parts)
+	states := make([]partState, heads)
+	cp.parts = make([]*partState, 0, heads)
+	flat := make([]*entry, 0, len(c.entries))
+	for _, e := range c.entries {
+		if !e.firstCopy {
+			continue
+		}
+		ps := &states[len(cp.parts)]
+		from := len(flat)
+		for x := e; x != nil; x = x.nextCopy {
+			flat = append(flat, x)
+			cp.of[x.idx] = ps
+		}
+		ps.entries = flat[from:len(flat):len(flat)]
+		cp.parts = append(cp.parts, ps)
+	}
+	orders := taskOrders(cp.parts, shapes)
+	var flushed func(*entry) bool
 	for _, ps := range cp.parts {
-		ps.decide(c.id.Name, orders, nparts, flushedWith(cp.parts, window))
+		if len(ps.entries) == 1 && ps.entries[0].taskForm {
+			// The common case: one copy, in the task's own form.
+			ps.live = ps.entries[0]
+			if ps.live.nested {
+				ps.note = nestedNote
+			}
+			continue
+		}
+		if flushed == nil {
+			flushed = flushedWith(cp.parts, window)
+		}
+		ps.decide(c.id.Name, orders, nparts, flushed, shapes)
 	}
 	return cp
 }
 
+const nestedNote = "the partition map has nested values, which OffsetUtils.validateFormat refuses: no task can read or write this partition"
+
 // taskOrders infers the task's field order for each set of field names
 // from partitions whose task-form keys agree on one order: a task builds
-// every partition map of one shape the same way.
-func taskOrders(parts []*partState) map[string]string {
-	count := map[string]map[string]int{}
+// every partition map of one shape the same way. Orders are keyShape
+// numbers, keyed by their sorted names.
+func taskOrders(parts []*partState, shapes []keyShape) map[string]int32 {
+	type tally struct {
+		best, n int32
+		count   map[int32]int
+	}
+	count := map[string]*tally{}
 	for _, ps := range parts {
-		var order string
+		order := int32(-1)
 		n := 0
 		for _, e := range ps.entries {
-			if !e.taskForm || len(e.partition) < 2 {
+			if !e.taskForm || e.shape < 0 {
 				continue
 			}
-			if o := fieldOrder(e.partition); o != order {
-				order = o
+			if e.shape != order {
+				order = e.shape
 				n++
 			}
 		}
 		if n != 1 {
 			continue
 		}
-		names := sortedNames(ps.entries[0].partition)
-		if count[names] == nil {
-			count[names] = map[string]int{}
+		names := shapes[order].sorted
+		t := count[names]
+		if t == nil {
+			t = &tally{best: order}
+			count[names] = t
 		}
-		count[names][order]++
+		if order == t.best && t.count == nil {
+			t.n++ // one order so far, as nearly always: no map
+			continue
+		}
+		if t.count == nil {
+			t.count = map[int32]int{t.best: int(t.n)}
+		}
+		t.count[order]++
 	}
-	out := map[string]string{}
-	for names, byOrder := range count {
-		best, bestN, tie := "", 0, false
-		for o, n := range byOrder {
+	out := map[string]int32{}
+	for names, t := range count {
+		if t.count == nil {
+			out[names] = t.best
+			continue
+		}
+		best, bestN, tie := int32(-1), 0, false
+		for o, n := range t.count {
 			switch {
 			case n > bestN:
 				best, bestN, tie = o, n, false
@@ -154,31 +209,14 @@ func taskOrders(parts []*partState) map[string]string {
 	return out
 }
 
-func fieldOrder(o Object) string {
-	n := make([]string, len(o))
-	for i, f := range o {
-		n[i] = f.Name
-	}
-	return strings.Join(n, "\x00")
-}
-
-func sortedNames(o Object) string {
-	n := make([]string, len(o))
-	for i, f := range o {
-		n[i] = f.Name
-	}
-	sort.Strings(n)
-	return strings.Join(n, "\x00")
-}
-
 // later reports whether a was read after b in the worker's read order. The
 // worker consumes all partitions at once, so for the same key bytes in two
 // partitions the order is not fixed; the newer record is the best guess
 // (and the copies are flagged duplicate). Records of one moment (one edit)
 // prefer the copy in its murmur2 partition, where the worker itself writes.
 func later(a, b *entry, nparts int) bool {
-	if !a.updated.Equal(b.updated) {
-		return a.updated.After(b.updated)
+	if at, bt := a.updated(), b.updated(); !at.Equal(bt) {
+		return at.After(bt)
 	}
 	if nparts > 0 {
 		ah, bh := int(a.hash&0x7fffffff)%nparts == a.id.Partition, int(b.hash&0x7fffffff)%nparts == b.id.Partition
@@ -189,11 +227,11 @@ func later(a, b *entry, nparts int) bool {
 	if a.id.Partition != b.id.Partition {
 		return a.id.Partition > b.id.Partition
 	}
-	return a.recordOffset > b.recordOffset
+	return a.recordOffset() > b.recordOffset()
 }
 
-func (ps *partState) decide(connector string, orders map[string]string, nparts int, flushed func(*entry) bool) {
-	ps.stray = map[*entry]string{}
+func (ps *partState) decide(connector string, orders map[string]int32, nparts int, flushed func(*entry) bool, shapes []keyShape) {
+	ps.stray = make(map[*entry]string, len(ps.entries))
 	// The latest record of each distinct key bytes.
 	latest := map[string]*entry{}
 	var keys []string
@@ -216,23 +254,24 @@ func (ps *partState) decide(connector string, orders map[string]string, nparts i
 	switch {
 	case len(candidates) == 0:
 		var p Object
-		if first.partition != nil {
-			p = javaNumbers(first.partition).(Object)
+		fp := first.partitionMap()
+		if fp != nil {
+			p = javaNumbers(fp).(Object)
 		}
 		ps.taskKey = EncodeKey(connector, p)
-		if len(first.partition) > 1 {
-			ps.taskKey = EncodeKey(connector, javaNumbers(HashMapOrder(first.partition)).(Object))
+		if len(fp) > 1 {
+			ps.taskKey = EncodeKey(connector, javaNumbers(HashMapOrder(fp)).(Object))
 		}
 	case len(candidates) == 1:
 		ps.live = candidates[0]
 	default:
-		ps.live, ps.note, ps.orderUnknown = pickOrder(candidates, orders, nparts, flushed)
+		ps.live, ps.note, ps.orderUnknown = pickOrder(candidates, orders, nparts, flushed, shapes)
 	}
 	if ps.live != nil {
-		ps.taskKey = []byte(ps.live.id.Key)
+		ps.taskKey = nil // lookup gives the live key
 	}
-	if len(first.partition) > 0 && hasNested(first.partition) {
-		ps.note = joinNote(ps.note, "the partition map has nested values, which OffsetUtils.validateFormat refuses: no task can read or write this partition")
+	if first.nested {
+		ps.note = joinNote(ps.note, nestedNote)
 	}
 	for _, e := range ps.entries {
 		if e == ps.live {
@@ -263,14 +302,14 @@ func readLast(a, b *entry, nparts int) bool {
 // sameBytesNote explains which of two copies of the task's key bytes a
 // restarted task reads, and why an operator should not trust the newer.
 func sameBytesNote(live, other *entry, nparts int) string {
-	if other.value != nil && live.value != nil && SameOffset(other.value, live.value) {
+	if ov, lv := other.value(), live.value(); ov != nil && lv != nil && SameOffset(ov, lv) {
 		return "the same key bytes are in more than one partition of the topic, with the same value"
 	}
 	note := fmt.Sprintf("the same key bytes are in more than one partition of the topic, with different values: a restarted worker reads the topic from the start and keeps the copy it reads last, which follows its consumer's partition order, not time; koff shows the copy in %s, which it reads after %s when the topic comes in one poll", live.id.TopicPartition, other.id.TopicPartition)
 	if nparts == 0 {
 		note = "the same key bytes are in more than one partition of the topic, with different values: a restarted worker keeps the copy it reads last, which follows its consumer's partition order, not time; koff shows the newest"
 	}
-	if other.updated.After(live.updated) {
+	if other.updated().After(live.updated()) {
 		note += "; a worker that was reading when the newer copy was written keeps that one until it restarts"
 	}
 	return note + "; an edit of the partition writes every copy"
@@ -286,11 +325,13 @@ func joinNote(a, b string) string {
 // pickOrder chooses among task-form keys that differ only in field order:
 // the order the connector's other partitions show, else the HashMap order
 // REST writes, else the newest.
-func pickOrder(cands []*entry, orders map[string]string, nparts int, flushed func(*entry) bool) (*entry, string, bool) {
-	names := sortedNames(cands[0].partition)
+func pickOrder(cands []*entry, orders map[string]int32, nparts int, flushed func(*entry) bool, shapes []keyShape) (*entry, string, bool) {
+	// Candidates differ only in field order, so they have two fields or
+	// more and one set of names.
+	names := shapes[cands[0].shape].sorted
 	if o, ok := orders[names]; ok {
 		for _, c := range cands {
-			if fieldOrder(c.partition) == o {
+			if c.shape == o {
 				return c, "field order taken from the connector's other keys", false
 			}
 		}
@@ -362,16 +403,16 @@ func strayReason(e *entry, ps *partState, latest map[string]*entry) string {
 	case latest[e.id.Key] != e:
 		return fmt.Sprintf("an older record of the same key bytes than the one in %s", latest[e.id.Key].id.TopicPartition)
 	case e.taskForm && live != nil:
-		return "the same partition with its fields in another order: the task looks up " + string(ps.taskKey)
+		return "the same partition with its fields in another order: the task looks up " + ps.lookup()
 	case e.taskForm:
 		return "field order differs from the task's"
 	}
-	want := EncodeKey(e.conn.id.Name, javaNumbersOrNil(e.partition))
+	want := EncodeKey(e.conn.id.Name, javaNumbersOrNil(e.partitionMap()))
 	why := keyDifference([]byte(e.id.Key), want)
 	if live == nil {
 		return why + ": the task looks up " + string(want) + ", which is not stored, so it reads no offset"
 	}
-	return why + ": the task looks up " + string(ps.taskKey)
+	return why + ": the task looks up " + ps.lookup()
 }
 
 func javaNumbersOrNil(p Object) Object {
