@@ -20,7 +20,10 @@ type safeWriter struct {
 }
 
 func (s *safeWriter) Write(p []byte) (int, error) {
-	buf := append(s.tail, p...)
+	buf := p
+	if len(s.tail) > 0 {
+		buf = append(s.tail, p...)
+	}
 	cut := len(buf) - partialRune(buf)
 	s.tail = append([]byte(nil), buf[cut:]...)
 	if cut == 0 {

@@ -1,0 +1,48 @@
+package model
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// Store.OffsetsBody writes what OffsetsBody writes of the rows, byte for
+// byte: for random write sequences (key variants, tombstones, nulls,
+// garbage, copies in other partitions), in one offsets topic and, for a
+// connector with its own, in two.
+func TestStoreOffsetsBodyEqualsTheRowsBody(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 3))
+	one := []ConnectorID{{Topic: "connect-offsets", Name: "c"}}
+	two := []ConnectorID{{Topic: "own-offsets", Name: "c"}, {Topic: "connect-offsets", Name: "c"}}
+	full := 0
+	for i := 0; i < 1000; i++ {
+		s := storeOf(randomRecords(r))
+		// The same connector's own topic: another random sequence.
+		var next int64
+		for _, rc := range randomRecords(r) {
+			rec := Record{Topic: "own-offsets", Partition: rc.tp % 3, Offset: next, Key: []byte(rc.key.raw), Time: t0.Add(rc.at)}
+			next++
+			if rc.value.raw != nil {
+				rec.Value = []byte(*rc.value.raw)
+			}
+			s.Ingest([]Record{rec})
+		}
+		for _, ids := range [][]ConnectorID{one, two} {
+			var rows []PartitionRow
+			for _, id := range ids {
+				rows = append(rows, s.Partitions(id)...)
+			}
+			if got, want := string(s.OffsetsBody(ids)), string(OffsetsBody(rows)); got != want {
+				t.Fatalf("sequence %d, %d topics: Store.OffsetsBody\n%s\nOffsetsBody of the rows\n%s", i, len(ids), got, want)
+			} else if len(ids) == 2 && strings.Count(got, `"partition"`) > 1 {
+				full++
+			}
+		}
+	}
+	if full < 100 {
+		t.Errorf("only %d sequences had several partitions in the body", full)
+	}
+	if got := string(NewStore(StoreOptions{}).OffsetsBody(one)); got != `{"offsets":[]}` {
+		t.Errorf("empty store: %s", got)
+	}
+}
