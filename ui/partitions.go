@@ -380,6 +380,15 @@ func (s *partitionsScreen) columns() partitionColumns {
 	// partition map gets more than its values' room.
 	if needP+needO <= avail {
 		c.partition, c.offset = needP, needO
+		// Room to spare: the flags get all of it they need, rather than
+		// ending in "…" beside empty columns.
+		if c.flags > 0 {
+			need := n.flagsShort
+			if c.wide {
+				need = n.flagsWide
+			}
+			c.flags += max(min(need-c.flags, avail-needP-needO), 0)
+		}
 	} else {
 		o := min(needO, avail-min(needP, max(n.partitionValues, 8)))
 		o = max(o, min(n.offsetValues, avail-6))

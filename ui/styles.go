@@ -114,7 +114,7 @@ func NewStyles(isDark bool) Styles {
 			Cell:     s().Padding(0, 1, 0, 0),
 			Selected: s().Bold(true).Foreground(p.selFg).Background(p.selBg),
 		},
-		Help:       help.DefaultStyles(isDark),
+		Help:       helpStyles(p),
 		Filter:     textinput.DefaultStyles(isDark),
 		FilterHint: s().Foreground(p.muted),
 
@@ -158,4 +158,15 @@ func textOn(c color.Color) color.Color {
 		return lipgloss.Color("#000000")
 	}
 	return lipgloss.Color("#FFFFFF")
+}
+
+// helpStyles are the footer's and the help's: bubbles' default greys
+// (#4A4A4A on black, about 2:1) are hard to read on a laptop at 3 a.m., so
+// keys take the text colour and their descriptions the muted one (about
+// 6:1 on a dark or a light background).
+func helpStyles(p palette) help.Styles {
+	s := lipgloss.NewStyle
+	key, desc, sep := s().Foreground(p.fg), s().Foreground(p.muted), s().Foreground(p.subtle)
+	return help.Styles{Ellipsis: sep, ShortKey: key, ShortDesc: desc, ShortSeparator: sep,
+		FullKey: key, FullDesc: desc, FullSeparator: sep}
 }
