@@ -5,11 +5,16 @@
 # koff/kcat and the peak RSS of each (from /usr/bin/time -v).
 #
 #   bench/compare.sh                          # embedded kfake broker, the three workloads below, 5 runs each
-#   bench/compare.sh --broker kafka           # a real Apache Kafka 4.1.1 KRaft broker from the jars in $KAFKA_LIB
+#   bench/compare.sh --broker kafka           # a real Apache Kafka 4.1.1 KRaft broker started from the jars in
+#                                             # $KAFKA_LIB (default interop/lib, which interop/fetch.sh fills)
+#   bench/compare.sh --bootstrap HOST:PORT    # a broker already running (loads topics bench-KIND-RECORDS-KEYS)
 #   bench/compare.sh -n 3 debezium:1000000:7000 mm2:3000000:7000
+#   KOFF_BIN=/tmp/koff-old bench/compare.sh   # time another koff build instead of this tree's
 #
 # A workload is KIND:RECORDS:KEYS, KIND debezium (big LSN offsets) or mm2
 # (MirrorMaker partitions). Needs kcat and /usr/bin/time; java for --broker kafka.
+# The broker, whichever it is, serves both readers: its serve rate is in
+# both figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,12 +25,17 @@ while [ $# -gt 0 ]; do
   case "$1" in
     -n) runs=$2; shift 2 ;;
     --broker) broker=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --bootstrap) broker=external; addr=$2; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) workloads+=("$1"); shift ;;
   esac
 done
 [ ${#workloads[@]} -gt 0 ] || workloads=(debezium:1000000:7000 mm2:300000:100000 mm2:1000000:1000000)
-KAFKA_LIB=${KAFKA_LIB:-/tmp/mvntest/lib}
+if [ -z "${KAFKA_LIB:-}" ]; then
+  KAFKA_LIB=interop/lib
+  [ -e interop/lib/kafka_2.13-4.1.1.jar ] || KAFKA_LIB=/tmp/mvntest/lib
+fi
+case "$broker" in kfake|kafka|external) ;; *) echo "compare.sh: --broker is kfake or kafka" >&2; exit 2 ;; esac
 
 for tool in kcat /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "compare.sh: $tool is missing" >&2; exit 1; }
@@ -40,7 +50,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$work/koff" . && go build -o "$work/load" ./bench/load
+go build -o "$work/load" ./bench/load
+if [ -n "${KOFF_BIN:-}" ]; then cp "$KOFF_BIN" "$work/koff"; else go build -o "$work/koff" .; fi
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -111,7 +122,7 @@ printf '%-24s %-6s %10s %10s %7s %10s %10s %9s %9s %9s   (%s runs each, alternat
 for wl in "${workloads[@]}"; do
   IFS=: read -r kind records keys <<<"$wl"
   topic=connect-offsets
-  if [ "$broker" = kafka ]; then
+  if [ "$broker" != kfake ]; then
     [ -n "${addr:-}" ] || start_kafka
     topic=bench-$kind-$records-$keys
     "$work/load" -b "$addr" -topic "$topic" -workload "$kind" -records "$records" -keys "$keys" 2>"$work/load.log"
@@ -141,7 +152,7 @@ for wl in "${workloads[@]}"; do
     "$(awk -v r="$kr" 'BEGIN { print r / 1024 }')" "$(awk -v r="$cr" 'BEGIN { print r / 1024 }')" \
     "$kc" "$cc" "$(awk -v a="$kc" -v b="$cc" 'BEGIN { print a / b }')"
   printf '%-24s %-6s %s | %s\n' '' runs "$(awk '{printf "%s/%dMB ", $1, $2/1024}' "$work/koff.txt")" "$(awk '{printf "%s/%dMB ", $1, $2/1024}' "$work/kcat.txt")"
-  if [ "$broker" != kafka ]; then
+  if [ "$broker" = kfake ]; then
     exec 9>&-
     wait "$lp" 2>/dev/null || true
     rm -f "$work/hold.$kind.$records.$keys"
