@@ -44,6 +44,7 @@ done
 work=$(mktemp -d /tmp/koff-bench.XXXXXX)
 pids=()
 cleanup() {
+  exec 8>&- 9>&-
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
@@ -53,53 +54,15 @@ trap cleanup EXIT
 go build -o "$work/load" ./bench/load
 if [ -n "${KOFF_BIN:-}" ]; then cp "$KOFF_BIN" "$work/koff"; else go build -o "$work/koff" .; fi
 
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-# start_kafka starts a single-node KRaft broker (Apache Kafka from the jars)
-# and sets addr.
+# start_kafka starts a real broker (bench/kafka.sh) and sets addr.
 start_kafka() {
-  command -v java >/dev/null || { echo "compare.sh: java is missing" >&2; exit 1; }
-  local port cport dir=$work/kafka
-  port=$(freeport); cport=$(freeport)
-  mkdir -p "$dir"
-  cat >"$dir/server.properties" <<EOF
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
-controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-inter.broker.listener.name=PLAINTEXT
-log.dirs=$dir/data
-num.partitions=1
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-group.initial.rebalance.delay.ms=0
-log.cleaner.enable=false
-EOF
-  cat >"$dir/log4j2.properties" <<EOF
-rootLogger.level=WARN
-rootLogger.appenderRef.f.ref=F
-appender.f.type=File
-appender.f.name=F
-appender.f.fileName=$dir/server.log
-appender.f.layout.type=PatternLayout
-appender.f.layout.pattern=%d %p %c: %m%n
-EOF
-  local cp="$KAFKA_LIB/*" jopts=(-Xmx1g -Dlog4j2.configurationFile="$dir/log4j2.properties")
-  java "${jopts[@]}" -cp "$cp" kafka.tools.StorageTool format -t "$(java "${jopts[@]}" -cp "$cp" kafka.tools.StorageTool random-uuid)" \
-    -c "$dir/server.properties" >"$dir/format.log" 2>&1
-  java "${jopts[@]}" -cp "$cp" kafka.Kafka "$dir/server.properties" >"$dir/stdout.log" 2>&1 &
+  mkfifo "$work/kafka.hold"
+  bench/kafka.sh <"$work/kafka.hold" >"$work/kafka.ready" 2>"$work/kafka.log" &
   pids+=($!)
-  addr=127.0.0.1:$port
-  for _ in $(seq 120); do
-    kcat -b "$addr" -L -m 2 >/dev/null 2>&1 && return 0
-    sleep 0.5
-  done
-  echo "compare.sh: Kafka did not start; see $dir" >&2
-  exit 1
+  exec 8>"$work/kafka.hold" # keeps the broker up until closed
+  for _ in $(seq 300); do grep -q ready "$work/kafka.ready" 2>/dev/null && break; sleep 0.5; done
+  addr=$(awk '/^ready/ { print $2 }' "$work/kafka.ready")
+  [ -n "$addr" ] || { echo "compare.sh: Kafka did not start: $(cat "$work/kafka.log")" >&2; exit 1; }
 }
 
 # measure CMD... runs CMD under /usr/bin/time -v and prints "SECONDS RSS_KB CPU_SECONDS"
@@ -125,7 +88,11 @@ for wl in "${workloads[@]}"; do
   if [ "$broker" != kfake ]; then
     [ -n "${addr:-}" ] || start_kafka
     topic=bench-$kind-$records-$keys
-    "$work/load" -b "$addr" -topic "$topic" -workload "$kind" -records "$records" -keys "$keys" 2>"$work/load.log"
+    if [ "$broker" = external ] && kcat -b "$addr" -L 2>/dev/null | grep -q "topic \"$topic\" "; then
+      echo "compare.sh: $topic is there already: reading it as it is" >&2
+    else
+      "$work/load" -b "$addr" -topic "$topic" -workload "$kind" -records "$records" -keys "$keys" 2>"$work/load.log"
+    fi
   else
     mkfifo "$work/hold.$kind.$records.$keys"
     "$work/load" -serve 127.0.0.1:0 -workload "$kind" -records "$records" -keys "$keys" \

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"os"
@@ -17,11 +18,14 @@ import (
 // holds koff alone, not the embedded broker); otherwise it loads
 // KOFF_BENCH_RECORDS records of KOFF_BENCH_KEYS keys (default 50,000 of
 // 7,000 Debezium-shaped keys) into an embedded broker first.
+// KOFF_BENCH_TOPIC names the offsets topic (compare.sh's
+// bench-KIND-RECORDS-KEYS on a real broker).
 //
 //	go run ./bench/load -serve 127.0.0.1:0 -records 1000000 -keys 7000   # prints: ready ADDR
 //	KOFF_BENCH_BOOTSTRAP=ADDR go test ./cli -run XXX -bench GetJSON -benchtime 3x -cpuprofile cpu.out -memprofile mem.out
 func BenchmarkGetJSON(b *testing.B) {
 	addr := os.Getenv("KOFF_BENCH_BOOTSTRAP")
+	topic := cmp.Or(os.Getenv("KOFF_BENCH_TOPIC"), "connect-offsets")
 	if addr == "" {
 		records, keys := envInt("KOFF_BENCH_RECORDS", 50_000), envInt("KOFF_BENCH_KEYS", 7_000)
 		br, err := demo.StartBroker("")
@@ -40,7 +44,7 @@ func BenchmarkGetJSON(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		code := Main([]string{"get", "-b", addr, "-o", "json"}, Env{Context: context.Background(), Stdout: io.Discard, Stderr: os.Stderr,
+		code := Main([]string{"get", "-b", addr, "-o", "json", "--offsets-topic", topic}, Env{Context: context.Background(), Stdout: io.Discard, Stderr: os.Stderr,
 			Getenv: func(string) string { return "" }})
 		if code != 0 {
 			b.Fatalf("koff get: exit %d", code)

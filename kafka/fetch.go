@@ -1,7 +1,10 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"slices"
@@ -9,6 +12,7 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/compress"
 	"github.com/segmentio/kafka-go/protocol"
 	fetchAPI "github.com/segmentio/kafka-go/protocol/fetch"
 
@@ -23,8 +27,9 @@ const fetchMaxBytes = 1 << 20
 
 // fetch asks the partition leader for records from pos. kafka-go's
 // Client.Fetch drops the aborted-transaction list a read_committed consumer
-// needs, so koff sends the protocol request itself.
-func (t *Tailer) fetch(ctx context.Context, tp model.TopicPartition, pos int64) (*fetchAPI.ResponsePartition, error) {
+// needs, so koff sends the protocol request itself. The response is read
+// into dec's buffer (see rawFetch).
+func (t *Tailer) fetch(ctx context.Context, tp model.TopicPartition, pos int64, dec *decoder) (*fetchedPartition, error) {
 	wait := t.opts.MaxWait
 	t.mu.Lock()
 	if ps := t.parts[tp]; ps != nil && ps.pos < ps.target {
@@ -33,7 +38,7 @@ func (t *Tailer) fetch(ctx context.Context, tp model.TopicPartition, pos int64) 
 	t.mu.Unlock()
 	rctx, cancel := context.WithTimeout(ctx, wait+10*time.Second)
 	defer cancel()
-	p, err := fetchPartition(rctx, t.tr, t.cfg.addr(), tp, pos, wait, 1)
+	p, err := fetchPartition(rctx, t.tr, t.cfg.addr(), tp, pos, wait, 1, dec)
 	if err != nil {
 		return nil, err
 	}
@@ -44,28 +49,32 @@ func (t *Tailer) fetch(ctx context.Context, tp model.TopicPartition, pos int64) 
 }
 
 // fetchPartition sends one read_committed fetch of one partition from pos
-// and returns that partition's answer, whatever its error code.
-func fetchPartition(ctx context.Context, tr *kafkago.Transport, addr net.Addr, tp model.TopicPartition, pos int64, wait time.Duration, minBytes int32) (*fetchAPI.ResponsePartition, error) {
-	m, err := tr.RoundTrip(ctx, addr, &fetchAPI.Request{
-		ReplicaID: -1, MaxWaitTime: int32(wait / time.Millisecond), MinBytes: minBytes, MaxBytes: fetchMaxBytes,
-		IsolationLevel: int8(kafkago.ReadCommitted), SessionID: -1, SessionEpoch: -1,
-		Topics: []fetchAPI.RequestTopic{{Topic: tp.Topic, Partitions: []fetchAPI.RequestPartition{{
-			Partition: int32(tp.Partition), CurrentLeaderEpoch: -1, FetchOffset: pos,
-			LogStartOffset: -1, PartitionMaxBytes: fetchMaxBytes,
-		}}}},
-	})
+// and returns that partition's answer, whatever its error code. Its
+// records are in dec's buffer until dec fetches again.
+func fetchPartition(ctx context.Context, tr *kafkago.Transport, addr net.Addr, tp model.TopicPartition, pos int64, wait time.Duration, minBytes int32, dec *decoder) (*fetchedPartition, error) {
+	f := &rawFetch{
+		req: fetchAPI.Request{
+			ReplicaID: -1, MaxWaitTime: int32(wait / time.Millisecond), MinBytes: minBytes, MaxBytes: fetchMaxBytes,
+			IsolationLevel: int8(kafkago.ReadCommitted), SessionID: -1, SessionEpoch: -1,
+			Topics: []fetchAPI.RequestTopic{{Topic: tp.Topic, Partitions: []fetchAPI.RequestPartition{{
+				Partition: int32(tp.Partition), CurrentLeaderEpoch: -1, FetchOffset: pos,
+				LogStartOffset: -1, PartitionMaxBytes: fetchMaxBytes,
+			}}}},
+		},
+		clientID: tr.ClientID,
+		topic:    tp.Topic,
+		buf:      dec.buf,
+	}
+	dec.buf = nil // the connection's goroutine may still be writing to it if ctx ends first
+	m, err := tr.RoundTrip(ctx, addr, f)
 	if err != nil {
 		return nil, err
 	}
-	res := m.(*fetchAPI.Response)
-	if res.ErrorCode != 0 {
-		return nil, kafkago.Error(res.ErrorCode)
-	}
-	for i := range res.Topics {
-		for j := range res.Topics[i].Partitions {
-			if p := &res.Topics[i].Partitions[j]; res.Topics[i].Topic == tp.Topic && int(p.Partition) == tp.Partition {
-				return p, nil
-			}
+	res := m.(*rawFetch)
+	dec.buf = res.buf
+	for i := range res.parts {
+		if p := &res.parts[i]; int(p.Partition) == tp.Partition {
+			return p, nil
 		}
 	}
 	return nil, protocol.ErrNoPartition
@@ -74,35 +83,209 @@ func fetchPartition(ctx context.Context, tr *kafkago.Transport, addr net.Addr, t
 // fetchCommitted fetches one partition from pos read_committed, without
 // waiting, through tr: for reads outside the Tailer (an edit's read-back,
 // counting records). decode then drops control batches and aborted records.
-func (c Config) fetchCommitted(ctx context.Context, tr *kafkago.Transport, tp model.TopicPartition, pos int64) (*fetchAPI.ResponsePartition, error) {
-	return fetchPartition(ctx, tr, c.addr(), tp, pos, 0, 0)
+func (c Config) fetchCommitted(ctx context.Context, tr *kafkago.Transport, tp model.TopicPartition, pos int64, dec *decoder) (*fetchedPartition, error) {
+	return fetchPartition(ctx, tr, c.addr(), tp, pos, 0, 0, dec)
 }
 
 // decodeChunk is how many records decode hands on at once: enough to take
-// the Store's lock rarely, few enough that a 4 MB fetch is never held
+// the Store's lock rarely, few enough that a whole fetch is never held
 // decoded all at once.
 const decodeChunk = 1024
 
-// decoder turns fetched record sets into model.Records, reusing its
+// decoder turns fetched record batches into model.Records, reusing its
 // buffers from one fetch to the next: one per partition reader.
 type decoder struct {
-	recs []model.Record
-	keys []byte // the chunk's keys, back to back (the Store copies the keys it keeps)
+	buf     []byte // the last fetch response
+	inflate []byte // a compressed batch's records
+	recs    []model.Record
+	keys    []byte // the chunk's keys, back to back (old-format batches)
 }
 
 // decode hands the records at or after pos of a fetched partition to emit,
 // in chunks, dropping control batches and the records of aborted
 // transactions, and returns how many it handed on and the offset to fetch
-// next. A chunk's slices are reused once emit returns; values are
-// allocated one by one, since the Store keeps them.
-func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchAPI.ResponsePartition, emit func([]model.Record)) (int, int64) {
+// next. A chunk's slices (the keys point into the fetched bytes) are
+// reused once emit returns; values are allocated one by one, since the
+// Store keeps them.
+func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition, emit func([]model.Record)) (int, int64) {
+	if p.legacy != nil {
+		return d.decodeRecordSet(tp, pos, p.AbortedTransactions, p.legacy, emit)
+	}
 	next := pos
 	aborted := append([]fetchAPI.ResponseTransaction(nil), p.AbortedTransactions...)
+	sort.Slice(aborted, func(i, j int) bool { return aborted[i].FirstOffset < aborted[j].FirstOffset })
+	var abortedPIDs map[int64]bool
+	n := 0
+	d.recs = d.recs[:0]
+	flush := func() {
+		if len(d.recs) == 0 {
+			return
+		}
+		emit(d.recs)
+		n += len(d.recs)
+		clear(d.recs) // drop the values: the Store has them now
+		d.recs = d.recs[:0]
+	}
+	be := binary.BigEndian
+	for b := p.Records; ; {
+		base, batch, rest, ok := nextBatch(b)
+		if !ok {
+			break // the end, or a batch cut short by MaxBytes: fetched again next time
+		}
+		b = rest
+		attrs := be.Uint16(batch[batchAttributes:])
+		pid := int64(be.Uint64(batch[batchProducerID:]))
+		skip := attrs&0x20 != 0 // control
+		if skip {
+			// A commit or abort marker ends the producer's transaction.
+			delete(abortedPIDs, pid)
+		} else {
+			for len(aborted) > 0 && aborted[0].FirstOffset <= base {
+				if abortedPIDs == nil {
+					abortedPIDs = map[int64]bool{}
+				}
+				abortedPIDs[aborted[0].ProducerID] = true
+				aborted = aborted[1:]
+			}
+			skip = attrs&0x10 != 0 && abortedPIDs[pid] // transactional, aborted
+		}
+		last := base + int64(int32(be.Uint32(batch[batchLastOffsetDelta:])))
+		if last < pos || skip {
+			// Nothing to hand on: the consumer moves past the whole batch
+			// (DefaultRecordBatch.nextOffset), records compacted away too.
+			next = max(next, last+1)
+			continue
+		}
+		first := int64(be.Uint64(batch[batchFirstTimestamp:]))
+		logAppend := attrs&0x08 != 0 // every record has the batch's max timestamp
+		maxTS := int64(be.Uint64(batch[batchMaxTimestamp:]))
+		count := int(int32(be.Uint32(batch[batchRecordCount:])))
+		recs := batch[batchRecords:]
+		if codec := compress.Compression(attrs & 7); codec != 0 {
+			flush() // the keys of the chunk may be in d.inflate
+			var err error
+			if recs, err = d.inflateRecords(codec, recs); err != nil {
+				break // as a truncated batch: the next fetch tries again
+			}
+		}
+		for range count {
+			r, rest, ok := readRecord(recs)
+			if !ok {
+				break
+			}
+			recs = rest
+			off := base + r.offsetDelta
+			if off < pos {
+				continue
+			}
+			next = off + 1
+			ts := first + r.timestampDelta
+			if logAppend {
+				ts = maxTS
+			}
+			var value []byte
+			if r.value != nil {
+				value = append(make([]byte, 0, len(r.value)), r.value...)
+			}
+			d.recs = append(d.recs, model.Record{
+				Topic:     tp.Topic,
+				Partition: tp.Partition,
+				Offset:    off,
+				Key:       r.key,
+				Value:     value,
+				Time:      time.Unix(ts/1000, (ts%1000)*int64(time.Millisecond)), // as kafka-go makes it
+			})
+			if len(d.recs) == decodeChunk {
+				flush()
+			}
+		}
+		next = max(next, last+1)
+	}
+	flush()
+	return n, next
+}
+
+// inflateRecords decompresses a batch's records into d.inflate.
+func (d *decoder) inflateRecords(codec compress.Compression, recs []byte) ([]byte, error) {
+	c := codec.Codec()
+	if c == nil {
+		return nil, fmt.Errorf("unsupported compression codec (%d)", codec)
+	}
+	r := c.NewReader(bytes.NewReader(recs))
+	defer r.Close()
+	w := bytes.NewBuffer(d.inflate[:0])
+	if _, err := w.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	d.inflate = w.Bytes()
+	return d.inflate, nil
+}
+
+// record is one record of a v2 batch; key and value point into the batch
+// (nil: null).
+type record struct {
+	timestampDelta, offsetDelta int64
+	key, value                  []byte
+}
+
+// readRecord reads the first record of b: its length, attributes,
+// timestamp and offset deltas, key and value as zigzag varints and bytes,
+// then headers, which koff does not read.
+func readRecord(b []byte) (record, []byte, bool) {
+	var r record
+	length, k := binary.Varint(b)
+	if k <= 0 || length < 1 || int64(len(b)-k) < length {
+		return r, nil, false
+	}
+	rec, rest := b[k:k+int(length)], b[k+int(length):]
+	i := 1 // attributes (unused)
+	var ok bool
+	if r.timestampDelta, i, ok = varint(rec, i); !ok {
+		return r, nil, false
+	}
+	if r.offsetDelta, i, ok = varint(rec, i); !ok {
+		return r, nil, false
+	}
+	if r.key, i, ok = varBytes(rec, i); !ok {
+		return r, nil, false
+	}
+	if r.value, _, ok = varBytes(rec, i); !ok {
+		return r, nil, false
+	}
+	return r, rest, true
+}
+
+func varint(b []byte, i int) (int64, int, bool) {
+	if i >= len(b) {
+		return 0, i, false
+	}
+	v, k := binary.Varint(b[i:])
+	return v, i + k, k > 0
+}
+
+// varBytes reads a varint length and that many bytes: nil for -1, empty
+// but not nil for 0.
+func varBytes(b []byte, i int) ([]byte, int, bool) {
+	n, i, ok := varint(b, i)
+	switch {
+	case !ok || n < -1 || n > int64(len(b)-i):
+		return nil, i, false
+	case n == -1:
+		return nil, i, true
+	}
+	return b[i : i+int(n) : i+int(n)], i + int(n), true
+}
+
+// decodeRecordSet is decode for record batches kafka-go decoded (the old
+// message format).
+func (d *decoder) decodeRecordSet(tp model.TopicPartition, pos int64, abortedTxns []fetchAPI.ResponseTransaction, rs *protocol.RecordSet, emit func([]model.Record)) (int, int64) {
+	next := pos
+	aborted := append([]fetchAPI.ResponseTransaction(nil), abortedTxns...)
 	sort.Slice(aborted, func(i, j int) bool { return aborted[i].FirstOffset < aborted[j].FirstOffset })
 	abortedPIDs := map[int64]bool{}
 
 	var readers []protocol.RecordReader
-	switch rs := p.RecordSet.Records.(type) {
+	switch rs := rs.Records.(type) {
 	case nil:
 	case *protocol.RecordStream:
 		readers = rs.Records

@@ -274,7 +274,7 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 	pos := start
 	var dec decoder
 	for ctx.Err() == nil {
-		res, err := t.fetch(ctx, tp, pos)
+		res, err := t.fetch(ctx, tp, pos, &dec)
 		if err != nil {
 			if ctx.Err() != nil {
 				return

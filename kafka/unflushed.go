@@ -116,7 +116,7 @@ func (c Config) countRecords(ctx context.Context, tp model.TopicPartition, from,
 	var n int64
 	var d decoder
 	for pos := from; pos < to; {
-		part, err := c.fetchCommitted(ctx, tr, tp, pos)
+		part, err := c.fetchCommitted(ctx, tr, tp, pos, &d)
 		if err != nil {
 			return 0, err
 		}

@@ -107,7 +107,7 @@ func (c Config) ReadRecords(ctx context.Context, tp model.TopicPartition, from i
 	var d decoder
 	pos := max(from, 0)
 	for pos < end {
-		p, err := c.fetchCommitted(ctx, tr, tp, pos)
+		p, err := c.fetchCommitted(ctx, tr, tp, pos, &d)
 		if err == nil && p.ErrorCode != 0 {
 			if e := kafkago.Error(p.ErrorCode); errors.Is(e, kafkago.OffsetOutOfRange) && p.LogStartOffset > pos {
 				pos = p.LogStartOffset // compacted or deleted below: nothing to see there
