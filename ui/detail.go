@@ -46,6 +46,14 @@ func (s *detailScreen) refresh(src Source, now time.Time, reload bool) {
 	s.sync()
 }
 
+func (s *detailScreen) prefetch() func(Source, *snapshot) {
+	id := s.id
+	return func(src Source, snap *snapshot) {
+		d, _ := src.Partition(id)
+		snap.detail = map[model.PartitionID]model.PartitionDetail{id: d}
+	}
+}
+
 func (s *detailScreen) SetSize(width, height int) {
 	s.width, s.height = width, height
 	s.vp.SetWidth(width)

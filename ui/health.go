@@ -17,7 +17,7 @@ type health struct {
 // countHealth judges every connector at now. The connectors screen has
 // just read and judged them when it is on top; otherwise they are read
 // again only when the Source changed.
-func (m *Model) countHealth(now time.Time, reload bool) {
+func (m *Model) countHealth(src Source, now time.Time, reload bool) {
 	var h health
 	if c, ok := m.top().(*connectorsScreen); ok {
 		for _, r := range c.list.items {
@@ -26,8 +26,8 @@ func (m *Model) countHealth(now time.Time, reload bool) {
 		m.health = h
 		return
 	}
-	if reload || m.conns == nil {
-		m.conns = m.opts.Source.Connectors()
+	if reload || m.conns == nil && !m.big() { // a big Source: from the next snapshot
+		m.conns = src.Connectors()
 	}
 	for _, r := range m.conns {
 		var rep model.FlushReport

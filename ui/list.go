@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/table"
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -52,6 +53,13 @@ type list[T any] struct {
 	orderQ   string  // the lowercased filter order was picked for
 	orderOK  bool    // order holds the rows for orderQ out of sorted
 
+	// async: filter and sort are worked out off the UI goroutine (viewCmd)
+	// and taken in when done (viewDone); stale says the rows on screen are
+	// not yet those of filter and sort, busy that the work is under way.
+	// gen counts the items taken in, so a view of older ones is dropped.
+	async, stale, busy bool
+	gen                int
+
 	cursor, offset int    // index into rows of the selection and of the top row
 	selID          string // identity of the selected row, "" before the first
 	width, height  int    // height counts data rows, not the table header
@@ -70,20 +78,35 @@ func newList[T any](st *Styles, id func(T) string, match func(T, string) bool, s
 // setItems replaces the rows (a live update) and re-applies filter and sort.
 func (l *list[T]) setItems(items []T) {
 	l.items = items
+	l.gen++
 	l.sortedOK, l.orderOK = false, false
-	if l.search != nil {
-		l.hay = l.hay[:0]
-		for _, it := range items {
-			// Joined by NUL, which no filter typed holds: a query matches the
-			// joined text exactly when it matches one of the texts.
-			l.hay = append(l.hay, strings.ToLower(strings.Join(l.search(it), "\x00")))
-		}
-	}
+	l.hay = l.makeHay(items)
 	l.apply()
+}
+
+func (l *list[T]) makeHay(items []T) []string { return makeHay(l.search, items) }
+
+// makeHay lowercases the texts a filter looks in, once per item, into a
+// new slice: a view worked out elsewhere may still be reading the last.
+func makeHay[T any](search func(T) []string, items []T) []string {
+	if search == nil {
+		return nil
+	}
+	hay := make([]string, len(items))
+	for i, it := range items {
+		// Joined by NUL, which no filter typed holds: a query matches the
+		// joined text exactly when it matches one of the texts.
+		hay[i] = strings.ToLower(strings.Join(search(it), "\x00"))
+	}
+	return hay
 }
 
 func (l *list[T]) setFilter(q string) {
 	l.filter = q
+	if l.async {
+		l.stale = true
+		return
+	}
 	l.apply()
 }
 
@@ -91,8 +114,66 @@ func (l *list[T]) cycleSort() {
 	if len(l.sorts) > 1 {
 		l.sort = (l.sort + 1) % len(l.sorts)
 		l.sortedOK, l.orderOK = false, false
+		if l.async {
+			l.stale = true
+			return
+		}
 		l.apply()
 	}
+}
+
+// viewMsg is a view of a list's items worked out off the UI goroutine.
+type viewMsg struct {
+	list  any // the *list[T] it is for
+	gen   int
+	v     listView
+	sort  int
+	q     string
+	selID string // the selection the view was made with
+}
+
+// viewCmd starts working out the rows of the filter and sort, when the
+// rows on screen are not theirs and no such work is in flight.
+func (l *list[T]) viewCmd() tea.Cmd {
+	if !l.stale || l.busy {
+		return nil
+	}
+	l.busy = true
+	j, gen := l.job(), l.gen
+	return func() tea.Msg { return viewMsg{list: l, gen: gen, v: j.run(), sort: j.sort, q: j.q, selID: j.selID} }
+}
+
+// viewDone takes in a view from viewCmd, if it is this list's and of its
+// current items; the rows stay stale when filter or sort moved meanwhile.
+func (l *list[T]) viewDone(msg viewMsg) bool {
+	if msg.list != any(l) {
+		return false
+	}
+	l.busy = false
+	if msg.gen == l.gen {
+		l.take(msg.v, msg.sort, msg.q, msg.selID)
+	}
+	return true
+}
+
+// takeItems takes in items with the view worked out for them elsewhere.
+func (l *list[T]) takeItems(items []T, hay []string, v listView, sort int, q, selID string) {
+	l.items, l.hay = items, hay
+	l.gen++
+	l.take(v, sort, q, selID)
+}
+
+// take installs a view made for sort and filter q, with the selection of
+// the rows on screen (a key may have moved it while the view was made).
+func (l *list[T]) take(v listView, sort int, q string, selID string) {
+	if selID != l.selID && l.selID != "" {
+		v.found = slices.IndexFunc(v.order, func(i int32) bool { return l.id(l.items[i]) == l.selID })
+	}
+	l.install(v)
+	if sort != l.sort {
+		l.sortedOK = false
+	}
+	l.stale = sort != l.sort || q != strings.ToLower(l.filter)
 }
 
 func (l *list[T]) sortName() string {
@@ -106,10 +187,113 @@ func (l *list[T]) sortName() string {
 func (l *list[T]) viewInfo() []string {
 	var v []string
 	if name := l.sortName(); name != "" {
+		if l.stale && !l.sortedOK {
+			name += " (sorting…)"
+		}
 		v = append(v, "sort: "+name)
 	}
-	if l.filter != "" {
+	switch {
+	case l.filter != "" && l.stale && l.orderQ != strings.ToLower(l.filter):
+		v = append(v, fmt.Sprintf("filter: %q (filtering %s…)", l.filter, count(len(l.items))))
+	case l.filter != "":
 		v = append(v, fmt.Sprintf("filter: %q (%d of %d)", l.filter, len(l.order), len(l.items)))
+	}
+	return v
+}
+
+// viewJob is what working out a list's rows needs, copied out of the list
+// so that run can do it on another goroutine: everything it reads is left
+// unchanged by the list once captured (setItems and apply make new
+// slices).
+type viewJob[T any] struct {
+	items  []T
+	hay    []string
+	id     func(T) string
+	match  func(T, string) bool
+	search func(T) []string
+	keyed  func(i int, items []T) func(a, b int32) int
+	sorts  []sortOrder[T]
+	sort   int
+	// sorted is every item's index in the sort, nil to sort again; prev
+	// and prevQ the last rows and their filter, to narrow from.
+	sorted []int32
+	prev   []int32
+	prevQ  string
+	q      string // lowercased
+	selID  string
+}
+
+// listView is a viewJob's result: the sorted order of all items, the rows
+// of the filter, and where the selection is among them (-1: gone).
+type listView struct {
+	sorted   []int32
+	sortedOK bool
+	order    []int32
+	orderQ   string
+	found    int
+}
+
+// job captures the list's rows, filter and sort for a view of them.
+func (l *list[T]) job() viewJob[T] {
+	j := viewJob[T]{items: l.items, hay: l.hay, id: l.id, match: l.match, search: l.search, keyed: l.keyed,
+		sorts: l.sorts, sort: l.sort, q: strings.ToLower(l.filter), selID: l.selID}
+	if l.keyed != nil && l.sortedOK {
+		j.sorted = l.sorted
+		if l.orderOK {
+			j.prev, j.prevQ = l.order, l.orderQ
+		}
+	}
+	return j
+}
+
+// run filters and sorts indices, not rows: a row can be hundreds of bytes
+// and a connector can have 100,000 of them. A stable sort of the picked
+// rows is the pick of a stable sort of all, so the sort comes first and
+// is kept (with keyed); a filter that extends the last one picks from the
+// last rows.
+func (j viewJob[T]) run() listView {
+	v := listView{sorted: j.sorted, found: -1}
+	if v.sorted == nil {
+		v.sorted = make([]int32, len(j.items))
+		for i := range j.items {
+			v.sorted[i] = int32(i)
+		}
+		switch {
+		case len(j.sorts) == 0:
+		case j.keyed != nil:
+			slices.SortStableFunc(v.sorted, j.keyed(j.sort, j.items))
+		default:
+			cmp := j.sorts[j.sort].cmp
+			slices.SortStableFunc(v.sorted, func(a, b int32) int { return cmp(j.items[a], j.items[b]) })
+		}
+	}
+	v.sortedOK = j.keyed != nil
+	q := j.q
+	from := v.sorted
+	if j.prev != nil && strings.Contains(q, j.prevQ) {
+		from = j.prev // every row matching q also matched prevQ
+	}
+	fast := j.search != nil && len(j.hay) == len(j.items) && !strings.Contains(q, "\x00")
+	order := make([]int32, 0, len(from))
+	for _, i := range from {
+		switch {
+		case q == "":
+		case fast:
+			if !strings.Contains(j.hay[i], q) {
+				continue
+			}
+		case j.search != nil:
+			if !slices.ContainsFunc(j.search(j.items[i]), func(t string) bool { return strings.Contains(strings.ToLower(t), q) }) {
+				continue
+			}
+		case !j.match(j.items[i], q):
+			continue
+		}
+		order = append(order, i)
+	}
+	v.order, v.orderQ = order, q
+	if j.selID != "" {
+		v.found = slices.IndexFunc(order, func(i int32) bool { return j.id(j.items[i]) == j.selID })
 	}
 	return v
 }
@@ -117,59 +301,18 @@ func (l *list[T]) viewInfo() []string {
 // apply rebuilds rows from items and puts the selection back on the same
 // item, at the same height on screen, wherever filter or sort moved it.
 func (l *list[T]) apply() {
-	screenRow := l.cursor - l.offset
-	q := strings.ToLower(l.filter)
-	// Filter and sort indices, not rows: a row can be hundreds of bytes and
-	// a connector can have 100,000 of them. A stable sort of the picked
-	// rows is the pick of a stable sort of all, so the sort comes first
-	// and is kept (with keyed); a filter that extends the last one picks
-	// from the last rows.
-	if l.keyed == nil || !l.sortedOK {
-		l.sorted = l.sorted[:0]
-		for i := range l.items {
-			l.sorted = append(l.sorted, int32(i))
-		}
-		switch {
-		case len(l.sorts) == 0:
-		case l.keyed != nil:
-			slices.SortStableFunc(l.sorted, l.keyed(l.sort, l.items))
-		default:
-			cmp := l.sorts[l.sort].cmp
-			slices.SortStableFunc(l.sorted, func(a, b int32) int { return cmp(l.items[a], l.items[b]) })
-		}
-		l.sortedOK, l.orderOK = l.keyed != nil, false
-	}
-	from := l.sorted
-	if l.keyed != nil && l.orderOK && strings.Contains(q, l.orderQ) {
-		from = l.order // every row matching q also matched orderQ
-	}
-	fast := l.search != nil && len(l.hay) == len(l.items) && !strings.Contains(q, "\x00")
-	order := make([]int32, 0, len(from))
-	for _, i := range from {
-		switch {
-		case q == "":
-		case fast:
-			if !strings.Contains(l.hay[i], q) {
-				continue
-			}
-		case l.search != nil:
-			if !slices.ContainsFunc(l.search(l.items[i]), func(t string) bool { return strings.Contains(strings.ToLower(t), q) }) {
-				continue
-			}
-		case !l.match(l.items[i], q):
-			continue
-		}
-		order = append(order, i)
-	}
-	l.order, l.orderQ, l.orderOK = order, q, true
+	l.install(l.job().run())
+	l.stale = false
+}
 
-	found := -1
-	if l.selID != "" {
-		found = slices.IndexFunc(order, func(i int32) bool { return l.id(l.items[i]) == l.selID })
-	}
-	if found >= 0 {
-		l.cursor = found
-		l.offset = found - screenRow
+// install takes a view of the list's current items.
+func (l *list[T]) install(v listView) {
+	screenRow := l.cursor - l.offset
+	l.sorted, l.sortedOK = v.sorted, v.sortedOK
+	l.order, l.orderQ, l.orderOK = v.order, v.orderQ, true
+	if v.found >= 0 {
+		l.cursor = v.found
+		l.offset = v.found - screenRow
 	}
 	l.clamp()
 }

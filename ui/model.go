@@ -45,6 +45,9 @@ type Source interface {
 	Connectors() []model.ConnectorRow
 	Partitions(model.ConnectorID) []model.PartitionRow
 	Partition(model.PartitionID) (model.PartitionDetail, bool)
+	// Histories are the recent updates of source partitions, cheaper to
+	// read than their details.
+	Histories([]model.PartitionID) [][]model.Update
 	UnparseableRecords() []model.Unparseable
 	// REST is the latest poll of Connect's REST API (zero without one).
 	REST() model.RESTStatus
@@ -181,6 +184,9 @@ type Model struct {
 	// connector: the connector screen marks it on the flush timeline, as
 	// an edit and not a flush.
 	edited map[string]time.Time
+	// loading: a snapshot of a big Source is being read; wantLoad: one
+	// should be, as soon as none is in flight.
+	loading, wantLoad bool
 }
 
 type sizedScreen struct {
@@ -261,11 +267,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		m.handleTick()
-		return m, m.tick()
+		return m, tea.Batch(m.tick(), m.jobsCmd())
+	case loadedMsg:
+		m.handleLoaded(msg)
+		return m, m.jobsCmd()
+	case viewMsg:
+		if v, ok := m.top().(viewer); ok {
+			v.viewDone(msg)
+		}
+		return m, m.jobsCmd()
 	case tea.KeyPressMsg:
 		cmd := m.handleKey(msg)
 		m.layout()
-		return m, cmd
+		return m, tea.Batch(cmd, m.jobsCmd())
 	case jobMsg:
 		cmd := m.handleJob(msg)
 		m.layout()
@@ -305,41 +319,58 @@ func (m *Model) applyStyles() {
 }
 
 // handleTick re-reads the Source when its version moved, and re-renders
-// ages once a second even when it did not.
+// ages once a second even when it did not. A big Source is read off the
+// UI goroutine (jobsCmd), and what is on screen meanwhile moves with the
+// clock.
 func (m *Model) handleTick() {
 	now := m.opts.Now()
 	reload := m.opts.Source.Version() != m.version
+	if reload && m.big() {
+		m.wantLoad, reload = true, false
+	}
 	if reload || now.Unix() != m.now.Unix() {
 		m.refresh(now, reload)
 		m.layout() // the header can change height with the tailer state
 	}
 }
 
-// refresh reads the Source into the header and the active screen. The
-// version is read first, so a change made during the reads shows up at the
-// next tick rather than being lost.
+// refresh reads the Source into the header and the active screen.
 func (m *Model) refresh(now time.Time, reload bool) {
+	m.refreshFrom(m.opts.Source, now, reload)
+}
+
+// refreshFrom reads src (the Source or a snapshot of it) into the header
+// and the active screen. The version is read first, so a change made
+// during the reads shows up at the next tick rather than being lost.
+func (m *Model) refreshFrom(src Source, now time.Time, reload bool) {
 	m.now = now
 	if reload {
-		m.version = m.opts.Source.Version()
-		m.stats = m.opts.Source.Stats()
-		m.rest = m.opts.Source.REST()
+		m.version = src.Version()
+		m.stats = src.Stats()
+		m.rest = src.REST()
 	}
 	if c, ok := m.top().(*connectorsScreen); ok {
 		c.topics = len(m.topics())
 	}
-	m.top().refresh(m.opts.Source, now, reload)
+	m.top().refresh(src, now, reload)
 	if f, ok := m.form.(*editForm); ok && reload {
-		f.follow(m.opts.Source)
+		f.follow(src)
 	}
-	m.countHealth(now, reload)
+	m.countHealth(src, now, reload)
 }
 
 func (m *Model) top() screen { return m.stack[len(m.stack)-1] }
 
+// push opens a screen: it reads the Source at once, or, when that is big,
+// shows what it has (the clock) until a snapshot lands.
 func (m *Model) push(s screen) {
 	m.stack = append(m.stack, s)
 	m.layout()
+	if m.big() {
+		s.refresh(m.opts.Source, m.now, false)
+		m.wantLoad = true
+		return
+	}
 	s.refresh(m.opts.Source, m.now, true)
 }
 
@@ -347,6 +378,11 @@ func (m *Model) pop() {
 	if len(m.stack) > 1 {
 		m.stack = m.stack[:len(m.stack)-1]
 		m.layout()
+		if m.big() {
+			m.refresh(m.now, false)
+			m.wantLoad = true
+			return
+		}
 		m.refresh(m.now, true)
 	}
 }

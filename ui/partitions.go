@@ -45,7 +45,46 @@ type partitionsScreen struct {
 	rates    rateCache
 	// edited is when this dashboard applied an edit to each connector.
 	edited map[string]time.Time
+	// loaded: the rows were read once (a big Source is read off the UI
+	// goroutine, so a new screen can wait for its first snapshot).
+	loaded bool
 }
+
+// partitionsPrepared is a reload of a big connector worked out off the UI
+// goroutine: its rows, what the filter searches, the widths, and the
+// rows of the filter and sort at the time.
+type partitionsPrepared struct {
+	id    model.ConnectorID
+	rows  []model.PartitionRow
+	hay   []string
+	needs partitionNeeds
+	view  listView
+	sort  int
+	q     string
+	selID string
+}
+
+func (s *partitionsScreen) prefetch() func(Source, *snapshot) {
+	id, j := s.id, s.list.job()
+	search := s.list.search
+	return func(src Source, snap *snapshot) {
+		rows := src.Partitions(id)
+		snap.parts = map[model.ConnectorID][]model.PartitionRow{id: rows}
+		j.items, j.hay, j.sorted, j.prev = rows, makeHay(search, rows), nil, nil
+		snap.prepared = partitionsPrepared{id: id, rows: rows, hay: j.hay, needs: measurePartitions(rows), view: j.run(), sort: j.sort, q: j.q, selID: j.selID}
+	}
+}
+
+func (s *partitionsScreen) viewCmd() tea.Cmd { return s.list.viewCmd() }
+
+func (s *partitionsScreen) viewDone(msg viewMsg) {
+	if s.list.viewDone(msg) {
+		s.sync()
+	}
+}
+
+// settled says the rows on screen are those of the filter and sort.
+func (s *partitionsScreen) settled() bool { return s.loaded && !s.list.stale }
 
 // partitionNeeds are the widths the rows need and the counts in the title,
 // measured once per Source change rather than on every key: a connector
@@ -58,11 +97,13 @@ type partitionNeeds struct {
 	live, deleted, suspect        int
 }
 
-func (s *partitionsScreen) measure() {
+func (s *partitionsScreen) measure() { s.needs = measurePartitions(s.list.items) }
+
+func measurePartitions(rows []model.PartitionRow) partitionNeeds {
 	n := partitionNeeds{partition: len("SOURCE PARTITION"), offset: len("OFFSET"),
 		tpShort: len("PART"), tpLong: len("TOPIC-PARTITION"), flagsShort: len("FLAGS"), flagsWide: len("FLAGS")}
 	seen := map[model.Flags]bool{}
-	for _, r := range s.list.items {
+	for _, r := range rows {
 		n.partition = max(n.partition, cellWidth(cleanJSON(r.Partition)))
 		n.offset = max(n.offset, cellWidth(offsetCell(r)))
 		n.partitionValues = max(n.partitionValues, compactWidth(r.Partition))
@@ -83,7 +124,7 @@ func (s *partitionsScreen) measure() {
 			n.suspect++
 		}
 	}
-	s.needs = n
+	return n
 }
 
 func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, topics int, interval time.Duration) *partitionsScreen {
@@ -178,9 +219,23 @@ func naturalCompare(a, b string) int {
 
 func (s *partitionsScreen) refresh(src Source, now time.Time, reload bool) {
 	s.now = now
-	if reload {
+	if snap, ok := src.(*snapshot); ok && reload {
+		if p, ok := snap.prepared.(partitionsPrepared); ok && p.id == s.id {
+			// Worked out off the UI goroutine: so are filter and sort from now.
+			s.list.async = true
+			s.list.takeItems(p.rows, p.hay, p.view, p.sort, p.q, p.selID)
+			s.needs = p.needs
+		} else {
+			s.list.setItems(src.Partitions(s.id))
+			s.measure()
+		}
+		s.loaded = true
+	} else if reload {
 		s.list.setItems(src.Partitions(s.id))
 		s.measure()
+		s.loaded = true
+	}
+	if reload {
 		r := src.REST()
 		s.restOn = restAvailable(r)
 		s.rest, s.inREST = r.Connectors[s.id.Name]
@@ -466,6 +521,9 @@ func (s *partitionsScreen) View() string {
 	}
 	title := titleLine(s.st, s.width, "Connectors › "+name, info, s.list.viewInfo())
 	empty := "No source partitions: the connector has no offsets in this topic."
+	if !s.loaded {
+		empty = "Reading the source partitions…"
+	}
 	if s.list.filter != "" && len(s.list.items) > 0 {
 		empty = fmt.Sprintf("No source partition contains %q.", s.list.filter)
 	}
@@ -689,15 +747,27 @@ func (c *rateCache) update(src Source, rows []model.PartitionRow, now time.Time)
 	}
 	next := make(map[string]rateEntry, len(recent))
 	all := make([]map[string]float64, 0, len(recent))
+	// The histories of the partitions with a new record, read together.
+	var stale []model.PartitionID
+	for _, r := range recent {
+		if e, ok := c.byID[partitionIdentity(r)]; !ok || e.recordOffset != r.RecordOffset {
+			stale = append(stale, r.ID)
+		}
+	}
+	var histories [][]model.Update
+	if len(stale) > 0 {
+		histories = src.Histories(stale)
+	}
 	for _, r := range recent {
 		id := partitionIdentity(r)
 		e, ok := c.byID[id]
 		if !ok || e.recordOffset != r.RecordOffset {
-			d, found := src.Partition(r.ID)
-			if !found {
+			h := histories[0]
+			histories = histories[1:]
+			if h == nil {
 				continue
 			}
-			e = rateEntry{recordOffset: r.RecordOffset, rates: model.Rates(d.History)}
+			e = rateEntry{recordOffset: r.RecordOffset, rates: model.Rates(h)}
 		}
 		next[id] = e
 		all = append(all, e.rates)

@@ -13,6 +13,14 @@ import (
 	"koff/model"
 )
 
+// mmKey is the key of source partition i of the MirrorMaker connector of
+// bigStore (1,000 topics of up to 1,000 partitions).
+func mmKey(i int) []byte {
+	return model.EncodeKey("mm2-primary.MirrorSourceConnector", model.HashMapOrder(model.Object{
+		{Name: "cluster", Value: "primary"}, {Name: "topic", Value: fmt.Sprintf("orders.region-%d", i/1000)},
+		{Name: "partition", Value: encjson.Number(strconv.Itoa(i % 1000))}}))
+}
+
 // bigStore is a Store holding one MirrorMaker connector of n source
 // partitions (1,000 topics of n/1,000 partitions), spread over 25
 // partitions of the offsets topic as a worker writes them.
@@ -23,9 +31,7 @@ func bigStore(n int) *model.Store {
 	var batch []model.Record
 	offs := make([]int64, 25)
 	for i := 0; i < n; i++ {
-		k := model.EncodeKey("mm2-primary.MirrorSourceConnector", model.HashMapOrder(model.Object{
-			{Name: "cluster", Value: "primary"}, {Name: "topic", Value: fmt.Sprintf("orders.region-%d", i/1000)},
-			{Name: "partition", Value: encjson.Number(strconv.Itoa(i % 1000))}}))
+		k := mmKey(i)
 		p := model.PartitionFor(k, 25)
 		batch = append(batch, model.Record{Topic: "connect-offsets", Partition: p, Offset: offs[p], Key: k,
 			Value: []byte(`{"offset":` + strconv.Itoa(1000+i*7%100000) + `}`), Time: base.Add(time.Duration(i) * time.Millisecond)})

@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"math/rand"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"koff/keymap"
+	"koff/model"
+)
+
+// TestAsyncViewSameAsSync: a big connector's partitions screen, read off
+// the UI goroutine and filtered and sorted there, shows exactly the rows
+// (in the same order, with the same selection) as a screen that does it
+// all in place; keys typed while a view is worked out are not lost, and a
+// view of older rows is dropped.
+func TestAsyncViewSameAsSync(t *testing.T) {
+	src := bigStore(6000)
+	km := keymap.Default()
+	st := NewStyles(true)
+	id := model.ConnectorID{Topic: "connect-offsets", Name: "mm2-primary.MirrorSourceConnector"}
+	now := time.UnixMilli(1_796_000_000_000).Add(2 * time.Minute)
+	load := func(s *partitionsScreen) {
+		snap := &snapshot{Source: src, version: src.Version(), stats: src.Stats(), rest: src.REST(), conns: src.Connectors()}
+		s.prefetch()(src, snap)
+		s.refresh(snap, now, true)
+	}
+	async := newPartitionsScreen(&km, &st, id, 1, 0)
+	async.SetSize(200, 60)
+	load(async)
+	if !async.list.async || !async.settled() {
+		t.Fatal("a big connector's screen does not work off the UI goroutine")
+	}
+	sync := newPartitionsScreen(&km, &st, id, 1, 0)
+	sync.SetSize(200, 60)
+	sync.refresh(src, now, true)
+
+	same := func(step string) {
+		t.Helper()
+		got, want := async.list.rows(), sync.list.rows()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d rows async, %d in place", step, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].ID != want[i].ID {
+				t.Fatalf("%s: row %d is %v async, %v in place", step, i, got[i].ID, want[i].ID)
+			}
+		}
+	}
+	same("loaded")
+	rng := rand.New(rand.NewSource(1))
+	steps := []string{"r", "re", "region-1", "region-12", "region-1", "", "7", "s", "s", "\"partition\":9", "s", "", "s"}
+	for _, q := range steps {
+		if q == "s" {
+			async.cycleSort()
+			sync.cycleSort()
+		} else {
+			async.setFilter(q)
+			sync.setFilter(q)
+		}
+		if !async.list.stale {
+			t.Fatalf("%q: worked out in place", q)
+		}
+		cmd := async.viewCmd()
+		var moved model.PartitionID
+		if rng.Intn(2) == 0 { // a key moves the selection before the view lands
+			async.handleKey(tea.KeyPressMsg{Code: tea.KeyDown})
+			r, _ := async.list.selected()
+			moved = r.ID
+		}
+		async.viewDone(cmd().(viewMsg))
+		for !async.settled() { // the key after the view's start
+			async.viewDone(async.viewCmd()().(viewMsg))
+		}
+		same(q)
+		if r, _ := async.list.selected(); moved != (model.PartitionID{}) && r.ID != moved && contains(async.list.rows(), moved) {
+			t.Fatalf("%q: the selection moved while filtering is lost: %v, want %v", q, r.ID, moved)
+		}
+	}
+	// A view of the rows before a reload is dropped.
+	async.setFilter("region-3")
+	sync.setFilter("region-3")
+	cmd := async.viewCmd()
+	load(async)
+	async.viewDone(cmd().(viewMsg))
+	for !async.settled() {
+		async.viewDone(async.viewCmd()().(viewMsg))
+	}
+	same("after a reload")
+}
+
+func contains(rows []model.PartitionRow, id model.PartitionID) bool {
+	for _, r := range rows {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}

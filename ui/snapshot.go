@@ -1,0 +1,139 @@
+package ui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"koff/model"
+)
+
+// bigStore is the number of stored source partitions from which the
+// dashboard reads the Source off the UI goroutine. Reading a connector of
+// 100,000 partitions while its records stream in takes the Store hundreds
+// of milliseconds (it works out what the task reads of every partition
+// again whenever one changes); done in Update, that would hold up every
+// key. Below it a reload takes a few milliseconds and is done in place,
+// so what a tick reads is on screen at once.
+const bigSource = 5000
+
+// snapshot is a reload read off the UI goroutine: the Source's answers as
+// they were when read, for the header and the top screen to take in at
+// once. Reads it did not make ahead (cheap ones) go to the Source.
+type snapshot struct {
+	Source
+	version uint64
+	stats   model.Stats
+	rest    model.RESTStatus
+	conns   []model.ConnectorRow
+	// What the top screen reads (prefetcher), and its own work on it.
+	parts    map[model.ConnectorID][]model.PartitionRow
+	detail   map[model.PartitionID]model.PartitionDetail
+	sinks    map[string][]model.SinkPartitionRow
+	prepared any
+}
+
+func (s *snapshot) Version() uint64                  { return s.version }
+func (s *snapshot) Stats() model.Stats               { return s.stats }
+func (s *snapshot) REST() model.RESTStatus           { return s.rest }
+func (s *snapshot) Connectors() []model.ConnectorRow { return s.conns }
+
+func (s *snapshot) Partitions(id model.ConnectorID) []model.PartitionRow {
+	if rows, ok := s.parts[id]; ok {
+		return rows
+	}
+	return s.Source.Partitions(id)
+}
+
+func (s *snapshot) Partition(id model.PartitionID) (model.PartitionDetail, bool) {
+	if d, ok := s.detail[id]; ok {
+		return d, d.ID == id
+	}
+	return s.Source.Partition(id)
+}
+
+func (s *snapshot) SinkPartitions(group string) []model.SinkPartitionRow {
+	if rows, ok := s.sinks[group]; ok {
+		return rows
+	}
+	return s.Source.SinkPartitions(group)
+}
+
+// prefetcher screens say what their reload reads, for a snapshot to read
+// it ahead: prefetch returns the function that reads it (and works on it)
+// off the UI goroutine; it must not touch the screen.
+type prefetcher interface {
+	prefetch() func(src Source, snap *snapshot)
+}
+
+// loadedMsg brings a snapshot read for the screen that was on top.
+type loadedMsg struct {
+	snap *snapshot
+	top  screen
+}
+
+// loadCmd reads a snapshot of the Source for the top screen.
+func (m *Model) loadCmd() tea.Cmd {
+	top, src := m.top(), m.opts.Source
+	var read func(Source, *snapshot)
+	if p, ok := top.(prefetcher); ok {
+		read = p.prefetch()
+	}
+	return func() tea.Msg {
+		snap := &snapshot{Source: src, version: src.Version()}
+		snap.stats, snap.rest, snap.conns = src.Stats(), src.REST(), src.Connectors()
+		if read != nil {
+			read(src, snap)
+		}
+		return loadedMsg{snap: snap, top: top}
+	}
+}
+
+// handleLoaded takes in a snapshot: the header and the top screen show it
+// at once. One read for a screen no longer on top is dropped, and the next
+// tick reads again.
+func (m *Model) handleLoaded(msg loadedMsg) {
+	m.loading = false
+	if msg.top != m.top() {
+		m.wantLoad = true // for the screen on top now
+		return
+	}
+	m.refreshFrom(msg.snap, m.opts.Now(), true)
+	m.layout()
+}
+
+// big says the Source is read off the UI goroutine.
+func (m *Model) big() bool { return m.stats.Partitions >= bigSource }
+
+// reloadCmd starts reading a snapshot, unless one is in flight: one more
+// starts when it lands or at the next tick, so the reads take no more of
+// a core than they need and keys go first.
+func (m *Model) reloadCmd() tea.Cmd {
+	if m.loading {
+		return nil
+	}
+	m.loading = true
+	return m.loadCmd()
+}
+
+// viewer screens work out the rows of a filter or sort off the UI
+// goroutine when they are many: viewCmd starts that work when there is
+// some and none is in flight, viewDone takes in its result.
+type viewer interface {
+	viewCmd() tea.Cmd
+	viewDone(viewMsg)
+}
+
+// jobsCmd starts what the top screen and the header have to read or work
+// out off the UI goroutine.
+func (m *Model) jobsCmd() tea.Cmd {
+	var cmds []tea.Cmd
+	if m.wantLoad {
+		if cmd := m.reloadCmd(); cmd != nil {
+			m.wantLoad = false
+			cmds = append(cmds, cmd)
+		}
+	}
+	if v, ok := m.top().(viewer); ok {
+		cmds = append(cmds, v.viewCmd())
+	}
+	return tea.Batch(cmds...)
+}
