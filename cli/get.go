@@ -281,11 +281,11 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 					// The table shows the partition parsed; these are other bytes.
 					where += " (key " + field(r.ID.Key) + ")"
 				}
-				notes = append(notes, fmt.Sprintf("  %s %s in %s: %s", field(n), jsonField(r.Partition), where, field(note)))
+				notes = append(notes, fmt.Sprintf("  %s %s in %s: %s", field(n), jsonField(r.Partition), where, noteField(note)))
 			}
 			if r.TaskNote != "" && !noted[r.Partition] {
 				noted[r.Partition] = true
-				notes = append(notes, fmt.Sprintf("  %s %s: %s", field(n), jsonField(r.Partition), field(r.TaskNote)))
+				notes = append(notes, fmt.Sprintf("  %s %s: %s", field(n), jsonField(r.Partition), noteField(r.TaskNote)))
 			}
 		}
 	}

@@ -71,6 +71,10 @@ const cellMax = 512
 // text: clipped (saying how much was cut) and sanitised.
 func field(s string) string { return model.Sanitize(model.Clip(s, cellMax)) }
 
+// noteField is field for a note on its own line under a table: koff's own
+// sentences, which may quote a key, get room for the whole sentence.
+func noteField(s string) string { return model.Sanitize(model.Clip(s, 4*cellMax)) }
+
 // jsonField is field for JSON text (a partition map, an offset, a key):
 // JSON's own \u escapes first, so what is shown stays JSON that means the
 // same and can be pasted back into --partition or --offset.

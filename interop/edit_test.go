@@ -28,9 +28,19 @@ type fileConnector struct {
 
 func (s *Stack) newFileConnector(t *testing.T, name string, n int) *fileConnector {
 	t.Helper()
+	return s.newFileConnectorWith(t, name, n, nil)
+}
+
+// newFileConnectorWith is newFileConnector with more connector config.
+func (s *Stack) newFileConnectorWith(t *testing.T, name string, n int, extra map[string]string) *fileConnector {
+	t.Helper()
 	f := &fileConnector{s: s, name: name, topic: name + "-out", content: lines(name, 1, n)}
 	f.path = s.writeFile(t, name+".txt", f.content)
-	s.createConnector(t, name, fileSource(f.path, f.topic))
+	cfg := fileSource(f.path, f.topic)
+	for k, v := range extra {
+		cfg[k] = v
+	}
+	s.createConnector(t, name, cfg)
 	f.waitRead(t)
 	return f
 }

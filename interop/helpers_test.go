@@ -418,26 +418,38 @@ func (s *Stack) waitLeaders(t *testing.T, c *kafka.Client, topic string, n int) 
 // produce writes values to one partition of topic, keyless.
 func (s *Stack) produce(t *testing.T, topic string, partition int, values ...string) {
 	t.Helper()
-	var recs []kafka.Record
+	var recs []rawRecord
 	for _, v := range values {
-		recs = append(recs, kafka.Record{Value: kafka.NewBytes([]byte(v))})
+		recs = append(recs, rawRecord{value: []byte(v)})
 	}
 	s.produceRecords(t, topic, partition, recs...)
 }
 
+// rawRecord is a record to produce; nil key for none.
+type rawRecord struct{ key, value []byte }
+
 // produceRecords writes recs to one partition of topic, as kcat -P -p would.
-func (s *Stack) produceRecords(t *testing.T, topic string, partition int, recs ...kafka.Record) {
+func (s *Stack) produceRecords(t *testing.T, topic string, partition int, recs ...rawRecord) {
 	t.Helper()
 	c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 30 * time.Second}
 	s.waitLeaders(t, c, topic, 0)
 	// Metadata can name the broker leader a moment before its replica
 	// manager leads the new partition: retry retriable errors as the Java
-	// producer does, within a bound.
+	// producer does, within a bound. Each attempt gets fresh record readers:
+	// kafka-go's Bytes are drained by the attempt that failed, and sent
+	// again they would be null values.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
+		batch := make([]kafka.Record, len(recs))
+		for i, r := range recs {
+			batch[i] = kafka.Record{Value: kafka.NewBytes(r.value)}
+			if r.key != nil {
+				batch[i].Key = kafka.NewBytes(r.key)
+			}
+		}
 		resp, err := c.Produce(context.Background(), &kafka.ProduceRequest{
 			Topic: topic, Partition: partition, RequiredAcks: kafka.RequireAll,
-			Records: kafka.NewRecordReader(recs...),
+			Records: kafka.NewRecordReader(batch...),
 		})
 		if err == nil {
 			err = resp.Error

@@ -16,7 +16,7 @@ import (
 // hand, as an operator with kcat would.
 func (s *Stack) produceOffset(t *testing.T, partition int, key, value string) {
 	t.Helper()
-	s.produceRecords(t, "connect-offsets", partition, kafka.Record{Key: kafka.NewBytes([]byte(key)), Value: kafka.NewBytes([]byte(value))})
+	s.produceRecords(t, "connect-offsets", partition, rawRecord{[]byte(key), []byte(value)})
 }
 
 // getValue is the offset koff get NAME -o json shows for the partition
@@ -49,40 +49,71 @@ func getValue(t *testing.T, out, partition string) string {
 func TestHandWrittenKeys(t *testing.T) {
 	s := realStack(t)
 
-	t.Run("FileStreamSource", func(t *testing.T) {
-		f := s.newFileConnector(t, "keys-file", 10)
+	t.Run("SpacesAndEscaping", func(t *testing.T) {
+		f := s.newFileConnector(t, "keys-spaces", 10)
 		s.stop(t, f.name)
-		canon := fmt.Sprintf(`["%s",{"filename":"%s"}]`, f.name, f.path)
-		home := model.PartitionFor([]byte(canon), 25)
-		after := -1 // a wrong partition a starting task reads after home
-		for p := range 25 {
-			if p != home && model.ReadAfter("connect-offsets", p, home, 25) {
-				after = p
-				break
-			}
-		}
 		spaced := fmt.Sprintf(`["%s", {"filename": "%s"}]`, f.name, f.path)
 		escaped := fmt.Sprintf(`["%s",{"filename":"%s"}]`, f.name, strings.ReplaceAll(f.path, "/", `\/`))
 		s.produceOffset(t, model.PartitionFor([]byte(spaced), 25), spaced, f.position(2))
 		s.produceOffset(t, model.PartitionFor([]byte(escaped), 25), escaped, f.position(3))
-		s.produceOffset(t, after, canon, f.position(6))
-
-		partition := canonicalEntry(t, f.partition()+` => {}`)
-		partition, _, _ = strings.Cut(partition, " => ")
-		shown := getValue(t, mustKoff(t, s.withTopic("get", f.name, "-o", "json")...), partition)
+		f.append(t, 11)
 		table := mustKoff(t, s.withTopic("get", f.name)...)
 		t.Logf("koff get %s:\n%s", f.name, table)
+		shown := getValue(t, mustKoff(t, s.withTopic("get", f.name, "-o", "json")...), f.canonicalPartition(t))
+		// Spaces and \/ make other keys, which the task never reads: it
+		// continues after line 10, with the line appended while stopped.
+		if got := f.resumeAndNext(t); got != f.name+"-11" {
+			t.Fatalf("the real task continued with %q; the hand-written keys were expected to leave it after line 10", got)
+		}
+		if shown != f.position(11) {
+			t.Errorf("koff get shows %s for %s; the real task resumed from %s", shown, f.partition(), f.position(11))
+		}
+		for _, flagged := range []string{`{"filename": "`, `\/`, "non-canonical,stray", "the key has whitespace", "escaping"} {
+			if !strings.Contains(table, flagged) {
+				t.Errorf("koff get does not show %s:\n%s", flagged, table)
+			}
+		}
+	})
 
-		// Spaces and \/ are other keys the task never reads; of its own
-		// bytes it reads the copy in the wrong partition, read after home.
-		got := f.resumeAndNext(t)
-		if got != f.name+"-6" {
-			t.Fatalf("the real task continued with %q; the copy of its key in connect-offsets/%d was expected to leave it at line 6", got, after)
+	// The task's own key bytes in the wrong partition of a connector's own
+	// offsets topic, small enough to come in one poll: koff's read order
+	// (model.ReadAfter) is exactly the consumer's, and a copy read after
+	// the task's own partition wins, however old.
+	t.Run("WrongPartition", func(t *testing.T) {
+		own := "keys-wrong-offsets"
+		f := s.newFileConnectorWith(t, "keys-wrong", 10, map[string]string{"offsets.storage.topic": own})
+		s.stop(t, f.name)
+		topics := []string{"--offsets-topic", "connect-offsets", "--offsets-topic", own}
+		c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 10 * time.Second}
+		if n := len(s.waitLeaders(t, c, own, 0)); n != 25 {
+			t.Fatalf("the worker created %s with %d partitions, not offset.storage.partitions=25", own, n)
+		}
+		canon := f.key()
+		home := model.PartitionFor([]byte(canon), 25)
+		after := -1
+		for p := range 25 {
+			if p != home && model.ReadAfter(own, p, home, 25) {
+				after = p
+				break
+			}
+		}
+		s.produceRecords(t, own, after, rawRecord{[]byte(canon), []byte(f.position(6))})
+		// With REST koff knows the connector's own topic, and that its
+		// copies in connect-offsets are secondary.
+		withBoth := func(args ...string) []string { return s.withREST(s.withTopic(append(args, topics...)...)...) }
+		get := func() (string, string) {
+			table := mustKoff(t, withBoth("get", f.name)...)
+			return getValue(t, mustKoff(t, withBoth("get", f.name, "-o", "json")...), f.canonicalPartition(t)), table
+		}
+		shown, table := get()
+		t.Logf("koff get %s:\n%s", f.name, table)
+		if got := f.resumeAndNext(t); got != f.name+"-6" {
+			t.Fatalf("the real task continued with %q; the copy of its key in %s/%d was expected to leave it at line 6", got, own, after)
 		}
 		if shown != f.position(6) {
 			t.Errorf("koff get shows %s for %s; the real task resumed from %s", shown, f.partition(), f.position(6))
 		}
-		for _, flagged := range []string{`{"filename": "`, `\/`, "non-canonical,stray", "duplicate,misplaced", "more than one partition"} {
+		for _, flagged := range []string{"duplicate,misplaced", "more than one partition"} {
 			if !strings.Contains(table, flagged) {
 				t.Errorf("koff get does not show %s:\n%s", flagged, table)
 			}
@@ -91,23 +122,52 @@ func TestHandWrittenKeys(t *testing.T) {
 		// The task goes on to the end of its file and commits that to its
 		// home partition: now the newer copy. A restart still reads the
 		// copy in the wrong partition last and goes back to line 6, and
-		// koff says so.
-		f.waitHome(t, home, len(f.content))
+		// koff says so; Connect's GET, which reads the topic afresh, too.
+		s.waitKey(t, own, home, canon, f.position(11))
 		s.stop(t, f.name)
-		shown = getValue(t, mustKoff(t, s.withTopic("get", f.name, "-o", "json")...), partition)
-		// Connect's GET reads the topic afresh too, and agrees.
+		shown, _ = get()
 		if c := canonical(t, s.connectOffsets(t, f.name)); !slices.Contains(c, canonicalEntry(t, f.partition()+" => "+f.position(6))) {
 			t.Errorf("Connect's GET offsets shows %s; koff and the task read %s", strings.Join(c, "; "), f.position(6))
 		}
 		if got := f.resumeAndNext(t); got != f.name+"-6" {
-			t.Fatalf("after a commit of the end of the file to connect-offsets/%d, the real task continued with %q; the older copy in connect-offsets/%d was expected to win again", home, got, after)
+			t.Fatalf("after a commit of the end of the file to %s/%d, the real task continued with %q; the older copy in %s/%d was expected to win again", own, home, got, own, after)
 		}
 		if shown != f.position(6) {
-			t.Errorf("with a newer commit in connect-offsets/%d, koff get shows %s; the restarted task read %s from connect-offsets/%d", home, shown, f.position(6), after)
+			t.Errorf("with a newer commit in %s/%d, koff get shows %s; the restarted task read %s from %s/%d", own, home, shown, f.position(6), own, after)
 		}
 
 		// An edit moves the real task: koff writes every copy of the bytes.
-		f.waitHome(t, home, len(f.content))
+		s.waitKey(t, own, home, canon, f.position(11))
+		s.stop(t, f.name)
+		mustKoff(t, withBoth("set", f.name, "--partition", f.partition(), "--offset", f.position(8), "--yes")...)
+		if got := f.resumeAndNext(t); got != f.name+"-8" {
+			t.Errorf("after koff set to line 8 the real task continued with %q", got)
+		}
+	})
+
+	// In the worker's busy topic the read takes many polls, whose order
+	// koff cannot know: it flags the copies and says so, and an edit,
+	// which writes every copy, still moves the task.
+	t.Run("WrongPartitionOfABusyTopic", func(t *testing.T) {
+		f := s.newFileConnector(t, "keys-busy", 10)
+		s.stop(t, f.name)
+		canon := f.key()
+		home := model.PartitionFor([]byte(canon), 25)
+		s.produceOffset(t, (home+1)%25, canon, f.position(6))
+		f.append(t, 11)
+		table := mustKoff(t, s.withTopic("get", f.name)...)
+		t.Logf("koff get %s:\n%s", f.name, table)
+		for _, flagged := range []string{"duplicate,misplaced", "more than one partition", "an edit of the partition writes every copy"} {
+			if !strings.Contains(table, flagged) {
+				t.Errorf("koff get does not show %s:\n%s", flagged, table)
+			}
+		}
+		got := f.resumeAndNext(t)
+		if got != f.name+"-6" && got != f.name+"-11" {
+			t.Fatalf("the real task continued with %q, from neither copy", got)
+		}
+		t.Logf("the restarted task read the copy that leaves it at %s", got)
+		f.waitRead(t)
 		s.stop(t, f.name)
 		mustKoff(t, s.withTopic("set", f.name, "--partition", f.partition(), "--offset", f.position(8), "--yes")...)
 		if got := f.resumeAndNext(t); got != f.name+"-8" {
@@ -158,14 +218,33 @@ func TestHandWrittenKeys(t *testing.T) {
 	})
 }
 
-// waitHome waits until the task has committed position to its key in
-// connect-offsets/home, read from the topic (with another copy of the key
-// elsewhere, Connect's GET may show that one).
-func (f *fileConnector) waitHome(t *testing.T, home, position int) {
+// waitKey waits until the last record of key in topic/partition has value.
+func (s *Stack) waitKey(t *testing.T, topic string, partition int, key, value string) {
 	t.Helper()
-	key := fmt.Sprintf(`["%s",{"filename":"%s"}]`, f.name, f.path)
-	want := fmt.Sprintf(`{"position":%d}`, position)
-	f.s.readUntil(t, "connect-offsets", home, 0, 60*time.Second, func(rs []record) bool {
-		return len(rs) > 0 && string(rs[len(rs)-1].Key) == key && string(rs[len(rs)-1].Value) == want
+	s.readUntil(t, topic, partition, 0, 60*time.Second, func(rs []record) bool {
+		for i := len(rs) - 1; i >= 0; i-- {
+			if string(rs[i].Key) == key {
+				return string(rs[i].Value) == value
+			}
+		}
+		return false
 	})
+}
+
+// key is the bytes the task's partition map serialises to.
+func (f *fileConnector) key() string {
+	return fmt.Sprintf(`["%s",{"filename":"%s"}]`, f.name, f.path)
+}
+
+// canonicalPartition is the task's partition as canonical() renders it.
+func (f *fileConnector) canonicalPartition(t *testing.T) string {
+	p, _, _ := strings.Cut(canonicalEntry(t, f.partition()+` => {}`), " => ")
+	return p
+}
+
+// append adds line n to the stopped connector's file.
+func (f *fileConnector) append(t *testing.T, n int) {
+	line := lines(f.name, n, n)
+	appendFile(t, f.path, line)
+	f.content += line
 }

@@ -103,6 +103,13 @@ func TestSinkLagEqualsKafkaConsumerGroups(t *testing.T) {
 		n := countLines(out)
 		return n == len(first), fmt.Sprintf("%d lines", n)
 	})
+	for _, v := range first {
+		var line string
+		json.Unmarshal([]byte(v), &line)
+		if n := countLine(out, line); n != 1 {
+			t.Fatalf("the sink wrote %q %d times, want once", line, n)
+		}
+	}
 	s.waitOffset(t, name, fmt.Sprintf(`{"kafka_partition":2,"kafka_topic":%q} => {"kafka_offset":6}`, topic))
 	// Real lag: stopped, the group has no members and more records arrive.
 	s.stop(t, name)
@@ -161,6 +168,18 @@ func TestSinkLagEqualsKafkaConsumerGroups(t *testing.T) {
 			t.Errorf("after --to-earliest the sink wrote %q %d times again, want once", line, replayed[line])
 		}
 	}
+}
+
+// countLine counts the lines of path that are line.
+func countLine(path, line string) int {
+	data, _ := os.ReadFile(path)
+	n := 0
+	for _, l := range strings.Split(string(data), "\n") {
+		if l == line {
+			n++
+		}
+	}
+	return n
 }
 
 func countLines(path string) int {

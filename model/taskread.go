@@ -305,7 +305,7 @@ func sameBytesNote(live, other *entry, nparts int) string {
 	if ov, lv := other.value(), live.value(); ov != nil && lv != nil && SameOffset(ov, lv) {
 		return "the same key bytes are in more than one partition of the topic, with the same value"
 	}
-	note := fmt.Sprintf("the same key bytes are in more than one partition of the topic, with different values: a restarted worker reads the topic from the start and keeps the copy it reads last, which follows its consumer's partition order, not time; koff shows the copy in %s, which it reads after %s when the topic comes in one poll", live.id.TopicPartition, other.id.TopicPartition)
+	note := fmt.Sprintf("the same key bytes are in more than one partition of the topic, with different values: a restarted worker reads the topic from the start and keeps the copy it reads last, which follows its consumer's partition order, not time; koff shows the copy in %s, which it reads after %s when the topic comes in one poll (up to 500 records, max.poll.records, from one broker); a bigger topic takes several polls, whose order koff cannot see", live.id.TopicPartition, other.id.TopicPartition)
 	if nparts == 0 {
 		note = "the same key bytes are in more than one partition of the topic, with different values: a restarted worker keeps the copy it reads last, which follows its consumer's partition order, not time; koff shows the newest"
 	}
