@@ -88,9 +88,10 @@ func (c Config) fetchCommitted(ctx context.Context, tr *kafkago.Transport, tp mo
 }
 
 // decodeChunk is how many records decode hands on at once: enough to take
-// the Store's lock rarely, few enough that a whole fetch is never held
-// decoded all at once.
-const decodeChunk = 1024
+// the Store's lock rarely (about one 1 MB fetch of offset records: the
+// Store works some things out once per batch for each key it updated),
+// few enough that a whole fetch is never held decoded twice over.
+const decodeChunk = 4096
 
 // decoder turns fetched record batches into model.Records, reusing its
 // buffers from one fetch to the next: one per partition reader.

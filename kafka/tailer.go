@@ -273,6 +273,14 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 
 	pos := start
 	var dec decoder
+	// What the Store can know of a record before its lock is worked out
+	// here, on one goroutine per partition.
+	ingest := func(recs []model.Record) {
+		for i := range recs {
+			recs[i].Prepare()
+		}
+		t.h.Ingest(recs)
+	}
 	for ctx.Err() == nil {
 		res, err := t.fetch(ctx, tp, pos, &dec)
 		if err != nil {
@@ -297,7 +305,7 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 			t.requestReload(why)
 			return
 		}
-		n, next := dec.decode(tp, pos, res, t.h.Ingest)
+		n, next := dec.decode(tp, pos, res, ingest)
 		if next < res.LogStartOffset {
 			next = res.LogStartOffset
 		}

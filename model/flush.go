@@ -23,10 +23,10 @@ func addFlush(events []FlushEvent, t time.Time, window time.Duration, max int) [
 	// nanoseconds) pairs: comparing those is cheap, time arithmetic per
 	// event is not, and every record lands here.
 	ts, tn := t.Unix(), t.Nanosecond()
-	early, late := t.Add(-window), t.Add(window)
-	spanEarly, spanLate := t.Add(-maxFlushSpan), t.Add(maxFlushSpan)
-	es, en, ls, ln := early.Unix(), early.Nanosecond(), late.Unix(), late.Nanosecond()
-	ses, sen, sls, sln := spanEarly.Unix(), spanEarly.Nanosecond(), spanLate.Unix(), spanLate.Nanosecond()
+	es, en := shiftInstant(ts, tn, -window)
+	ls, ln := shiftInstant(ts, tn, window)
+	ses, sen := shiftInstant(ts, tn, -maxFlushSpan)
+	sls, sln := shiftInstant(ts, tn, maxFlushSpan)
 	for i := len(events) - 1; i >= 0; i-- {
 		e := &events[i]
 		ss, sn, xs, xn := e.Start.Unix(), e.Start.Nanosecond(), e.End.Unix(), e.End.Nanosecond()
@@ -57,6 +57,20 @@ func addFlush(events []FlushEvent, t time.Time, window time.Duration, max int) [
 	copy(events[1:], events)
 	events[0] = FlushEvent{Start: t, End: t, Records: 1}
 	return events
+}
+
+// shiftInstant is an instant given as Unix seconds and nanoseconds moved
+// by d, as t.Add(d) would move it (without its cost).
+func shiftInstant(sec int64, nsec int, d time.Duration) (int64, int) {
+	sec += int64(d / time.Second)
+	nsec += int(d % time.Second)
+	switch {
+	case nsec >= 1e9:
+		sec, nsec = sec+1, nsec-1e9
+	case nsec < 0:
+		sec, nsec = sec-1, nsec+1e9
+	}
+	return sec, nsec
 }
 
 // instantAfter compares two instants given as Unix seconds and nanoseconds.

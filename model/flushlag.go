@@ -227,7 +227,7 @@ func medianGapRing(h []Update, head int) (time.Duration, int) {
 	n := len(h)
 	for i := 1; i < n && len(gaps) < len(buf); i++ {
 		cur, prev := (head+i)%n, (head+i-1)%n
-		if g := h[cur].Time.Sub(h[prev].Time); g > 0 {
+		if g := wallSub(h[cur].Time, h[prev].Time); g > 0 {
 			// insertion sort: at most a few dozen elements
 			j := len(gaps)
 			gaps = append(gaps, g)
@@ -241,4 +241,15 @@ func medianGapRing(h []Update, head int) (time.Duration, int) {
 		return 0, 0
 	}
 	return gaps[len(gaps)/2], len(gaps)
+}
+
+// wallSub is a.Sub(b) by the wall clock, without Sub's overflow checks
+// (which cost more than the rest of medianGap) unless the two are
+// centuries apart.
+func wallSub(a, b time.Time) time.Duration {
+	ds := a.Unix() - b.Unix()
+	if ds > 6e9 || ds < -6e9 {
+		return a.Round(0).Sub(b.Round(0))
+	}
+	return time.Duration(ds)*time.Second + time.Duration(a.Nanosecond()-b.Nanosecond())
 }

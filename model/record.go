@@ -14,6 +14,25 @@ type Record struct {
 	Key       []byte
 	Value     []byte
 	Time      time.Time
+
+	prep prepared // see Prepare
+}
+
+// prepared is what Prepare works out of a record.
+type prepared struct {
+	done  bool
+	plain bool   // Value is an offset in the plain form (plainOffset)
+	hash  uint64 // of Key, as the Store hashes keys
+}
+
+// Prepare works out what Ingest needs of the record's bytes before it
+// takes the Store's lock: the hash of the key and whether the value is an
+// offset in the form nearly every worker writes. The Tailer calls it on
+// the goroutine that decoded the record, so that the Store's one writer
+// does less of the work; Ingest works the same out itself for a record
+// not prepared. The record's bytes must not change after it.
+func (r *Record) Prepare() {
+	r.prep = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: hashBytes(keySeed, r.Key)}
 }
 
 // TopicPartition names one partition of a Kafka topic.

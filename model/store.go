@@ -53,7 +53,6 @@ type Store struct {
 	// numbers is smaller than one of strings, and growing it does not
 	// hash every key again.
 	byKey       map[string]map[uint64]*entry
-	seed        maphash.Seed
 	partitions  map[string]int // topic → partition count
 	connectors  map[ConnectorID]*connector
 	shapes      keyShapes
@@ -208,7 +207,6 @@ func NewStore(opts StoreOptions) *Store {
 	return &Store{
 		opts:       opts.withDefaults(),
 		byKey:      map[string]map[uint64]*entry{},
-		seed:       maphash.MakeSeed(),
 		partitions: map[string]int{},
 		connectors: map[ConnectorID]*connector{},
 	}
@@ -300,9 +298,14 @@ func (s *Store) noteReadTo(tp TopicPartition, to int64) {
 
 func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	s.records++
-	h := hashBytes(s.seed, r.Key)
+	p := r.prep
+	if !p.done { // worked out here, not written back: the batch is the caller's
+		p = prepared{plain: r.Value != nil && plainOffset(r.Value), hash: hashBytes(keySeed, r.Key)}
+	}
+	h := p.hash
+	head := keys[h]
 	var e, same *entry // this copy; the first copy of the same bytes
-	for x := keys[h]; x != nil; x = x.nextHome {
+	for x := head; x != nil; x = x.nextHome {
 		if x.id.Key == string(r.Key) {
 			if same == nil {
 				same = x
@@ -318,14 +321,14 @@ func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	}
 	if e == nil {
 		var ok bool
-		if e, ok = s.newEntry(r, keys, h, same); !ok {
+		if e, ok = s.newEntry(r, keys, h, head, same); !ok {
 			return
 		}
 	}
 	// Every value counts, readable or not: the worker's map keeps the
 	// latest record of the key whatever it holds (consumedCallback), so an
 	// unreadable value replaces the offset before it.
-	if r.Value != nil && plainOffset(r.Value) {
+	if p.plain {
 		e.state, e.javaNumber = valueOffset, false // the common form, known without parsing
 	} else {
 		e.state = classifyValue(r.Value)
@@ -375,10 +378,10 @@ func within(s, in string) string {
 }
 
 // newEntry stores a key first seen in r's topic-partition, h the hash of
-// its bytes; same is its copy in another partition of the topic, if any,
-// whose analysis it shares. ok is false for a key the worker cannot read
-// (then recorded as unparseable).
-func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, same *entry) (*entry, bool) {
+// its bytes and head keys[h]; same is its copy in another partition of the
+// topic, if any, whose analysis it shares. ok is false for a key the
+// worker cannot read (then recorded as unparseable).
+func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, head, same *entry) (*entry, bool) {
 	tp := TopicPartition{r.Topic, r.Partition}
 	var e *entry
 	if same != nil {
@@ -388,7 +391,7 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, same *entr
 			partitionStr: same.partitionStr, identity: same.identity, shape: same.shape, hash: same.hash,
 			canonical: same.canonical, taskForm: same.taskForm, nested: same.nested, homes: same.homes + 1,
 		}
-		for x := keys[h]; x != nil; x = x.nextHome {
+		for x := head; x != nil; x = x.nextHome {
 			if x.id.Key == e.id.Key {
 				x.homes = e.homes
 			}
@@ -415,7 +418,7 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, same *entr
 	}
 	// Last in the chain of its hash: a copy's nextHome order is the order
 	// first seen.
-	if x := keys[h]; x == nil {
+	if x := head; x == nil {
 		keys[h] = e
 	} else {
 		for x.nextHome != nil {
@@ -426,13 +429,15 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, same *entr
 	c := e.conn
 	e.idx = int32(len(c.entries))
 	c.entries = append(c.entries, e)
-	c.addCopy(e, hashString(s.seed, e.identity))
+	c.addCopy(e, hashString(keySeed, e.identity))
 	return e, true
 }
 
 // hashBytes and hashString hash stored keys and identities (variables so
-// that a test can make every hash collide).
+// that a test can make every hash collide), with one seed for the process
+// (Record.Prepare hashes before the Store is known).
 var (
+	keySeed    = maphash.MakeSeed()
 	hashBytes  = maphash.Bytes
 	hashString = maphash.String
 )
@@ -904,7 +909,7 @@ func (s *Store) Partition(id PartitionID) (PartitionDetail, bool) {
 	}
 	if n := s.partitions[id.Topic]; n > 0 {
 		d.Expected = int(e.hash&0x7fffffff) % n
-		for h := s.byKey[id.Topic][hashString(s.seed, id.Key)]; h != nil; h = h.nextHome {
+		for h := s.byKey[id.Topic][hashString(keySeed, id.Key)]; h != nil; h = h.nextHome {
 			if h.id.Key == id.Key && h.id.Partition < n {
 				d.Homes = append(d.Homes, h.id.Partition)
 			}
@@ -916,7 +921,7 @@ func (s *Store) Partition(id PartitionID) (PartitionDetail, bool) {
 
 // find returns the stored copy id names, or nil.
 func (s *Store) find(id PartitionID) *entry {
-	for e := s.byKey[id.Topic][hashString(s.seed, id.Key)]; e != nil; e = e.nextHome {
+	for e := s.byKey[id.Topic][hashString(keySeed, id.Key)]; e != nil; e = e.nextHome {
 		if e.id.Key == id.Key && e.id.Partition == id.Partition {
 			return e
 		}

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"cmp"
 	"slices"
 )
@@ -26,7 +25,7 @@ func (s *Store) OffsetsBody(ids []ConnectorID) []byte {
 			// a partition map.
 			if e := ps.live; e != nil && e.state == valueOffset && e.partitionStr != "null" {
 				picks = append(picks, e)
-				size += len(e.partitionStr) + len(e.value()) + 24
+				size += len(e.partitionStr) + len(e.value()) + len(`,{"partition":,"offset":}`)
 			}
 		}
 		// The rows' order (Partitions).
@@ -52,24 +51,23 @@ func (s *Store) OffsetsBody(ids []ConnectorID) []byte {
 	// Equal partition text is an equal identity, so after the above every
 	// pick has its own text and the order by (text, identity) is by text.
 	slices.SortStableFunc(picks, func(a, b *entry) int { return cmp.Compare(a.partitionStr, b.partitionStr) })
-	var b bytes.Buffer
-	b.Grow(size + 16)
-	b.WriteString(`{"offsets":[`)
+	// Sized for the stored values: a compacted one is no longer.
+	b := make([]byte, 0, size+len(`{"offsets":[]}`))
+	b = append(b, `{"offsets":[`...)
 	for i, e := range picks {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteString(`{"partition":`)
-		b.WriteString(e.partitionStr)
-		b.WriteString(`,"offset":`)
+		b = append(b, `{"partition":`...)
+		b = append(b, e.partitionStr...)
+		b = append(b, `,"offset":`...)
 		if v := e.value(); plainOffset(v) {
-			b.Write(v) // already compact (valueTexts)
+			b = append(b, v...) // already compact (valueTexts)
 		} else {
 			offset, _, _ := valueTexts(v)
-			b.WriteString(offset)
+			b = append(b, offset...)
 		}
-		b.WriteByte('}')
+		b = append(b, '}')
 	}
-	b.WriteString(`]}`)
-	return b.Bytes()
+	return append(b, `]}`...)
 }
