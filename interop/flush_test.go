@@ -76,21 +76,9 @@ func TestFlushOfTheRealWorker(t *testing.T) {
 	s.createConnector(t, name, cfg)
 
 	// The file grows for 16 s, a line every 200 ms.
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for i := 1; ; i++ {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				appendFileQuiet(path, fmt.Sprintf("flush-line-%d\n", i))
-			}
-		}
-	}()
+	stopGrowing := every(200*time.Millisecond, func(i int) {
+		appendFileQuiet(path, fmt.Sprintf("flush-line-%d\n", i))
+	})
 	var seen []flushStatus
 	check := func(f flushStatus) {
 		seen = append(seen, f)
@@ -105,8 +93,7 @@ func TestFlushOfTheRealWorker(t *testing.T) {
 	}
 	growing := s.flushOf(t, name)
 	check(growing)
-	close(stop)
-	<-done
+	stopGrowing()
 	if growing.source != "estimated" || math.Abs(growing.interval-2.0) > 0.5 {
 		t.Errorf("while the file grows: %s; want an estimated interval within 25%% of offset.flush.interval.ms=2000", growing)
 	}
@@ -163,25 +150,12 @@ func TestFlushOfConnectorsSharingATopic(t *testing.T) {
 		cfg["transaction.boundary"] = "interval"
 		s.createConnector(t, name, cfg)
 	}
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for i := 1; ; i++ {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				appendFileQuiet(busyPath, fmt.Sprintf("busy-line-%d\n", i))
-				if i <= 50 { // 10 s: several flushes, then quiet
-					appendFileQuiet(quietPath, fmt.Sprintf("quiet-line-%d\n", i))
-				}
-			}
+	defer every(200*time.Millisecond, func(i int) {
+		appendFileQuiet(busyPath, fmt.Sprintf("busy-line-%d\n", i))
+		if i <= 50 { // 10 s: several flushes, then quiet
+			appendFileQuiet(quietPath, fmt.Sprintf("quiet-line-%d\n", i))
 		}
-	}()
-	defer func() { close(stop); <-done }()
+	})()
 	// Connect reports a topic in /topics once the connector has written to it.
 	waitFor(t, 60*time.Second, "both connectors to name shared-out", func() (bool, string) {
 		var got []string
@@ -215,6 +189,26 @@ func TestFlushOfConnectorsSharingATopic(t *testing.T) {
 	if f := s.flushOf(t, busy); f.status != "ok" {
 		t.Errorf("%s, whose file grows: %s, want ok", busy, f)
 	}
+}
+
+// every calls f(1), f(2)… once per period until the returned stop is
+// called; stop waits for the call in progress.
+func every(period time.Duration, f func(i int)) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for i := 1; ; i++ {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				f(i)
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
 }
 
 func appendFileQuiet(path, content string) {
