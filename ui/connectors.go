@@ -90,9 +90,7 @@ func newConnectorsScreen(km *keymap.KeyMap, st *Styles, interval time.Duration) 
 		},
 		// Worst first is the default: at 3 a.m. the rows that need a look
 		// come first, whatever the width.
-		sortOrder[connRow]{"status, worst first", func(a, b connRow) int {
-			return cmp.Or(cmp.Compare(statusRank(a), statusRank(b)), lastFlush(a).Compare(lastFlush(b)), byConnectorName(a, b))
-		}},
+		sortOrder[connRow]{"status, worst first", byStatus},
 		sortOrder[connRow]{"name", byConnectorName},
 		sortOrder[connRow]{"lag (biggest first)", func(a, b connRow) int {
 			return cmp.Or(cmp.Compare(lagRank(b), lagRank(a)), byConnectorName(a, b))
@@ -109,6 +107,23 @@ func newConnectorsScreen(km *keymap.KeyMap, st *Styles, interval time.Duration) 
 	)
 	return s
 }
+
+// byStatus puts the rows that need a look first, the longest silent first
+// among them; the rest stay in name order, so that rows flushing all the
+// time do not swap places on every flush (a screen of them would be redrawn
+// whole several times a second, and no row would stay where the eye left
+// it).
+func byStatus(a, b connRow) int {
+	ra, rb := statusRank(a), statusRank(b)
+	if c := cmp.Compare(ra, rb); c != 0 || ra >= rankSettled {
+		return cmp.Or(c, byConnectorName(a, b))
+	}
+	return cmp.Or(lastFlush(a).Compare(lastFlush(b)), byConnectorName(a, b))
+}
+
+// rankSettled is the first statusRank of rows that need no look (unknown,
+// idle, ok).
+const rankSettled = 4
 
 func byConnectorName(a, b connRow) int {
 	return cmp.Or(strings.Compare(a.ID.Name, b.ID.Name), strings.Compare(a.ID.Topic, b.ID.Topic), strings.Compare(a.Type, b.Type))

@@ -55,10 +55,11 @@ type list[T any] struct {
 
 	// async: filter and sort are worked out off the UI goroutine (viewCmd)
 	// and taken in when done (viewDone); stale says the rows on screen are
-	// not yet those of filter and sort, busy that the work is under way.
-	// gen counts the items taken in, so a view of older ones is dropped.
+	// not yet those of filter and sort, busy that the work is under way
+	// for the items of generation busyGen. gen counts the items taken in,
+	// so a view of older ones is dropped.
 	async, stale, busy bool
-	gen                int
+	gen, busyGen       int
 
 	cursor, offset int    // index into rows of the selection and of the top row
 	selID          string // identity of the selected row, "" before the first
@@ -135,13 +136,16 @@ type viewMsg struct {
 // viewCmd starts working out the rows of the filter and sort, when the
 // rows on screen are not theirs and no such work is in flight.
 func (l *list[T]) viewCmd() tea.Cmd {
-	if !l.stale || l.busy {
+	if !l.stale || l.viewing() {
 		return nil
 	}
-	l.busy = true
+	l.busy, l.busyGen = true, l.gen
 	j, gen := l.job(), l.gen
 	return func() tea.Msg { return viewMsg{list: l, gen: gen, v: j.run(), sort: j.sort, q: j.q, selID: j.selID} }
 }
+
+// viewing says a view of the current items is being worked out.
+func (l *list[T]) viewing() bool { return l.busy && l.busyGen == l.gen }
 
 // viewDone takes in a view from viewCmd, if it is this list's and of its
 // current items; the rows stay stale when filter or sort moved meanwhile.
@@ -149,7 +153,9 @@ func (l *list[T]) viewDone(msg viewMsg) bool {
 	if msg.list != any(l) {
 		return false
 	}
-	l.busy = false
+	if msg.gen == l.busyGen {
+		l.busy = false
+	}
 	if msg.gen == l.gen {
 		l.take(msg.v, msg.sort, msg.q, msg.selID)
 	}

@@ -76,6 +76,7 @@ func (s *partitionsScreen) prefetch() func(Source, *snapshot) {
 }
 
 func (s *partitionsScreen) viewCmd() tea.Cmd { return s.list.viewCmd() }
+func (s *partitionsScreen) viewing() bool    { return s.list.viewing() }
 
 func (s *partitionsScreen) viewDone(msg viewMsg) {
 	if s.list.viewDone(msg) {

@@ -120,20 +120,25 @@ func (m *Model) reloadCmd() tea.Cmd {
 type viewer interface {
 	viewCmd() tea.Cmd
 	viewDone(viewMsg)
+	// viewing says such work is under way for the rows the screen has: a
+	// reload waits for it, as its rows would make the work's result
+	// useless.
+	viewing() bool
 }
 
 // jobsCmd starts what the top screen and the header have to read or work
 // out off the UI goroutine.
 func (m *Model) jobsCmd() tea.Cmd {
 	var cmds []tea.Cmd
-	if m.wantLoad {
+	v, isViewer := m.top().(viewer)
+	if isViewer {
+		cmds = append(cmds, v.viewCmd())
+	}
+	if m.wantLoad && !(isViewer && v.viewing()) {
 		if cmd := m.reloadCmd(); cmd != nil {
 			m.wantLoad = false
 			cmds = append(cmds, cmd)
 		}
-	}
-	if v, ok := m.top().(viewer); ok {
-		cmds = append(cmds, v.viewCmd())
 	}
 	return tea.Batch(cmds...)
 }
