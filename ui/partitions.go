@@ -611,11 +611,11 @@ func (s *partitionsScreen) panel() []string {
 	case shownUnflushed(s.conn, rep).Unflushed >= 0:
 		u := shownUnflushed(s.conn, rep)
 		unflushed = plural(int(u.Unflushed), "record", "records") + " unflushed"
-		if u.Shared > 0 && s.conn.Unflushed != nil {
-			unflushed = fmt.Sprintf("%s, and %d in topics shared with %s", unflushed, u.Shared, strings.Join(s.conn.Unflushed.SharedWith, ", "))
-		}
 		if w >= 120 {
 			unflushed += " (a crash replays them)"
+		}
+		if u.Shared > 0 && s.conn.Unflushed != nil {
+			unflushed = fmt.Sprintf("%s, and %d in topics shared with %s, whose koff cannot tell", unflushed, u.Shared, strings.Join(s.conn.Unflushed.SharedWith, ", "))
 		}
 	case len(s.conn.Topics) == 0:
 		unflushed = "unflushed: – (its topics are not known)"
