@@ -215,3 +215,27 @@ func TestPlainValuesSameAsParsed(t *testing.T) {
 		t.Fatal("a plain partition map takes the slow path")
 	}
 }
+
+// TestPrefixKeysCompareAsStrings: cutting the shared prefix and comparing
+// eight bytes as a number first orders keys as strings.Compare does,
+// zero bytes and keys that begin others included.
+func TestPrefixKeysCompareAsStrings(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	keys := []string{"", "\x00", "a", "a\x00", "a\x00\x00", "a\x00b", "ab", "abcdefgh", "abcdefgh\x00", "abcdefghi", "abcdefgg\xff"}
+	for range 3000 {
+		k := `{"cluster":"primary",` + randomText(rng)
+		if rng.Intn(4) == 0 {
+			k += "\x00"
+		}
+		keys = append(keys, k)
+	}
+	for _, set := range [][]string{keys, keys[11:]} {
+		p := newPrefixKeys(len(set), func(k int) string { return set[k] })
+		for range 50000 {
+			a, b := int32(rng.Intn(len(set))), int32(rng.Intn(len(set)))
+			if got, want := p.compare(a, b), strings.Compare(set[a], set[b]); got != want {
+				t.Fatalf("%q against %q: %d, want %d", set[a], set[b], got, want)
+			}
+		}
+	}
+}

@@ -187,6 +187,7 @@ type Model struct {
 	// loading: a snapshot of a big Source is being read; wantLoad: one
 	// should be, as soon as none is in flight.
 	loading, wantLoad bool
+	nextLoad          time.Time // the earliest the next read may start
 }
 
 type sizedScreen struct {
@@ -368,7 +369,7 @@ func (m *Model) push(s screen) {
 	m.layout()
 	if m.big() {
 		s.refresh(m.opts.Source, m.now, false)
-		m.wantLoad = true
+		m.wantLoad, m.nextLoad = true, time.Time{} // a new screen waits for no one
 		return
 	}
 	s.refresh(m.opts.Source, m.now, true)
@@ -380,7 +381,7 @@ func (m *Model) pop() {
 		m.layout()
 		if m.big() {
 			m.refresh(m.now, false)
-			m.wantLoad = true
+			m.wantLoad, m.nextLoad = true, time.Time{}
 			return
 		}
 		m.refresh(m.now, true)

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -45,6 +47,7 @@ type partitionsScreen struct {
 	rates    rateCache
 	// edited is when this dashboard applied an edit to each connector.
 	edited map[string]time.Time
+	ranks  *rankCache
 	// loaded: the rows were read once (a big Source is read off the UI
 	// goroutine, so a new screen can wait for its first snapshot).
 	loaded bool
@@ -65,12 +68,20 @@ type partitionsPrepared struct {
 }
 
 func (s *partitionsScreen) prefetch() func(Source, *snapshot) {
-	id, j := s.id, s.list.job()
+	id, j, ranks := s.id, s.list.job(), s.ranks
 	search := s.list.search
+	old, oldHay := j.items, j.hay
 	return func(src Source, snap *snapshot) {
 		rows := src.Partitions(id)
 		snap.parts = map[model.ConnectorID][]model.PartitionRow{id: rows}
-		j.items, j.hay, j.sorted, j.prev = rows, makeHay(search, rows), nil, nil
+		// What the filter searches and the partition order depend on the
+		// partition maps alone: the same rows keep them.
+		hay := oldHay
+		if !sameRows(old, rows) || len(oldHay) != len(rows) {
+			hay = makeHay(search, rows)
+		}
+		ranks.carry(old, rows)
+		j.items, j.hay, j.sorted, j.prev = rows, hay, nil, nil
 		snap.prepared = partitionsPrepared{id: id, rows: rows, hay: j.hay, needs: measurePartitions(rows), view: j.run(), sort: j.sort, q: j.q, selID: j.selID}
 	}
 }
@@ -135,6 +146,7 @@ func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, to
 		id:       id,
 		topics:   topics,
 		interval: interval,
+		ranks:    &rankCache{},
 		list: newList(st, partitionIdentity,
 			func(r model.PartitionRow, q string) bool {
 				return strings.Contains(strings.ToLower(r.Partition), q) ||
@@ -157,35 +169,26 @@ func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, to
 		),
 	}
 	s.list.search = func(r model.PartitionRow) []string { return []string{r.Partition, r.ID.TopicPartition.String()} }
-	s.list.keyed = partitionSorts
+	s.list.keyed = s.ranks.partitionSorts
 	return s
 }
 
 // partitionSorts are the sort orders above as comparators of row indices,
 // with the natural-order keys of partition maps and offsets made once.
-func partitionSorts(i int, rows []model.PartitionRow) func(a, b int32) int {
-	part := make([]string, len(rows))
-	for k, r := range rows {
-		part[k] = naturalKey(r.Partition)
-	}
-	byPart := func(a, b int32) int {
-		x, y := &rows[a], &rows[b]
-		return cmp.Or(strings.Compare(part[a], part[b]),
-			strings.Compare(x.ID.Topic, y.ID.Topic), cmp.Compare(x.ID.Partition, y.ID.Partition),
-			strings.Compare(x.ID.Key, y.ID.Key))
-	}
+// Every order ends in the partition order, which is worked out once per
+// set of rows (ranks): a re-sort of 100,000 rows then compares numbers.
+func (c *rankCache) partitionSorts(i int, rows []model.PartitionRow) func(a, b int32) int {
+	rank := c.partRanks(rows)
+	byPart := func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) }
 	switch i {
 	case 1:
-		off := make([]string, len(rows))
-		for k, r := range rows {
-			off[k] = naturalKey(r.Offset)
-		}
+		off := newPrefixKeys(len(rows), func(k int) string { return naturalKey(rows[k].Offset) })
 		return func(a, b int32) int {
 			x, y := &rows[a], &rows[b]
 			if (x.Offset == "") != (y.Offset == "") {
 				return cmp.Compare(y.Offset, x.Offset)
 			}
-			return cmp.Or(strings.Compare(off[a], off[b]), byPart(a, b))
+			return cmp.Or(off.compare(a, b), byPart(a, b))
 		}
 	case 2:
 		return func(a, b int32) int { return cmp.Or(rows[b].Updated.Compare(rows[a].Updated), byPart(a, b)) }
@@ -196,6 +199,143 @@ func partitionSorts(i int, rows []model.PartitionRow) func(a, b int32) int {
 		}
 	}
 	return byPart
+}
+
+// rankCache keeps each row's place in the partition order for the rows
+// last asked about (and the ones before: filter and sort jobs ask from
+// other goroutines, some about older rows).
+type rankCache struct {
+	mu      sync.Mutex
+	entries [2]rankEntry
+}
+
+type rankEntry struct {
+	rows *model.PartitionRow // the first of the rows the ranks are of
+	n    int
+	rank []int32
+}
+
+func (c *rankCache) lookup(rows []model.PartitionRow) []int32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.entries {
+		if e.rows == &rows[0] && e.n == len(rows) {
+			return e.rank
+		}
+	}
+	return nil
+}
+
+func (c *rankCache) store(rows []model.PartitionRow, rank []int32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries[1], c.entries[0] = c.entries[0], rankEntry{rows: &rows[0], n: len(rows), rank: rank}
+}
+
+// carry gives rows the ranks of old when they are the same partitions in
+// the same places (sameRows): the order of partition maps is then the
+// same, whatever their offsets did.
+func (c *rankCache) carry(old, rows []model.PartitionRow) {
+	if len(rows) == 0 || !sameRows(old, rows) {
+		return
+	}
+	if r := c.lookup(old); r != nil {
+		c.store(rows, r)
+	}
+}
+
+// sameRows says b holds the same source partitions as a, in the same
+// places: what is worked out of their partition maps alone stays true.
+func sameRows(a, b []model.PartitionRow) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].Partition != b[i].Partition {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *rankCache) partRanks(rows []model.PartitionRow) []int32 {
+	if len(rows) == 0 {
+		return nil
+	}
+	if r := c.lookup(rows); r != nil {
+		return r
+	}
+	part := newPrefixKeys(len(rows), func(k int) string { return naturalKey(rows[k].Partition) })
+	idx := make([]int32, len(rows))
+	for k := range idx {
+		idx[k] = int32(k)
+	}
+	// A total order (it ends in the row's identity).
+	slices.SortFunc(idx, func(a, b int32) int {
+		x, y := &rows[a], &rows[b]
+		return cmp.Or(part.compare(a, b),
+			strings.Compare(x.ID.Topic, y.ID.Topic), cmp.Compare(x.ID.Partition, y.ID.Partition),
+			strings.Compare(x.ID.Key, y.ID.Key))
+	})
+	rank := make([]int32, len(rows))
+	for k, i := range idx {
+		rank[i] = int32(k)
+	}
+	c.store(rows, rank)
+	return rank
+}
+
+// prefixKeys are sort keys with the prefix they all share cut off, and
+// their next eight bytes as a number that is compared first: the keys of
+// one connector's partition maps share most of their bytes (`{"cluster":
+// "primary","partition":`), which every string comparison would scan.
+type prefixKeys struct {
+	head []uint64
+	rest []string // each key after the shared prefix
+}
+
+func newPrefixKeys(n int, key func(int) string) prefixKeys {
+	p := prefixKeys{head: make([]uint64, n), rest: make([]string, n)}
+	shared := -1
+	for k := range n {
+		p.rest[k] = key(k)
+		if shared < 0 {
+			shared = len(p.rest[k])
+		}
+		shared = min(shared, commonPrefix(p.rest[0], p.rest[k]))
+	}
+	for k, s := range p.rest {
+		s = s[shared:]
+		var h uint64
+		for b := range 8 {
+			h <<= 8
+			if b < len(s) {
+				h |= uint64(s[b])
+			}
+		}
+		p.head[k], p.rest[k] = h, s
+	}
+	return p
+}
+
+// compare orders keys a and b as strings.Compare orders the whole keys.
+func (p prefixKeys) compare(a, b int32) int {
+	if c := cmp.Compare(p.head[a], p.head[b]); c != 0 {
+		// A key's end reads as zero bytes: a shorter key's head is at most
+		// the head of a longer one it begins, and equal heads fall through.
+		return c
+	}
+	return strings.Compare(p.rest[a], p.rest[b])
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }
 
 func partitionIdentity(r model.PartitionRow) string {

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"time"
+
 	tea "charm.land/bubbletea/v2"
 
 	"koff/model"
@@ -68,6 +70,7 @@ type prefetcher interface {
 type loadedMsg struct {
 	snap *snapshot
 	top  screen
+	took time.Duration // reading it
 }
 
 // loadCmd reads a snapshot of the Source for the top screen.
@@ -77,13 +80,15 @@ func (m *Model) loadCmd() tea.Cmd {
 	if p, ok := top.(prefetcher); ok {
 		read = p.prefetch()
 	}
+	now := m.opts.Now
 	return func() tea.Msg {
+		start := now()
 		snap := &snapshot{Source: src, version: src.Version()}
 		snap.stats, snap.rest, snap.conns = src.Stats(), src.REST(), src.Connectors()
 		if read != nil {
 			read(src, snap)
 		}
-		return loadedMsg{snap: snap, top: top}
+		return loadedMsg{snap: snap, top: top, took: now().Sub(start)}
 	}
 }
 
@@ -92,6 +97,9 @@ func (m *Model) loadCmd() tea.Cmd {
 // tick reads again.
 func (m *Model) handleLoaded(msg loadedMsg) {
 	m.loading = false
+	// The next read waits as long as this one took: reads of a big Source
+	// take at most half a core, however fast its records come.
+	m.nextLoad = m.opts.Now().Add(msg.took)
 	if msg.top != m.top() {
 		m.wantLoad = true // for the screen on top now
 		return
@@ -134,7 +142,7 @@ func (m *Model) jobsCmd() tea.Cmd {
 	if isViewer {
 		cmds = append(cmds, v.viewCmd())
 	}
-	if m.wantLoad && !(isViewer && v.viewing()) {
+	if m.wantLoad && !(isViewer && v.viewing()) && !m.opts.Now().Before(m.nextLoad) {
 		if cmd := m.reloadCmd(); cmd != nil {
 			m.wantLoad = false
 			cmds = append(cmds, cmd)
