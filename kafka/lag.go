@@ -2,7 +2,9 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -87,53 +89,20 @@ func groupPolls(ctx context.Context, c *kafkago.Client, named []string) ([]model
 		ids = append(ids, g)
 	}
 	sort.Strings(ids)
-	// The raw request: kafka-go's DescribeGroups fails to decode the
-	// member metadata of current consumer protocol versions, and koff
-	// needs only the members themselves.
-	m, err := c.Transport.RoundTrip(ctx, c.Addr, &describegroups.Request{Groups: ids})
+	polls, err := batchedGroupPolls(ctx, c, ids)
+	if errors.Is(err, errOldBroker) {
+		polls, err = groupPollsOneByOne(ctx, c, ids)
+	}
 	if err != nil {
 		return nil, err
 	}
-	polls := map[string]*model.GroupPoll{}
-	for _, g := range m.(*describegroups.Response).Groups {
-		p := &model.GroupPoll{Group: g.GroupID, State: g.GroupState, Members: len(g.Members)}
-		for _, mb := range g.Members {
-			p.Clients = append(p.Clients, mb.ClientID+"@"+strings.TrimPrefix(mb.ClientHost, "/"))
-		}
-		sort.Strings(p.Clients)
-		if g.ErrorCode != 0 {
-			p.Err = kafkago.Error(g.ErrorCode).Title()
-		}
-		polls[g.GroupID] = p
-	}
-	// Committed offsets: one OffsetFetch per group, to its coordinator.
 	var tps []model.TopicPartition
 	seen := map[model.TopicPartition]bool{}
 	for _, id := range ids {
-		p := polls[id]
-		if p == nil {
-			p = &model.GroupPoll{Group: id}
-			polls[id] = p
-		}
-		of, err := c.OffsetFetch(ctx, &kafkago.OffsetFetchRequest{GroupID: id})
-		if err == nil && of.Error != nil {
-			err = of.Error
-		}
-		if err != nil {
-			p.Err = Describe(err)
-			continue
-		}
-		for topic, parts := range of.Topics {
-			for _, op := range parts {
-				if op.Error != nil || op.CommittedOffset < 0 {
-					continue
-				}
-				tp := model.TopicPartition{Topic: topic, Partition: op.Partition}
-				p.Partitions = append(p.Partitions, model.GroupPartition{TopicPartition: tp, Committed: op.CommittedOffset})
-				if !seen[tp] {
-					seen[tp] = true
-					tps = append(tps, tp)
-				}
+		for _, gp := range polls[id].Partitions {
+			if !seen[gp.TopicPartition] {
+				seen[gp.TopicPartition] = true
+				tps = append(tps, gp.TopicPartition)
 			}
 		}
 	}
@@ -159,6 +128,134 @@ func groupPolls(ctx context.Context, c *kafkago.Client, named []string) ([]model
 		out = append(out, *p)
 	}
 	return out, nil
+}
+
+// batchedGroupPolls describes the groups and fetches their committed
+// offsets in one request of each kind per coordinator (groupsraw.go).
+func batchedGroupPolls(ctx context.Context, c *kafkago.Client, ids []string) (map[string]*model.GroupPoll, error) {
+	if err := batchedVersions(ctx, c); err != nil {
+		return nil, err
+	}
+	clientID := c.Transport.(*kafkago.Transport).ClientID
+	m, err := c.Transport.RoundTrip(ctx, c.Addr, findCoordinatorsRequest(clientID, ids))
+	if err != nil {
+		return nil, err
+	}
+	coords := m.(*rawGroupRequest).result.(map[string]coordinator)
+	polls := make(map[string]*model.GroupPoll, len(ids))
+	byNode := map[int32][]string{}
+	for _, id := range ids {
+		p := &model.GroupPoll{Group: id}
+		polls[id] = p
+		switch co, ok := coords[id]; {
+		case !ok:
+			p.Err = "no coordinator in the broker's answer"
+		case co.err != 0:
+			p.Err = Describe(kafkago.Error(co.err))
+		default:
+			byNode[co.node] = append(byNode[co.node], id)
+		}
+	}
+	for node, groups := range byNode {
+		m, err := c.Transport.RoundTrip(ctx, c.Addr, describeGroupsRequest(clientID, node, groups))
+		if err != nil {
+			return nil, err
+		}
+		described := m.(*rawGroupRequest).result.(map[string]describedGroup)
+		if m, err = c.Transport.RoundTrip(ctx, c.Addr, offsetFetchRequest(clientID, node, groups)); err != nil {
+			return nil, err
+		}
+		fetched := m.(*rawGroupRequest).result.(map[string]fetchedOffsets)
+		for _, id := range groups {
+			p := polls[id]
+			if d, ok := described[id]; ok {
+				p.State, p.Members = d.state, len(d.clients)
+				for _, cl := range d.clients {
+					p.Clients = append(p.Clients, strings.Replace(cl, "@/", "@", 1))
+				}
+				sort.Strings(p.Clients)
+				if d.err != 0 {
+					p.Err = kafkago.Error(d.err).Title()
+				}
+			}
+			f, ok := fetched[id]
+			switch {
+			case !ok:
+				p.Err = "no committed offsets in the broker's answer"
+				continue
+			case f.err != 0:
+				p.Err = Describe(kafkago.Error(f.err))
+				continue
+			}
+			topics := make([]string, 0, len(f.offsets))
+			for t := range f.offsets {
+				topics = append(topics, t)
+			}
+			sort.Strings(topics)
+			for _, t := range topics {
+				parts := make([]int32, 0, len(f.offsets[t]))
+				for pt := range f.offsets[t] {
+					parts = append(parts, pt)
+				}
+				slices.Sort(parts)
+				for _, pt := range parts {
+					if co := f.offsets[t][pt]; co.err == 0 && co.offset >= 0 {
+						p.Partitions = append(p.Partitions, model.GroupPartition{TopicPartition: model.TopicPartition{Topic: t, Partition: int(pt)}, Committed: co.offset})
+					}
+				}
+			}
+		}
+	}
+	return polls, nil
+}
+
+// groupPollsOneByOne is the same for brokers before Kafka 3.0: one
+// DescribeGroups, and one OffsetFetch per group.
+func groupPollsOneByOne(ctx context.Context, c *kafkago.Client, ids []string) (map[string]*model.GroupPoll, error) {
+	// The raw request: kafka-go's DescribeGroups fails to decode the
+	// member metadata of current consumer protocol versions, and koff
+	// needs only the members themselves.
+	m, err := c.Transport.RoundTrip(ctx, c.Addr, &describegroups.Request{Groups: ids})
+	if err != nil {
+		return nil, err
+	}
+	polls := map[string]*model.GroupPoll{}
+	for _, g := range m.(*describegroups.Response).Groups {
+		p := &model.GroupPoll{Group: g.GroupID, State: g.GroupState, Members: len(g.Members)}
+		for _, mb := range g.Members {
+			p.Clients = append(p.Clients, mb.ClientID+"@"+strings.TrimPrefix(mb.ClientHost, "/"))
+		}
+		sort.Strings(p.Clients)
+		if g.ErrorCode != 0 {
+			p.Err = kafkago.Error(g.ErrorCode).Title()
+		}
+		polls[g.GroupID] = p
+	}
+	for _, id := range ids {
+		p := polls[id]
+		if p == nil {
+			p = &model.GroupPoll{Group: id}
+			polls[id] = p
+		}
+		of, err := c.OffsetFetch(ctx, &kafkago.OffsetFetchRequest{GroupID: id})
+		if err == nil && of.Error != nil {
+			err = of.Error
+		}
+		if err != nil {
+			p.Err = Describe(err)
+			continue
+		}
+		for topic, parts := range of.Topics {
+			for _, op := range parts {
+				if op.Error != nil || op.CommittedOffset < 0 {
+					continue
+				}
+				tp := model.TopicPartition{Topic: topic, Partition: op.Partition}
+				p.Partitions = append(p.Partitions, model.GroupPartition{TopicPartition: tp, Committed: op.CommittedOffset})
+			}
+		}
+	}
+	return polls, nil
 }
 
 // clusterID is the id of the cluster that answers, "" if it cannot say:

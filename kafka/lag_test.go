@@ -3,6 +3,8 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,5 +139,79 @@ func TestRecordsSinceCountsWhatWasProducedAfterAFlush(t *testing.T) {
 	}
 	if _, err := (Config{Brokers: []string{addr}}).RecordsSince(context.Background(), []string{"nope"}, flush); err == nil {
 		t.Error("a missing topic should be an error")
+	}
+}
+
+// The batched group requests (one FindCoordinator, DescribeGroups and
+// OffsetFetch per coordinator) give what asking group by group gives, and
+// the start and end offsets asked of each leader at once equal kafka-go's
+// one request per partition.
+func TestBatchedGroupPollsEqualOneByOne(t *testing.T) {
+	_, addr := startBroker(t, 0)
+	createTopic(t, addr, "orders", 3)
+	createTopic(t, addr, "logs", 2)
+	for p := 0; p < 3; p++ {
+		var recs []kv
+		for i := 0; i < 5*(p+1); i++ {
+			recs = append(recs, kv{key: fmt.Sprint(i), value: "x"})
+		}
+		produce(t, addr, "orders", p, recs...)
+	}
+	tp := func(topic string, p int) model.TopicPartition { return model.TopicPartition{Topic: topic, Partition: p} }
+	// joinGroup waits for the only connect-* group: the live one first.
+	member := joinGroup(t, addr, "connect-live", "orders")
+	defer member.Close()
+	commitGroup(t, addr, "connect-a", map[model.TopicPartition]int64{tp("orders", 0): 3, tp("orders", 2): 7, tp("logs", 1): 0})
+	commitGroup(t, addr, "connect-b", map[model.TopicPartition]int64{tp("orders", 1): 9})
+	ids := []string{"connect-a", "connect-b", "connect-live", "connect-never-committed"}
+
+	c := Config{Brokers: []string{addr}}.Client()
+	ctx := context.Background()
+	batched, err := batchedGroupPolls(ctx, c, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	single, err := groupPollsOneByOne(ctx, c, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		b, s := *batched[id], *single[id]
+		sort.Slice(s.Partitions, func(i, j int) bool { return s.Partitions[i].TopicPartition.String() < s.Partitions[j].TopicPartition.String() })
+		sort.Slice(b.Partitions, func(i, j int) bool { return b.Partitions[i].TopicPartition.String() < b.Partitions[j].TopicPartition.String() })
+		if fmt.Sprintf("%+v", b) != fmt.Sprintf("%+v", s) {
+			t.Errorf("%s: batched %+v\n  one by one %+v", id, b, s)
+		}
+	}
+	if a := batched["connect-a"]; len(a.Partitions) != 3 || a.State != "Empty" {
+		t.Errorf("connect-a = %+v", a)
+	}
+	if l := batched["connect-live"]; l.Members != 1 || len(l.Clients) != 1 || strings.Contains(l.Clients[0], "@/") {
+		t.Errorf("connect-live = %+v, want one member, its host without a leading /", l)
+	}
+
+	tps := []model.TopicPartition{tp("orders", 0), tp("orders", 1), tp("orders", 2), tp("logs", 0), tp("logs", 1)}
+	for _, at := range []int64{kafkago.FirstOffset, kafkago.LastOffset} {
+		got, err := leaderOffsets(ctx, c, tps, at, kafkago.ReadUncommitted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range tps {
+			res, err := c.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{x.Topic: {{Partition: x.Partition, Timestamp: at}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := res.Topics[x.Topic][0]
+			want := p.LastOffset
+			if at == kafkago.FirstOffset {
+				want = p.FirstOffset
+			}
+			if got[x] != want {
+				t.Errorf("%s at %d: %d, kafka-go says %d", x, at, got[x], want)
+			}
+		}
+	}
+	if _, err := leaderOffsets(ctx, c, []model.TopicPartition{tp("orders", 9)}, kafkago.LastOffset, kafkago.ReadUncommitted); err == nil {
+		t.Error("a partition that does not exist gave no error")
 	}
 }

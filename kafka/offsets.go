@@ -19,6 +19,9 @@ func listOffsets(ctx context.Context, c *kafkago.Client, tps []model.TopicPartit
 	if len(tps) == 0 {
 		return out, nil
 	}
+	if at == kafkago.FirstOffset || at == kafkago.LastOffset {
+		return leaderOffsets(ctx, c, tps, at, iso)
+	}
 	req := &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{}, IsolationLevel: iso}
 	for _, tp := range tps {
 		req.Topics[tp.Topic] = append(req.Topics[tp.Topic], kafkago.OffsetRequest{Partition: tp.Partition, Timestamp: at})
