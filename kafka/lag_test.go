@@ -157,7 +157,9 @@ func TestBatchedGroupPollsEqualOneByOne(t *testing.T) {
 		}
 		produce(t, addr, "orders", p, recs...)
 	}
-	tp := func(topic string, p int) model.TopicPartition { return model.TopicPartition{Topic: topic, Partition: p} }
+	tp := func(topic string, p int) model.TopicPartition {
+		return model.TopicPartition{Topic: topic, Partition: p}
+	}
 	// joinGroup waits for the only connect-* group: the live one first.
 	member := joinGroup(t, addr, "connect-live", "orders")
 	defer member.Close()
@@ -177,8 +179,12 @@ func TestBatchedGroupPollsEqualOneByOne(t *testing.T) {
 	}
 	for _, id := range ids {
 		b, s := *batched[id], *single[id]
-		sort.Slice(s.Partitions, func(i, j int) bool { return s.Partitions[i].TopicPartition.String() < s.Partitions[j].TopicPartition.String() })
-		sort.Slice(b.Partitions, func(i, j int) bool { return b.Partitions[i].TopicPartition.String() < b.Partitions[j].TopicPartition.String() })
+		sort.Slice(s.Partitions, func(i, j int) bool {
+			return s.Partitions[i].TopicPartition.String() < s.Partitions[j].TopicPartition.String()
+		})
+		sort.Slice(b.Partitions, func(i, j int) bool {
+			return b.Partitions[i].TopicPartition.String() < b.Partitions[j].TopicPartition.String()
+		})
 		if fmt.Sprintf("%+v", b) != fmt.Sprintf("%+v", s) {
 			t.Errorf("%s: batched %+v\n  one by one %+v", id, b, s)
 		}
