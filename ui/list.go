@@ -411,12 +411,13 @@ func (l *list[T]) sync(cols []table.Column, cells func(T) []string) {
 		rows = append(rows, append(table.Row{mark}, row...))
 	}
 	// A new table renders its rows once, where each setter of the old one
-	// would render them all again: this runs on every key.
-	l.tbl = table.New(table.WithColumns(all), table.WithRows(rows), table.WithStyles(l.st.Table),
-		table.WithWidth(l.width), table.WithHeight(l.height+1)) // + the header line
-	if c := l.cursor - l.offset; c > 0 {
-		l.tbl.SetCursor(c)
-	}
+	// would render them all again: this runs on every key. The cursor is
+	// set while the table is one line high (SetCursor renders the rows
+	// around it: none then), so that New renders them once, with it.
+	c := max(l.cursor-l.offset, 0)
+	l.tbl = table.New(table.WithColumns(all), table.WithStyles(l.st.Table), table.WithWidth(l.width),
+		table.WithHeight(1), table.WithRows(rows), func(m *table.Model) { m.SetCursor(c) },
+		table.WithHeight(l.height+1)) // + the header line
 }
 
 // view renders the table, or the header and an explanation when there is
