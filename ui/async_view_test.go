@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math/rand"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -107,6 +108,15 @@ func TestAsyncViewSameAsSync(t *testing.T) {
 			async.viewDone(async.viewCmd()().(viewMsg))
 		}
 		same("sort " + sync.list.sortName() + " after a reload")
+		// What a reload carried over (the filter's texts, the partition
+		// order) is what a screen opened now works out afresh.
+		fresh := newPartitionsScreen(&km, &st, id, 1, 0)
+		fresh.SetSize(200, 60)
+		fresh.list.sort, fresh.list.filter = sync.list.sort, sync.list.filter
+		fresh.refresh(src, now, true)
+		if got, want := sync.list.rows(), fresh.list.rows(); !slices.EqualFunc(got, want, func(a, b model.PartitionRow) bool { return a.ID == b.ID }) {
+			t.Fatalf("sort %s after a reload: the rows differ from a fresh screen's", sync.list.sortName())
+		}
 	}
 }
 

@@ -88,6 +88,19 @@ func (l *list[T]) setItems(items []T) {
 
 func (l *list[T]) makeHay(items []T) []string { return makeHay(l.search, items) }
 
+// setItemsHay is setItems with what the filter searches of items made
+// already (nil: make it).
+func (l *list[T]) setItemsHay(items []T, hay []string) {
+	if hay == nil || len(hay) != len(items) {
+		l.setItems(items)
+		return
+	}
+	l.items, l.hay = items, hay
+	l.gen++
+	l.sortedOK, l.orderOK = false, false
+	l.apply()
+}
+
 // makeHay lowercases the texts a filter looks in, once per item, into a
 // new slice: a view worked out elsewhere may still be reading the last.
 func makeHay[T any](search func(T) []string, items []T) []string {

@@ -367,13 +367,11 @@ func (s *partitionsScreen) refresh(src Source, now time.Time, reload bool) {
 			s.list.takeItems(p.rows, p.hay, p.view, p.sort, p.q, p.selID)
 			s.needs = p.needs
 		} else {
-			s.list.setItems(src.Partitions(s.id))
-			s.measure()
+			s.reloadRows(src.Partitions(s.id))
 		}
 		s.loaded = true
 	} else if reload {
-		s.list.setItems(src.Partitions(s.id))
-		s.measure()
+		s.reloadRows(src.Partitions(s.id))
 		s.loaded = true
 	}
 	if reload {
@@ -395,6 +393,18 @@ func (s *partitionsScreen) refresh(src Source, now time.Time, reload bool) {
 		s.stale[partitionIdentity(r)] = r
 	}
 	s.sync()
+}
+
+// reloadRows takes in rows read in place; the same partitions as before
+// keep what the filter searches and their order.
+func (s *partitionsScreen) reloadRows(rows []model.PartitionRow) {
+	var hay []string
+	if sameRows(s.list.items, rows) {
+		hay = s.list.hay
+		s.ranks.carry(s.list.items, rows)
+	}
+	s.list.setItemsHay(rows, hay)
+	s.measure()
 }
 
 // panelLines is how many lines the flush panel takes above the table.
