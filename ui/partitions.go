@@ -643,6 +643,10 @@ func (s *partitionsScreen) View() string {
 	if s.topics > 1 {
 		name += " (" + clean(s.id.Topic) + ")"
 	}
+	if !s.loaded { // a big Source: its first snapshot is being read
+		title := titleLine(s.st, s.width, "Connectors › "+name, []string{"reading its source partitions…"}, nil)
+		return title + "\n" + s.st.Muted.Render(truncate("  Reading the source partitions and flushes of "+name+"…", s.width))
+	}
 	var info []string
 	switch {
 	case s.restOn && s.inREST:
@@ -672,9 +676,6 @@ func (s *partitionsScreen) View() string {
 	}
 	title := titleLine(s.st, s.width, "Connectors › "+name, info, s.list.viewInfo())
 	empty := "No source partitions: the connector has no offsets in this topic."
-	if !s.loaded {
-		empty = "Reading the source partitions…"
-	}
 	if s.list.filter != "" && len(s.list.items) > 0 {
 		empty = fmt.Sprintf("No source partition contains %q.", s.list.filter)
 	}
