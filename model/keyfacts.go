@@ -80,12 +80,11 @@ func plainKeyFacts(key string, shapes *keyShapes, keep *arena) (keyFacts, bool) 
 		f.partition, f.identity, f.null, f.canonical = p, p, true, true
 		return f, true
 	}
-	var spans [plainMaxFields][2]int // name start/end, field start/end below
-	var fieldSpans [plainMaxFields][2]int
-	n, ok := plainObjectFields(p, &spans, &fieldSpans)
-	if !ok {
+	var sp plainSpans
+	if !plainObject(p, &sp) {
 		return keyFacts{}, false
 	}
+	n, spans, fieldSpans := sp.n, &sp.names, &sp.fields
 	f.partition, f.fields = p, n
 	var hashes [plainMaxFields]uint32
 	sorted := true
@@ -129,41 +128,6 @@ func plainKeyFacts(key string, shapes *keyShapes, keep *arena) (keyFacts, bool) 
 	shapes.buf = b
 	f.identity = keep.keep(b)
 	return f, true
-}
-
-// plainObjectFields checks that p is an object in the plain offset form
-// and records each field's name (without quotes) and whole "name":value
-// span.
-func plainObjectFields(p string, names, fields *[plainMaxFields][2]int) (int, bool) {
-	if !plainOffset(p) {
-		return 0, false
-	}
-	if p == "{}" {
-		return 0, true
-	}
-	// plainOffset vouched for the syntax: walk it without checking again.
-	n := 0
-	i := 1
-	for {
-		start := i
-		end := plainString(p, i)
-		names[n] = [2]int{i + 1, end - 1}
-		i = end + 1 // past ':'
-		switch p[i] {
-		case '"':
-			i = plainString(p, i)
-		default:
-			for i < len(p) && p[i] != ',' && p[i] != '}' {
-				i++
-			}
-		}
-		fields[n] = [2]int{start, i}
-		n++
-		if p[i] == '}' {
-			return n, true
-		}
-		i++
-	}
 }
 
 // hashMapKeeps reports whether a java.util.HashMap filled with distinct

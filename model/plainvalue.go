@@ -14,7 +14,18 @@ const plainMaxFields = 16
 // raw itself. Every record's value is classified on ingestion and every
 // shown row renders its value, so this is the hot path; anything else
 // takes the full Jackson reading.
-func plainOffset[T string | []byte](raw T) bool {
+func plainOffset[T string | []byte](raw T) bool { return plainObject(raw, nil) }
+
+// plainSpans are where the fields of a plain object are: each name's
+// bytes (without quotes) and each whole "name":value.
+type plainSpans struct {
+	n             int
+	names, fields [plainMaxFields][2]int
+}
+
+// plainObject is plainOffset, noting where the fields are in spans when it
+// is not nil.
+func plainObject[T string | []byte](raw T, spans *plainSpans) bool {
 	var names [plainMaxFields]T
 	n := 0
 	i := 0
@@ -41,6 +52,7 @@ func plainOffset[T string | []byte](raw T) bool {
 			}
 		}
 		names[n] = name
+		start := i
 		n++
 		i = end
 		if i >= len(raw) || raw[i] != ':' {
@@ -77,6 +89,11 @@ func plainOffset[T string | []byte](raw T) bool {
 		if i >= len(raw) {
 			return false
 		}
+		if spans != nil {
+			spans.names[n-1] = [2]int{start + 1, end - 1}
+			spans.fields[n-1] = [2]int{start, i}
+			spans.n = n
+		}
 		switch raw[i] {
 		case ',':
 			i++
@@ -91,16 +108,24 @@ func plainOffset[T string | []byte](raw T) bool {
 // plainString returns the index after a string starting at raw[i] == '"'
 // that holds only printable ASCII other than '\\', or -1.
 func plainString[T string | []byte](raw T, i int) int {
-	for j := i + 1; j < len(raw); j++ {
-		switch c := raw[j]; {
-		case c == '"':
-			return j + 1
-		case c == '\\' || c < 0x20 || c >= 0x7F:
-			return -1
-		}
+	j := i + 1
+	for j < len(raw) && plainChars[raw[j]] {
+		j++
+	}
+	if j < len(raw) && raw[j] == '"' {
+		return j + 1
 	}
 	return -1
 }
+
+// plainChars are the bytes a plain string holds: printable ASCII but the
+// quote and the backslash.
+var plainChars = func() (t [256]bool) {
+	for c := 0x20; c < 0x7F; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // plainInteger returns the index after an integer within a Java long's
 // range with no leading zero (0 itself is fine, -0 is not), or -1.

@@ -775,16 +775,13 @@ func (s *Store) Partitions(id ConnectorID) []PartitionRow {
 	if c == nil {
 		return nil
 	}
-	rows := make([]PartitionRow, 0, len(c.entries))
-	for _, e := range c.entries {
+	// Sorted as entries, not as rows: a row is some 300 bytes to move.
+	es := slices.Clone(c.entries)
+	sortByPartition(es)
+	rows := make([]PartitionRow, 0, len(es))
+	for _, e := range es {
 		rows = append(rows, s.row(e))
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].Partition != rows[j].Partition {
-			return rows[i].Partition < rows[j].Partition
-		}
-		return rows[i].ID.Partition < rows[j].ID.Partition
-	})
 	return rows
 }
 

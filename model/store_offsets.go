@@ -30,9 +30,7 @@ func (s *Store) OffsetsBody(ids []ConnectorID) []byte {
 		}
 		// The rows' order (Partitions).
 		mine := picks[from:]
-		slices.SortFunc(mine, func(a, b *entry) int {
-			return cmp.Or(cmp.Compare(a.partitionStr, b.partitionStr), cmp.Compare(a.id.Partition, b.id.Partition))
-		})
+		sortByPartition(mine)
 		if len(ids) > 1 {
 			// Copies in several topics: the first topic's wins.
 			if seen == nil {
@@ -50,7 +48,9 @@ func (s *Store) OffsetsBody(ids []ConnectorID) []byte {
 	}
 	// Equal partition text is an equal identity, so after the above every
 	// pick has its own text and the order by (text, identity) is by text.
-	slices.SortStableFunc(picks, func(a, b *entry) int { return cmp.Compare(a.partitionStr, b.partitionStr) })
+	if len(ids) > 1 {
+		slices.SortStableFunc(picks, func(a, b *entry) int { return cmp.Compare(a.partitionStr, b.partitionStr) })
+	}
 	// Sized for the stored values: a compacted one is no longer.
 	b := make([]byte, 0, size+len(`{"offsets":[]}`))
 	b = append(b, `{"offsets":[`...)
@@ -70,4 +70,12 @@ func (s *Store) OffsetsBody(ids []ConnectorID) []byte {
 		b = append(b, '}')
 	}
 	return append(b, `]}`...)
+}
+
+// sortByPartition sorts entries by partition text, then topic-partition,
+// then the order first seen (as a stable sort would).
+func sortByPartition(es []*entry) {
+	slices.SortFunc(es, func(a, b *entry) int {
+		return cmp.Or(cmp.Compare(a.partitionStr, b.partitionStr), cmp.Compare(a.id.Partition, b.id.Partition), cmp.Compare(a.idx, b.idx))
+	})
 }

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,5 +46,32 @@ func TestStoreOffsetsBodyEqualsTheRowsBody(t *testing.T) {
 	}
 	if got := string(NewStore(StoreOptions{}).OffsetsBody(one)); got != `{"offsets":[]}` {
 		t.Errorf("empty store: %s", got)
+	}
+}
+
+// sortByPartition orders as a stable sort by (partition text, partition)
+// does, for texts sharing long prefixes and prefixes of each other.
+func TestSortByPartitionIsTheTextOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for round := 0; round < 200; round++ {
+		var es []*entry
+		for range 1 + r.IntN(60) {
+			var b strings.Builder
+			b.WriteString(`{"cluster":"primary","partition":`)
+			for range r.IntN(12) {
+				b.WriteByte("019,\"x"[r.IntN(6)])
+			}
+			es = append(es, &entry{partitionStr: b.String(), id: PartitionID{TopicPartition: TopicPartition{"t", r.IntN(3)}}, idx: int32(len(es))})
+		}
+		want := slices.Clone(es)
+		slices.SortStableFunc(want, func(a, b *entry) int {
+			return cmp.Or(cmp.Compare(a.partitionStr, b.partitionStr), cmp.Compare(a.id.Partition, b.id.Partition))
+		})
+		sortByPartition(es)
+		for i := range es {
+			if es[i].partitionStr != want[i].partitionStr || es[i].id.Partition != want[i].id.Partition {
+				t.Fatalf("round %d, at %d: %s/%d, want %s/%d", round, i, es[i].partitionStr, es[i].id.Partition, want[i].partitionStr, want[i].id.Partition)
+			}
+		}
 	}
 }
