@@ -19,6 +19,14 @@ const maxFlushSpan = time.Second
 // flush events. Records of different partitions arrive in any order while
 // catching up, so an event can be extended at either end.
 func addFlush(events []FlushEvent, t time.Time, window time.Duration, max int) []FlushEvent {
+	events, _ = addFlushAt(events, -1, t, window, max)
+	return events
+}
+
+// addFlushAt is addFlush that first tries the event at hint (the one the
+// record before went to: while catching up, a partition's records come in
+// runs of one time) and returns the event t went to, or -1.
+func addFlushAt(events []FlushEvent, hint int, t time.Time, window time.Duration, max int) ([]FlushEvent, int) {
 	// The bounds of "within", moved from each event to t once, as (seconds,
 	// nanoseconds) pairs: comparing those is cheap, time arithmetic per
 	// event is not, and every record lands here.
@@ -27,36 +35,53 @@ func addFlush(events []FlushEvent, t time.Time, window time.Duration, max int) [
 	ls, ln := shiftInstant(ts, tn, window)
 	ses, sen := shiftInstant(ts, tn, -maxFlushSpan)
 	sls, sln := shiftInstant(ts, tn, maxFlushSpan)
-	for i := len(events) - 1; i >= 0; i-- {
-		e := &events[i]
+	within := func(e *FlushEvent) bool {
 		ss, sn, xs, xn := e.Start.Unix(), e.Start.Nanosecond(), e.End.Unix(), e.End.Nanosecond()
 		// t ≥ Start-window, t ≤ End+window, t-Start ≤ span, End-t ≤ span.
-		within := !instantAfter(ss, sn, ls, ln) && !instantAfter(es, en, xs, xn) && !instantAfter(ses, sen, ss, sn) && !instantAfter(xs, xn, sls, sln)
-		if within {
-			if t.Before(e.Start) {
-				e.Start = t
-			}
-			if t.After(e.End) {
-				e.End = t
-			}
-			e.Records++
-			return events
+		return !instantAfter(ss, sn, ls, ln) && !instantAfter(es, en, xs, xn) && !instantAfter(ses, sen, ss, sn) && !instantAfter(xs, xn, sls, sln)
+	}
+	merge := func(i int) ([]FlushEvent, int) {
+		e := &events[i]
+		if t.Before(e.Start) {
+			e.Start = t
+		}
+		if t.After(e.End) {
+			e.End = t
+		}
+		e.Records++
+		return events, i
+	}
+	// The scan below takes the newest event t is within: the hint is that
+	// one when no newer event starts by t+window (they start later still).
+	if hint >= 0 && hint < len(events) && within(&events[hint]) &&
+		(hint == len(events)-1 || instantAfter(events[hint+1].Start.Unix(), events[hint+1].Start.Nanosecond(), ls, ln)) {
+		return merge(hint)
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		e := &events[i]
+		xs, xn := e.End.Unix(), e.End.Nanosecond()
+		if within(e) {
+			return merge(i)
 		}
 		if instantAfter(ts, tn, xs, xn) {
 			// Insert after i: events stay sorted by Start.
 			events = append(events, FlushEvent{})
 			copy(events[i+2:], events[i+1:])
 			events[i+1] = FlushEvent{Start: t, End: t, Records: 1}
-			return trimFlushes(events, max)
+			at := i + 1
+			if len(events) > max {
+				at -= len(events) - max
+			}
+			return trimFlushes(events, max), at
 		}
 	}
 	if len(events) >= max {
-		return events // older than everything kept
+		return events, -1 // older than everything kept
 	}
 	events = append(events, FlushEvent{})
 	copy(events[1:], events)
 	events[0] = FlushEvent{Start: t, End: t, Records: 1}
-	return events
+	return events, 0
 }
 
 // shiftInstant is an instant given as Unix seconds and nanoseconds moved

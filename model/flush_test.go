@@ -49,7 +49,8 @@ func TestAddFlushSameAsReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	base := time.UnixMilli(1_796_000_000_000)
 	for run := 0; run < 100; run++ {
-		var got, want []FlushEvent
+		var got, want, hinted []FlushEvent
+		hint := -1
 		streams := 1 + rng.Intn(25)
 		pos := make([]time.Time, streams)
 		for i := range pos {
@@ -75,6 +76,11 @@ func TestAddFlushSameAsReference(t *testing.T) {
 			want = addFlushReference(want, ts, window, max)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("run %d record %d (t=%v): events differ\n got %v\nwant %v", run, n, ts, got, want)
+			}
+			// With the hint of the record before, as the Store calls it.
+			hinted, hint = addFlushAt(hinted, hint, ts, window, max)
+			if !reflect.DeepEqual(hinted, want) {
+				t.Fatalf("run %d record %d (t=%v), hint: events differ\n got %v\nwant %v", run, n, ts, hinted, want)
 			}
 		}
 	}

@@ -90,6 +90,7 @@ type connector struct {
 	records    int64
 	lastUpdate time.Time
 	flushes    []FlushEvent
+	lastFlush  int // the flush event the connector's last record went to (-1: none)
 }
 
 // entry is one stored copy of a source partition: one key in one
@@ -364,7 +365,7 @@ func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	if r.Time.After(c.lastUpdate) {
 		c.lastUpdate = r.Time
 	}
-	c.flushes = addFlush(c.flushes, r.Time, s.opts.FlushWindow, s.opts.Flushes)
+	c.flushes, c.lastFlush = addFlushAt(c.flushes, c.lastFlush, r.Time, s.opts.FlushWindow, s.opts.Flushes)
 }
 
 // within returns s sharing the bytes of in when in holds it: a compact
@@ -406,7 +407,7 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, head, same
 		cid := ConnectorID{Topic: tp.Topic, Name: f.connector}
 		c := s.connectors[cid]
 		if c == nil {
-			c = &connector{id: cid}
+			c = &connector{id: cid, lastFlush: -1}
 			s.connectors[cid] = c
 		}
 		e = s.alloc()
