@@ -63,7 +63,9 @@ func (f *fileConnector) resumeAndNext(t *testing.T) string {
 	t.Helper()
 	from := f.s.endOffset(t, f.topic, 0)
 	f.s.resume(t, f.name)
-	rs := f.s.readUntil(t, f.topic, 0, from, 60*time.Second, func(rs []record) bool { return len(rs) > 0 })
+	// A starting exactly-once task fences and reads its offsets first:
+	// on a loaded machine that takes a while.
+	rs := f.s.readUntil(t, f.topic, 0, from, 120*time.Second, func(rs []record) bool { return len(rs) > 0 })
 	return lineText(t, rs[0].Value)
 }
 

@@ -98,6 +98,9 @@ func TestHandWrittenKeys(t *testing.T) {
 			}
 		}
 		s.produceRecords(t, own, after, rawRecord{[]byte(canon), []byte(f.position(6))})
+		// A line appended while stopped tells the two copies apart: the
+		// task's own one continues with line 11, the hand-written with 6.
+		f.append(t, 11)
 		// With REST koff knows the connector's own topic, and that its
 		// copies in connect-offsets are secondary.
 		withBoth := func(args ...string) []string { return s.withREST(s.withTopic(append(args, topics...)...)...) }
@@ -123,8 +126,9 @@ func TestHandWrittenKeys(t *testing.T) {
 		// home partition: now the newer copy. A restart still reads the
 		// copy in the wrong partition last and goes back to line 6, and
 		// koff says so; Connect's GET, which reads the topic afresh, too.
-		s.waitKey(t, own, home, canon, f.position(11))
+		s.waitKey(t, own, home, canon, f.position(12))
 		s.stop(t, f.name)
+		f.append(t, 12)
 		shown, _ = get()
 		if c := canonical(t, s.connectOffsets(t, f.name)); !slices.Contains(c, canonicalEntry(t, f.partition()+" => "+f.position(6))) {
 			t.Errorf("Connect's GET offsets shows %s; koff and the task read %s", strings.Join(c, "; "), f.position(6))
@@ -137,7 +141,7 @@ func TestHandWrittenKeys(t *testing.T) {
 		}
 
 		// An edit moves the real task: koff writes every copy of the bytes.
-		s.waitKey(t, own, home, canon, f.position(11))
+		s.waitKey(t, own, home, canon, f.position(13))
 		s.stop(t, f.name)
 		mustKoff(t, withBoth("set", f.name, "--partition", f.partition(), "--offset", f.position(8), "--yes")...)
 		if got := f.resumeAndNext(t); got != f.name+"-8" {

@@ -34,14 +34,14 @@ shot connectors
 filter jdbc-shop ; keys Enter
 shot partitions
 filter '"shop.public.orders"'
-keys S ; sleep 3
+keys S ; keys Enter ; sleep 3 # S asks first
 keys e
 for _ in 1 2 3 4 5; do keys Down; done
 keys End
 for _ in $(seq 1 40); do tm send-keys -t $session BSpace; done
 typ '{"incrementing":1000}' ; keys C-s ; sleep 1
 shot confirm
-keys Escape ; keys R ; sleep 2
+keys Escape ; keys R ; keys Enter ; sleep 2
 keys Escape ; keys Escape ; keys Escape
 filter es-search ; keys Enter ; sleep 1
 shot sink
