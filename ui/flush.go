@@ -91,6 +91,47 @@ func shortDur(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
 }
 
+// durWidth is len(shortDur(d)), without making the string.
+func durWidth(d time.Duration) int {
+	switch {
+	case d <= 0:
+		return 2
+	case d < time.Second:
+		return digits(int64(d/time.Millisecond)) + 2
+	case d < 100*time.Second:
+		return digits(int64(math.Round(d.Seconds()))) + 1
+	case d < 100*time.Minute:
+		return digits(int64(math.Round(d.Minutes()))) + 1
+	case d < 48*time.Hour:
+		return digits(int64(math.Round(d.Hours()))) + 1
+	}
+	return digits(int64(d/(24*time.Hour))) + 1
+}
+
+// ageWidth is the width of age(now, t) for a t that is not zero, d = now-t.
+func ageWidth(d time.Duration) int {
+	switch {
+	case d < time.Second:
+		return len("just now")
+	case d < time.Minute:
+		return digits(int64(d/time.Second)) + len("s ago")
+	case d < time.Hour:
+		return digits(int64(d/time.Minute)) + len("m ago")
+	case d < 48*time.Hour:
+		return digits(int64(d/time.Hour)) + len("h ago")
+	}
+	return digits(int64(d/(24*time.Hour))) + len("d ago")
+}
+
+// digits is the number of decimal digits of n ≥ 0.
+func digits(n int64) int {
+	k := 1
+	for ; n >= 10; n /= 10 {
+		k++
+	}
+	return k
+}
+
 // intervalSources abbreviate FlushReport.IntervalSource for the table.
 var intervalSources = map[string]string{"configured": "cfg", "estimated": "est", "default": "def"}
 

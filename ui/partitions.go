@@ -43,7 +43,13 @@ type partitionsScreen struct {
 	conn     model.ConnectorRow
 	hasConn  bool
 	report   model.FlushReport
-	stale    map[string]model.PartitionRow
+	// staleCut: the live partitions updated before it stopped advancing
+	// while the connector kept flushing (zero: none can be); staleN is how
+	// many, and staleWide and staleNarrow the widest cell that says so
+	// (FLAGS when wide, UPDATED when narrow). Counted, not collected: a
+	// MirrorMaker connector can have 100,000 idle partitions.
+	staleCut                        time.Time
+	staleN, staleWide, staleNarrow int
 	rates    rateCache
 	// edited is when this dashboard applied an edit to each connector.
 	edited map[string]time.Time
@@ -388,11 +394,46 @@ func (s *partitionsScreen) refresh(src Source, now time.Time, reload bool) {
 		s.rates.update(src, s.list.items, now)
 	}
 	s.report = judgeFlush(s.conn, now, s.interval)
-	s.stale = map[string]model.PartitionRow{}
-	for _, r := range model.StalePartitions(s.list.items, s.report, now) {
-		s.stale[partitionIdentity(r)] = r
-	}
+	s.countStale(now)
 	s.sync()
+}
+
+// countStale finds the partitions that stopped advancing, as
+// model.StalePartitions does (older than three flush intervals of a
+// connector that flushes on time), with the widths of the cells that say
+// so, without making those cells.
+func (s *partitionsScreen) countStale(now time.Time) {
+	s.staleCut, s.staleN, s.staleWide, s.staleNarrow = time.Time{}, 0, 0, 0
+	rep := s.report
+	if rep.Status != model.FlushOK || rep.Interval == 0 {
+		return
+	}
+	s.staleCut = now.Add(-3 * rep.Interval)
+	flagsW := map[model.Flags]int{}
+	for i := range s.list.items {
+		r := &s.list.items[i]
+		if !s.isStale(*r) {
+			continue
+		}
+		s.staleN++
+		d := now.Sub(r.Updated)
+		w := staleTextWidth + durWidth(d)
+		fw, ok := flagsW[r.Flags]
+		if !ok {
+			fw = ansi.StringWidth(flagsCell(r.Flags, true))
+			flagsW[r.Flags] = fw
+		}
+		if fw > 0 {
+			w += 1 + fw
+		}
+		s.staleWide = max(s.staleWide, w)
+		s.staleNarrow = max(s.staleNarrow, 2+ageWidth(d)) // "◌ " + age
+	}
+}
+
+// isStale says the partition stopped advancing (countStale).
+func (s *partitionsScreen) isStale(r model.PartitionRow) bool {
+	return !s.staleCut.IsZero() && !r.Deleted && r.Updated.Before(s.staleCut)
 }
 
 // reloadRows takes in rows read in place; the same partitions as before
@@ -508,12 +549,15 @@ func tpText(r model.PartitionRow, short bool) string {
 // connector kept flushing.
 func staleText(d time.Duration) string { return "◌ not advancing " + shortDur(d) }
 
+// staleTextWidth is the width of staleText before the duration.
+var staleTextWidth = ansi.StringWidth("◌ not advancing ")
+
 // rowFlags is the FLAGS cell. Wide, it starts with "◌ not advancing";
 // narrow, the UPDATED cell carries the ◌ instead (updatedCell), so the
 // JSON keeps its room.
 func (s *partitionsScreen) rowFlags(r model.PartitionRow, wide bool) string {
 	f := flagsCell(r.Flags, wide)
-	_, stale := s.stale[partitionIdentity(r)]
+	stale := s.isStale(r)
 	d := s.now.Sub(r.Updated)
 	switch {
 	case !stale || !wide:
@@ -527,7 +571,7 @@ func (s *partitionsScreen) rowFlags(r model.PartitionRow, wide bool) string {
 // updatedCell is how long ago the partition's offset last changed, with ◌
 // on a narrow screen when it stopped advancing while its connector flushes.
 func (s *partitionsScreen) updatedCell(r model.PartitionRow, wide bool) string {
-	if _, stale := s.stale[partitionIdentity(r)]; stale && !wide {
+	if s.isStale(r) && !wide {
 		return "◌ " + age(s.now, r.Updated)
 	}
 	return age(s.now, r.Updated)
@@ -567,11 +611,11 @@ func (s *partitionsScreen) columns() partitionColumns {
 	if c.wide {
 		c.flags = min(n.flagsWide, 40)
 	}
-	for _, r := range s.stale {
+	if s.staleN > 0 {
 		if c.wide {
-			c.flags = max(c.flags, min(ansi.StringWidth(s.rowFlags(r, c.wide)), 40))
+			c.flags = max(c.flags, min(s.staleWide, 40))
 		} else {
-			c.updated = max(c.updated, ansi.StringWidth(s.updatedCell(r, c.wide)))
+			c.updated = max(c.updated, s.staleNarrow)
 		}
 	}
 	needP, needO := n.partition, n.offset
@@ -667,7 +711,7 @@ func (s *partitionsScreen) View() string {
 	if suspect > 0 {
 		info = append(info, "⚠ "+count(suspect)+" suspect")
 	}
-	if n := len(s.stale); n > 0 {
+	if n := s.staleN; n > 0 {
 		info = append(info, "◌ "+count(n)+" not advancing")
 	}
 	info = append(info, plural(live, "source partition", "source partitions"))

@@ -107,3 +107,49 @@ func BenchmarkPartitions100k(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkPartitions100kIdle is the partitions screen of a MirrorMaker
+// connector whose 100,000 source partitions stopped advancing but ten,
+// which flush every 10 s: a key, and a tick of the clock (the ages and the
+// count of partitions not advancing move with it).
+//
+//	go test ./ui -run XXX -bench Partitions100kIdle -benchtime 20x
+func BenchmarkPartitions100kIdle(b *testing.B) {
+	n := 100_000
+	if testing.Short() { // CI: that it runs, not the figure
+		n = 5_000
+	}
+	src := bigStore(n)
+	base := time.UnixMilli(1_796_000_000_000)
+	for i := range 30 { // 10 partitions flush every 10 s for 5 minutes after
+		at := base.Add(time.Hour + time.Duration(i)*10*time.Second)
+		var recs []model.Record
+		for p := range 10 {
+			k := mmKey(p)
+			tp := model.PartitionFor(k, 25)
+			recs = append(recs, model.Record{Topic: "connect-offsets", Partition: tp, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: tp}),
+				Key: k, Value: []byte(`{"offset":` + strconv.Itoa(i) + `}`), Time: at})
+			src.Ingest(recs[len(recs)-1:])
+		}
+	}
+	km := keymap.Default()
+	st := NewStyles(true)
+	id := model.ConnectorID{Topic: "connect-offsets", Name: "mm2-primary.MirrorSourceConnector"}
+	now := base.Add(time.Hour + 300*time.Second)
+	s := newPartitionsScreen(&km, &st, id, 1, 0)
+	s.SetSize(200, 60)
+	s.refresh(src, now, true)
+	if s.staleN < n-10 {
+		b.Fatalf("%d partitions not advancing, want %d", s.staleN, n-10)
+	}
+	b.Run("KeyDown", func(b *testing.B) {
+		for range b.N {
+			s.handleKey(tea.KeyPressMsg{Code: tea.KeyDown})
+		}
+	})
+	b.Run("Tick", func(b *testing.B) {
+		for range b.N {
+			s.refresh(src, now, false)
+		}
+	})
+}
