@@ -48,9 +48,9 @@ type partitionsScreen struct {
 	// many, and staleWide and staleNarrow the widest cell that says so
 	// (FLAGS when wide, UPDATED when narrow). Counted, not collected: a
 	// MirrorMaker connector can have 100,000 idle partitions.
-	staleCut                        time.Time
+	staleCut                       time.Time
 	staleN, staleWide, staleNarrow int
-	rates    rateCache
+	rates                          rateCache
 	// edited is when this dashboard applied an edit to each connector.
 	edited map[string]time.Time
 	ranks  *rankCache
