@@ -101,6 +101,19 @@ func TestAsyncViewSameAsSync(t *testing.T) {
 		async.viewDone(async.viewCmd()().(viewMsg))
 	}
 	same("after a reload")
+	// A reload that began before a re-sort lands in the new order.
+	read := async.prefetch()
+	async.cycleSort()
+	sync.cycleSort()
+	async.viewCmd() // its view is still under way when the reload lands
+	snap := &snapshot{Source: src, version: src.Version(), stats: src.Stats(), rest: src.REST(), conns: src.Connectors()}
+	read(src, snap)
+	async.refresh(snap, now, true)
+	if !async.settled() || !slices.IsSortedFunc(async.list.rows(), async.list.sorts[async.list.sort].cmp) {
+		t.Fatalf("a reload begun before the re-sort to %s is not shown in it", async.list.sortName())
+	}
+	async.list.busy = false // the view under way is dropped when it lands
+	same("a reload begun before a re-sort")
 	for range 4 {
 		async.cycleSort()
 		sync.cycleSort()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/table"
 	tea "charm.land/bubbletea/v2"
@@ -60,7 +61,10 @@ type list[T any] struct {
 	// for the items of generation busyGen. gen counts the items taken in,
 	// so a view of older ones is dropped.
 	async, stale, busy bool
-	gen, busyGen       int
+	// asked is the sort and filter last asked for, for work that runs
+	// elsewhere to read at its last moment.
+	asked        askedView
+	gen, busyGen int
 
 	cursor, offset int    // index into rows of the selection and of the top row
 	selID          string // identity of the selected row, "" before the first
@@ -118,6 +122,7 @@ func makeHay[T any](search func(T) []string, items []T) []string {
 
 func (l *list[T]) setFilter(q string) {
 	l.filter = q
+	l.asked.set(l.sort, q)
 	if l.async {
 		l.stale = true
 		return
@@ -128,6 +133,7 @@ func (l *list[T]) setFilter(q string) {
 func (l *list[T]) cycleSort() {
 	if len(l.sorts) > 1 {
 		l.sort = (l.sort + 1) % len(l.sorts)
+		l.asked.set(l.sort, l.filter)
 		l.sortedOK, l.orderOK = false, false
 		if l.async {
 			l.stale = true
@@ -135,6 +141,26 @@ func (l *list[T]) cycleSort() {
 		}
 		l.apply()
 	}
+}
+
+// askedView is a sort and a lowercased filter, read and written from
+// several goroutines.
+type askedView struct {
+	mu   sync.Mutex
+	sort int
+	q    string
+}
+
+func (a *askedView) set(sort int, filter string) {
+	a.mu.Lock()
+	a.sort, a.q = sort, strings.ToLower(filter)
+	a.mu.Unlock()
+}
+
+func (a *askedView) get() (int, string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sort, a.q
 }
 
 // viewMsg is a view of a list's items worked out off the UI goroutine.

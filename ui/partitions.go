@@ -74,7 +74,7 @@ type partitionsPrepared struct {
 }
 
 func (s *partitionsScreen) prefetch() func(Source, *snapshot) {
-	id, j, ranks := s.id, s.list.job(), s.ranks
+	id, j, ranks, latest := s.id, s.list.job(), s.ranks, &s.list.asked
 	search := s.list.search
 	old, oldHay := j.items, j.hay
 	return func(src Source, snap *snapshot) {
@@ -88,6 +88,10 @@ func (s *partitionsScreen) prefetch() func(Source, *snapshot) {
 		}
 		ranks.carry(old, rows)
 		j.items, j.hay, j.sorted, j.prev = rows, hay, nil, nil
+		// The sort and filter asked for by now, not when the read began: a
+		// key pressed meanwhile would otherwise find its order undone when
+		// the snapshot lands, until it was worked out again.
+		j.sort, j.q = latest.get()
 		snap.prepared = partitionsPrepared{id: id, rows: rows, hay: j.hay, needs: measurePartitions(rows), view: j.run(), sort: j.sort, q: j.q, selID: j.selID}
 	}
 }
