@@ -27,12 +27,15 @@ type sortOrder[T any] struct {
 // screen while rows arrive, move and re-sort underneath it. Formatting only
 // the visible rows also keeps a refresh cheap however many rows there are.
 type list[T any] struct {
-	st    *Styles
-	tbl   table.Model
-	id    func(T) string
-	match func(item T, lowerQuery string) bool
-	sorts []sortOrder[T]
-	sort  int
+	st  *Styles
+	tbl table.Model
+	id  func(T) string
+	// matchID, when set, tells an item of an identity as id(item) == id
+	// does, without building id(item).
+	matchID func(id string) func(T) bool
+	match   func(item T, lowerQuery string) bool
+	sorts   []sortOrder[T]
+	sort    int
 
 	filter string
 	items  []T // as read from the Source
@@ -213,7 +216,8 @@ func (l *list[T]) takeItems(items []T, hay []string, v listView, sort int, q, se
 // the rows on screen (a key may have moved it while the view was made).
 func (l *list[T]) take(v listView, sort int, q string, selID string) {
 	if selID != l.selID && l.selID != "" {
-		v.found = slices.IndexFunc(v.order, func(i int32) bool { return l.id(l.items[i]) == l.selID })
+		is := l.isID(l.selID)
+		v.found = slices.IndexFunc(v.order, func(i int32) bool { return is(l.items[i]) })
 	}
 	l.install(v)
 	if sort != l.sort {
@@ -255,6 +259,7 @@ type viewJob[T any] struct {
 	items  []T
 	hay    []string
 	id     func(T) string
+	isID   func(id string) func(T) bool
 	match  func(T, string) bool
 	search func(T) []string
 	keyed  func(i int, items []T) func(a, b int32) int
@@ -279,9 +284,22 @@ type listView struct {
 	found    int
 }
 
+// isIDFunc gives, for an identity, the test of an item having it: the
+// list's own (matchID) when set, which need not build every item's
+// identity to find the selection among 100,000.
+func (l *list[T]) isIDFunc() func(string) func(T) bool {
+	if l.matchID != nil {
+		return l.matchID
+	}
+	id := l.id
+	return func(want string) func(T) bool { return func(it T) bool { return id(it) == want } }
+}
+
+func (l *list[T]) isID(want string) func(T) bool { return l.isIDFunc()(want) }
+
 // job captures the list's rows, filter and sort for a view of them.
 func (l *list[T]) job() viewJob[T] {
-	j := viewJob[T]{items: l.items, hay: l.hay, id: l.id, match: l.match, search: l.search, keyed: l.keyed,
+	j := viewJob[T]{items: l.items, hay: l.hay, id: l.id, isID: l.isIDFunc(), match: l.match, search: l.search, keyed: l.keyed,
 		sorts: l.sorts, sort: l.sort, q: strings.ToLower(l.filter), selID: l.selID}
 	if l.keyed != nil && l.sortedOK {
 		j.sorted = l.sorted
@@ -341,7 +359,8 @@ func (j viewJob[T]) run() listView {
 	}
 	v.order, v.orderQ = order, q
 	if j.selID != "" {
-		v.found = slices.IndexFunc(order, func(i int32) bool { return j.id(j.items[i]) == j.selID })
+		is := j.isID(j.selID)
+		v.found = slices.IndexFunc(order, func(i int32) bool { return is(j.items[i]) })
 	}
 	return v
 }

@@ -239,3 +239,19 @@ func TestPrefixKeysCompareAsStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestIsPartitionSameAsIdentity: telling a row by its identity without
+// building it agrees with comparing the identities.
+func TestIsPartitionSameAsIdentity(t *testing.T) {
+	rows := randomPartitionRows(rand.New(rand.NewSource(19)), 400)
+	rows = append(rows, model.PartitionRow{ID: model.PartitionID{TopicPartition: model.TopicPartition{Topic: "a", Partition: 1}, Key: "1\x00x"}},
+		model.PartitionRow{ID: model.PartitionID{TopicPartition: model.TopicPartition{Topic: "a", Partition: 11}, Key: "x"}})
+	for _, a := range rows {
+		is := isPartition(partitionIdentity(a))
+		for _, b := range rows {
+			if is(b) != (partitionIdentity(a) == partitionIdentity(b)) {
+				t.Fatalf("%v against %v: %v", a.ID, b.ID, is(b))
+			}
+		}
+	}
+}
