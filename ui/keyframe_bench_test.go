@@ -139,9 +139,9 @@ func streamRecords(s *model.Store, keys [][]byte, rate int, stop <-chan struct{}
 //
 //	go test ./ui -run XXX -bench KeyToFrame100k -benchtime 1x
 func BenchmarkKeyToFrame100k(b *testing.B) {
-	n, presses := 100_000, 60
+	n, presses, settle := 100_000, 60, time.Second
 	if testing.Short() { // CI: that it runs, not the figure
-		n, presses = 5_000, 8
+		n, presses, settle = 5_000, 8, 200*time.Millisecond
 	}
 	src := bigStore(n)
 	for c := range 5 {
@@ -205,12 +205,12 @@ func BenchmarkKeyToFrame100k(b *testing.B) {
 					tea.WithColorProfile(colorprofile.ANSI256), tea.WithEnvironment([]string{"TERM=xterm-256color"}))
 				done := make(chan struct{})
 				go func() { _, _ = p.Run(); close(done) }()
-				time.Sleep(time.Second)
+				time.Sleep(settle)
 				for _, s := range sc.setup {
 					p.Send(k(s))
-					time.Sleep(300 * time.Millisecond)
+					time.Sleep(settle * 3 / 10)
 				}
-				time.Sleep(2 * time.Second) // the screen's first loads
+				time.Sleep(2 * settle) // the screen's first loads
 				for i := range presses {
 					clk.mu.Lock()
 					clk.sent, clk.pending, clk.drawn, clk.keyed, clk.waitResult = time.Now(), true, false, false, sc.result
