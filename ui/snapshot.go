@@ -80,6 +80,12 @@ func (m *Model) loadCmd() tea.Cmd {
 	if p, ok := top.(prefetcher); ok {
 		read = p.prefetch()
 	}
+	// The offset editor follows the offset it edits on every reload.
+	var follow *model.PartitionID
+	if f, ok := m.form.(*editForm); ok && !f.newPartition && f.id.Key != "" {
+		id := f.id
+		follow = &id
+	}
 	now := m.opts.Now
 	return func() tea.Msg {
 		start := now()
@@ -87,6 +93,13 @@ func (m *Model) loadCmd() tea.Cmd {
 		snap.stats, snap.rest, snap.conns = src.Stats(), src.REST(), src.Connectors()
 		if read != nil {
 			read(src, snap)
+		}
+		if follow != nil {
+			d, _ := src.Partition(*follow)
+			if snap.detail == nil {
+				snap.detail = map[model.PartitionID]model.PartitionDetail{}
+			}
+			snap.detail[*follow] = d
 		}
 		return loadedMsg{snap: snap, top: top, took: now().Sub(start)}
 	}
