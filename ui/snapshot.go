@@ -110,9 +110,10 @@ func (m *Model) loadCmd() tea.Cmd {
 // tick reads again.
 func (m *Model) handleLoaded(msg loadedMsg) {
 	m.loading = false
-	// The next read waits as long as this one took: reads of a big Source
-	// take at most half a core, however fast its records come.
-	m.nextLoad = m.opts.Now().Add(msg.took)
+	// The next read waits twice as long as this one took: reads of a big
+	// Source take at most a third of a core however fast its records
+	// come, and keys find the other cores free.
+	m.nextLoad = m.opts.Now().Add(2 * msg.took)
 	if msg.top != m.top() {
 		m.wantLoad = true // for the screen on top now
 		return
