@@ -97,16 +97,8 @@ func BenchmarkKeyToFrame(b *testing.B) {
 	g.logger = log.New(io.Discard, "", 0)
 	g.env = Env{Getenv: func(string) string { return "" }, Stdout: io.Discard, Stderr: io.Discard}
 	g.AuditLog = b.TempDir() + "/audit.jsonl"
-	rest, err := g.connectClient()
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	o := observe(ctx, g, rest)
-	defer o.stop()
-	o.run()
-	<-o.tailer.CaughtUp()
+	o, stop := observeForBench(b, g)
+	defer stop()
 
 	keys := []tea.KeyPressMsg{
 		{Code: tea.KeyDown}, {Code: tea.KeyDown}, {Code: tea.KeyUp}, {Code: 's', Text: "s"},

@@ -93,16 +93,8 @@ func BenchmarkLiveLatencyToView(b *testing.B) {
 	g.logger = log.New(io.Discard, "", 0)
 	g.env = env
 	g.AuditLog = b.TempDir() + "/audit.jsonl"
-	rest, err := g.connectClient()
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	o := observe(ctx, g, rest)
-	defer o.stop()
-	o.run()
-	<-o.tailer.CaughtUp()
+	o, stop := observeForBench(b, g)
+	defer stop()
 
 	client := &kafkago.Client{Addr: kafkago.TCP(c.Bootstrap()), Timeout: 10 * time.Second}
 	key := `["latency-probe",{"table":"probe"}]`

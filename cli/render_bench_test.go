@@ -36,16 +36,8 @@ func BenchmarkSteadyStateRendering(b *testing.B) {
 			defer c.Close()
 			g := &Globals{Bootstrap: []string{c.Bootstrap()}, OffsetsTopics: []string{"connect-offsets"}, Refresh: 2 * time.Second, ConnectURL: c.ConnectURL()}
 			g.logger = log.New(io.Discard, "", 0)
-			rest, err := g.connectClient()
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			o := observe(ctx, g, rest)
-			defer o.stop()
-			o.run()
-			<-o.tailer.CaughtUp()
+			o, stop := observeForBench(b, g)
+			defer stop()
 			for i := 0; i < b.N; i++ {
 				out := &countingWriter{}
 				m := ui.New(ui.Options{Source: o.store, Bootstrap: c.Bootstrap(), Topics: g.OffsetsTopics, KeyMap: keymap.Default(), REST: true})

@@ -9,6 +9,8 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol"
+
+	"koff/model"
 )
 
 // Sink lag asks about every connect-* group at each refresh. kafka-go sends
@@ -54,8 +56,8 @@ type rawGroupRequest struct {
 	version  int16 // the version sent
 	node     int32 // the broker to ask; -1: any
 	clientID string
-	body     []byte                // the request body, encoded
-	parse    func(r *flexRead) any // the response body
+	body     []byte            // the request body, encoded
+	parse    func(r *wire) any // the response body
 	result   any
 }
 
@@ -68,8 +70,8 @@ func (r *rawGroupRequest) Broker(c protocol.Cluster) (protocol.Broker, error) {
 	if r.node >= 0 {
 		return protocol.Broker{}, fmt.Errorf("broker %d is not in the cluster's metadata", r.node)
 	}
-	for _, id := range c.BrokerIDs() {
-		return c.Brokers[id], nil
+	if ids := c.BrokerIDs(); len(ids) > 0 {
+		return c.Brokers[ids[0]], nil
 	}
 	return protocol.Broker{}, errors.New("no broker in the cluster's metadata")
 }
@@ -94,22 +96,11 @@ func (r *rawGroupRequest) RawExchange(rw io.ReadWriter) (protocol.Message, error
 	if _, err := rw.Write(append(msg, w.b...)); err != nil {
 		return nil, err
 	}
-	var head [8]byte
-	if _, err := io.ReadFull(rw, head[:]); err != nil {
+	buf, err := readResponse(rw, id, r.key, nil)
+	if err != nil {
 		return nil, err
 	}
-	size := int(int32(binary.BigEndian.Uint32(head[:4])))
-	if got := int32(binary.BigEndian.Uint32(head[4:])); got != id {
-		return nil, fmt.Errorf("%s response with correlation id %d, want %d", r.key, got, id)
-	}
-	if size < 4 || size > 64<<20 {
-		return nil, fmt.Errorf("%s response of %d bytes", r.key, size)
-	}
-	buf := make([]byte, size-4)
-	if _, err := io.ReadFull(rw, buf); err != nil {
-		return nil, err
-	}
-	rd := &flexRead{b: buf}
+	rd := &wire{b: buf}
 	rd.tags() // response header v1
 	r.result = r.parse(rd)
 	if rd.err != nil {
@@ -135,44 +126,9 @@ func (w *flexWrite) strings(ss []string) {
 	}
 }
 
-// flexRead decodes them; the first error sticks.
-type flexRead struct {
-	b   []byte
-	err error
-}
+// The compact forms of flexible versions, for wire.
 
-func (r *flexRead) take(n int) []byte {
-	if r.err != nil || n < 0 || n > len(r.b) {
-		r.err = errShort
-		return nil
-	}
-	b := r.b[:n:n]
-	r.b = r.b[n:]
-	return b
-}
-
-func (r *flexRead) int16() int16 {
-	if b := r.take(2); b != nil {
-		return int16(binary.BigEndian.Uint16(b))
-	}
-	return 0
-}
-
-func (r *flexRead) int32() int32 {
-	if b := r.take(4); b != nil {
-		return int32(binary.BigEndian.Uint32(b))
-	}
-	return 0
-}
-
-func (r *flexRead) int64() int64 {
-	if b := r.take(8); b != nil {
-		return int64(binary.BigEndian.Uint64(b))
-	}
-	return 0
-}
-
-func (r *flexRead) uvarint() uint64 {
+func (r *wire) uvarint() uint64 {
 	if r.err != nil {
 		return 0
 	}
@@ -186,7 +142,7 @@ func (r *flexRead) uvarint() uint64 {
 }
 
 // length is a compact length: -1 for null.
-func (r *flexRead) length() int {
+func (r *wire) length() int {
 	n := int(r.uvarint()) - 1
 	if n > len(r.b) { // every element takes a byte at least
 		r.err = errShort
@@ -195,11 +151,11 @@ func (r *flexRead) length() int {
 	return n
 }
 
-func (r *flexRead) string() string { return string(r.take(max(r.length(), 0))) }
-func (r *flexRead) skipBytes()     { r.take(max(r.length(), 0)) }
+func (r *wire) string() string { return string(r.take(max(r.length(), 0))) }
+func (r *wire) skipBytes()     { r.take(max(r.length(), 0)) }
 
 // tags skips a tagged-field section.
-func (r *flexRead) tags() {
+func (r *wire) tags() {
 	for range r.uvarint() {
 		r.uvarint()
 		r.take(int(r.uvarint()))
@@ -218,7 +174,7 @@ func findCoordinatorsRequest(clientID string, groups []string) *rawGroupRequest 
 	w.strings(groups)
 	w.uvarint(0)
 	return &rawGroupRequest{key: protocol.FindCoordinator, version: 4, node: -1, clientID: clientID, body: w.b,
-		parse: func(r *flexRead) any {
+		parse: func(r *wire) any {
 			out := map[string]coordinator{}
 			r.int32() // throttle_time_ms
 			for range r.length() {
@@ -249,7 +205,7 @@ func describeGroupsRequest(clientID string, node int32, groups []string) *rawGro
 	w.int8(0) // include_authorized_operations
 	w.uvarint(0)
 	return &rawGroupRequest{key: protocol.DescribeGroups, version: 5, node: node, clientID: clientID, body: w.b,
-		parse: func(r *flexRead) any {
+		parse: func(r *wire) any {
 			out := map[string]describedGroup{}
 			r.int32() // throttle_time_ms
 			for range r.length() {
@@ -277,13 +233,14 @@ func describeGroupsRequest(clientID string, node int32, groups []string) *rawGro
 		}}
 }
 
-// fetchedOffsets is a group's committed offsets by topic and partition.
+// fetchedOffsets is a group's committed offsets, in the broker's order.
 type fetchedOffsets struct {
 	err     int16
-	offsets map[string]map[int32]committedOffset
+	offsets []committedOffset
 }
 
 type committedOffset struct {
+	tp     model.TopicPartition
 	offset int64
 	err    int16
 }
@@ -299,26 +256,23 @@ func offsetFetchRequest(clientID string, node int32, groups []string) *rawGroupR
 	w.int8(0) // require_stable
 	w.uvarint(0)
 	return &rawGroupRequest{key: protocol.OffsetFetch, version: 8, node: node, clientID: clientID, body: w.b,
-		parse: func(r *flexRead) any {
+		parse: func(r *wire) any {
 			out := map[string]fetchedOffsets{}
 			r.int32() // throttle_time_ms
 			for range r.length() {
 				id := r.string()
-				g := fetchedOffsets{offsets: map[string]map[int32]committedOffset{}}
+				var g fetchedOffsets
 				for range r.length() {
 					topic := r.string()
-					parts := map[int32]committedOffset{}
 					for range r.length() {
-						p := r.int32()
-						c := committedOffset{offset: r.int64()}
+						c := committedOffset{tp: model.TopicPartition{Topic: topic, Partition: int(r.int32())}, offset: r.int64()}
 						r.int32()  // committed_leader_epoch
 						r.string() // metadata
 						c.err = r.int16()
 						r.tags()
-						parts[p] = c
+						g.offsets = append(g.offsets, c)
 					}
 					r.tags()
-					g.offsets[topic] = parts
 				}
 				g.err = r.int16()
 				r.tags()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -187,21 +186,9 @@ func batchedGroupPolls(ctx context.Context, c *kafkago.Client, ids []string) (ma
 				p.Err = Describe(kafkago.Error(f.err))
 				continue
 			}
-			topics := make([]string, 0, len(f.offsets))
-			for t := range f.offsets {
-				topics = append(topics, t)
-			}
-			sort.Strings(topics)
-			for _, t := range topics {
-				parts := make([]int32, 0, len(f.offsets[t]))
-				for pt := range f.offsets[t] {
-					parts = append(parts, pt)
-				}
-				slices.Sort(parts)
-				for _, pt := range parts {
-					if co := f.offsets[t][pt]; co.err == 0 && co.offset >= 0 {
-						p.Partitions = append(p.Partitions, model.GroupPartition{TopicPartition: model.TopicPartition{Topic: t, Partition: int(pt)}, Committed: co.offset})
-					}
+			for _, co := range f.offsets {
+				if co.err == 0 && co.offset >= 0 {
+					p.Partitions = append(p.Partitions, model.GroupPartition{TopicPartition: co.tp, Committed: co.offset})
 				}
 			}
 		}

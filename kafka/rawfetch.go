@@ -78,31 +78,47 @@ func (f *rawFetch) RawExchange(rw io.ReadWriter) (protocol.Message, error) {
 	if err := protocol.WriteRequest(rw, f.version, id, f.clientID, &f.req); err != nil {
 		return nil, err
 	}
-	var head [8]byte
-	if _, err := io.ReadFull(rw, head[:]); err != nil {
+	buf, err := readResponse(rw, id, protocol.Fetch, f.buf)
+	if err != nil {
 		return nil, err
 	}
-	size := int(int32(binary.BigEndian.Uint32(head[:4])))
-	if got := int32(binary.BigEndian.Uint32(head[4:])); got != id {
-		return nil, fmt.Errorf("fetch response with correlation id %d, want %d", got, id)
-	}
-	if size < 4 {
-		return nil, fmt.Errorf("fetch response of %d bytes", size)
-	}
-	if cap(f.buf) < size-4 {
-		f.buf = make([]byte, size-4)
-	}
-	f.buf = f.buf[:size-4]
-	if _, err := io.ReadFull(rw, f.buf); err != nil {
-		return nil, err
-	}
+	f.buf = buf
 	if err := f.parse(f.buf); err != nil {
 		return nil, fmt.Errorf("fetch response: %w", err)
 	}
 	return f, nil
 }
 
-// wire reads the fields of a non-flexible response (fetch v4 to v11).
+// readResponse reads the response of correlation id off rw: its size and
+// correlation id, then the rest into buf (grown as needed), returned.
+func readResponse(rw io.Reader, id int32, key protocol.ApiKey, buf []byte) ([]byte, error) {
+	var head [8]byte
+	if _, err := io.ReadFull(rw, head[:]); err != nil {
+		return nil, err
+	}
+	size := int(int32(binary.BigEndian.Uint32(head[:4])))
+	if got := int32(binary.BigEndian.Uint32(head[4:])); got != id {
+		return nil, fmt.Errorf("%s response with correlation id %d, want %d", key, got, id)
+	}
+	if size < 4 || size > maxResponse {
+		return nil, fmt.Errorf("%s response of %d bytes", key, size)
+	}
+	if cap(buf) < size-4 {
+		buf = make([]byte, size-4)
+	}
+	buf = buf[:size-4]
+	if _, err := io.ReadFull(rw, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// maxResponse bounds the size a response may claim: a garbled size must
+// not make koff allocate gigabytes. Fetches ask for far less.
+const maxResponse = 64 << 20
+
+// wire reads the fields of a response: fetch v4 to v11 (non-flexible), and
+// with the compact forms below, the flexible versions of groupsraw.go.
 type wire struct {
 	b   []byte
 	err error

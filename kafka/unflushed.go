@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
@@ -43,15 +44,15 @@ func (p *UnflushedPoller) Once(ctx context.Context) {
 			continue
 		}
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		var n, shared int64
-		var err error
-		if len(t.Topics) > 0 {
-			n, err = p.c.RecordsSince(rctx, t.Topics, t.LastFlush)
-		}
-		if err == nil && len(t.Shared) > 0 {
-			shared, err = p.c.RecordsSince(rctx, t.Shared, t.LastFlush)
-		}
+		byTopic, err := p.c.recordsSinceByTopic(rctx, append(slices.Clip(t.Topics), t.Shared...), t.LastFlush)
 		cancel()
+		var n, shared int64
+		for _, topic := range t.Topics {
+			n += byTopic[topic]
+		}
+		for _, topic := range t.Shared {
+			shared += byTopic[topic]
+		}
 		if ctx.Err() != nil {
 			return
 		}
@@ -77,29 +78,40 @@ func (c Config) PollUnflushedOnce(ctx context.Context, store UnflushedStore) {
 // say 1 record forever after the last flush. Short ranges are therefore
 // fetched and their committed records counted.
 func (c Config) RecordsSince(ctx context.Context, topics []string, t time.Time) (int64, error) {
+	byTopic, err := c.recordsSinceByTopic(ctx, topics, t)
+	var n int64
+	for _, d := range byTopic {
+		n += d
+	}
+	return n, err
+}
+
+// recordsSinceByTopic is RecordsSince for each topic, in one round of
+// requests for them all.
+func (c Config) recordsSinceByTopic(ctx context.Context, topics []string, t time.Time) (map[string]int64, error) {
 	tps, err := c.partitionsOf(ctx, topics)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	client := c.Client()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
 	at, err := c.OffsetsAt(ctx, tps, t)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	ends, err := listOffsets(ctx, client, tps, kafkago.LastOffset, kafkago.ReadUncommitted)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	var n int64
+	n := make(map[string]int64, len(topics))
 	for _, tp := range tps {
 		d := max(ends[tp]-at[tp], 0)
 		if d > 0 && d <= markerScan {
 			if d, err = c.countRecords(ctx, tp, at[tp], ends[tp]); err != nil {
-				return 0, err
+				return nil, err
 			}
 		}
-		n += d
+		n[tp.Topic] += d
 	}
 	return n, nil
 }
