@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,10 +19,15 @@ import (
 // first one started.
 type slowWriter struct {
 	kafka.Config
-	started chan struct{}
+	started  chan struct{}
+	inflight atomic.Int32
+	calls    atomic.Int32
 }
 
 func (w *slowWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
+	w.inflight.Add(1)
+	defer w.inflight.Add(-1)
+	w.calls.Add(1)
 	select {
 	case w.started <- struct{}{}:
 	default:
@@ -64,16 +70,25 @@ func TestEndingTheDashboardStopsAnEditBetweenProduceRequests(t *testing.T) {
 	<-w.started
 	var stderr bytes.Buffer
 	ed.finish(&stderr, 10*time.Second)
+	// What finish promises is read at once: no produce request is in
+	// flight and the outcome is in the audit log. Apply's own return to its
+	// caller may come a moment later.
+	if n := w.inflight.Load(); n != 0 {
+		t.Fatalf("finish returned with %d produce requests in flight", n)
+	}
+	edits, _ := audit.Edits()
+	if len(edits) != 1 || edits[0].Result() != edit.ResultInterrupted || len(edits[0].WrittenSet()) != 1 {
+		t.Fatalf("finish returned before the outcome was in the audit log: %d edits", len(edits))
+	}
 	select {
 	case err := <-applied:
 		if !errors.Is(err, edit.ErrInterrupted) {
 			t.Errorf("apply: %v", err)
 		}
-	default:
-		t.Fatal("finish returned while the edit was still being written")
+	case <-time.After(5 * time.Second):
+		t.Fatal("apply did not return after finish")
 	}
-	edits, _ := audit.Edits()
-	if len(edits) != 1 || edits[0].Result() != edit.ResultInterrupted || len(edits[0].WrittenSet()) != 1 {
-		t.Errorf("audit: %d edits, %s, %d written", len(edits), edits[0].Result(), len(edits[0].WrittenSet()))
+	if w.calls.Load() != 1 {
+		t.Errorf("%d produce requests sent, want 1: the rest should not start once the dashboard ends", w.calls.Load())
 	}
 }
