@@ -15,8 +15,9 @@ import (
 // readAll reads every partition of an offsets topic from its start to its
 // end as of the call, as a fresh KafkaOffsetBackingStore does when the REST
 // API or a starting task builds one. Records come partition by partition in
-// the order a Java consumer's poll hands them over (model.ReadOrder), each
-// partition in offset order; control records are left out. Every offsets topic has the worker's
+// the order a Java consumer's poll hands them over (model.ReadOrder of the
+// partitions that have records), each partition in offset order; control
+// records are left out. Every offsets topic has the worker's
 // offset.storage.partitions, as Connect creates them.
 func (w *worker) readAll(ctx context.Context, topic string) ([]*kgo.Record, error) {
 	parts := make([]int32, w.offsetsPartitions)
@@ -30,8 +31,14 @@ func (w *worker) readAll(ctx context.Context, topic string) ([]*kgo.Record, erro
 	if err != nil {
 		return nil, err
 	}
+	var with []int
+	for p, recs := range byPart {
+		if len(recs) > 0 {
+			with = append(with, p)
+		}
+	}
 	var all []*kgo.Record
-	for _, p := range model.ReadOrder(topic, w.offsetsPartitions) {
+	for _, p := range model.ReadOrder(topic, w.offsetsPartitions, with) {
 		all = append(all, byPart[p]...)
 	}
 	return all, nil

@@ -83,28 +83,44 @@ type refRecord struct {
 	at    time.Duration
 }
 
-// refReadRank is partition p's bucket in a java.util.HashMap holding all 25
-// partitions of topic (64 buckets): TopicPartition.hashCode is
-// 31 * (31 + partition) + String.hashCode(topic), spread by h ^ (h >>> 16).
-func refReadRank(topic string, p int) int {
+// refReadRank is partition p's bucket in a java.util.HashMap of the given
+// table size: TopicPartition.hashCode is 31 * (31 + partition) +
+// String.hashCode(topic), spread by h ^ (h >>> 16).
+func refReadRank(topic string, p int, buckets uint32) int {
 	var th int32
 	for _, c := range topic {
 		th = 31*th + int32(c)
 	}
 	u := uint32(31*(31+int32(p)) + th)
-	return int((u ^ u>>16) & 63)
+	return int((u ^ u>>16) & (buckets - 1))
 }
 
 // refTaskReads applies the records in read order and looks up the task's
-// bytes of each partition.
+// bytes of each partition. The poll's map (Fetch.records, a new HashMap)
+// holds the partitions with records: 16 buckets for up to 12, 32 for up to
+// 24, 64 for 25. Partitions in one bucket come in the fetch request's
+// order: AbstractFetch.fetchablePartitions' new HashSet of all 25
+// (25/.75+1 = 34, so 64 buckets), then partition number.
 func refTaskReads(recs []refRecord) map[int]string {
+	with := map[int]bool{}
+	for _, r := range recs {
+		with[r.tp] = true
+	}
+	buckets := uint32(16)
+	if len(with) > 12 {
+		buckets = 32
+	}
+	if len(with) > 24 {
+		buckets = 64
+	}
 	sorted := append([]refRecord(nil), recs...)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		a, b := sorted[i], sorted[j]
 		if a.tp != b.tp {
-			ra, rb := refReadRank("connect-offsets", a.tp), refReadRank("connect-offsets", b.tp)
-			if ra != rb {
-				return ra < rb
+			for _, n := range []uint32{buckets, 64} {
+				if ra, rb := refReadRank("connect-offsets", a.tp, n), refReadRank("connect-offsets", b.tp, n); ra != rb {
+					return ra < rb
+				}
 			}
 			return a.tp < b.tp
 		}

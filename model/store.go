@@ -70,7 +70,10 @@ type Store struct {
 
 	// readTo is one past the newest record ingested, per topic-partition.
 	readTo map[TopicPartition]int64
-	regap  []*entry // entries whose history changed in this batch
+	// withRecords counts, per topic, the partitions that have handed over
+	// a record: a fresh read's poll iterates those (ReadAfter).
+	withRecords map[string]int
+	regap       []*entry // entries whose history changed in this batch
 }
 
 type connector struct {
@@ -292,9 +295,16 @@ func (s *Store) Ingest(batch []Record) {
 }
 
 func (s *Store) noteReadTo(tp TopicPartition, to int64) {
-	if to > s.readTo[tp] {
-		s.readTo[tp] = to
+	if to <= s.readTo[tp] {
+		return
 	}
+	if s.readTo[tp] == 0 {
+		if s.withRecords == nil {
+			s.withRecords = map[string]int{}
+		}
+		s.withRecords[tp.Topic]++
+	}
+	s.readTo[tp] = to
 }
 
 func (s *Store) ingest(r *Record, keys map[uint64]*entry) {

@@ -81,18 +81,23 @@ func (ps *partState) lookup() string {
 // connParts is a connector's partitions with their copies; computed from
 // the entries on demand and cached until the connector changes.
 type connParts struct {
-	gen   uint64
-	parts []*partState
-	of    []*partState // by entry.idx
+	gen uint64
+	// withRecords is the topic's partitions with records when computed:
+	// another connector's first record in a partition changes which copy
+	// a fresh read keeps (ReadAfter).
+	withRecords int
+	parts       []*partState
+	of          []*partState // by entry.idx
 }
 
 // partsOf returns the connector's partition states. Callers hold s.mu (read
 // or write); the cache is swapped atomically so concurrent readers are safe.
 func (s *Store) partsOf(c *connector) *connParts {
-	if cp := c.parts.Load(); cp != nil && cp.gen == c.gen {
+	with := s.withRecords[c.id.Topic]
+	if cp := c.parts.Load(); cp != nil && cp.gen == c.gen && cp.withRecords == with {
 		return cp
 	}
-	cp := buildParts(c, s.partitions[c.id.Topic], s.opts.FlushWindow, s.shapes.list)
+	cp := buildParts(c, topicRead{s.partitions[c.id.Topic], with}, s.opts.FlushWindow, s.shapes.list)
 	c.parts.Store(cp)
 	return cp
 }
@@ -102,8 +107,8 @@ func (s *Store) partsOf(c *connector) *connParts {
 // decides each. It allocates a few blocks, not a few objects per
 // partition: a connector can have a million partitions, and this runs
 // whenever one of them changed and a reader looks.
-func buildParts(c *connector, nparts int, window time.Duration, shapes []keyShape) *connParts {
-	cp := &connParts{gen: c.gen, of: make([]*partState, len(c.entries))}
+func buildParts(c *connector, tr topicRead, window time.Duration, shapes []keyShape) *connParts {
+	cp := &connParts{gen: c.gen, withRecords: tr.withRecords, of: make([]*partState, len(c.entries))}
 	heads := 0
 	for _, e := range c.entries {
 		if e.firstCopy {
@@ -140,7 +145,7 @@ func buildParts(c *connector, nparts int, window time.Duration, shapes []keyShap
 		if flushed == nil {
 			flushed = flushedWith(cp.parts, window)
 		}
-		ps.decide(c.id.Name, orders, nparts, flushed, shapes)
+		ps.decide(c.id.Name, orders, tr, flushed, shapes)
 	}
 	return cp
 }
@@ -230,7 +235,8 @@ func later(a, b *entry, nparts int) bool {
 	return a.recordOffset() > b.recordOffset()
 }
 
-func (ps *partState) decide(connector string, orders map[string]int32, nparts int, flushed func(*entry) bool, shapes []keyShape) {
+func (ps *partState) decide(connector string, orders map[string]int32, tr topicRead, flushed func(*entry) bool, shapes []keyShape) {
+	nparts := tr.partitions
 	ps.stray = make(map[*entry]string, len(ps.entries))
 	// The latest record of each distinct key bytes.
 	latest := map[string]*entry{}
@@ -240,7 +246,7 @@ func (ps *partState) decide(connector string, orders map[string]int32, nparts in
 		if cur == nil {
 			keys = append(keys, e.id.Key)
 		}
-		if cur == nil || readLast(e, cur, nparts) {
+		if cur == nil || readLast(e, cur, tr) {
 			latest[e.id.Key] = e
 		}
 	}
@@ -289,14 +295,19 @@ func (ps *partState) decide(connector string, orders map[string]int32, nparts in
 	}
 }
 
+// topicRead is what decides a fresh read's partition order in an offsets
+// topic: its partition count (0: unknown) and how many of them have
+// records.
+type topicRead struct{ partitions, withRecords int }
+
 // readLast reports whether copy a of some key bytes is the one a restarted
-// worker keeps over copy b: the partition it reads last (freshReadRank)
-// when koff knows the partition count, else the newer record.
-func readLast(a, b *entry, nparts int) bool {
-	if a.id.Partition != b.id.Partition && nparts > 0 {
-		return ReadAfter(a.id.Topic, a.id.Partition, b.id.Partition, nparts)
+// worker keeps over copy b: the partition it reads last (ReadAfter) when
+// koff knows the partition count, else the newer record.
+func readLast(a, b *entry, tr topicRead) bool {
+	if a.id.Partition != b.id.Partition && tr.partitions > 0 {
+		return ReadAfter(a.id.Topic, a.id.Partition, b.id.Partition, tr.partitions, max(tr.withRecords, 2))
 	}
-	return later(a, b, nparts)
+	return later(a, b, tr.partitions)
 }
 
 // sameBytesNote explains which of two copies of the task's key bytes a

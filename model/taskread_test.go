@@ -129,14 +129,15 @@ func TestTaskReads_OffsetStorageReaderImplLooksUpTheTasksKeyBytes(t *testing.T) 
 		taskOrder = `["c",{"database":"db","table":"t1"}]`
 	}
 	// A restarted worker reads partitions in java.util.HashMap order
-	// (freshReadRank), not by time: before is read before home, after after it.
+	// (ReadAfter, of the two partitions with records), not by time: before
+	// is read before home, after after it.
 	before, after := -1, -1
 	for p := range 25 {
 		switch {
 		case p == home:
-		case ReadAfter("connect-offsets", home, p, 25) && before < 0:
+		case ReadAfter("connect-offsets", home, p, 25, 2) && before < 0:
 			before = p
-		case ReadAfter("connect-offsets", p, home, 25) && after < 0:
+		case ReadAfter("connect-offsets", p, home, 25, 2) && after < 0:
 			after = p
 		}
 	}
