@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -14,11 +15,12 @@ import (
 
 // readAll reads every partition of an offsets topic from its start to its
 // end as of the call, as a fresh KafkaOffsetBackingStore does when the REST
-// API or a starting task builds one. Records come partition by partition in
-// the order a Java consumer's poll hands them over (model.ReadOrder of the
-// partitions that have records), each partition in offset order; control
-// records are left out. Every offsets topic has the worker's
-// offset.storage.partitions, as Connect creates them.
+// API or a starting task builds one. Records come in the order a Java
+// consumer's polls hand them over (model.FreshRead: max.poll.records at a
+// time in the fetch response's partition order, each poll in its HashMap
+// order), each partition in offset order; control records are left out.
+// Every offsets topic has the worker's offset.storage.partitions, as
+// Connect creates them.
 func (w *worker) readAll(ctx context.Context, topic string) ([]*kgo.Record, error) {
 	parts := make([]int32, w.offsetsPartitions)
 	for i := range parts {
@@ -31,15 +33,27 @@ func (w *worker) readAll(ctx context.Context, topic string) ([]*kgo.Record, erro
 	if err != nil {
 		return nil, err
 	}
-	var with []int
+	records, bytes := map[int]int64{}, map[int]int64{}
+	type handed struct {
+		r *kgo.Record
+		o int64 // its place among its partition's records
+	}
+	var read []handed
 	for p, recs := range byPart {
-		if len(recs) > 0 {
-			with = append(with, p)
+		records[p] = int64(len(recs))
+		for o, r := range recs {
+			bytes[p] += int64(len(r.Key) + len(r.Value))
+			read = append(read, handed{r, int64(o)})
 		}
 	}
-	var all []*kgo.Record
-	for _, p := range model.ReadOrder(topic, w.offsetsPartitions, with) {
-		all = append(all, byPart[p]...)
+	fr := model.NewFreshRead(topic, w.offsetsPartitions, records, bytes)
+	sort.Slice(read, func(i, j int) bool {
+		a, b := read[i], read[j]
+		return fr.ReadAfter(int(b.r.Partition), b.o, int(a.r.Partition), a.o)
+	})
+	all := make([]*kgo.Record, len(read))
+	for i, h := range read {
+		all[i] = h.r
 	}
 	return all, nil
 }

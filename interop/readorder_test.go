@@ -49,6 +49,31 @@ func TestReadOrderIsKafkaBasedLogs(t *testing.T) {
 		with[topic] = parts
 		topics = append(topics, topic)
 	}
+	// Topics of more than max.poll.records (500) come in several polls:
+	// koff works them out from the records each partition holds.
+	counts := map[string]map[int]int64{}
+	for i, size := range [][2]int{{7, 1300}, {25, 2000}, {13, 700}, {3, 520}} {
+		topic := fmt.Sprintf("read-order-polls-%d-%d", i, size[1])
+		parts := rng.Perm(25)[:size[0]]
+		sort.Ints(parts)
+		s.createTopic(t, topic, 25)
+		counts[topic] = map[int]int64{}
+		left := size[1]
+		for j, p := range parts {
+			n := left / (len(parts) - j)
+			if j < len(parts)-1 {
+				n = n/2 + rng.IntN(n+1) // uneven partitions
+			}
+			left -= n
+			recs := make([]rawRecord, n)
+			for r := range recs {
+				recs[r] = rawRecord{[]byte(fmt.Sprintf(`["c",{"p":%d,"r":%d}]`, p, r%40)), []byte(fmt.Sprintf(`{"n":%d}`, r))}
+			}
+			s.produceRecords(t, topic, p, recs...)
+			counts[topic][p] = int64(n)
+		}
+		topics = append(topics, topic)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cp := s.Classpath + string(filepath.ListSeparator) + filepath.Join(Dir(), "plugins", "koff-interop", "koff-interop-connector.jar")
@@ -72,9 +97,42 @@ func TestReadOrderIsKafkaBasedLogs(t *testing.T) {
 		}
 	}
 	for _, topic := range topics {
+		if c := counts[topic]; c != nil {
+			fr := model.NewFreshRead(topic, 25, c, nil)
+			if !fr.Exact || fr.OnePoll() {
+				t.Fatalf("%s: exact %v, one poll %v: the layout does not test several polls", topic, fr.Exact, fr.OnePoll())
+			}
+			if want := pollRuns(fr, c); !slices.Equal(got[topic], want) {
+				t.Errorf("%s, %d records in %d partitions: KafkaBasedLog hands over the runs %v, koff's FreshRead says %v", topic, fr.Records(), len(c), got[topic], want)
+			}
+			continue
+		}
 		want := model.ReadOrder(topic, 25, with[topic])
 		if !slices.Equal(got[topic], want) {
 			t.Errorf("%s, records in %d partitions %v: KafkaBasedLog hands over %v, koff's ReadOrder says %v", topic, len(with[topic]), with[topic], got[topic], want)
 		}
 	}
+}
+
+// pollRuns is the partition of each run of records, in the order fr says a
+// fresh read hands them over.
+func pollRuns(fr *model.FreshRead, counts map[int]int64) []int {
+	type rec struct {
+		p int
+		o int64
+	}
+	var all []rec
+	for p, n := range counts {
+		for o := range n {
+			all = append(all, rec{p, o})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return fr.ReadAfter(all[j].p, all[j].o, all[i].p, all[i].o) })
+	var runs []int
+	for _, r := range all {
+		if len(runs) == 0 || runs[len(runs)-1] != r.p {
+			runs = append(runs, r.p)
+		}
+	}
+	return runs
 }

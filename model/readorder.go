@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"slices"
+	"sort"
+)
 
 // A worker that starts (and, with exactly.once.source.support=enabled,
 // every source task that starts: Worker.offsetStoreForExactlyOnceSourceTask
@@ -87,4 +90,108 @@ func ReadOrder(topic string, n int, withRecords []int) []int {
 		return -1
 	})
 	return order
+}
+
+// Connect's KafkaBasedLog consumer keeps the consumer defaults that decide
+// how a fresh read is cut into polls.
+const (
+	maxPollRecords        = 500     // max.poll.records
+	maxPartitionFetchSize = 1 << 20 // max.partition.fetch.bytes
+)
+
+// FreshRead is how a fresh read of one offsets topic hands its records
+// over, worked out from the records each partition holds. The first fetch
+// response holds every partition's records, in the fetch request's order
+// (AbstractFetch.fetchablePartitions: a HashSet of the topic's n
+// partitions); polls take max.poll.records of them at a time in that order
+// (FetchCollector.collectFetch), and each poll's records come out in the
+// HashMap order of the partitions in it (ReadAfter). Exact is false when a
+// partition holds more than max.partition.fetch.bytes: its records then
+// take several fetches, whose timing decides the order.
+type FreshRead struct {
+	topic string
+	n     int
+	order []int       // partitions with records, in the fetch response's order
+	place map[int]int // partition → its index in order
+	start []int64     // records before order[i] in the response
+	count []int64     // records of order[i]
+	Exact bool
+}
+
+// NewFreshRead works out a fresh read of topic (n partitions) from the
+// records and bytes each partition holds.
+func NewFreshRead(topic string, n int, records, bytes map[int]int64) *FreshRead {
+	f := &FreshRead{topic: topic, n: n, place: map[int]int{}, Exact: true}
+	for p, c := range records {
+		if c > 0 {
+			f.order = append(f.order, p)
+		}
+		if bytes[p] > maxPartitionFetchSize {
+			f.Exact = false
+		}
+	}
+	capacity := hashSetCapacity(n)
+	slices.SortFunc(f.order, func(a, b int) int {
+		if ra, rb := topicPartitionBucket(topic, a, capacity), topicPartitionBucket(topic, b, capacity); ra != rb {
+			return int(ra) - int(rb)
+		}
+		return a - b
+	})
+	var sum int64
+	for i, p := range f.order {
+		f.place[p] = i
+		f.start = append(f.start, sum)
+		f.count = append(f.count, records[p])
+		sum += records[p]
+	}
+	return f
+}
+
+// OnePoll reports whether the whole topic comes in one poll.
+func (f *FreshRead) OnePoll() bool {
+	n := len(f.count)
+	return n == 0 || f.start[n-1]+f.count[n-1] <= maxPollRecords
+}
+
+// ReadAfter reports whether the record at ordinal oa (0 for a partition's
+// first record) of partition a is handed over after the one at ordinal ob
+// of partition b.
+func (f *FreshRead) ReadAfter(a int, oa int64, b int, ob int64) bool {
+	ia, aok := f.place[a]
+	ib, bok := f.place[b]
+	if !aok || !bok {
+		return a > b // not a partition of the read: nothing to go by
+	}
+	if a == b {
+		return oa > ob
+	}
+	pa, pb := (f.start[ia]+oa)/maxPollRecords, (f.start[ib]+ob)/maxPollRecords
+	if pa != pb {
+		return pa > pb
+	}
+	// One poll: the HashMap of the partitions with records in it, whose
+	// ties keep the response's order.
+	capacity := hashMapCapacity(f.inPoll(pa))
+	if ra, rb := topicPartitionBucket(f.topic, a, capacity), topicPartitionBucket(f.topic, b, capacity); ra != rb {
+		return ra > rb
+	}
+	return ia > ib
+}
+
+// inPoll counts the partitions with records in poll j.
+func (f *FreshRead) inPoll(j int64) int {
+	from, to := j*maxPollRecords, (j+1)*maxPollRecords
+	// The first partition ending after from, and the first starting at or after to.
+	first := sort.Search(len(f.order), func(i int) bool { return f.start[i]+f.count[i] > from })
+	last := sort.Search(len(f.order), func(i int) bool { return f.start[i] >= to })
+	return last - first
+}
+
+// Records is the number of records the read hands over.
+func (f *FreshRead) Records() int64 {
+	n := len(f.count)
+	if n == 0 {
+		return 0
+	}
+	return f.start[n-1] + f.count[n-1]
 }

@@ -71,8 +71,14 @@ type Store struct {
 	// readTo is one past the newest record ingested, per topic-partition.
 	readTo map[TopicPartition]int64
 	// withRecords counts, per topic, the partitions that have handed over
-	// a record: a fresh read's poll iterates those (ReadAfter).
+	// a record; handed and handedBytes are the records (and their key and
+	// value bytes) of each topic-partition, and ordinal the one being
+	// ingested: a fresh read's polls are cut from them (FreshRead).
 	withRecords map[string]int
+	handed      map[TopicPartition]int64
+	handedBytes map[TopicPartition]int64
+	handedTopic map[string]int64
+	ordinal     int64
 	regap       []*entry // entries whose history changed in this batch
 }
 
@@ -119,6 +125,7 @@ type entry struct {
 	gap     time.Duration
 	gaps    int32
 	updates int32
+	ordinal int64  // the newest update's place among its topic-partition's records (FreshRead)
 	idx     int32  // position in conn.entries
 	shape   int32  // field order (keyShapes), -1 for fewer than two fields
 	hash    int32  // murmur2 of the key bytes
@@ -265,23 +272,34 @@ func (s *Store) Ingest(batch []Record) {
 	// looked up once per run of records of the same one.
 	var tp TopicPartition
 	var keys map[uint64]*entry
+	var run handedRun
 	to := int64(-1)
 	for i := range batch {
 		r := &batch[i]
 		if i == 0 || r.Partition != tp.Partition || r.Topic != tp.Topic {
 			if i > 0 {
-				s.noteReadTo(tp, to)
+				s.endRun(tp, to, run)
 			}
 			tp, to = TopicPartition{r.Topic, r.Partition}, -1
+			run = handedRun{from: s.readTo[tp], first: s.handed[tp]}
+			run.next = run.first
 			if keys = s.byKey[r.Topic]; keys == nil {
 				keys = map[uint64]*entry{}
 				s.byKey[r.Topic] = keys
 			}
 		}
+		// A record before readTo was ingested before (a re-read after a
+		// reconnect): not counted again.
+		s.ordinal = -1
+		if r.Offset >= run.from {
+			s.ordinal = run.next
+			run.next++
+			run.bytes += int64(len(r.Key) + len(r.Value))
+		}
 		to = max(to, r.Offset+1)
 		s.ingest(r, keys)
 	}
-	s.noteReadTo(tp, to)
+	s.endRun(tp, to, run)
 	// Once per batch, not per record: a key is often updated several
 	// times in one fetched chunk while catching up.
 	for _, e := range s.regap {
@@ -292,6 +310,24 @@ func (s *Store) Ingest(batch []Record) {
 	s.regap = s.regap[:0]
 	s.mu.Unlock()
 	s.bump()
+}
+
+// handedRun counts the records of a run of one topic-partition in a batch:
+// from is readTo before it, first and next the ordinals of its first and
+// next record, bytes their key and value bytes.
+type handedRun struct{ from, first, next, bytes int64 }
+
+// endRun notes what a run of records of tp added.
+func (s *Store) endRun(tp TopicPartition, to int64, run handedRun) {
+	s.noteReadTo(tp, to)
+	if n := run.next - run.first; n > 0 {
+		if s.handed == nil {
+			s.handed, s.handedBytes, s.handedTopic = map[TopicPartition]int64{}, map[TopicPartition]int64{}, map[string]int64{}
+		}
+		s.handed[tp] = run.next
+		s.handedBytes[tp] += run.bytes
+		s.handedTopic[tp.Topic] += n
+	}
 }
 
 func (s *Store) noteReadTo(tp TopicPartition, to int64) {
@@ -355,6 +391,7 @@ func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	c.gen++
 	wasLive := e.updates > 0 && e.value() != nil
 	e.updates++
+	e.ordinal = s.ordinal
 	s.push(e, Update{Time: r.Time, RecordOffset: r.Offset, Value: r.Value})
 	if !e.regap {
 		e.regap = true
@@ -982,4 +1019,20 @@ func (s *Store) Stats() Stats {
 func (e *entry) medianGap() (time.Duration, int32) {
 	g, n := medianGapRing(e.history, int(e.head))
 	return g, int32(n)
+}
+
+// topicHanded is the records the topic's partitions have handed over.
+// Callers hold s.mu.
+func (s *Store) topicHanded(topic string) int64 { return s.handedTopic[topic] }
+
+// freshRead works out how a fresh read of topic (n partitions) hands over
+// the records read so far. Callers hold s.mu.
+func (s *Store) freshRead(topic string, n int) *FreshRead {
+	records, bytes := map[int]int64{}, map[int]int64{}
+	for tp, c := range s.handed {
+		if tp.Topic == topic {
+			records[tp.Partition], bytes[tp.Partition] = c, s.handedBytes[tp]
+		}
+	}
+	return NewFreshRead(topic, n, records, bytes)
 }

@@ -82,10 +82,13 @@ func (ps *partState) lookup() string {
 // the entries on demand and cached until the connector changes.
 type connParts struct {
 	gen uint64
-	// withRecords is the topic's partitions with records when computed:
-	// another connector's first record in a partition changes which copy
-	// a fresh read keeps (ReadAfter).
+	// withRecords is the topic's partitions with records when computed,
+	// and handed its records when a fresh read's polls (fresh) decided a
+	// copy: another connector's records change which copy a fresh read
+	// keeps.
 	withRecords int
+	handed      int64
+	fresh       *FreshRead
 	parts       []*partState
 	of          []*partState // by entry.idx
 }
@@ -93,11 +96,13 @@ type connParts struct {
 // partsOf returns the connector's partition states. Callers hold s.mu (read
 // or write); the cache is swapped atomically so concurrent readers are safe.
 func (s *Store) partsOf(c *connector) *connParts {
-	with := s.withRecords[c.id.Topic]
-	if cp := c.parts.Load(); cp != nil && cp.gen == c.gen && cp.withRecords == with {
+	with, handed := s.withRecords[c.id.Topic], s.topicHanded(c.id.Topic)
+	if cp := c.parts.Load(); cp != nil && cp.gen == c.gen && cp.withRecords == with && (cp.fresh == nil || cp.handed == handed) {
 		return cp
 	}
-	cp := buildParts(c, topicRead{s.partitions[c.id.Topic], with}, s.opts.FlushWindow, s.shapes.list)
+	tr := &topicRead{partitions: s.partitions[c.id.Topic], withRecords: with, store: s, topic: c.id.Topic}
+	cp := buildParts(c, tr, s.opts.FlushWindow, s.shapes.list)
+	cp.fresh, cp.handed = tr.fresh, handed
 	c.parts.Store(cp)
 	return cp
 }
@@ -107,7 +112,7 @@ func (s *Store) partsOf(c *connector) *connParts {
 // decides each. It allocates a few blocks, not a few objects per
 // partition: a connector can have a million partitions, and this runs
 // whenever one of them changed and a reader looks.
-func buildParts(c *connector, tr topicRead, window time.Duration, shapes []keyShape) *connParts {
+func buildParts(c *connector, tr *topicRead, window time.Duration, shapes []keyShape) *connParts {
 	cp := &connParts{gen: c.gen, withRecords: tr.withRecords, of: make([]*partState, len(c.entries))}
 	heads := 0
 	for _, e := range c.entries {
@@ -235,7 +240,7 @@ func later(a, b *entry, nparts int) bool {
 	return a.recordOffset() > b.recordOffset()
 }
 
-func (ps *partState) decide(connector string, orders map[string]int32, tr topicRead, flushed func(*entry) bool, shapes []keyShape) {
+func (ps *partState) decide(connector string, orders map[string]int32, tr *topicRead, flushed func(*entry) bool, shapes []keyShape) {
 	nparts := tr.partitions
 	ps.stray = make(map[*entry]string, len(ps.entries))
 	// The latest record of each distinct key bytes.
@@ -288,37 +293,57 @@ func (ps *partState) decide(connector string, orders map[string]int32, tr topicR
 	if ps.live != nil {
 		for _, e := range ps.entries {
 			if e != ps.live && e.id.Key == ps.live.id.Key {
-				ps.note = joinNote(ps.note, sameBytesNote(ps.live, e, nparts))
+				ps.note = joinNote(ps.note, sameBytesNote(ps.live, e, tr))
 				break
 			}
 		}
 	}
 }
 
-// topicRead is what decides a fresh read's partition order in an offsets
-// topic: its partition count (0: unknown) and how many of them have
-// records.
-type topicRead struct{ partitions, withRecords int }
+// topicRead is what decides a fresh read's order in an offsets topic: its
+// partition count (0: unknown), how many of them have records, and the
+// polls the records come in, worked out when first needed.
+type topicRead struct {
+	partitions, withRecords int
+	store                   *Store
+	topic                   string
+	fresh                   *FreshRead
+}
+
+func (tr *topicRead) read() *FreshRead {
+	if tr.fresh == nil {
+		tr.fresh = tr.store.freshRead(tr.topic, tr.partitions)
+	}
+	return tr.fresh
+}
 
 // readLast reports whether copy a of some key bytes is the one a restarted
-// worker keeps over copy b: the partition it reads last (ReadAfter) when
-// koff knows the partition count, else the newer record.
-func readLast(a, b *entry, tr topicRead) bool {
+// worker keeps over copy b: the one its polls hand over last (FreshRead)
+// when koff knows the partition count, else the newer record.
+func readLast(a, b *entry, tr *topicRead) bool {
 	if a.id.Partition != b.id.Partition && tr.partitions > 0 {
-		return ReadAfter(a.id.Topic, a.id.Partition, b.id.Partition, tr.partitions, max(tr.withRecords, 2))
+		return tr.read().ReadAfter(a.id.Partition, a.ordinal, b.id.Partition, b.ordinal)
 	}
 	return later(a, b, tr.partitions)
 }
 
 // sameBytesNote explains which of two copies of the task's key bytes a
 // restarted task reads, and why an operator should not trust the newer.
-func sameBytesNote(live, other *entry, nparts int) string {
+func sameBytesNote(live, other *entry, tr *topicRead) string {
 	if ov, lv := other.value(), live.value(); ov != nil && lv != nil && SameOffset(ov, lv) {
 		return "the same key bytes are in more than one partition of the topic, with the same value"
 	}
-	note := fmt.Sprintf("the same key bytes are in more than one partition of the topic, with different values: a restarted worker reads the topic from the start and keeps the copy it reads last, which follows its consumer's partition order, not time; koff shows the copy in %s, which it reads after %s when the topic comes in one poll (up to 500 records, max.poll.records, from one broker); a bigger topic takes several polls, whose order koff cannot see", live.id.TopicPartition, other.id.TopicPartition)
-	if nparts == 0 {
-		note = "the same key bytes are in more than one partition of the topic, with different values: a restarted worker keeps the copy it reads last, which follows its consumer's partition order, not time; koff shows the newest"
+	const differ = "the same key bytes are in more than one partition of the topic, with different values: a restarted worker reads the topic from the start and keeps the copy it reads last, which follows its consumer's partition order, not time; "
+	var note string
+	switch fr := tr.fresh; {
+	case tr.partitions == 0:
+		note = differ + "koff shows the newest"
+	case fr == nil || fr.Exact && fr.OnePoll():
+		note = fmt.Sprintf(differ+"the topic comes in one poll (up to 500 records, max.poll.records), in which the copy in %s is read after the one in %s", live.id.TopicPartition, other.id.TopicPartition)
+	case fr.Exact:
+		note = fmt.Sprintf(differ+"the topic's %d records come in several polls of 500 (max.poll.records), which koff works out from the records it read, in which the copy in %s is read after the one in %s; compaction since can move the polls", fr.Records(), live.id.TopicPartition, other.id.TopicPartition)
+	default:
+		note = fmt.Sprintf(differ+"a partition holds more than max.partition.fetch.bytes (1 MiB), so the order of the consumer's fetches decides, which koff cannot see: it shows the copy in %s, which the first fetch hands over after the one in %s", live.id.TopicPartition, other.id.TopicPartition)
 	}
 	if other.updated().After(live.updated()) {
 		note += "; a worker that was reading when the newer copy was written keeps that one until it restarts"
