@@ -155,6 +155,80 @@ func TestHandWrittenKeys(t *testing.T) {
 		}
 	})
 
+	// A connector's own offsets topic of more than max.poll.records: the
+	// fresh read takes two polls, and the copy in the later poll wins even
+	// where one poll's HashMap order (of the three partitions with records:
+	// 16 buckets) would put it first. Two layouts make the rules disagree,
+	// in the fetch response's order: home, 300 filler records, then 300
+	// more and the hand-written copy, which lands in the second poll and
+	// wins; or the copy after 300 filler records, 300 more, then home, whose
+	// records land in the second poll and win.
+	t.Run("WrongPartitionInAnotherPoll", func(t *testing.T) {
+		own := "keys-polls-offsets"
+		f := s.newFileConnectorWith(t, "keys-polls", 10, map[string]string{"offsets.storage.topic": own})
+		s.stop(t, f.name)
+		c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 10 * time.Second}
+		if n := len(s.waitLeaders(t, c, own, 0)); n != 25 {
+			t.Fatalf("the worker created %s with %d partitions, not 25", own, n)
+		}
+		canon := f.key()
+		home := model.PartitionFor([]byte(canon), 25)
+		// The fetch response's order: a HashSet of all 25, as a map of 25.
+		all := make([]int, 25)
+		for i := range all {
+			all[i] = i
+		}
+		response := model.ReadOrder(own, 25, all)
+		at := slices.Index(response, home)
+		filler, copyAt, wins := -1, -1, ""
+		for i := at + 1; i < 25 && filler < 0; i++ {
+			for _, p := range response[i+1:] {
+				if model.ReadAfter(own, home, p, 25, 3) {
+					filler, copyAt, wins = response[i], p, f.name+"-6"
+					break
+				}
+			}
+		}
+		for i := 0; i < at && filler < 0; i++ {
+			for _, x := range response[i+1 : at] {
+				if model.ReadAfter(own, response[i], home, 25, 3) {
+					filler, copyAt, wins = x, response[i], f.name+"-11"
+					break
+				}
+			}
+		}
+		if filler < 0 {
+			t.Fatalf("no layout for home partition %d of %s tells one poll from two", home, own)
+		}
+		pad := func(p int) {
+			recs := make([]rawRecord, 300)
+			for i := range recs {
+				recs[i] = rawRecord{[]byte(fmt.Sprintf(`["koff-filler",{"n":"%d-%d"}]`, p, i)), []byte(`{"position":0}`)}
+			}
+			s.produceRecords(t, own, p, recs...)
+		}
+		pad(filler)
+		pad(copyAt)
+		s.produceRecords(t, own, copyAt, rawRecord{[]byte(canon), []byte(f.position(6))})
+		f.append(t, 11)
+		withBoth := func(args ...string) []string {
+			return s.withREST(s.withTopic(append(args, "--offsets-topic", "connect-offsets", "--offsets-topic", own)...)...)
+		}
+		table := mustKoff(t, withBoth("get", f.name)...)
+		t.Logf("koff get %s (home %d, filler %d, copy %d):\n%s", f.name, home, filler, copyAt, table)
+		shown := getValue(t, mustKoff(t, withBoth("get", f.name, "-o", "json")...), f.canonicalPartition(t))
+		got := f.resumeAndNext(t)
+		if got != wins {
+			t.Fatalf("the real task continued with %q; with the copy of its key in %s/%d and its own in %d in another poll, %q was expected", got, own, copyAt, home, wins)
+		}
+		if want := map[string]string{f.name + "-6": f.position(6), f.name + "-11": f.position(11)}[got]; shown != want {
+			t.Errorf("koff get shows %s for %s; the real task resumed from %s", shown, f.partition(), want)
+		}
+		if !strings.Contains(table, "several polls") {
+			t.Errorf("koff get does not say the topic comes in several polls:\n%s", table)
+		}
+	})
+
 	// In the worker's busy topic the read takes several polls: koff works
 	// them out from the records it read and shows the copy the task
 	// resumes from; it flags the copies, and an edit, which writes every
