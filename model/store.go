@@ -44,6 +44,9 @@ func (o StoreOptions) withDefaults() StoreOptions {
 type Store struct {
 	opts    StoreOptions
 	version atomic.Uint64
+	// stamp counts the changes to source partitions (under mu), from a
+	// base of its own per Store: see PartitionsSince.
+	stamp uint64
 
 	mu sync.RWMutex
 	// byKey finds a stored key: topic → hash of the raw key bytes (seed)
@@ -100,6 +103,10 @@ type connector struct {
 	lastUpdate time.Time
 	flushes    []FlushEvent
 	lastFlush  int // the flush event the connector's last record went to (-1: none)
+	// stamp is the Store's stamp at the connector's last change, whole the
+	// one from which every row of it reads differently (its creation, a
+	// new partition count): see PartitionsSince.
+	stamp, whole uint64
 }
 
 // entry is one stored copy of a source partition: one key in one
@@ -138,6 +145,9 @@ type entry struct {
 	firstCopy                   bool // the first copy of its partition: nextCopy chains the others
 	javaNumber                  bool // a number of the value reads differently in Java (FlagJavaNumber)
 	regap                       bool // in Store.regap
+	// stamp is the Store's stamp at the entry's last record
+	// (PartitionsSince).
+	stamp uint64
 }
 
 // last is the newest update.
@@ -216,6 +226,7 @@ const UnparseableRaw = 16 << 10
 // NewStore returns an empty Store.
 func NewStore(opts StoreOptions) *Store {
 	return &Store{
+		stamp:      newStampBase(),
 		opts:       opts.withDefaults(),
 		byKey:      map[string]map[uint64]*entry{},
 		partitions: map[string]int{},
@@ -244,9 +255,11 @@ func (s *Store) SetTopicPartitions(topic string, n int) {
 	s.partitions[topic] = n
 	if changed {
 		// Which copy is live can depend on the murmur2 placement.
+		s.stamp++
 		for id, c := range s.connectors {
 			if id.Topic == topic {
 				c.gen++
+				c.stamp, c.whole = s.stamp, s.stamp
 			}
 		}
 	}
@@ -265,6 +278,7 @@ func (s *Store) Ingest(batch []Record) {
 		return
 	}
 	s.mu.Lock()
+	s.stamp++
 	if s.readTo == nil {
 		s.readTo = map[TopicPartition]int64{}
 	}
@@ -339,6 +353,7 @@ func (s *Store) noteReadTo(tp TopicPartition, to int64) {
 			s.withRecords = map[string]int{}
 		}
 		s.withRecords[tp.Topic]++
+		s.touchTopic(tp.Topic)
 	}
 	s.readTo[tp] = to
 }
@@ -389,6 +404,7 @@ func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	c := e.conn
 	c.records++
 	c.gen++
+	e.stamp, c.stamp = s.stamp, s.stamp
 	wasLive := e.updates > 0 && e.value() != nil
 	e.updates++
 	e.ordinal = s.ordinal
@@ -454,7 +470,7 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, head, same
 		cid := ConnectorID{Topic: tp.Topic, Name: f.connector}
 		c := s.connectors[cid]
 		if c == nil {
-			c = &connector{id: cid, lastFlush: -1}
+			c = &connector{id: cid, lastFlush: -1, whole: s.stamp}
 			s.connectors[cid] = c
 		}
 		e = s.alloc()

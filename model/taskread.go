@@ -91,17 +91,30 @@ type connParts struct {
 	fresh       *FreshRead
 	parts       []*partState
 	of          []*partState // by entry.idx
+	// What they were built over (the connector's entries and its topic's
+	// partition count), the field orders of its task-form keys, and the
+	// partitions of several copies (indices in parts): with the same
+	// entries, only those can be decided differently (redecide).
+	n, nparts int
+	orders    map[string]int32
+	multi     []int32
 }
 
 // partsOf returns the connector's partition states. Callers hold s.mu (read
 // or write); the cache is swapped atomically so concurrent readers are safe.
 func (s *Store) partsOf(c *connector) *connParts {
 	with, handed := s.withRecords[c.id.Topic], s.topicHanded(c.id.Topic)
-	if cp := c.parts.Load(); cp != nil && cp.gen == c.gen && cp.withRecords == with && (cp.fresh == nil || cp.handed == handed) {
-		return cp
+	old := c.parts.Load()
+	if old != nil && old.gen == c.gen && old.withRecords == with && (old.fresh == nil || old.handed == handed) {
+		return old
 	}
 	tr := &topicRead{partitions: s.partitions[c.id.Topic], withRecords: with, store: s, topic: c.id.Topic}
-	cp := buildParts(c, tr, s.opts.FlushWindow, s.shapes.list)
+	var cp *connParts
+	if old != nil && old.n == len(c.entries) && old.nparts == tr.partitions {
+		cp = old.redecide(c, tr, s.opts.FlushWindow, s.shapes.list)
+	} else {
+		cp = buildParts(c, tr, s.opts.FlushWindow, s.shapes.list)
+	}
 	cp.fresh, cp.handed = tr.fresh, handed
 	c.parts.Store(cp)
 	return cp
@@ -113,7 +126,7 @@ func (s *Store) partsOf(c *connector) *connParts {
 // partition: a connector can have a million partitions, and this runs
 // whenever one of them changed and a reader looks.
 func buildParts(c *connector, tr *topicRead, window time.Duration, shapes []keyShape) *connParts {
-	cp := &connParts{gen: c.gen, withRecords: tr.withRecords, of: make([]*partState, len(c.entries))}
+	cp := &connParts{gen: c.gen, withRecords: tr.withRecords, of: make([]*partState, len(c.entries)), n: len(c.entries), nparts: tr.partitions}
 	heads := 0
 	for _, e := range c.entries {
 		if e.firstCopy {
@@ -134,9 +147,13 @@ func buildParts(c *connector, tr *topicRead, window time.Duration, shapes []keyS
 			cp.of[x.idx] = ps
 		}
 		ps.entries = flat[from:len(flat):len(flat)]
+		if len(ps.entries) > 1 {
+			cp.multi = append(cp.multi, int32(len(cp.parts)))
+		}
 		cp.parts = append(cp.parts, ps)
 	}
 	orders := taskOrders(cp.parts, shapes)
+	cp.orders = orders
 	var flushed func(*entry) bool
 	for _, ps := range cp.parts {
 		if len(ps.entries) == 1 && ps.entries[0].taskForm {

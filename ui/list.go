@@ -51,7 +51,10 @@ type list[T any] struct {
 	// is kept until items or the sort change, and a filter only picks
 	// from it: typing a filter sorts nothing. Its comparators must be
 	// total orders (end in the item's identity).
-	keyed    func(i int, items []T) func(a, b int32) int
+	keyed func(i int, items []T) func(a, b int32) int
+	// ordered, when set, gives the order of sort i (keyed's) of items
+	// when it kept what makes it cheaper than a sort (nil: sort them).
+	ordered  func(i int, items []T) []int32
 	sorted   []int32 // every item's index in the sort, when sortedOK
 	sortedOK bool
 	order    []int32 // the rows: indices of items, after filter and sort
@@ -256,15 +259,16 @@ func (l *list[T]) viewInfo() []string {
 // unchanged by the list once captured (setItems and apply make new
 // slices).
 type viewJob[T any] struct {
-	items  []T
-	hay    []string
-	id     func(T) string
-	isID   func(id string) func(T) bool
-	match  func(T, string) bool
-	search func(T) []string
-	keyed  func(i int, items []T) func(a, b int32) int
-	sorts  []sortOrder[T]
-	sort   int
+	items   []T
+	hay     []string
+	id      func(T) string
+	isID    func(id string) func(T) bool
+	match   func(T, string) bool
+	search  func(T) []string
+	keyed   func(i int, items []T) func(a, b int32) int
+	ordered func(i int, items []T) []int32
+	sorts   []sortOrder[T]
+	sort    int
 	// sorted is every item's index in the sort, nil to sort again; prev
 	// and prevQ the last rows and their filter, to narrow from.
 	sorted []int32
@@ -299,7 +303,7 @@ func (l *list[T]) isID(want string) func(T) bool { return l.isIDFunc()(want) }
 
 // job captures the list's rows, filter and sort for a view of them.
 func (l *list[T]) job() viewJob[T] {
-	j := viewJob[T]{items: l.items, hay: l.hay, id: l.id, isID: l.isIDFunc(), match: l.match, search: l.search, keyed: l.keyed,
+	j := viewJob[T]{items: l.items, hay: l.hay, id: l.id, isID: l.isIDFunc(), match: l.match, search: l.search, keyed: l.keyed, ordered: l.ordered,
 		sorts: l.sorts, sort: l.sort, q: strings.ToLower(l.filter), selID: l.selID}
 	if l.keyed != nil && l.sortedOK {
 		j.sorted = l.sorted
@@ -317,6 +321,9 @@ func (l *list[T]) job() viewJob[T] {
 // last rows.
 func (j viewJob[T]) run() listView {
 	v := listView{sorted: j.sorted, found: -1}
+	if v.sorted == nil && j.keyed != nil && j.ordered != nil && len(j.sorts) > 0 {
+		v.sorted = j.ordered(j.sort, j.items)
+	}
 	if v.sorted == nil {
 		v.sorted = make([]int32, len(j.items))
 		for i := range j.items {

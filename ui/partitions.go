@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +53,9 @@ type partitionsScreen struct {
 	// edited is when this dashboard applied an edit to each connector.
 	edited map[string]time.Time
 	ranks  *rankCache
+	// table is what the rows were read as, when read through
+	// PartitionsSince (nil when they were read whole in place).
+	table *partTable
 	// loaded: the rows were read once (a big Source is read off the UI
 	// goroutine, so a new screen can wait for its first snapshot).
 	loaded bool
@@ -71,13 +73,26 @@ type partitionsPrepared struct {
 	sort  int
 	q     string
 	selID string
+	table *partTable
 }
 
 func (s *partitionsScreen) prefetch() func(Source, *snapshot) {
 	id, j, ranks, latest := s.id, s.list.job(), s.ranks, &s.list.asked
 	search := s.list.search
 	old, oldHay := j.items, j.hay
+	table := s.table
 	return func(src Source, snap *snapshot) {
+		if ss, ok := src.(sinceSource); ok {
+			// Only what changed since the rows on screen were read, with
+			// what was worked out of the others kept.
+			t := readTable(ss, id, table, search)
+			ranks.addTable(t)
+			snap.parts = map[model.ConnectorID][]model.PartitionRow{id: t.rows}
+			j.items, j.hay, j.sorted, j.prev = t.rows, t.hay, nil, nil
+			j.sort, j.q = latest.get()
+			snap.prepared = partitionsPrepared{id: id, rows: t.rows, hay: t.hay, needs: t.tally.needs(), view: j.run(), sort: j.sort, q: j.q, selID: j.selID, table: t}
+			return
+		}
 		rows := src.Partitions(id)
 		snap.parts = map[model.ConnectorID][]model.PartitionRow{id: rows}
 		// What the filter searches and the partition order depend on the
@@ -180,6 +195,7 @@ func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, to
 	}
 	s.list.search = func(r model.PartitionRow) []string { return []string{r.Partition, r.ID.TopicPartition.String()} }
 	s.list.keyed = s.ranks.partitionSorts
+	s.list.ordered = s.ranks.partitionOrder
 	s.list.matchID = isPartition
 	return s
 }
@@ -189,6 +205,9 @@ func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, to
 // Every order ends in the partition order, which is worked out once per
 // set of rows (ranks): a re-sort of 100,000 rows then compares numbers.
 func (c *rankCache) partitionSorts(i int, rows []model.PartitionRow) func(a, b int32) int {
+	if t := c.table(rows); t != nil {
+		return t.compare(i)
+	}
 	rank := c.partRanks(rows)
 	byPart := func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) }
 	switch i {
@@ -210,24 +229,7 @@ func (c *rankCache) partitionSorts(i int, rows []model.PartitionRow) func(a, b i
 		}
 		return func(a, b int32) int { return cmp.Or(cmp.Compare(upd[b], upd[a]), byPart(a, b)) }
 	case 3:
-		// Topics by their place among the few distinct ones, then partitions.
-		var names []string
-		seen := map[string]bool{}
-		for k := range rows {
-			if t := rows[k].ID.Topic; !seen[t] {
-				seen[t] = true
-				names = append(names, t)
-			}
-		}
-		slices.Sort(names)
-		place := make(map[string]int64, len(names))
-		for k, t := range names {
-			place[t] = int64(k)
-		}
-		tp := make([]int64, len(rows))
-		for k := range rows {
-			tp[k] = place[rows[k].ID.Topic]<<32 | int64(uint32(rows[k].ID.Partition))
-		}
+		tp := topicPartitionKeys(rows)
 		return func(a, b int32) int { return cmp.Or(cmp.Compare(tp[a], tp[b]), byPart(a, b)) }
 	}
 	return byPart
@@ -239,6 +241,42 @@ func (c *rankCache) partitionSorts(i int, rows []model.PartitionRow) func(a, b i
 type rankCache struct {
 	mu      sync.Mutex
 	entries [2]rankEntry
+	// tables are the last tables read (a read may be under way while a
+	// view of the one before is worked out): their rows sort with the
+	// keys and orders they keep.
+	tables [2]*partTable
+}
+
+// table is the table whose rows are rows, if one of the last.
+func (c *rankCache) table(rows []model.PartitionRow) *partTable {
+	if len(rows) == 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.tables {
+		if t != nil && len(t.rows) == len(rows) && &t.rows[0] == &rows[0] {
+			return t
+		}
+	}
+	return nil
+}
+
+func (c *rankCache) addTable(t *partTable) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tables[0] != t {
+		c.tables[1], c.tables[0] = c.tables[0], t
+	}
+}
+
+// partitionOrder is every row's index sorted by sort i, made from what a
+// table of rows keeps (nil when rows are no table's).
+func (c *rankCache) partitionOrder(i int, rows []model.PartitionRow) []int32 {
+	if t := c.table(rows); t != nil {
+		return t.order(i)
+	}
+	return nil
 }
 
 type rankEntry struct {
@@ -297,22 +335,7 @@ func (c *rankCache) partRanks(rows []model.PartitionRow) []int32 {
 	if r := c.lookup(rows); r != nil {
 		return r
 	}
-	part := newPrefixKeys(len(rows), func(k int) string { return naturalKey(rows[k].Partition) })
-	idx := make([]int32, len(rows))
-	for k := range idx {
-		idx[k] = int32(k)
-	}
-	// A total order (it ends in the row's identity).
-	slices.SortFunc(idx, func(a, b int32) int {
-		x, y := &rows[a], &rows[b]
-		return cmp.Or(part.compare(a, b),
-			strings.Compare(x.ID.Topic, y.ID.Topic), cmp.Compare(x.ID.Partition, y.ID.Partition),
-			strings.Compare(x.ID.Key, y.ID.Key))
-	})
-	rank := make([]int32, len(rows))
-	for k, i := range idx {
-		rank[i] = int32(k)
-	}
+	rank := partitionRanks(rows)
 	c.store(rows, rank)
 	return rank
 }
@@ -322,8 +345,10 @@ func (c *rankCache) partRanks(rows []model.PartitionRow) []int32 {
 // one connector's partition maps share most of their bytes (`{"cluster":
 // "primary","partition":`), which every string comparison would scan.
 type prefixKeys struct {
-	head []uint64
-	rest []string // each key after the shared prefix
+	head   []uint64
+	rest   []string // each key after the shared prefix
+	shared int      // the length of the prefix cut off
+	first  string   // the prefix
 }
 
 func newPrefixKeys(n int, key func(int) string) prefixKeys {
@@ -336,18 +361,26 @@ func newPrefixKeys(n int, key func(int) string) prefixKeys {
 		}
 		shared = min(shared, commonPrefix(p.rest[0], p.rest[k]))
 	}
+	if n > 0 {
+		p.shared, p.first = shared, p.rest[0][:shared]
+	}
 	for k, s := range p.rest {
-		s = s[shared:]
-		var h uint64
-		for b := range 8 {
-			h <<= 8
-			if b < len(s) {
-				h |= uint64(s[b])
-			}
-		}
-		p.head[k], p.rest[k] = h, s
+		p.cut(k, s)
 	}
 	return p
+}
+
+// cut makes s, which begins with the shared prefix, key k.
+func (p *prefixKeys) cut(k int, s string) {
+	s = s[p.shared:]
+	var h uint64
+	for b := range 8 {
+		h <<= 8
+		if b < len(s) {
+			h |= uint64(s[b])
+		}
+	}
+	p.head[k], p.rest[k] = h, s
 }
 
 // compare orders keys a and b as strings.Compare orders the whole keys.
@@ -409,7 +442,7 @@ func (s *partitionsScreen) refresh(src Source, now time.Time, reload bool) {
 			// Worked out off the UI goroutine: so are filter and sort from now.
 			s.list.async = true
 			s.list.takeItems(p.rows, p.hay, p.view, p.sort, p.q, p.selID)
-			s.needs = p.needs
+			s.needs, s.table = p.needs, p.table
 		} else {
 			s.reloadRows(src.Partitions(s.id))
 		}
@@ -477,6 +510,7 @@ func (s *partitionsScreen) isStale(r model.PartitionRow) bool {
 // reloadRows takes in rows read in place; the same partitions as before
 // keep what the filter searches and their order.
 func (s *partitionsScreen) reloadRows(rows []model.PartitionRow) {
+	s.table = nil
 	var hay []string
 	if sameRows(s.list.items, rows) {
 		hay = s.list.hay

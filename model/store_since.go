@@ -1,0 +1,87 @@
+package model
+
+import "sync/atomic"
+
+// PartitionChanges is what changed among one connector's source
+// partitions since a stamp of an earlier read (PartitionsSince).
+type PartitionChanges struct {
+	// Stamp is the Store's change count at this read: the since of the
+	// next one.
+	Stamp uint64
+	// Whole: Rows are every partition of the connector, in their places
+	// (At is nil), and what an earlier read gave is to be dropped: the
+	// first read, a connector read again from scratch, or a new partition
+	// count of its topic, which every row's flags depend on.
+	Whole bool
+	// Rows are the rows that changed, and At each one's place among the
+	// connector's partitions. Places are fixed: a partition keeps its
+	// place from read to read, and new partitions come after the last.
+	Rows []PartitionRow
+	At   []int32
+	// Count is how many places the connector has now (0 when it has no
+	// partitions in the Store).
+	Count int
+}
+
+// stampBases gives each Store its own range of stamps, so that a stamp of
+// another Store's read is never taken for one of this Store's.
+var stampBases atomic.Uint64
+
+func newStampBase() uint64 { return stampBases.Add(1) << 40 }
+
+// PartitionsSince returns the rows of one connector's source partitions
+// that changed since the read whose Stamp is since (0: every row). Applied
+// to the rows of that read, place by place, they give the rows of
+// Partitions now, in the places order rather than sorted: a reader of a
+// connector of 100,000 partitions whose records stream in pays for the
+// partitions that changed, not for all of them.
+//
+// A row changes with a record of its own key bytes in its topic-partition,
+// a new copy of its partition (FlagDuplicate, stray, live: copies make a
+// partition of several), a first record in a partition of the topic (a
+// fresh read's partition order: touchTopic), and a new partition count of
+// the topic (FlagMisplaced: Whole). What the task reads of a partition of one copy
+// depends on that copy alone; a partition of several copies is decided
+// over the connector's other partitions too (field orders, flushes), so
+// its rows are given whenever the connector changed.
+func (s *Store) PartitionsSince(id ConnectorID, since uint64) PartitionChanges {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ch := PartitionChanges{Stamp: s.stamp}
+	c := s.connectors[id]
+	if c == nil {
+		ch.Whole = true
+		return ch
+	}
+	ch.Count = len(c.entries)
+	if since == 0 || since > s.stamp || c.whole > since {
+		ch.Whole = true
+		ch.Rows = make([]PartitionRow, len(c.entries))
+		for i, e := range c.entries {
+			ch.Rows[i] = s.row(e)
+		}
+		return ch
+	}
+	if c.stamp <= since {
+		return ch
+	}
+	cp := s.partsOf(c)
+	for _, e := range c.entries {
+		if e.stamp > since || len(cp.of[e.idx].entries) > 1 {
+			ch.At = append(ch.At, e.idx)
+			ch.Rows = append(ch.Rows, s.row(e))
+		}
+	}
+	return ch
+}
+
+// touchTopic marks the connectors of an offsets topic changed: a first
+// record in one of its partitions changes a fresh read's partition order
+// (ReadAfter), which decides among the copies of a partition in several.
+func (s *Store) touchTopic(topic string) {
+	for id, c := range s.connectors {
+		if id.Topic == topic {
+			c.stamp = s.stamp
+		}
+	}
+}

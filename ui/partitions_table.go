@@ -1,0 +1,449 @@
+package ui
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"koff/model"
+)
+
+// sinceSource reads only what changed of a connector's source partitions
+// since an earlier read (*model.Store does).
+type sinceSource interface {
+	PartitionsSince(model.ConnectorID, uint64) model.PartitionChanges
+}
+
+// partTable is a big connector's rows as read through PartitionsSince, in
+// the Store's places, with what is worked out of each row (what the
+// filter searches, the widths, the sort keys, the sorted orders) kept
+// from read to read: a read of 100,000 partitions of which some thousands
+// changed works out those thousands. A table is not changed once built
+// (views are worked out from it on other goroutines); the next read
+// makes a new one, sharing what did not change.
+type partTable struct {
+	stamp uint64 // the Store's stamp of the read
+	gen   int    // reads since the first, whole one
+	rows  []model.PartitionRow
+	hay   []string
+	// changedAt is the gen of each place's last change (its first read
+	// for a new one); grown says this read added places.
+	changedAt []int32
+	grown     bool
+	tally     *needsTally
+	// rank is each row's place in the partition order (the order every
+	// sort ends in); the sort keys of the other orders are made when
+	// first asked, then carried from read to read for the rows that did
+	// not change.
+	rank   []int32
+	mu     sync.Mutex
+	offset *prefixKeys // natural-order keys of the offsets
+	offKey []string    // each row's whole offset key, to update offset
+	upd    []int64     // update times, Unix ns
+	tp     []int64     // topic place << 32 | partition
+	orders *orderCache // shared by the tables of one run of reads
+}
+
+// orderCache keeps the latest sorted order made of each sort, and the gen
+// of the table it was made of: a later table's order is that one with the
+// rows that changed since merged in.
+type orderCache struct {
+	mu sync.Mutex
+	by map[int]madeOrder
+}
+
+type madeOrder struct {
+	gen   int
+	order []int32
+}
+
+// readTable reads the connector's rows since t (nil: all of them) and
+// returns the table of the rows now.
+func readTable(src sinceSource, id model.ConnectorID, t *partTable, search func(model.PartitionRow) []string) *partTable {
+	since := uint64(0)
+	if t != nil {
+		since = t.stamp
+	}
+	ch := src.PartitionsSince(id, since)
+	if ch.Whole || t == nil {
+		return wholeTable(ch.Stamp, ch.Rows, search)
+	}
+	return t.next(ch, search)
+}
+
+func wholeTable(stamp uint64, rows []model.PartitionRow, search func(model.PartitionRow) []string) *partTable {
+	t := &partTable{stamp: stamp, rows: rows, hay: makeHay(search, rows), changedAt: make([]int32, len(rows)), grown: true,
+		orders: &orderCache{by: map[int]madeOrder{}}}
+	t.tally = newNeedsTally(rows)
+	t.rank = partitionRanks(rows)
+	return t
+}
+
+// next is the table of t's rows with the changes ch applied.
+func (t *partTable) next(ch model.PartitionChanges, search func(model.PartitionRow) []string) *partTable {
+	if len(ch.Rows) == 0 && ch.Count == len(t.rows) {
+		n := t.carry()
+		n.stamp = ch.Stamp
+		return n
+	}
+	n := t.carry()
+	n.stamp, n.gen = ch.Stamp, t.gen+1
+	old := len(t.rows)
+	n.rows = make([]model.PartitionRow, ch.Count)
+	copy(n.rows, t.rows)
+	n.changedAt = make([]int32, ch.Count)
+	copy(n.changedAt, t.changedAt)
+	n.grown = ch.Count > old
+	changed := make([]int32, 0, len(ch.At))
+	for k, at := range ch.At {
+		n.rows[at] = ch.Rows[k]
+		n.changedAt[at] = int32(n.gen)
+		changed = append(changed, at)
+	}
+	n.tally = t.tally.with(t.rows, n.rows, changed)
+	if n.grown {
+		// What the filter searches depends on the partition alone: only
+		// new places need it.
+		n.hay = make([]string, ch.Count)
+		copy(n.hay, t.hay)
+		if search != nil {
+			for i := old; i < ch.Count; i++ {
+				n.hay[i] = makeHay(search, n.rows[i:i+1])[0]
+			}
+		}
+		n.rank = partitionRanks(n.rows)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.offset != nil {
+		n.offKey = make([]string, ch.Count)
+		copy(n.offKey, t.offKey)
+		for _, i := range changed {
+			n.offKey[i] = naturalKey(n.rows[i].Offset)
+		}
+		n.offset = t.offset.with(n.offKey, changed)
+	}
+	if t.upd != nil {
+		n.upd = make([]int64, ch.Count)
+		copy(n.upd, t.upd)
+		for _, i := range changed {
+			n.upd[i] = n.rows[i].Updated.UnixNano()
+		}
+	}
+	if n.grown {
+		n.tp = nil // topics may be new: made again when asked
+	}
+	return n
+}
+
+// carry is a table of t's rows with a new read to come: what does not
+// depend on the changes is shared.
+func (t *partTable) carry() *partTable {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return &partTable{stamp: t.stamp, gen: t.gen, rows: t.rows, hay: t.hay, changedAt: t.changedAt, tally: t.tally,
+		rank: t.rank, offset: t.offset, offKey: t.offKey, upd: t.upd, tp: t.tp, orders: t.orders}
+}
+
+// keys makes sort i's keys if they are not made yet.
+func (t *partTable) keys(i int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	rows := t.rows
+	switch {
+	case i == 1 && t.offset == nil:
+		t.offKey = make([]string, len(rows))
+		for k := range rows {
+			t.offKey[k] = naturalKey(rows[k].Offset)
+		}
+		p := newPrefixKeys(len(rows), func(k int) string { return t.offKey[k] })
+		t.offset = &p
+	case i == 2 && t.upd == nil:
+		t.upd = make([]int64, len(rows))
+		for k := range rows {
+			t.upd[k] = rows[k].Updated.UnixNano()
+		}
+	case i == 3 && t.tp == nil:
+		t.tp = topicPartitionKeys(rows)
+	}
+}
+
+// compare is sort i of the partitions screen as a comparator of places,
+// in the order of its sorts[i].cmp (partitionSorts).
+func (t *partTable) compare(i int) func(a, b int32) int {
+	t.keys(i)
+	rank, rows := t.rank, t.rows
+	byPart := func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) }
+	switch i {
+	case 1:
+		off := t.offset
+		return func(a, b int32) int {
+			x, y := &rows[a], &rows[b]
+			if (x.Offset == "") != (y.Offset == "") {
+				return cmp.Compare(y.Offset, x.Offset)
+			}
+			return cmp.Or(off.compare(a, b), byPart(a, b))
+		}
+	case 2:
+		upd := t.upd
+		return func(a, b int32) int { return cmp.Or(cmp.Compare(upd[b], upd[a]), byPart(a, b)) }
+	case 3:
+		tp := t.tp
+		return func(a, b int32) int { return cmp.Or(cmp.Compare(tp[a], tp[b]), byPart(a, b)) }
+	}
+	return byPart
+}
+
+// order is every row's place sorted by sort i: the partition order from
+// the ranks, another from the latest order made of it, the rows that
+// changed since merged in, or sorted afresh.
+func (t *partTable) order(i int) []int32 {
+	oc := t.orders
+	oc.mu.Lock()
+	made, ok := oc.by[i]
+	oc.mu.Unlock()
+	if ok && made.gen == t.gen && len(made.order) == len(t.rows) {
+		return made.order
+	}
+	var order []int32
+	switch {
+	case i == 0:
+		order = make([]int32, len(t.rows))
+		for k, r := range t.rank {
+			order[r] = int32(k)
+		}
+	case ok && made.gen < t.gen && len(made.order) <= len(t.rows):
+		order = mergeSorted(made.order, t.movedSince(i, made.gen, len(made.order)), len(t.rows), t.compare(i))
+	default:
+		order = make([]int32, len(t.rows))
+		for k := range order {
+			order[k] = int32(k)
+		}
+		// A total order: an unstable sort gives the stable sort's order.
+		slices.SortFunc(order, t.compare(i))
+	}
+	oc.mu.Lock()
+	if cur, ok := oc.by[i]; !ok || cur.gen <= t.gen {
+		oc.by[i] = madeOrder{gen: t.gen, order: order}
+	}
+	oc.mu.Unlock()
+	return order
+}
+
+// movedSince is the places whose key of sort i may have changed since
+// the read of gen, when the table had n places: those changed since, and
+// the new ones. The partition and topic-partition of a place never
+// change, so those sorts move only new places.
+func (t *partTable) movedSince(i, gen, n int) []int32 {
+	var moved []int32
+	if i != 3 {
+		for k, g := range t.changedAt[:n] {
+			if int(g) > gen {
+				moved = append(moved, int32(k))
+			}
+		}
+	}
+	for k := n; k < len(t.rows); k++ {
+		moved = append(moved, int32(k))
+	}
+	return moved
+}
+
+// mergeSorted is the order of n items by cmp made from prev, their order
+// by cmp before the items of moved changed (and those at len(prev) and
+// beyond were added, all of them in moved): the others keep their order
+// among themselves, so the moved ones, sorted, are merged in. cmp must be
+// a total order.
+func mergeSorted(prev, moved []int32, n int, cmp func(a, b int32) int) []int32 {
+	if len(moved) == 0 && len(prev) == n {
+		return prev
+	}
+	out := make([]int32, 0, n)
+	isMoved := make([]bool, n)
+	for _, i := range moved {
+		isMoved[i] = true
+	}
+	add := slices.Clone(moved)
+	slices.SortFunc(add, cmp)
+	a := 0
+	for _, i := range prev {
+		if isMoved[i] {
+			continue
+		}
+		for a < len(add) && cmp(add[a], i) < 0 {
+			out = append(out, add[a])
+			a++
+		}
+		out = append(out, i)
+	}
+	return append(out, add[a:]...)
+}
+
+// topicPartitionKeys orders topics by their place among the few distinct
+// ones, then partitions.
+func topicPartitionKeys(rows []model.PartitionRow) []int64 {
+	var names []string
+	seen := map[string]bool{}
+	for k := range rows {
+		if t := rows[k].ID.Topic; !seen[t] {
+			seen[t] = true
+			names = append(names, t)
+		}
+	}
+	slices.Sort(names)
+	place := make(map[string]int64, len(names))
+	for k, t := range names {
+		place[t] = int64(k)
+	}
+	tp := make([]int64, len(rows))
+	for k := range rows {
+		tp[k] = place[rows[k].ID.Topic]<<32 | int64(uint32(rows[k].ID.Partition))
+	}
+	return tp
+}
+
+// with is p for keys where those of changed are new: only they are cut
+// again, unless one of them shares less of the prefix the others share.
+func (p *prefixKeys) with(keys []string, changed []int32) *prefixKeys {
+	next := &prefixKeys{head: slices.Clone(p.head), rest: slices.Clone(p.rest), shared: p.shared, first: p.first}
+	for len(next.head) < len(keys) {
+		next.head, next.rest = append(next.head, 0), append(next.rest, "")
+	}
+	for _, i := range changed {
+		if c := commonPrefix(next.first, keys[i]); c < next.shared {
+			q := newPrefixKeys(len(keys), func(k int) string { return keys[k] })
+			return &q
+		}
+	}
+	for _, i := range changed {
+		next.cut(int(i), keys[i])
+	}
+	return next
+}
+
+// needsTally is partitionNeeds kept by counts, so that a read changes
+// them by its rows alone: the widths that rows of a place keep (their
+// partition map and topic-partition) only grow with new places, and the
+// offset widths and flags are counted by value, so that the widest is
+// known when a row that had it changes.
+type needsTally struct {
+	fixed          partitionNeeds // the partition and topic-partition widths
+	offW, offV     []int32        // each place's offset widths
+	offWN, offVN   map[int32]int  // how many places have each
+	flags          map[model.Flags]int
+	live, del, sus int
+}
+
+func newNeedsTally(rows []model.PartitionRow) *needsTally {
+	t := &needsTally{fixed: partitionNeeds{partition: len("SOURCE PARTITION"), tpShort: len("PART"), tpLong: len("TOPIC-PARTITION")},
+		offW: make([]int32, len(rows)), offV: make([]int32, len(rows)), offWN: map[int32]int{}, offVN: map[int32]int{}, flags: map[model.Flags]int{}}
+	for i := range rows {
+		t.grow(&rows[i])
+		t.add(i, &rows[i], 1)
+	}
+	return t
+}
+
+func (t *needsTally) grow(r *model.PartitionRow) {
+	f := &t.fixed
+	f.partition = max(f.partition, cellWidth(cleanJSON(r.Partition)))
+	f.partitionValues = max(f.partitionValues, compactWidth(r.Partition))
+	f.tpShort = max(f.tpShort, len(tpText(*r, true)))
+	f.tpLong = max(f.tpLong, len(tpText(*r, false)))
+}
+
+// add counts row r of place i in (by 1) or out (by -1).
+func (t *needsTally) add(i int, r *model.PartitionRow, by int) {
+	if by > 0 {
+		cell := offsetCell(*r)
+		t.offW[i], t.offV[i] = int32(cellWidth(cell)), int32(compactWidth(cell))
+	}
+	t.offWN[t.offW[i]] += by
+	t.offVN[t.offV[i]] += by
+	t.flags[r.Flags] += by
+	if r.Deleted {
+		t.del += by
+	} else {
+		t.live += by
+	}
+	if r.Flags.Suspect() {
+		t.sus += by
+	}
+}
+
+// with is the tally of rows, which are old but for the places changed
+// (and those after len(old), which are new).
+func (t *needsTally) with(old, rows []model.PartitionRow, changed []int32) *needsTally {
+	n := &needsTally{fixed: t.fixed, offW: make([]int32, len(rows)), offV: make([]int32, len(rows)),
+		offWN: cloneMap(t.offWN), offVN: cloneMap(t.offVN), flags: cloneMap(t.flags), live: t.live, del: t.del, sus: t.sus}
+	copy(n.offW, t.offW)
+	copy(n.offV, t.offV)
+	for _, i := range changed {
+		if int(i) < len(old) {
+			n.add(int(i), &old[i], -1)
+		} else {
+			n.grow(&rows[i])
+		}
+		n.add(int(i), &rows[i], 1)
+	}
+	return n
+}
+
+func cloneMap[K comparable](m map[K]int) map[K]int {
+	out := make(map[K]int, len(m))
+	for k, v := range m {
+		if v != 0 {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// needs are the widths and counts of measurePartitions.
+func (t *needsTally) needs() partitionNeeds {
+	n := t.fixed
+	n.offset, n.flagsShort, n.flagsWide = len("OFFSET"), len("FLAGS"), len("FLAGS")
+	for w, c := range t.offWN {
+		if c > 0 {
+			n.offset = max(n.offset, int(w))
+		}
+	}
+	for w, c := range t.offVN {
+		if c > 0 {
+			n.offsetValues = max(n.offsetValues, int(w))
+		}
+	}
+	for f, c := range t.flags {
+		if c > 0 {
+			n.flagsShort = max(n.flagsShort, ansi.StringWidth(flagsCell(f, false)))
+			n.flagsWide = max(n.flagsWide, ansi.StringWidth(flagsCell(f, true)))
+		}
+	}
+	n.live, n.deleted, n.suspect = t.live, t.del, t.sus
+	return n
+}
+
+// partitionRanks is each row's place in the partition order: by the
+// natural order of partition maps, then topic-partition and key bytes.
+func partitionRanks(rows []model.PartitionRow) []int32 {
+	part := newPrefixKeys(len(rows), func(k int) string { return naturalKey(rows[k].Partition) })
+	idx := make([]int32, len(rows))
+	for k := range idx {
+		idx[k] = int32(k)
+	}
+	// A total order (it ends in the row's identity).
+	slices.SortFunc(idx, func(a, b int32) int {
+		x, y := &rows[a], &rows[b]
+		return cmp.Or(part.compare(a, b),
+			strings.Compare(x.ID.Topic, y.ID.Topic), cmp.Compare(x.ID.Partition, y.ID.Partition),
+			strings.Compare(x.ID.Key, y.ID.Key))
+	})
+	rank := make([]int32, len(rows))
+	for k, i := range idx {
+		rank[i] = int32(k)
+	}
+	return rank
+}

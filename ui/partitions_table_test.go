@@ -1,0 +1,134 @@
+package ui
+
+import (
+	"math/rand"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"koff/keymap"
+	"koff/model"
+)
+
+// TestPartitionTableSameAsFullRead: the partitions screen's table of a
+// big connector, read through PartitionsSince while its records stream
+// in, holds after every read exactly the rows of a full read (every
+// field), the filter's texts, widths and counts of the whole rows, the
+// partition order worked out afresh, and for every sort the order a full
+// sort of the rows gives, whichever reads the orders were asked at (a
+// merge over several reads): through new offsets of every width,
+// tombstones, unreadable values, copies of a key in other partitions,
+// new partitions and a new partition count.
+func TestPartitionTableSameAsFullRead(t *testing.T) {
+	km := keymap.Default()
+	st := NewStyles(true)
+	id := model.ConnectorID{Topic: "connect-offsets", Name: "mm2-primary.MirrorSourceConnector"}
+	scr := newPartitionsScreen(&km, &st, id, 1, 0)
+	values := []string{`{"offset":7}`, `{"offset":123456789012}`, `{"offset":-1}`, `{"offset":18446744073709551616}`, `{"offset":1.5e3}`,
+		`{"a":"x","offset":2}`, "", "garbage", `{"offset":{"n":1}}`, "\x00"}
+	for seed := range int64(6) {
+		rng := rand.New(rand.NewSource(seed))
+		src := bigStore(300)
+		n := 300
+		var tbl *partTable
+		now := time.UnixMilli(1_796_000_000_000)
+		for step := range 60 {
+			var batch []model.Record
+			for range rng.Intn(40) {
+				i := rng.Intn(n + 20)
+				if i >= n {
+					n = i + 1 // new partitions
+				}
+				k := mmKey(i)
+				p := model.PartitionFor(k, 25)
+				if rng.Intn(10) == 0 {
+					p = rng.Intn(25) // a copy in another partition
+				}
+				r := model.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
+					Key: k, Time: now.Add(time.Duration(step*100+rng.Intn(100)) * time.Millisecond)}
+				if v := values[rng.Intn(len(values))]; v != "\x00" {
+					r.Value = []byte(v)
+				}
+				batch = append(batch, r)
+				src.Ingest(batch[len(batch)-1:])
+			}
+			if rng.Intn(25) == 0 {
+				src.SetTopicPartitions("connect-offsets", 24+rng.Intn(2))
+			}
+			tbl = readTable(src, id, tbl, scr.list.search)
+			full := src.Partitions(id)
+			got, want := slices.Clone(tbl.rows), slices.Clone(full)
+			key := func(a, b model.PartitionRow) int { return byPartition(a, b) }
+			slices.SortFunc(got, key)
+			slices.SortFunc(want, key)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d step %d: the table's rows are not those of a full read", seed, step)
+			}
+			if !slices.Equal(tbl.hay, makeHay(scr.list.search, tbl.rows)) {
+				t.Fatalf("seed %d step %d: the filter's texts differ from those made afresh", seed, step)
+			}
+			if g, w := tbl.tally.needs(), measurePartitions(tbl.rows); g != w {
+				t.Fatalf("seed %d step %d: widths and counts %+v, measured afresh %+v", seed, step, g, w)
+			}
+			if !slices.Equal(tbl.rank, partitionRanks(tbl.rows)) {
+				t.Fatalf("seed %d step %d: the partition order differs from one worked out afresh", seed, step)
+			}
+			for i, so := range scr.list.sorts {
+				if rng.Intn(3) == 0 {
+					continue // asked at other reads: merged over several
+				}
+				idx := make([]int32, len(tbl.rows))
+				for k := range idx {
+					idx[k] = int32(k)
+				}
+				slices.SortStableFunc(idx, func(a, b int32) int { return so.cmp(tbl.rows[a], tbl.rows[b]) })
+				if order := tbl.order(i); !slices.Equal(order, idx) {
+					t.Fatalf("seed %d step %d: sort by %s differs from a full sort of the rows", seed, step, so.name)
+				}
+			}
+		}
+	}
+}
+
+// TestMergeSortedSameAsSort: merging the moved items into the order of
+// the others gives the sort of them all.
+func TestMergeSortedSameAsSort(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for range 500 {
+		n := rng.Intn(60)
+		keys := make([]int, n)
+		for i := range keys {
+			keys[i] = rng.Intn(10)
+		}
+		cmpKeys := func(k []int) func(a, b int32) int {
+			return func(a, b int32) int {
+				if k[a] != k[b] {
+					return k[a] - k[b]
+				}
+				return int(a - b)
+			}
+		}
+		old := rng.Intn(n + 1)
+		prev := make([]int32, old)
+		for i := range prev {
+			prev[i] = int32(i)
+		}
+		slices.SortFunc(prev, cmpKeys(keys))
+		var moved []int32
+		for i := range n {
+			if i >= old || rng.Intn(4) == 0 {
+				keys[i] = rng.Intn(10)
+				moved = append(moved, int32(i))
+			}
+		}
+		want := make([]int32, n)
+		for i := range want {
+			want[i] = int32(i)
+		}
+		slices.SortFunc(want, cmpKeys(keys))
+		if got := mergeSorted(prev, moved, n, cmpKeys(keys)); !slices.Equal(got, want) {
+			t.Fatalf("keys %v, moved %v: merged %v, sorted %v", keys, moved, got, want)
+		}
+	}
+}
