@@ -353,7 +353,6 @@ func (s *Store) noteReadTo(tp TopicPartition, to int64) {
 			s.withRecords = map[string]int{}
 		}
 		s.withRecords[tp.Topic]++
-		s.touchTopic(tp.Topic)
 	}
 	s.readTo[tp] = to
 }

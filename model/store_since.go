@@ -38,12 +38,12 @@ func newStampBase() uint64 { return stampBases.Add(1) << 40 }
 //
 // A row changes with a record of its own key bytes in its topic-partition,
 // a new copy of its partition (FlagDuplicate, stray, live: copies make a
-// partition of several), a first record in a partition of the topic (a
-// fresh read's partition order: touchTopic), and a new partition count of
-// the topic (FlagMisplaced: Whole). What the task reads of a partition of one copy
+// partition of several) and a new partition count of the topic
+// (FlagMisplaced: Whole). What the task reads of a partition of one copy
 // depends on that copy alone; a partition of several copies is decided
-// over the connector's other partitions too (field orders, flushes), so
-// its rows are given whenever the connector changed.
+// over the connector's other partitions (field orders, flushes) and the
+// topic's other records (a fresh read's partition order), so its rows are
+// given whenever the Store changed.
 func (s *Store) PartitionsSince(id ConnectorID, since uint64) PartitionChanges {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -62,26 +62,23 @@ func (s *Store) PartitionsSince(id ConnectorID, since uint64) PartitionChanges {
 		}
 		return ch
 	}
-	if c.stamp <= since {
+	if s.stamp == since {
 		return ch
 	}
 	cp := s.partsOf(c)
-	for _, e := range c.entries {
-		if e.stamp > since || len(cp.of[e.idx].entries) > 1 {
+	if c.stamp > since {
+		for _, e := range c.entries {
+			if e.stamp > since && len(cp.of[e.idx].entries) == 1 {
+				ch.At = append(ch.At, e.idx)
+				ch.Rows = append(ch.Rows, s.row(e))
+			}
+		}
+	}
+	for _, i := range cp.multi {
+		for _, e := range cp.parts[i].entries {
 			ch.At = append(ch.At, e.idx)
 			ch.Rows = append(ch.Rows, s.row(e))
 		}
 	}
 	return ch
-}
-
-// touchTopic marks the connectors of an offsets topic changed: a first
-// record in one of its partitions changes a fresh read's partition order
-// (ReadAfter), which decides among the copies of a partition in several.
-func (s *Store) touchTopic(topic string) {
-	for id, c := range s.connectors {
-		if id.Topic == topic {
-			c.stamp = s.stamp
-		}
-	}
 }
