@@ -74,13 +74,17 @@ type partitionsPrepared struct {
 	q     string
 	selID string
 	table *partTable
+	// rates are the progress rates at the snapshot's time, when worked
+	// out with it.
+	rates   rateCache
+	ratesOK bool
 }
 
 func (s *partitionsScreen) prefetch() func(Source, *snapshot) {
 	id, j, ranks, latest := s.id, s.list.job(), s.ranks, &s.list.asked
 	search := s.list.search
 	old, oldHay := j.items, j.hay
-	table := s.table
+	table, rates := s.table, s.rates
 	return func(src Source, snap *snapshot) {
 		if ss, ok := src.(sinceSource); ok {
 			// Only what changed since the rows on screen were read, with
@@ -90,7 +94,13 @@ func (s *partitionsScreen) prefetch() func(Source, *snapshot) {
 			snap.parts = map[model.ConnectorID][]model.PartitionRow{id: t.rows}
 			j.items, j.hay, j.sorted, j.prev = t.rows, t.hay, nil, nil
 			j.sort, j.q = latest.get()
-			snap.prepared = partitionsPrepared{id: id, rows: t.rows, hay: t.hay, needs: t.tally.needs(), view: j.run(), sort: j.sort, q: j.q, selID: j.selID, table: t}
+			p := partitionsPrepared{id: id, rows: t.rows, hay: t.hay, needs: t.tally.needs(), view: j.run(), sort: j.sort, q: j.q, selID: j.selID, table: t}
+			if !snap.at.IsZero() {
+				// A walk of every row and a read of histories: not on
+				// the UI goroutine either.
+				p.rates, p.ratesOK = rates.next(src, t.rows, snap.at), true
+			}
+			snap.prepared = p
 			return
 		}
 		rows := src.Partitions(id)
@@ -437,8 +447,12 @@ func naturalCompare(a, b string) int {
 
 func (s *partitionsScreen) refresh(src Source, now time.Time, reload bool) {
 	s.now = now
+	ratesOK := false
 	if snap, ok := src.(*snapshot); ok && reload {
 		if p, ok := snap.prepared.(partitionsPrepared); ok && p.id == s.id {
+			if p.ratesOK {
+				s.rates, ratesOK = p.rates, true
+			}
 			// Worked out off the UI goroutine: so are filter and sort from now.
 			s.list.async = true
 			s.list.takeItems(p.rows, p.hay, p.view, p.sort, p.q, p.selID)
@@ -462,7 +476,9 @@ func (s *partitionsScreen) refresh(src Source, now time.Time, reload bool) {
 				break
 			}
 		}
-		s.rates.update(src, s.list.items, now)
+		if !ratesOK {
+			s.rates.update(src, s.list.items, now)
+		}
 	}
 	s.report = judgeFlush(s.conn, now, s.interval)
 	s.countStale(now)
@@ -990,6 +1006,12 @@ type rateEntry struct {
 // update sums the rates of the partitions updated within the timeline:
 // an older rate says nothing about progress now.
 func (c *rateCache) update(src Source, rows []model.PartitionRow, now time.Time) {
+	*c = c.next(src, rows, now)
+}
+
+// next is update's result as a new cache, c left as it is (a reload off
+// the UI goroutine works it out while the screen shows c).
+func (c rateCache) next(src Source, rows []model.PartitionRow, now time.Time) rateCache {
 	// The newest maxRatePartitions updated within the timeline, newest
 	// first: kept in a min-heap of that size, not by sorting every row.
 	h := &newestRows{rows: rows}
@@ -1041,4 +1063,5 @@ func (c *rateCache) update(src Source, rows []model.PartitionRow, now time.Time)
 		all = append(all, e.rates)
 	}
 	c.byID, c.counted, c.sum = next, len(recent), sumRates(all)
+	return c
 }

@@ -47,8 +47,10 @@ func bigStore(n int) *model.Store {
 
 // BenchmarkPartitions100k measures the partitions screen of a connector
 // with 100,000 source partitions at 200x60: View() (only the visible rows
-// are rendered), a refresh after the Store changed (what every tick does
-// while records stream in), one key typed into the filter, and a re-sort.
+// are rendered), a refresh in place after the Store changed, a reload as
+// the dashboard makes it of a big Source (read and worked out off the UI
+// goroutine, then taken in) after 1% and 50% of the partitions got a new
+// offset, one key typed into the filter, and a re-sort.
 //
 //	go test ./ui -run XXX -bench Partitions100k -benchtime 10x
 func BenchmarkPartitions100k(b *testing.B) {
@@ -81,6 +83,47 @@ func BenchmarkPartitions100k(b *testing.B) {
 			s.refresh(src, now, true)
 		}
 	})
+	// A reload off the UI goroutine, as the dashboard does it for a big
+	// Source (the snapshot's read and work, then taking it in), after
+	// new offsets of some of the partitions: what every reload costs
+	// while records stream in.
+	for _, changed := range []int{n / 100, n / 2} {
+		b.Run(fmt.Sprintf("Reload/%d-changed", changed), func(b *testing.B) {
+			s := open()
+			keys := make([][]byte, n)
+			for i := range keys {
+				keys[i] = mmKey(i)
+			}
+			var inUpdate time.Duration
+			load := func() {
+				snap := &snapshot{Source: src, version: src.Version(), at: now}
+				s.prefetch()(src, snap)
+				start := time.Now()
+				s.refresh(snap, now, true)
+				inUpdate += time.Since(start)
+			}
+			load()
+			inUpdate = 0
+			k := 0
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				var batch []model.Record
+				for range changed {
+					key := keys[k%n]
+					p := model.PartitionFor(key, 25)
+					batch = append(batch, model.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
+						Key: key, Value: []byte(`{"offset":` + strconv.Itoa(200000+k) + `}`), Time: now})
+					src.Ingest(batch[len(batch)-1:])
+					k++
+				}
+				b.StartTimer()
+				load()
+			}
+			// The part of it on the UI goroutine: taking the snapshot in.
+			b.ReportMetric(float64(inUpdate)/float64(b.N)/float64(time.Millisecond), "update-ms/op")
+		})
+	}
 	b.Run("FilterKey", func(b *testing.B) {
 		s := open()
 		qs := []string{"r", "re", "reg", "regi", "regio", "region", "region-", "region-4", "region-42", ""}

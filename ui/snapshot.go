@@ -23,6 +23,7 @@ const bigSource = 5000
 type snapshot struct {
 	Source
 	version uint64
+	at      time.Time // when it was read (zero: not known)
 	stats   model.Stats
 	rest    model.RESTStatus
 	conns   []model.ConnectorRow
@@ -89,7 +90,7 @@ func (m *Model) loadCmd() tea.Cmd {
 	now := m.opts.Now
 	return func() tea.Msg {
 		start := now()
-		snap := &snapshot{Source: src, version: src.Version()}
+		snap := &snapshot{Source: src, version: src.Version(), at: start}
 		snap.stats, snap.rest, snap.conns = src.Stats(), src.REST(), src.Connectors()
 		if read != nil {
 			read(src, snap)
