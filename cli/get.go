@@ -40,6 +40,10 @@ func init() {
 	})
 }
 
+// getOneShot reads into a one-shot Store (loadStoreWith); a test turns it
+// off to compare with the full Store.
+var getOneShot = true
+
 func runGet(g *Globals, opts any, args []string, env Env) error {
 	o := opts.(*getOptions)
 	if o.output != "table" && o.output != "json" {
@@ -51,7 +55,7 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	if err := g.needBootstrap(); err != nil {
 		return err
 	}
-	store, err := loadStore(g, env, o.timeout, true)
+	store, err := loadStoreWith(g, env, o.timeout, true, getOneShot)
 	if err != nil {
 		return err
 	}
@@ -72,6 +76,12 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 // With restOptional, a Connect that cannot be asked is a warning on
 // stderr, and the Store holds what Kafka alone knows.
 func loadStore(g *Globals, env Env, timeout time.Duration, restOptional bool) (*model.Store, error) {
+	return loadStoreWith(g, env, timeout, restOptional, false)
+}
+
+// loadStoreWith is loadStore; a oneShot Store holds what get prints, not
+// the dashboard's flush events and gaps (observeWith).
+func loadStoreWith(g *Globals, env Env, timeout time.Duration, restOptional, oneShot bool) (*model.Store, error) {
 	rest, err := g.connectClient()
 	if err != nil {
 		return nil, err
@@ -86,7 +96,7 @@ func loadStore(g *Globals, env Env, timeout time.Duration, restOptional bool) (*
 		}
 		return err
 	}
-	ob := observe(ctx, g, rest)
+	ob := observeWith(ctx, g, rest, oneShot)
 	defer ob.stop()
 	if err := waitCaughtUp(ctx, g, ob.tailer, timeout); err != nil {
 		return nil, fail(err)

@@ -13,7 +13,14 @@ import (
 
 // startTailer runs a Tailer into h until ctx ends.
 func startTailer(ctx context.Context, g *Globals, h kafka.Handler) (*kafka.Tailer, <-chan struct{}) {
-	t := kafka.NewTailer(g.kafkaConfig(), g.OffsetsTopics, h, kafka.TailerOptions{Rescan: g.Refresh * 5, Logf: g.logf})
+	return startTailerLatest(ctx, g, h, 0)
+}
+
+// startTailerLatest is startTailer handing on only the latest record of
+// each key bytes of a fetch, with latest-1 times before it
+// (kafka.TailerOptions.Latest), when latest > 0: for a one-shot read.
+func startTailerLatest(ctx context.Context, g *Globals, h kafka.Handler, latest int) (*kafka.Tailer, <-chan struct{}) {
+	t := kafka.NewTailer(g.kafkaConfig(), g.OffsetsTopics, h, kafka.TailerOptions{Rescan: g.Refresh * 5, Logf: g.logf, Latest: latest})
 	done := make(chan struct{})
 	go func() { t.Run(ctx); close(done) }()
 	return t, done

@@ -29,13 +29,25 @@ type observer struct {
 // observe starts the tailer; pollers start with run (live) or are driven
 // by refresh (one-shot and --watch).
 func observe(ctx context.Context, g *Globals, rest *connect.Client) *observer {
+	return observeWith(ctx, g, rest, false)
+}
+
+// observeWith is observe; oneShot is for a Store read once (koff get):
+// it keeps what a task reads and every flag and note (model.StoreOptions
+// OneShot), and the Tailer hands it only the latest record of each key
+// bytes of a fetch (model.Latest).
+func observeWith(ctx context.Context, g *Globals, rest *connect.Client, oneShot bool) *observer {
 	ctx, cancel := context.WithCancel(ctx)
-	o := &observer{g: g, store: model.NewStore(model.StoreOptions{}), rest: rest, ctx: ctx, cancel: cancel}
+	o := &observer{g: g, store: model.NewStore(model.StoreOptions{OneShot: oneShot}), rest: rest, ctx: ctx, cancel: cancel}
 	for _, ct := range g.ConnectorTopics {
 		name, topics, _ := strings.Cut(ct, "=")
 		o.store.SetConnectorTopics(strings.TrimSpace(name), splitList(topics))
 	}
-	t, done := startTailer(ctx, g, o.store)
+	latest := 0
+	if oneShot {
+		latest = o.store.History()
+	}
+	t, done := startTailerLatest(ctx, g, o.store, latest)
 	o.tailer = t
 	o.wg.Add(1)
 	go func() { <-done; o.wg.Done() }()

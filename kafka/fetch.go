@@ -100,6 +100,33 @@ type decoder struct {
 	inflate []byte // a compressed batch's records
 	recs    []model.Record
 	keys    []byte // the chunk's keys, back to back (old-format batches)
+	// borrow: values point into the fetched bytes, like keys, until own
+	// copies those the Store keeps into vals.
+	borrow bool
+	vals   []byte
+}
+
+// own copies the values of recs out of the fetched bytes, into blocks: a
+// one-shot read keeps a million small values, which as one object each
+// are a million for the garbage collector to find. A block lives as long
+// as one of its values does.
+func (d *decoder) own(recs []model.Record) {
+	const block = 64 << 10
+	for i := range recs {
+		v := recs[i].Value
+		switch {
+		case v == nil:
+			continue
+		case len(v) > block/8:
+			recs[i].Value = append(make([]byte, 0, len(v)), v...)
+			continue
+		case cap(d.vals)-len(d.vals) < len(v):
+			d.vals = make([]byte, 0, block)
+		}
+		at := len(d.vals)
+		d.vals = append(d.vals, v...)
+		recs[i].Value = d.vals[at:len(d.vals):len(d.vals)]
+	}
 }
 
 // decode hands the records at or after pos of a fetched partition to emit,
@@ -107,7 +134,8 @@ type decoder struct {
 // transactions, and returns how many it handed on and the offset to fetch
 // next. A chunk's slices (the keys point into the fetched bytes) are
 // reused once emit returns; values are allocated one by one, since the
-// Store keeps them.
+// Store keeps them (unless d.borrow: then they too point into the fetched
+// bytes, for emit to copy those it keeps).
 func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition, emit func([]model.Record)) (int, int64) {
 	if p.legacy != nil {
 		return d.decodeRecordSet(tp, pos, p.AbortedTransactions, p.legacy, emit)
@@ -184,8 +212,8 @@ func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition
 			if logAppend {
 				ts = maxTS
 			}
-			var value []byte
-			if r.value != nil {
+			value := r.value
+			if value != nil && !d.borrow {
 				value = append(make([]byte, 0, len(r.value)), r.value...)
 			}
 			d.recs = append(d.recs, model.Record{

@@ -38,6 +38,12 @@ type TailerOptions struct {
 	StallAfter time.Duration
 	Now        func() time.Time
 	Logf       func(format string, args ...any)
+	// Latest, when above 0, hands the Handler only the latest record of
+	// each key bytes of each decoded chunk, with the times and offsets of
+	// the Latest-1 before it (model.Latest, for a Store keeping that much
+	// history): for a one-shot read (koff get), which shows only what the
+	// superseded records' values were replaced by.
+	Latest int
 }
 
 // Tailer reads offsets topics from the beginning, every partition
@@ -273,11 +279,21 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 
 	pos := start
 	var dec decoder
+	var latest *model.Latest
+	if t.opts.Latest > 0 {
+		latest = model.NewLatest(t.opts.Latest)
+		dec.borrow = true // values copied once kept
+	}
 	// What the Store can know of a record before its lock is worked out
 	// here, on one goroutine per partition.
 	ingest := func(recs []model.Record) {
-		for i := range recs {
-			recs[i].Prepare()
+		if latest != nil {
+			recs = latest.Keep(recs)
+			dec.own(recs)
+		} else {
+			for i := range recs {
+				recs[i].Prepare()
+			}
 		}
 		t.h.Ingest(recs)
 	}

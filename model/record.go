@@ -23,6 +23,12 @@ type prepared struct {
 	done  bool
 	plain bool   // Value is an offset in the plain form (plainOffset)
 	hash  uint64 // of Key, as the Store hashes keys
+	// older are the records of the same key bytes this one superseded in
+	// its chunk (Latest.Keep), oldest first, as the history ring keeps
+	// them (without their values); superseded counts them all.
+	older      []Update
+	superseded int
+	newest     time.Time // the latest time of those superseded
 }
 
 // Prepare works out what Ingest needs of the record's bytes before it

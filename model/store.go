@@ -18,6 +18,10 @@ type StoreOptions struct {
 	Flushes     int           // flush events kept per connector (64)
 	FlushWindow time.Duration // records of one connector this close together are one flush (100ms)
 	Unparseable int           // unparseable records kept for the view (500)
+	// OneShot is for a Store read once and thrown away (koff get): it
+	// groups no flush events and works out no update gaps, which only the
+	// dashboard shows. What a task reads, flags and notes are the same.
+	OneShot bool
 }
 
 func (o StoreOptions) withDefaults() StoreOptions {
@@ -234,6 +238,9 @@ func NewStore(opts StoreOptions) *Store {
 	}
 }
 
+// History is how many updates the Store keeps per source partition.
+func (s *Store) History() int { return s.opts.History }
+
 // Version changes whenever anything a reader can see changes.
 func (s *Store) Version() uint64 { return s.version.Load() }
 
@@ -358,8 +365,8 @@ func (s *Store) noteReadTo(tp TopicPartition, to int64) {
 }
 
 func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
-	s.records++
 	p := r.prep
+	s.records += 1 + int64(p.superseded)
 	if !p.done { // worked out here, not written back: the batch is the caller's
 		p = prepared{plain: r.Value != nil && plainOffset(r.Value), hash: hashBytes(keySeed, r.Key)}
 	}
@@ -405,10 +412,13 @@ func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	c.gen++
 	e.stamp, c.stamp = s.stamp, s.stamp
 	wasLive := e.updates > 0 && e.value() != nil
+	if p.superseded > 0 {
+		s.pushOlder(e, r, p)
+	}
 	e.updates++
 	e.ordinal = s.ordinal
 	s.push(e, Update{Time: r.Time, RecordOffset: r.Offset, Value: r.Value})
-	if !e.regap {
+	if !e.regap && !s.opts.OneShot {
 		e.regap = true
 		s.regap = append(s.regap, e)
 	}
@@ -427,7 +437,34 @@ func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	if r.Time.After(c.lastUpdate) {
 		c.lastUpdate = r.Time
 	}
-	c.flushes, c.lastFlush = addFlushAt(c.flushes, c.lastFlush, r.Time, s.opts.FlushWindow, s.opts.Flushes)
+	if !s.opts.OneShot {
+		c.flushes, c.lastFlush = addFlushAt(c.flushes, c.lastFlush, r.Time, s.opts.FlushWindow, s.opts.Flushes)
+	}
+}
+
+// pushOlder adds to e's history the records of its key bytes that r
+// superseded in its chunk (Latest.Keep), as ingesting them one by one
+// would have: their times and offsets, in order, and their count.
+func (s *Store) pushOlder(e *entry, r *Record, p prepared) {
+	seen := int64(-1) // a re-read after a reconnect: offsets already stored
+	if e.updates > 0 {
+		seen = e.recordOffset()
+	}
+	n := p.superseded - len(p.older) // not in the ring: counted only
+	if len(p.older) > 0 && p.older[0].RecordOffset <= seen {
+		n = 0 // older still
+	}
+	if p.newest.After(e.conn.lastUpdate) {
+		e.conn.lastUpdate = p.newest
+	}
+	for _, u := range p.older {
+		if u.RecordOffset > seen {
+			s.push(e, u)
+			n++
+		}
+	}
+	e.updates += int32(n)
+	e.conn.records += int64(n)
 }
 
 // within returns s sharing the bytes of in when in holds it: a compact

@@ -1,0 +1,256 @@
+package model
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Keys of a few connectors: task forms and their variants (whitespace,
+// escapes, leading zeros), the two field orders of one partition, big
+// numbers, a null partition, and keys the worker cannot read.
+var latestKeys = []*string{
+	sp(`["c",{"f":"x"}]`), sp(`["c", {"f": "x"}]`), sp(`["c",{"f":"\u0078"}]`),
+	sp(`["c",{"n":7}]`), sp(`["c",{"n":007}]`),
+	sp(`["c",{"a":"1","b":2}]`), sp(`["c",{"b":2,"a":"1"}]`), sp(`["c",{"a":"2","b":2}]`), sp(`["c",{"b":2,"a":"2"}]`),
+	sp(`["c",{"big":123456789012345678901234567890}]`), sp(`["c",{"d":1.50}]`),
+	sp(`["c",null]`), sp(`["d",{"f":"x"}]`), sp(`["d",{"b":1,"a":1}]`), sp(`["d",{"a":1,"b":1}]`),
+	sp(`garbage`), sp(``), nil, sp(`["c"]`), sp(`["c",{"f":{"nested":1}}]`),
+}
+
+var latestValues = []*string{
+	sp(`{"pos":1}`), sp(`{"pos":2}`), sp(`{ "pos" : 3 }`), sp(`{"pos":004}`), sp(`{"pos":1,"pos":5}`),
+	sp(`{"lsn":98765432109876543210}`), sp(`{"x":1e400}`), sp(`{"x":-0.0}`),
+	nil, nil, sp(``), sp(`null`), sp(`garbage`), sp(`[1]`), sp(`{"pos":{"a":1}}`), sp(`{"pos":`),
+}
+
+type latestChunk struct{ recs []Record }
+
+// latestSequence is a random read of a 3-partition offsets topic, as
+// chunks of one topic-partition each, in the order a Tailer hands them over.
+func latestSequence(r *rand.Rand) []latestChunk {
+	var keys []*string
+	for range 2 + r.IntN(6) {
+		keys = append(keys, latestKeys[r.IntN(len(latestKeys))])
+	}
+	next := map[int]int64{}
+	at := time.Duration(0)
+	var chunks []latestChunk
+	for range 1 + r.IntN(8) {
+		tp := r.IntN(3)
+		var c latestChunk
+		for range 1 + r.IntN(40) {
+			// Times close together (one flush) and far apart; now and then
+			// backwards (CreateTime is the producer's).
+			switch r.IntN(6) {
+			case 0, 2, 3:
+				at += time.Duration(200+r.IntN(3000)) * time.Millisecond
+			case 1:
+				at -= time.Duration(r.IntN(300)) * time.Millisecond
+			default:
+				at += time.Duration(r.IntN(40)) * time.Millisecond
+			}
+			rec := Record{Topic: "connect-offsets", Partition: tp, Offset: next[tp], Time: t0.Add(at)}
+			next[tp] += 1 + int64(r.IntN(2)) // compacted: gaps
+			if k := keys[r.IntN(len(keys))]; k != nil {
+				rec.Key = []byte(*k)
+			}
+			if v := latestValues[r.IntN(len(latestValues))]; v != nil {
+				rec.Value = []byte(*v)
+			}
+			c.recs = append(c.recs, rec)
+		}
+		chunks = append(chunks, c)
+	}
+	return chunks
+}
+
+func cloneRecords(recs []Record) []Record {
+	out := make([]Record, len(recs))
+	for i, r := range recs {
+		r.Key, r.Value = cloneBytes(r.Key), cloneBytes(r.Value)
+		out[i] = r
+	}
+	return out
+}
+
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte{}, b...)
+}
+
+// A Store fed only the latest record of each key bytes of each chunk
+// (Latest.Keep, as koff get's Tailer does) holds what one fed every record
+// holds: the same rows (which copy a task reads, flags, notes, updated
+// times, record offsets, update counts), the same export bodies, the same
+// history times and offsets, totals and read positions. Only the values
+// of superseded records, which no one-shot read shows, are not kept.
+func TestLatestOnlyStoreSameAsFull(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 1))
+	for i := range 3000 {
+		chunks := latestSequence(r)
+		hist := []int{16, 3, 2, 1}[i%4]
+		full := NewStore(StoreOptions{History: hist})
+		latest := NewStore(StoreOptions{History: hist})
+		oneShot := NewStore(StoreOptions{History: hist, OneShot: true})
+		for _, s := range []*Store{full, latest, oneShot} {
+			if i%5 != 0 { // sometimes without a partition count
+				s.SetTopicPartitions("connect-offsets", 3)
+			}
+		}
+		keep := NewLatest(hist)
+		kept := 0
+		for _, c := range chunks {
+			full.Ingest(cloneRecords(c.recs))
+			k := keep.Keep(cloneRecords(c.recs))
+			kept += len(k)
+			latest.Ingest(k)
+			oneShot.Ingest(keep.Keep(cloneRecords(c.recs)))
+		}
+		fail := func(what string, a, b any) {
+			t.Helper()
+			var trace string
+			for _, c := range chunks {
+				trace += "\n  chunk:"
+				for _, rc := range c.recs {
+					v := "<tombstone>"
+					if rc.Value != nil {
+						v = string(rc.Value)
+					}
+					trace += "\n    p" + strconv.Itoa(rc.Partition) + "@" + strconv.FormatInt(rc.Offset, 10) + " " + rc.Time.Sub(t0).String() + " " + string(rc.Key) + " = " + v
+				}
+			}
+			t.Fatalf("sequence %d (history %d): %s differ\nfull:   %+v\nlatest: %+v%s", i, hist, what, a, b, trace)
+		}
+		conns := full.Connectors()
+		var ids []ConnectorID
+		for _, c := range conns {
+			ids = append(ids, c.ID)
+		}
+		for _, s := range []*Store{latest, oneShot} {
+			got := s.Connectors()
+			if s == oneShot {
+				// No flush events or gaps worked out: the rest is equal.
+				for j := range got {
+					got[j].Flushes, got[j].PartitionInterval = conns[j].Flushes, conns[j].PartitionInterval
+				}
+			} else {
+				// Flush events are grouped from the records the Store sees.
+				for j := range got {
+					got[j].Flushes = conns[j].Flushes
+				}
+			}
+			if !reflect.DeepEqual(conns, got) {
+				fail("connectors", conns, got)
+			}
+			for _, id := range ids {
+				a, b := full.Partitions(id), s.Partitions(id)
+				if !reflect.DeepEqual(a, b) {
+					fail("rows of "+id.Name, a, b)
+				}
+				if a, b := string(full.OffsetsBody([]ConnectorID{id})), string(s.OffsetsBody([]ConnectorID{id})); a != b {
+					fail("bodies of "+id.Name, a, b)
+				}
+				for _, row := range a {
+					da, _ := full.Partition(row.ID)
+					db, ok := s.Partition(row.ID)
+					if !ok || len(da.History) != len(db.History) {
+						fail("history of "+row.ID.Key, da.History, db.History)
+					}
+					for j := range da.History {
+						ha, hb := da.History[j], db.History[j]
+						if j < len(da.History)-1 {
+							ha.Value, hb.Value = nil, nil
+						}
+						if !reflect.DeepEqual(ha, hb) {
+							fail("history of "+row.ID.Key, da.History, db.History)
+						}
+					}
+					da.History, db.History = nil, nil
+					if !reflect.DeepEqual(da, db) {
+						fail("detail of "+row.ID.Key, da, db)
+					}
+				}
+			}
+			if a, b := string(full.OffsetsBody(ids)), string(s.OffsetsBody(ids)); a != b {
+				fail("bodies of all", a, b)
+			}
+			sa, sb := full.Stats(), s.Stats()
+			sa.Unparseable, sb.Unparseable = 0, 0
+			if !reflect.DeepEqual(sa, sb) {
+				fail("stats", sa, sb)
+			}
+			for tp := range 3 {
+				if a, b := full.ReadTo(TopicPartition{"connect-offsets", tp}), s.ReadTo(TopicPartition{"connect-offsets", tp}); a != b {
+					fail("read positions", a, b)
+				}
+			}
+		}
+	}
+}
+
+// Keep keeps the latest record of each key bytes in the place of the
+// first, and nothing else.
+func TestLatestKeepsLastOfEachKey(t *testing.T) {
+	mk := func(off int64, k, v string) Record {
+		return Record{Topic: "t", Partition: 0, Offset: off, Key: []byte(k), Value: []byte(v), Time: t0.Add(time.Duration(off) * time.Second)}
+	}
+	recs := []Record{mk(0, "a", "1"), mk(1, "b", "1"), mk(2, "a", "2"), mk(3, "c", `{"p":1}`), mk(4, "a", "3"), mk(5, "b", "2")}
+	recs = append(recs, Record{Topic: "t", Offset: 6}, Record{Topic: "t", Offset: 7, Key: []byte{}}) // a null key and an empty one
+	got := NewLatest(3).Keep(recs)
+	var offs []int64
+	for _, r := range got {
+		offs = append(offs, r.Offset)
+	}
+	if want := []int64{4, 5, 3, 6, 7}; !reflect.DeepEqual(offs, want) {
+		t.Fatalf("kept offsets %v, want %v", offs, want)
+	}
+	if p := got[0].prep; p.superseded != 2 || len(p.older) != 2 || p.older[0].RecordOffset != 0 || p.older[1].RecordOffset != 2 || !p.newest.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("a's superseded records: %+v", p)
+	}
+	if p := got[1].prep; p.superseded != 1 || len(p.older) != 1 || p.older[0].RecordOffset != 1 {
+		t.Errorf("b's superseded records: %+v", p)
+	}
+	if p := got[2].prep; p.superseded != 0 || p.older != nil || !p.done || !p.plain {
+		t.Errorf("c: %+v", p)
+	}
+}
+
+// The flush evidence (flushedWith) reads every update in the history
+// ring: a key first written in one flush with another partition and later
+// alone is the task's order, and Keep hands its superseded record's time
+// on for it.
+func TestLatestKeepsFlushEvidence(t *testing.T) {
+	x, y := `["c",{"b":2,"a":"1"}]`, `["c",{"a":"1","b":2}]` // y in HashMap order
+	at := func(tp int, off int64, k string, sec int) Record {
+		return Record{Topic: "connect-offsets", Partition: tp, Offset: off, Key: []byte(k), Value: []byte(`{"pos":` + strconv.Itoa(sec) + `}`), Time: t0.Add(time.Duration(sec) * time.Second)}
+	}
+	chunks := [][]Record{
+		{at(1, 0, `["c",{"f":"x"}]`, 0)},
+		{at(0, 0, x, 0), at(0, 1, x, 5), at(0, 2, y, 10)},
+	}
+	full, latest := NewStore(StoreOptions{}), NewStore(StoreOptions{OneShot: true})
+	keep := NewLatest(16)
+	for _, c := range chunks {
+		full.Ingest(cloneRecords(c))
+		latest.Ingest(keep.Keep(cloneRecords(c)))
+	}
+	id := ConnectorID{Topic: "connect-offsets", Name: "c"}
+	a, b := full.Partitions(id), latest.Partitions(id)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("rows differ\nfull:   %+v\nlatest: %+v", a, b)
+	}
+	for _, row := range a {
+		if row.ID.Key == x && (!row.Live || !strings.Contains(row.TaskNote, "one flush")) {
+			t.Errorf("the key written in one flush is not the one read: %+v", row)
+		}
+	}
+	if body := string(latest.OffsetsBody([]ConnectorID{id})); !strings.Contains(body, `{"partition":{"b":2,"a":"1"},"offset":{"pos":5}}`) {
+		t.Errorf("body %s", body)
+	}
+}
