@@ -1,7 +1,9 @@
 package model
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -101,5 +103,78 @@ func TestClipSaysHowMuchWasCut(t *testing.T) {
 	}
 	if Clip("short", 10) != "short" {
 		t.Error("a short string is clipped")
+	}
+}
+
+// printable8 is the byte-by-byte test, 8 bytes at once, for every byte
+// value in every position and for random words; the scans that use it
+// find what the byte loop finds.
+func TestPrintable8IsTheByteTest(t *testing.T) {
+	check := func(b [8]byte) {
+		want := true
+		for _, c := range b {
+			want = want && c >= 0x20 && c < 0x7f
+		}
+		if got := printable8(binary.LittleEndian.Uint64(b[:])); got != want {
+			t.Fatalf("printable8(% x) = %v", b, got)
+		}
+	}
+	r := rand.New(rand.NewPCG(8, 8))
+	for pos := range 8 {
+		for c := range 256 {
+			for _, fill := range []byte{'a', 0x20, 0x7e, 0x1f, 0x7f, 0x80, 0xff, 0} {
+				var b [8]byte
+				for i := range b {
+					b[i] = fill
+				}
+				b[pos] = byte(c)
+				check(b)
+			}
+		}
+	}
+	for range 200_000 {
+		var b [8]byte
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+			if r.IntN(3) > 0 {
+				b[i] = byte(0x1e + r.IntN(0x64)) // near the bounds
+			}
+		}
+		check(b)
+	}
+	slow := func(p []byte, json bool) int {
+		for i := 0; i < len(p); {
+			c := p[i]
+			if c < 0x80 {
+				if json && (c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c == 0x7f) || !json && (c < 0x20 || c == 0x7f) {
+					return i
+				}
+				i++
+				continue
+			}
+			ru, n := utf8.DecodeRune(p[i:])
+			if (ru == utf8.RuneError && n == 1) || unsafeRune(ru) {
+				return i
+			}
+			i += n
+		}
+		return len(p)
+	}
+	alphabet := []string{"a", "{", "\"", "\n", "\t", "\r", "\x1b", "\x7f", "\x00", "é", "\u202e", "\u0085", "\xff", "\xe2\x80", "€", "\u2028"}
+	for range 50_000 {
+		var b []byte
+		for range r.IntN(40) {
+			if r.IntN(4) > 0 {
+				b = append(b, "printable text"[:1+r.IntN(13)]...)
+			} else {
+				b = append(b, alphabet[r.IntN(len(alphabet))]...)
+			}
+		}
+		if got, want := firstJSONUnsafe(b), slow(b, true); got != want {
+			t.Fatalf("firstJSONUnsafe(%q) = %d, want %d", b, got, want)
+		}
+		if got, want := firstUnsafe(string(b)), slow(b, false); got != want || firstUnsafe(b) != want {
+			t.Fatalf("firstUnsafe(%q) = %d, want %d", b, got, want)
+		}
 	}
 }

@@ -148,6 +148,7 @@ type entry struct {
 	canonical, taskForm, nested bool
 	firstCopy                   bool // the first copy of its partition: nextCopy chains the others
 	javaNumber                  bool // a number of the value reads differently in Java (FlagJavaNumber)
+	plain                       bool // the value is an offset in the plain form (plainOffset)
 	regap                       bool // in Store.regap
 	// stamp is the Store's stamp at the entry's last record
 	// (PartitionsSince).
@@ -396,6 +397,7 @@ func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	// Every value counts, readable or not: the worker's map keeps the
 	// latest record of the key whatever it holds (consumedCallback), so an
 	// unreadable value replaces the offset before it.
+	e.plain = p.plain
 	if p.plain {
 		e.state, e.javaNumber = valueOffset, false // the common form, known without parsing
 	} else {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 )
 
@@ -61,7 +62,7 @@ func (s *Store) OffsetsBody(ids []ConnectorID) []byte {
 		b = append(b, `{"partition":`...)
 		b = append(b, e.partitionStr...)
 		b = append(b, `,"offset":`...)
-		if v := e.value(); plainOffset(v) {
+		if v := e.value(); e.plain {
 			b = append(b, v...) // already compact (valueTexts)
 		} else {
 			offset, _, _ := valueTexts(v)
@@ -74,8 +75,118 @@ func (s *Store) OffsetsBody(ids []ConnectorID) []byte {
 
 // sortByPartition sorts entries by partition text, then topic-partition,
 // then the order first seen (as a stable sort would).
+//
+// A million partition texts of one connector share most of their bytes
+// ({"cluster":"primary","partition":…,"topic":"orders.region-0.topic-…"}),
+// so comparing them whole costs a pass over the shared bytes and a cache
+// miss per comparison. They are sorted instead by 8 of their bytes at a
+// time, from past the prefix the texts being sorted share, as numbers
+// held beside the entries (sortTexts).
 func sortByPartition(es []*entry) {
-	slices.SortFunc(es, func(a, b *entry) int {
-		return cmp.Or(cmp.Compare(a.partitionStr, b.partitionStr), cmp.Compare(a.id.Partition, b.id.Partition), cmp.Compare(a.idx, b.idx))
-	})
+	if len(es) < 2 {
+		return
+	}
+	ks := make([]textKey, len(es))
+	for i, e := range es {
+		ks[i].e = e
+	}
+	sortTexts(ks, 0)
+	for i := range ks {
+		es[i] = ks[i].e
+	}
+}
+
+type textKey struct {
+	word uint64 // 8 bytes of the text, big-endian, zero past its end
+	e    *entry
+}
+
+// sortTexts sorts ks whose texts agree on their first from bytes.
+func sortTexts(ks []textKey, from int) {
+	for len(ks) > 1 {
+		from += commonPrefix(ks, from)
+		for i := range ks {
+			ks[i].word = textWord(ks[i].e.partitionStr, from)
+		}
+		slices.SortFunc(ks, func(a, b textKey) int { return cmp.Compare(a.word, b.word) })
+		next := from + 8
+		rest := []textKey(nil) // a run that is all of ks: sorted on here, not deeper
+		for i := 0; i < len(ks); {
+			j := i + 1
+			for j < len(ks) && ks[j].word == ks[i].word {
+				j++
+			}
+			if j-i > 1 {
+				run := ks[i:j]
+				// Texts ending within the word (equal up to there) are
+				// prefixes of the longer ones: first, by length, then by
+				// topic-partition and the order first seen.
+				short := 0
+				for x := range run {
+					if len(run[x].e.partitionStr) <= next {
+						run[x], run[short] = run[short], run[x]
+						short++
+					}
+				}
+				slices.SortFunc(run[:short], func(a, b textKey) int {
+					return cmp.Or(cmp.Compare(len(a.e.partitionStr), len(b.e.partitionStr)), sameText(a.e, b.e))
+				})
+				if j-i == len(ks) {
+					rest = run[short:]
+				} else {
+					sortTexts(run[short:], next)
+				}
+			}
+			i = j
+		}
+		if rest == nil {
+			return
+		}
+		ks, from = rest, next
+	}
+}
+
+// sameText orders entries of equal partition text.
+func sameText(a, b *entry) int {
+	return cmp.Or(cmp.Compare(a.id.Partition, b.id.Partition), cmp.Compare(a.idx, b.idx))
+}
+
+// commonPrefix is how many bytes from from on the texts of ks share.
+func commonPrefix(ks []textKey, from int) int {
+	first := ks[0].e.partitionStr
+	if len(first) <= from {
+		return 0
+	}
+	n := len(first) - from
+	for _, k := range ks[1:] {
+		t := k.e.partitionStr
+		if len(t) <= from {
+			return 0
+		}
+		a, b := first[from:from+n], t[from:min(len(t), from+n)]
+		m := 0
+		for m+8 <= len(b) && a[m:m+8] == b[m:m+8] {
+			m += 8
+		}
+		for m < len(b) && a[m] == b[m] {
+			m++
+		}
+		if n = m; n == 0 {
+			return 0
+		}
+	}
+	return n
+}
+
+// textWord is the 8 bytes of s from i as a big-endian number, zeros past
+// its end: numbers compare as the bytes do.
+func textWord(s string, i int) uint64 {
+	if i+8 <= len(s) {
+		return binary.BigEndian.Uint64([]byte(s[i : i+8]))
+	}
+	var b [8]byte
+	if i < len(s) {
+		copy(b[:], s[i:])
+	}
+	return binary.BigEndian.Uint64(b[:])
 }

@@ -50,26 +50,39 @@ func TestStoreOffsetsBodyEqualsTheRowsBody(t *testing.T) {
 }
 
 // sortByPartition orders as a stable sort by (partition text, partition)
-// does, for texts sharing long prefixes and prefixes of each other.
+// of the entries in the order first seen does, for texts sharing long
+// prefixes and prefixes of each other, equal texts, zero bytes and bytes
+// past 0x7f, in small sets and in thousands.
 func TestSortByPartitionIsTheTextOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
-	for round := 0; round < 200; round++ {
+	for round := 0; round < 400; round++ {
 		var es []*entry
-		for range 1 + r.IntN(60) {
+		n := 1 + r.IntN(60)
+		if round%20 == 0 {
+			n = 3000 + r.IntN(3000)
+		}
+		// Texts of few letters (many equal, prefixes of each other, a zero
+		// byte, bytes past 0x7f) and of long shared runs in the middle.
+		letters := []string{"019,\"x", "0\x00\xff\x80a", "aaaaaaaaaaaaaaaaaaab"}[round%3]
+		for range n {
 			var b strings.Builder
 			b.WriteString(`{"cluster":"primary","partition":`)
-			for range r.IntN(12) {
-				b.WriteByte("019,\"x"[r.IntN(6)])
+			for range r.IntN(30) {
+				b.WriteByte(letters[r.IntN(len(letters))])
 			}
 			es = append(es, &entry{partitionStr: b.String(), id: PartitionID{TopicPartition: TopicPartition{"t", r.IntN(3)}}, idx: int32(len(es))})
 		}
+		if round%7 == 0 {
+			r.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
+		}
 		want := slices.Clone(es)
+		slices.SortFunc(want, func(a, b *entry) int { return cmp.Compare(a.idx, b.idx) })
 		slices.SortStableFunc(want, func(a, b *entry) int {
 			return cmp.Or(cmp.Compare(a.partitionStr, b.partitionStr), cmp.Compare(a.id.Partition, b.id.Partition))
 		})
 		sortByPartition(es)
 		for i := range es {
-			if es[i].partitionStr != want[i].partitionStr || es[i].id.Partition != want[i].id.Partition {
+			if es[i] != want[i] {
 				t.Fatalf("round %d, at %d: %s/%d, want %s/%d", round, i, es[i].partitionStr, es[i].id.Partition, want[i].partitionStr, want[i].id.Partition)
 			}
 		}
