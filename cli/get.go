@@ -135,7 +135,7 @@ type selected struct {
 // selectConnectors picks the named connectors (all when none are named).
 func selectConnectors(store *model.Store, names []string, g *Globals) (map[string]*selected, error) {
 	all := map[string]*selected{}
-	for _, c := range store.Connectors() {
+	for _, c := range store.ConnectorList() {
 		s := all[c.ID.Name]
 		if s == nil {
 			s = &selected{}

@@ -188,13 +188,21 @@ func (k *keyShapes) of(names []string) int32 {
 	if id, ok := k.ids[string(k.buf)]; ok {
 		return id
 	}
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	return k.intern(keyShape{order: string(k.buf), sorted: strings.Join(sorted, "\x00")})
+}
+
+// intern returns the number of shape sh, numbering it if it is new.
+func (k *keyShapes) intern(sh keyShape) int32 {
+	if id, ok := k.ids[sh.order]; ok {
+		return id
+	}
 	if k.ids == nil {
 		k.ids = map[string]int32{}
 	}
-	sorted := slices.Clone(names)
-	slices.Sort(sorted)
 	id := int32(len(k.list))
-	k.list = append(k.list, keyShape{order: string(k.buf), sorted: strings.Join(sorted, "\x00")})
-	k.ids[string(k.buf)] = id
+	k.list = append(k.list, sh)
+	k.ids[sh.order] = id
 	return id
 }

@@ -21,9 +21,27 @@ type Latest struct {
 	by    []int32  // the index of the record superseding each, -1 when kept
 	count []int32  // records each kept one supersedes
 	from  []int32  // where each kept record's older updates start in older
-	seen  []int32  // superseded records of each kept one met so far
+	met   []int32  // superseded records of each kept one met so far
 	at    []int32  // where each kept record is in the compacted chunk
 	older []Update
+	// A key new to the partition is analysed here, on the partition's
+	// reader, rather than under the Store's lock: at a million source
+	// partitions that is most of the Store's work. known holds the hashes
+	// of the keys met before; keys and shapes keep what the analysis
+	// makes (the Store numbers the shapes again, as it meets them).
+	known  map[uint64]struct{}
+	keys   arena
+	shapes keyShapes
+	kept   []keptKey
+}
+
+// keptKey is a key analysed by Latest: its bytes, kept for the Store, and
+// their facts, whose field order is shape (none: fields < 2).
+type keptKey struct {
+	key    string
+	facts  keyFacts
+	shape  keyShape
+	murmur int32
 }
 
 // NewLatest returns a Latest for a Store keeping history updates per
@@ -79,8 +97,9 @@ func (l *Latest) Keep(recs []Record) []Record {
 		}
 	}
 	l.older = grow(l.older, int(total))
-	l.seen, l.at = grow(l.seen, n), grow(l.at, n)
-	clear(l.seen)
+	l.met, l.at = grow(l.met, n), grow(l.at, n)
+	clear(l.met)
+	l.kept = grow(l.kept, n)[:0]
 	// A kept record takes the place of the first record of its key bytes:
 	// the Store then meets new keys in the order the full chunk has them
 	// (the order of a connector's entries, which breaks ties in its sort
@@ -97,7 +116,7 @@ func (l *Latest) Keep(recs []Record) []Record {
 			continue
 		}
 		u := Update{Time: recs[i].Time, RecordOffset: recs[i].Offset}
-		if l.seen[k] == 0 {
+		if l.met[k] == 0 {
 			r := l.prepare(recs[k], int(k))
 			m := min(l.count[k], keep)
 			r.prep.older = l.older[l.from[k] : l.from[k]+m : l.from[k]+m]
@@ -108,13 +127,13 @@ func (l *Latest) Keep(recs []Record) []Record {
 		}
 		// The j-th of the count records k supersedes is kept from
 		// count-keep on.
-		if at := l.seen[k] - max(l.count[k]-keep, 0); at >= 0 {
+		if at := l.met[k] - max(l.count[k]-keep, 0); at >= 0 {
 			l.older[l.from[k]+at] = u
 		}
 		if p := &recs[l.at[k]].prep; u.Time.After(p.newest) {
 			p.newest = u.Time
 		}
-		l.seen[k]++
+		l.met[k]++
 	}
 	clear(recs[w:])
 	return recs[:w]
@@ -122,6 +141,26 @@ func (l *Latest) Keep(recs []Record) []Record {
 
 func (l *Latest) prepare(r Record, i int) Record {
 	r.prep = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: l.hash[i]}
+	if l.known == nil {
+		l.known = map[uint64]struct{}{}
+	}
+	if _, ok := l.known[r.prep.hash]; !ok && r.Key != nil {
+		l.known[r.prep.hash] = struct{}{}
+		// Only the plain form, which nearly every key has, and a glance
+		// first: bytes kept for a key that turns out not to be plain are
+		// lost (the Store keeps its own).
+		if n := len(r.Key); n >= 7 && r.Key[0] == '[' && r.Key[1] == '"' && r.Key[n-1] == ']' {
+			key := l.keys.keep(r.Key)
+			if f, ok := plainKeyFacts(key, &l.shapes, &l.keys); ok {
+				k := keptKey{key: key, facts: f, murmur: Murmur2(r.Key)}
+				if f.shape >= 0 {
+					k.shape = l.shapes.list[f.shape]
+				}
+				l.kept = append(l.kept, k) // cap n: never moves within a chunk
+				r.prep.key = &l.kept[len(l.kept)-1]
+			}
+		}
+	}
 	return r
 }
 

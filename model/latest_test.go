@@ -254,3 +254,33 @@ func TestLatestKeepsFlushEvidence(t *testing.T) {
 		t.Errorf("body %s", body)
 	}
 }
+
+// ConnectorList is Connectors without the counts over partitions: the same
+// connectors in the same order, with their types, sink groups, REST state
+// and own offsets topics, sources, REST-only ones and connect-* groups.
+func TestConnectorListIsConnectorsWithoutCounts(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	for i := range 300 {
+		s := NewStore(StoreOptions{OneShot: i%2 == 0})
+		for _, c := range latestSequence(r) {
+			s.Ingest(c.recs)
+		}
+		if i%3 > 0 {
+			s.SetREST(RESTStatus{URL: "http://connect", Connectors: map[string]ConnectorState{
+				"c":        {Name: "c", Type: "source", State: "RUNNING", Config: map[string]string{"offsets.storage.topic": "own"}},
+				"new-one":  {Name: "new-one", Type: "source", State: "RUNNING"},
+				"sink-one": {Name: "sink-one", Type: "sink", State: "RUNNING", Config: map[string]string{"consumer.override.group.id": "g"}},
+			}})
+		}
+		if i%4 > 1 {
+			s.SetGroups(t0, []GroupPoll{{Group: "connect-sink-one"}, {Group: "connect-lonely"}, {Group: "g"}})
+		}
+		want, got := s.Connectors(), s.ConnectorList()
+		for j := range want {
+			want[j].Partitions, want[j].Deleted, want[j].NoOffset, want[j].Suspect, want[j].PartitionInterval = 0, 0, 0, 0, 0
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("store %d:\nConnectors:    %+v\nConnectorList: %+v", i, want, got)
+		}
+	}
+}

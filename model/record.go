@@ -29,6 +29,9 @@ type prepared struct {
 	older      []Update
 	superseded int
 	newest     time.Time // the latest time of those superseded
+	// key is the key analysed before the Store's lock (Latest.Keep), for
+	// a key its partition had not held before; nil: the Store analyses it.
+	key *keptKey
 }
 
 // Prepare works out what Ingest needs of the record's bytes before it

@@ -499,8 +499,7 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, head, same
 			}
 		}
 	} else {
-		key := s.keys.keep(r.Key)
-		f, err := analyzeKey(key, &s.shapes, &s.keys)
+		key, f, murmur, err := s.analyze(r)
 		if err != nil {
 			s.addUnparseable(r, err.Error())
 			return nil, false
@@ -514,7 +513,7 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, head, same
 		e = s.alloc()
 		*e = entry{
 			id: PartitionID{TopicPartition: tp, Key: key}, conn: c,
-			partitionStr: f.partition, identity: f.identity, shape: f.shape, hash: Murmur2(r.Key),
+			partitionStr: f.partition, identity: f.identity, shape: f.shape, hash: murmur,
 			canonical: f.canonical, taskForm: f.taskForm, nested: f.nested, homes: 1,
 		}
 	}
@@ -533,6 +532,22 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, head, same
 	c.entries = append(c.entries, e)
 	c.addCopy(e, hashString(keySeed, e.identity))
 	return e, true
+}
+
+// analyze keeps a new key's bytes and works out its facts, or takes them
+// as Latest worked them out (numbering its field order here, in the order
+// the Store meets new keys, as analyzeKey would).
+func (s *Store) analyze(r *Record) (string, keyFacts, int32, error) {
+	if k := r.prep.key; k != nil {
+		f := k.facts
+		if f.shape >= 0 {
+			f.shape = s.shapes.intern(k.shape)
+		}
+		return k.key, f, k.murmur, nil
+	}
+	key := s.keys.keep(r.Key)
+	f, err := analyzeKey(key, &s.shapes, &s.keys)
+	return key, f, Murmur2(r.Key), err
 }
 
 // hashBytes and hashString hash stored keys and identities (variables so
@@ -744,7 +759,15 @@ type ConnectorRow struct {
 func (r ConnectorRow) Authoritative() bool { return r.OwnTopic == "" || r.OwnTopic == r.ID.Topic }
 
 // Connectors returns every connector, sorted by offsets topic then name.
-func (s *Store) Connectors() []ConnectorRow {
+func (s *Store) Connectors() []ConnectorRow { return s.connectorRows(true) }
+
+// ConnectorList is Connectors without what is counted over each
+// connector's partitions (Partitions, Deleted, NoOffset, Suspect,
+// PartitionInterval are 0): the list of connectors, their types, sink
+// groups and REST state, at a cost that does not grow with partitions.
+func (s *Store) ConnectorList() []ConnectorRow { return s.connectorRows(false) }
+
+func (s *Store) connectorRows(counts bool) []ConnectorRow {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	rows := make([]ConnectorRow, 0, len(s.connectors))
@@ -756,6 +779,12 @@ func (s *Store) Connectors() []ConnectorRow {
 			Records:    c.records,
 			LastUpdate: c.lastUpdate,
 			Flushes:    append([]FlushEvent(nil), c.flushes...),
+		}
+		if !counts {
+			r.Partitions, r.Deleted = 0, 0
+			s.joinREST(&r)
+			rows = append(rows, r)
+			continue
 		}
 		best := 0
 		for _, e := range c.entries {
