@@ -1,6 +1,9 @@
 package model
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // A one-shot read (koff get) needs what a restarted task would read, as
 // KafkaBasedLog's consumedCallback keeps it: the last value of each key
@@ -33,6 +36,24 @@ type Latest struct {
 	keys   arena
 	shapes keyShapes
 	kept   []keptKey
+	chunk  latestChunk
+}
+
+// latestChunk is what the Store counts of a chunk Latest kept records of:
+// the offsets of its records, in order, and the key and value bytes of
+// those before each (bytes[i]; bytes[len] all of them).
+type latestChunk struct {
+	offsets []int64
+	bytes   []int64
+}
+
+// counted is the place of the first record at or after offset from, the
+// records before it having been read before, and how many records and
+// bytes there are from there on.
+func (c *latestChunk) counted(from int64) (first int, records, bytes int64) {
+	n := len(c.offsets)
+	first, _ = slices.BinarySearch(c.offsets, from)
+	return first, int64(n - first), c.bytes[n] - c.bytes[first]
 }
 
 // keptKey is a key analysed by Latest: its bytes, kept for the Store, and
@@ -70,6 +91,12 @@ func (l *Latest) Keep(recs []Record) []Record {
 	l.slots = grow(l.slots, size)
 	clear(l.slots)
 	l.hash, l.by, l.count, l.from = grow(l.hash, n), grow(l.by, n), grow(l.count, n), grow(l.from, n)
+	l.chunk.offsets, l.chunk.bytes = grow(l.chunk.offsets, n), grow(l.chunk.bytes, n+1)
+	l.chunk.bytes[0] = 0
+	for i := range recs {
+		l.chunk.offsets[i] = recs[i].Offset
+		l.chunk.bytes[i+1] = l.chunk.bytes[i] + int64(len(recs[i].Key)+len(recs[i].Value))
+	}
 	// Newest first: the first record of each key bytes met is the one kept.
 	for i := n - 1; i >= 0; i-- {
 		h := hashBytes(keySeed, recs[i].Key)
@@ -140,7 +167,7 @@ func (l *Latest) Keep(recs []Record) []Record {
 }
 
 func (l *Latest) prepare(r Record, i int) Record {
-	r.prep = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: l.hash[i]}
+	r.prep = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: l.hash[i], chunk: &l.chunk, pos: i}
 	if l.known == nil {
 		l.known = map[uint64]struct{}{}
 	}

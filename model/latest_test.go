@@ -27,22 +27,26 @@ var latestValues = []*string{
 	nil, nil, sp(``), sp(`null`), sp(`garbage`), sp(`[1]`), sp(`{"pos":{"a":1}}`), sp(`{"pos":`),
 }
 
-type latestChunk struct{ recs []Record }
+type testChunk struct{ recs []Record }
 
 // latestSequence is a random read of a 3-partition offsets topic, as
 // chunks of one topic-partition each, in the order a Tailer hands them over.
-func latestSequence(r *rand.Rand) []latestChunk {
+func latestSequence(r *rand.Rand) []testChunk {
 	var keys []*string
 	for range 2 + r.IntN(6) {
 		keys = append(keys, latestKeys[r.IntN(len(latestKeys))])
 	}
 	next := map[int]int64{}
 	at := time.Duration(0)
-	var chunks []latestChunk
+	var chunks []testChunk
 	for range 1 + r.IntN(8) {
 		tp := r.IntN(3)
-		var c latestChunk
-		for range 1 + r.IntN(40) {
+		var c testChunk
+		size := 1 + r.IntN(40)
+		if r.IntN(4) == 0 {
+			size = 100 + r.IntN(400) // several polls' worth (max.poll.records): FreshRead
+		}
+		for range size {
 			// Times close together (one flush) and far apart; now and then
 			// backwards (CreateTime is the producer's).
 			switch r.IntN(6) {
@@ -282,5 +286,104 @@ func TestConnectorListIsConnectorsWithoutCounts(t *testing.T) {
 		if !reflect.DeepEqual(want, got) {
 			t.Fatalf("store %d:\nConnectors:    %+v\nConnectorList: %+v", i, want, got)
 		}
+	}
+}
+
+// The copy of some key bytes a fresh read keeps follows the polls its
+// records come in (FreshRead), which count every record read of each
+// partition: a chunk Latest kept one record of still counts whole, and
+// the kept record keeps its place in it. In 25 partitions of many
+// records each, a poll holds a few partitions, whose HashMap order is not
+// the fetch response's: which poll a copy's record falls in decides.
+func TestLatestKeepsPollPlaces(t *testing.T) {
+	const x = `["c",{"f":"x"}]`
+	chunk := func(p, m int, xAt int) []Record {
+		var c []Record
+		for i := range m {
+			k := `["c",{"f":"filler-` + strconv.Itoa(p) + `"}]`
+			if i == xAt {
+				k = x
+			}
+			c = append(c, Record{Topic: "connect-offsets", Partition: p, Offset: int64(i), Key: []byte(k), Value: []byte(`{"n":` + strconv.Itoa(p*1000+i) + `}`), Time: t0})
+		}
+		return c
+	}
+	id := ConnectorID{Topic: "connect-offsets", Name: "c"}
+	placesMatter := 0
+	for a := range 25 {
+		for _, d := range []int{1, 3, 7, 12} {
+			b := (a + d) % 25
+			for _, m := range []int{90, 160, 260} {
+				full, latest, misplaced := NewStore(StoreOptions{}), NewStore(StoreOptions{OneShot: true}), NewStore(StoreOptions{OneShot: true})
+				keep := NewLatest(16)
+				for _, s := range []*Store{full, latest, misplaced} {
+					s.SetTopicPartitions("connect-offsets", 25)
+				}
+				for p := range 25 {
+					xAt := -1
+					switch p {
+					case a:
+						xAt = m - 1 // the last record of a
+					case b:
+						xAt = 0 // the first of b
+					}
+					c := chunk(p, m, xAt)
+					full.Ingest(cloneRecords(c))
+					latest.Ingest(keep.Keep(cloneRecords(c)))
+					wrong := keep.Keep(cloneRecords(c))
+					for i := range wrong {
+						wrong[i].prep.pos = 0 // every kept record at its chunk's start
+					}
+					misplaced.Ingest(wrong)
+				}
+				want := full.Partitions(id)
+				if got := latest.Partitions(id); !reflect.DeepEqual(want, got) {
+					t.Fatalf("a=%d b=%d m=%d: rows differ\nfull:   %+v\nlatest: %+v", a, b, m, want, got)
+				}
+				if string(full.OffsetsBody([]ConnectorID{id})) != string(misplaced.OffsetsBody([]ConnectorID{id})) {
+					placesMatter++
+				}
+			}
+		}
+	}
+	// The test can tell a wrong place from a right one.
+	if placesMatter == 0 {
+		t.Error("the kept records' places in their chunks never changed the copy read")
+	}
+}
+
+// A partition of more than max.partition.fetch.bytes makes the polls a
+// guess (FreshRead.Exact), which the note says: the bytes of the records
+// a Latest did not keep count too.
+func TestLatestCountsSupersededBytes(t *testing.T) {
+	const x = `["c",{"f":"x"}]`
+	pad := strings.Repeat("p", 4000)
+	var big []Record
+	for i := range 300 { // 1.2 MB, nearly all superseded
+		big = append(big, Record{Topic: "connect-offsets", Partition: 0, Offset: int64(i), Key: []byte(`["c",{"f":"y"}]`), Value: []byte(`{"pad":"` + pad + `"}`), Time: t0})
+	}
+	big = append(big, Record{Topic: "connect-offsets", Partition: 0, Offset: 300, Key: []byte(x), Value: []byte(`{"in":0}`), Time: t0})
+	other := []Record{{Topic: "connect-offsets", Partition: 1, Key: []byte(x), Value: []byte(`{"in":1}`), Time: t0}}
+	full, latest, fewer := NewStore(StoreOptions{}), NewStore(StoreOptions{OneShot: true}), NewStore(StoreOptions{OneShot: true})
+	for _, s := range []*Store{full, latest, fewer} {
+		s.SetTopicPartitions("connect-offsets", 25)
+	}
+	keep := NewLatest(16)
+	for _, c := range [][]Record{big, other} {
+		full.Ingest(cloneRecords(c))
+		latest.Ingest(keep.Keep(cloneRecords(c)))
+		wrong := keep.Keep(cloneRecords(c))
+		for i := range wrong[0].prep.chunk.bytes {
+			wrong[0].prep.chunk.bytes[i] /= 4 // as if only some bytes counted
+		}
+		fewer.Ingest(wrong)
+	}
+	id := ConnectorID{Topic: "connect-offsets", Name: "c"}
+	want := full.Partitions(id)
+	if got := latest.Partitions(id); !reflect.DeepEqual(want, got) {
+		t.Fatalf("rows differ\nfull:   %+v\nlatest: %+v", want, got)
+	}
+	if got := fewer.Partitions(id); reflect.DeepEqual(want, got) {
+		t.Errorf("the bytes counted did not change the note: %+v", got)
 	}
 }

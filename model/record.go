@@ -32,6 +32,11 @@ type prepared struct {
 	// key is the key analysed before the Store's lock (Latest.Keep), for
 	// a key its partition had not held before; nil: the Store analyses it.
 	key *keptKey
+	// chunk is the whole chunk a Latest kept this record of, and pos the
+	// record's place in it: the Store counts the records read (FreshRead)
+	// from the chunk, not from the records kept.
+	chunk *latestChunk
+	pos   int
 }
 
 // Prepare works out what Ingest needs of the record's bytes before it

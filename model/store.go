@@ -305,6 +305,11 @@ func (s *Store) Ingest(batch []Record) {
 			tp, to = TopicPartition{r.Topic, r.Partition}, -1
 			run = handedRun{from: s.readTo[tp], first: s.handed[tp]}
 			run.next = run.first
+			if c := r.prep.chunk; c != nil {
+				// The records a Latest kept stand for their whole chunk.
+				skip, n, bytes := c.counted(run.from)
+				run.skip, run.next, run.bytes = skip, run.first+n, bytes
+			}
 			if keys = s.byKey[r.Topic]; keys == nil {
 				keys = map[uint64]*entry{}
 				s.byKey[r.Topic] = keys
@@ -313,7 +318,12 @@ func (s *Store) Ingest(batch []Record) {
 		// A record before readTo was ingested before (a re-read after a
 		// reconnect): not counted again.
 		s.ordinal = -1
-		if r.Offset >= run.from {
+		switch {
+		case r.prep.chunk != nil:
+			if r.prep.pos >= run.skip {
+				s.ordinal = run.first + int64(r.prep.pos-run.skip)
+			}
+		case r.Offset >= run.from:
 			s.ordinal = run.next
 			run.next++
 			run.bytes += int64(len(r.Key) + len(r.Value))
@@ -337,7 +347,10 @@ func (s *Store) Ingest(batch []Record) {
 // handedRun counts the records of a run of one topic-partition in a batch:
 // from is readTo before it, first and next the ordinals of its first and
 // next record, bytes their key and value bytes.
-type handedRun struct{ from, first, next, bytes int64 }
+type handedRun struct {
+	from, first, next, bytes int64
+	skip                     int // a Latest chunk's records read before (latestChunk.counted)
+}
 
 // endRun notes what a run of records of tp added.
 func (s *Store) endRun(tp TopicPartition, to int64, run handedRun) {
