@@ -180,6 +180,30 @@ func (s *detailScreen) content() []string {
 		indented(cleanBytes(d.Value, detailMax))
 	}
 
+	// Why a copy is or is not read (the stray flag's "see why below"),
+	// left out for the common case of the one copy, read as stored.
+	if !d.Live || d.JavaReads != "" || d.TaskNote != "" {
+		section("What a restarted task reads")
+		switch {
+		case d.Live && d.JavaReads != "":
+			prose("✓ ", "this copy, read as "+clean(d.JavaReads)+" (Java's Long and Double)")
+		case d.Live:
+			prose("✓ ", "this copy")
+		default:
+			if d.Stray != "" {
+				prose("✗ ", "not this copy: "+clean(d.Stray))
+			}
+			if d.LiveCopy != nil {
+				prose("reads      ", clean(d.LiveCopy.TopicPartition.String())+": "+clean(d.TaskReads))
+			} else if d.NoOffset != "" {
+				prose("✕ ", "no offset: "+clean(d.NoOffset))
+			}
+		}
+		if d.TaskNote != "" {
+			prose("note       ", clean(d.TaskNote))
+		}
+	}
+
 	section("Recent updates", "newest first", plural(len(d.History), "kept", "kept"))
 	for i := len(d.History) - 1; i >= 0; i-- {
 		u := d.History[i]

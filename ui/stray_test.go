@@ -127,3 +127,15 @@ func TestSameBytesStrayIsNotDeletedAlone(t *testing.T) {
 		t.Errorf("calls %v", ed.Calls())
 	}
 }
+
+// The detail of a stray copy says why the task ignores it and which copy,
+// with what value, it reads instead: the stray flag's "see why below".
+func TestStrayDetailSaysWhyAndWhatTheTaskReads(t *testing.T) {
+	f, _, m := editModel(t, 100, 60, nil)
+	f.putAt(t0.Add(-time.Minute), spacedAppLog, `{"position":2}`, 3)
+	send(t, m, tickMsg{})
+	selectPartition(t, m, "file-source", `{"position":2}`)
+	send(t, m, press("enter")...)
+	requireContains(t, m, "see why below", "What a restarted task reads", "not this copy: the key has whitespace",
+		"reads      connect-offsets/", liveAppLog)
+}
