@@ -66,6 +66,19 @@ func (s *Store) PartitionsSince(id ConnectorID, since uint64) PartitionChanges {
 		return ch
 	}
 	cp := s.partsOf(c)
+	n := 0
+	for _, i := range cp.multi {
+		n += len(cp.parts[i].entries)
+	}
+	if c.stamp > since {
+		for _, e := range c.entries {
+			if e.stamp > since && len(cp.of[e.idx].entries) == 1 {
+				n++
+			}
+		}
+	}
+	// Counted first: the rows of a big change are tens of megabytes.
+	ch.Rows, ch.At = make([]PartitionRow, 0, n), make([]int32, 0, n)
 	if c.stamp > since {
 		for _, e := range c.entries {
 			if e.stamp > since && len(cp.of[e.idx].entries) == 1 {

@@ -127,13 +127,13 @@ func TestAsyncViewSameAsSync(t *testing.T) {
 		fresh.SetSize(200, 60)
 		fresh.list.sort, fresh.list.filter = sync.list.sort, sync.list.filter
 		fresh.refresh(src, now, true)
-		if got, want := sync.list.rows(), fresh.list.rows(); !slices.EqualFunc(got, want, func(a, b model.PartitionRow) bool { return a.ID == b.ID }) {
+		if got, want := sync.list.rows(), fresh.list.rows(); !slices.EqualFunc(got, want, func(a, b prow) bool { return a.ID == b.ID }) {
 			t.Fatalf("sort %s after a reload: the rows differ from a fresh screen's", sync.list.sortName())
 		}
 	}
 }
 
-func contains(rows []model.PartitionRow, id model.PartitionID) bool {
+func contains(rows []prow, id model.PartitionID) bool {
 	for _, r := range rows {
 		if r.ID == id {
 			return true

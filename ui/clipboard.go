@@ -51,7 +51,7 @@ func (s *connectorsScreen) clip() (string, string, error) {
 // clip on the partitions table is the selected source partition's offset
 // as the Store holds it: compact JSON, byte for byte what the table shows.
 func (s *partitionsScreen) clip() (string, string, error) {
-	r, ok := s.list.selected()
+	r, ok := s.selected()
 	switch {
 	case !ok:
 		return "", "", errors.New("no source partition selected")

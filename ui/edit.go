@@ -387,7 +387,7 @@ func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		t.name, t.sink = r.ID.Name, r.sink()
 	case *partitionsScreen:
 		t.name = s.id.Name
-		t.row, t.hasRow = s.list.selected()
+		t.row, t.hasRow = s.selected()
 	case *sinkScreen:
 		t.name, t.sink, t.group = s.name, true, s.group()
 		t.sinkRow, t.hasSinkRow = s.selected()

@@ -67,12 +67,12 @@ func TestPartitionSortsSameRowsAsComparators(t *testing.T) {
 	st := NewStyles(true)
 	s := newPartitionsScreen(&km, &st, model.ConnectorID{Topic: "connect-offsets", Name: "c"}, 2, 0)
 	s.SetSize(200, 60)
-	rows := randomPartitionRows(rng, 3000)
+	rows := pointers(randomPartitionRows(rng, 3000))
 	s.list.setItems(rows)
 	for i, order := range s.list.sorts {
 		for _, q := range []string{"", "t1", `"t1`, "1"} {
 			s.list.setFilter(q)
-			var want []model.PartitionRow
+			var want []prow
 			for _, r := range rows {
 				if q == "" || strings.Contains(strings.ToLower(r.Partition), q) || strings.Contains(strings.ToLower(r.ID.TopicPartition.String()), q) {
 					want = append(want, r)
@@ -104,12 +104,12 @@ func TestIncrementalFilterSameAsFull(t *testing.T) {
 	km := keymap.Default()
 	st := NewStyles(true)
 	typed := newPartitionsScreen(&km, &st, model.ConnectorID{Topic: "connect-offsets", Name: "c"}, 2, 0)
-	rows := randomPartitionRows(rng, 2000)
+	rows := pointers(randomPartitionRows(rng, 2000))
 	typed.list.setItems(rows)
 	steps := []string{"t", "t1", "t12", "t1", "t", "", "o", "ot", "oth", "othe", "other/1", "other/", "\"", "\"d", "\"db\":\"a"}
 	for k, q := range steps {
 		if k == 8 {
-			rows = randomPartitionRows(rng, 2100)
+			rows = pointers(randomPartitionRows(rng, 2100))
 			typed.list.setItems(rows)
 		}
 		typed.setFilter(q)
@@ -249,8 +249,8 @@ func TestIsPartitionSameAsIdentity(t *testing.T) {
 	for _, a := range rows {
 		is := isPartition(partitionIdentity(a))
 		for _, b := range rows {
-			if is(b) != (partitionIdentity(a) == partitionIdentity(b)) {
-				t.Fatalf("%v against %v: %v", a.ID, b.ID, is(b))
+			if is(&b) != (partitionIdentity(a) == partitionIdentity(b)) {
+				t.Fatalf("%v against %v: %v", a.ID, b.ID, is(&b))
 			}
 		}
 	}

@@ -19,13 +19,18 @@ import (
 	"koff/model"
 )
 
+// prow is a row of the partitions screen, by pointer: a reload of 100,000
+// rows of which some changed then moves pointers, not rows of some 300
+// bytes.
+type prow = *model.PartitionRow
+
 // partitionsScreen lists the source partitions of one connector, under a
 // panel of its flush lag.
 type partitionsScreen struct {
 	km            *keymap.KeyMap
 	st            *Styles
 	id            model.ConnectorID
-	list          list[model.PartitionRow]
+	list          list[prow]
 	now           time.Time
 	topics        int
 	width, height int
@@ -66,7 +71,7 @@ type partitionsScreen struct {
 // rows of the filter and sort at the time.
 type partitionsPrepared struct {
 	id    model.ConnectorID
-	rows  []model.PartitionRow
+	rows  []prow
 	hay   []string
 	needs partitionNeeds
 	view  listView
@@ -91,7 +96,6 @@ func (s *partitionsScreen) prefetch() func(Source, *snapshot) {
 			// what was worked out of the others kept.
 			t := readTable(ss, id, table, search)
 			ranks.addTable(t)
-			snap.parts = map[model.ConnectorID][]model.PartitionRow{id: t.rows}
 			j.items, j.hay, j.sorted, j.prev = t.rows, t.hay, nil, nil
 			j.sort, j.q = latest.get()
 			p := partitionsPrepared{id: id, rows: t.rows, hay: t.hay, needs: t.tally.needs(), view: j.run(), sort: j.sort, q: j.q, selID: j.selID, table: t}
@@ -103,8 +107,9 @@ func (s *partitionsScreen) prefetch() func(Source, *snapshot) {
 			snap.prepared = p
 			return
 		}
-		rows := src.Partitions(id)
-		snap.parts = map[model.ConnectorID][]model.PartitionRow{id: rows}
+		read := src.Partitions(id)
+		snap.parts = map[model.ConnectorID][]model.PartitionRow{id: read}
+		rows := pointers(read)
 		// What the filter searches and the partition order depend on the
 		// partition maps alone: the same rows keep them.
 		hay := oldHay
@@ -146,17 +151,17 @@ type partitionNeeds struct {
 
 func (s *partitionsScreen) measure() { s.needs = measurePartitions(s.list.items) }
 
-func measurePartitions(rows []model.PartitionRow) partitionNeeds {
+func measurePartitions(rows []prow) partitionNeeds {
 	n := partitionNeeds{partition: len("SOURCE PARTITION"), offset: len("OFFSET"),
 		tpShort: len("PART"), tpLong: len("TOPIC-PARTITION"), flagsShort: len("FLAGS"), flagsWide: len("FLAGS")}
 	seen := map[model.Flags]bool{}
 	for _, r := range rows {
 		n.partition = max(n.partition, cellWidth(cleanJSON(r.Partition)))
-		n.offset = max(n.offset, cellWidth(offsetCell(r)))
+		n.offset = max(n.offset, cellWidth(offsetCell(*r)))
 		n.partitionValues = max(n.partitionValues, compactWidth(r.Partition))
-		n.offsetValues = max(n.offsetValues, compactWidth(offsetCell(r)))
-		n.tpShort = max(n.tpShort, len(tpText(r, true)))
-		n.tpLong = max(n.tpLong, len(tpText(r, false)))
+		n.offsetValues = max(n.offsetValues, compactWidth(offsetCell(*r)))
+		n.tpShort = max(n.tpShort, len(tpText(*r, true)))
+		n.tpLong = max(n.tpLong, len(tpText(*r, false)))
 		if !seen[r.Flags] { // flags cells are few: measure each once
 			seen[r.Flags] = true
 			n.flagsShort = max(n.flagsShort, ansi.StringWidth(flagsCell(r.Flags, false)))
@@ -182,28 +187,28 @@ func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, to
 		topics:   topics,
 		interval: interval,
 		ranks:    &rankCache{},
-		list: newList(st, partitionIdentity,
-			func(r model.PartitionRow, q string) bool {
+		list: newList(st, func(r prow) string { return partitionIdentity(*r) },
+			func(r prow, q string) bool {
 				return strings.Contains(strings.ToLower(r.Partition), q) ||
 					strings.Contains(strings.ToLower(r.ID.TopicPartition.String()), q)
 			},
-			sortOrder[model.PartitionRow]{"partition", byPartition},
-			sortOrder[model.PartitionRow]{"offset", func(a, b model.PartitionRow) int {
+			sortOrder[prow]{"partition", func(a, b prow) int { return byPartition(*a, *b) }},
+			sortOrder[prow]{"offset", func(a, b prow) int {
 				// Deleted partitions (no offset) go last.
 				if (a.Offset == "") != (b.Offset == "") {
 					return cmp.Compare(b.Offset, a.Offset)
 				}
-				return cmp.Or(naturalCompare(a.Offset, b.Offset), byPartition(a, b))
+				return cmp.Or(naturalCompare(a.Offset, b.Offset), byPartition(*a, *b))
 			}},
-			sortOrder[model.PartitionRow]{"updated (newest first)", func(a, b model.PartitionRow) int {
-				return cmp.Or(b.Updated.Compare(a.Updated), byPartition(a, b))
+			sortOrder[prow]{"updated (newest first)", func(a, b prow) int {
+				return cmp.Or(b.Updated.Compare(a.Updated), byPartition(*a, *b))
 			}},
-			sortOrder[model.PartitionRow]{"topic-partition", func(a, b model.PartitionRow) int {
-				return cmp.Or(strings.Compare(a.ID.Topic, b.ID.Topic), cmp.Compare(a.ID.Partition, b.ID.Partition), byPartition(a, b))
+			sortOrder[prow]{"topic-partition", func(a, b prow) int {
+				return cmp.Or(strings.Compare(a.ID.Topic, b.ID.Topic), cmp.Compare(a.ID.Partition, b.ID.Partition), byPartition(*a, *b))
 			}},
 		),
 	}
-	s.list.search = func(r model.PartitionRow) []string { return []string{r.Partition, r.ID.TopicPartition.String()} }
+	s.list.search = func(r prow) []string { return []string{r.Partition, r.ID.TopicPartition.String()} }
 	s.list.keyed = s.ranks.partitionSorts
 	s.list.ordered = s.ranks.partitionOrder
 	s.list.matchID = isPartition
@@ -214,7 +219,7 @@ func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, to
 // with the natural-order keys of partition maps and offsets made once.
 // Every order ends in the partition order, which is worked out once per
 // set of rows (ranks): a re-sort of 100,000 rows then compares numbers.
-func (c *rankCache) partitionSorts(i int, rows []model.PartitionRow) func(a, b int32) int {
+func (c *rankCache) partitionSorts(i int, rows []prow) func(a, b int32) int {
 	if t := c.table(rows); t != nil {
 		return t.compare(i)
 	}
@@ -224,7 +229,7 @@ func (c *rankCache) partitionSorts(i int, rows []model.PartitionRow) func(a, b i
 	case 1:
 		off := newPrefixKeys(len(rows), func(k int) string { return naturalKey(rows[k].Offset) })
 		return func(a, b int32) int {
-			x, y := &rows[a], &rows[b]
+			x, y := rows[a], rows[b]
 			if (x.Offset == "") != (y.Offset == "") {
 				return cmp.Compare(y.Offset, x.Offset)
 			}
@@ -258,7 +263,7 @@ type rankCache struct {
 }
 
 // table is the table whose rows are rows, if one of the last.
-func (c *rankCache) table(rows []model.PartitionRow) *partTable {
+func (c *rankCache) table(rows []prow) *partTable {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -282,7 +287,7 @@ func (c *rankCache) addTable(t *partTable) {
 
 // partitionOrder is every row's index sorted by sort i, made from what a
 // table of rows keeps (nil when rows are no table's).
-func (c *rankCache) partitionOrder(i int, rows []model.PartitionRow) []int32 {
+func (c *rankCache) partitionOrder(i int, rows []prow) []int32 {
 	if t := c.table(rows); t != nil {
 		return t.order(i)
 	}
@@ -290,12 +295,12 @@ func (c *rankCache) partitionOrder(i int, rows []model.PartitionRow) []int32 {
 }
 
 type rankEntry struct {
-	rows *model.PartitionRow // the first of the rows the ranks are of
+	rows *prow // the first of the rows the ranks are of
 	n    int
 	rank []int32
 }
 
-func (c *rankCache) lookup(rows []model.PartitionRow) []int32 {
+func (c *rankCache) lookup(rows []prow) []int32 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range c.entries {
@@ -306,7 +311,7 @@ func (c *rankCache) lookup(rows []model.PartitionRow) []int32 {
 	return nil
 }
 
-func (c *rankCache) store(rows []model.PartitionRow, rank []int32) {
+func (c *rankCache) store(rows []prow, rank []int32) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.entries[1], c.entries[0] = c.entries[0], rankEntry{rows: &rows[0], n: len(rows), rank: rank}
@@ -315,7 +320,7 @@ func (c *rankCache) store(rows []model.PartitionRow, rank []int32) {
 // carry gives rows the ranks of old when they are the same partitions in
 // the same places (sameRows): the order of partition maps is then the
 // same, whatever their offsets did.
-func (c *rankCache) carry(old, rows []model.PartitionRow) {
+func (c *rankCache) carry(old, rows []prow) {
 	if len(rows) == 0 || !sameRows(old, rows) {
 		return
 	}
@@ -326,7 +331,7 @@ func (c *rankCache) carry(old, rows []model.PartitionRow) {
 
 // sameRows says b holds the same source partitions as a, in the same
 // places: what is worked out of their partition maps alone stays true.
-func sameRows(a, b []model.PartitionRow) bool {
+func sameRows(a, b []prow) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -338,7 +343,7 @@ func sameRows(a, b []model.PartitionRow) bool {
 	return true
 }
 
-func (c *rankCache) partRanks(rows []model.PartitionRow) []int32 {
+func (c *rankCache) partRanks(rows []prow) []int32 {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -415,14 +420,14 @@ func commonPrefix(a, b string) int {
 
 // isPartition tells the rows of a partitionIdentity without building
 // theirs.
-func isPartition(id string) func(model.PartitionRow) bool {
+func isPartition(id string) func(prow) bool {
 	topic, rest, _ := strings.Cut(id, "\x00")
 	num, key, _ := strings.Cut(rest, "\x00")
 	p, err := strconv.Atoi(num)
 	if err != nil {
-		return func(model.PartitionRow) bool { return false }
+		return func(prow) bool { return false }
 	}
-	return func(r model.PartitionRow) bool { return r.ID.Partition == p && r.ID.Key == key && r.ID.Topic == topic }
+	return func(r prow) bool { return r.ID.Partition == p && r.ID.Key == key && r.ID.Topic == topic }
 }
 
 func partitionIdentity(r model.PartitionRow) string {
@@ -498,7 +503,7 @@ func (s *partitionsScreen) countStale(now time.Time) {
 	s.staleCut = now.Add(-3 * rep.Interval)
 	flagsW := map[model.Flags]int{}
 	for i := range s.list.items {
-		r := &s.list.items[i]
+		r := s.list.items[i]
 		if !s.isStale(*r) {
 			continue
 		}
@@ -525,8 +530,9 @@ func (s *partitionsScreen) isStale(r model.PartitionRow) bool {
 
 // reloadRows takes in rows read in place; the same partitions as before
 // keep what the filter searches and their order.
-func (s *partitionsScreen) reloadRows(rows []model.PartitionRow) {
+func (s *partitionsScreen) reloadRows(read []model.PartitionRow) {
 	s.table = nil
+	rows := pointers(read)
 	var hay []string
 	if sameRows(s.list.items, rows) {
 		hay = s.list.hay
@@ -751,19 +757,19 @@ func (s *partitionsScreen) sync() {
 	if c.flags > 0 {
 		cols = append(cols, table.Column{Title: "FLAGS", Width: c.flags})
 	}
-	s.list.sync(cols, func(r model.PartitionRow) []string {
+	s.list.sync(cols, func(r prow) []string {
 		part := fitJSON(r.Partition, c.partition)
 		if c.flags == 0 && r.Flags.Suspect() { // no FLAGS column: the row says it
 			part = "⚠ " + fitJSON(r.Partition, c.partition-2)
 		}
 		cells := []string{
 			part,
-			fitJSON(offsetCell(r), c.offset),
-			tpCell(r, c),
-			fitRight(s.updatedCell(r, c.wide), c.updated),
+			fitJSON(offsetCell(*r), c.offset),
+			tpCell(*r, c),
+			fitRight(s.updatedCell(*r, c.wide), c.updated),
 		}
 		if c.flags > 0 {
-			cells = append(cells, s.rowFlags(r, c.wide))
+			cells = append(cells, s.rowFlags(*r, c.wide))
 		}
 		return cells
 	})
@@ -825,10 +831,10 @@ func (s *partitionsScreen) detailLine() string {
 	}
 	st := s.st
 	var parts []string
-	if f := s.rowFlags(r, true); f != "" {
+	if f := s.rowFlags(*r, true); f != "" {
 		parts = append(parts, st.Warn.Render(strings.ReplaceAll(f, ",", ", ")))
 	}
-	parts = append(parts, st.Label.Render("offset ")+offsetCell(r), st.Label.Render("partition ")+cleanJSON(r.Partition))
+	parts = append(parts, st.Label.Render("offset ")+offsetCell(*r), st.Label.Render("partition ")+cleanJSON(r.Partition))
 	return truncate("↳ "+strings.Join(parts, st.Muted.Render(" · ")), s.width)
 }
 
@@ -982,7 +988,7 @@ type rateCache struct {
 
 // newestRows is a min-heap of row indices by update time.
 type newestRows struct {
-	rows []model.PartitionRow
+	rows []prow
 	idx  []int
 }
 
@@ -1005,19 +1011,19 @@ type rateEntry struct {
 
 // update sums the rates of the partitions updated within the timeline:
 // an older rate says nothing about progress now.
-func (c *rateCache) update(src Source, rows []model.PartitionRow, now time.Time) {
+func (c *rateCache) update(src Source, rows []prow, now time.Time) {
 	*c = c.next(src, rows, now)
 }
 
 // next is update's result as a new cache, c left as it is (a reload off
 // the UI goroutine works it out while the screen shows c).
-func (c rateCache) next(src Source, rows []model.PartitionRow, now time.Time) rateCache {
+func (c rateCache) next(src Source, rows []prow, now time.Time) rateCache {
 	// The newest maxRatePartitions updated within the timeline, newest
 	// first: kept in a min-heap of that size, not by sorting every row.
 	h := &newestRows{rows: rows}
 	n := 0
 	for i := range rows {
-		if r := &rows[i]; r.Deleted || now.Sub(r.Updated) > timelineSpan {
+		if r := rows[i]; r.Deleted || now.Sub(r.Updated) > timelineSpan {
 			continue
 		}
 		n++
@@ -1033,7 +1039,7 @@ func (c rateCache) next(src Source, rows []model.PartitionRow, now time.Time) ra
 	c.skipped = max(n-maxRatePartitions, 0)
 	recent := make([]model.PartitionRow, len(h.idx))
 	for k, i := range h.idx {
-		recent[k] = rows[i]
+		recent[k] = *rows[i]
 	}
 	next := make(map[string]rateEntry, len(recent))
 	all := make([]map[string]float64, 0, len(recent))
@@ -1064,4 +1070,21 @@ func (c rateCache) next(src Source, rows []model.PartitionRow, now time.Time) ra
 	}
 	c.byID, c.counted, c.sum = next, len(recent), sumRates(all)
 	return c
+}
+
+// pointers are the rows of read as the screen holds them.
+func pointers(read []model.PartitionRow) []prow {
+	rows := make([]prow, len(read))
+	for i := range read {
+		rows[i] = &read[i]
+	}
+	return rows
+}
+
+// selected is the selected row, a copy.
+func (s *partitionsScreen) selected() (model.PartitionRow, bool) {
+	if r, ok := s.list.selected(); ok {
+		return *r, true
+	}
+	return model.PartitionRow{}, false
 }

@@ -27,7 +27,7 @@ type sinceSource interface {
 type partTable struct {
 	stamp uint64 // the Store's stamp of the read
 	gen   int    // reads since the first, whole one
-	rows  []model.PartitionRow
+	rows  []prow
 	hay   []string
 	// changedAt is the gen of each place's last change (its first read
 	// for a new one); grown says this read added places.
@@ -42,6 +42,7 @@ type partTable struct {
 	mu     sync.Mutex
 	offset *prefixKeys // natural-order keys of the offsets
 	offKey []string    // each row's whole offset key, to update offset
+	noOff  []bool      // the row has no offset (deleted, unreadable): last
 	upd    []int64     // update times, Unix ns
 	tp     []int64     // topic place << 32 | partition
 	orders *orderCache // shared by the tables of one run of reads
@@ -62,7 +63,7 @@ type madeOrder struct {
 
 // readTable reads the connector's rows since t (nil: all of them) and
 // returns the table of the rows now.
-func readTable(src sinceSource, id model.ConnectorID, t *partTable, search func(model.PartitionRow) []string) *partTable {
+func readTable(src sinceSource, id model.ConnectorID, t *partTable, search func(prow) []string) *partTable {
 	since := uint64(0)
 	if t != nil {
 		since = t.stamp
@@ -74,7 +75,8 @@ func readTable(src sinceSource, id model.ConnectorID, t *partTable, search func(
 	return t.next(ch, search)
 }
 
-func wholeTable(stamp uint64, rows []model.PartitionRow, search func(model.PartitionRow) []string) *partTable {
+func wholeTable(stamp uint64, read []model.PartitionRow, search func(prow) []string) *partTable {
+	rows := pointers(read)
 	t := &partTable{stamp: stamp, rows: rows, hay: makeHay(search, rows), changedAt: make([]int32, len(rows)), grown: true,
 		orders: &orderCache{by: map[int]madeOrder{}}}
 	t.tally = newNeedsTally(rows)
@@ -83,7 +85,7 @@ func wholeTable(stamp uint64, rows []model.PartitionRow, search func(model.Parti
 }
 
 // next is the table of t's rows with the changes ch applied.
-func (t *partTable) next(ch model.PartitionChanges, search func(model.PartitionRow) []string) *partTable {
+func (t *partTable) next(ch model.PartitionChanges, search func(prow) []string) *partTable {
 	if len(ch.Rows) == 0 && ch.Count == len(t.rows) {
 		n := t.carry()
 		n.stamp = ch.Stamp
@@ -92,14 +94,17 @@ func (t *partTable) next(ch model.PartitionChanges, search func(model.PartitionR
 	n := t.carry()
 	n.stamp, n.gen = ch.Stamp, t.gen+1
 	old := len(t.rows)
-	n.rows = make([]model.PartitionRow, ch.Count)
+	n.rows = make([]prow, ch.Count)
 	copy(n.rows, t.rows)
 	n.changedAt = make([]int32, ch.Count)
 	copy(n.changedAt, t.changedAt)
 	n.grown = ch.Count > old
 	changed := make([]int32, 0, len(ch.At))
 	for k, at := range ch.At {
-		n.rows[at] = ch.Rows[k]
+		// A row of its own, not one of ch.Rows: rows that do not change
+		// would keep the others' block alive.
+		r := ch.Rows[k]
+		n.rows[at] = &r
 		n.changedAt[at] = int32(n.gen)
 		changed = append(changed, at)
 	}
@@ -119,10 +124,11 @@ func (t *partTable) next(ch model.PartitionChanges, search func(model.PartitionR
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.offset != nil {
-		n.offKey = make([]string, ch.Count)
+		n.offKey, n.noOff = make([]string, ch.Count), make([]bool, ch.Count)
 		copy(n.offKey, t.offKey)
+		copy(n.noOff, t.noOff)
 		for _, i := range changed {
-			n.offKey[i] = naturalKey(n.rows[i].Offset)
+			n.offKey[i], n.noOff[i] = naturalKey(n.rows[i].Offset), n.rows[i].Offset == ""
 		}
 		n.offset = t.offset.with(n.offKey, changed)
 	}
@@ -145,7 +151,7 @@ func (t *partTable) carry() *partTable {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return &partTable{stamp: t.stamp, gen: t.gen, rows: t.rows, hay: t.hay, changedAt: t.changedAt, tally: t.tally,
-		rank: t.rank, offset: t.offset, offKey: t.offKey, upd: t.upd, tp: t.tp, orders: t.orders}
+		rank: t.rank, offset: t.offset, offKey: t.offKey, noOff: t.noOff, upd: t.upd, tp: t.tp, orders: t.orders}
 }
 
 // keys makes sort i's keys if they are not made yet.
@@ -155,9 +161,9 @@ func (t *partTable) keys(i int) {
 	rows := t.rows
 	switch {
 	case i == 1 && t.offset == nil:
-		t.offKey = make([]string, len(rows))
-		for k := range rows {
-			t.offKey[k] = naturalKey(rows[k].Offset)
+		t.offKey, t.noOff = make([]string, len(rows)), make([]bool, len(rows))
+		for k, r := range rows {
+			t.offKey[k], t.noOff[k] = naturalKey(r.Offset), r.Offset == ""
 		}
 		p := newPrefixKeys(len(rows), func(k int) string { return t.offKey[k] })
 		t.offset = &p
@@ -175,15 +181,17 @@ func (t *partTable) keys(i int) {
 // in the order of its sorts[i].cmp (partitionSorts).
 func (t *partTable) compare(i int) func(a, b int32) int {
 	t.keys(i)
-	rank, rows := t.rank, t.rows
+	rank := t.rank
 	byPart := func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) }
 	switch i {
 	case 1:
-		off := t.offset
+		off, noOff := t.offset, t.noOff
 		return func(a, b int32) int {
-			x, y := &rows[a], &rows[b]
-			if (x.Offset == "") != (y.Offset == "") {
-				return cmp.Compare(y.Offset, x.Offset)
+			if noOff[a] != noOff[b] { // those without an offset go last
+				if noOff[a] {
+					return 1
+				}
+				return -1
 			}
 			return cmp.Or(off.compare(a, b), byPart(a, b))
 		}
@@ -284,7 +292,7 @@ func mergeSorted(prev, moved []int32, n int, cmp func(a, b int32) int) []int32 {
 
 // topicPartitionKeys orders topics by their place among the few distinct
 // ones, then partitions.
-func topicPartitionKeys(rows []model.PartitionRow) []int64 {
+func topicPartitionKeys(rows []prow) []int64 {
 	var names []string
 	seen := map[string]bool{}
 	for k := range rows {
@@ -337,17 +345,17 @@ type needsTally struct {
 	live, del, sus int
 }
 
-func newNeedsTally(rows []model.PartitionRow) *needsTally {
+func newNeedsTally(rows []prow) *needsTally {
 	t := &needsTally{fixed: partitionNeeds{partition: len("SOURCE PARTITION"), tpShort: len("PART"), tpLong: len("TOPIC-PARTITION")},
 		offW: make([]int32, len(rows)), offV: make([]int32, len(rows)), offWN: map[int32]int{}, offVN: map[int32]int{}, flags: map[model.Flags]int{}}
-	for i := range rows {
-		t.grow(&rows[i])
-		t.add(i, &rows[i], 1)
+	for i, r := range rows {
+		t.grow(r)
+		t.add(i, r, 1)
 	}
 	return t
 }
 
-func (t *needsTally) grow(r *model.PartitionRow) {
+func (t *needsTally) grow(r prow) {
 	f := &t.fixed
 	f.partition = max(f.partition, cellWidth(cleanJSON(r.Partition)))
 	f.partitionValues = max(f.partitionValues, compactWidth(r.Partition))
@@ -356,7 +364,7 @@ func (t *needsTally) grow(r *model.PartitionRow) {
 }
 
 // add counts row r of place i in (by 1) or out (by -1).
-func (t *needsTally) add(i int, r *model.PartitionRow, by int) {
+func (t *needsTally) add(i int, r prow, by int) {
 	if by > 0 {
 		cell := offsetCell(*r)
 		t.offW[i], t.offV[i] = int32(cellWidth(cell)), int32(compactWidth(cell))
@@ -376,18 +384,18 @@ func (t *needsTally) add(i int, r *model.PartitionRow, by int) {
 
 // with is the tally of rows, which are old but for the places changed
 // (and those after len(old), which are new).
-func (t *needsTally) with(old, rows []model.PartitionRow, changed []int32) *needsTally {
+func (t *needsTally) with(old, rows []prow, changed []int32) *needsTally {
 	n := &needsTally{fixed: t.fixed, offW: make([]int32, len(rows)), offV: make([]int32, len(rows)),
 		offWN: cloneMap(t.offWN), offVN: cloneMap(t.offVN), flags: cloneMap(t.flags), live: t.live, del: t.del, sus: t.sus}
 	copy(n.offW, t.offW)
 	copy(n.offV, t.offV)
 	for _, i := range changed {
 		if int(i) < len(old) {
-			n.add(int(i), &old[i], -1)
+			n.add(int(i), old[i], -1)
 		} else {
-			n.grow(&rows[i])
+			n.grow(rows[i])
 		}
-		n.add(int(i), &rows[i], 1)
+		n.add(int(i), rows[i], 1)
 	}
 	return n
 }
@@ -428,7 +436,7 @@ func (t *needsTally) needs() partitionNeeds {
 
 // partitionRanks is each row's place in the partition order: by the
 // natural order of partition maps, then topic-partition and key bytes.
-func partitionRanks(rows []model.PartitionRow) []int32 {
+func partitionRanks(rows []prow) []int32 {
 	part := newPrefixKeys(len(rows), func(k int) string { return naturalKey(rows[k].Partition) })
 	idx := make([]int32, len(rows))
 	for k := range idx {
@@ -436,7 +444,7 @@ func partitionRanks(rows []model.PartitionRow) []int32 {
 	}
 	// A total order (it ends in the row's identity).
 	slices.SortFunc(idx, func(a, b int32) int {
-		x, y := &rows[a], &rows[b]
+		x, y := rows[a], rows[b]
 		return cmp.Or(part.compare(a, b),
 			strings.Compare(x.ID.Topic, y.ID.Topic), cmp.Compare(x.ID.Partition, y.ID.Partition),
 			strings.Compare(x.ID.Key, y.ID.Key))

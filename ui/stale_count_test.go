@@ -57,7 +57,11 @@ func TestStaleCountedAsModelFindsThem(t *testing.T) {
 		s := newPartitionsScreen(&km, &st, id, 1, 0)
 		s.SetSize(w, 40)
 		s.refresh(f.store, t0, true)
-		want := model.StalePartitions(s.list.items, s.report, t0)
+		var items []model.PartitionRow
+		for _, r := range s.list.items {
+			items = append(items, *r)
+		}
+		want := model.StalePartitions(items, s.report, t0)
 		if len(want) == 0 || s.staleN != len(want) {
 			t.Fatalf("%d stale counted, the model finds %d", s.staleN, len(want))
 		}
@@ -68,7 +72,7 @@ func TestStaleCountedAsModelFindsThem(t *testing.T) {
 			wide = max(wide, ansi.StringWidth(s.rowFlags(r, true)))
 			narrow = max(narrow, ansi.StringWidth(s.updatedCell(r, false)))
 		}
-		for _, r := range s.list.items {
+		for _, r := range items {
 			if s.isStale(r) != stale[r.ID] {
 				t.Fatalf("%s: stale %v, the model says %v", r.Partition, s.isStale(r), stale[r.ID])
 			}
