@@ -27,12 +27,11 @@ type Latest struct {
 	met   []int32  // superseded records of each kept one met so far
 	at    []int32  // where each kept record is in the compacted chunk
 	older []Update
-	// A key new to the partition is analysed here, on the partition's
+	// A key likely new to the Store is analysed here, on the partition's
 	// reader, rather than under the Store's lock: at a million source
-	// partitions that is most of the Store's work. known holds the hashes
-	// of the keys met before; keys and shapes keep what the analysis
-	// makes (the Store numbers the shapes again, as it meets them).
-	known  map[uint64]struct{}
+	// partitions that is most of the Store's work. keys and shapes keep
+	// what the analysis makes (the Store numbers the shapes again, as it
+	// meets them).
 	keys   arena
 	shapes keyShapes
 	kept   []keptKey
@@ -137,14 +136,14 @@ func (l *Latest) Keep(recs []Record) []Record {
 		k := l.by[i]
 		if k < 0 {
 			if l.count[i] == 0 {
-				recs[w] = l.prepare(recs[i], i)
+				recs[w] = l.prepare(recs[i], i, true)
 				w++
 			}
 			continue
 		}
 		u := Update{Time: recs[i].Time, RecordOffset: recs[i].Offset}
 		if l.met[k] == 0 {
-			r := l.prepare(recs[k], int(k))
+			r := l.prepare(recs[k], int(k), false)
 			m := min(l.count[k], keep)
 			r.prep.older = l.older[l.from[k] : l.from[k]+m : l.from[k]+m]
 			r.prep.superseded = int(l.count[k])
@@ -166,26 +165,26 @@ func (l *Latest) Keep(recs []Record) []Record {
 	return recs[:w]
 }
 
-func (l *Latest) prepare(r Record, i int) Record {
+// prepare works out what Record.Prepare does of the kept record recs[i];
+// alone says no other record of its key bytes was in the chunk. Such a
+// key is likely new to the Store (a topic of many source partitions, each
+// written once or twice), and one of many records likely known (a busy
+// partition, analysed when first met): only the former is analysed here,
+// the Store analysing the rest itself.
+func (l *Latest) prepare(r Record, i int, alone bool) Record {
 	r.prep = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: l.hash[i], chunk: &l.chunk, pos: i}
-	if l.known == nil {
-		l.known = map[uint64]struct{}{}
-	}
-	if _, ok := l.known[r.prep.hash]; !ok && r.Key != nil {
-		l.known[r.prep.hash] = struct{}{}
-		// Only the plain form, which nearly every key has, and a glance
-		// first: bytes kept for a key that turns out not to be plain are
-		// lost (the Store keeps its own).
-		if n := len(r.Key); n >= 7 && r.Key[0] == '[' && r.Key[1] == '"' && r.Key[n-1] == ']' {
-			key := l.keys.keep(r.Key)
-			if f, ok := plainKeyFacts(key, &l.shapes, &l.keys); ok {
-				k := keptKey{key: key, facts: f, murmur: Murmur2(r.Key)}
-				if f.shape >= 0 {
-					k.shape = l.shapes.list[f.shape]
-				}
-				l.kept = append(l.kept, k) // cap n: never moves within a chunk
-				r.prep.key = &l.kept[len(l.kept)-1]
+	// Only the plain form, which nearly every key has, and a glance first:
+	// bytes kept for a key that turns out not to be plain, or to be known
+	// already, are lost (the Store keeps its own).
+	if n := len(r.Key); alone && n >= 7 && r.Key[0] == '[' && r.Key[1] == '"' && r.Key[n-1] == ']' {
+		key := l.keys.keep(r.Key)
+		if f, ok := plainKeyFacts(key, &l.shapes, &l.keys); ok {
+			k := keptKey{key: key, facts: f, murmur: Murmur2(r.Key)}
+			if f.shape >= 0 {
+				k.shape = l.shapes.list[f.shape]
 			}
+			l.kept = append(l.kept, k) // cap n: never moves within a chunk
+			r.prep.key = &l.kept[len(l.kept)-1]
 		}
 	}
 	return r
