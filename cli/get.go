@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -215,35 +214,37 @@ func bodyOf(store *model.Store, s *selected) []byte {
 
 // printOffsetsJSON writes Connect's GET offsets body for one connector, or an
 // object keyed by connector name with that body as each value. Bytes are
-// assembled by hand: encoding/json would HTML-escape the stored JSON. The
-// bodies are made side by side (a cluster's can be a hundred megabytes)
-// and written in order.
+// assembled by hand: encoding/json would HTML-escape the stored JSON.
 func printOffsetsJSON(env Env, store *model.Store, conns map[string]*selected, single bool) error {
 	names := sortedNames(conns)
 	if single {
 		names = names[:1]
 	}
-	bodies := make([][]byte, len(names))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, n := range names {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer wg.Done()
-			bodies[i] = bodyOf(store, conns[n])
-			<-slots
-		}()
+	// Bodies are made side by side, a few ahead of the one being written,
+	// and dropped once written: a cluster's can be a hundred megabytes.
+	bodies := make([]chan []byte, len(names))
+	for i := range bodies {
+		bodies[i] = make(chan []byte, 1)
 	}
-	wg.Wait()
+	ahead := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	go func() {
+		for i, n := range names {
+			ahead <- struct{}{} // taken back once body i is written
+			go func() { bodies[i] <- bodyOf(store, conns[n]) }()
+		}
+	}()
 	// Stored bytes, exactly, except what a terminal would act on: JSON
 	// allows DEL, C1 and bidi controls raw in strings, so they are written
 	// as \u escapes (the same value to any JSON reader). Each piece is
 	// whole characters, so escaping piece by piece is escaping the whole.
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	write := func(p []byte) { out.Write(model.JSONSafe(p)) }
+	body := func(i int) {
+		write(<-bodies[i])
+		<-ahead
+	}
 	if single {
-		write(bodies[0])
+		body(0)
 	} else {
 		write([]byte{'{'})
 		for i, n := range names {
@@ -252,7 +253,7 @@ func printOffsetsJSON(env Env, store *model.Store, conns map[string]*selected, s
 			}
 			write(model.AppendJackson(nil, n))
 			write([]byte{':'})
-			write(bodies[i])
+			body(i)
 		}
 		write([]byte{'}'})
 	}
