@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"slices"
+	"time"
 )
 
 // A one-shot read (koff get) needs what a restarted task would read, as
@@ -22,28 +23,35 @@ type Latest struct {
 	slots []int32  // open addressing: 1 + index into the chunk, 0 empty
 	hash  []uint64 // of each record's key
 	by    []int32  // the index of the record superseding each, -1 when kept
-	count []int32  // records each kept one supersedes
-	from  []int32  // where each kept record's older updates start in older
-	met   []int32  // superseded records of each kept one met so far
-	at    []int32  // where each kept record is in the compacted chunk
-	older []Update
-	// A key likely new to the Store is analysed here, on the partition's
+	seen  []int32  // superseded records of each kept one met so far
+	// A key new to the partition is analysed here, on the partition's
 	// reader, rather than under the Store's lock: at a million source
-	// partitions that is most of the Store's work. keys and shapes keep
-	// what the analysis makes (the Store numbers the shapes again, as it
-	// meets them).
+	// partitions that is most of the Store's work. met has a bit set for
+	// the hash of each key met before (one shared by another key makes it
+	// look met: the Store then analyses it itself, as always). keys and
+	// shapes keep what the analysis makes (the Store numbers the shapes
+	// again, as it meets them).
+	met    []uint64
 	keys   arena
 	shapes keyShapes
-	kept   []keptKey
 	chunk  latestChunk
 }
 
-// latestChunk is what the Store counts of a chunk Latest kept records of:
-// the offsets of its records, in order, and the key and value bytes of
-// those before each (bytes[i]; bytes[len] all of them).
+// latestChunk is what the Store reads of a chunk Latest kept records of,
+// by each kept record's place in the chunk (prepared.pos): kept out of the
+// records themselves, which the decoders hold thousands of.
 type latestChunk struct {
+	// offsets of the chunk's records, in order, and the key and value
+	// bytes of those before each (bytes[i]; bytes[len] all of them).
 	offsets []int64
 	bytes   []int64
+	count   []int32     // records of its key bytes each kept one supersedes
+	from    []int32     // where its older updates start in older
+	newest  []time.Time // the latest time of those
+	key     []int32     // 1 + its key's index in kept, 0: not analysed
+	older   []Update    // the superseded records' times and offsets, hist-1 at most of each
+	kept    []keptKey
+	hist    int32
 }
 
 // counted is the place of the first record at or after offset from, the
@@ -53,6 +61,22 @@ func (c *latestChunk) counted(from int64) (first int, records, bytes int64) {
 	n := len(c.offsets)
 	first, _ = slices.BinarySearch(c.offsets, from)
 	return first, int64(n - first), c.bytes[n] - c.bytes[first]
+}
+
+// superseded is how many records the kept record at pos superseded, and
+// the times and offsets of the last of them, oldest first.
+func (c *latestChunk) superseded(pos int) (int, []Update) {
+	n := c.count[pos]
+	m := min(n, c.hist-1)
+	return int(n), c.older[c.from[pos] : c.from[pos]+m : c.from[pos]+m]
+}
+
+// keyAt is the key analysed of the kept record at pos, or nil.
+func (c *latestChunk) keyAt(pos int) *keptKey {
+	if k := c.key[pos]; k > 0 {
+		return &c.kept[k-1]
+	}
+	return nil
 }
 
 // keptKey is a key analysed by Latest: its bytes, kept for the Store, and
@@ -70,13 +94,14 @@ func NewLatest(history int) *Latest { return &Latest{hist: max(history, 1)} }
 
 // Keep compacts recs, records of one topic-partition in offset order, to
 // the latest record of each key bytes, in their order, Prepared, and
-// returns them (recs[:n]). Each carries the times and offsets of the
-// records of its key bytes it superseded, as many as the history ring
-// keeps, and their count. A Store ingesting the chunk so kept holds what
-// it holds ingesting the whole chunk, except: the superseded records'
-// values are not in the history (nil), and a superseded record whose key
-// or value is unreadable is not among UnparseableRecords. The kept
-// records' older updates are in l's buffer until the next Keep.
+// returns them (recs[:n]). With each goes what the Store needs of the
+// records of its key bytes it superseded: their count, their latest time,
+// and the times and offsets of as many as the history ring keeps; and the
+// count and bytes of the whole chunk. A Store ingesting the chunk so kept
+// holds what it holds ingesting the whole chunk, except: the superseded
+// records' values are not in the history (nil), and a superseded record
+// whose key or value is unreadable is not among UnparseableRecords. What
+// the kept records refer to is in l's buffers until the next Keep.
 func (l *Latest) Keep(recs []Record) []Record {
 	n := len(recs)
 	if n == 0 {
@@ -89,17 +114,20 @@ func (l *Latest) Keep(recs []Record) []Record {
 	mask := uint64(size - 1)
 	l.slots = grow(l.slots, size)
 	clear(l.slots)
-	l.hash, l.by, l.count, l.from = grow(l.hash, n), grow(l.by, n), grow(l.count, n), grow(l.from, n)
-	l.chunk.offsets, l.chunk.bytes = grow(l.chunk.offsets, n), grow(l.chunk.bytes, n+1)
-	l.chunk.bytes[0] = 0
+	c := &l.chunk
+	c.hist = int32(l.hist)
+	l.hash, l.by, c.count, c.from = grow(l.hash, n), grow(l.by, n), grow(c.count, n), grow(c.from, n)
+	c.offsets, c.bytes = grow(c.offsets, n), grow(c.bytes, n+1)
+	c.newest, c.key = grow(c.newest, n), grow(c.key, n)
+	c.bytes[0] = 0
 	for i := range recs {
-		l.chunk.offsets[i] = recs[i].Offset
-		l.chunk.bytes[i+1] = l.chunk.bytes[i] + int64(len(recs[i].Key)+len(recs[i].Value))
+		c.offsets[i] = recs[i].Offset
+		c.bytes[i+1] = c.bytes[i] + int64(len(recs[i].Key)+len(recs[i].Value))
 	}
 	// Newest first: the first record of each key bytes met is the one kept.
 	for i := n - 1; i >= 0; i-- {
 		h := hashBytes(keySeed, recs[i].Key)
-		l.hash[i], l.by[i], l.count[i] = h, -1, 0
+		l.hash[i], l.by[i], c.count[i] = h, -1, 0
 		for j := h & mask; ; j = (j + 1) & mask {
 			s := l.slots[j]
 			if s == 0 {
@@ -108,7 +136,7 @@ func (l *Latest) Keep(recs []Record) []Record {
 			}
 			if k := s - 1; l.hash[k] == h && bytes.Equal(recs[k].Key, recs[i].Key) && (recs[k].Key == nil) == (recs[i].Key == nil) {
 				l.by[i] = k
-				l.count[k]++
+				c.count[k]++
 				break
 			}
 		}
@@ -118,14 +146,15 @@ func (l *Latest) Keep(recs []Record) []Record {
 	total := int32(0)
 	for i := range n {
 		if l.by[i] < 0 {
-			l.from[i] = total
-			total += min(l.count[i], keep)
+			c.from[i] = total
+			total += min(c.count[i], keep)
+			c.newest[i] = time.Time{}
 		}
 	}
-	l.older = grow(l.older, int(total))
-	l.met, l.at = grow(l.met, n), grow(l.at, n)
-	clear(l.met)
-	l.kept = grow(l.kept, n)[:0]
+	c.older = grow(c.older, int(total))
+	c.kept = c.kept[:0]
+	l.seen = grow(l.seen, n)
+	clear(l.seen)
 	// A kept record takes the place of the first record of its key bytes:
 	// the Store then meets new keys in the order the full chunk has them
 	// (the order of a connector's entries, which breaks ties in its sort
@@ -135,60 +164,63 @@ func (l *Latest) Keep(recs []Record) []Record {
 	for i := range n {
 		k := l.by[i]
 		if k < 0 {
-			if l.count[i] == 0 {
-				recs[w] = l.prepare(recs[i], i, true)
+			if c.count[i] == 0 {
+				recs[w] = l.prepare(recs[i], i)
 				w++
 			}
 			continue
 		}
 		u := Update{Time: recs[i].Time, RecordOffset: recs[i].Offset}
-		if l.met[k] == 0 {
-			r := l.prepare(recs[k], int(k), false)
-			m := min(l.count[k], keep)
-			r.prep.older = l.older[l.from[k] : l.from[k]+m : l.from[k]+m]
-			r.prep.superseded = int(l.count[k])
-			l.at[k] = int32(w)
-			recs[w] = r // w <= i: every record before i is read
+		if l.seen[k] == 0 {
+			recs[w] = l.prepare(recs[k], int(k)) // w <= i: every record before i is read
 			w++
 		}
 		// The j-th of the count records k supersedes is kept from
 		// count-keep on.
-		if at := l.met[k] - max(l.count[k]-keep, 0); at >= 0 {
-			l.older[l.from[k]+at] = u
+		if at := l.seen[k] - max(c.count[k]-keep, 0); at >= 0 {
+			c.older[c.from[k]+at] = u
 		}
-		if p := &recs[l.at[k]].prep; u.Time.After(p.newest) {
-			p.newest = u.Time
+		if u.Time.After(c.newest[k]) {
+			c.newest[k] = u.Time
 		}
-		l.met[k]++
+		l.seen[k]++
 	}
-	clear(recs[w:])
 	return recs[:w]
 }
 
-// prepare works out what Record.Prepare does of the kept record recs[i];
-// alone says no other record of its key bytes was in the chunk. Such a
-// key is likely new to the Store (a topic of many source partitions, each
-// written once or twice), and one of many records likely known (a busy
-// partition, analysed when first met): only the former is analysed here,
-// the Store analysing the rest itself.
-func (l *Latest) prepare(r Record, i int, alone bool) Record {
-	r.prep = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: l.hash[i], chunk: &l.chunk, pos: i}
+// prepare works out what Record.Prepare does of the kept record recs[i],
+// and the facts of its key if the partition has not held it before.
+func (l *Latest) prepare(r Record, i int) Record {
+	r.prep = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: l.hash[i], chunk: &l.chunk, pos: int32(i)}
+	l.chunk.key[i] = 0
+	if l.met == nil {
+		l.met = make([]uint64, metBits/64)
+	}
+	bit := r.prep.hash % metBits
+	if l.met[bit/64]&(1<<(bit%64)) != 0 {
+		return r
+	}
+	l.met[bit/64] |= 1 << (bit % 64)
 	// Only the plain form, which nearly every key has, and a glance first:
-	// bytes kept for a key that turns out not to be plain, or to be known
-	// already, are lost (the Store keeps its own).
-	if n := len(r.Key); alone && n >= 7 && r.Key[0] == '[' && r.Key[1] == '"' && r.Key[n-1] == ']' {
+	// bytes kept for a key that turns out not to be plain, or that another
+	// partition holds already, are lost (the Store keeps its own).
+	if n := len(r.Key); n >= 7 && r.Key[0] == '[' && r.Key[1] == '"' && r.Key[n-1] == ']' {
 		key := l.keys.keep(r.Key)
 		if f, ok := plainKeyFacts(key, &l.shapes, &l.keys); ok {
 			k := keptKey{key: key, facts: f, murmur: Murmur2(r.Key)}
 			if f.shape >= 0 {
 				k.shape = l.shapes.list[f.shape]
 			}
-			l.kept = append(l.kept, k) // cap n: never moves within a chunk
-			r.prep.key = &l.kept[len(l.kept)-1]
+			l.chunk.kept = append(l.chunk.kept, k)
+			l.chunk.key[i] = int32(len(l.chunk.kept))
 		}
 	}
 	return r
 }
+
+// metBits is the size of Latest.met: 128 KB a partition, a few keys in a
+// hundred looking met at 40,000 keys a partition (a million in 25).
+const metBits = 1 << 20
 
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {

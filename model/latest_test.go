@@ -214,14 +214,18 @@ func TestLatestKeepsLastOfEachKey(t *testing.T) {
 	if want := []int64{4, 5, 3, 6, 7}; !reflect.DeepEqual(offs, want) {
 		t.Fatalf("kept offsets %v, want %v", offs, want)
 	}
-	if p := got[0].prep; p.superseded != 2 || len(p.older) != 2 || p.older[0].RecordOffset != 0 || p.older[1].RecordOffset != 2 || !p.newest.Equal(t0.Add(2*time.Second)) {
-		t.Errorf("a's superseded records: %+v", p)
+	sup := func(r Record) (int, []Update, time.Time) {
+		n, older := r.prep.chunk.superseded(int(r.prep.pos))
+		return n, older, r.prep.chunk.newest[r.prep.pos]
 	}
-	if p := got[1].prep; p.superseded != 1 || len(p.older) != 1 || p.older[0].RecordOffset != 1 {
-		t.Errorf("b's superseded records: %+v", p)
+	if n, older, newest := sup(got[0]); n != 2 || len(older) != 2 || older[0].RecordOffset != 0 || older[1].RecordOffset != 2 || !newest.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("a's superseded records: %d %+v %s", n, older, newest)
 	}
-	if p := got[2].prep; p.superseded != 0 || p.older != nil || !p.done || !p.plain {
-		t.Errorf("c: %+v", p)
+	if n, older, _ := sup(got[1]); n != 1 || len(older) != 1 || older[0].RecordOffset != 1 {
+		t.Errorf("b's superseded records: %d %+v", n, older)
+	}
+	if n, older, _ := sup(got[2]); n != 0 || len(older) != 0 || !got[2].prep.done || !got[2].prep.plain {
+		t.Errorf("c: %d %+v %+v", n, older, got[2].prep)
 	}
 }
 

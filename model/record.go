@@ -23,20 +23,12 @@ type prepared struct {
 	done  bool
 	plain bool   // Value is an offset in the plain form (plainOffset)
 	hash  uint64 // of Key, as the Store hashes keys
-	// older are the records of the same key bytes this one superseded in
-	// its chunk (Latest.Keep), oldest first, as the history ring keeps
-	// them (without their values); superseded counts them all.
-	older      []Update
-	superseded int
-	newest     time.Time // the latest time of those superseded
-	// key is the key analysed before the Store's lock (Latest.Keep), for
-	// a key its partition had not held before; nil: the Store analyses it.
-	key *keptKey
 	// chunk is the whole chunk a Latest kept this record of, and pos the
-	// record's place in it: the Store counts the records read (FreshRead)
-	// from the chunk, not from the records kept.
+	// record's place in it: what it superseded, its key analysed before
+	// the Store's lock, and the records read (FreshRead) are counted from
+	// the chunk, not from the records kept.
 	chunk *latestChunk
-	pos   int
+	pos   int32
 }
 
 // Prepare works out what Ingest needs of the record's bytes before it
@@ -69,4 +61,12 @@ type ConnectorID struct {
 type PartitionID struct {
 	TopicPartition
 	Key string // raw key bytes
+}
+
+// keyAt is the record's key as a Latest analysed it, or nil.
+func (p *prepared) keyAt() *keptKey {
+	if p.chunk == nil {
+		return nil
+	}
+	return p.chunk.keyAt(int(p.pos))
 }

@@ -320,8 +320,8 @@ func (s *Store) Ingest(batch []Record) {
 		s.ordinal = -1
 		switch {
 		case r.prep.chunk != nil:
-			if r.prep.pos >= run.skip {
-				s.ordinal = run.first + int64(r.prep.pos-run.skip)
+			if pos := int(r.prep.pos); pos >= run.skip {
+				s.ordinal = run.first + int64(pos-run.skip)
 			}
 		case r.Offset >= run.from:
 			s.ordinal = run.next
@@ -380,7 +380,10 @@ func (s *Store) noteReadTo(tp TopicPartition, to int64) {
 
 func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	p := r.prep
-	s.records += 1 + int64(p.superseded)
+	s.records++
+	if p.chunk != nil {
+		s.records += int64(p.chunk.count[p.pos])
+	}
 	if !p.done { // worked out here, not written back: the batch is the caller's
 		p = prepared{plain: r.Value != nil && plainOffset(r.Value), hash: hashBytes(keySeed, r.Key)}
 	}
@@ -427,8 +430,8 @@ func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	c.gen++
 	e.stamp, c.stamp = s.stamp, s.stamp
 	wasLive := e.updates > 0 && e.value() != nil
-	if p.superseded > 0 {
-		s.pushOlder(e, r, p)
+	if p.chunk != nil && p.chunk.count[p.pos] > 0 {
+		s.pushOlder(e, p)
 	}
 	e.updates++
 	e.ordinal = s.ordinal
@@ -457,22 +460,23 @@ func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 	}
 }
 
-// pushOlder adds to e's history the records of its key bytes that r
-// superseded in its chunk (Latest.Keep), as ingesting them one by one
+// pushOlder adds to e's history the records of its key bytes that the
+// record p was worked out of superseded in its chunk (Latest.Keep), as ingesting them one by one
 // would have: their times and offsets, in order, and their count.
-func (s *Store) pushOlder(e *entry, r *Record, p prepared) {
+func (s *Store) pushOlder(e *entry, p prepared) {
 	seen := int64(-1) // a re-read after a reconnect: offsets already stored
 	if e.updates > 0 {
 		seen = e.recordOffset()
 	}
-	n := p.superseded - len(p.older) // not in the ring: counted only
-	if len(p.older) > 0 && p.older[0].RecordOffset <= seen {
+	superseded, older := p.chunk.superseded(int(p.pos))
+	n := superseded - len(older) // not in the ring: counted only
+	if len(older) > 0 && older[0].RecordOffset <= seen {
 		n = 0 // older still
 	}
-	if p.newest.After(e.conn.lastUpdate) {
-		e.conn.lastUpdate = p.newest
+	if t := p.chunk.newest[p.pos]; t.After(e.conn.lastUpdate) {
+		e.conn.lastUpdate = t
 	}
-	for _, u := range p.older {
+	for _, u := range older {
 		if u.RecordOffset > seen {
 			s.push(e, u)
 			n++
@@ -551,7 +555,7 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, head, same
 // as Latest worked them out (numbering its field order here, in the order
 // the Store meets new keys, as analyzeKey would).
 func (s *Store) analyze(r *Record) (string, keyFacts, int32, error) {
-	if k := r.prep.key; k != nil {
+	if k := r.prep.keyAt(); k != nil {
 		f := k.facts
 		if f.shape >= 0 {
 			f.shape = s.shapes.intern(k.shape)
