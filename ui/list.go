@@ -54,7 +54,11 @@ type list[T any] struct {
 	keyed func(i int, items []T) func(a, b int32) int
 	// ordered, when set, gives the order of sort i (keyed's) of items
 	// when it kept what makes it cheaper than a sort (nil: sort them).
-	ordered  func(i int, items []T) []int32
+	ordered func(i int, items []T) []int32
+	// matched, when set, gives which items the lowercased filter q picks
+	// (a bit per item, nil: search them), from what it kept of earlier
+	// filters of the items' texts (hay).
+	matched  func(q string, items []T) []uint64
 	sorted   []int32 // every item's index in the sort, when sortedOK
 	sortedOK bool
 	order    []int32 // the rows: indices of items, after filter and sort
@@ -267,6 +271,7 @@ type viewJob[T any] struct {
 	search  func(T) []string
 	keyed   func(i int, items []T) func(a, b int32) int
 	ordered func(i int, items []T) []int32
+	matched func(q string, items []T) []uint64
 	sorts   []sortOrder[T]
 	sort    int
 	// sorted is every item's index in the sort, nil to sort again; prev
@@ -303,7 +308,7 @@ func (l *list[T]) isID(want string) func(T) bool { return l.isIDFunc()(want) }
 
 // job captures the list's rows, filter and sort for a view of them.
 func (l *list[T]) job() viewJob[T] {
-	j := viewJob[T]{items: l.items, hay: l.hay, id: l.id, isID: l.isIDFunc(), match: l.match, search: l.search, keyed: l.keyed, ordered: l.ordered,
+	j := viewJob[T]{items: l.items, hay: l.hay, id: l.id, isID: l.isIDFunc(), match: l.match, search: l.search, keyed: l.keyed, ordered: l.ordered, matched: l.matched,
 		sorts: l.sorts, sort: l.sort, q: strings.ToLower(l.filter), selID: l.selID}
 	if l.keyed != nil && l.sortedOK {
 		j.sorted = l.sorted
@@ -347,10 +352,18 @@ func (j viewJob[T]) run() listView {
 		from = j.prev // every row matching q also matched prevQ
 	}
 	fast := j.search != nil && len(j.hay) == len(j.items) && !strings.Contains(q, "\x00")
+	var bits []uint64
+	if fast && q != "" && j.matched != nil {
+		bits = j.matched(q, j.items)
+	}
 	order := make([]int32, 0, len(from))
 	for _, i := range from {
 		switch {
 		case q == "":
+		case bits != nil:
+			if bits[i>>6]&(1<<(i&63)) == 0 {
+				continue
+			}
 		case fast:
 			if !strings.Contains(j.hay[i], q) {
 				continue

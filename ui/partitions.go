@@ -211,6 +211,7 @@ func newPartitionsScreen(km *keymap.KeyMap, st *Styles, id model.ConnectorID, to
 	s.list.search = func(r prow) []string { return []string{r.Partition, r.ID.TopicPartition.String()} }
 	s.list.keyed = s.ranks.partitionSorts
 	s.list.ordered = s.ranks.partitionOrder
+	s.list.matched = s.ranks.partitionMatches
 	s.list.matchID = isPartition
 	return s
 }
@@ -283,6 +284,15 @@ func (c *rankCache) addTable(t *partTable) {
 	if c.tables[0] != t {
 		c.tables[1], c.tables[0] = c.tables[0], t
 	}
+}
+
+// partitionMatches are the rows the lowercased filter q picks, made from
+// what a table of rows keeps (nil when rows are no table's).
+func (c *rankCache) partitionMatches(q string, rows []prow) []uint64 {
+	if t := c.table(rows); t != nil {
+		return t.matches(q)
+	}
+	return nil
 }
 
 // partitionOrder is every row's index sorted by sort i, made from what a

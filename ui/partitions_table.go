@@ -46,7 +46,29 @@ type partTable struct {
 	upd    []int64     // update times, Unix ns
 	tp     []int64     // topic place << 32 | partition
 	orders *orderCache // shared by the tables of one run of reads
+	picks  *matchCache // likewise
 }
+
+// matchCache keeps which places the latest filters pick, by lowercased
+// filter: what the filter searches of a place never changes, so a filter
+// typed again (a key deleted), or asked again by a reload, tests only the
+// places added since; a new one tests only the places a filter it
+// contains picked.
+type matchCache struct {
+	mu    sync.Mutex
+	by    map[string]matchSet
+	older []string // the filters kept, oldest first
+}
+
+// matchSet is a bit per place of the first n.
+type matchSet struct {
+	n    int
+	bits []uint64
+}
+
+// maxFilters bounds the filters a matchCache keeps (12.5 KB each at
+// 100,000 partitions).
+const maxFilters = 64
 
 // orderCache keeps the latest sorted order made of each sort, and the gen
 // of the table it was made of: a later table's order is that one with the
@@ -78,7 +100,7 @@ func readTable(src sinceSource, id model.ConnectorID, t *partTable, search func(
 func wholeTable(stamp uint64, read []model.PartitionRow, search func(prow) []string) *partTable {
 	rows := pointers(read)
 	t := &partTable{stamp: stamp, rows: rows, hay: makeHay(search, rows), changedAt: make([]int32, len(rows)), grown: true,
-		orders: &orderCache{by: map[int]madeOrder{}}}
+		orders: &orderCache{by: map[int]madeOrder{}}, picks: &matchCache{by: map[string]matchSet{}}}
 	t.tally = newNeedsTally(rows)
 	t.rank = partitionRanks(rows)
 	return t
@@ -151,7 +173,7 @@ func (t *partTable) carry() *partTable {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return &partTable{stamp: t.stamp, gen: t.gen, rows: t.rows, hay: t.hay, changedAt: t.changedAt, tally: t.tally,
-		rank: t.rank, offset: t.offset, offKey: t.offKey, noOff: t.noOff, upd: t.upd, tp: t.tp, orders: t.orders}
+		rank: t.rank, offset: t.offset, offKey: t.offKey, noOff: t.noOff, upd: t.upd, tp: t.tp, orders: t.orders, picks: t.picks}
 }
 
 // keys makes sort i's keys if they are not made yet.
@@ -454,4 +476,57 @@ func partitionRanks(rows []prow) []int32 {
 		rank[i] = int32(k)
 	}
 	return rank
+}
+
+// matches is a bit per place: the row's filter texts (hay) contain the
+// lowercased filter q, which holds no NUL.
+func (t *partTable) matches(q string) []uint64 {
+	mc, n := t.picks, len(t.rows)
+	mc.mu.Lock()
+	exact, isExact := mc.by[q]
+	var base matchSet // the longest filter kept that q contains picks a superset
+	baseKey, isBase := "", false
+	if !isExact {
+		for k, set := range mc.by {
+			if len(k) > len(baseKey) && set.n <= n && strings.Contains(q, k) {
+				base, baseKey, isBase = set, k, true
+			}
+		}
+	}
+	mc.mu.Unlock()
+	if isExact && exact.n == n {
+		return exact.bits
+	}
+	bits := make([]uint64, (n+63)/64)
+	from := 0
+	switch {
+	case isExact && exact.n < n: // q itself, of fewer places
+		copy(bits, exact.bits)
+		from = exact.n
+	case isBase: // among the places a filter q contains picked
+		for i := range base.n {
+			if base.bits[i>>6]&(1<<(i&63)) != 0 && strings.Contains(t.hay[i], q) {
+				bits[i>>6] |= 1 << (i & 63)
+			}
+		}
+		from = base.n
+	}
+	for i := from; i < n; i++ {
+		if strings.Contains(t.hay[i], q) {
+			bits[i>>6] |= 1 << (i & 63)
+		}
+	}
+	mc.mu.Lock()
+	if cur, ok := mc.by[q]; !ok || cur.n <= n {
+		if !ok {
+			mc.older = append(mc.older, q)
+			if len(mc.older) > maxFilters {
+				delete(mc.by, mc.older[0])
+				mc.older = mc.older[1:]
+			}
+		}
+		mc.by[q] = matchSet{n: n, bits: bits}
+	}
+	mc.mu.Unlock()
+	return bits
 }

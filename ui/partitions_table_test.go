@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +18,8 @@ import (
 // field), the filter's texts, widths and counts of the whole rows, the
 // partition order worked out afresh, and for every sort the order a full
 // sort of the rows gives, whichever reads the orders were asked at (a
-// merge over several reads): through new offsets of every width,
+// merge over several reads), and for every filter the rows a search of
+// them all picks: through new offsets of every width,
 // tombstones, unreadable values, copies of a key in other partitions,
 // new partitions and a new partition count.
 func TestPartitionTableSameAsFullRead(t *testing.T) {
@@ -76,6 +78,17 @@ func TestPartitionTableSameAsFullRead(t *testing.T) {
 			}
 			if !slices.Equal(tbl.rank, partitionRanks(tbl.rows)) {
 				t.Fatalf("seed %d step %d: the partition order differs from one worked out afresh", seed, step)
+			}
+			for _, q := range []string{"region-0", "region-", "n-0", "/1", "partition\":1", "zzz"} {
+				if rng.Intn(2) == 0 {
+					continue // asked at other reads: kept over several
+				}
+				bits := tbl.matches(q)
+				for i, h := range tbl.hay {
+					if got := bits[i>>6]&(1<<(i&63)) != 0; got != strings.Contains(h, q) {
+						t.Fatalf("seed %d step %d: filter %q picks row %d: %v", seed, step, q, i, got)
+					}
+				}
 			}
 			for i, so := range scr.list.sorts {
 				if rng.Intn(3) == 0 {

@@ -50,7 +50,9 @@ func bigStore(n int) *model.Store {
 // are rendered), a refresh in place after the Store changed, a reload as
 // the dashboard makes it of a big Source (read and worked out off the UI
 // goroutine, then taken in) after 1% and 50% of the partitions got a new
-// offset, one key typed into the filter, and a re-sort.
+// offset, a re-sort and a filter key worked out as the dashboard does for
+// a big Source (from what its reloads keep, each after a reload), and one
+// key typed into the filter and a re-sort worked out in place.
 //
 //	go test ./ui -run XXX -bench Partitions100k -benchtime 10x
 func BenchmarkPartitions100k(b *testing.B) {
@@ -122,6 +124,50 @@ func BenchmarkPartitions100k(b *testing.B) {
 			}
 			// The part of it on the UI goroutine: taking the snapshot in.
 			b.ReportMetric(float64(inUpdate)/float64(b.N)/float64(time.Millisecond), "update-ms/op")
+		})
+	}
+	// A re-sort and a filter key as the dashboard works them out for a big
+	// Source (off the UI goroutine, from the table its reloads keep),
+	// each after a reload that brought 1,000 new offsets.
+	for _, kind := range []string{"SortAfterReload", "FilterKeyAfterReload"} {
+		b.Run(kind, func(b *testing.B) {
+			s := open()
+			keys := make([][]byte, n)
+			for i := range keys {
+				keys[i] = mmKey(i)
+			}
+			load := func() {
+				snap := &snapshot{Source: src, version: src.Version(), at: now}
+				s.prefetch()(src, snap)
+				s.refresh(snap, now, true)
+			}
+			load()
+			qs := []string{"r", "re", "reg", "regi", "regio", "region", "region-", "region-4", "region-42", "region-4", "region-", ""}
+			k := 0
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				var batch []model.Record
+				for range 1000 {
+					key := keys[k%n]
+					p := model.PartitionFor(key, 25)
+					batch = append(batch, model.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
+						Key: key, Value: []byte(`{"offset":` + strconv.Itoa(300000+k) + `}`), Time: now})
+					src.Ingest(batch[len(batch)-1:])
+					k += 97
+				}
+				load()
+				b.StartTimer()
+				if kind == "SortAfterReload" {
+					s.cycleSort()
+				} else {
+					s.setFilter(qs[i%len(qs)])
+				}
+				for !s.settled() {
+					s.viewDone(s.viewCmd()().(viewMsg))
+				}
+				_ = s.View()
+			}
 		})
 	}
 	b.Run("FilterKey", func(b *testing.B) {
