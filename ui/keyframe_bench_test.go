@@ -237,6 +237,9 @@ func BenchmarkKeyToFrame100k(b *testing.B) {
 				<-done
 				all = append(all, clk.lat...)
 				results = append(results, clk.result...)
+				if testing.Verbose() && sc.result {
+					b.Logf("%s results (ms): %v", sc.name, msList(clk.result))
+				}
 				work = append(work, clk.work...)
 			}
 			if len(all) == 0 {
@@ -246,6 +249,7 @@ func BenchmarkKeyToFrame100k(b *testing.B) {
 			b.ReportMetric(pctMs(all, 0.99), "p99-ms")
 			b.ReportMetric(pctMs(all, 1), "max-ms")
 			if sc.result && len(results) > 0 {
+				b.ReportMetric(pctMs(results, 0.50), "result-p50-ms")
 				b.ReportMetric(pctMs(results, 0.99), "result-p99-ms")
 			}
 			b.ReportMetric(pctMs(work, 0.99), "work-p99-ms")
@@ -253,6 +257,15 @@ func BenchmarkKeyToFrame100k(b *testing.B) {
 			b.ReportMetric(float64(missed), "missed")
 		})
 	}
+}
+
+// msList is ds in whole milliseconds.
+func msList(ds []time.Duration) []int64 {
+	out := make([]int64, len(ds))
+	for i, d := range ds {
+		out[i] = d.Milliseconds()
+	}
+	return out
 }
 
 // pctMs is the q quantile of ds in milliseconds.

@@ -111,7 +111,7 @@ func (t *partTable) next(ch model.PartitionChanges, search func(prow) []string) 
 	if len(ch.Rows) == 0 && ch.Count == len(t.rows) {
 		n := t.carry()
 		n.stamp = ch.Stamp
-		return n
+		return n.withKeys()
 	}
 	n := t.carry()
 	n.stamp, n.gen = ch.Stamp, t.gen+1
@@ -162,9 +162,20 @@ func (t *partTable) next(ch model.PartitionChanges, search func(prow) []string) 
 		}
 	}
 	if n.grown {
-		n.tp = nil // topics may be new: made again when asked
+		n.tp = nil // topics may be new: made again
 	}
-	return n
+	return n.withKeys()
+}
+
+// withKeys makes the sort keys t lacks: from the first read after the
+// whole one, so that the first re-sort to an order sorts numbers rather
+// than making 100,000 keys first, and every read after keeps them for the
+// rows that changed.
+func (t *partTable) withKeys() *partTable {
+	for i := 1; i <= 3; i++ {
+		t.keys(i)
+	}
+	return t
 }
 
 // carry is a table of t's rows with a new read to come: what does not
