@@ -237,8 +237,12 @@ func BenchmarkKeyToFrame100k(b *testing.B) {
 				<-done
 				all = append(all, clk.lat...)
 				results = append(results, clk.result...)
-				if testing.Verbose() && sc.result {
-					b.Logf("%s results (ms): %v", sc.name, msList(clk.result))
+				if testing.Verbose() {
+					b.Logf("%s keys (ms): %v", sc.name, msList(clk.lat))
+					b.Logf("%s work (ms): %v", sc.name, msList(clk.work))
+					if sc.result {
+						b.Logf("%s results (ms): %v", sc.name, msList(clk.result))
+					}
 				}
 				work = append(work, clk.work...)
 			}
