@@ -21,7 +21,7 @@ import (
 // merge over several reads), and for every filter the rows a search of
 // them all picks: through new offsets of every width,
 // tombstones, unreadable values, copies of a key in other partitions,
-// new partitions and a new partition count.
+// new partitions, a new partition count and a Reset.
 func TestPartitionTableSameAsFullRead(t *testing.T) {
 	km := keymap.Default()
 	st := NewStyles(true)
@@ -55,8 +55,11 @@ func TestPartitionTableSameAsFullRead(t *testing.T) {
 				batch = append(batch, r)
 				src.Ingest(batch[len(batch)-1:])
 			}
-			if rng.Intn(25) == 0 {
+			switch rng.Intn(25) {
+			case 0:
 				src.SetTopicPartitions("connect-offsets", 24+rng.Intn(2))
+			case 1: // the topic read again from scratch: the connector goes, then comes back
+				src.Reset()
 			}
 			tbl = readTable(src, id, tbl, scr.list.search)
 			full := src.Partitions(id)
