@@ -9,7 +9,8 @@ import (
 
 // BenchmarkPartitionsSince100k reads a MirrorMaker connector of 100,000
 // source partitions after a batch of new offsets of 1% or 50% of them (not
-// timed): in full (Partitions), and only what changed (PartitionsSince).
+// timed): in full (Partitions), and only what changed (PartitionsSince);
+// and Connectors and Stats after such a batch.
 //
 //	go test ./model -run XXX -bench PartitionsSince100k -benchtime 10x
 func BenchmarkPartitionsSince100k(b *testing.B) {
@@ -43,6 +44,17 @@ func BenchmarkPartitionsSince100k(b *testing.B) {
 		}
 		s.Ingest(batch)
 	}
+	// What every reload of a big Source reads for the header and the
+	// connectors screen, after a batch.
+	b.Run("Connectors", func(b *testing.B) {
+		for range b.N {
+			b.StopTimer()
+			update(n / 100)
+			b.StartTimer()
+			_ = s.Connectors()
+			_ = s.Stats()
+		}
+	})
 	for _, changed := range []int{n / 100, n / 2} {
 		b.Run(fmt.Sprintf("Partitions/%d-changed", changed), func(b *testing.B) {
 			for range b.N {
