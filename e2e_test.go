@@ -189,12 +189,13 @@ type tmuxSession struct {
 	name string
 }
 
-// tmuxSocket keeps the tests' sessions on their own tmux server, apart
-// from any the person running the tests has open.
-const tmuxSocket = "koff-e2e"
-
+// Each session runs on a tmux server of its own (socket -L name), apart
+// from any the person running the tests has open: a server whose last
+// session was just killed exits, and a new session sent to it meanwhile
+// fails with "server exited unexpectedly" (as two test runs at once, or
+// one test right after another, did on one shared socket).
 func (s *tmuxSession) run(args ...string) string {
-	out, err := exec.Command(s.tmux, append([]string{"-L", tmuxSocket}, args...)...).CombinedOutput()
+	out, err := exec.Command(s.tmux, append([]string{"-L", s.name}, args...)...).CombinedOutput()
 	if err != nil {
 		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
 	}
@@ -221,9 +222,9 @@ func (s *tmuxSession) waitFor(what string, d time.Duration, ok func(string) bool
 func startTmux(t *testing.T, w, h int, command string) *tmuxSession {
 	t.Helper()
 	tmux := needTool(t, "tmux")
-	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("koff-e2e-%d", time.Now().UnixNano())}
+	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("koff-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	s.run("new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), command)
-	t.Cleanup(func() { exec.Command(tmux, "-L", tmuxSocket, "kill-session", "-t", s.name).Run() })
+	t.Cleanup(func() { exec.Command(tmux, "-L", s.name, "kill-server").Run() })
 	return s
 }
 
