@@ -57,7 +57,9 @@ filter 'app-1'
 keys Enter
 shot detail
 keys Escape ; keys Down ; keys Enter
+tm resize-window -t $session -x 120 -y 40 ; sleep 1 # room for why the task skips it
 shot detail-defect
+tm resize-window -t $session -x 120 -y 32 ; sleep 1
 keys U
 shot unparseable
 
