@@ -169,13 +169,8 @@ func (f *FreshRead) ReadAfter(a int, oa int64, b int, ob int64) bool {
 	if pa != pb {
 		return pa > pb
 	}
-	// One poll: the HashMap of the partitions with records in it, whose
-	// ties keep the response's order.
-	capacity := hashMapCapacity(f.inPoll(pa))
-	if ra, rb := topicPartitionBucket(f.topic, a, capacity), topicPartitionBucket(f.topic, b, capacity); ra != rb {
-		return ra > rb
-	}
-	return ia > ib
+	// One poll: the HashMap of the partitions with records in it.
+	return ReadAfter(f.topic, a, b, f.n, f.inPoll(pa))
 }
 
 // inPoll counts the partitions with records in poll j.

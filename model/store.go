@@ -77,11 +77,10 @@ type Store struct {
 
 	// readTo is one past the newest record ingested, per topic-partition.
 	readTo map[TopicPartition]int64
-	// withRecords counts, per topic, the partitions that have handed over
-	// a record; handed and handedBytes are the records (and their key and
-	// value bytes) of each topic-partition, and ordinal the one being
-	// ingested: a fresh read's polls are cut from them (FreshRead).
-	withRecords map[string]int
+	// handed and handedBytes are the records (and their key and value
+	// bytes) each topic-partition has handed over, handedTopic those of
+	// each topic, and ordinal the place of the one being ingested: a fresh
+	// read's polls are cut from them (FreshRead).
 	handed      map[TopicPartition]int64
 	handedBytes map[TopicPartition]int64
 	handedTopic map[string]int64
@@ -354,7 +353,9 @@ type handedRun struct {
 
 // endRun notes what a run of records of tp added.
 func (s *Store) endRun(tp TopicPartition, to int64, run handedRun) {
-	s.noteReadTo(tp, to)
+	if to > s.readTo[tp] {
+		s.readTo[tp] = to
+	}
 	if n := run.next - run.first; n > 0 {
 		if s.handed == nil {
 			s.handed, s.handedBytes, s.handedTopic = map[TopicPartition]int64{}, map[TopicPartition]int64{}, map[string]int64{}
@@ -363,19 +364,6 @@ func (s *Store) endRun(tp TopicPartition, to int64, run handedRun) {
 		s.handedBytes[tp] += run.bytes
 		s.handedTopic[tp.Topic] += n
 	}
-}
-
-func (s *Store) noteReadTo(tp TopicPartition, to int64) {
-	if to <= s.readTo[tp] {
-		return
-	}
-	if s.readTo[tp] == 0 {
-		if s.withRecords == nil {
-			s.withRecords = map[string]int{}
-		}
-		s.withRecords[tp.Topic]++
-	}
-	s.readTo[tp] = to
 }
 
 func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
@@ -1120,10 +1108,6 @@ func (e *entry) medianGap() (time.Duration, int32) {
 	g, n := medianGapRing(e.history, int(e.head))
 	return g, int32(n)
 }
-
-// topicHanded is the records the topic's partitions have handed over.
-// Callers hold s.mu.
-func (s *Store) topicHanded(topic string) int64 { return s.handedTopic[topic] }
 
 // freshRead works out how a fresh read of topic (n partitions) hands over
 // the records read so far. Callers hold s.mu.

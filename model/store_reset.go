@@ -14,7 +14,7 @@ func (s *Store) Reset() {
 	s.unparsed = 0
 	s.records = 0
 	s.unflushed = nil
-	s.readTo, s.withRecords, s.handed, s.handedBytes, s.handedTopic = nil, nil, nil, nil, nil
+	s.readTo, s.handed, s.handedBytes, s.handedTopic = nil, nil, nil, nil
 	s.mu.Unlock()
 	s.bump()
 }

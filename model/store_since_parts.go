@@ -16,7 +16,7 @@ import (
 // topic's partitions with records change) choose among them. The states
 // are not changed in place: readers of cp may hold them.
 func (cp *connParts) redecide(c *connector, tr *topicRead, window time.Duration, shapes []keyShape) *connParts {
-	next := &connParts{gen: c.gen, withRecords: tr.withRecords, parts: cp.parts, of: cp.of, n: cp.n, nparts: tr.partitions, orders: cp.orders, multi: cp.multi}
+	next := &connParts{gen: c.gen, parts: cp.parts, of: cp.of, n: cp.n, nparts: tr.partitions, orders: cp.orders, multi: cp.multi}
 	if len(cp.multi) == 0 {
 		return next
 	}

@@ -144,7 +144,7 @@ func TestPartitionsSinceSameAsPartitions(t *testing.T) {
 			s.mu.RLock()
 			for _, c := range s.connectors {
 				got := s.partsOf(c)
-				want := buildParts(c, &topicRead{partitions: s.partitions[c.id.Topic], withRecords: s.withRecords[c.id.Topic], store: s, topic: c.id.Topic}, s.opts.FlushWindow, s.shapes.list)
+				want := buildParts(c, &topicRead{partitions: s.partitions[c.id.Topic], store: s, topic: c.id.Topic}, s.opts.FlushWindow, s.shapes.list)
 				if !reflect.DeepEqual(got.parts, want.parts) || !reflect.DeepEqual(got.of, want.of) {
 					t.Fatalf("seed %d step %d %v: partitions decided again differ from those built afresh", seed, step, c.id)
 				}

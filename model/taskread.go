@@ -82,15 +82,13 @@ func (ps *partState) lookup() string {
 // the entries on demand and cached until the connector changes.
 type connParts struct {
 	gen uint64
-	// withRecords is the topic's partitions with records when computed,
-	// and handed its records when a fresh read's polls (fresh) decided a
-	// copy: another connector's records change which copy a fresh read
-	// keeps.
-	withRecords int
-	handed      int64
-	fresh       *FreshRead
-	parts       []*partState
-	of          []*partState // by entry.idx
+	// handed is the topic's records when a fresh read's polls (fresh)
+	// decided a copy: another connector's records change which copy a
+	// fresh read keeps.
+	handed int64
+	fresh  *FreshRead
+	parts  []*partState
+	of     []*partState // by entry.idx
 	// What they were built over (the connector's entries and its topic's
 	// partition count), the field orders of its task-form keys, and the
 	// partitions of several copies (indices in parts): with the same
@@ -103,12 +101,12 @@ type connParts struct {
 // partsOf returns the connector's partition states. Callers hold s.mu (read
 // or write); the cache is swapped atomically so concurrent readers are safe.
 func (s *Store) partsOf(c *connector) *connParts {
-	with, handed := s.withRecords[c.id.Topic], s.topicHanded(c.id.Topic)
+	handed := s.handedTopic[c.id.Topic]
 	old := c.parts.Load()
-	if old != nil && old.gen == c.gen && old.withRecords == with && (old.fresh == nil || old.handed == handed) {
+	if old != nil && old.gen == c.gen && (old.fresh == nil || old.handed == handed) {
 		return old
 	}
-	tr := &topicRead{partitions: s.partitions[c.id.Topic], withRecords: with, store: s, topic: c.id.Topic}
+	tr := &topicRead{partitions: s.partitions[c.id.Topic], store: s, topic: c.id.Topic}
 	var cp *connParts
 	if old != nil && old.n == len(c.entries) && old.nparts == tr.partitions {
 		cp = old.redecide(c, tr, s.opts.FlushWindow, s.shapes.list)
@@ -126,7 +124,7 @@ func (s *Store) partsOf(c *connector) *connParts {
 // partition: a connector can have a million partitions, and this runs
 // whenever one of them changed and a reader looks.
 func buildParts(c *connector, tr *topicRead, window time.Duration, shapes []keyShape) *connParts {
-	cp := &connParts{gen: c.gen, withRecords: tr.withRecords, of: make([]*partState, len(c.entries)), n: len(c.entries), nparts: tr.partitions}
+	cp := &connParts{gen: c.gen, of: make([]*partState, len(c.entries)), n: len(c.entries), nparts: tr.partitions}
 	heads := 0
 	for _, e := range c.entries {
 		if e.firstCopy {
@@ -318,13 +316,13 @@ func (ps *partState) decide(connector string, orders map[string]int32, tr *topic
 }
 
 // topicRead is what decides a fresh read's order in an offsets topic: its
-// partition count (0: unknown), how many of them have records, and the
-// polls the records come in, worked out when first needed.
+// partition count (0: unknown) and the polls its records come in, worked
+// out when first needed.
 type topicRead struct {
-	partitions, withRecords int
-	store                   *Store
-	topic                   string
-	fresh                   *FreshRead
+	partitions int
+	store      *Store
+	topic      string
+	fresh      *FreshRead
 }
 
 func (tr *topicRead) read() *FreshRead {
