@@ -106,6 +106,20 @@ type decoder struct {
 	vals   []byte
 }
 
+// emit hands the chunk decoded so far to the Store and starts the next,
+// dropping the values (the Store has them now); it returns the records
+// handed over.
+func (d *decoder) emit(emit func([]model.Record)) int {
+	n := len(d.recs)
+	if n == 0 {
+		return 0
+	}
+	emit(d.recs)
+	clear(d.recs)
+	d.recs, d.keys = d.recs[:0], d.keys[:0]
+	return n
+}
+
 // own copies the values of recs out of the fetched bytes, into blocks: a
 // one-shot read keeps a million small values, which as one object each
 // are a million for the garbage collector to find. A block lives as long
@@ -146,15 +160,7 @@ func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition
 	var abortedPIDs map[int64]bool
 	n := 0
 	d.recs = d.recs[:0]
-	flush := func() {
-		if len(d.recs) == 0 {
-			return
-		}
-		emit(d.recs)
-		n += len(d.recs)
-		clear(d.recs) // drop the values: the Store has them now
-		d.recs = d.recs[:0]
-	}
+	flush := func() { n += d.emit(emit) }
 	be := binary.BigEndian
 	for b := p.Records; ; {
 		base, batch, rest, ok := nextBatch(b)
@@ -326,15 +332,7 @@ func (d *decoder) decodeRecordSet(tp model.TopicPartition, pos int64, abortedTxn
 	if d.keys == nil {
 		d.keys = make([]byte, 0, 64<<10) // non-nil: an empty key stays non-nil
 	}
-	flush := func() {
-		if len(d.recs) == 0 {
-			return
-		}
-		emit(d.recs)
-		n += len(d.recs)
-		clear(d.recs) // drop the values: the Store has them now
-		d.recs, d.keys = d.recs[:0], d.keys[:0]
-	}
+	flush := func() { n += d.emit(emit) }
 	for _, r := range readers {
 		skip := false
 		switch b := r.(type) {
