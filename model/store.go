@@ -56,14 +56,15 @@ type Store struct {
 	// byKey finds a stored key: topic → hash of the raw key bytes (seed)
 	// → the first entry stored with that hash; the others (the same bytes
 	// in the topic's other partitions, and in the rarest case other bytes
-	// of the same hash) follow it through entry.nextHome. A map of
-	// numbers is smaller than one of strings, and growing it does not
+	// of the same hash) follow it through entry.nextHome. An index of
+	// numbers is smaller than a map of strings, and growing it does not
 	// hash every key again.
-	byKey       map[string]map[uint64]*entry
+	byKey       map[string]*hashIndex
 	partitions  map[string]int // topic → partition count
 	connectors  map[ConnectorID]*connector
 	shapes      keyShapes
-	slab        []entry       // where new entries are taken from, a block at a time
+	blocks      [][]entry     // every entry, by number (entryAt), entryBlock to a block
+	nentries    int
 	updates     []Update      // where first updates are taken from, likewise
 	keys        arena         // the bytes of stored keys
 	unparseable []Unparseable // ring, oldest first
@@ -94,7 +95,7 @@ type connector struct {
 	// copies finds the first stored copy of each partition by the hash of
 	// its identity (collided by the identity itself for another partition
 	// of the same hash); the others follow it through entry.nextCopy.
-	copies   map[uint64]*entry
+	copies   hashIndex
 	collided map[string]*entry
 	// gen moves with every record of the connector; parts caches what the
 	// task reads of each partition (see partsOf) for that gen.
@@ -232,7 +233,7 @@ func NewStore(opts StoreOptions) *Store {
 	return &Store{
 		stamp:      newStampBase(),
 		opts:       opts.withDefaults(),
-		byKey:      map[string]map[uint64]*entry{},
+		byKey:      map[string]*hashIndex{},
 		partitions: map[string]int{},
 		connectors: map[ConnectorID]*connector{},
 	}
@@ -292,7 +293,7 @@ func (s *Store) Ingest(batch []Record) {
 	// A batch is nearly always of one topic-partition: its maps are
 	// looked up once per run of records of the same one.
 	var tp TopicPartition
-	var keys map[uint64]*entry
+	var keys *hashIndex
 	var run handedRun
 	to := int64(-1)
 	for i := range batch {
@@ -310,7 +311,7 @@ func (s *Store) Ingest(batch []Record) {
 				run.skip, run.next, run.bytes = skip, run.first+n, bytes
 			}
 			if keys = s.byKey[r.Topic]; keys == nil {
-				keys = map[uint64]*entry{}
+				keys = &hashIndex{}
 				s.byKey[r.Topic] = keys
 			}
 		}
@@ -366,7 +367,7 @@ func (s *Store) endRun(tp TopicPartition, to int64, run handedRun) {
 	}
 }
 
-func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
+func (s *Store) ingest(r *Record, keys *hashIndex) {
 	p := r.prep
 	s.records++
 	if p.chunk != nil {
@@ -376,7 +377,7 @@ func (s *Store) ingest(r *Record, keys map[uint64]*entry) {
 		p = prepared{plain: r.Value != nil && plainOffset(r.Value), hash: hashBytes(keySeed, r.Key)}
 	}
 	h := p.hash
-	head := keys[h]
+	head := s.entryAt(keys.get(h))
 	var e, same *entry // this copy; the first copy of the same bytes
 	for x := head; x != nil; x = x.nextHome {
 		if x.id.Key == string(r.Key) {
@@ -488,11 +489,12 @@ func within(s, in string) string {
 // its bytes and head keys[h]; same is its copy in another partition of the
 // topic, if any, whose analysis it shares. ok is false for a key the
 // worker cannot read (then recorded as unparseable).
-func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, head, same *entry) (*entry, bool) {
+func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry) (*entry, bool) {
 	tp := TopicPartition{r.Topic, r.Partition}
 	var e *entry
+	var ref uint32
 	if same != nil {
-		e = s.alloc()
+		e, ref = s.alloc()
 		*e = entry{
 			id: PartitionID{TopicPartition: tp, Key: same.id.Key}, conn: same.conn,
 			partitionStr: same.partitionStr, identity: same.identity, shape: same.shape, hash: same.hash,
@@ -515,7 +517,7 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, head, same
 			c = &connector{id: cid, lastFlush: -1, whole: s.stamp}
 			s.connectors[cid] = c
 		}
-		e = s.alloc()
+		e, ref = s.alloc()
 		*e = entry{
 			id: PartitionID{TopicPartition: tp, Key: key}, conn: c,
 			partitionStr: f.partition, identity: f.identity, shape: f.shape, hash: murmur,
@@ -525,7 +527,7 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, head, same
 	// Last in the chain of its hash: a copy's nextHome order is the order
 	// first seen.
 	if x := head; x == nil {
-		keys[h] = e
+		keys.put(h, ref)
 	} else {
 		for x.nextHome != nil {
 			x = x.nextHome
@@ -535,7 +537,7 @@ func (s *Store) newEntry(r *Record, keys map[uint64]*entry, h uint64, head, same
 	c := e.conn
 	e.idx = int32(len(c.entries))
 	c.entries = append(c.entries, e)
-	c.addCopy(e, hashString(keySeed, e.identity))
+	s.addCopy(c, e, ref, hashString(keySeed, e.identity))
 	return e, true
 }
 
@@ -564,16 +566,13 @@ var (
 	hashString = maphash.String
 )
 
-// addCopy chains e to the first stored copy of its partition, or makes it
-// the first; ih is the hash of its identity.
-func (c *connector) addCopy(e *entry, ih uint64) {
-	first := c.copies[ih]
+// addCopy chains e (number ref-1) to the first stored copy of its
+// partition in c, or makes it the first; ih is the hash of its identity.
+func (s *Store) addCopy(c *connector, e *entry, ref uint32, ih uint64) {
+	first := s.entryAt(c.copies.get(ih))
 	switch {
 	case first == nil:
-		if c.copies == nil {
-			c.copies = map[uint64]*entry{}
-		}
-		c.copies[ih] = e
+		c.copies.put(ih, ref)
 		e.firstCopy = true
 		return
 	case first.identity != e.identity: // another partition of the same hash
@@ -613,16 +612,36 @@ func (a *arena) keep(b []byte) string {
 	return a.b.String()[from:]
 }
 
-// alloc takes a new entry from the slab: entries live until Reset, so
-// they are allocated in blocks, which the garbage collector sees as one
-// object each.
-func (s *Store) alloc() *entry {
-	if len(s.slab) == 0 {
-		s.slab = make([]entry, 256)
+// entryBlock is how many entries are allocated at a time: they live until
+// Reset, so they are allocated in blocks, which the garbage collector sees
+// as one object each.
+const entryBlock = 1024
+
+// alloc takes a new entry, and its number+1 (entryAt).
+func (s *Store) alloc() (*entry, uint32) {
+	n := s.nentries
+	if n%entryBlock == 0 {
+		s.blocks = append(s.blocks, make([]entry, entryBlock))
 	}
-	e := &s.slab[0]
-	s.slab = s.slab[1:]
-	return e
+	s.nentries++
+	return &s.blocks[n/entryBlock][n%entryBlock], uint32(n + 1)
+}
+
+// entryAt is the entry of number ref-1, nil for 0.
+func (s *Store) entryAt(ref uint32) *entry {
+	if ref == 0 {
+		return nil
+	}
+	n := int(ref - 1)
+	return &s.blocks[n/entryBlock][n%entryBlock]
+}
+
+// home is the first entry of topic stored under the hash h of key bytes.
+func (s *Store) home(topic string, h uint64) *entry {
+	if keys := s.byKey[topic]; keys != nil {
+		return s.entryAt(keys.get(h))
+	}
+	return nil
 }
 
 func (s *Store) addUnparseable(r *Record, reason string) {
@@ -1042,7 +1061,7 @@ func (s *Store) Partition(id PartitionID) (PartitionDetail, bool) {
 	}
 	if n := s.partitions[id.Topic]; n > 0 {
 		d.Expected = int(e.hash&0x7fffffff) % n
-		for h := s.byKey[id.Topic][hashString(keySeed, id.Key)]; h != nil; h = h.nextHome {
+		for h := s.home(id.Topic, hashString(keySeed, id.Key)); h != nil; h = h.nextHome {
 			if h.id.Key == id.Key && h.id.Partition < n {
 				d.Homes = append(d.Homes, h.id.Partition)
 			}
@@ -1054,7 +1073,7 @@ func (s *Store) Partition(id PartitionID) (PartitionDetail, bool) {
 
 // find returns the stored copy id names, or nil.
 func (s *Store) find(id PartitionID) *entry {
-	for e := s.byKey[id.Topic][hashString(keySeed, id.Key)]; e != nil; e = e.nextHome {
+	for e := s.home(id.Topic, hashString(keySeed, id.Key)); e != nil; e = e.nextHome {
 		if e.id.Key == id.Key && e.id.Partition == id.Partition {
 			return e
 		}

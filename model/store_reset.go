@@ -6,8 +6,8 @@ package model
 // sink poller said stays: they answer for the present already.
 func (s *Store) Reset() {
 	s.mu.Lock()
-	s.byKey = map[string]map[uint64]*entry{}
-	s.slab, s.updates, s.keys = nil, nil, arena{}
+	s.byKey = map[string]*hashIndex{}
+	s.blocks, s.nentries, s.updates, s.keys = nil, 0, nil, arena{}
 	s.partitions = map[string]int{}
 	s.connectors = map[ConnectorID]*connector{}
 	s.unparseable = nil
