@@ -63,9 +63,9 @@ type Store struct {
 	partitions  map[string]int // topic → partition count
 	connectors  map[ConnectorID]*connector
 	shapes      keyShapes
-	blocks      [][]entry     // every entry, by number (entryAt), entryBlock to a block
+	blocks      [][]entry // every entry, by number (entryAt), entryBlock to a block
 	nentries    int
-	updates     []Update      // where first updates are taken from, likewise
+	updates     []Update      // where first updates are taken from, a block at a time
 	keys        arena         // the bytes of stored keys
 	unparseable []Unparseable // ring, oldest first
 	unparsed    int64
