@@ -34,6 +34,14 @@ func (t *hashIndex) get(h uint64) uint32 {
 	}
 }
 
+// peek reads the slot where h's lookup starts, for lookAhead.
+func (t *hashIndex) peek(h uint64) uint64 {
+	if t.used == 0 {
+		return 0
+	}
+	return t.slots[h>>32>>t.shift]
+}
+
 // put stores ref (number+1) under h, which holds none.
 func (t *hashIndex) put(h uint64, ref uint32) {
 	if 2*(t.used+1) > len(t.slots) {

@@ -86,6 +86,7 @@ type keptKey struct {
 	facts  keyFacts
 	shape  keyShape
 	murmur int32
+	ihash  uint64 // hashString of facts.identity
 }
 
 // NewLatest returns a Latest for a Store keeping history updates per
@@ -201,21 +202,35 @@ func (l *Latest) prepare(r Record, i int) Record {
 		return r
 	}
 	l.met[bit/64] |= 1 << (bit % 64)
-	// Only the plain form, which nearly every key has, and a glance first:
-	// bytes kept for a key that turns out not to be plain, or that another
-	// partition holds already, are lost (the Store keeps its own).
-	if n := len(r.Key); n >= 7 && r.Key[0] == '[' && r.Key[1] == '"' && r.Key[n-1] == ']' {
-		key := l.keys.keep(r.Key)
-		if f, ok := plainKeyFacts(key, &l.shapes, &l.keys); ok {
-			k := keptKey{key: key, facts: f, murmur: Murmur2(r.Key)}
-			if f.shape >= 0 {
-				k.shape = l.shapes.list[f.shape]
-			}
-			l.chunk.kept = append(l.chunk.kept, k)
-			l.chunk.key[i] = int32(len(l.chunk.kept))
-		}
+	if k, ok := analyzePlain(r.Key, &l.keys, &l.shapes); ok {
+		l.chunk.kept = append(l.chunk.kept, k)
+		l.chunk.key[i] = int32(len(l.chunk.kept))
 	}
 	return r
+}
+
+// analyzePlain is analyzeKey of a key in the plain form, for the Store to
+// take later (Store.analyze): the key's bytes kept in keep, their facts,
+// murmur2 and the hash of the identity, its field order numbered in shapes
+// (which the Store numbers again, as it meets them). Only the plain form,
+// which nearly every key has, and a glance first: bytes kept for a key
+// that turns out not to be plain, or that the Store holds already, are
+// lost (the Store keeps its own).
+func analyzePlain(raw []byte, keep *arena, shapes *keyShapes) (keptKey, bool) {
+	n := len(raw)
+	if n < 7 || raw[0] != '[' || raw[1] != '"' || raw[n-1] != ']' {
+		return keptKey{}, false
+	}
+	key := keep.keep(raw)
+	f, ok := plainKeyFacts(key, shapes, keep)
+	if !ok {
+		return keptKey{}, false
+	}
+	k := keptKey{key: key, facts: f, murmur: Murmur2(raw), ihash: hashString(keySeed, f.identity)}
+	if f.shape >= 0 {
+		k.shape = shapes.list[f.shape]
+	}
+	return k, true
 }
 
 // metBits is the size of Latest.met: 128 KB a partition, a few keys in a

@@ -86,7 +86,8 @@ type Store struct {
 	handedBytes map[TopicPartition]int64
 	handedTopic map[string]int64
 	ordinal     int64
-	regap       []*entry // entries whose history changed in this batch
+	regap       []*entry   // entries whose history changed in this batch
+	ahead       storeAhead // what lookAhead worked out of the batch
 }
 
 type connector struct {
@@ -298,6 +299,9 @@ func (s *Store) Ingest(batch []Record) {
 	to := int64(-1)
 	for i := range batch {
 		r := &batch[i]
+		if lookAhead && i%aheadWindow == 0 {
+			s.lookAhead(batch[i:min(i+aheadWindow, len(batch))])
+		}
 		if i == 0 || r.Partition != tp.Partition || r.Topic != tp.Topic {
 			if i > 0 {
 				s.endRun(tp, to, run)
@@ -329,7 +333,11 @@ func (s *Store) Ingest(batch []Record) {
 			run.bytes += int64(len(r.Key) + len(r.Value))
 		}
 		to = max(to, r.Offset+1)
-		s.ingest(r, keys)
+		p, k := r.prep, r.prep.keyAt()
+		if lookAhead {
+			p, k = s.ahead.prep[i%aheadWindow], s.keyAhead(i%aheadWindow)
+		}
+		s.ingest(r, keys, p, k)
 	}
 	s.endRun(tp, to, run)
 	// Once per batch, not per record: a key is often updated several
@@ -367,8 +375,9 @@ func (s *Store) endRun(tp TopicPartition, to int64, run handedRun) {
 	}
 }
 
-func (s *Store) ingest(r *Record, keys *hashIndex) {
-	p := r.prep
+// ingest applies r, p being what Prepare works out of it (or not yet, if
+// not p.done) and k the facts of its key, if worked out before.
+func (s *Store) ingest(r *Record, keys *hashIndex, p prepared, k *keptKey) {
 	s.records++
 	if p.chunk != nil {
 		s.records += int64(p.chunk.count[p.pos])
@@ -395,7 +404,7 @@ func (s *Store) ingest(r *Record, keys *hashIndex) {
 	}
 	if e == nil {
 		var ok bool
-		if e, ok = s.newEntry(r, keys, h, head, same); !ok {
+		if e, ok = s.newEntry(r, keys, h, head, same, k); !ok {
 			return
 		}
 	}
@@ -487,9 +496,10 @@ func within(s, in string) string {
 
 // newEntry stores a key first seen in r's topic-partition, h the hash of
 // its bytes and head keys[h]; same is its copy in another partition of the
-// topic, if any, whose analysis it shares. ok is false for a key the
-// worker cannot read (then recorded as unparseable).
-func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry) (*entry, bool) {
+// topic, if any, whose analysis it shares; k its facts if worked out
+// before. ok is false for a key the worker cannot read (then recorded as
+// unparseable).
+func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry, k *keptKey) (*entry, bool) {
 	tp := TopicPartition{r.Topic, r.Partition}
 	var e *entry
 	var ref uint32
@@ -506,13 +516,13 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 			}
 		}
 	} else {
-		key, f, murmur, err := s.analyze(r)
+		key, f, murmur, err := s.analyze(r, k)
 		if err != nil {
 			s.addUnparseable(r, err.Error())
 			return nil, false
 		}
 		cid := ConnectorID{Topic: tp.Topic, Name: f.connector}
-		c := s.connectors[cid]
+		c := s.connectorOf(cid)
 		if c == nil {
 			c = &connector{id: cid, lastFlush: -1, whole: s.stamp}
 			s.connectors[cid] = c
@@ -537,15 +547,21 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 	c := e.conn
 	e.idx = int32(len(c.entries))
 	c.entries = append(c.entries, e)
-	s.addCopy(c, e, ref, hashString(keySeed, e.identity))
+	var ih uint64
+	if k != nil && same == nil {
+		ih = k.ihash
+	} else {
+		ih = hashString(keySeed, e.identity)
+	}
+	s.addCopy(c, e, ref, ih)
 	return e, true
 }
 
 // analyze keeps a new key's bytes and works out its facts, or takes them
-// as Latest worked them out (numbering its field order here, in the order
-// the Store meets new keys, as analyzeKey would).
-func (s *Store) analyze(r *Record) (string, keyFacts, int32, error) {
-	if k := r.prep.keyAt(); k != nil {
+// as k has them, worked out before (numbering its field order here, in the
+// order the Store meets new keys, as analyzeKey would).
+func (s *Store) analyze(r *Record, k *keptKey) (string, keyFacts, int32, error) {
+	if k != nil {
 		f := k.facts
 		if f.shape >= 0 {
 			f.shape = s.shapes.intern(k.shape)

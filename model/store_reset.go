@@ -11,6 +11,7 @@ func (s *Store) Reset() {
 	s.partitions = map[string]int{}
 	s.connectors = map[ConnectorID]*connector{}
 	s.unparseable = nil
+	s.ahead = storeAhead{}
 	s.unparsed = 0
 	s.records = 0
 	s.unflushed = nil
