@@ -33,6 +33,7 @@ type keyClock struct {
 	// the UI goroutine (the rest of the latency is waiting for it).
 	work    []time.Duration
 	workSum time.Duration
+	trace   *keyTrace
 }
 
 type keyTimedModel struct {
@@ -41,8 +42,10 @@ type keyTimedModel struct {
 }
 
 func (m keyTimedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	at, cpu, wait := m.clk.trace.begin()
 	start := time.Now()
 	_, cmd := m.Model.Update(msg)
+	m.clk.trace.end(fmt.Sprintf("Update %T", msg), at, cpu, wait)
 	if _, ok := msg.(tea.KeyPressMsg); ok {
 		m.clk.mu.Lock()
 		m.clk.keyed = true
@@ -53,8 +56,10 @@ func (m keyTimedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m keyTimedModel) View() tea.View {
+	at, cpu, wait := m.clk.trace.begin()
 	start := time.Now()
 	v := m.Model.View()
+	m.clk.trace.end("View", at, cpu, wait)
 	c := m.clk
 	c.mu.Lock()
 	switch {
@@ -79,6 +84,7 @@ type frameWriter struct{ clk *keyClock }
 func (w frameWriter) Write(p []byte) (int, error) {
 	c := w.clk
 	c.mu.Lock()
+	c.trace.written(c.sent, c.pending && c.drawn)
 	if c.pending && c.drawn {
 		c.lat = append(c.lat, time.Since(c.sent))
 		c.pending = false
@@ -136,6 +142,8 @@ func streamRecords(s *model.Store, keys [][]byte, rate int, stop <-chan struct{}
 // long each took to reach the terminal (p50, p99, max), and for the
 // filter and the sort also how long until their rows were on screen
 // (result-p99). A key whose frame did not come within 3 s is missed.
+// KOFF_KEYTRACE=ms prints what each key slower than ms waited for
+// (keyTrace).
 //
 //	go test ./ui -run XXX -bench KeyToFrame100k -benchtime 1x
 func BenchmarkKeyToFrame100k(b *testing.B) {
@@ -196,7 +204,7 @@ func BenchmarkKeyToFrame100k(b *testing.B) {
 			var all, results, work []time.Duration
 			missed := 0
 			for range b.N {
-				clk := &keyClock{}
+				clk := &keyClock{trace: newKeyTrace()}
 				mdl := New(Options{Source: src, Bootstrap: "kafka-1.prod.internal:9092", Topics: []string{"connect-offsets"}})
 				clk.settled = func() bool { return settled(mdl) }
 				ctx, cancel := context.WithCancel(context.Background())

@@ -191,7 +191,8 @@ func (l *list[T]) viewCmd() tea.Cmd {
 	}
 	l.busy, l.busyGen = true, l.gen
 	j, gen := l.job(), l.gen
-	return func() tea.Msg { return viewMsg{list: l, gen: gen, v: j.run(), sort: j.sort, q: j.q, selID: j.selID} }
+	j.y = &yielder{}
+	return offUI(func() tea.Msg { return viewMsg{list: l, gen: gen, v: j.run(), sort: j.sort, q: j.q, selID: j.selID} })
 }
 
 // viewing says a view of the current items is being worked out.
@@ -281,6 +282,9 @@ type viewJob[T any] struct {
 	prevQ  string
 	q      string // lowercased
 	selID  string
+	// y, when set, makes the work give way to the UI goroutine (it runs
+	// off it).
+	y *yielder
 }
 
 // listView is a viewJob's result: the sorted order of all items, the rows
@@ -339,10 +343,10 @@ func (j viewJob[T]) run() listView {
 		case j.keyed != nil:
 			// A keyed comparator ends in the row's identity: a total order,
 			// so an unstable sort gives the stable sort's order, faster.
-			slices.SortFunc(v.sorted, j.keyed(j.sort, j.items))
+			slices.SortFunc(v.sorted, yielding(j.y, j.keyed(j.sort, j.items)))
 		default:
 			cmp := j.sorts[j.sort].cmp
-			slices.SortStableFunc(v.sorted, func(a, b int32) int { return cmp(j.items[a], j.items[b]) })
+			slices.SortStableFunc(v.sorted, yielding(j.y, func(a, b int32) int { return cmp(j.items[a], j.items[b]) }))
 		}
 	}
 	v.sortedOK = j.keyed != nil
@@ -358,6 +362,7 @@ func (j viewJob[T]) run() listView {
 	}
 	order := make([]int32, 0, len(from))
 	for _, i := range from {
+		j.y.step()
 		switch {
 		case q == "":
 		case bits != nil:

@@ -114,10 +114,10 @@ type Options struct {
 const DefaultFPS = 4
 
 // FrameRate is the frame rate to run the program at: a key press shows
-// within 1/60 s. It costs no bytes when nothing changed, because the
+// within 1/120 s. It costs no bytes when nothing changed, because the
 // renderer writes only changed cells and the data-driven redraws are held
 // to Options.FPS.
-const FrameRate = 60
+const FrameRate = 120
 
 // minTick is the shortest interval at which the UI looks at the Source's
 // version, and at which the spinner turns: with more frames a second the

@@ -79,7 +79,16 @@ func TestPartitionTableSameAsFullRead(t *testing.T) {
 			if g, w := tbl.tally.needs(), measurePartitions(tbl.rows); g != w {
 				t.Fatalf("seed %d step %d: widths and counts %+v, measured afresh %+v", seed, step, g, w)
 			}
-			if !slices.Equal(tbl.rank, partitionRanks(tbl.rows)) {
+			if tm, fresh := tbl.times(), timesOf(tbl.rows); !slices.Equal(tm.upd, fresh.upd) || !slices.Equal(tm.del, fresh.del) {
+				t.Fatalf("seed %d step %d: the update times and tombstones differ from those made afresh", seed, step)
+			}
+			if step%10 == 9 { // the progress rates from the table's times, as from the rows
+				at := now.Add(time.Duration(step*100) * time.Millisecond)
+				if g, w := (rateCache{}).next(src, tbl.rows, at, &yielder{}, tbl.times()), (rateCache{}).next(src, tbl.rows, at, nil, nil); !reflect.DeepEqual(g, w) {
+					t.Fatalf("seed %d step %d: rates %+v, from the rows %+v", seed, step, g, w)
+				}
+			}
+			if !slices.Equal(tbl.rank, partitionRanks(tbl.rows, nil)) {
 				t.Fatalf("seed %d step %d: the partition order differs from one worked out afresh", seed, step)
 			}
 			for _, q := range []string{"region-0", "region-", "n-0", "/1", "partition\":1", "zzz"} {
@@ -148,6 +157,51 @@ func TestMergeSortedSameAsSort(t *testing.T) {
 		slices.SortFunc(want, cmpKeys(keys))
 		if got := mergeSorted(prev, moved, n, cmpKeys(keys)); !slices.Equal(got, want) {
 			t.Fatalf("keys %v, moved %v: merged %v, sorted %v", keys, moved, got, want)
+		}
+	}
+}
+
+// TestSortPlacesSameAsCompare: the sort of a table's places by keys as
+// numbers gives the order of a stable sort by the table's comparator, for
+// every sort and any set of places: offsets that tie on their first bytes
+// past the shared prefix, rows without an offset, equal update times.
+func TestSortPlacesSameAsCompare(t *testing.T) {
+	km := keymap.Default()
+	st := NewStyles(true)
+	id := model.ConnectorID{Topic: "connect-offsets", Name: "mm2-primary.MirrorSourceConnector"}
+	scr := newPartitionsScreen(&km, &st, id, 1, 0)
+	values := []string{`{"offset":12345678901234}`, `{"offset":12345678901235}`, `{"offset":123456789012345}`, `{"offset":7}`,
+		`{"offset":-1}`, `{"offset":1.5e3}`, `{"a":"x","offset":2}`, "", "garbage", "\x00"}
+	for seed := range int64(8) {
+		rng := rand.New(rand.NewSource(seed))
+		src := bigStore(200)
+		now := time.UnixMilli(1_796_000_000_000)
+		var tbl *partTable
+		for step := range 6 {
+			for range 80 {
+				k := mmKey(rng.Intn(220))
+				p := model.PartitionFor(k, 25)
+				r := model.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
+					Key: k, Time: now.Add(time.Duration(rng.Intn(5)) * time.Second)}
+				if v := values[rng.Intn(len(values))]; v != "\x00" {
+					r.Value = []byte(v)
+				}
+				src.Ingest([]model.Record{r})
+			}
+			tbl = readTable(src, id, tbl, scr.list.search)
+			for i := range scr.list.sorts {
+				var places []int32
+				for k := range tbl.rows {
+					if step == 0 || rng.Intn(3) == 0 {
+						places = append(places, int32(k))
+					}
+				}
+				want := slices.Clone(places)
+				slices.SortStableFunc(want, tbl.compare(i))
+				if got := tbl.sortPlaces(i, places, &yielder{}); !slices.Equal(got, want) {
+					t.Fatalf("seed %d step %d sort %d: %v, the comparator's sort %v", seed, step, i, got, want)
+				}
+			}
 		}
 	}
 }

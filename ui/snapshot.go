@@ -88,7 +88,7 @@ func (m *Model) loadCmd() tea.Cmd {
 		follow = &id
 	}
 	now := m.opts.Now
-	return func() tea.Msg {
+	return offUI(func() tea.Msg {
 		start := now()
 		snap := &snapshot{Source: src, version: src.Version(), at: start}
 		snap.stats, snap.rest, snap.conns = src.Stats(), src.REST(), src.Connectors()
@@ -103,7 +103,7 @@ func (m *Model) loadCmd() tea.Cmd {
 			snap.detail[*follow] = d
 		}
 		return loadedMsg{snap: snap, top: top, took: now().Sub(start)}
-	}
+	})
 }
 
 // handleLoaded takes in a snapshot: the header and the top screen show it
