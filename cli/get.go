@@ -199,7 +199,8 @@ func rowsOf(store *model.Store, ids []model.ConnectorID) []model.PartitionRow {
 	return rows
 }
 
-func bodyOf(store *model.Store, s *selected) []byte {
+// bodyOf makes the body of s, in buf's memory when it is big enough.
+func bodyOf(store *model.Store, s *selected, buf []byte) []byte {
 	if s.group != "" {
 		return model.SinkOffsetsBody(store.SinkPartitions(s.group))
 	}
@@ -209,7 +210,7 @@ func bodyOf(store *model.Store, s *selected) []byte {
 			read = append(read, id)
 		}
 	}
-	return store.OffsetsBody(read) // model.OffsetsBody of rowsOf(read), without the rows
+	return store.AppendOffsetsBody(buf[:0], read) // model.OffsetsBody of rowsOf(read), without the rows
 }
 
 // printOffsetsJSON writes Connect's GET offsets body for one connector, or an
@@ -221,16 +222,24 @@ func printOffsetsJSON(env Env, store *model.Store, conns map[string]*selected, s
 		names = names[:1]
 	}
 	// Bodies are made side by side, a few ahead of the one being written,
-	// and dropped once written: a cluster's can be a hundred megabytes.
+	// and their memory made the next ones once written: a cluster's can be
+	// a hundred megabytes, which as new memory costs as much to fault in
+	// as to fill.
 	bodies := make([]chan []byte, len(names))
 	for i := range bodies {
 		bodies[i] = make(chan []byte, 1)
 	}
 	ahead := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	free := make(chan []byte, cap(ahead))
 	go func() {
 		for i, n := range names {
 			ahead <- struct{}{} // taken back once body i is written
-			go func() { bodies[i] <- bodyOf(store, conns[n]) }()
+			var buf []byte
+			select {
+			case buf = <-free:
+			default:
+			}
+			go func() { bodies[i] <- bodyOf(store, conns[n], buf) }()
 		}
 	}()
 	// Stored bytes, exactly, except what a terminal would act on: JSON
@@ -240,7 +249,12 @@ func printOffsetsJSON(env Env, store *model.Store, conns map[string]*selected, s
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	write := func(p []byte) { out.Write(model.JSONSafe(p)) }
 	body := func(i int) {
-		write(<-bodies[i])
+		b := <-bodies[i]
+		write(b)
+		select {
+		case free <- b:
+		default:
+		}
 		<-ahead
 	}
 	if single {

@@ -86,39 +86,26 @@ func plainKeyFacts(key string, shapes *keyShapes, keep *arena) (keyFacts, bool) 
 	}
 	n, spans, fieldSpans := sp.n, &sp.names, &sp.fields
 	f.partition, f.fields = p, n
-	var hashes [plainMaxFields]uint32
-	sorted := true
-	for i := 0; i < n; i++ {
-		name := p[spans[i][0]:spans[i][1]]
-		hashes[i] = javaStringHash(name)
-		if i > 0 && name < p[spans[i-1][0]:spans[i-1][1]] {
-			sorted = false
-		}
+	f.canonical = true // one field or none: in any order HashMap's
+	if n < 2 {
+		f.identity = p
+		return f, true
 	}
-	f.canonical = hashMapKeeps(hashes[:n])
-	if n >= 2 {
-		var names [plainMaxFields]string
-		for i := range n {
-			names[i] = p[spans[i][0]:spans[i][1]]
-		}
-		f.shape = shapes.of(names[:n])
+	var names [plainMaxFields]string
+	for i := range n {
+		names[i] = p[spans[i][0]:spans[i][1]]
 	}
-	if sorted {
+	f.shape = shapes.of(names[:n])
+	sf := shapes.factsOf(f.shape)
+	f.canonical = sf.canonical
+	if sf.sorted {
 		f.identity = p
 		return f, true
 	}
 	// JavaIdentity sorts the fields by name; the values are written as
 	// they are stored (plain values read back as themselves).
-	var orderBuf [plainMaxFields]int
-	order := orderBuf[:n]
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		return strings.Compare(p[spans[a][0]:spans[a][1]], p[spans[b][0]:spans[b][1]])
-	})
 	b := append(shapes.buf[:0], '{')
-	for i, j := range order {
+	for i, j := range sf.order[:n] {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -166,6 +153,45 @@ type keyShapes struct {
 	ids  map[string]int32
 	list []keyShape
 	buf  []byte // scratch
+	// facts are what plainKeyFacts works out of each shape's names, by
+	// number, once (known); last is the shape of is asked for last, which
+	// the next key nearly always has too.
+	facts []shapeFacts
+	last  int32
+}
+
+// shapeFacts are what follows from a field order alone: whether HashMap
+// keeps it (hashMapKeeps), whether it is sorted, and the fields in sorted
+// order (by their places in it).
+type shapeFacts struct {
+	known, canonical, sorted bool
+	order                    [plainMaxFields]uint8
+}
+
+// factsOf returns the facts of shape id (of at least two fields).
+func (k *keyShapes) factsOf(id int32) *shapeFacts {
+	if int(id) >= len(k.facts) {
+		k.facts = append(k.facts, make([]shapeFacts, len(k.list)-len(k.facts))...)
+	}
+	sf := &k.facts[id]
+	if sf.known {
+		return sf
+	}
+	names := strings.Split(k.list[id].order, "\x00")
+	var hashes [plainMaxFields]uint32
+	sf.sorted = true
+	for i, name := range names {
+		hashes[i] = javaStringHash(name)
+		sf.order[i] = uint8(i)
+		if i > 0 && name < names[i-1] {
+			sf.sorted = false
+		}
+	}
+	sf.canonical = hashMapKeeps(hashes[:len(names)])
+	order := sf.order[:len(names)]
+	slices.SortFunc(order, func(a, b uint8) int { return strings.Compare(names[a], names[b]) })
+	sf.known = true
+	return sf
 }
 
 type keyShape struct {
@@ -178,6 +204,33 @@ func (k *keyShapes) of(names []string) int32 {
 	if len(names) < 2 {
 		return -1
 	}
+	if int(k.last) < len(k.list) && sameOrder(k.list[k.last].order, names) {
+		return k.last
+	}
+	k.last = k.ofNames(names)
+	return k.last
+}
+
+// sameOrder reports whether order (fieldOrder: names NUL-separated) holds
+// names. Plain names hold no NUL; others are compared whole by ofNames.
+func sameOrder(order string, names []string) bool {
+	at := 0
+	for i, n := range names {
+		if i > 0 {
+			if at >= len(order) || order[at] != 0 {
+				return false
+			}
+			at++
+		}
+		if len(order)-at < len(n) || order[at:at+len(n)] != n {
+			return false
+		}
+		at += len(n)
+	}
+	return at == len(order)
+}
+
+func (k *keyShapes) ofNames(names []string) int32 {
 	k.buf = k.buf[:0]
 	for i, n := range names {
 		if i > 0 {

@@ -32,6 +32,7 @@ type Latest struct {
 	// shapes keep what the analysis makes (the Store numbers the shapes
 	// again, as it meets them).
 	met    []uint64
+	metSum uint64 // of the words peekMet read, so that reading them is not left out
 	keys   arena
 	shapes keyShapes
 	chunk  latestChunk
@@ -153,7 +154,8 @@ func (l *Latest) Keep(recs []Record) []Record {
 		}
 	}
 	c.older = grow(c.older, int(total))
-	c.kept = c.kept[:0]
+	c.kept = grow(c.kept, n)[:0] // room for all: not grown chunk by chunk
+	l.peekMet(n)
 	l.seen = grow(l.seen, n)
 	clear(l.seen)
 	// A kept record takes the place of the first record of its key bytes:
@@ -187,6 +189,23 @@ func (l *Latest) Keep(recs []Record) []Record {
 		l.seen[k]++
 	}
 	return recs[:w]
+}
+
+// peekMet reads the words of met that prepare will test for the kept
+// records of the chunk's n, in a loop of loads only: the CPU has many of
+// them under way at once, where prepare would wait for each in turn (at a
+// million keys each is a cache miss).
+func (l *Latest) peekMet(n int) {
+	if l.met == nil {
+		l.met = make([]uint64, metBits/64)
+	}
+	sum := l.metSum
+	for i := range n {
+		if l.by[i] < 0 {
+			sum += l.met[l.hash[i]%metBits/64]
+		}
+	}
+	l.metSum = sum
 }
 
 // prepare works out what Record.Prepare does of the kept record recs[i],

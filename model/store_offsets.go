@@ -4,15 +4,28 @@ import (
 	"cmp"
 	"encoding/binary"
 	"slices"
+	"sync"
 )
 
 // OffsetsBody is OffsetsBody(rows of the connectors ids, in that order)
 // without making the rows: at a million source partitions the rows are
 // hundreds of megabytes, and only a few of their fields are written.
-func (s *Store) OffsetsBody(ids []ConnectorID) []byte {
+func (s *Store) OffsetsBody(ids []ConnectorID) []byte { return s.AppendOffsetsBody(nil, ids) }
+
+// AppendOffsetsBody appends OffsetsBody(ids) to dst: a caller writing
+// many bodies one after another (koff get) makes them in the same few
+// buffers, not in a hundred megabytes of new memory, which is as costly
+// to fault in as to fill.
+func (s *Store) AppendOffsetsBody(dst []byte, ids []ConnectorID) []byte {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var picks []*entry
+	scratch := bodyScratch.Get().(*[]*entry)
+	picks := (*scratch)[:0]
+	defer func() {
+		clear(picks)
+		*scratch = picks[:0]
+		bodyScratch.Put(scratch)
+	}()
 	var seen map[string]bool
 	size := 0
 	for _, id := range ids {
@@ -53,7 +66,7 @@ func (s *Store) OffsetsBody(ids []ConnectorID) []byte {
 		slices.SortStableFunc(picks, func(a, b *entry) int { return cmp.Compare(a.partitionStr, b.partitionStr) })
 	}
 	// Sized for the stored values: a compacted one is no longer.
-	b := make([]byte, 0, size+len(`{"offsets":[]}`))
+	b := slices.Grow(dst, size+len(`{"offsets":[]}`))
 	b = append(b, `{"offsets":[`...)
 	for i, e := range picks {
 		if i > 0 {
@@ -73,6 +86,9 @@ func (s *Store) OffsetsBody(ids []ConnectorID) []byte {
 	return append(b, `]}`...)
 }
 
+// bodyScratch holds AppendOffsetsBody's picks between calls.
+var bodyScratch = sync.Pool{New: func() any { return new([]*entry) }}
+
 // sortByPartition sorts entries by partition text, then topic-partition,
 // then the order first seen (as a stable sort would).
 //
@@ -86,7 +102,8 @@ func sortByPartition(es []*entry) {
 	if len(es) < 2 {
 		return
 	}
-	ks := make([]textKey, len(es))
+	scratch := sortScratch.Get().(*[]textKey)
+	ks := slices.Grow((*scratch)[:0], len(es))[:len(es)]
 	for i, e := range es {
 		ks[i].e = e
 	}
@@ -94,7 +111,13 @@ func sortByPartition(es []*entry) {
 	for i := range ks {
 		es[i] = ks[i].e
 	}
+	clear(ks)
+	*scratch = ks[:0]
+	sortScratch.Put(scratch)
 }
+
+// sortScratch holds sortByPartition's keys between calls.
+var sortScratch = sync.Pool{New: func() any { return new([]textKey) }}
 
 type textKey struct {
 	word uint64 // 8 bytes of the text, big-endian, zero past its end
