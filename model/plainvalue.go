@@ -1,5 +1,7 @@
 package model
 
+import "encoding/binary"
+
 // plainMaxFields bounds the fields of the plain form: names are compared
 // pairwise.
 const plainMaxFields = 16
@@ -109,6 +111,15 @@ func plainObject[T string | []byte](raw T, spans *plainSpans) bool {
 // that holds only printable ASCII other than '\\', or -1.
 func plainString[T string | []byte](raw T, i int) int {
 	j := i + 1
+	// 8 bytes at a time while none is out of the plain range: a byte
+	// below 0x20, at or above 0x7f, a quote or a backslash.
+	for j+8 <= len(raw) {
+		x := binary.LittleEndian.Uint64([]byte(raw[j : j+8]))
+		if ((x-lo8*0x20)&^x|x|zeroByte(x^lo8*0x7f)|zeroByte(x^lo8*'"')|zeroByte(x^lo8*'\\'))&hi8 != 0 {
+			break
+		}
+		j += 8
+	}
 	for j < len(raw) && plainChars[raw[j]] {
 		j++
 	}
@@ -117,6 +128,20 @@ func plainString[T string | []byte](raw T, i int) int {
 	}
 	return -1
 }
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// zeroByte has the high bit of some byte set (among others, above it)
+// if a byte of x is zero, and none otherwise.
+func zeroByte(x uint64) uint64 { return (x - lo8) &^ x }
+
+// allDigits reports whether the 8 bytes of x are all '0' to '9': the
+// lowest byte that is not sets its high bit in one of the two sums (none
+// below it carries or borrows).
+func allDigits(x uint64) bool { return ((x-lo8*'0')|(x+lo8*(0x7f-'9')))&hi8 == 0 }
 
 // plainChars are the bytes a plain string holds: printable ASCII but the
 // quote and the backslash.
@@ -135,6 +160,9 @@ func plainInteger[T string | []byte](raw T, i int) int {
 		i++
 	}
 	start := i
+	for i+8 <= len(raw) && allDigits(binary.LittleEndian.Uint64([]byte(raw[i:i+8]))) {
+		i += 8
+	}
 	for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
 		i++
 	}

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -68,4 +70,65 @@ func FuzzPlainOffset(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { checkPlain(t, raw) })
+}
+
+// plainString, 8 bytes at a time, ends a string where the byte-by-byte
+// reading does: every byte value at every place of strings long and short.
+func TestPlainStringIsTheByteTest(t *testing.T) {
+	ref := func(raw []byte, i int) int {
+		j := i + 1
+		for j < len(raw) && plainChars[raw[j]] {
+			j++
+		}
+		if j < len(raw) && raw[j] == '"' {
+			return j + 1
+		}
+		return -1
+	}
+	for n := 0; n <= 26; n++ {
+		for at := 0; at < n; at++ {
+			for c := range 256 {
+				raw := []byte(`"` + strings.Repeat("a", n) + `"x`)
+				raw[1+at] = byte(c)
+				if got, want := plainString(raw, 0), ref(raw, 0); got != want {
+					t.Fatalf("%q: %d, want %d", raw, got, want)
+				}
+				if got, want := plainString(string(raw), 0), ref(raw, 0); got != want {
+					t.Fatalf("%q as a string: %d, want %d", raw, got, want)
+				}
+			}
+		}
+	}
+}
+
+// allDigits is the byte test over 8 bytes: every byte value at every place
+// among digits, and pairs of non-digits.
+func TestAllDigitsIsTheByteTest(t *testing.T) {
+	digits := func(b []byte) bool {
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(b []byte) {
+		if got, want := allDigits(binary.LittleEndian.Uint64(b)), digits(b); got != want {
+			t.Fatalf("%q: %v, want %v", b, got, want)
+		}
+	}
+	for at := range 8 {
+		for c := range 256 {
+			b := []byte("01234567")
+			b[at] = byte(c)
+			check(b)
+			for at2 := at + 1; at2 < 8; at2++ {
+				for _, c2 := range []byte{0, '/', ':', 0x7f, 0x80, 0xb9, 0xba, 0xff} {
+					b2 := append([]byte{}, b...)
+					b2[at2] = c2
+					check(b2)
+				}
+			}
+		}
+	}
 }

@@ -44,7 +44,9 @@ func BenchmarkStoreIngest(b *testing.B) {
 // of each partition arrive interleaved, each partition at its own point in
 // time. keys source partitions of 70 connectors, each flushing all its
 // partitions every 60 s, Debezium-shaped values. It returns the chunks'
-// bounds; chunk makes one, with fresh values, as the tailer's decoder does.
+// bounds; chunk makes one as the tailer's decoder does: the keys fresh,
+// one after another in one block as in a fetch response, and each value
+// fresh.
 type catchUp struct {
 	keys   [][]byte
 	per    [][]int // per partition: the record numbers it holds, in order
@@ -80,6 +82,7 @@ func (c *catchUp) chunk(i int) []Record {
 	const conns = 70
 	ch := c.chunks[i]
 	c.buf = c.buf[:0]
+	block := make([]byte, 0, (ch.to-ch.from)*len(c.keys[len(c.keys)-1]))
 	base := time.UnixMilli(1_796_000_000_000)
 	for off := ch.from; off < ch.to; off++ {
 		n := c.per[ch.p][off]
@@ -88,7 +91,9 @@ func (c *catchUp) chunk(i int) []Record {
 		lsn := strconv.FormatUint(1<<60+uint64(n), 10)
 		v := `{"transaction_id":null,"lsn_proc":` + lsn + `,"messageType":"UPDATE","lsn_commit":` + lsn + `,"lsn":` + lsn +
 			`,"txId":` + strconv.Itoa(7_000_000+round) + `,"ts_usec":` + strconv.FormatInt(t.UnixMicro(), 10) + `}`
-		c.buf = append(c.buf, Record{Topic: "connect-offsets", Partition: ch.p, Offset: int64(off), Key: c.keys[k], Value: []byte(v), Time: t})
+		at := len(block)
+		block = append(block, c.keys[k]...)
+		c.buf = append(c.buf, Record{Topic: "connect-offsets", Partition: ch.p, Offset: int64(off), Key: block[at:len(block):len(block)], Value: []byte(v), Time: t})
 	}
 	return c.buf
 }

@@ -105,7 +105,7 @@ func sortByPartition(es []*entry) {
 	scratch := sortScratch.Get().(*[]textKey)
 	ks := slices.Grow((*scratch)[:0], len(es))[:len(es)]
 	for i, e := range es {
-		ks[i].e = e
+		ks[i].text, ks[i].e = e.partitionStr, e
 	}
 	sortTexts(ks, 0)
 	for i := range ks {
@@ -121,6 +121,7 @@ var sortScratch = sync.Pool{New: func() any { return new([]textKey) }}
 
 type textKey struct {
 	word uint64 // 8 bytes of the text, big-endian, zero past its end
+	text string // e.partitionStr: read without a cache miss on e
 	e    *entry
 }
 
@@ -129,7 +130,7 @@ func sortTexts(ks []textKey, from int) {
 	for len(ks) > 1 {
 		from += commonPrefix(ks, from)
 		for i := range ks {
-			ks[i].word = textWord(ks[i].e.partitionStr, from)
+			ks[i].word = textWord(ks[i].text, from)
 		}
 		slices.SortFunc(ks, func(a, b textKey) int { return cmp.Compare(a.word, b.word) })
 		next := from + 8
@@ -146,13 +147,13 @@ func sortTexts(ks []textKey, from int) {
 				// topic-partition and the order first seen.
 				short := 0
 				for x := range run {
-					if len(run[x].e.partitionStr) <= next {
+					if len(run[x].text) <= next {
 						run[x], run[short] = run[short], run[x]
 						short++
 					}
 				}
 				slices.SortFunc(run[:short], func(a, b textKey) int {
-					return cmp.Or(cmp.Compare(len(a.e.partitionStr), len(b.e.partitionStr)), sameText(a.e, b.e))
+					return cmp.Or(cmp.Compare(len(a.text), len(b.text)), sameText(a.e, b.e))
 				})
 				if j-i == len(ks) {
 					rest = run[short:]
@@ -176,13 +177,13 @@ func sameText(a, b *entry) int {
 
 // commonPrefix is how many bytes from from on the texts of ks share.
 func commonPrefix(ks []textKey, from int) int {
-	first := ks[0].e.partitionStr
+	first := ks[0].text
 	if len(first) <= from {
 		return 0
 	}
 	n := len(first) - from
 	for _, k := range ks[1:] {
-		t := k.e.partitionStr
+		t := k.text
 		if len(t) <= from {
 			return 0
 		}
