@@ -16,12 +16,14 @@
 // poller elsewhere, the UI takes in-memory snapshots of it on a tick, and
 // edits, stop and resume run through the Editor inside tea.Cmds. It never
 // imports kafka/ or connect/, and it reads the clock only through
-// Options.Now.
+// Options.Now, but for when its work off the UI goroutine gives way to
+// keys (yield.go, waitForKeyPause), which shows in nothing it draws.
 package ui
 
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -188,6 +190,9 @@ type Model struct {
 	// should be, as soon as none is in flight.
 	loading, wantLoad bool
 	nextLoad          time.Time // the earliest the next read may start
+	// lastKey is when the last key was pressed (Unix ns, by the machine's
+	// clock): a read of a big Source waits for keys to pause (keyPause).
+	lastKey *atomic.Int64
 }
 
 type sizedScreen struct {
@@ -211,15 +216,16 @@ func New(opts Options) *Model {
 		km = keymap.Default()
 	}
 	m := &Model{
-		opts:   opts,
-		km:     km,
-		styles: &Styles{},
-		width:  80,
-		height: 24,
-		help:   help.New(),
-		filter: textinput.New(),
-		every:  frameInterval(opts.FPS),
-		edited: map[string]time.Time{},
+		opts:    opts,
+		lastKey: new(atomic.Int64),
+		km:      km,
+		styles:  &Styles{},
+		width:   80,
+		height:  24,
+		help:    help.New(),
+		filter:  textinput.New(),
+		every:   frameInterval(opts.FPS),
+		edited:  map[string]time.Time{},
 	}
 	m.buildStyles(true) // dark until the terminal says otherwise
 	m.filter.Prompt = "/ "
@@ -278,6 +284,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.jobsCmd()
 	case tea.KeyPressMsg:
+		m.lastKey.Store(time.Now().UnixNano())
 		cmd := m.handleKey(msg)
 		m.layout()
 		return m, tea.Batch(cmd, m.jobsCmd())

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -241,7 +242,7 @@ func (c *rankCache) partitionSorts(i int, rows []prow) func(a, b int32) int {
 		// not two rows of hundreds scattered over 100,000.
 		upd := make([]int64, len(rows))
 		for k := range rows {
-			upd[k] = rows[k].Updated.UnixNano()
+			upd[k] = unixNano(rows[k].Updated)
 		}
 		return func(a, b int32) int { return cmp.Or(cmp.Compare(upd[b], upd[a]), byPart(a, b)) }
 	case 3:
@@ -512,7 +513,14 @@ func (s *partitionsScreen) countStale(now time.Time) {
 	}
 	s.staleCut = now.Add(-3 * rep.Interval)
 	flagsW := map[model.Flags]int{}
+	// A table's update times and tombstones tell the stale rows without
+	// reading the 100,000 rows (isStale).
+	times := s.table.madeTimes(s.list.items)
+	cut := unixNano(s.staleCut)
 	for i := range s.list.items {
+		if times != nil && (times.del[i] || times.upd[i] >= cut) {
+			continue
+		}
 		r := s.list.items[i]
 		if !s.isStale(*r) {
 			continue
@@ -599,8 +607,19 @@ func (s *partitionsScreen) SetSize(width, height int) {
 }
 
 func (s *partitionsScreen) filterValue() string { return s.list.filter }
-func (s *partitionsScreen) setFilter(q string)  { s.list.setFilter(q); s.sync() }
-func (s *partitionsScreen) cycleSort()          { s.list.cycleSort(); s.sync() }
+
+// setFilter and cycleSort lay the table out again when the rows changed:
+// a view worked out off the UI goroutine leaves the rows on screen as
+// they are until it lands (viewDone), and only the title says it is
+// under way.
+func (s *partitionsScreen) setFilter(q string) { s.list.setFilter(q); s.syncIfApplied() }
+func (s *partitionsScreen) cycleSort()         { s.list.cycleSort(); s.syncIfApplied() }
+
+func (s *partitionsScreen) syncIfApplied() {
+	if !s.list.stale {
+		s.sync()
+	}
+}
 
 func (s *partitionsScreen) handleKey(msg tea.KeyPressMsg) action {
 	if moveList(&s.list, s.km, msg) {
@@ -1031,10 +1050,25 @@ type rowTimes struct {
 	del []bool
 }
 
+// unixNano is t in Unix ns, in the same order as the times: those before
+// 1678 or after 2262, which UnixNano cannot give, are the least and the
+// most int64 (a record's timestamp is any int64 of milliseconds).
+func unixNano(t time.Time) int64 {
+	switch {
+	case t.Before(minUnixNano):
+		return math.MinInt64
+	case t.After(maxUnixNano):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+var minUnixNano, maxUnixNano = time.Unix(0, math.MinInt64+1), time.Unix(0, math.MaxInt64-1)
+
 func timesOf(rows []prow) rowTimes {
 	t := rowTimes{upd: make([]int64, len(rows)), del: make([]bool, len(rows))}
 	for i, r := range rows {
-		t.upd[i], t.del[i] = r.Updated.UnixNano(), r.Deleted
+		t.upd[i], t.del[i] = unixNano(r.Updated), r.Deleted
 	}
 	return t
 }
@@ -1050,7 +1084,7 @@ func (c rateCache) next(src Source, rows []prow, now time.Time, y *yielder, time
 	// The newest maxRatePartitions updated within the timeline, newest
 	// first: kept in a min-heap of that size, not by sorting every row.
 	upd, del := times.upd, times.del
-	cut := now.Add(-timelineSpan).UnixNano()
+	cut := unixNano(now.Add(-timelineSpan))
 	h := &newestRows{upd: upd}
 	n := 0
 	for i := range rows {

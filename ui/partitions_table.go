@@ -162,7 +162,7 @@ func (t *partTable) next(ch model.PartitionChanges, search func(prow) []string) 
 		copy(n.upd, t.upd)
 		copy(n.del, t.del)
 		for _, i := range changed {
-			n.upd[i], n.del[i] = n.rows[i].Updated.UnixNano(), n.rows[i].Deleted
+			n.upd[i], n.del[i] = unixNano(n.rows[i].Updated), n.rows[i].Deleted
 		}
 	}
 	if n.grown {
@@ -215,6 +215,20 @@ func (t *partTable) keys(i int) {
 // times are the rows' update times and tombstones (the progress rates').
 func (t *partTable) times() *rowTimes {
 	t.keys(2)
+	return &rowTimes{upd: t.upd, del: t.del}
+}
+
+// madeTimes are times when made already and rows are the table's (nil
+// otherwise, or for a nil table).
+func (t *partTable) madeTimes(rows []prow) *rowTimes {
+	if t == nil || len(rows) == 0 || len(t.rows) != len(rows) || &t.rows[0] != &rows[0] {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.upd == nil {
+		return nil
+	}
 	return &rowTimes{upd: t.upd, del: t.del}
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -87,8 +88,12 @@ func (m *Model) loadCmd() tea.Cmd {
 		id := f.id
 		follow = &id
 	}
-	now := m.opts.Now
+	now, lastKey := m.opts.Now, m.lastKey
+	again := !m.nextLoad.IsZero() // not a new screen's first read
 	return offUI(func() tea.Msg {
+		if again {
+			waitForKeyPause(lastKey)
+		}
 		start := now()
 		snap := &snapshot{Source: src, version: src.Version(), at: start}
 		snap.stats, snap.rest, snap.conns = src.Stats(), src.REST(), src.Connectors()
@@ -104,6 +109,29 @@ func (m *Model) loadCmd() tea.Cmd {
 		}
 		return loadedMsg{snap: snap, top: top, took: now().Sub(start)}
 	})
+}
+
+// keyPause and maxKeyWait: a read of a big Source for the screen on show
+// waits until no key came for keyPause, but no more than maxKeyWait. Keys
+// then find the cores free of reads while they come (a read of a
+// streaming 100k connector takes tens of milliseconds of a core, which the
+// machine's other work shares), and what is on screen is at most about a
+// second older while they do. A new screen's first read waits for nothing.
+const (
+	keyPause   = 100 * time.Millisecond
+	maxKeyWait = time.Second
+)
+
+// waitForKeyPause returns when no key came for keyPause (lastKey, Unix
+// ns), or after maxKeyWait.
+func waitForKeyPause(lastKey *atomic.Int64) {
+	for start := time.Now(); ; {
+		since := time.Since(time.Unix(0, lastKey.Load()))
+		if since >= keyPause || time.Since(start) >= maxKeyWait {
+			return
+		}
+		time.Sleep(min(keyPause-since, maxKeyWait-time.Since(start)))
+	}
 }
 
 // handleLoaded takes in a snapshot: the header and the top screen show it

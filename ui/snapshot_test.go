@@ -6,6 +6,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"koff/model"
 )
 
 // sendJobs sends messages as send does and returns the commands they
@@ -98,5 +100,29 @@ func TestBigSourceReadOffTheUIGoroutine(t *testing.T) {
 	small.setFilter("region-3")
 	if got, want := len(p.list.rows()), len(small.list.rows()); got != want || got == 0 || !strings.Contains(screenText(m), `(1000 of 6000)`) {
 		t.Fatalf("the filter's rows: %d, in place %d:\n%s", got, want, screenText(m))
+	}
+}
+
+// TestReadAfterKeysShowsWhatChanged: a read of a big Source that waits for
+// keys to pause still comes, and brings what changed while they came.
+func TestReadAfterKeysShowsWhatChanged(t *testing.T) {
+	src := bigStore(6000)
+	now := time.UnixMilli(1_796_000_000_000).Add(2 * time.Minute)
+	m := New(Options{Source: src, Topics: []string{"connect-offsets"}, Now: func() time.Time { return now }})
+	send(t, m, size(160, 40))
+	runJobs(t, m, sendJobs(t, m, press("enter")...))
+	if got := screenText(m); !strings.Contains(got, "6,000 source partitions") {
+		t.Fatalf("after its snapshot the screen shows:\n%s", got)
+	}
+	k := mmKey(0)
+	p := model.PartitionFor(k, 25)
+	for _, key := range []string{"down", "down", "up"} {
+		cmds := sendJobs(t, m, press(key)...)
+		src.Ingest([]model.Record{{Topic: "connect-offsets", Partition: p, Key: k, Value: []byte(`{"offset":987654321}`), Time: now,
+			Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p})}})
+		runJobs(t, m, append(cmds, sendJobs(t, m, tickMsg{})...))
+	}
+	if got := screenText(m); !strings.Contains(got, `{"offset":987654321}`) {
+		t.Fatalf("the offset written while keys came is not on screen:\n%s", got)
 	}
 }

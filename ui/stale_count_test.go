@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 	"time"
@@ -79,6 +81,46 @@ func TestStaleCountedAsModelFindsThem(t *testing.T) {
 		}
 		if s.staleWide != wide || s.staleNarrow != narrow {
 			t.Fatalf("widths %d, %d; the cells are %d, %d wide", s.staleWide, s.staleNarrow, wide, narrow)
+		}
+		// Counted again over a big connector's table, whose update times
+		// and tombstones pass over the rows that cannot be stale.
+		tbl := readTable(f.store, id, nil, s.list.search)
+		if tbl.times() == nil || len(tbl.rows) != len(s.list.items) {
+			t.Fatal("no table of the connector's rows")
+		}
+		s.list.items, s.table = tbl.rows, tbl
+		s.countStale(t0)
+		if s.staleN != len(want) || s.staleWide != wide || s.staleNarrow != narrow {
+			t.Fatalf("over the table: %d stale, widths %d, %d; the rows give %d, %d, %d", s.staleN, s.staleWide, s.staleNarrow, len(want), wide, narrow)
+		}
+	}
+}
+
+// TestUnixNanoKeepsOrder: the update times as numbers order as the times
+// do, those beyond the years UnixNano gives included (a record's timestamp
+// can be any int64 of milliseconds).
+func TestUnixNanoKeepsOrder(t *testing.T) {
+	times := []time.Time{{}, time.UnixMilli(math.MinInt64), time.UnixMilli(-1), time.UnixMilli(0), time.Unix(0, math.MinInt64),
+		time.Unix(0, math.MinInt64).Add(-1), time.Unix(0, math.MaxInt64), time.Unix(0, math.MaxInt64).Add(1), time.UnixMilli(math.MaxInt64),
+		time.UnixMilli(1_796_000_000_000), time.Date(1677, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2263, 1, 1, 0, 0, 0, 0, time.UTC)}
+	for _, a := range times {
+		for _, b := range times {
+			got, want := cmp.Compare(unixNano(a), unixNano(b)), a.Compare(b)
+			outside := func(x time.Time) int {
+				switch {
+				case x.Before(minUnixNano):
+					return -1
+				case x.After(maxUnixNano):
+					return 1
+				}
+				return 0
+			}
+			if o := outside(a); o != 0 && o == outside(b) {
+				want = 0 // both beyond the same end: one number
+			}
+			if got != want {
+				t.Fatalf("%v vs %v: %d, the times %d", a, b, got, want)
+			}
 		}
 	}
 }
