@@ -102,22 +102,26 @@ func sortByPartition(es []*entry) {
 	if len(es) < 2 {
 		return
 	}
-	scratch := sortScratch.Get().(*[]textKey)
-	ks := slices.Grow((*scratch)[:0], len(es))[:len(es)]
+	sc := sortScratch.Get().(*textScratch)
+	ks := slices.Grow(sc.keys[:0], len(es))[:len(es)]
+	tmp := slices.Grow(sc.tmp[:0], len(es))[:len(es)]
 	for i, e := range es {
 		ks[i].text, ks[i].e = e.partitionStr, e
 	}
-	sortTexts(ks, 0)
+	sortTexts(ks, tmp, 0)
 	for i := range ks {
 		es[i] = ks[i].e
 	}
 	clear(ks)
-	*scratch = ks[:0]
-	sortScratch.Put(scratch)
+	clear(tmp)
+	sc.keys, sc.tmp = ks[:0], tmp[:0]
+	sortScratch.Put(sc)
 }
 
 // sortScratch holds sortByPartition's keys between calls.
-var sortScratch = sync.Pool{New: func() any { return new([]textKey) }}
+var sortScratch = sync.Pool{New: func() any { return new(textScratch) }}
+
+type textScratch struct{ keys, tmp []textKey }
 
 type textKey struct {
 	word uint64 // 8 bytes of the text, big-endian, zero past its end
@@ -125,14 +129,15 @@ type textKey struct {
 	e    *entry
 }
 
-// sortTexts sorts ks whose texts agree on their first from bytes.
-func sortTexts(ks []textKey, from int) {
+// sortTexts sorts ks whose texts agree on their first from bytes; tmp is
+// room for as many keys.
+func sortTexts(ks, tmp []textKey, from int) {
 	for len(ks) > 1 {
 		from += commonPrefix(ks, from)
 		for i := range ks {
 			ks[i].word = textWord(ks[i].text, from)
 		}
-		slices.SortFunc(ks, func(a, b textKey) int { return cmp.Compare(a.word, b.word) })
+		sortWords(ks, tmp)
 		next := from + 8
 		rest := []textKey(nil) // a run that is all of ks: sorted on here, not deeper
 		for i := 0; i < len(ks); {
@@ -158,7 +163,7 @@ func sortTexts(ks []textKey, from int) {
 				if j-i == len(ks) {
 					rest = run[short:]
 				} else {
-					sortTexts(run[short:], next)
+					sortTexts(run[short:], tmp, next)
 				}
 			}
 			i = j
@@ -167,6 +172,44 @@ func sortTexts(ks []textKey, from int) {
 			return
 		}
 		ks, from = rest, next
+	}
+}
+
+// sortWords sorts ks by word, tmp being room for as many keys: a radix
+// sort a byte at a time from the lowest, which skips the bytes all the
+// words share (most of them, past a shared prefix) and calls no
+// comparison function.
+func sortWords(ks, tmp []textKey) {
+	if len(ks) < 64 {
+		slices.SortFunc(ks, func(a, b textKey) int { return cmp.Compare(a.word, b.word) })
+		return
+	}
+	var counts [8][256]int
+	for i := range ks {
+		w := ks[i].word
+		for d := range 8 {
+			counts[d][byte(w>>(8*d))]++
+		}
+	}
+	src, dst := ks, tmp[:len(ks)]
+	for d := range 8 {
+		c := &counts[d]
+		if c[byte(src[0].word>>(8*d))] == len(src) {
+			continue // every word has this byte
+		}
+		at := 0
+		for b := range c {
+			c[b], at = at, at+c[b]
+		}
+		for i := range src {
+			b := byte(src[i].word >> (8 * d))
+			dst[c[b]] = src[i]
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ks[0] {
+		copy(ks, src)
 	}
 }
 

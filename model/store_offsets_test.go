@@ -88,3 +88,39 @@ func TestSortByPartitionIsTheTextOrder(t *testing.T) {
 		}
 	}
 }
+
+// sortWords, a radix sort, orders keys as a sort by word does, and keeps
+// each key with its word: words sharing most of their bytes, all equal,
+// few and many.
+func TestSortWordsIsASortByWord(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for round := range 300 {
+		n := r.IntN(200)
+		if round%10 == 0 {
+			n = 1000 + r.IntN(5000)
+		}
+		mask := []uint64{^uint64(0), 0xff, 0xff00ff0000, 0, 0x0303030303030303}[round%5]
+		base := r.Uint64()
+		ks := make([]textKey, n)
+		for i := range ks {
+			ks[i] = textKey{word: base ^ r.Uint64()&mask, e: &entry{idx: int32(i)}}
+		}
+		want := slices.Clone(ks)
+		slices.SortStableFunc(want, func(a, b textKey) int { return cmp.Compare(a.word, b.word) })
+		byE := map[*entry]uint64{}
+		for _, k := range ks {
+			byE[k.e] = k.word
+		}
+		sortWords(ks, make([]textKey, n))
+		seen := map[*entry]bool{}
+		for i := range ks {
+			if seen[ks[i].e] {
+				t.Fatalf("round %d: entry %d twice", round, ks[i].e.idx)
+			}
+			seen[ks[i].e] = true
+			if ks[i].word != want[i].word || byE[ks[i].e] != ks[i].word {
+				t.Fatalf("round %d (%d keys), at %d: word %#x of entry %d, want %#x", round, n, i, ks[i].word, ks[i].e.idx, want[i].word)
+			}
+		}
+	}
+}
