@@ -34,12 +34,15 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []ConnectorID) []byte {
 			continue
 		}
 		from := len(picks)
-		for _, ps := range s.partsOf(c).parts {
-			// The rows OffsetsBody keeps: live, an offset the task reads,
-			// a partition map.
-			if e := ps.live; e != nil && e.state == valueOffset && e.partitionStr != "null" {
-				picks = append(picks, e)
-				size += len(e.partitionStr) + len(e.value()) + len(`,{"partition":,"offset":}`)
+		var ok bool
+		if picks, size, ok = singleCopyPicks(c, picks, size); !ok {
+			for _, ps := range s.partsOf(c).parts {
+				// The rows OffsetsBody keeps: live, an offset the task
+				// reads, a partition map.
+				if e := ps.live; e != nil && e.state == valueOffset && e.partitionStr != "null" {
+					picks = append(picks, e)
+					size += len(e.partitionStr) + len(e.value()) + len(`,{"partition":,"offset":}`)
+				}
 			}
 		}
 		// The rows' order (Partitions).
@@ -84,6 +87,29 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []ConnectorID) []byte {
 		b = append(b, '}')
 	}
 	return append(b, `]}`...)
+}
+
+// singleCopyPicks appends to picks what partsOf(c) would give the body
+// when every partition of c has one copy, in the task's form (a task reads
+// that copy, buildParts decides nothing), without working out the
+// partitions: at a million of them that is a hundred megabytes, made for
+// one read. ok is false, and picks as it was, when c has another kind of
+// partition, or its partitions are worked out already.
+func singleCopyPicks(c *connector, picks []*entry, size int) ([]*entry, int, bool) {
+	if c.parts.Load() != nil {
+		return picks, size, false
+	}
+	from, was := len(picks), size
+	for _, e := range c.entries {
+		if !e.firstCopy || e.nextCopy != nil || !e.taskForm {
+			return picks[:from], was, false
+		}
+		if e.state == valueOffset && e.partitionStr != "null" {
+			picks = append(picks, e)
+			size += len(e.partitionStr) + len(e.value()) + len(`,{"partition":,"offset":}`)
+		}
+	}
+	return picks, size, true
 }
 
 // bodyScratch holds AppendOffsetsBody's picks between calls.

@@ -124,3 +124,42 @@ func TestSortWordsIsASortByWord(t *testing.T) {
 		}
 	}
 }
+
+// A body made before anything else read the Store (as koff get makes it:
+// a connector whose partitions all have one copy in the task's form takes
+// its picks from the entries, without working out its partitions) is the
+// body of the rows, and the body made after them.
+func TestFirstOffsetsBodyEqualsTheRowsBody(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 4))
+	id := []ConnectorID{{Topic: "connect-offsets", Name: "c"}}
+	single, several := 0, 0
+	for i := range 1500 {
+		recs := randomRecords(r)
+		if i%2 == 0 { // only task forms, each in one partition: the short way
+			kept := recs[:0]
+			for _, rc := range recs {
+				if k := rc.key.raw; strings.HasPrefix(k, `["c",{`) && !strings.ContainsAny(k, " \\") && PartitionFor([]byte(k), 25) == rc.tp {
+					kept = append(kept, rc)
+				}
+			}
+			recs = kept
+		}
+		s := storeOf(recs)
+		first := string(s.OffsetsBody(id))
+		c := s.connectors[id[0]]
+		if c != nil && c.parts.Load() == nil {
+			single++
+		} else {
+			several++
+		}
+		if want := string(OffsetsBody(s.Partitions(id[0]))); first != want {
+			t.Fatalf("sequence %d: first body\n%s\nbody of the rows\n%s", i, first, want)
+		}
+		if again := string(s.OffsetsBody(id)); again != first {
+			t.Fatalf("sequence %d: first body\n%s\nbody after the rows\n%s", i, first, again)
+		}
+	}
+	if single < 100 || several < 100 {
+		t.Errorf("%d bodies took the entries, %d the partitions: want 100 of each", single, several)
+	}
+}
