@@ -163,3 +163,38 @@ func TestFirstOffsetsBodyEqualsTheRowsBody(t *testing.T) {
 		t.Errorf("%d bodies took the entries, %d the partitions: want 100 of each", single, several)
 	}
 }
+
+// sharedBytes, 8 bytes at a time, is the plain byte-by-byte count of the
+// bytes b shares with a's start: texts of every length up to 40, equal,
+// prefixes of each other, differing at each place in a byte's every bit.
+func TestSharedBytesIsTheByteCount(t *testing.T) {
+	plain := func(a, b string) int {
+		m := 0
+		for m < len(b) && a[m] == b[m] {
+			m++
+		}
+		return m
+	}
+	r := rand.New(rand.NewPCG(12, 12))
+	for n := 0; n <= 40; n++ {
+		a := make([]byte, n)
+		for i := range a {
+			a[i] = byte(r.IntN(256))
+		}
+		for lb := 0; lb <= n; lb++ {
+			b := append([]byte(nil), a[:lb]...)
+			if got, want := sharedBytes(string(a), string(b)), lb; got != want {
+				t.Fatalf("equal %q, %q: %d, want %d", a, b, got, want)
+			}
+			for at := 0; at < lb; at++ {
+				for bit := range 8 {
+					c := append([]byte(nil), b...)
+					c[at] ^= 1 << bit
+					if got, want := sharedBytes(string(a), string(c)), plain(string(a), string(c)); got != want || got != at {
+						t.Fatalf("%q, %q: %d, want %d", a, c, got, want)
+					}
+				}
+			}
+		}
+	}
+}
