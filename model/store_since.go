@@ -16,7 +16,10 @@ type PartitionChanges struct {
 	// Rows are the rows that changed, and At each one's place among the
 	// connector's partitions. Places are fixed: a partition keeps its
 	// place from read to read, and new partitions come after the last.
-	Rows []PartitionRow
+	// A changed row is an allocation of its own, so that a reader keeps
+	// it as it is (no copy) without keeping the others of the read alive;
+	// the rows of a whole read share one block.
+	Rows []*PartitionRow
 	At   []int32
 	// Count is how many places the connector has now (0 when it has no
 	// partitions in the Store).
@@ -56,9 +59,11 @@ func (s *Store) PartitionsSince(id ConnectorID, since uint64) PartitionChanges {
 	ch.Count = len(c.entries)
 	if since == 0 || since > s.stamp || c.whole > since {
 		ch.Whole = true
-		ch.Rows = make([]PartitionRow, len(c.entries))
+		block := make([]PartitionRow, len(c.entries))
+		ch.Rows = make([]*PartitionRow, len(c.entries))
 		for i, e := range c.entries {
-			ch.Rows[i] = s.row(e)
+			block[i] = s.row(e)
+			ch.Rows[i] = &block[i]
 		}
 		return ch
 	}
@@ -77,21 +82,27 @@ func (s *Store) PartitionsSince(id ConnectorID, since uint64) PartitionChanges {
 			}
 		}
 	}
-	// Counted first: the rows of a big change are tens of megabytes.
-	ch.Rows, ch.At = make([]PartitionRow, 0, n), make([]int32, 0, n)
+	// Counted first: a big change is 100,000 rows.
+	ch.Rows, ch.At = make([]*PartitionRow, 0, n), make([]int32, 0, n)
 	if c.stamp > since {
 		for _, e := range c.entries {
 			if e.stamp > since && len(cp.of[e.idx].entries) == 1 {
 				ch.At = append(ch.At, e.idx)
-				ch.Rows = append(ch.Rows, s.row(e))
+				ch.Rows = append(ch.Rows, s.ownRow(e))
 			}
 		}
 	}
 	for _, i := range cp.multi {
 		for _, e := range cp.parts[i].entries {
 			ch.At = append(ch.At, e.idx)
-			ch.Rows = append(ch.Rows, s.row(e))
+			ch.Rows = append(ch.Rows, s.ownRow(e))
 		}
 	}
 	return ch
+}
+
+// ownRow is e's row in an allocation of its own.
+func (s *Store) ownRow(e *entry) *PartitionRow {
+	r := s.row(e)
+	return &r
 }

@@ -39,17 +39,40 @@ var sinceValues = []string{`{"pos":1}`, `{"pos":2}`, `{ "pos" : 3 }`, `{"pos":18
 	"", "null", "garbage", `{"pos":{"a":1}}`, "\x00tombstone"}
 
 // sinceView is a reader's rows kept up to date by PartitionsSince alone.
+// It also holds the rows a read gave as they were (kept, and copied):
+// a reader may keep a row without copying it, so a later read never
+// changes it, and the changed rows of one read are allocations of their
+// own (no two the same).
 type sinceView struct {
 	stamp uint64
 	rows  []PartitionRow
+	kept  []*PartitionRow
+	was   []PartitionRow
 }
 
 func (v *sinceView) read(t *testing.T, s *Store, id ConnectorID) {
 	t.Helper()
 	ch := s.PartitionsSince(id, v.stamp)
 	v.stamp = ch.Stamp
+	for i, r := range v.kept {
+		if !reflect.DeepEqual(*r, v.was[i]) {
+			t.Fatalf("a row given by an earlier read changed: was\n%+v\nnow\n%+v", v.was[i], *r)
+		}
+	}
+	v.kept, v.was = ch.Rows, make([]PartitionRow, len(ch.Rows))
+	seen := map[*PartitionRow]bool{}
+	for i, r := range ch.Rows {
+		v.was[i] = *r
+		if seen[r] {
+			t.Fatalf("row %d of a read is another row of it too", i)
+		}
+		seen[r] = true
+	}
 	if ch.Whole {
-		v.rows = ch.Rows
+		v.rows = make([]PartitionRow, len(ch.Rows))
+		for i, r := range ch.Rows {
+			v.rows[i] = *r
+		}
 		if len(ch.Rows) != ch.Count {
 			t.Fatalf("a whole read of %d rows says %d places", len(ch.Rows), ch.Count)
 		}
@@ -61,7 +84,7 @@ func (v *sinceView) read(t *testing.T, s *Store, id ConnectorID) {
 	rows := make([]PartitionRow, ch.Count)
 	copy(rows, v.rows)
 	for k, at := range ch.At {
-		rows[at] = ch.Rows[k]
+		rows[at] = *ch.Rows[k]
 	}
 	for i := len(v.rows); i < ch.Count; i++ {
 		if rows[i].ID == (PartitionID{}) {

@@ -98,8 +98,7 @@ func readTable(src sinceSource, id model.ConnectorID, t *partTable, search func(
 	return t.next(ch, search)
 }
 
-func wholeTable(stamp uint64, read []model.PartitionRow, search func(prow) []string) *partTable {
-	rows := pointers(read)
+func wholeTable(stamp uint64, rows []prow, search func(prow) []string) *partTable {
 	t := &partTable{stamp: stamp, rows: rows, hay: makeHay(search, rows), changedAt: make([]int32, len(rows)), grown: true,
 		orders: &orderCache{by: map[int]madeOrder{}}, picks: &matchCache{by: map[string]matchSet{}}}
 	t.tally = newNeedsTally(rows)
@@ -126,10 +125,9 @@ func (t *partTable) next(ch model.PartitionChanges, search func(prow) []string) 
 	y := &yielder{}
 	for k, at := range ch.At {
 		y.step()
-		// A row of its own, not one of ch.Rows: rows that do not change
-		// would keep the others' block alive.
-		r := ch.Rows[k]
-		n.rows[at] = &r
+		// Each changed row is an allocation of its own (PartitionsSince):
+		// kept as it is, it keeps no other row of the read alive.
+		n.rows[at] = ch.Rows[k]
 		n.changedAt[at] = int32(n.gen)
 		changed = append(changed, at)
 	}
