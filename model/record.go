@@ -37,8 +37,11 @@ type prepared struct {
 // the goroutine that decoded the record, so that the Store's one writer
 // does less of the work; Ingest works the same out itself for a record
 // not prepared. The record's bytes must not change after it.
-func (r *Record) Prepare() {
-	r.prep = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: hashBytes(keySeed, r.Key)}
+func (r *Record) Prepare() { r.prep = r.workPrepared() }
+
+// workPrepared works out what Prepare keeps of r.
+func (r *Record) workPrepared() prepared {
+	return prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: hashBytes(keySeed, r.Key)}
 }
 
 // TopicPartition names one partition of a Kafka topic.

@@ -383,7 +383,7 @@ func (s *Store) ingest(r *Record, keys *hashIndex, p prepared, k *keptKey) {
 		s.records += int64(p.chunk.count[p.pos])
 	}
 	if !p.done { // worked out here, not written back: the batch is the caller's
-		p = prepared{plain: r.Value != nil && plainOffset(r.Value), hash: hashBytes(keySeed, r.Key)}
+		p = r.workPrepared()
 	}
 	h := p.hash
 	head := s.entryAt(keys.get(h))

@@ -48,7 +48,7 @@ func (s *Store) lookAhead(recs []Record) {
 		r := &recs[i]
 		p := r.prep
 		if !p.done {
-			p = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: hashBytes(keySeed, r.Key)}
+			p = r.workPrepared()
 		}
 		a.prep[i], a.key[i] = p, 0
 	}
