@@ -2,6 +2,7 @@ package interop
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -81,7 +82,8 @@ func TestHandWrittenKeys(t *testing.T) {
 	// the task's own partition wins, however old.
 	t.Run("WrongPartition", func(t *testing.T) {
 		own := "keys-wrong-offsets"
-		f := s.newFileConnectorWith(t, "keys-wrong", 10, map[string]string{"offsets.storage.topic": own})
+		name := s.fileConnectorNameFor(t, "keys-wrong", func(home int) bool { return readAfterHome(own, home) >= 0 })
+		f := s.newFileConnectorWith(t, name, 10, map[string]string{"offsets.storage.topic": own})
 		s.stop(t, f.name)
 		topics := []string{"--offsets-topic", "connect-offsets", "--offsets-topic", own}
 		c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 10 * time.Second}
@@ -90,19 +92,7 @@ func TestHandWrittenKeys(t *testing.T) {
 		}
 		canon := f.key()
 		home := model.PartitionFor([]byte(canon), 25)
-		// The topic holds records in home and after only, so the poll's
-		// map has 16 buckets, not the 64 of all 25 partitions: a partition
-		// read after home in the one but before it in the other tells the
-		// two apart, where there is one.
-		after := -1
-		for p := range 25 {
-			if p == home || !model.ReadAfter(own, p, home, 25, 2) {
-				continue
-			}
-			if after < 0 || !model.ReadAfter(own, p, home, 25, 25) {
-				after = p
-			}
-		}
+		after := readAfterHome(own, home)
 		s.produceRecords(t, own, after, rawRecord{[]byte(canon), []byte(f.position(6))})
 		// A line appended while stopped tells the two copies apart: the
 		// task's own one continues with line 11, the hand-written with 6.
@@ -165,7 +155,8 @@ func TestHandWrittenKeys(t *testing.T) {
 	// records land in the second poll and win.
 	t.Run("WrongPartitionInAnotherPoll", func(t *testing.T) {
 		own := "keys-polls-offsets"
-		f := s.newFileConnectorWith(t, "keys-polls", 10, map[string]string{"offsets.storage.topic": own})
+		name := s.fileConnectorNameFor(t, "keys-polls", func(home int) bool { f, _, _ := pollLayout(own, home); return f >= 0 })
+		f := s.newFileConnectorWith(t, name, 10, map[string]string{"offsets.storage.topic": own})
 		s.stop(t, f.name)
 		c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 10 * time.Second}
 		if n := len(s.waitLeaders(t, c, own, 0)); n != 25 {
@@ -173,32 +164,10 @@ func TestHandWrittenKeys(t *testing.T) {
 		}
 		canon := f.key()
 		home := model.PartitionFor([]byte(canon), 25)
-		// The fetch response's order: a HashSet of all 25, as a map of 25.
-		all := make([]int, 25)
-		for i := range all {
-			all[i] = i
-		}
-		response := model.ReadOrder(own, 25, all)
-		at := slices.Index(response, home)
-		filler, copyAt, wins := -1, -1, ""
-		for i := at + 1; i < 25 && filler < 0; i++ {
-			for _, p := range response[i+1:] {
-				if model.ReadAfter(own, home, p, 25, 3) {
-					filler, copyAt, wins = response[i], p, f.name+"-6"
-					break
-				}
-			}
-		}
-		for i := 0; i < at && filler < 0; i++ {
-			for _, x := range response[i+1 : at] {
-				if model.ReadAfter(own, response[i], home, 25, 3) {
-					filler, copyAt, wins = x, response[i], f.name+"-11"
-					break
-				}
-			}
-		}
-		if filler < 0 {
-			t.Fatalf("no layout for home partition %d of %s tells one poll from two", home, own)
+		filler, copyAt, elevenWins := pollLayout(own, home)
+		wins := f.name + "-6"
+		if elevenWins {
+			wins = f.name + "-11"
 		}
 		pad := func(p int) {
 			recs := make([]rawRecord, 300)
@@ -325,6 +294,75 @@ func (s *Stack) waitKey(t *testing.T, topic string, partition int, key, value st
 		}
 		return false
 	})
+}
+
+// readAfterHome is a partition that a poll of records in home and it
+// only (KafkaConsumer's map of 16 buckets for two partitions) reads after
+// home, preferably one that a poll of all 25 (64 buckets) reads before
+// it, so that the two orders tell apart; -1 when none is read after home.
+func readAfterHome(topic string, home int) int {
+	after := -1
+	for p := range 25 {
+		if p == home || !model.ReadAfter(topic, p, home, 25, 2) {
+			continue
+		}
+		if after < 0 || !model.ReadAfter(topic, p, home, 25, 25) {
+			after = p
+		}
+	}
+	return after
+}
+
+// pollLayout is a layout of 300 filler records in a partition and a
+// hand-written copy of home's key in another, in the fetch response's
+// order (a HashSet of all 25 partitions, as a map of 25), that puts the
+// copy and home in different polls of max.poll.records 500 where one
+// poll's map of the three partitions (16 buckets) would order them the
+// other way. elevenWins: home's records land in the later poll, so the
+// task's own offset wins; otherwise the copy does. filler is -1 when home
+// has no such layout.
+func pollLayout(topic string, home int) (filler, copyAt int, elevenWins bool) {
+	all := make([]int, 25)
+	for i := range all {
+		all[i] = i
+	}
+	response := model.ReadOrder(topic, 25, all)
+	at := slices.Index(response, home)
+	for i := at + 1; i < 25; i++ {
+		for _, p := range response[i+1:] {
+			if model.ReadAfter(topic, home, p, 25, 3) {
+				return response[i], p, false
+			}
+		}
+	}
+	for i := 0; i < at; i++ {
+		for _, x := range response[i+1 : at] {
+			if model.ReadAfter(topic, response[i], home, 25, 3) {
+				return x, response[i], true
+			}
+		}
+	}
+	return -1, -1, false
+}
+
+// fileConnectorNameFor is base, or base-N for the least N, whose file
+// connector's key has a home partition for which ok holds: the key holds
+// the file's path in the stack's files directory, which differs from run
+// to run, and not every home partition has the layout a test needs.
+func (s *Stack) fileConnectorNameFor(t *testing.T, base string, ok func(home int) bool) string {
+	t.Helper()
+	for n := range 100 {
+		name := base
+		if n > 0 {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		f := fileConnector{name: name, path: filepath.Join(s.FilesDir, name+".txt")}
+		if ok(model.PartitionFor([]byte(f.key()), 25)) {
+			return name
+		}
+	}
+	t.Fatalf("no name %s-N up to 99 gives a key with the layout needed", base)
+	return ""
 }
 
 // key is the bytes the task's partition map serialises to.
