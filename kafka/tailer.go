@@ -25,6 +25,13 @@ type Handler interface {
 	Reset()
 }
 
+// expecter is a Handler told how many records each partition holds to
+// its catch-up target before they are read (model.Store.ExpectRecords),
+// to size its tables once rather than grow them record by record.
+type expecter interface {
+	ExpectRecords(tp model.TopicPartition, n int64)
+}
+
 // TailerOptions tune a Tailer; zero values are sensible defaults.
 type TailerOptions struct {
 	// Rescan is how often topic metadata is re-read, to find topics created
@@ -276,6 +283,9 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 	ps.start, ps.target, ps.pos, ps.ready = start, target, start, true
 	t.mu.Unlock()
 	t.answered(tp, true)
+	if e, ok := t.h.(expecter); ok {
+		e.ExpectRecords(tp, target-start)
+	}
 
 	pos := start
 	var dec decoder
@@ -283,6 +293,9 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 	if t.opts.Latest > 0 {
 		latest = model.NewLatest(t.opts.Latest)
 		dec.borrow = true // values copied once kept
+		// A cold read fills whole chunks: made at their size once, not
+		// grown to it (twice the memory, and as much again to fault in).
+		dec.recs = make([]model.Record, 0, decodeChunk)
 	}
 	// What the Store can know of a record before its lock is worked out
 	// here, on one goroutine per partition.

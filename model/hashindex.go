@@ -60,11 +60,25 @@ func (t *hashIndex) place(s uint64) {
 	t.slots[i] = s
 }
 
-// grow doubles the slots (at least 16). Slots sit nearly in the order of
-// their tags, so the old ones are read, and the new written, front to back.
-func (t *hashIndex) grow() {
+// grow doubles the slots (at least 16).
+func (t *hashIndex) grow() { t.resize(max(16, 2*len(t.slots))) }
+
+// reserve grows the slots to hold n at most half full.
+func (t *hashIndex) reserve(n int) {
+	size := max(16, len(t.slots))
+	for size < 2*n {
+		size *= 2
+	}
+	if size > len(t.slots) {
+		t.resize(size)
+	}
+}
+
+// resize moves the slots into n (a power of 2). Slots sit nearly in the
+// order of their tags, so the old ones are read, and the new written,
+// front to back.
+func (t *hashIndex) resize(n int) {
 	old := t.slots
-	n := max(16, 2*len(old))
 	t.slots = make([]uint64, n)
 	t.shift = 32
 	for 1<<(32-t.shift) < n {

@@ -32,6 +32,9 @@ func TestHashIndexIsAMapOfTags(t *testing.T) {
 				continue
 			}
 			ref = uint32(i + 1)
+			if i%4999 == 0 { // grown ahead, as Store.reserve does
+				ix.reserve(len(want) + rng.IntN(8000))
+			}
 			ix.put(h, ref)
 			want[h>>32] = ref
 			if i%997 == 0 {

@@ -88,6 +88,9 @@ type keptKey struct {
 	shape  keyShape
 	murmur int32
 	ihash  uint64 // hashString of facts.identity
+	// conn is the Store's connector of the key, when the Store's
+	// look-ahead found it (under the Store's lock, for its pass after).
+	conn *connector
 }
 
 // NewLatest returns a Latest for a Store keeping history updates per

@@ -53,6 +53,9 @@ type Store struct {
 	stamp uint64
 
 	mu sync.RWMutex
+	// countsMu guards the connectors' kept counts, which their readers
+	// bring up to date under s.mu's read lock (countsOf).
+	countsMu sync.Mutex
 	// byKey finds a stored key: topic → hash of the raw key bytes (seed)
 	// → the first entry stored with that hash; the others (the same bytes
 	// in the topic's other partitions, and in the rarest case other bytes
@@ -88,6 +91,8 @@ type Store struct {
 	ordinal     int64
 	regap       []*entry   // entries whose history changed in this batch
 	ahead       storeAhead // what lookAhead worked out of the batch
+	expect      expectation
+	spare       spareBlocks // made off the lock (makeSpares)
 }
 
 type connector struct {
@@ -112,6 +117,8 @@ type connector struct {
 	// one from which every row of it reads differently (its creation, a
 	// new partition count): see PartitionsSince.
 	stamp, whole uint64
+	changes      changeLog   // what changed, in order (store_changelog.go)
+	counts       *keptCounts // counts over its partitions (store_counts.go)
 }
 
 // entry is one stored copy of a source partition: one key in one
@@ -179,7 +186,7 @@ func (s *Store) push(e *entry, u Update) {
 	if e.history == nil {
 		// A first update, often the only one: taken from a block.
 		if len(s.updates) == 0 {
-			s.updates = make([]Update, 256)
+			s.updates = s.updateBlockNew()
 		}
 		e.history = s.updates[:1:1]
 		s.updates = s.updates[1:]
@@ -237,6 +244,7 @@ func NewStore(opts StoreOptions) *Store {
 		byKey:      map[string]*hashIndex{},
 		partitions: map[string]int{},
 		connectors: map[ConnectorID]*connector{},
+		spare:      newSpareBlocks(),
 	}
 }
 
@@ -286,6 +294,7 @@ func (s *Store) Ingest(batch []Record) {
 	if len(batch) == 0 {
 		return
 	}
+	s.makeSpares(batch)
 	s.mu.Lock()
 	s.stamp++
 	if s.readTo == nil {
@@ -426,6 +435,7 @@ func (s *Store) ingest(r *Record, keys *hashIndex, p prepared, k *keptKey) {
 	c := e.conn
 	c.records++
 	c.gen++
+	s.logChange(c, e)
 	e.stamp, c.stamp = s.stamp, s.stamp
 	wasLive := e.updates > 0 && e.value() != nil
 	if p.chunk != nil && p.chunk.count[p.pos] > 0 {
@@ -522,7 +532,12 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 			return nil, false
 		}
 		cid := ConnectorID{Topic: tp.Topic, Name: f.connector}
-		c := s.connectorOf(cid)
+		var c *connector
+		if k != nil && k.conn != nil {
+			c = k.conn // lookAhead found it: connectors stay until Reset
+		} else {
+			c = s.connectorOf(cid)
+		}
 		if c == nil {
 			c = &connector{id: cid, lastFlush: -1, whole: s.stamp}
 			s.connectors[cid] = c
@@ -537,6 +552,7 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 	// Last in the chain of its hash: a copy's nextHome order is the order
 	// first seen.
 	if x := head; x == nil {
+		s.reserve(keys)
 		keys.put(h, ref)
 	} else {
 		for x.nextHome != nil {
@@ -637,7 +653,7 @@ const entryBlock = 1024
 func (s *Store) alloc() (*entry, uint32) {
 	n := s.nentries
 	if n%entryBlock == 0 {
-		s.blocks = append(s.blocks, make([]entry, entryBlock))
+		s.blocks = append(s.blocks, s.entryBlockNew())
 	}
 	s.nentries++
 	return &s.blocks[n/entryBlock][n%entryBlock], uint32(n + 1)
@@ -728,17 +744,23 @@ func (s *Store) joinREST(r *ConnectorRow) {
 }
 
 func (s *Store) flags(e *entry) Flags {
+	return flagsIn(e, s.partsOf(e.conn).of[e.idx], s.partitions[e.id.Topic])
+}
+
+// flagsIn is flags with e's partition state and its topic's partition
+// count looked up already: a read of many rows of one connector looks
+// them up once.
+func flagsIn(e *entry, ps *partState, n int) Flags {
 	var f Flags
 	if e.homes > 1 {
 		f |= FlagDuplicate
 	}
-	if n := s.partitions[e.id.Topic]; n > 0 && int(e.hash&0x7fffffff)%n != e.id.Partition {
+	if n > 0 && int(e.hash&0x7fffffff)%n != e.id.Partition {
 		f |= FlagMisplaced
 	}
 	if !e.canonical {
 		f |= FlagNotCanonical
 	}
-	ps := s.partsOf(e.conn).of[e.idx]
 	if ps.live != e && (e.state != valueTombstone || ps.live != nil) {
 		// A deleted copy with no live one beside it is just deleted.
 		f |= FlagStray
@@ -826,30 +848,11 @@ func (s *Store) connectorRows(counts bool) []ConnectorRow {
 			rows = append(rows, r)
 			continue
 		}
-		best := 0
-		for _, e := range c.entries {
-			// Prefer partitions seen updated three times or more.
-			if n := int(min(e.gaps, 2)); e.gap > 0 && (n > best || n == best && e.gap < r.PartitionInterval) {
-				r.PartitionInterval, best = e.gap, n
-			}
-		}
-		r.Partitions, r.Deleted, r.NoOffset = 0, 0, 0
-		for _, ps := range s.partsOf(c).parts {
-			switch ps.reads() {
-			case valueOffset:
-				r.Partitions++
-			case valueTombstone:
-				r.Deleted++
-			default:
-				r.NoOffset++
-			}
-			for _, e := range ps.entries {
-				if s.flags(e).Suspect() {
-					r.Suspect++
-					break
-				}
-			}
-		}
+		s.countsMu.Lock()
+		k := s.countsOf(c)
+		r.Partitions, r.Deleted, r.NoOffset = k.reads[shareOffset], k.reads[shareDeleted], k.reads[shareNoOffset]
+		r.Suspect, r.PartitionInterval = k.suspect, k.interval()
+		s.countsMu.Unlock()
 		s.joinREST(&r)
 		rows = append(rows, r)
 	}
@@ -949,35 +952,54 @@ func (s *Store) Partitions(id ConnectorID) []PartitionRow {
 	// Sorted as entries, not as rows: a row is some 300 bytes to move.
 	es := slices.Clone(c.entries)
 	sortByPartition(es)
-	rows := make([]PartitionRow, 0, len(es))
-	for _, e := range es {
-		rows = append(rows, s.row(e))
+	rows := make([]PartitionRow, len(es))
+	lives := make([]PartitionID, len(es))
+	cp, nparts := s.partsOf(c), s.partitions[id.Topic]
+	for i, e := range es {
+		s.rowInto(&rows[i], &lives[i], e, cp, nparts)
 	}
 	return rows
 }
 
 func (s *Store) row(e *entry) PartitionRow {
-	ps := s.partsOf(e.conn).of[e.idx]
-	r := PartitionRow{
+	var r PartitionRow
+	s.rowInto(&r, nil, e, s.partsOf(e.conn), s.partitions[e.id.Topic])
+	return r
+}
+
+// rowInto makes e's row in r, with live to hold its LiveCopy (nil: a new
+// one), from the
+// connector's parts and its topic's partition count (nparts): a read of
+// many rows looks those up once, and can give a row and its LiveCopy one
+// allocation.
+func (s *Store) rowInto(r *PartitionRow, live *PartitionID, e *entry, cp *connParts, nparts int) {
+	ps := cp.of[e.idx]
+	u := e.last()
+	*r = PartitionRow{
 		ID:           e.id,
 		Connector:    e.conn.id.Name,
 		Partition:    e.partitionStr,
-		Deleted:      e.value() == nil,
-		Stored:       e.value(),
-		Updated:      e.updated(),
-		RecordOffset: e.recordOffset(),
+		Deleted:      u.Value == nil,
+		Stored:       u.Value,
+		Updated:      u.Time,
+		RecordOffset: u.RecordOffset,
 		Updates:      int(e.updates),
-		Flags:        s.flags(e),
+		Flags:        flagsIn(e, ps, nparts),
 		Live:         ps.live == e,
-		Stray:        ps.stray[e],
 		TaskNote:     ps.note,
 		TaskForm:     e.taskForm,
 		OrderUnknown: ps.orderUnknown,
 	}
-	r.Offset, r.Unreadable, r.JavaReads = valueTexts(e.value())
+	if ps.stray != nil {
+		r.Stray = ps.stray[e]
+	}
+	r.Offset, r.Unreadable, r.JavaReads = valueTexts(u.Value)
 	if ps.live != nil {
-		id := ps.live.id
-		r.LiveCopy = &id
+		if live == nil {
+			live = new(PartitionID)
+		}
+		*live = ps.live.id
+		r.LiveCopy = live
 		r.TaskReads, r.NoOffset = r.Offset, r.Unreadable
 		if ps.live != e {
 			r.TaskReads, r.NoOffset, _ = valueTexts(ps.live.value())
@@ -991,7 +1013,6 @@ func (s *Store) row(e *entry) PartitionRow {
 			r.NoOffset = "deleted"
 		}
 	}
-	return r
 }
 
 func allDeleted(ps *partState) bool {
@@ -1128,13 +1149,11 @@ func (s *Store) Stats() Stats {
 	for t, n := range s.partitions {
 		st.Topics[t] = n
 	}
+	s.countsMu.Lock()
 	for _, c := range s.connectors {
-		for _, ps := range s.partsOf(c).parts {
-			if ps.reads() == valueOffset {
-				st.Partitions++
-			}
-		}
+		st.Partitions += s.countsOf(c).reads[shareOffset]
 	}
+	s.countsMu.Unlock()
 	return st
 }
 

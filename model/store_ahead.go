@@ -89,6 +89,7 @@ func (s *Store) lookAhead(recs []Record) {
 		}
 		if c := s.connectorOf(ConnectorID{Topic: r.Topic, Name: k.facts.connector}); c != nil {
 			a.copies = append(a.copies, aheadSlot{&c.copies, k.ihash})
+			k.conn = c // not looked up again by newEntry
 		}
 	}
 	for _, c := range a.copies {

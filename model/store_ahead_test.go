@@ -17,6 +17,19 @@ import (
 // several partitions and copies of one partition in other bytes; and all
 // of it again with hashes that collide (a few values for every key), and
 // fed through Latest as koff get's Tailer does.
+// storePair is two Stores of the same options on connect-offsets of 3
+// partitions, and a Latest for each, to ingest one sequence two ways.
+func storePair(history int, oneShot bool) ([2]*Store, [2]*Latest) {
+	var stores [2]*Store
+	var keeps [2]*Latest
+	for j := range stores {
+		stores[j] = NewStore(StoreOptions{History: history, OneShot: oneShot})
+		stores[j].SetTopicPartitions("connect-offsets", 3)
+		keeps[j] = NewLatest(history)
+	}
+	return stores, keeps
+}
+
 func TestLookAheadIngestsAsWithout(t *testing.T) {
 	defer func() { lookAhead = true }()
 	for _, collide := range []bool{false, true} {
@@ -32,15 +45,7 @@ func TestLookAheadIngestsAsWithout(t *testing.T) {
 		for i := range runs {
 			batches := aheadSequence(r)
 			hist := []int{16, 2, 1}[i%3]
-			var stores [2]*Store
-			for j := range stores {
-				stores[j] = NewStore(StoreOptions{History: hist, OneShot: i%4 == 3})
-				stores[j].SetTopicPartitions("connect-offsets", 3)
-			}
-			var keeps [2]*Latest
-			for j := range keeps {
-				keeps[j] = NewLatest(hist)
-			}
+			stores, keeps := storePair(hist, i%4 == 3)
 			for _, b := range batches {
 				for j, s := range stores {
 					lookAhead = j == 1

@@ -1,9 +1,11 @@
 package model
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -137,6 +139,9 @@ func benchCatchUp(b *testing.B, records, keys int, prepared bool) {
 		runtime.ReadMemStats(&before)
 		s := NewStore(StoreOptions{})
 		s.SetTopicPartitions("connect-offsets", 25)
+		for p, recs := range c.per { // as the Tailer tells it before reading
+			s.ExpectRecords(TopicPartition{"connect-offsets", p}, int64(len(recs)))
+		}
 		for i := range c.chunks {
 			b.StopTimer()
 			ch := c.chunk(i)
@@ -211,4 +216,78 @@ func BenchmarkStoreMemory(b *testing.B) {
 		}
 		runtime.KeepAlive(s)
 	}
+}
+
+// BenchmarkOneShotCatchUp measures what `koff get` does with a fetched
+// topic, without the broker and the socket: 25 partition readers, each
+// taking its records out of its fetched bytes in chunks of 4,096,
+// compacting them with its own Latest (analysing new keys) and handing
+// them to one one-shot Store, side by side, as the Tailer does. 1,000,000
+// records of 1,000,000 MirrorMaker-shaped keys (-short: 50,000). The
+// fetched bytes are made before the timer starts; wall time is the
+// figure, as for `koff get`.
+//
+//	go test ./model -run XXX -bench OneShotCatchUp -benchtime 1x
+func BenchmarkOneShotCatchUp(b *testing.B) {
+	const partitions = 25
+	records := 1_000_000
+	if testing.Short() {
+		records = 50_000
+	}
+	// Each partition's records back to back, as a length and the bytes of
+	// key and value: one block without pointers, as a fetch response.
+	var fetched [partitions][]byte
+	var counts [partitions]int
+	for i := range records {
+		key := fmt.Appendf(nil, `["mm2-%02d.MirrorSourceConnector",{"cluster":"primary","partition":%d,"topic":"orders.region-%d.topic-%d"}]`, i%70, i/70%100, i%70, i/7000)
+		value := fmt.Appendf(nil, `{"offset":%d}`, i%1000)
+		p := PartitionFor(key, partitions)
+		fetched[p] = append(append(append(append(fetched[p], byte(len(key))), key...), byte(len(value))), value...)
+		counts[p]++
+	}
+	base := time.UnixMilli(1_796_000_000_000)
+	var elapsed time.Duration
+	for range b.N {
+		b.StopTimer()
+		runtime.GC()
+		s := NewStore(StoreOptions{OneShot: true})
+		s.SetTopicPartitions("connect-offsets", partitions)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for p := range partitions {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l := NewLatest(s.History())
+				buf := make([]Record, 0, 4096)
+				<-start
+				s.ExpectRecords(TopicPartition{"connect-offsets", p}, int64(counts[p]))
+				rest := fetched[p]
+				for off := 0; len(rest) > 0; off++ {
+					k := rest[1 : 1+rest[0]]
+					rest = rest[1+rest[0]:]
+					v := bytes.Clone(rest[1 : 1+rest[0]]) // a value kept is the Store's
+					rest = rest[1+rest[0]:]
+					buf = append(buf, Record{Topic: "connect-offsets", Partition: p, Offset: int64(off), Key: k, Value: v,
+						Time: base.Add(time.Duration(off) * time.Millisecond)})
+					if len(buf) == cap(buf) || len(rest) == 0 {
+						s.Ingest(l.Keep(buf))
+						buf = buf[:0]
+					}
+				}
+			}()
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		close(start)
+		wg.Wait()
+		elapsed += time.Since(t0)
+		b.StopTimer()
+		if got := s.Stats().Records; got != int64(records) {
+			b.Fatalf("ingested %d records, want %d", got, records)
+		}
+	}
+	n := float64(b.N) * float64(records)
+	b.ReportMetric(n/elapsed.Seconds(), "records/s")
+	b.ReportMetric(float64(elapsed.Nanoseconds())/n, "ns/record")
 }

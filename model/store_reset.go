@@ -12,6 +12,7 @@ func (s *Store) Reset() {
 	s.connectors = map[ConnectorID]*connector{}
 	s.unparseable = nil
 	s.ahead = storeAhead{}
+	s.expect = expectation{}
 	s.unparsed = 0
 	s.records = 0
 	s.unflushed = nil

@@ -48,6 +48,14 @@ func newStampBase() uint64 { return stampBases.Add(1) << 40 }
 // topic's other records (a fresh read's partition order), so its rows are
 // given whenever the Store changed.
 func (s *Store) PartitionsSince(id ConnectorID, since uint64) PartitionChanges {
+	return s.PartitionsSinceGivingWay(id, since, nil)
+}
+
+// PartitionsSinceGivingWay is PartitionsSince calling giveWay (unless
+// nil) after every 1,024 rows it makes: a read of 100,000 takes tens of
+// milliseconds, which a reader off a UI's goroutine lets the UI's
+// goroutines interrupt (runtime.Gosched) rather than wait out.
+func (s *Store) PartitionsSinceGivingWay(id ConnectorID, since uint64, giveWay func()) PartitionChanges {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	ch := PartitionChanges{Stamp: s.stamp}
@@ -59,50 +67,69 @@ func (s *Store) PartitionsSince(id ConnectorID, since uint64) PartitionChanges {
 	ch.Count = len(c.entries)
 	if since == 0 || since > s.stamp || c.whole > since {
 		ch.Whole = true
-		block := make([]PartitionRow, len(c.entries))
+		block := make([]ownedRow, len(c.entries))
 		ch.Rows = make([]*PartitionRow, len(c.entries))
+		cp, nparts := s.partsOf(c), s.partitions[id.Topic]
 		for i, e := range c.entries {
-			block[i] = s.row(e)
-			ch.Rows[i] = &block[i]
+			s.rowInto(&block[i].row, &block[i].live, e, cp, nparts)
+			ch.Rows[i] = &block[i].row
+			if i&1023 == 1023 && giveWay != nil {
+				giveWay()
+			}
 		}
 		return ch
 	}
 	if s.stamp == since {
 		return ch
 	}
-	cp := s.partsOf(c)
+	cp, nparts := s.partsOf(c), s.partitions[id.Topic]
 	n := 0
 	for _, i := range cp.multi {
 		n += len(cp.parts[i].entries)
 	}
-	if c.stamp > since {
-		for _, e := range c.entries {
-			if e.stamp > since && len(cp.of[e.idx].entries) == 1 {
-				n++
-			}
+	s.changedSince(c, since, func(e *entry) {
+		if len(cp.of[e.idx].entries) == 1 {
+			n++
 		}
-	}
+	})
 	// Counted first: a big change is 100,000 rows.
 	ch.Rows, ch.At = make([]*PartitionRow, 0, n), make([]int32, 0, n)
-	if c.stamp > since {
-		for _, e := range c.entries {
-			if e.stamp > since && len(cp.of[e.idx].entries) == 1 {
-				ch.At = append(ch.At, e.idx)
-				ch.Rows = append(ch.Rows, s.ownRow(e))
-			}
+	add := func(e *entry) {
+		ch.At = append(ch.At, e.idx)
+		ch.Rows = append(ch.Rows, s.ownRow(e, cp, nparts))
+		if len(ch.Rows)&1023 == 0 && giveWay != nil {
+			giveWay()
 		}
 	}
+	s.changedSince(c, since, func(e *entry) {
+		if len(cp.of[e.idx].entries) == 1 {
+			add(e)
+		}
+	})
 	for _, i := range cp.multi {
 		for _, e := range cp.parts[i].entries {
-			ch.At = append(ch.At, e.idx)
-			ch.Rows = append(ch.Rows, s.ownRow(e))
+			add(e)
 		}
 	}
 	return ch
 }
 
-// ownRow is e's row in an allocation of its own.
-func (s *Store) ownRow(e *entry) *PartitionRow {
-	r := s.row(e)
-	return &r
+// ownedRow is a row with the LiveCopy it points to, in one allocation.
+type ownedRow struct {
+	row  PartitionRow
+	live PartitionID
+}
+
+// ownRow is e's row in an allocation of its own, with its LiveCopy when
+// that is another copy's; the live copy's row, which is never moved,
+// points to its own ID.
+func (s *Store) ownRow(e *entry, cp *connParts, nparts int) *PartitionRow {
+	if live := cp.of[e.idx].live; live == e || live == nil {
+		r := new(PartitionRow)
+		s.rowInto(r, &r.ID, e, cp, nparts) // r.ID is e's ID: written again as it is
+		return r
+	}
+	o := new(ownedRow)
+	s.rowInto(&o.row, &o.live, e, cp, nparts)
+	return &o.row
 }

@@ -102,6 +102,59 @@ func byID(rows []PartitionRow) []PartitionRow {
 	return rows
 }
 
+// sinceSequence makes random batches of sinceKeys and sinceValues for a
+// Store: new keys and offsets, tombstones, null and unreadable values,
+// copies in other partitions and another topic, with now and then a new
+// partition count or a Reset.
+type sinceSequence struct {
+	r    *rand.Rand
+	keys []string
+	next map[TopicPartition]int64
+	at   time.Duration
+	// One step in change sets a partition count or resets (Resets only
+	// past step resetFrom); a batch holds 1 to batch records; one record in
+	// stray is a copy in another partition; records are up to gapSteps
+	// gapUnits apart.
+	change, resetFrom, batch, stray, gapSteps int
+	gapUnit                                   time.Duration
+}
+
+// step ingests the next batch into s.
+func (q *sinceSequence) step(s *Store, step int) {
+	if q.next == nil {
+		q.next = map[TopicPartition]int64{}
+	}
+	switch q.r.IntN(q.change) {
+	case 0:
+		s.SetTopicPartitions("connect-offsets", []int{0, 5, 25}[q.r.IntN(3)])
+	case 1:
+		if step > q.resetFrom {
+			s.Reset()
+			q.next = map[TopicPartition]int64{}
+		}
+	}
+	var batch []Record
+	for range 1 + q.r.IntN(q.batch) {
+		k := q.keys[q.r.IntN(len(q.keys))]
+		topic := "connect-offsets"
+		if q.r.IntN(8) == 0 {
+			topic = "other"
+		}
+		tp := TopicPartition{topic, PartitionFor([]byte(k), 25)}
+		if q.r.IntN(q.stray) == 0 {
+			tp.Partition = q.r.IntN(25) // a copy in another partition
+		}
+		rec := Record{Topic: tp.Topic, Partition: tp.Partition, Offset: q.next[tp], Key: []byte(k), Time: t0.Add(q.at)}
+		q.next[tp]++
+		if v := sinceValues[q.r.IntN(len(sinceValues))]; v != "\x00tombstone" {
+			rec.Value = []byte(v)
+		}
+		batch = append(batch, rec)
+		q.at += time.Duration(q.r.IntN(q.gapSteps)) * q.gapUnit
+	}
+	s.Ingest(batch)
+}
+
 // TestPartitionsSinceSameAsPartitions: a reader that keeps a connector's
 // rows by applying PartitionsSince after every batch holds exactly the
 // rows of Partitions (every field: what the task reads, strays, flags,
@@ -117,38 +170,9 @@ func TestPartitionsSinceSameAsPartitions(t *testing.T) {
 		s := NewStore(StoreOptions{History: 4})
 		s.SetTopicPartitions("connect-offsets", 25)
 		views := make([]sinceView, len(ids))
-		next := map[TopicPartition]int64{}
-		at := time.Duration(0)
+		q := sinceSequence{r: r, keys: keys, change: 40, resetFrom: 60, batch: 6, stray: 4, gapSteps: 300, gapUnit: time.Millisecond}
 		for step := range 120 {
-			switch r.IntN(40) {
-			case 0:
-				s.SetTopicPartitions("connect-offsets", []int{0, 5, 25}[r.IntN(3)])
-			case 1:
-				if step > 60 {
-					s.Reset()
-					next = map[TopicPartition]int64{}
-				}
-			}
-			var batch []Record
-			for range 1 + r.IntN(6) {
-				k := keys[r.IntN(len(keys))]
-				topic := "connect-offsets"
-				if r.IntN(8) == 0 {
-					topic = "other"
-				}
-				tp := TopicPartition{topic, PartitionFor([]byte(k), 25)}
-				if r.IntN(4) == 0 {
-					tp.Partition = r.IntN(25) // a copy in another partition
-				}
-				rec := Record{Topic: tp.Topic, Partition: tp.Partition, Offset: next[tp], Key: []byte(k), Time: t0.Add(at)}
-				next[tp]++
-				if v := sinceValues[r.IntN(len(sinceValues))]; v != "\x00tombstone" {
-					rec.Value = []byte(v)
-				}
-				batch = append(batch, rec)
-				at += time.Duration(r.IntN(300)) * time.Millisecond
-			}
-			s.Ingest(batch)
+			q.step(s, step)
 			for i, id := range ids {
 				if r.IntN(3) == 0 {
 					continue // some readers read less often

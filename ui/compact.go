@@ -58,6 +58,13 @@ func fitJSON(s string, w int) string {
 
 // compactWidth is the width fitJSON needs to show s without cutting it.
 func compactWidth(s string) int {
+	if plainCell(s) {
+		// Its values are printable ASCII too, and shorter: as wide as
+		// they are long, measured without making them.
+		if n, ok := plainValuesLen(s); ok {
+			return n
+		}
+	}
 	if vals, ok := jsonValues(s); ok {
 		return cellWidth(clean(vals))
 	}
@@ -69,37 +76,64 @@ func compactWidth(s string) int {
 // partition and offset is: measuring a column of 100,000 rows on each
 // refresh was mostly parsing. ok is false for anything else.
 func plainValues(s string) (string, bool) {
-	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+	var b strings.Builder
+	if _, ok := walkPlainValues(s, &b); !ok {
 		return "", false
 	}
-	if s == "{}" {
-		return "", true
+	return b.String(), true
+}
+
+// plainValuesLen is the length of plainValues(s), without making it.
+func plainValuesLen(s string) (int, bool) { return walkPlainValues(s, nil) }
+
+// valuesOut is where walkPlainValues puts the values: a builder, or
+// (nil) only their length.
+type valuesOut struct {
+	b *strings.Builder
+	n int
+}
+
+func (o *valuesOut) WriteString(s string) {
+	o.n += len(s)
+	if o.b != nil {
+		o.b.WriteString(s)
 	}
-	var b strings.Builder
+}
+
+// walkPlainValues is plainValues, writing the values to b (nil: nowhere)
+// and returning their length.
+func walkPlainValues(s string, sb *strings.Builder) (int, bool) {
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return 0, false
+	}
+	if s == "{}" {
+		return 0, true
+	}
+	b := &valuesOut{b: sb}
 	i := 1
 	for {
 		// "name":
 		end := plainStringEnd(s, i)
 		if end < 0 || end >= len(s) || s[end] != ':' {
-			return "", false
+			return 0, false
 		}
 		i = end + 1
 		if i >= len(s) {
-			return "", false
+			return 0, false
 		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
+		if b.n > 0 {
+			b.WriteString(" ")
 		}
 		start := i
 		switch c := s[i]; {
 		case c == '"':
 			if i = plainStringEnd(s, i); i < 0 {
-				return "", false
+				return 0, false
 			}
 			b.WriteString(s[start+1 : i-1])
 		case c == '-' || c >= '0' && c <= '9':
 			if i = numberEnd(s, i); i < 0 {
-				return "", false
+				return 0, false
 			}
 			b.WriteString(s[start:i])
 		default:
@@ -110,24 +144,24 @@ func plainValues(s string) (string, bool) {
 				}
 			}
 			if w == "" {
-				return "", false
+				return 0, false
 			}
 			i += len(w)
 			b.WriteString(w)
 		}
 		if i >= len(s) {
-			return "", false
+			return 0, false
 		}
 		switch s[i] {
 		case ',':
 			i++
 		case '}':
 			if i != len(s)-1 {
-				return "", false
+				return 0, false
 			}
-			return b.String(), true
+			return b.n, true
 		default:
-			return "", false
+			return 0, false
 		}
 	}
 }

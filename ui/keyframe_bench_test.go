@@ -73,6 +73,7 @@ func (m keyTimedModel) View() tea.View {
 	if c.waitResult && c.keyed && c.settled != nil && c.settled() {
 		c.waitResult = false
 		c.result = append(c.result, time.Since(c.sent))
+		c.trace.resultShown(c.sent)
 	}
 	c.last = v.Content
 	c.mu.Unlock()

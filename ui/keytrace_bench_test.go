@@ -91,9 +91,24 @@ func (t *keyTrace) written(sent time.Time, key bool) {
 	if !key || now.Sub(sent) < t.slow {
 		return
 	}
+	t.print("key", sent, now)
+}
+
+// resultShown prints the events of a filter or sort whose rows were slow
+// to show (the Update of its viewMsg is when they were worked out).
+func (t *keyTrace) resultShown(sent time.Time) {
+	if !t.enabled {
+		return
+	}
+	if now := time.Now(); now.Sub(sent) >= t.slow {
+		t.print("result", sent, now)
+	}
+}
+
+func (t *keyTrace) print(what string, sent, now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintf(os.Stderr, "key of %.1f ms (from its send; cpu and run queue of the UI goroutine's thread):\n", ms(now.Sub(sent)))
+	fmt.Fprintf(os.Stderr, "%s of %.1f ms (from its send; cpu and run queue of the UI goroutine's thread):\n", what, ms(now.Sub(sent)))
 	for _, e := range t.events {
 		if e.at.Add(e.took).Before(sent.Add(-20 * time.Millisecond)) {
 			continue

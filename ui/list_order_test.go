@@ -203,6 +203,9 @@ func TestPlainValuesSameAsParsed(t *testing.T) {
 	}
 	for _, c := range cases {
 		got, ok := plainValues(c)
+		if n, nok := plainValuesLen(c); nok != ok || n != len(got) {
+			t.Fatalf("plainValuesLen(%q) = %d, %v; plainValues gives %q, %v", c, n, nok, got, ok)
+		}
 		if !ok {
 			continue
 		}
@@ -252,6 +255,41 @@ func TestIsPartitionSameAsIdentity(t *testing.T) {
 			if is(&b) != (partitionIdentity(a) == partitionIdentity(b)) {
 				t.Fatalf("%v against %v: %v", a.ID, b.ID, is(&b))
 			}
+		}
+	}
+}
+
+// TestPlainCellsMeasuredAsCleaned: the fast paths for printable ASCII give
+// what the full ones give: cleanJSON leaves such a cell as it is, and
+// compactWidth measures the values it would make, for random texts and
+// maps, cells at and past cellMax bytes, and bytes outside ASCII.
+func TestPlainCellsMeasuredAsCleaned(t *testing.T) {
+	rng := rand.New(rand.NewSource(23))
+	cases := []string{"", "{}", `{"offset":4242}`, `{"a":"","b":1}`, "{\"a\":\"\x7f\"}", "{\"a\":\"\u00e9\"}", "\x1b[2J",
+		`{"lsn":"` + strings.Repeat("9", cellMax-10) + `"}`, `{"lsn":"` + strings.Repeat("9", cellMax-9) + `"}`, strings.Repeat("x", cellMax+1)}
+	for range 20000 {
+		c := randomText(rng)
+		if rng.Intn(2) == 0 {
+			c = "{" + c + "}"
+		}
+		if rng.Intn(8) == 0 { // a byte clean or cleanJSON changes
+			odd := []string{"\x7f", "\x1b", "\n", "é", "\u202e", "\xff"}[rng.Intn(6)]
+			i := rng.Intn(len(c) + 1)
+			c = c[:i] + odd + c[i:]
+		}
+		cases = append(cases, c)
+	}
+	for _, c := range cases {
+		slow := model.Sanitize(model.Clip(string(model.JSONSafe([]byte(c))), cellMax))
+		if got := cleanJSON(c); got != slow {
+			t.Fatalf("cleanJSON(%q) = %q, the full path %q", c, got, slow)
+		}
+		want := cellWidth(cleanJSON(c))
+		if vals, ok := jsonValues(c); ok {
+			want = cellWidth(clean(vals))
+		}
+		if got := compactWidth(c); got != want {
+			t.Fatalf("compactWidth(%q) = %d, made and measured %d", c, got, want)
 		}
 	}
 }

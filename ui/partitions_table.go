@@ -14,7 +14,7 @@ import (
 // sinceSource reads only what changed of a connector's source partitions
 // since an earlier read (*model.Store does).
 type sinceSource interface {
-	PartitionsSince(model.ConnectorID, uint64) model.PartitionChanges
+	PartitionsSinceGivingWay(id model.ConnectorID, since uint64, giveWay func()) model.PartitionChanges
 }
 
 // partTable is a big connector's rows as read through PartitionsSince, in
@@ -41,7 +41,6 @@ type partTable struct {
 	rank   []int32
 	mu     sync.Mutex
 	offset *prefixKeys // natural-order keys of the offsets
-	offKey []string    // each row's whole offset key, to update offset
 	noOff  []bool      // the row has no offset (deleted, unreadable): last
 	upd    []int64     // update times, Unix ns
 	del    []bool      // the row is a tombstone
@@ -91,7 +90,8 @@ func readTable(src sinceSource, id model.ConnectorID, t *partTable, search func(
 	if t != nil {
 		since = t.stamp
 	}
-	ch := src.PartitionsSince(id, since)
+	y := &yielder{}
+	ch := src.PartitionsSinceGivingWay(id, since, y.giveWay)
 	if ch.Whole || t == nil {
 		return wholeTable(ch.Stamp, ch.Rows, search)
 	}
@@ -147,13 +147,14 @@ func (t *partTable) next(ch model.PartitionChanges, search func(prow) []string) 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.offset != nil {
-		n.offKey, n.noOff = make([]string, ch.Count), make([]bool, ch.Count)
-		copy(n.offKey, t.offKey)
+		n.noOff = make([]bool, ch.Count)
 		copy(n.noOff, t.noOff)
-		for _, i := range changed {
-			n.offKey[i], n.noOff[i] = naturalKey(n.rows[i].Offset), n.rows[i].Offset == ""
+		keys := make([]string, len(changed))
+		for k, i := range changed {
+			keys[k], n.noOff[i] = naturalKey(n.rows[i].Offset), n.rows[i].Offset == ""
 		}
-		n.offset = t.offset.with(n.offKey, changed)
+		rows := n.rows
+		n.offset = t.offset.with(ch.Count, changed, keys, func(k int) string { return naturalKey(rows[k].Offset) })
 	}
 	if t.upd != nil {
 		n.upd, n.del = make([]int64, ch.Count), make([]bool, ch.Count)
@@ -186,7 +187,7 @@ func (t *partTable) carry() *partTable {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return &partTable{stamp: t.stamp, gen: t.gen, rows: t.rows, hay: t.hay, changedAt: t.changedAt, tally: t.tally,
-		rank: t.rank, offset: t.offset, offKey: t.offKey, noOff: t.noOff, upd: t.upd, del: t.del, tp: t.tp, orders: t.orders, picks: t.picks}
+		rank: t.rank, offset: t.offset, noOff: t.noOff, upd: t.upd, del: t.del, tp: t.tp, orders: t.orders, picks: t.picks}
 }
 
 // keys makes sort i's keys if they are not made yet.
@@ -196,11 +197,11 @@ func (t *partTable) keys(i int) {
 	rows := t.rows
 	switch {
 	case i == 1 && t.offset == nil:
-		t.offKey, t.noOff = make([]string, len(rows)), make([]bool, len(rows))
+		t.noOff = make([]bool, len(rows))
 		for k, r := range rows {
-			t.offKey[k], t.noOff[k] = naturalKey(r.Offset), r.Offset == ""
+			t.noOff[k] = r.Offset == ""
 		}
-		p := newPrefixKeys(len(rows), func(k int) string { return t.offKey[k] })
+		p := newPrefixKeys(len(rows), func(k int) string { return naturalKey(rows[k].Offset) })
 		t.offset = &p
 	case i == 2 && t.upd == nil:
 		times := timesOf(rows)
@@ -438,21 +439,21 @@ func topicPartitionKeys(rows []prow) []int64 {
 	return tp
 }
 
-// with is p for keys where those of changed are new: only they are cut
-// again, unless one of them shares less of the prefix the others share.
-func (p *prefixKeys) with(keys []string, changed []int32) *prefixKeys {
-	next := &prefixKeys{head: slices.Clone(p.head), rest: slices.Clone(p.rest), shared: p.shared, first: p.first}
-	for len(next.head) < len(keys) {
-		next.head, next.rest = append(next.head, 0), append(next.rest, "")
-	}
-	for _, i := range changed {
-		if c := commonPrefix(next.first, keys[i]); c < next.shared {
-			q := newPrefixKeys(len(keys), func(k int) string { return keys[k] })
+// with is p for n keys where those of the places changed are new (keys,
+// in the same order): only they are cut again, unless one of them shares
+// less of the prefix the others share; then every key (key) is cut anew.
+func (p *prefixKeys) with(n int, changed []int32, keys []string, key func(int) string) *prefixKeys {
+	for _, k := range keys {
+		if c := commonPrefix(p.first, k); c < p.shared {
+			q := newPrefixKeys(n, key)
 			return &q
 		}
 	}
-	for _, i := range changed {
-		next.cut(int(i), keys[i])
+	next := &prefixKeys{head: make([]uint64, n), rest: make([]string, n), shared: p.shared, first: p.first}
+	copy(next.head, p.head)
+	copy(next.rest, p.rest)
+	for k, i := range changed {
+		next.cut(int(i), keys[k])
 	}
 	return next
 }

@@ -24,7 +24,24 @@ func clean(s string) string { return model.Sanitize(model.Clip(s, cellMax)) }
 // cleanJSON is clean for one line of JSON text: JSON's own \u escapes
 // first, so it stays JSON that means the same.
 func cleanJSON(s string) string {
+	if plainCell(s) { // nothing to escape or cut: no copies (a reload measures 100,000)
+		return s
+	}
 	return model.Sanitize(model.Clip(string(model.JSONSafe([]byte(s))), cellMax))
+}
+
+// plainCell says s is printable ASCII of at most cellMax bytes, which
+// clean and cleanJSON leave as it is.
+func plainCell(s string) bool {
+	if len(s) > cellMax {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7E {
+			return false
+		}
+	}
+	return true
 }
 
 // cleanBlock is multi-line JSON text (pretty-printed) made safe, line by

@@ -45,6 +45,12 @@ func (y *yielder) step() {
 	if y.n&1023 != 0 {
 		return
 	}
+	y.giveWay()
+}
+
+// giveWay gives way when yieldEvery passed since the last time: for a
+// loop that counts its own steps (the Store's, every 1,024 rows).
+func (y *yielder) giveWay() {
 	if now := time.Now(); now.After(y.next) {
 		runtime.Gosched()
 		y.next = now.Add(yieldEvery)
