@@ -120,6 +120,15 @@ func (d *decoder) emit(emit func([]model.Record)) int {
 	return n
 }
 
+// room grows a full chunk, writing to its new pages before the collector
+// can scan them (model.WritePages).
+func (d *decoder) room() {
+	if len(d.recs) == cap(d.recs) {
+		d.recs = slices.Grow(d.recs, 1)
+		model.WritePages(d.recs[len(d.recs):])
+	}
+}
+
 // own copies the values of recs out of the fetched bytes, into blocks: a
 // one-shot read keeps a million small values, which as one object each
 // are a million for the garbage collector to find. A block lives as long
@@ -222,6 +231,7 @@ func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition
 			if value != nil && !d.borrow {
 				value = append(make([]byte, 0, len(r.value)), r.value...)
 			}
+			d.room()
 			d.recs = append(d.recs, model.Record{
 				Topic:     tp.Topic,
 				Partition: tp.Partition,
@@ -374,6 +384,7 @@ func (d *decoder) decodeRecordSet(tp model.TopicPartition, pos int64, abortedTxn
 			closeBytes(rec.Key)
 			closeBytes(rec.Value)
 			next = rec.Offset + 1
+			d.room()
 			d.recs = append(d.recs, model.Record{
 				Topic:     tp.Topic,
 				Partition: tp.Partition,

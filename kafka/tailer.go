@@ -296,6 +296,7 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 		// A cold read fills whole chunks: made at their size once, not
 		// grown to it (twice the memory, and as much again to fault in).
 		dec.recs = make([]model.Record, 0, decodeChunk)
+		model.WritePages(dec.recs) // filled after the collector may have read it
 	}
 	// What the Store can know of a record before its lock is worked out
 	// here, on one goroutine per partition.

@@ -80,6 +80,7 @@ func (t *hashIndex) reserve(n int) {
 func (t *hashIndex) resize(n int) {
 	old := t.slots
 	t.slots = make([]uint64, n)
+	WritePages(t.slots) // placing a slot reads it before writing it
 	t.shift = 32
 	for 1<<(32-t.shift) < n {
 		t.shift--

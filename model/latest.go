@@ -201,6 +201,7 @@ func (l *Latest) Keep(recs []Record) []Record {
 func (l *Latest) peekMet(n int) {
 	if l.met == nil {
 		l.met = make([]uint64, metBits/64)
+		WritePages(l.met) // each bit is read before it is set
 	}
 	sum := l.metSum
 	for i := range n {
@@ -218,6 +219,7 @@ func (l *Latest) prepare(r Record, i int) Record {
 	l.chunk.key[i] = 0
 	if l.met == nil {
 		l.met = make([]uint64, metBits/64)
+		WritePages(l.met) // each bit is read before it is set
 	}
 	bit := r.prep.hash % metBits
 	if l.met[bit/64]&(1<<(bit%64)) != 0 {
@@ -259,9 +261,13 @@ func analyzePlain(raw []byte, keep *arena, shapes *keyShapes) (keptKey, bool) {
 // hundred looking met at 40,000 keys a partition (a million in 25).
 const metBits = 1 << 20
 
+// grow returns s holding n, made anew if it has not the room: its pages
+// are written to first, since the chunk fills them by index while the
+// collector may read them first (WritePages).
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]T, n)
+		s = make([]T, n)
+		WritePages(s)
 	}
 	return s[:n]
 }

@@ -1,7 +1,5 @@
 package model
 
-import "unsafe"
-
 // The entries and first updates of a million new keys are 240 MB of new
 // memory, and the first write to each of its pages is a page fault (a few
 // microseconds in the kernel). Made under the Store's lock, those faults
@@ -57,13 +55,9 @@ func (s *Store) makeSpares(batch []Record) {
 // that n new keys will take beyond those already there, each with a write
 // to every page; false when spares is full.
 func makeSpare[T any](spares chan []T, n, size int) bool {
-	var zero T
-	step := max(1, pageSize/int(unsafe.Sizeof(zero)))
 	for need := (n+size-1)/size - len(spares); need > 0; need-- {
 		b := make([]T, size)
-		for i := 0; i < len(b); i += step {
-			b[i] = zero // the page's first write, here
-		}
+		WritePages(b)
 		select {
 		case spares <- b:
 		default:
@@ -79,7 +73,9 @@ func takeSpare[T any](spares chan []T, size int) []T {
 	case b := <-spares:
 		return b
 	default:
-		return make([]T, size)
+		b := make([]T, size)
+		WritePages(b) // the Store's writes go through write barriers, which read first
+		return b
 	}
 }
 
