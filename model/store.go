@@ -954,6 +954,8 @@ func (s *Store) Partitions(id ConnectorID) []PartitionRow {
 	sortByPartition(es)
 	rows := make([]PartitionRow, len(es))
 	lives := make([]PartitionID, len(es))
+	WritePages(rows) // filled through write barriers, which read first
+	WritePages(lives)
 	cp, nparts := s.partsOf(c), s.partitions[id.Topic]
 	for i, e := range es {
 		s.rowInto(&rows[i], &lives[i], e, cp, nparts)
