@@ -127,7 +127,7 @@ type connector struct {
 // where it is needed) and the latest value, time and record offset are
 // those of the newest update in the history ring.
 type entry struct {
-	id           PartitionID
+	key          string // raw key bytes; the topic is the connector's (pid)
 	conn         *connector
 	nextHome     *entry // the next entry of the topic whose key bytes have the same hash
 	nextCopy     *entry // the next copy of the same partition (Java-equal map) in the connector
@@ -135,16 +135,15 @@ type entry struct {
 	identity     string // JavaIdentity of the partition: equal for copies of one partition
 	// history is a ring of the most recent updates: in order while it
 	// grows, then the oldest at head. Never empty.
-	history []Update
-	head    int32
+	history   []Update
+	head      int32
+	partition int32 // of the offsets topic
 	// gap is the median time between this partition's recent updates, and
 	// gaps how many it is taken over: a partition is written at most once
 	// per flush of the one task that owns it, so the shortest such gap
 	// over a connector's partitions is its tasks' flush interval.
-	gap     time.Duration
 	gaps    int32
 	updates int32
-	ordinal int64  // the newest update's place among its topic-partition's records (FreshRead)
 	idx     int32  // position in conn.entries
 	shape   int32  // field order (keyShapes), -1 for fewer than two fields
 	hash    int32  // murmur2 of the key bytes
@@ -158,10 +157,18 @@ type entry struct {
 	javaNumber                  bool // a number of the value reads differently in Java (FlagJavaNumber)
 	plain                       bool // the value is an offset in the plain form (plainOffset)
 	regap                       bool // in Store.regap
+	gap                         time.Duration
+	ordinal                     int64 // the newest update's place among its topic-partition's records (FreshRead)
 	// stamp is the Store's stamp at the entry's last record
 	// (PartitionsSince).
 	stamp uint64
 }
+
+// An entry is one of a million at a million source partitions: its
+// topic-partition is kept as the partition alone, the topic being its
+// connector's.
+func (e *entry) tp() TopicPartition { return TopicPartition{e.conn.id.Topic, int(e.partition)} }
+func (e *entry) pid() PartitionID   { return PartitionID{e.tp(), e.key} }
 
 // last is the newest update.
 func (e *entry) last() *Update {
@@ -206,7 +213,7 @@ func (s *Store) push(e *entry, u Update) {
 // partitionMap parses the source partition map from the key (nil for a
 // null partition).
 func (e *entry) partitionMap() Object {
-	k, _ := ParseKey([]byte(e.id.Key)) // it parsed when stored
+	k, _ := ParseKey([]byte(e.key)) // it parsed when stored
 	return k.Partition
 }
 
@@ -398,11 +405,11 @@ func (s *Store) ingest(r *Record, keys *hashIndex, p prepared, k *keptKey) {
 	head := s.entryAt(keys.get(h))
 	var e, same *entry // this copy; the first copy of the same bytes
 	for x := head; x != nil; x = x.nextHome {
-		if x.id.Key == string(r.Key) {
+		if x.key == string(r.Key) {
 			if same == nil {
 				same = x
 			}
-			if x.id.Partition == r.Partition {
+			if int(x.partition) == r.Partition {
 				e = x
 				break
 			}
@@ -516,12 +523,12 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 	if same != nil {
 		e, ref = s.alloc()
 		*e = entry{
-			id: PartitionID{TopicPartition: tp, Key: same.id.Key}, conn: same.conn,
+			key: same.key, partition: int32(tp.Partition), conn: same.conn,
 			partitionStr: same.partitionStr, identity: same.identity, shape: same.shape, hash: same.hash,
 			canonical: same.canonical, taskForm: same.taskForm, nested: same.nested, homes: same.homes + 1,
 		}
 		for x := head; x != nil; x = x.nextHome {
-			if x.id.Key == e.id.Key {
+			if x.key == e.key {
 				x.homes = e.homes
 			}
 		}
@@ -544,7 +551,7 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 		}
 		e, ref = s.alloc()
 		*e = entry{
-			id: PartitionID{TopicPartition: tp, Key: key}, conn: c,
+			key: key, partition: int32(tp.Partition), conn: c,
 			partitionStr: f.partition, identity: f.identity, shape: f.shape, hash: murmur,
 			canonical: f.canonical, taskForm: f.taskForm, nested: f.nested, homes: 1,
 		}
@@ -744,7 +751,7 @@ func (s *Store) joinREST(r *ConnectorRow) {
 }
 
 func (s *Store) flags(e *entry) Flags {
-	return flagsIn(e, s.partsOf(e.conn).of[e.idx], s.partitions[e.id.Topic])
+	return flagsIn(e, s.partsOf(e.conn).of[e.idx], s.partitions[e.conn.id.Topic])
 }
 
 // flagsIn is flags with e's partition state and its topic's partition
@@ -755,7 +762,7 @@ func flagsIn(e *entry, ps *partState, n int) Flags {
 	if e.homes > 1 {
 		f |= FlagDuplicate
 	}
-	if n > 0 && int(e.hash&0x7fffffff)%n != e.id.Partition {
+	if n > 0 && int(e.hash&0x7fffffff)%n != int(e.partition) {
 		f |= FlagMisplaced
 	}
 	if !e.canonical {
@@ -965,7 +972,7 @@ func (s *Store) Partitions(id ConnectorID) []PartitionRow {
 
 func (s *Store) row(e *entry) PartitionRow {
 	var r PartitionRow
-	s.rowInto(&r, nil, e, s.partsOf(e.conn), s.partitions[e.id.Topic])
+	s.rowInto(&r, nil, e, s.partsOf(e.conn), s.partitions[e.conn.id.Topic])
 	return r
 }
 
@@ -978,7 +985,7 @@ func (s *Store) rowInto(r *PartitionRow, live *PartitionID, e *entry, cp *connPa
 	ps := cp.of[e.idx]
 	u := e.last()
 	*r = PartitionRow{
-		ID:           e.id,
+		ID:           e.pid(),
 		Connector:    e.conn.id.Name,
 		Partition:    e.partitionStr,
 		Deleted:      u.Value == nil,
@@ -1000,7 +1007,7 @@ func (s *Store) rowInto(r *PartitionRow, live *PartitionID, e *entry, cp *connPa
 		if live == nil {
 			live = new(PartitionID)
 		}
-		*live = ps.live.id
+		*live = ps.live.pid()
 		r.LiveCopy = live
 		r.TaskReads, r.NoOffset = r.Offset, r.Unreadable
 		if ps.live != e {
@@ -1092,7 +1099,7 @@ func (s *Store) Partition(id PartitionID) (PartitionDetail, bool) {
 	}
 	d := PartitionDetail{
 		PartitionRow: s.row(e),
-		Key:          []byte(e.id.Key),
+		Key:          []byte(e.key),
 		PartitionMap: e.partitionMap(),
 		Value:        e.value(),
 		History:      e.orderedHistory(),
@@ -1101,8 +1108,8 @@ func (s *Store) Partition(id PartitionID) (PartitionDetail, bool) {
 	if n := s.partitions[id.Topic]; n > 0 {
 		d.Expected = int(e.hash&0x7fffffff) % n
 		for h := s.home(id.Topic, hashString(keySeed, id.Key)); h != nil; h = h.nextHome {
-			if h.id.Key == id.Key && h.id.Partition < n {
-				d.Homes = append(d.Homes, h.id.Partition)
+			if h.key == id.Key && int(h.partition) < n {
+				d.Homes = append(d.Homes, int(h.partition))
 			}
 		}
 		slices.Sort(d.Homes)
@@ -1113,7 +1120,7 @@ func (s *Store) Partition(id PartitionID) (PartitionDetail, bool) {
 // find returns the stored copy id names, or nil.
 func (s *Store) find(id PartitionID) *entry {
 	for e := s.home(id.Topic, hashString(keySeed, id.Key)); e != nil; e = e.nextHome {
-		if e.id.Key == id.Key && e.id.Partition == id.Partition {
+		if e.key == id.Key && int(e.partition) == id.Partition {
 			return e
 		}
 	}

@@ -70,7 +70,7 @@ func TestSortByPartitionIsTheTextOrder(t *testing.T) {
 			for range r.IntN(30) {
 				b.WriteByte(letters[r.IntN(len(letters))])
 			}
-			es = append(es, &entry{partitionStr: b.String(), id: PartitionID{TopicPartition: TopicPartition{"t", r.IntN(3)}}, idx: int32(len(es))})
+			es = append(es, &entry{partitionStr: b.String(), partition: int32(r.IntN(3)), idx: int32(len(es))})
 		}
 		if round%7 == 0 {
 			r.Shuffle(len(es), func(i, j int) { es[i], es[j] = es[j], es[i] })
@@ -78,12 +78,12 @@ func TestSortByPartitionIsTheTextOrder(t *testing.T) {
 		want := slices.Clone(es)
 		slices.SortFunc(want, func(a, b *entry) int { return cmp.Compare(a.idx, b.idx) })
 		slices.SortStableFunc(want, func(a, b *entry) int {
-			return cmp.Or(cmp.Compare(a.partitionStr, b.partitionStr), cmp.Compare(a.id.Partition, b.id.Partition))
+			return cmp.Or(cmp.Compare(a.partitionStr, b.partitionStr), cmp.Compare(int(a.partition), int(b.partition)))
 		})
 		sortByPartition(es)
 		for i := range es {
 			if es[i] != want[i] {
-				t.Fatalf("round %d, at %d: %s/%d, want %s/%d", round, i, es[i].partitionStr, es[i].id.Partition, want[i].partitionStr, want[i].id.Partition)
+				t.Fatalf("round %d, at %d: %s/%d, want %s/%d", round, i, es[i].partitionStr, int(es[i].partition), want[i].partitionStr, int(want[i].partition))
 			}
 		}
 	}

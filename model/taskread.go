@@ -73,7 +73,7 @@ type partState struct {
 // lookup is the key the task looks up.
 func (ps *partState) lookup() string {
 	if ps.live != nil {
-		return ps.live.id.Key
+		return ps.live.key
 	}
 	return string(ps.taskKey)
 }
@@ -244,13 +244,13 @@ func later(a, b *entry, nparts int) bool {
 		return at.After(bt)
 	}
 	if nparts > 0 {
-		ah, bh := int(a.hash&0x7fffffff)%nparts == a.id.Partition, int(b.hash&0x7fffffff)%nparts == b.id.Partition
+		ah, bh := int(a.hash&0x7fffffff)%nparts == int(a.partition), int(b.hash&0x7fffffff)%nparts == int(b.partition)
 		if ah != bh {
 			return ah
 		}
 	}
-	if a.id.Partition != b.id.Partition {
-		return a.id.Partition > b.id.Partition
+	if int(a.partition) != int(b.partition) {
+		return int(a.partition) > int(b.partition)
 	}
 	return a.recordOffset() > b.recordOffset()
 }
@@ -262,12 +262,12 @@ func (ps *partState) decide(connector string, orders map[string]int32, tr *topic
 	latest := map[string]*entry{}
 	var keys []string
 	for _, e := range ps.entries {
-		cur := latest[e.id.Key]
+		cur := latest[e.key]
 		if cur == nil {
-			keys = append(keys, e.id.Key)
+			keys = append(keys, e.key)
 		}
 		if cur == nil || readLast(e, cur, tr) {
-			latest[e.id.Key] = e
+			latest[e.key] = e
 		}
 	}
 	var candidates []*entry // latest copy of each task-form key bytes
@@ -307,7 +307,7 @@ func (ps *partState) decide(connector string, orders map[string]int32, tr *topic
 	}
 	if ps.live != nil {
 		for _, e := range ps.entries {
-			if e != ps.live && e.id.Key == ps.live.id.Key {
+			if e != ps.live && e.key == ps.live.key {
 				ps.note = joinNote(ps.note, sameBytesNote(ps.live, e, tr))
 				break
 			}
@@ -336,8 +336,8 @@ func (tr *topicRead) read() *FreshRead {
 // worker keeps over copy b: the one its polls hand over last (FreshRead)
 // when koff knows the partition count, else the newer record.
 func readLast(a, b *entry, tr *topicRead) bool {
-	if a.id.Partition != b.id.Partition && tr.partitions > 0 {
-		return tr.read().ReadAfter(a.id.Partition, a.ordinal, b.id.Partition, b.ordinal)
+	if int(a.partition) != int(b.partition) && tr.partitions > 0 {
+		return tr.read().ReadAfter(int(a.partition), a.ordinal, int(b.partition), b.ordinal)
 	}
 	return later(a, b, tr.partitions)
 }
@@ -354,11 +354,11 @@ func sameBytesNote(live, other *entry, tr *topicRead) string {
 	case tr.partitions == 0:
 		note = differ + "koff shows the newest"
 	case fr == nil || fr.Exact && fr.OnePoll():
-		note = fmt.Sprintf(differ+"the topic comes in one poll (up to 500 records, max.poll.records), in which the copy in %s is read after the one in %s", live.id.TopicPartition, other.id.TopicPartition)
+		note = fmt.Sprintf(differ+"the topic comes in one poll (up to 500 records, max.poll.records), in which the copy in %s is read after the one in %s", live.tp(), other.tp())
 	case fr.Exact:
-		note = fmt.Sprintf(differ+"the topic's %d records come in several polls of 500 (max.poll.records), which koff works out from the records it read, in which the copy in %s is read after the one in %s; compaction since can move the polls", fr.Records(), live.id.TopicPartition, other.id.TopicPartition)
+		note = fmt.Sprintf(differ+"the topic's %d records come in several polls of 500 (max.poll.records), which koff works out from the records it read, in which the copy in %s is read after the one in %s; compaction since can move the polls", fr.Records(), live.tp(), other.tp())
 	default:
-		note = fmt.Sprintf(differ+"a partition holds more than max.partition.fetch.bytes (1 MiB), so the order of the consumer's fetches decides, which koff cannot see: it shows the copy in %s, which the first fetch hands over after the one in %s", live.id.TopicPartition, other.id.TopicPartition)
+		note = fmt.Sprintf(differ+"a partition holds more than max.partition.fetch.bytes (1 MiB), so the order of the consumer's fetches decides, which koff cannot see: it shows the copy in %s, which the first fetch hands over after the one in %s", live.tp(), other.tp())
 	}
 	if other.updated().After(live.updated()) {
 		note += "; a worker that was reading when the newer copy was written keeps that one until it restarts"
@@ -449,17 +449,17 @@ func hasNested(o Object) bool {
 func strayReason(e *entry, ps *partState, latest map[string]*entry) string {
 	live := ps.live
 	switch {
-	case live != nil && e.id.Key == live.id.Key:
-		return fmt.Sprintf("the same key bytes as the copy in %s, which a restarted worker reads after this one", live.id.TopicPartition)
-	case latest[e.id.Key] != e:
-		return fmt.Sprintf("an older record of the same key bytes than the one in %s", latest[e.id.Key].id.TopicPartition)
+	case live != nil && e.key == live.key:
+		return fmt.Sprintf("the same key bytes as the copy in %s, which a restarted worker reads after this one", live.tp())
+	case latest[e.key] != e:
+		return fmt.Sprintf("an older record of the same key bytes than the one in %s", latest[e.key].tp())
 	case e.taskForm && live != nil:
 		return "the same partition with its fields in another order: the task looks up " + ps.lookup()
 	case e.taskForm:
 		return "field order differs from the task's"
 	}
 	want := EncodeKey(e.conn.id.Name, javaNumbersOrNil(e.partitionMap()))
-	why := keyDifference([]byte(e.id.Key), want)
+	why := keyDifference([]byte(e.key), want)
 	if live == nil {
 		return why + ": the task looks up " + string(want) + ", which is not stored, so it reads no offset"
 	}
