@@ -13,6 +13,7 @@ func init() {
 			if err := g.needBootstrap(); err != nil {
 				return err
 			}
+			defer collectLate(env)()
 			store, err := loadStore(g, env, 60*time.Second, false)
 			if err != nil {
 				return err

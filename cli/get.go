@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -55,14 +54,7 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	if err := g.needBootstrap(); err != nil {
 		return err
 	}
-	if env.Getenv == nil || env.Getenv("GOGC") == "" {
-		// One read that builds what it prints and exits: collecting a
-		// fifth as often costs some of the 7k-key read's peak (145–170 MB
-		// to 170–175 MB) and halves the garbage collector's CPU in a read
-		// of a million partitions (0.3–0.46 s at GOGC 200, 0.14–0.22 s),
-		// whose peak stays where it was (the Store and the bodies).
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-	}
+	defer collectLate(env)()
 	store, err := loadStoreWith(g, env, o.timeout, true, getOneShot)
 	if err != nil {
 		return err
