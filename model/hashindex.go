@@ -79,8 +79,7 @@ func (t *hashIndex) reserve(n int) {
 // front to back.
 func (t *hashIndex) resize(n int) {
 	old := t.slots
-	t.slots = make([]uint64, n)
-	WritePages(t.slots) // placing a slot reads it before writing it
+	t.slots = newPages[uint64](n) // placing a slot reads it before writing it
 	t.shift = 32
 	for 1<<(32-t.shift) < n {
 		t.shift--

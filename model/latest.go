@@ -200,8 +200,7 @@ func (l *Latest) Keep(recs []Record) []Record {
 // million keys each is a cache miss).
 func (l *Latest) peekMet(n int) {
 	if l.met == nil {
-		l.met = make([]uint64, metBits/64)
-		WritePages(l.met) // each bit is read before it is set
+		l.met = newPages[uint64](metBits / 64) // each bit is read before it is set
 	}
 	sum := l.metSum
 	for i := range n {
@@ -217,11 +216,7 @@ func (l *Latest) peekMet(n int) {
 func (l *Latest) prepare(r Record, i int) Record {
 	r.prep = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: l.hash[i], chunk: &l.chunk, pos: int32(i)}
 	l.chunk.key[i] = 0
-	if l.met == nil {
-		l.met = make([]uint64, metBits/64)
-		WritePages(l.met) // each bit is read before it is set
-	}
-	bit := r.prep.hash % metBits
+	bit := r.prep.hash % metBits // met is made by peekMet, which Keep calls first
 	if l.met[bit/64]&(1<<(bit%64)) != 0 {
 		return r
 	}
@@ -266,8 +261,7 @@ const metBits = 1 << 20
 // collector may read them first (WritePages).
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		s = make([]T, n)
-		WritePages(s)
+		s = newPages[T](n)
 	}
 	return s[:n]
 }

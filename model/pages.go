@@ -10,6 +10,15 @@ import "unsafe"
 // the process runs on, several times the cost of one fault. At a million
 // new keys those second faults were a tenth of a `koff get`'s CPU.
 
+// newPages is make([]T, n) with every page written once (WritePages):
+// for memory that is read before it is written, by a probe, the
+// collector or a write barrier.
+func newPages[T any](n int) []T {
+	s := make([]T, n)
+	WritePages(s)
+	return s
+}
+
 // WritePages writes to every page of s's memory, up to its capacity, so
 // that each faults once, here: s must be as make returns it (zero). The
 // writes are of single zero bytes, through no write barrier.

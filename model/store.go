@@ -959,10 +959,8 @@ func (s *Store) Partitions(id ConnectorID) []PartitionRow {
 	// Sorted as entries, not as rows: a row is some 300 bytes to move.
 	es := slices.Clone(c.entries)
 	sortByPartition(es)
-	rows := make([]PartitionRow, len(es))
-	lives := make([]PartitionID, len(es))
-	WritePages(rows) // filled through write barriers, which read first
-	WritePages(lives)
+	// Filled through write barriers, which read first.
+	rows, lives := newPages[PartitionRow](len(es)), newPages[PartitionID](len(es))
 	cp, nparts := s.partsOf(c), s.partitions[id.Topic]
 	for i, e := range es {
 		s.rowInto(&rows[i], &lives[i], e, cp, nparts)

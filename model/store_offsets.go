@@ -242,7 +242,7 @@ func sortWords(ks, tmp []textKey) {
 
 // sameText orders entries of equal partition text.
 func sameText(a, b *entry) int {
-	return cmp.Or(cmp.Compare(int(a.partition), int(b.partition)), cmp.Compare(a.idx, b.idx))
+	return cmp.Or(cmp.Compare(a.partition, b.partition), cmp.Compare(a.idx, b.idx))
 }
 
 // commonPrefix is how many bytes from from on the texts of ks share.

@@ -67,8 +67,7 @@ func (s *Store) PartitionsSinceGivingWay(id ConnectorID, since uint64, giveWay f
 	ch.Count = len(c.entries)
 	if since == 0 || since > s.stamp || c.whole > since {
 		ch.Whole = true
-		block := make([]ownedRow, len(c.entries))
-		WritePages(block) // filled through write barriers, which read first
+		block := newPages[ownedRow](len(c.entries)) // filled through write barriers, which read first
 		ch.Rows = make([]*PartitionRow, len(c.entries))
 		cp, nparts := s.partsOf(c), s.partitions[id.Topic]
 		for i, e := range c.entries {

@@ -44,36 +44,33 @@ func BenchmarkPartitionsSince100k(b *testing.B) {
 		}
 		s.Ingest(batch)
 	}
+	// afterBatches times read once per iteration, each after a batch of
+	// changed records (not timed).
+	afterBatches := func(b *testing.B, changed int, read func()) {
+		for range b.N {
+			b.StopTimer()
+			update(changed)
+			b.StartTimer()
+			read()
+		}
+	}
 	// What every reload of a big Source reads for the header and the
 	// connectors screen, after a batch.
 	for _, changed := range []int{n / 100, n / 2} {
 		b.Run(fmt.Sprintf("Connectors/%d-changed", changed), func(b *testing.B) {
-			for range b.N {
-				b.StopTimer()
-				update(changed)
-				b.StartTimer()
+			afterBatches(b, changed, func() {
 				_ = s.Connectors()
 				_ = s.Stats()
-			}
+			})
 		})
 	}
 	for _, changed := range []int{n / 100, n / 2} {
 		b.Run(fmt.Sprintf("Partitions/%d-changed", changed), func(b *testing.B) {
-			for range b.N {
-				b.StopTimer()
-				update(changed)
-				b.StartTimer()
-				_ = s.Partitions(id)
-			}
+			afterBatches(b, changed, func() { _ = s.Partitions(id) })
 		})
 		b.Run(fmt.Sprintf("Since/%d-changed", changed), func(b *testing.B) {
 			stamp := s.PartitionsSince(id, 0).Stamp
-			for range b.N {
-				b.StopTimer()
-				update(changed)
-				b.StartTimer()
-				stamp = s.PartitionsSince(id, stamp).Stamp
-			}
+			afterBatches(b, changed, func() { stamp = s.PartitionsSince(id, stamp).Stamp })
 		})
 	}
 }

@@ -56,8 +56,7 @@ func (s *Store) makeSpares(batch []Record) {
 // to every page; false when spares is full.
 func makeSpare[T any](spares chan []T, n, size int) bool {
 	for need := (n+size-1)/size - len(spares); need > 0; need-- {
-		b := make([]T, size)
-		WritePages(b)
+		b := newPages[T](size)
 		select {
 		case spares <- b:
 		default:
@@ -73,9 +72,7 @@ func takeSpare[T any](spares chan []T, size int) []T {
 	case b := <-spares:
 		return b
 	default:
-		b := make([]T, size)
-		WritePages(b) // the Store's writes go through write barriers, which read first
-		return b
+		return newPages[T](size) // the Store's writes go through write barriers, which read first
 	}
 }
 

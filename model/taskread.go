@@ -249,8 +249,8 @@ func later(a, b *entry, nparts int) bool {
 			return ah
 		}
 	}
-	if int(a.partition) != int(b.partition) {
-		return int(a.partition) > int(b.partition)
+	if a.partition != b.partition {
+		return a.partition > b.partition
 	}
 	return a.recordOffset() > b.recordOffset()
 }
@@ -336,7 +336,7 @@ func (tr *topicRead) read() *FreshRead {
 // worker keeps over copy b: the one its polls hand over last (FreshRead)
 // when koff knows the partition count, else the newer record.
 func readLast(a, b *entry, tr *topicRead) bool {
-	if int(a.partition) != int(b.partition) && tr.partitions > 0 {
+	if a.partition != b.partition && tr.partitions > 0 {
 		return tr.read().ReadAfter(int(a.partition), a.ordinal, int(b.partition), b.ordinal)
 	}
 	return later(a, b, tr.partitions)
