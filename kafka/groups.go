@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/protocol/offsetcommit"
 
 	"koff/model"
 )
@@ -14,25 +15,48 @@ import (
 // CommitGroupOffsets commits offsets for a consumer group from outside it
 // (generation -1), as kafka-consumer-groups.sh --reset-offsets does. Kafka
 // accepts this only while the group has no members.
+//
+// Each offset goes with leader epoch -1, "none", as Connect's REST API and
+// kafka-consumer-groups send it. kafka-go's Client.OffsetCommit has no epoch
+// field and sends 0: a consumer then checks its position against epoch 0
+// (SubscriptionState's validation, OffsetsForLeaderEpoch) and, on a partition
+// whose epoch moved since, finds it "truncated" and rewinds to where epoch 0
+// ended. So the request is built here and sent through the client's
+// Transport, which finds the group's coordinator with its TLS and SASL.
 func (c Config) CommitGroupOffsets(ctx context.Context, group string, offsets map[model.TopicPartition]int64) error {
 	client := c.Client()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
-	req := &kafkago.OffsetCommitRequest{GroupID: group, GenerationID: -1, Topics: map[string][]kafkago.OffsetCommit{}}
-	for _, tp := range sortedTPs(offsets) {
-		req.Topics[tp.Topic] = append(req.Topics[tp.Topic], kafkago.OffsetCommit{Partition: tp.Partition, Offset: offsets[tp]})
-	}
-	res, err := client.OffsetCommit(ctx, req)
+	ctx, cancel := context.WithTimeout(ctx, client.Timeout)
+	defer cancel()
+	m, err := client.Transport.RoundTrip(ctx, client.Addr, offsetCommitRequest(group, offsets))
 	if err != nil {
 		return groupErr(group, err)
 	}
-	for topic, parts := range res.Topics {
-		for _, p := range parts {
-			if p.Error != nil {
-				return groupErr(group, fmt.Errorf("%s/%d: %w", topic, p.Partition, p.Error))
+	for _, t := range m.(*offsetcommit.Response).Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode != 0 {
+				return groupErr(group, fmt.Errorf("%s/%d: %w", t.Name, p.PartitionIndex, kafkago.Error(p.ErrorCode)))
 			}
 		}
 	}
 	return nil
+}
+
+// offsetCommitRequest is Admin#alterConsumerGroupOffsets' request: no
+// member, generation -1, no leader epoch, and (before v5) the broker's own
+// retention.
+func offsetCommitRequest(group string, offsets map[model.TopicPartition]int64) *offsetcommit.Request {
+	req := &offsetcommit.Request{GroupID: group, GenerationID: -1, RetentionTimeMs: -1}
+	for _, tp := range sortedTPs(offsets) {
+		if n := len(req.Topics); n == 0 || req.Topics[n-1].Name != tp.Topic {
+			req.Topics = append(req.Topics, offsetcommit.RequestTopic{Name: tp.Topic})
+		}
+		t := &req.Topics[len(req.Topics)-1]
+		t.Partitions = append(t.Partitions, offsetcommit.RequestPartition{
+			PartitionIndex: int32(tp.Partition), CommittedOffset: offsets[tp], CommittedLeaderEpoch: -1, CommitTimestamp: -1,
+		})
+	}
+	return req
 }
 
 // DeleteGroupOffsets deletes a group's committed offsets for some
