@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -330,7 +331,8 @@ func (s *Stack) JVM(main string, args ...string) []string { return s.jvm(main, a
 
 func (s *Stack) start(name, main, config string) (*process, error) {
 	log := filepath.Join(s.Dir, name+".log")
-	f, err := os.Create(log)
+	// Appended to: a restarted process's log follows its first run's.
+	f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -362,9 +364,18 @@ func (p *process) exited() error {
 	}
 }
 
+// lookup is a client on its own transport, closed by the returned func:
+// kafka-go's transport keeps connections and the metadata it saw, which a
+// broker restart makes stale.
+func (s *Stack) lookup() (*kafka.Client, func()) {
+	tr := &kafka.Transport{}
+	return &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 5 * time.Second, Transport: tr}, tr.CloseIdleConnections
+}
+
 func (s *Stack) waitBroker(ctx context.Context, p *process) error {
-	c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 5 * time.Second}
 	return poll(ctx, "broker "+s.Bootstrap, p, func() error {
+		c, done := s.lookup()
+		defer done()
 		m, err := c.Metadata(ctx, &kafka.MetadataRequest{})
 		if err != nil {
 			return err
@@ -413,19 +424,95 @@ func poll(ctx context.Context, what string, p *process, ready func() error) erro
 // Stop ends the worker (letting it leave its group), then the broker.
 func (s *Stack) Stop() {
 	for i := len(s.procs) - 1; i >= 0; i-- {
-		p := s.procs[i]
-		if p.exited() != nil {
-			continue
-		}
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(15 * time.Second):
-			p.cmd.Process.Kill()
-			<-p.done
-		}
+		s.procs[i].stop(15 * time.Second)
 	}
 	s.procs = nil
+}
+
+// stop sends SIGTERM and waits for the process to end, killing it after d.
+func (p *process) stop(d time.Duration) {
+	if p.exited() != nil {
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(d):
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// RestartBroker stops the broker cleanly and starts it again on the same
+// data directory and ports, as an operator's rolling restart does. Every
+// partition's leader epoch moves: at its controlled shutdown the controller
+// takes leadership from the broker, and gives it back when the broker
+// registers again (QuorumController's fencing and unfencing of the broker).
+// It returns once every partition has a leader again and the worker,
+// which stays up and reconnects by itself, answers /health and lists its
+// connectors, so tests that run after it find the stack as it was.
+func (s *Stack) RestartBroker(ctx context.Context) error {
+	i := slices.IndexFunc(s.procs, func(p *process) bool { return p.name == "broker" })
+	if i < 0 {
+		return errors.New("no broker to restart")
+	}
+	s.procs[i].stop(60 * time.Second)
+	broker, err := s.start("broker", "kafka.Kafka", filepath.Join(s.Dir, "server.properties"))
+	if err != nil {
+		return err
+	}
+	// In place: Stop still ends the worker before the broker.
+	s.procs = slices.Delete(s.procs, len(s.procs)-1, len(s.procs))
+	s.procs[i] = broker
+	if err := s.waitBroker(ctx, broker); err != nil {
+		return err
+	}
+	if err := s.waitAllLed(ctx, broker); err != nil {
+		return err
+	}
+	worker := s.procs[slices.IndexFunc(s.procs, func(p *process) bool { return p.name == "worker" })]
+	if err := s.waitWorker(ctx, worker); err != nil {
+		return err
+	}
+	hc := &http.Client{Timeout: 5 * time.Second}
+	err = poll(ctx, "Connect worker's REST API after the broker restart", worker, func() error {
+		resp, err := hc.Get(s.ConnectURL + "/connectors")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/connectors: %s", resp.Status)
+		}
+		return nil
+	})
+	// The tests' kafka-go clients share the default transport: its
+	// connections to the broker that stopped would fail their next request.
+	kafka.DefaultTransport.(*kafka.Transport).CloseIdleConnections()
+	return err
+}
+
+// waitAllLed waits until every partition of every topic has a leader.
+func (s *Stack) waitAllLed(ctx context.Context, p *process) error {
+	return poll(ctx, "leaders of every partition on "+s.Bootstrap, p, func() error {
+		c, done := s.lookup()
+		defer done()
+		m, err := c.Metadata(ctx, &kafka.MetadataRequest{})
+		if err != nil {
+			return err
+		}
+		for _, t := range m.Topics {
+			if t.Error != nil {
+				return fmt.Errorf("%s: %w", t.Name, t.Error)
+			}
+			for _, pt := range t.Partitions {
+				if pt.Error != nil || pt.Leader.Host == "" {
+					return fmt.Errorf("%s/%d has no leader yet", t.Name, pt.ID)
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // Logs returns the last lines of each log, for a failed test to print.
