@@ -11,6 +11,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol/metadata"
+	"github.com/segmentio/kafka-go/protocol/offsetfetch"
 )
 
 // TestSinkEditsAfterTheLeaderEpochMoved: a real FileStreamSink resumes
@@ -57,6 +58,8 @@ func TestSinkEditsAfterTheLeaderEpochMoved(t *testing.T) {
 	s.waitSinkCommitted(t, name, topic, 20)
 	want := sinkLines(0, 19)
 	wantFile(t, out, want, "before any edit")
+	_, own := s.committed(t, group, topic)
+	t.Logf("the sink's own commit of offset 20 carries leader epoch %d", own)
 
 	// Directly: koff commits to the group itself.
 	s.stop(t, name)
@@ -64,6 +67,7 @@ func TestSinkEditsAfterTheLeaderEpochMoved(t *testing.T) {
 	if !strings.Contains(plan, "directly") {
 		t.Errorf("without --connect-url the commit should go to the group directly:\n%s", plan)
 	}
+	s.wantCommitted(t, group, topic, 15, "koff's direct commit")
 	s.resume(t, name)
 	s.waitSinkCommitted(t, name, topic, 20)
 	want = append(want, sinkLines(15, 19)...)
@@ -75,6 +79,7 @@ func TestSinkEditsAfterTheLeaderEpochMoved(t *testing.T) {
 	if !strings.Contains(plan, "Connect REST") {
 		t.Errorf("with --connect-url the edit should go through Connect REST:\n%s", plan)
 	}
+	s.wantCommitted(t, group, topic, 12, "Connect's commit for koff's PATCH")
 	s.resume(t, name)
 	s.waitSinkCommitted(t, name, topic, 20)
 	want = append(want, sinkLines(12, 19)...)
@@ -88,6 +93,7 @@ func TestSinkEditsAfterTheLeaderEpochMoved(t *testing.T) {
 	if !strings.Contains(plan, said) {
 		t.Fatalf("koff's plan for offset 100 on a log of 0..19 should say it %q:\n%s", said, plan)
 	}
+	s.wantCommitted(t, group, topic, 100, "koff's direct commit past the log end")
 	s.resume(t, name)
 	s.waitSinkCommitted(t, name, topic, 20)
 	want = append(want, sinkLines(0, 19)...)
@@ -153,4 +159,38 @@ func (s *Stack) leaderEpoch(t *testing.T, topic string) int32 {
 	}
 	t.Fatalf("metadata names no %s/0", topic)
 	return 0
+}
+
+// committed is the group's committed offset of topic/0 and the leader
+// epoch stored with it (OffsetFetch v5+), as the sink's consumer reads them.
+func (s *Stack) committed(t *testing.T, group, topic string) (offset int64, epoch int32) {
+	t.Helper()
+	tr := &kafka.Transport{}
+	defer tr.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	m, err := tr.RoundTrip(ctx, kafka.TCP(s.Bootstrap), &offsetfetch.Request{
+		GroupID: group, Topics: []offsetfetch.RequestTopic{{Name: topic, PartitionIndexes: []int32{0}}},
+	})
+	if err != nil {
+		t.Fatalf("offsets of group %s: %v", group, err)
+	}
+	for _, tp := range m.(*offsetfetch.Response).Topics {
+		for _, p := range tp.Partitions {
+			if tp.Name == topic && p.PartitionIndex == 0 {
+				return p.CommittedOffset, p.ComittedLeaderEpoch
+			}
+		}
+	}
+	t.Fatalf("group %s has no committed offset for %s/0", group, topic)
+	return 0, 0
+}
+
+// wantCommitted fails unless topic/0's committed offset is off with no
+// leader epoch (-1).
+func (s *Stack) wantCommitted(t *testing.T, group, topic string, off int64, what string) {
+	t.Helper()
+	if gotOff, epoch := s.committed(t, group, topic); gotOff != off || epoch != -1 {
+		t.Errorf("%s: committed offset %d with leader epoch %d, want %d with none (-1)", what, gotOff, epoch, off)
+	}
 }
