@@ -46,9 +46,11 @@ func TestSinkEditsAfterTheLeaderEpochMoved(t *testing.T) {
 	before := s.leaderEpoch(t, topic)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	began := time.Now()
 	if err := s.RestartBroker(ctx); err != nil {
 		t.Fatalf("restarting the broker: %v", err)
 	}
+	t.Logf("broker restarted, every partition led and the worker answering in %s", time.Since(began).Round(time.Second))
 	after := s.leaderEpoch(t, topic)
 	if after <= before {
 		t.Fatalf("the broker restarted but %s/0's leader epoch is %d, was %d", topic, after, before)
