@@ -57,7 +57,10 @@ type Editor struct {
 	// ReadOnly refuses every write, whatever the caller shows.
 	ReadOnly bool
 	// User is who the audit log names (OS user, or the SSH user).
-	User  string
+	User string
+	// Cluster, when set, is the Kafka cluster id the audit log names;
+	// otherwise Kafka is asked (ClusterID).
+	Cluster string
 	Audit *AuditLog
 	// Cmd renders the equivalent koff command line of a plan.
 	Cmd CommandLine
