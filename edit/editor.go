@@ -61,7 +61,7 @@ type Editor struct {
 	// Cluster, when set, is the Kafka cluster id the audit log names;
 	// otherwise Kafka is asked (ClusterID).
 	Cluster string
-	Audit *AuditLog
+	Audit   *AuditLog
 	// Cmd renders the equivalent koff command line of a plan.
 	Cmd CommandLine
 	// VerifyTimeout bounds the wait for the tailer to read a write back (10s).
