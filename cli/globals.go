@@ -300,7 +300,7 @@ func contains(list []string, s string) bool {
 // accepts every global flag, so a context or a shell alias works with any
 // of them; a command's --help lists the ones it uses.
 var (
-	kafkaUsers     = []string{"", "get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "serve"}
+	kafkaUsers     = []string{"", "get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "audit", "serve"}
 	restUsers      = []string{"", "get", "status", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve"}
 	writers        = []string{"", "set", "reset", "import", "copy", "undo", "stop", "resume", "serve"}
 	liveUsers      = []string{"", "status", "serve"}
@@ -315,7 +315,7 @@ var (
 		"connect-user": {restUsers, demoClusterCmd}, "connect-password-file": {restUsers, demoClusterCmd}, "connect-token-file": {restUsers, demoClusterCmd},
 		"context":   {kafkaUsers, restUsers},
 		"log-file":  {kafkaUsers, restUsers, demoClusterCmd},
-		"read-only": {writers}, "audit-log": {{"", "set", "reset", "import", "copy", "undo", "serve"}},
+		"read-only": {writers}, "audit-log": {{"", "set", "reset", "import", "copy", "undo", "audit", "serve"}},
 		"connector-topics": {liveUsers}, "flush-interval": {liveUsers, demoClusterCmd},
 		"demo": {dashboards}, "fps": {dashboards},
 	}
