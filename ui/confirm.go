@@ -28,10 +28,10 @@ type confirmDialog struct {
 	km    *keymap.KeyMap
 	st    *Styles
 	plan  *edit.Plan
-	shown *edit.Plan       // plan as drawn: every outside string cleaned
+	shown *edit.Plan // plan as drawn: every outside string cleaned
 	undo  *edit.Undo // an undo: the edit it undoes, and what is in its way
-	made  time.Time        // when the dialog opened, for the undo's age
-	note  string           // how the offsets were chosen (a sink strategy)
+	made  time.Time  // when the dialog opened, for the undo's age
+	note  string     // how the offsets were chosen (a sink strategy)
 
 	name     textinput.Model // reset-all: the connector's name, typed
 	needName bool

@@ -52,7 +52,7 @@ type (
 		id   int
 		plan *edit.Plan
 		undo *edit.Undo // for an undo: the edit it undoes, and what is in its way
-		note string           // how the offsets were chosen (sink strategies, copies)
+		note string     // how the offsets were chosen (sink strategies, copies)
 		err  error
 	}
 	applyDoneMsg struct {
