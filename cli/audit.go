@@ -131,11 +131,8 @@ func auditRowOf(ed edit.AuditEdit, later []edit.AuditEdit) auditRow {
 	if ed.Result() == edit.ResultInProgress && !ed.Alive() {
 		r.Outcome = "in-progress (no outcome: its process ended; koff undo reconciles it)"
 	}
-	for _, l := range later {
-		if l.Start.Kind == edit.KindUndo && l.Start.Undoes == r.ID && len(l.WrittenSet()) > 0 {
-			r.UndoneBy = l.ID()
-			break
-		}
+	if by := edit.UndoneBy(later, r.ID); by != nil {
+		r.UndoneBy = by.ID
 	}
 	return r
 }

@@ -179,7 +179,7 @@ func (e *Editor) FindUndo(ctx context.Context, q UndoQuery) (*Undo, error) {
 	u.Edit = ed.Start
 	u.Edit.Result = ed.Result()
 	u.Edit.Written = sortedKeys(ed.WrittenSet())
-	u.UndoneBy = undoneBy(edits[i+1:], ed.ID())
+	u.UndoneBy = UndoneBy(edits[i+1:], ed.ID())
 	if u.Newer, err = e.newerValues(ctx, ed, edits[i+1:]); err != nil {
 		return nil, err
 	}
@@ -334,10 +334,12 @@ func orUnknownCluster(c string) string {
 	return c
 }
 
-// undoneBy is the first later undo of the edit that wrote anything.
-func undoneBy(later []AuditEdit, id string) *AuditEntry {
-	for _, ed := range later {
-		if ed.Start.Kind == KindUndo && ed.Start.Undoes == id && wroteSome(ed) {
+// UndoneBy is the later undo that put edit id back and is itself still in
+// force (not undone in turn), nil when there is none. later are the edits
+// after it, oldest first.
+func UndoneBy(later []AuditEdit, id string) *AuditEntry {
+	for i, ed := range later {
+		if ed.Start.Kind == KindUndo && ed.Start.Undoes == id && wroteSome(ed) && UndoneBy(later[i+1:], ed.ID()) == nil {
 			en := ed.Start
 			en.ID = ed.ID()
 			return &en

@@ -178,6 +178,15 @@ func TestABareUndoDoesNotSilentlyGoPastAnEditThatWroteNothing(t *testing.T) {
 	if err := u.Refusal(false, false); err == nil || !strings.Contains(err.Error(), "was undone already by the undo by tester") {
 		t.Errorf("undo of an undone edit: %v", err)
 	}
+	// Undoing that undo puts the edit back in force: it may be undone again.
+	redo, err := h.ed.FindUndo(ctx, UndoQuery{Connector: "src"})
+	if err != nil || redo.Edit.Kind != KindUndo || redo.Edit.Undoes != id1 {
+		t.Fatalf("bare undo after undo --edit: %v %+v", err, redo)
+	}
+	applyUndo(t, h, redo.Request)
+	if u, err = h.ed.FindUndo(ctx, UndoQuery{EditID: id1}); err != nil || u.UndoneBy != nil || u.Refusal(false, false) != nil {
+		t.Errorf("undo --edit after the redo: %v %+v", err, u)
+	}
 	if _, err := h.ed.FindUndo(ctx, UndoQuery{EditID: "nope"}); err == nil || !strings.Contains(err.Error(), "no edit nope in ") {
 		t.Errorf("an unknown id: %v", err)
 	}
