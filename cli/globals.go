@@ -300,21 +300,23 @@ func contains(list []string, s string) bool {
 // accepts every global flag, so a context or a shell alias works with any
 // of them; a command's --help lists the ones it uses.
 var (
-	kafkaUsers     = []string{"", "get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "audit", "serve"}
+	kafkaUsers     = []string{"", "get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "serve"}
 	restUsers      = []string{"", "get", "status", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve"}
 	writers        = []string{"", "set", "reset", "import", "copy", "undo", "stop", "resume", "serve"}
 	liveUsers      = []string{"", "status", "serve"}
 	dashboards     = []string{"", "serve"}
 	demoClusterCmd = []string{"demo-cluster"}
+	// koff audit asks Kafka only for its cluster id.
+	clusterIDUsers = []string{"audit"}
 	globalUsedBy   = map[string][][]string{
-		"bootstrap-server": {kafkaUsers}, "offsets-topic": {kafkaUsers}, "refresh": {kafkaUsers},
-		"command-config": {kafkaUsers}, "tls": {kafkaUsers}, "tls-ca": {kafkaUsers}, "tls-cert": {kafkaUsers}, "tls-key": {kafkaUsers},
-		"insecure-skip-verify": {kafkaUsers}, "sasl-mechanism": {kafkaUsers}, "sasl-username": {kafkaUsers},
-		"sasl-password-file": {kafkaUsers, demoClusterCmd},
+		"bootstrap-server": {kafkaUsers, clusterIDUsers}, "offsets-topic": {kafkaUsers}, "refresh": {kafkaUsers},
+		"command-config": {kafkaUsers, clusterIDUsers}, "tls": {kafkaUsers, clusterIDUsers}, "tls-ca": {kafkaUsers, clusterIDUsers}, "tls-cert": {kafkaUsers, clusterIDUsers}, "tls-key": {kafkaUsers, clusterIDUsers},
+		"insecure-skip-verify": {kafkaUsers, clusterIDUsers}, "sasl-mechanism": {kafkaUsers, clusterIDUsers}, "sasl-username": {kafkaUsers, clusterIDUsers},
+		"sasl-password-file": {kafkaUsers, clusterIDUsers, demoClusterCmd},
 		"connect-url":        {restUsers}, "connect-ca": {restUsers}, "connect-cert": {restUsers}, "connect-key": {restUsers},
 		"connect-user": {restUsers, demoClusterCmd}, "connect-password-file": {restUsers, demoClusterCmd}, "connect-token-file": {restUsers, demoClusterCmd},
-		"context":   {kafkaUsers, restUsers},
-		"log-file":  {kafkaUsers, restUsers, demoClusterCmd},
+		"context":   {kafkaUsers, restUsers, clusterIDUsers},
+		"log-file":  {kafkaUsers, restUsers, clusterIDUsers, demoClusterCmd},
 		"read-only": {writers}, "audit-log": {{"", "set", "reset", "import", "copy", "undo", "audit", "serve"}},
 		"connector-topics": {liveUsers}, "flush-interval": {liveUsers, demoClusterCmd},
 		"demo": {dashboards}, "fps": {dashboards},
