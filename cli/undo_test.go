@@ -10,16 +10,19 @@ import (
 	"koff/demo"
 )
 
-// clusterBroker is a broker with connect-offsets whose cluster id is id.
-func clusterBroker(t *testing.T, id string) string {
+// clusterBroker is a broker with connect-offsets (and more offsets
+// topics) whose cluster id is id.
+func clusterBroker(t *testing.T, id string, more ...string) string {
 	t.Helper()
 	b, err := demo.StartBrokerWith(demo.BrokerOptions{Listen: "127.0.0.1:0", ClusterID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	if err := b.CreateTopic("connect-offsets", 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
-		t.Fatal(err)
+	for _, topic := range append([]string{"connect-offsets"}, more...) {
+		if err := b.CreateTopic(topic, 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return b.Bootstrap()
 }
@@ -202,5 +205,25 @@ func TestABareUndoAfterAnEditThatWroteNothingAsks(t *testing.T) {
 	}
 	if !strings.Contains(offsetsOf(t, addr, "src"), `{"pos":1}`) {
 		t.Errorf("after undo: %s", offsetsOf(t, addr, "src"))
+	}
+}
+
+// A Connect REST URL whose workers use another Kafka cluster than -b
+// (GET / names it): undo refuses before planning anything.
+func TestUndoRefusesAConnectOfAnotherCluster(t *testing.T) {
+	c := demoCluster(t) // cluster koff-demo
+	b := clusterBroker(t, "cluster-b", "connect-offsets-crm") // a demo connector's own offsets topic
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	produceConnect(t, b, [2]string{`["src",{"file":"x"}]`, `{"pos":1}`})
+	if _, errs, code := koff(t, "set", "src", "-b", b, "--audit-log", audit, "--yes", "--partition", `{"file":"x"}`, "--offset", `{"pos":5}`); code != 0 {
+		t.Fatal(errs)
+	}
+	before := endOffsets(t, b)
+	_, errs, code := koff(t, "undo", "src", "-b", b, "--connect-url", c.ConnectURL(), "--audit-log", audit, "--yes")
+	if code != ExitFailed || !strings.Contains(errs, "use Kafka cluster koff-demo, but the brokers koff reads are cluster cluster-b") {
+		t.Errorf("undo with another cluster's Connect: exit %d %q", code, errs)
+	}
+	if after := endOffsets(t, b); after != before {
+		t.Errorf("it wrote: %d → %d", before, after)
 	}
 }

@@ -157,6 +157,9 @@ func (e *Editor) FindUndo(ctx context.Context, q UndoQuery) (*Undo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.sameClusterAsConnect(ctx, cluster); err != nil {
+		return nil, err
+	}
 	edits, err := e.Audit.Edits()
 	if err != nil {
 		return nil, fmt.Errorf("read audit log: %w", err)
