@@ -211,7 +211,7 @@ func TestABareUndoAfterAnEditThatWroteNothingAsks(t *testing.T) {
 // A Connect REST URL whose workers use another Kafka cluster than -b
 // (GET / names it): undo refuses before planning anything.
 func TestUndoRefusesAConnectOfAnotherCluster(t *testing.T) {
-	c := demoCluster(t) // cluster koff-demo
+	c := demoCluster(t)                                       // cluster koff-demo
 	b := clusterBroker(t, "cluster-b", "connect-offsets-crm") // a demo connector's own offsets topic
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	produceConnect(t, b, [2]string{`["src",{"file":"x"}]`, `{"pos":1}`})
