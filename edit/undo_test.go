@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"koff/model"
 )
 
 // setOffset applies a koff set of one partition and returns its edit id.
@@ -189,5 +191,36 @@ func TestABareUndoDoesNotSilentlyGoPastAnEditThatWroteNothing(t *testing.T) {
 	}
 	if _, err := h.ed.FindUndo(ctx, UndoQuery{EditID: "nope"}); err == nil || !strings.Contains(err.Error(), "no edit nope in ") {
 		t.Errorf("an unknown id: %v", err)
+	}
+}
+
+// A sink's tasks committed after the edit: undo refuses, naming the
+// topic-partition and the group's offset now.
+func TestUndoOfASinkEditRefusesANewerCommit(t *testing.T) {
+	h, _ := sinkHarness(t)
+	ctx := context.Background()
+	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
+	p, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s3", Kind: KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: SinkStrategy{Kind: SinkToOffset, Offset: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ed.Apply(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.kafka.CommitGroupOffsets(ctx, "connect-s3", map[model.TopicPartition]int64{tp0: 8}); err != nil { // the task consumed on
+		t.Fatal(err)
+	}
+	_, _, err = h.ed.UndoRequest("s3")
+	if err == nil || !strings.Contains(err.Error(), `{"kafka_topic":"orders","kafka_partition":0} in group connect-s3 now holds {"kafka_offset":8}, not {"kafka_offset":3}`) ||
+		!strings.Contains(err.Error(), "committed by the group, not by koff") {
+		t.Fatalf("undo after a commit: %v", err)
+	}
+	u, err := h.ed.FindUndo(ctx, UndoQuery{Connector: "s3"})
+	if err != nil || u.Refusal(true, false) != nil {
+		t.Fatalf("forced: %v", err)
+	}
+	applyUndo(t, h, u.Request)
+	if got := committed(t, h, "connect-s3"); got["orders/0"] != 12 {
+		t.Errorf("after undo --force: %v", got)
 	}
 }
