@@ -721,6 +721,33 @@ func TestUndoShowsANewerValueBeforeConfirming(t *testing.T) {
 	requireContains(t, m, `{"incrementing":9002}`)
 }
 
+// The last edit was refused (it wrote nothing): u's confirmation says so
+// and that it undoes the older edit, before enter.
+func TestUndoNamesANewerEditThatWroteNothing(t *testing.T) {
+	_, ed, m := editModel(t, 120, 50, nil)
+	selectPartition(t, m, "jdbc-orders", "customers")
+	send(t, m, press("e")...)
+	setField(m, 0, `{"incrementing":1}`)
+	pressSettle(t, m, "ctrl+s")
+	pressSettle(t, m, "enter")
+	requireStatus(t, m, "verified: set 1 partition")
+	send(t, m, tickMsg{})
+
+	ed.real.ReadOnly = true // the next edit is refused, and audited as such
+	send(t, m, press("e")...)
+	setField(m, 0, `{"incrementing":2}`)
+	pressSettle(t, m, "ctrl+s")
+	pressSettle(t, m, "enter")
+	ed.real.ReadOnly = false
+	send(t, m, press("esc")...)
+
+	pressSettle(t, m, "u")
+	if m.confirm == nil {
+		t.Fatalf("u opened no dialog:\n%s", screenText(m))
+	}
+	requireContains(t, m, "NEWER EDIT WROTE NOTHING:", "(refused): this undoes the older edit above", `{"incrementing":1} → {"incrementing":9002}`)
+}
+
 func TestUndoWithNothingToUndo(t *testing.T) {
 	_, _, m := editModel(t, 80, 24, nil)
 	pressSettle(t, m, "u")
