@@ -306,16 +306,18 @@ var (
 	liveUsers      = []string{"", "status", "serve"}
 	dashboards     = []string{"", "serve"}
 	demoClusterCmd = []string{"demo-cluster"}
+	// koff audit asks Kafka only for its cluster id.
+	clusterIDUsers = []string{"audit"}
 	globalUsedBy   = map[string][][]string{
-		"bootstrap-server": {kafkaUsers}, "offsets-topic": {kafkaUsers}, "refresh": {kafkaUsers},
-		"command-config": {kafkaUsers}, "tls": {kafkaUsers}, "tls-ca": {kafkaUsers}, "tls-cert": {kafkaUsers}, "tls-key": {kafkaUsers},
-		"insecure-skip-verify": {kafkaUsers}, "sasl-mechanism": {kafkaUsers}, "sasl-username": {kafkaUsers},
-		"sasl-password-file": {kafkaUsers, demoClusterCmd},
+		"bootstrap-server": {kafkaUsers, clusterIDUsers}, "offsets-topic": {kafkaUsers}, "refresh": {kafkaUsers},
+		"command-config": {kafkaUsers, clusterIDUsers}, "tls": {kafkaUsers, clusterIDUsers}, "tls-ca": {kafkaUsers, clusterIDUsers}, "tls-cert": {kafkaUsers, clusterIDUsers}, "tls-key": {kafkaUsers, clusterIDUsers},
+		"insecure-skip-verify": {kafkaUsers, clusterIDUsers}, "sasl-mechanism": {kafkaUsers, clusterIDUsers}, "sasl-username": {kafkaUsers, clusterIDUsers},
+		"sasl-password-file": {kafkaUsers, clusterIDUsers, demoClusterCmd},
 		"connect-url":        {restUsers}, "connect-ca": {restUsers}, "connect-cert": {restUsers}, "connect-key": {restUsers},
 		"connect-user": {restUsers, demoClusterCmd}, "connect-password-file": {restUsers, demoClusterCmd}, "connect-token-file": {restUsers, demoClusterCmd},
-		"context":   {kafkaUsers, restUsers},
-		"log-file":  {kafkaUsers, restUsers, demoClusterCmd},
-		"read-only": {writers}, "audit-log": {{"", "set", "reset", "import", "copy", "undo", "serve"}},
+		"context":   {kafkaUsers, restUsers, clusterIDUsers},
+		"log-file":  {kafkaUsers, restUsers, clusterIDUsers, demoClusterCmd},
+		"read-only": {writers}, "audit-log": {{"", "set", "reset", "import", "copy", "undo", "audit", "serve"}},
 		"connector-topics": {liveUsers}, "flush-interval": {liveUsers, demoClusterCmd},
 		"demo": {dashboards}, "fps": {dashboards},
 	}

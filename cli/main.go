@@ -173,7 +173,7 @@ func takesValue(fs *pflag.FlagSet, arg string) bool {
 }
 
 // commandOrder is how --help lists commands: reading first, then writing.
-var commandOrder = []string{"get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve", "demo-cluster", "version"}
+var commandOrder = []string{"get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "audit", "stop", "resume", "serve", "demo-cluster", "version"}
 
 // helpTarget is the command `koff help ARGS` asks about: the first
 // argument that is not a flag, or the dashboard for none. The rest are

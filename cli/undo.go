@@ -2,25 +2,32 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
-	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
 	"koff/edit"
 	"koff/model"
 )
 
-type undoOptions struct{ writeFlags }
+type undoOptions struct {
+	writeFlags
+	edit  string
+	force bool
+}
 
 func init() {
 	register(&command{
 		name:    "undo",
-		args:    "[CONNECTOR] [--dry-run] [--yes]",
-		summary: "put back the before-values of the last edit in the audit log (of CONNECTOR), as a new planned edit",
+		args:    "[CONNECTOR] [--edit ID] [--force] [--dry-run] [--yes]",
+		summary: "put back the before-values of the last edit of this cluster in the audit log (of CONNECTOR, or the edit ID), as a new planned edit",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &undoOptions{}
 			addWriteFlags(fs, &o.writeFlags)
+			fs.StringVar(&o.edit, "edit", "", "undo this edit (its id as koff audit lists it, or a prefix only it has) instead of the last one")
+			fs.BoolVar(&o.force, "force", false, "undo even though a partition no longer holds what the edit wrote (a task flushed since, or another tool wrote): overwrites that newer value")
 			return o
 		},
 		run: runUndo,
@@ -41,19 +48,54 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	defer s.close()
-	req, entry, err := s.ed.UndoRequestContext(s.ctx, name)
+	u, err := s.ed.FindUndo(s.ctx, edit.UndoQuery{Connector: name, EditID: o.edit})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "Undoing the %s of %s by %s at %s\n", model.Sanitize(string(entry.Kind)), model.Sanitize(entry.Connector), model.Sanitize(entry.User), entry.Time.Local().Format(time.RFC3339))
-	switch entry.Result {
-	case edit.ResultPartial, edit.ResultInterrupted:
-		fmt.Fprintf(env.Stdout, "  it was %s: %d of its %d partitions reached the log (%s); only those are put back\n",
-			entry.Result, len(req.Items), len(entry.Changes), model.Sanitize(strings.Join(entry.Written, ", ")))
+	printUndo(env, u)
+	// Going past newer edits that wrote nothing needs the edit named, or a
+	// yes: --yes, or the prompt on a terminal (which names it above).
+	older := o.edit != "" || o.yes || o.dryRun || stdinIsTerminal(env)
+	if err := u.Refusal(o.force, older); err != nil {
+		if !o.dryRun {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "  note: a real run is refused: %s\n", model.Sanitize(err.Error()))
 	}
-	p, err := s.ed.Plan(s.ctx, req)
+	p, err := s.ed.Plan(s.ctx, u.Request)
 	if err != nil {
 		return err
 	}
 	return s.runPlans([]*edit.Plan{p}, o.writeFlags)
+}
+
+// printUndo says which edit is undone, and everything in its way.
+func printUndo(env Env, u *edit.Undo) {
+	w := env.Stdout
+	fmt.Fprintf(w, "Undoing the %s\n", model.Sanitize(edit.EditName(u.Edit)))
+	switch u.Edit.Result {
+	case edit.ResultPartial, edit.ResultInterrupted:
+		fmt.Fprintf(w, "  it was %s: %d of its %d partitions reached the log (%s); only those are put back\n",
+			u.Edit.Result, len(u.Request.Items), len(u.Edit.Changes), model.Sanitize(strings.Join(u.Edit.Written, ", ")))
+	}
+	for _, n := range u.Notes {
+		fmt.Fprintf(w, "  note: %s\n", model.Sanitize(n))
+	}
+	for _, sk := range u.Skipped {
+		fmt.Fprintf(w, "  newer edit that wrote nothing: the %s (%s)\n", model.Sanitize(edit.EditName(sk)), model.Sanitize(sk.Result))
+	}
+	if len(u.Skipped) > 0 {
+		fmt.Fprintf(w, "  so this undoes the older edit %s, not the last one\n", model.Sanitize(edit.AuditEdit{Start: u.Edit}.ID()))
+	}
+	if u.UndoneBy != nil {
+		fmt.Fprintf(w, "  already undone by the undo by %s at %s (edit %s)\n", model.Sanitize(u.UndoneBy.User), u.UndoneBy.Time.Local().Format("2006-01-02T15:04:05Z07:00"), model.Sanitize(u.UndoneBy.ID))
+	}
+	for _, n := range u.Newer {
+		fmt.Fprintf(w, "  newer value: %s\n", model.Sanitize(n.String()))
+	}
+}
+
+func stdinIsTerminal(env Env) bool {
+	in, ok := env.Stdin.(*os.File)
+	return ok && term.IsTerminal(in.Fd())
 }

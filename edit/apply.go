@@ -130,7 +130,7 @@ func tpList(tps []model.TopicPartition) string {
 // outcome. A refused or failed attempt is audited too.
 func (e *Editor) Apply(ctx context.Context, p *Plan) (Result, error) {
 	res := Result{Plan: p}
-	run := e.newRun(p)
+	run := e.newRun(ctx, p)
 	if err := e.Check(ctx, p); err != nil {
 		run.refused(err)
 		return res, err

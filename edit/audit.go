@@ -103,6 +103,17 @@ type AuditEntry struct {
 	Restored []string `json:"restored,omitempty"`
 	Message  string   `json:"message,omitempty"`
 	Error    string   `json:"error,omitempty"`
+
+	// Where the edit was made: the id of the Kafka cluster holding the
+	// offsets topics and consumer groups ("" in lines of older koffs and
+	// when the brokers did not say: the cluster is unknown), the offsets
+	// topics koff read, and the Connect REST URL. Undo puts back only
+	// edits of the cluster it is connected to.
+	Cluster       string   `json:"cluster,omitempty"`
+	OffsetsTopics []string `json:"offsets_topics,omitempty"`
+	ConnectURL    string   `json:"connect_url,omitempty"`
+	// Undoes is the id of the edit an undo put back.
+	Undoes string `json:"undoes,omitempty"`
 }
 
 // AuditChange is one source partition of an audited edit.

@@ -57,8 +57,11 @@ type Editor struct {
 	// ReadOnly refuses every write, whatever the caller shows.
 	ReadOnly bool
 	// User is who the audit log names (OS user, or the SSH user).
-	User  string
-	Audit *AuditLog
+	User string
+	// Cluster, when set, is the Kafka cluster id the audit log names;
+	// otherwise Kafka is asked (ClusterID).
+	Cluster string
+	Audit   *AuditLog
 	// Cmd renders the equivalent koff command line of a plan.
 	Cmd CommandLine
 	// VerifyTimeout bounds the wait for the tailer to read a write back (10s).

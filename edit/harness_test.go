@@ -26,7 +26,14 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	b, err := demo.StartBroker("127.0.0.1:0")
+	return newClusterHarness(t, "")
+}
+
+// newClusterHarness is a harness on a broker whose cluster id is id
+// ("koff-demo" when empty): two of them are two clusters.
+func newClusterHarness(t *testing.T, id string) *harness {
+	t.Helper()
+	b, err := demo.StartBrokerWith(demo.BrokerOptions{Listen: "127.0.0.1:0", ClusterID: id})
 	if err != nil {
 		t.Fatal(err)
 	}

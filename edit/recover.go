@@ -3,7 +3,6 @@ package edit
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,47 +13,17 @@ import (
 // UndoRequestContext is UndoRequest with a context for the reads of the
 // log an interrupted edit needs: an edit whose process died before its
 // outcome line is reconciled first (Reconcile), so that undo plans exactly
-// the partitions that reached the log.
+// the partitions that reached the log. It refuses what FindUndo's Refusal
+// refuses without --force: use FindUndo to show or override it.
 func (e *Editor) UndoRequestContext(ctx context.Context, connector string) (Request, AuditEntry, error) {
-	if e.Audit == nil {
-		return Request{}, AuditEntry{}, errors.New("no audit log: nothing to undo")
-	}
-	edits, err := e.Audit.Edits()
+	u, err := e.FindUndo(ctx, UndoQuery{Connector: connector})
 	if err != nil {
-		return Request{}, AuditEntry{}, fmt.Errorf("read audit log: %w", err)
+		return Request{}, AuditEntry{}, err
 	}
-	for i := len(edits) - 1; i >= 0; i-- {
-		ed := edits[i]
-		if connector != "" && ed.Start.Connector != connector {
-			continue
-		}
-		if !undoable(ed) {
-			continue
-		}
-		if ed.Outcome == nil {
-			if ed.Alive() {
-				return Request{}, ed.Start, fmt.Errorf("the %s of %s by %s (pid %d) is still writing: let it finish", ed.Start.Kind, ed.Start.Connector, ed.Start.User, ed.Start.PID)
-			}
-			if ed, err = e.Reconcile(ctx, ed); err != nil {
-				return Request{}, ed.Start, err
-			}
-			if !undoable(ed) {
-				continue
-			}
-		}
-		if len(undoChanges(ed)) == 0 {
-			continue // lost every partition to a concurrent edit: nothing of its own stands
-		}
-		req, err := undoRequestOf(ed)
-		shown := ed.Start
-		shown.Result = ed.Result()
-		shown.Written = sortedKeys(ed.WrittenSet())
-		return req, shown, err
+	if err := u.Refusal(false, false); err != nil {
+		return Request{}, u.Edit, err
 	}
-	if connector != "" {
-		return Request{}, AuditEntry{}, fmt.Errorf("no edit of %s in %s to undo", connector, e.Audit.Path)
-	}
-	return Request{}, AuditEntry{}, fmt.Errorf("no edit in %s to undo", e.Audit.Path)
+	return u.Request, u.Edit, nil
 }
 
 // Reconcile settles an edit whose process ended without an outcome line
@@ -70,7 +39,7 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 	bw, canRead := e.Kafka.(BatchWriter)
 	out := AuditEntry{
 		ID: s.ID, Time: e.now().UTC(), User: s.User, Host: s.Host, PID: s.PID, Connector: s.Connector,
-		Kind: s.Kind, Path: s.Path, Result: ResultInterrupted,
+		Kind: s.Kind, Path: s.Path, Result: ResultInterrupted, Cluster: s.Cluster, Undoes: s.Undoes,
 		Message: fmt.Sprintf("its process ended without an outcome; reconciled with the log at %s", e.now().UTC().Format(time.RFC3339)),
 	}
 	if group := groupOf(s); group != "" {

@@ -60,6 +60,8 @@ type Request struct {
 	// (its consumer.override.group.id); "" takes it from REST, or from a
 	// connect-<name> group that has committed offsets.
 	Group string
+	// Undoes is the id of the edit an undo puts back (KindUndo).
+	Undoes string
 }
 
 // ParsePartition reads a source partition map given on a command line or

@@ -15,13 +15,17 @@ type editRun struct {
 	e       *Editor
 	p       *Plan
 	id      string
+	cluster string
 	begun   bool
 	written []string
 	watch   *watch
 }
 
-func (e *Editor) newRun(p *Plan) *editRun {
-	return &editRun{e: e, p: p, id: newEditID(e.now())}
+func (e *Editor) newRun(ctx context.Context, p *Plan) *editRun {
+	// Asked per edit, not once: the dashboard runs for days, and another
+	// cluster may answer at the same address by then.
+	cluster, _ := e.ClusterID(ctx)
+	return &editRun{e: e, p: p, id: newEditID(e.now()), cluster: cluster}
 }
 
 func (r *editRun) entry(result string) AuditEntry {
@@ -30,6 +34,7 @@ func (r *editRun) entry(result string) AuditEntry {
 	return AuditEntry{
 		ID: r.id, Time: r.e.now().UTC(), User: r.e.User, Host: host, PID: os.Getpid(),
 		Connector: p.Connector, Kind: p.Kind, Path: p.Path, State: p.State, Result: result,
+		Cluster: r.cluster, OffsetsTopics: r.e.topics(), ConnectURL: r.e.connectURL(), Undoes: p.Undoes,
 	}
 }
 

@@ -276,7 +276,8 @@ func TestAnEditWithoutOutcomeIsReconciledWithTheLog(t *testing.T) {
 }
 
 // Lines written before write-ahead logging (no id, one line per edit) are
-// still read: as whole edits that undo can reverse.
+// still read: as whole edits that undo can reverse. They name no cluster,
+// so a bare undo refuses and names the id (their time) that undoes them.
 func TestOlderAuditLinesStillUndo(t *testing.T) {
 	h := newHarness(t)
 	h.workerWrite(`["src",{"server":"a"}]`, `{"lsn":7}`)
@@ -292,10 +293,14 @@ func TestOlderAuditLinesStillUndo(t *testing.T) {
 	if n, _ := h.ed.Audit.Interrupted(); len(n) != 0 {
 		t.Errorf("an old verified edit reads as interrupted")
 	}
-	req, entry, err := h.ed.UndoRequest("src")
-	if err != nil || entry.User != "alice" || len(req.Items) != 1 {
-		t.Fatalf("undo: %v %+v", err, req)
+	if _, _, err := h.ed.UndoRequest("src"); err == nil || !strings.Contains(err.Error(), "does not name its cluster") || !strings.Contains(err.Error(), "--edit 20261130T100000.000Z") {
+		t.Fatalf("a bare undo of an edit of an unknown cluster: %v", err)
 	}
+	u, err := h.ed.FindUndo(context.Background(), UndoQuery{Connector: "src", EditID: "20261130T100000.000Z"})
+	if err != nil || u.Edit.User != "alice" || len(u.Request.Items) != 1 || len(u.Notes) != 1 {
+		t.Fatalf("undo --edit: %v %+v", err, u)
+	}
+	req := u.Request
 	v, _ := req.Items[0].Offset.Get("lsn")
 	if fmt.Sprint(v) != "9007199254740993" {
 		t.Errorf("undo puts back lsn %v", v)

@@ -137,4 +137,28 @@ func TestEditsAreReadByTheRealTask(t *testing.T) {
 			t.Errorf("after koff undo the task continued with %q, want the before-value's next line %s-9", got, f.name)
 		}
 	})
+
+	// The real task moved on after the edit: undo refuses, naming the value
+	// the worker flushed (so Connect's GET / names the cluster koff reads,
+	// or undo through REST would be refused before that); --force undoes.
+	t.Run("UndoAfterTheTaskFlushed", func(t *testing.T) {
+		f := s.newFileConnector(t, "edit-undo-flushed", 8)
+		s.stop(t, f.name)
+		mustKoff(t, s.withREST("set", f.name, "--partition", f.partition(), "--offset", f.position(2), "--yes")...)
+		if got := f.resumeAndNext(t); got != f.name+"-2" {
+			t.Fatalf("after koff set to line 2 the task continued with %q", got)
+		}
+		f.waitRead(t) // the task committed the end of its file: a value koff did not write
+		s.stop(t, f.name)
+		_, errs, code := koff(t, s.withREST("undo", f.name, "--yes")...)
+		want := fmt.Sprintf(`now holds {"position":%d}, not {"position":%d} as the edit wrote`, len(f.content), lineStart(f.content, 2))
+		if code != 1 || !strings.Contains(errs, want) || !strings.Contains(errs, "not written by koff") {
+			t.Fatalf("undo after the task flushed: exit %d %q, want %q", code, errs, want)
+		}
+		mustKoff(t, s.withREST("undo", f.name, "--yes", "--force")...)
+		appendFile(t, f.path, f.name+"-9\n")
+		if got := f.resumeAndNext(t); got != f.name+"-9" {
+			t.Errorf("after koff undo --force the task continued with %q, want %s-9", got, f.name)
+		}
+	})
 }

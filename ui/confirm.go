@@ -28,10 +28,10 @@ type confirmDialog struct {
 	km    *keymap.KeyMap
 	st    *Styles
 	plan  *edit.Plan
-	shown *edit.Plan       // plan as drawn: every outside string cleaned
-	undo  *edit.AuditEntry // an undo: the edit it undoes
-	made  time.Time        // when the dialog opened, for the undo's age
-	note  string           // how the offsets were chosen (a sink strategy)
+	shown *edit.Plan // plan as drawn: every outside string cleaned
+	undo  *edit.Undo // an undo: the edit it undoes, and what is in its way
+	made  time.Time  // when the dialog opened, for the undo's age
+	note  string     // how the offsets were chosen (a sink strategy)
 
 	name     textinput.Model // reset-all: the connector's name, typed
 	needName bool
@@ -68,7 +68,7 @@ const (
 	stepResume
 )
 
-func newConfirmDialog(km *keymap.KeyMap, st *Styles, p *edit.Plan, undo *edit.AuditEntry, now time.Time) *confirmDialog {
+func newConfirmDialog(km *keymap.KeyMap, st *Styles, p *edit.Plan, undo *edit.Undo, now time.Time) *confirmDialog {
 	d := &confirmDialog{km: km, st: st, plan: p, shown: shownPlan(p), undo: undo, made: now, vp: viewport.New(), help: help.New()}
 	d.help.Styles = st.Help
 	d.vp.KeyMap = viewport.KeyMap{} // scrolled through the dialog's own bindings
@@ -272,11 +272,14 @@ func (d *confirmDialog) content(w int) []string {
 	if p.PathReason != "" {
 		more(st.Muted.Render(p.PathReason), 0)
 	}
-	if u := d.undo; u != nil {
+	if d.undo != nil {
+		u := d.undo.Edit
 		at := u.Time.In(d.made.Location())
 		// The audit log is a file: its words are cleaned like any other.
 		fact("Undoes", fmt.Sprintf("%s of %s by %s", clean(string(u.Kind)), clean(u.Connector), clean(orUnknown(u.User))))
 		more(fmt.Sprintf("at %s (%s) · %s", at.Format("2006-01-02 15:04:05 MST"), age(d.made, u.Time), clean(u.Result)), 0)
+		more(st.Muted.Render(fmt.Sprintf("edit %s · cluster %s", clean(edit.AuditEdit{Start: u}.ID()), clean(orUnknown(u.Cluster)))), 0)
+		d.undoWarnings(more)
 	}
 
 	if sink {
@@ -536,4 +539,21 @@ func (d *confirmDialog) footer(w int, spinner string) []string {
 		keys += st.Muted.Render(keySep) + d.help.ShortHelpView([]key.Binding{scroll})
 	}
 	return append(out, keys)
+}
+
+// undoWarnings say, before enter, what the CLI refuses without --force or
+// --yes: partitions that hold a newer value than the edit wrote (undo
+// overwrites it), and newer edits that wrote nothing (this undoes an older
+// one).
+func (d *confirmDialog) undoWarnings(more func(string, int)) {
+	st, u := d.st, d.undo
+	for _, n := range u.Notes {
+		more(st.Muted.Render(clean(n)), 0)
+	}
+	for _, sk := range u.Skipped {
+		more(st.Warn.Render("⚠ NEWER EDIT WROTE NOTHING: ")+clean(fmt.Sprintf("the %s (%s): this undoes the older edit above", edit.EditName(sk), sk.Result)), 0)
+	}
+	for _, n := range u.Newer {
+		more(st.Warn.Render("⚠ NEWER VALUE: ")+clean(n.String())+st.Warn.Render(" · undo overwrites it"), 0)
+	}
 }

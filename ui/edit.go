@@ -21,7 +21,9 @@ type Editor interface {
 	Apply(ctx context.Context, p *edit.Plan) (edit.Result, error)
 	StopConnector(ctx context.Context, name string) error
 	ResumeConnector(ctx context.Context, name string) error
-	UndoRequest(connector string) (edit.Request, edit.AuditEntry, error)
+	// FindUndo finds the edit undo puts back (of this cluster only) and
+	// what stands in its way, which the confirmation shows.
+	FindUndo(ctx context.Context, q edit.UndoQuery) (*edit.Undo, error)
 	// PlanSink plans an edit of a sink's committed offsets by strategy.
 	PlanSink(ctx context.Context, req edit.SinkRequest) (*edit.Plan, error)
 	// CopyRequest is the edit giving connector to the offsets of from.
@@ -49,8 +51,8 @@ type (
 	planDoneMsg struct {
 		id   int
 		plan *edit.Plan
-		undo *edit.AuditEntry // for an undo: the edit it undoes
-		note string           // how the offsets were chosen (sink strategies, copies)
+		undo *edit.Undo // for an undo: the edit it undoes, and what is in its way
+		note string     // how the offsets were chosen (sink strategies, copies)
 		err  error
 	}
 	applyDoneMsg struct {
@@ -126,18 +128,20 @@ func (m *Model) planWith(sub *submission) tea.Cmd {
 	return cmd
 }
 
-// undoJob reads the audit log for the last edit and plans putting its
-// before-values back.
+// undoJob reads the audit log for the last edit of this cluster and plans
+// putting its before-values back. Newer values it would overwrite, and
+// newer edits that wrote nothing, are shown in the confirmation: enter
+// there is the operator's go-ahead (the CLI's --force and --yes).
 func (m *Model) undoJob() tea.Cmd {
 	ed := m.opts.Editor
 	defer func() { m.planCancel = m.jobCancel }()
 	return m.startJob("finding the last edit in the audit log…", planTimeout, func(ctx context.Context, id int) tea.Msg {
-		req, entry, err := ed.UndoRequest("")
+		u, err := ed.FindUndo(ctx, edit.UndoQuery{})
 		if err != nil {
 			return planDoneMsg{id: id, err: err}
 		}
-		p, err := ed.Plan(ctx, req)
-		return planDoneMsg{id: id, plan: p, undo: &entry, err: err}
+		p, err := ed.Plan(ctx, u.Request)
+		return planDoneMsg{id: id, plan: p, undo: u, err: err}
 	})
 }
 

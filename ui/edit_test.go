@@ -156,6 +156,7 @@ func newFakeEditor(t *testing.T, f *fixture) *fakeEditor {
 	return &fakeEditor{real: &edit.Editor{
 		Store: f.store, Kafka: &storeWriter{f: f}, Topics: []string{topic},
 		User: "alice", Audit: &edit.AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
+		Cluster:       "prod-cluster",
 		Cmd:           edit.CommandLine{Globals: []string{"-b", "kafka-1.prod.internal:9092"}},
 		VerifyTimeout: time.Second,
 		Now:           func() time.Time { return t0 },
@@ -262,9 +263,9 @@ func (e *fakeEditor) ResumeConnector(_ context.Context, name string) error {
 	return e.resumeErr
 }
 
-func (e *fakeEditor) UndoRequest(connector string) (edit.Request, edit.AuditEntry, error) {
-	e.record("undo-request %q", connector)
-	return e.real.UndoRequest(connector)
+func (e *fakeEditor) FindUndo(ctx context.Context, q edit.UndoQuery) (*edit.Undo, error) {
+	e.record("undo-request %q", q.Connector)
+	return e.real.FindUndo(ctx, q)
 }
 
 // editModel is the dashboard on the demo store with a fake editor.
@@ -692,6 +693,59 @@ func TestUndoShowsWhichEditItUndoes(t *testing.T) {
 	send(t, m, tickMsg{})
 	requireContains(t, m, `{"incrementing":9002}`)
 	_ = f
+}
+
+// A task flushed after the edit: u's confirmation names the partition,
+// the newer value and that koff did not write it, before enter; enter
+// undoes it all the same (the dashboard's --force).
+func TestUndoShowsANewerValueBeforeConfirming(t *testing.T) {
+	f, ed, m := editModel(t, 120, 50, nil)
+	selectPartition(t, m, "jdbc-orders", "customers")
+	send(t, m, press("e")...)
+	setField(m, 0, `{"incrementing":1}`)
+	pressSettle(t, m, "ctrl+s")
+	pressSettle(t, m, "enter")
+	requireStatus(t, m, "verified: set 1 partition")
+	f.put(t0.Add(time.Second), keyCustomers, `{"incrementing":7}`) // the task flushed
+	send(t, m, tickMsg{})
+
+	pressSettle(t, m, "u")
+	if m.confirm == nil {
+		t.Fatalf("u opened no dialog:\n%s", screenText(m))
+	}
+	requireContains(t, m, "Undo the last edit · jdbc-orders", "cluster prod-cluster", "NEWER VALUE:",
+		`{"incrementing":7}, not {"incrementing":1} as the edit wrote`, "not written by koff", "undo overwrites it")
+	pressSettle(t, m, "enter")
+	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders", `undo-request ""`, "plan undo jdbc-orders", "apply undo jdbc-orders")
+	send(t, m, tickMsg{})
+	requireContains(t, m, `{"incrementing":9002}`)
+}
+
+// The last edit was refused (it wrote nothing): u's confirmation says so
+// and that it undoes the older edit, before enter.
+func TestUndoNamesANewerEditThatWroteNothing(t *testing.T) {
+	_, ed, m := editModel(t, 120, 50, nil)
+	selectPartition(t, m, "jdbc-orders", "customers")
+	send(t, m, press("e")...)
+	setField(m, 0, `{"incrementing":1}`)
+	pressSettle(t, m, "ctrl+s")
+	pressSettle(t, m, "enter")
+	requireStatus(t, m, "verified: set 1 partition")
+	send(t, m, tickMsg{})
+
+	ed.real.ReadOnly = true // the next edit is refused, and audited as such
+	send(t, m, press("e")...)
+	setField(m, 0, `{"incrementing":2}`)
+	pressSettle(t, m, "ctrl+s")
+	pressSettle(t, m, "enter")
+	ed.real.ReadOnly = false
+	send(t, m, press("esc")...)
+
+	pressSettle(t, m, "u")
+	if m.confirm == nil {
+		t.Fatalf("u opened no dialog:\n%s", screenText(m))
+	}
+	requireContains(t, m, "NEWER EDIT WROTE NOTHING:", "(refused): this undoes the older edit above", `{"incrementing":1} → {"incrementing":9002}`)
 }
 
 func TestUndoWithNothingToUndo(t *testing.T) {

@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"koff/edit"
+	"koff/model"
+)
+
+type auditOptions struct {
+	output      string
+	allClusters bool
+}
+
+func init() {
+	register(&command{
+		name:    "audit",
+		args:    "[CONNECTOR] [-o table|json] [--all-clusters]",
+		summary: "list the edits in the audit log made on this cluster (of CONNECTOR): id, when, who, cluster, kind, outcome; koff undo --edit ID undoes one",
+		flags: func(fs *pflag.FlagSet) any {
+			o := &auditOptions{}
+			fs.StringVarP(&o.output, "output", "o", "table", "table or json")
+			fs.BoolVar(&o.allClusters, "all-clusters", false, "list the edits of every cluster, and ask Kafka nothing (no -b needed)")
+			return o
+		},
+		run: runAudit,
+	})
+}
+
+// auditRow is one edit as koff audit lists it.
+type auditRow struct {
+	ID            string    `json:"id"`
+	Time          time.Time `json:"time"`
+	User          string    `json:"user"`
+	Host          string    `json:"host,omitempty"`
+	Cluster       string    `json:"cluster"`
+	OffsetsTopics []string  `json:"offsets_topics,omitempty"`
+	ConnectURL    string    `json:"connect_url,omitempty"`
+	Connector     string    `json:"connector"`
+	Kind          edit.Kind `json:"kind"`
+	Outcome       string    `json:"outcome"`
+	Partitions    int       `json:"partitions"`
+	Written       []string  `json:"written,omitempty"`
+	NotWritten    []string  `json:"not_written,omitempty"`
+	Undoes        string    `json:"undoes,omitempty"`
+	UndoneBy      string    `json:"undone_by,omitempty"`
+	Error         string    `json:"error,omitempty"`
+}
+
+func runAudit(g *Globals, opts any, args []string, env Env) error {
+	o := opts.(*auditOptions)
+	if o.output != "table" && o.output != "json" {
+		return usagef("-o must be table or json, got %q", o.output)
+	}
+	if len(args) > 1 {
+		return usagef("audit takes at most one CONNECTOR")
+	}
+	cluster := ""
+	if !o.allClusters {
+		if len(g.Bootstrap) == 0 {
+			return usagef("no Kafka bootstrap servers: pass -b HOST:PORT (koff lists the edits of the cluster it is connected to), or --all-clusters")
+		}
+		ctx, cancel := context.WithTimeout(env.Context, 30*time.Second)
+		defer cancel()
+		id, err := g.kafkaConfig().ClusterID(ctx)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			return fmt.Errorf("the brokers did not say which cluster this is: pass --all-clusters to list every edit")
+		}
+		cluster = id
+	}
+	log := &edit.AuditLog{Path: g.auditPath(env)}
+	edits, err := log.Edits()
+	if err != nil {
+		return fmt.Errorf("read audit log: %w", err)
+	}
+	var rows []auditRow
+	for i, ed := range edits {
+		s := ed.Start
+		if len(args) == 1 && s.Connector != args[0] {
+			continue
+		}
+		// Lines that name no cluster are listed too: they may be this
+		// cluster's, and undo takes them only by id.
+		if cluster != "" && s.Cluster != "" && s.Cluster != cluster {
+			continue
+		}
+		rows = append(rows, auditRowOf(ed, edits[i+1:]))
+	}
+	if o.output == "json" {
+		if rows == nil {
+			rows = []auditRow{}
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(rows); err != nil {
+			return err
+		}
+		_, err := env.Stdout.Write(model.JSONSafe(b.Bytes()))
+		return err
+	}
+	return printAuditTable(env.Stdout, rows)
+}
+
+func auditRowOf(ed edit.AuditEdit, later []edit.AuditEdit) auditRow {
+	s := ed.Start
+	r := auditRow{ID: ed.ID(), Time: s.Time.UTC(), User: s.User, Host: s.Host, Cluster: s.Cluster, OffsetsTopics: s.OffsetsTopics,
+		ConnectURL: s.ConnectURL, Connector: s.Connector, Kind: s.Kind, Outcome: ed.Result(), Partitions: len(s.Changes), Undoes: s.Undoes, Error: s.Error}
+	if ed.Outcome != nil {
+		r.NotWritten = ed.Outcome.NotWritten
+		if r.Error == "" {
+			r.Error = ed.Outcome.Error
+		}
+	}
+	for tp := range ed.WrittenSet() {
+		r.Written = append(r.Written, tp)
+	}
+	sort.Strings(r.Written)
+	if ed.Result() == edit.ResultInProgress && !ed.Alive() {
+		r.Outcome = "in-progress (no outcome: its process ended; koff undo reconciles it)"
+	}
+	if by := edit.UndoneBy(later, r.ID); by != nil {
+		r.UndoneBy = by.ID
+	}
+	return r
+}
+
+func printAuditTable(w io.Writer, rows []auditRow) error {
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "no edits")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tWHEN\tWHO\tCLUSTER\tCONNECTOR\tKIND\tOUTCOME\tPARTITIONS")
+	for _, r := range rows {
+		cluster := r.Cluster
+		if cluster == "" {
+			cluster = "unknown"
+		}
+		outcome := r.Outcome
+		if r.UndoneBy != "" {
+			outcome += ", undone by " + r.UndoneBy
+		}
+		kind := string(r.Kind)
+		if r.Undoes != "" {
+			kind += " of " + r.Undoes
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", field(r.ID), r.Time.Local().Format(time.RFC3339), field(r.User), field(cluster),
+			field(r.Connector), field(kind), field(outcome), r.Partitions)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,52 @@
+package edit
+
+import (
+	"context"
+	"fmt"
+)
+
+// ClusterIdentifier is a Writer that can say which Kafka cluster it
+// writes to (kafka.Config asks the brokers' metadata).
+type ClusterIdentifier interface {
+	ClusterID(ctx context.Context) (string, error)
+}
+
+// ClusterID is the id of the Kafka cluster this Editor writes to: the
+// cluster holding the offsets topics and the sinks' consumer groups. ""
+// when it cannot say (a Writer that does not know, or a broker that does
+// not answer): edits are then logged with the cluster unknown, and undo
+// needs an explicit --edit ID.
+func (e *Editor) ClusterID(ctx context.Context) (string, error) {
+	if e.Cluster != "" {
+		return e.Cluster, nil
+	}
+	ci, ok := e.Kafka.(ClusterIdentifier)
+	if !ok {
+		return "", nil
+	}
+	return ci.ClusterID(ctx)
+}
+
+// connectURL is the Connect REST URL edits go through, "" without one.
+func (e *Editor) connectURL() string {
+	if u, ok := e.REST.(interface{ URL() string }); ok {
+		return u.URL()
+	}
+	return ""
+}
+
+// sameClusterAsConnect refuses a Connect REST API whose workers keep their
+// offsets in another Kafka cluster than the brokers koff reads (GET /
+// names it): an undo planned from one cluster's offsets must not be sent
+// to the other's workers.
+func (e *Editor) sameClusterAsConnect(ctx context.Context, cluster string) error {
+	if e.REST == nil || cluster == "" {
+		return nil
+	}
+	info, err := e.REST.ServerInfo(ctx)
+	if err != nil || info.KafkaClusterID == "" || info.KafkaClusterID == cluster {
+		return nil // what REST cannot say, the plan's own REST calls will
+	}
+	return fmt.Errorf("not undone: the Connect workers at %s use Kafka cluster %s, but the brokers koff reads are cluster %s: point --connect-url and -b at the same cluster",
+		e.connectURL(), info.KafkaClusterID, cluster)
+}
