@@ -83,9 +83,15 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 		if landed {
 			out.Written = []string{"group " + group}
 		} else {
-			out.NotWritten = []string{"group " + group}
+			// The commit may have been in flight when the process died.
+			out.Unknown = []string{"group " + group}
 		}
 	}
+	// Direct writes go one request at a time, in this order, and stop at
+	// the first that fails: at most the first partition not found was in
+	// flight when the process died (unknown); none after it was sent. A
+	// REST call is one request: what it has not shown yet is unknown.
+	inFlight := true
 	for _, tp := range sortedKeys(s.Positions) {
 		if written[tp] {
 			out.Written = append(out.Written, tp)
@@ -104,11 +110,19 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 			}
 			found = auditBatchIn(recs, got, s.Path)
 		}
-		if found {
+		switch {
+		case found:
 			out.Written = append(out.Written, tp)
-		} else {
+		case inFlight || s.Path == PathREST:
+			out.Unknown = append(out.Unknown, tp)
+			inFlight = false
+		default:
 			out.NotWritten = append(out.NotWritten, tp)
 		}
+	}
+	if len(out.Unknown) > 0 {
+		// Still "interrupted" (the process died); undo covers the unknown.
+		out.Message += "; may have been written: " + strings.Join(out.Unknown, ", ")
 	}
 	if e.Audit != nil {
 		if err := e.Audit.Append(out); err != nil {

@@ -23,16 +23,23 @@ func (c Config) CommitGroupOffsets(ctx context.Context, group string, offsets ma
 	}
 	res, err := client.OffsetCommit(ctx, req)
 	if err != nil {
-		return groupErr(group, err)
+		return commitErr(group, err)
 	}
 	for topic, parts := range res.Topics {
 		for _, p := range parts {
 			if p.Error != nil {
-				return groupErr(group, fmt.Errorf("%s/%d: %w", topic, p.Partition, p.Error))
+				return commitErr(group, fmt.Errorf("%s/%d: %w", topic, p.Partition, p.Error))
 			}
 		}
 	}
 	return nil
+}
+
+// commitErr is groupErr for a commit or a deletion of offsets, saying
+// whether it can have taken effect.
+func commitErr(group string, err error) error {
+	ge := groupErr(group, err)
+	return &RequestError{msg: ge.Error(), err: err, notApplied: commitNotApplied(err)}
 }
 
 // DeleteGroupOffsets deletes a group's committed offsets for some
@@ -49,12 +56,12 @@ func (c Config) DeleteGroupOffsets(ctx context.Context, group string, tps []mode
 		err = res.Error
 	}
 	if err != nil {
-		return groupErr(group, err)
+		return commitErr(group, err)
 	}
 	for topic, parts := range res.Topics {
 		for _, p := range parts {
 			if p.Error != nil {
-				return groupErr(group, fmt.Errorf("%s/%d: %w", topic, p.Partition, p.Error))
+				return commitErr(group, fmt.Errorf("%s/%d: %w", topic, p.Partition, p.Error))
 			}
 		}
 	}
@@ -74,7 +81,7 @@ func (c Config) DeleteGroup(ctx context.Context, group string) error {
 		return nil
 	}
 	if err != nil {
-		return groupErr(group, err)
+		return commitErr(group, err)
 	}
 	return nil
 }
