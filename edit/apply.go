@@ -101,13 +101,14 @@ type WriteError struct {
 
 func (e *WriteError) Error() string {
 	if e.Group != "" {
-		return fmt.Sprintf("%v; the commit to group %s may have been written (its answer was lost, and the group does not show it yet): %s (koff undo puts back the offsets it held before)", e.Err, e.Group, tpList(e.Unknown))
+		return fmt.Sprintf("may have been written: the commit to group %s (its answer was lost and the group does not show it yet: %v): %s (koff undo puts back the offsets it held before)", e.Group, e.Err, tpList(e.Unknown))
 	}
-	maybe := ""
 	if len(e.Unknown) > 0 {
-		maybe = fmt.Sprintf("; may have been written (the answer was lost, the records not seen yet): %s", tpList(e.Unknown))
+		// The outcome first: a status bar may cut the rest.
+		return fmt.Sprintf("may have been written: %s (its answer was lost and no read shows it yet: %v); written: %s; not written: %s%s",
+			tpList(e.Unknown), e.Err, tpList(e.Written), tpList(e.NotWritten), undoHint(len(e.Written)+len(e.Unknown)))
 	}
-	return fmt.Sprintf("%v; written: %s%s; not written: %s%s", e.Err, tpList(e.Written), maybe, tpList(e.NotWritten), undoHint(len(e.Written)+len(e.Unknown)))
+	return fmt.Sprintf("%v; written: %s; not written: %s%s", e.Err, tpList(e.Written), tpList(e.NotWritten), undoHint(len(e.Written)))
 }
 
 func (e *WriteError) Unwrap() error { return e.Err }

@@ -87,11 +87,14 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 			out.Unknown = []string{"group " + group}
 		}
 	}
-	// Direct writes go one request at a time, in this order, and stop at
-	// the first that fails: at most the first partition not found was in
-	// flight when the process died (unknown); none after it was sent. A
-	// REST call is one request: what it has not shown yet is unknown.
-	inFlight := true
+	// Direct writes go one request at a time, in this order, each logged
+	// as written once acknowledged before the next is sent: only the first
+	// topic-partition not logged can have been in flight when the process
+	// died. Not in the log, it is unknown; none after it was sent (unless
+	// appending to the audit log itself failed, which koff reports on
+	// stderr as it happens). A REST call is one request: what it has not
+	// shown yet is unknown.
+	firstUnlogged := true
 	for _, tp := range sortedKeys(s.Positions) {
 		if written[tp] {
 			out.Written = append(out.Written, tp)
@@ -113,12 +116,12 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 		switch {
 		case found:
 			out.Written = append(out.Written, tp)
-		case inFlight || s.Path == PathREST:
+		case firstUnlogged || s.Path == PathREST:
 			out.Unknown = append(out.Unknown, tp)
-			inFlight = false
 		default:
 			out.NotWritten = append(out.NotWritten, tp)
 		}
+		firstUnlogged = false
 	}
 	if len(out.Unknown) > 0 {
 		// Still "interrupted" (the process died); undo covers the unknown.

@@ -24,6 +24,13 @@ type spyWriter struct {
 	after  func(tp model.TopicPartition)
 }
 
+// notSent is a produce error that says its request never went out, as a
+// failed dial does: "not written" on evidence.
+type notSent string
+
+func (e notSent) Error() string    { return string(e) }
+func (e notSent) NotApplied() bool { return true }
+
 func (s *spyWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
 	s.mu.Lock()
 	s.calls = append(s.calls, tp)
@@ -139,7 +146,7 @@ func TestAFailedProduceNamesWrittenAndNotWrittenAndUndoRestoresExactlyThat(t *te
 	p := importPlan(t, h, 200)
 	spy.before = func(n int, _ model.TopicPartition) error {
 		if n == 5 {
-			return errors.New("connection reset by peer")
+			return notSent("dial tcp 127.0.0.1:9092: connect: connection refused")
 		}
 		return nil
 	}
@@ -233,7 +240,7 @@ func TestAnEditWithoutOutcomeIsReconciledWithTheLog(t *testing.T) {
 	p := importPlan(t, h, 100)
 	spy.before = func(n int, _ model.TopicPartition) error {
 		if n == 7 {
-			return errors.New("stop here")
+			return notSent("stop here")
 		}
 		return nil
 	}
