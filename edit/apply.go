@@ -105,8 +105,14 @@ func (e *WriteError) Error() string {
 	}
 	if len(e.Unknown) > 0 {
 		// The outcome first: a status bar may cut the rest.
-		return fmt.Sprintf("may have been written: %s (its answer was lost and no read shows it yet: %v); written: %s; not written: %s%s",
-			tpList(e.Unknown), e.Err, tpList(e.Written), tpList(e.NotWritten), undoHint(len(e.Written)+len(e.Unknown)))
+		s := fmt.Sprintf("may have been written: %s (its answer was lost and no read shows it yet: %v)", tpList(e.Unknown), e.Err)
+		if len(e.Written) > 0 {
+			s += "; written: " + tpList(e.Written)
+		}
+		if len(e.NotWritten) > 0 {
+			s += "; not written: " + tpList(e.NotWritten)
+		}
+		return s + undoHint(len(e.Written)+len(e.Unknown))
 	}
 	return fmt.Sprintf("%v; written: %s; not written: %s%s", e.Err, tpList(e.Written), tpList(e.NotWritten), undoHint(len(e.Written)))
 }
@@ -120,7 +126,7 @@ func undoHint(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return " (koff undo puts back the values before, of every partition written or that may have been)"
+	return " (koff undo puts back the values before)"
 }
 
 func tpList(tps []model.TopicPartition) string {
