@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -243,13 +244,26 @@ func (c *crashCluster) checkOutcome(before map[int]int64, wantResult string) (re
 			c.t.Errorf("audit misses %s/%d", crashTopic, p)
 		}
 	}
+	// Undo also writes the before-values of a topic-partition whose
+	// outcome is unknown: right whether or not its request landed.
+	covered, want := map[int]bool{}, records
+	for p := range got {
+		covered[p] = true
+	}
+	for tp := range imp.UnknownSet() {
+		p, _ := strconv.Atoi(strings.TrimPrefix(tp, crashTopic+"/"))
+		if !covered[p] {
+			covered[p] = true
+			want += perTP[p]
+		}
+	}
 	undoRecs := c.since(mid)
 	undone = len(undoRecs)
-	if undone != records {
-		c.t.Errorf("undo wrote %d records, the import had written %d", undone, records)
+	if undone != want {
+		c.t.Errorf("undo wrote %d records, the import had written %d (and may have written %d more)", undone, records, want-records)
 	}
 	for _, r := range undoRecs {
-		if got[r.Partition] == 0 || string(r.Value) != `{"id":111}` {
+		if !covered[r.Partition] || string(r.Value) != `{"id":111}` {
 			c.t.Errorf("undo wrote %s = %s to partition %d, which the import never touched", r.Key, r.Value, r.Partition)
 		}
 	}
@@ -303,6 +317,11 @@ func TestCrashDuringImport(t *testing.T) {
 		recs, tps, undone := c.checkOutcome(before, edit.ResultInterrupted)
 		t.Logf("SIGTERM: %d of %d records written; audit: %d topic-partitions; undo rewrote %d records", recs, crashKeys, tps, undone)
 	})
+	// The broker closes the connection on the 5th produce request without
+	// appending it. koff cannot tell that from an answer lost after the
+	// append: it reads for the batch until the verify timeout, then says
+	// the topic-partition may have been written (exit 3, outcome unknown),
+	// and undo covers it.
 	t.Run("connection dropped at the 5th produce request", func(t *testing.T) {
 		c := newCrashCluster(t)
 		before := c.ends()
@@ -315,13 +334,14 @@ func TestCrashDuringImport(t *testing.T) {
 		cmd, out := c.startImport()
 		err := cmd.Wait()
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-			t.Errorf("koff import: %v, want exit 1\n%s", err, out)
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+			t.Errorf("koff import: %v, want exit 3\n%s", err, out)
 		}
-		if !strings.Contains(out.String(), "written: connect-offsets/0, connect-offsets/1, connect-offsets/2, connect-offsets/3; not written: connect-offsets/4") {
+		if !strings.Contains(out.String(), "may have been written: connect-offsets/4 (") ||
+			!strings.Contains(out.String(), "written: connect-offsets/0, connect-offsets/1, connect-offsets/2, connect-offsets/3; not written: connect-offsets/5,") {
 			t.Errorf("koff import said:\n%s", lastLines(out.String(), 3))
 		}
-		recs, tps, undone := c.checkOutcome(before, edit.ResultPartial)
+		recs, tps, undone := c.checkOutcome(before, edit.ResultUnknown)
 		t.Logf("dropped connection: %d of %d records written; audit: %d topic-partitions; undo rewrote %d records", recs, crashKeys, tps, undone)
 	})
 }

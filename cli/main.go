@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
+	"koff/edit"
 	"koff/model"
 )
 
@@ -23,6 +24,9 @@ const (
 	ExitOK     = 0
 	ExitFailed = 1
 	ExitUsage  = 2
+	// ExitUnknown: a write's answer was lost and no read showed it: it may
+	// have been written (the error names what; koff undo covers it).
+	ExitUnknown = 3
 )
 
 // Env is what a command may touch of the outside world.
@@ -81,6 +85,10 @@ func Main(args []string, env Env) int {
 	var ue usageError
 	if errors.As(err, &ue) {
 		return ExitUsage
+	}
+	var we *edit.WriteError
+	if errors.As(err, &we) && len(we.Unknown) > 0 {
+		return ExitUnknown
 	}
 	return ExitFailed
 }

@@ -74,9 +74,16 @@ func printUndo(env Env, u *edit.Undo) {
 	w := env.Stdout
 	fmt.Fprintf(w, "Undoing the %s\n", model.Sanitize(edit.EditName(u.Edit)))
 	switch u.Edit.Result {
-	case edit.ResultPartial, edit.ResultInterrupted:
-		fmt.Fprintf(w, "  it was %s: %d of its %d partitions reached the log (%s); only those are put back\n",
-			u.Edit.Result, len(u.Request.Items), len(u.Edit.Changes), model.Sanitize(strings.Join(u.Edit.Written, ", ")))
+	case edit.ResultPartial, edit.ResultInterrupted, edit.ResultUnknown:
+		where := "reached the log (" + strings.Join(u.Edit.Written, ", ") + ")"
+		if len(u.Edit.Written) == 0 {
+			where = "reached the log (none)"
+		}
+		if len(u.Edit.Unknown) > 0 {
+			where += " or may have (" + strings.Join(u.Edit.Unknown, ", ") + ": their answers were lost)"
+		}
+		fmt.Fprintf(w, "  it was %s: %d of its %d partitions %s; only those are put back\n",
+			u.Edit.Result, len(u.Request.Items), len(u.Edit.Changes), model.Sanitize(where))
 	}
 	for _, n := range u.Notes {
 		fmt.Fprintf(w, "  note: %s\n", model.Sanitize(n))

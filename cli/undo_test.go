@@ -150,10 +150,12 @@ func TestUndoRefusesANewerValueUnlessForced(t *testing.T) {
 	}
 }
 
-// The last edit was killed before its first write (its write-ahead line
-// has no outcome, and the log has none of its records): a bare undo on a
-// pipe names the older edit it would undo and refuses; --yes undoes it,
-// saying so.
+// The last edit was stopped by a signal before its first write (its
+// write-ahead line, and an outcome naming the partition not written): a
+// bare undo on a pipe names the older edit it would undo and refuses;
+// --yes undoes it, saying so. (An edit killed without an outcome line may
+// have had its first request in flight: that one is unknown, and undo puts
+// its before-values back.)
 func TestABareUndoAfterAnEditThatWroteNothingAsks(t *testing.T) {
 	addr := offsetsBroker(t)
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
@@ -177,16 +179,24 @@ func TestABareUndoAfterAnEditThatWroteNothingAsks(t *testing.T) {
 	start["positions"] = map[string]int64{tp: endOffsets(t, addr)}
 	ch := start["changes"].([]any)[0].(map[string]any)
 	ch["after"] = map[string]any{"pos": 9}
-	ch["records"].([]any)[0].(map[string]any)["value"] = `{"pos":9}`
+	ch["before"] = map[string]any{"pos": 5}
+	rec := ch["records"].([]any)[0].(map[string]any)
+	rec["value"], rec["before"] = `{"pos":9}`, `{"pos":5}`
 	line, _ := json.Marshal(start)
+	outcome, _ := json.Marshal(map[string]any{
+		"id": start["id"], "time": start["time"], "user": start["user"], "connector": "src", "kind": "set", "path": start["path"],
+		"cluster": start["cluster"], "result": "interrupted", "not_written": []string{tp},
+		"error": "interrupted by a signal: stopped after the produce request in flight",
+	})
 	f, err := os.OpenFile(audit, os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Write(append(line, '\n'))
+	f.Write(append(outcome, '\n'))
 	f.Close()
 	rows := auditRows(t, "-b", addr, "--audit-log", audit)
-	if len(rows) != 2 || !strings.HasPrefix(rows[1].Outcome, "in-progress (no outcome") {
+	if len(rows) != 2 || !strings.HasPrefix(rows[1].Outcome, "interrupted") {
 		t.Fatalf("audit: %+v", rows)
 	}
 

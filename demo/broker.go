@@ -109,6 +109,10 @@ func startBroker(o BrokerOptions, sec *security) (*Broker, error) {
 // advertises (BrokerOptions.Advertise), if set.
 func (b *Broker) Bootstrap() string { return b.ln.Addr().String() }
 
+// Cluster is the kfake cluster, for tests that hold or delay a request
+// kind in the broker (ControlKey, SleepControl).
+func (b *Broker) Cluster() *kfake.Cluster { return b.fake }
+
 // ListenAddr is where the broker itself listens, behind any advertised
 // address.
 func (b *Broker) ListenAddr() string { return b.ln.Listener.Addr().String() }

@@ -19,9 +19,11 @@ type Result struct {
 	Verified bool
 	// Message is Connect's answer for REST edits.
 	Message string
-	// Written and NotWritten are the topic-partitions by outcome (direct
-	// writes; one produce request each, in a fixed order).
-	Written, NotWritten []model.TopicPartition
+	// Written, NotWritten and Unknown are the topic-partitions by outcome
+	// (direct writes: one produce request each, in a fixed order). Unknown
+	// ones may have been written: their request was sent and its answer
+	// lost, and no read has shown the records yet (outcome.go).
+	Written, NotWritten, Unknown []model.TopicPartition
 	// Lost are partitions a concurrent edit won: its record landed first,
 	// and this edit put that value back over its own.
 	Lost []Contest
@@ -87,15 +89,32 @@ func more(n int) string {
 	return fmt.Sprintf(" (and %d more partitions)", n-1)
 }
 
-// WriteError is a direct write that stopped part way: what reached the
-// log and what did not.
+// WriteError is a write that stopped part way: what reached the log, what
+// may have (its answer was lost), and what did not.
 type WriteError struct {
-	Written, NotWritten []model.TopicPartition
-	Err                 error
+	Written, Unknown, NotWritten []model.TopicPartition
+	// Group names the consumer group of a sink commit whose outcome is
+	// unknown (its partitions are in Unknown).
+	Group string
+	Err   error
 }
 
 func (e *WriteError) Error() string {
-	return fmt.Sprintf("%v; written: %s; not written: %s%s", e.Err, tpList(e.Written), tpList(e.NotWritten), undoHint(e.Written))
+	if e.Group != "" {
+		return fmt.Sprintf("may have been written: the commit to group %s (its answer was lost and the group does not show it yet: %v): %s (koff undo puts back the offsets it held before)", e.Group, e.Err, tpList(e.Unknown))
+	}
+	if len(e.Unknown) > 0 {
+		// The outcome first: a status bar may cut the rest.
+		s := fmt.Sprintf("may have been written: %s (its answer was lost and no read shows it yet: %v)", tpList(e.Unknown), e.Err)
+		if len(e.Written) > 0 {
+			s += "; written: " + tpList(e.Written)
+		}
+		if len(e.NotWritten) > 0 {
+			s += "; not written: " + tpList(e.NotWritten)
+		}
+		return s + undoHint(len(e.Written)+len(e.Unknown))
+	}
+	return fmt.Sprintf("%v; written: %s; not written: %s%s", e.Err, tpList(e.Written), tpList(e.NotWritten), undoHint(len(e.Written)))
 }
 
 func (e *WriteError) Unwrap() error { return e.Err }
@@ -103,11 +122,11 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // ErrInterrupted: a signal asked koff to stop while it was writing.
 var ErrInterrupted = errors.New("interrupted by a signal: stopped after the produce request in flight")
 
-func undoHint(written []model.TopicPartition) string {
-	if len(written) == 0 {
+func undoHint(n int) string {
+	if n == 0 {
 		return ""
 	}
-	return " (koff undo puts back exactly what was written)"
+	return " (koff undo puts back the values before)"
 }
 
 func tpList(tps []model.TopicPartition) string {
@@ -145,6 +164,19 @@ func (e *Editor) Apply(ctx context.Context, p *Plan) (Result, error) {
 			res.Message, err = e.applySinkREST(ctx, p)
 		} else {
 			err = e.applyGroup(ctx, p)
+		}
+		if err != nil && !provablyNotApplied(err) {
+			// The answer was lost: the commit holds once the group shows
+			// its offsets; until then it may have been written.
+			if e.groupShowsWithin(context.WithoutCancel(ctx), p) {
+				err = nil
+			} else {
+				for _, c := range p.Sink {
+					res.Unknown = append(res.Unknown, c.TopicPartition)
+				}
+				run.unknown = []string{"group " + p.Group}
+				err = &WriteError{Unknown: res.Unknown, Group: p.Group, Err: err}
+			}
 		}
 		if err == nil {
 			run.written = []string{"group " + p.Group}
@@ -223,18 +255,36 @@ func (e *Editor) applySource(ctx context.Context, p *Plan, run *editRun, res *Re
 	if p.Path == PathREST {
 		msg, err := e.applyREST(ctx, p)
 		res.Message = msg
-		if err != nil {
-			// A timed-out PATCH may still have been written by the worker.
-			if w.canRead() {
-				res.Written, res.NotWritten = w.reconcile(context.WithoutCancel(ctx), bs)
-				run.markWritten(res.Written)
+		switch {
+		case err != nil && provablyNotApplied(err):
+			for _, b := range bs {
+				res.NotWritten = append(res.NotWritten, b.tp)
 			}
 			return err
+		case err != nil:
+			// No answer, or a 5xx: the worker may apply the PATCH or
+			// DELETE now or later. Read the topic for its records until
+			// they show or the verify timeout passes.
+			var unknown []model.TopicPartition
+			if w.canRead() {
+				res.Written, unknown = w.landedWithin(context.WithoutCancel(ctx), bs)
+				run.markWritten(res.Written)
+			} else {
+				for _, b := range bs {
+					unknown = append(unknown, b.tp)
+				}
+			}
+			if len(unknown) > 0 {
+				res.Unknown = unknown
+				return &WriteError{Written: res.Written, Unknown: unknown, Err: err}
+			}
+			// Applied after all: verified below as any written edit.
+		default:
+			for _, b := range bs {
+				res.Written = append(res.Written, b.tp)
+			}
+			run.markWritten(res.Written)
 		}
-		for _, b := range bs {
-			res.Written = append(res.Written, b.tp)
-		}
-		run.markWritten(res.Written)
 	} else if err := e.writeBatches(ctx, p, bs, w, run, res); err != nil {
 		return err
 	}
@@ -275,17 +325,27 @@ func (e *Editor) writeBatches(ctx context.Context, p *Plan, bs []batch, w *watch
 		}
 		off, err := e.produce(ctx, b.tp, recs)
 		if err != nil {
-			// The request may have reached the log before the connection
-			// failed: look, so that the audit says what is there.
+			if provablyNotApplied(err) {
+				res.NotWritten = rest()
+				return &WriteError{Written: res.Written, NotWritten: res.NotWritten, Err: err}
+			}
+			// The answer is lost: the batch may be in the log or land
+			// later (outcome.go). Read until it shows or the verify
+			// timeout passes; the requests after it were never sent.
+			unknown := []model.TopicPartition{b.tp}
 			if w.canRead() {
-				if got, _ := w.reconcile(context.WithoutCancel(ctx), bs[i:i+1]); len(got) == 1 {
+				var got []model.TopicPartition
+				got, unknown = w.landedWithin(context.WithoutCancel(ctx), bs[i:i+1])
+				if len(got) == 1 {
+					// Written: only its answer was lost.
 					res.Written = append(res.Written, b.tp)
 					run.markWritten(got)
-					i++
+					continue
 				}
 			}
-			res.NotWritten = rest()
-			return &WriteError{Written: res.Written, NotWritten: res.NotWritten, Err: err}
+			res.Unknown = unknown
+			res.NotWritten = rest()[1:]
+			return &WriteError{Written: res.Written, Unknown: res.Unknown, NotWritten: res.NotWritten, Err: err}
 		}
 		w.offsets[b.tp] = off
 		res.Written = append(res.Written, b.tp)
@@ -415,6 +475,38 @@ func (e *Editor) verifySink(ctx context.Context, p *Plan) (bool, []Contest) {
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return false, nil
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// groupShowsWithin polls the group until it holds every offset of the
+// plan, for up to the verify timeout.
+func (e *Editor) groupShowsWithin(ctx context.Context, p *Plan) bool {
+	deadline := time.Now().Add(e.verifyTimeout())
+	for {
+		if poll, err := e.groupPoll(ctx, p.Group); err == nil {
+			now := map[model.TopicPartition]int64{}
+			for _, gp := range poll.Partitions {
+				now[gp.TopicPartition] = gp.Committed
+			}
+			holds := true
+			for _, c := range p.Sink {
+				cur, has := now[c.TopicPartition]
+				if !has {
+					cur = -1
+				}
+				holds = holds && cur == c.After
+			}
+			if holds {
+				return true
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
 		}
 		select {
 		case <-ctx.Done():

@@ -68,6 +68,10 @@ const (
 	ResultLost = "lost"
 	// ResultPartial: a write failed after some topic-partitions were written.
 	ResultPartial = "partial"
+	// ResultUnknown: a write's answer was lost and no read has shown its
+	// records: the topic-partitions (or group) in Unknown may have been
+	// written. Undo covers them.
+	ResultUnknown = "unknown"
 	// ResultInterrupted: stopped by a signal after some topic-partitions
 	// were written, or found without an outcome and reconciled with the log.
 	ResultInterrupted = "interrupted"
@@ -98,6 +102,9 @@ type AuditEntry struct {
 	// or the group, by outcome.
 	Written    []string `json:"written,omitempty"`
 	NotWritten []string `json:"not_written,omitempty"`
+	// Unknown lists what may have been written: the request was sent
+	// and its answer lost.
+	Unknown []string `json:"unknown,omitempty"`
 	// Restored lists the partitions (as in Changes) whose value a
 	// concurrent edit won; undo leaves them alone.
 	Restored []string `json:"restored,omitempty"`
@@ -276,7 +283,7 @@ func (ed AuditEdit) Result() string {
 // way (a signal, a failed write).
 func (ed AuditEdit) Interrupted() bool {
 	switch ed.Result() {
-	case ResultInProgress, ResultInterrupted, ResultPartial:
+	case ResultInProgress, ResultInterrupted, ResultPartial, ResultUnknown:
 		return true
 	}
 	return false
@@ -304,6 +311,28 @@ func (ed AuditEdit) WrittenSet() map[string]bool {
 		for _, tp := range ed.Outcome.Written {
 			set[tp] = true
 		}
+	}
+	return set
+}
+
+// UnknownSet is what the edit may have written: its outcome's unknown
+// topic-partitions (or "group G").
+func (ed AuditEdit) UnknownSet() map[string]bool {
+	set := map[string]bool{}
+	if ed.Outcome != nil {
+		for _, tp := range ed.Outcome.Unknown {
+			set[tp] = true
+		}
+	}
+	return set
+}
+
+// UndoSet is what undo puts back: every topic-partition (or group) the
+// edit wrote or may have written.
+func (ed AuditEdit) UndoSet() map[string]bool {
+	set := ed.WrittenSet()
+	for tp := range ed.UnknownSet() {
+		set[tp] = true
 	}
 	return set
 }
@@ -371,7 +400,7 @@ func interruptedOf(edits []AuditEdit) []AuditEdit {
 			settled[ed.Start.Connector] = true
 			continue
 		}
-		wrote := len(ed.WrittenSet()) > 0 || ed.Result() == ResultInProgress
+		wrote := len(ed.UndoSet()) > 0 || ed.Result() == ResultInProgress
 		if ed.Interrupted() && wrote && !settled[ed.Start.Connector] && !ed.Alive() {
 			out = append(out, ed)
 		}
@@ -413,6 +442,8 @@ func (ed AuditEdit) Notice() string {
 		how = "its process ended without an outcome"
 	case ResultPartial:
 		how = "a write failed part way"
+	case ResultUnknown:
+		how = "a write's answer was lost: it may have been written"
 	case ResultInterrupted:
 		how = "stopped by a signal"
 		if ed.Outcome != nil && ed.Outcome.Message != "" {
@@ -420,6 +451,9 @@ func (ed AuditEdit) Notice() string {
 		}
 	}
 	counted := fmt.Sprintf("%d of %d topic-partitions written", written, total)
+	if n := len(ed.UnknownSet()); n > 0 {
+		counted += fmt.Sprintf(", %d may have been", n)
+	}
 	if ed.Result() == ResultInProgress {
 		counted = fmt.Sprintf("at least %d of %d topic-partitions written", written, total)
 	}
@@ -441,6 +475,9 @@ func (ed AuditEdit) Headline() string {
 	if ed.Result() == ResultInProgress {
 		written = "≥" + written
 	}
+	if n := len(ed.UnknownSet()); n > 0 {
+		written += fmt.Sprintf(" (+%d may have been)", n)
+	}
 	return fmt.Sprintf("INTERRUPTED EDIT of %s: koff undo %s puts back what it wrote (%s by %s at %s, %s topic-partitions written)",
 		s.Connector, s.Connector, s.Kind, s.User, s.Time.Local().Format("2006-01-02 15:04"), written)
 }
@@ -459,7 +496,7 @@ func (e *Editor) UndoRequest(connector string) (Request, AuditEntry, error) {
 // undoable says whether an edit wrote anything undo could put back.
 func undoable(ed AuditEdit) bool {
 	switch ed.Result() {
-	case ResultVerified, ResultUnverified, ResultPartial, ResultInterrupted, ResultInProgress:
+	case ResultVerified, ResultUnverified, ResultPartial, ResultInterrupted, ResultInProgress, ResultUnknown:
 	case ResultLost:
 		// A lost edit put the winner's values back; what it also wrote
 		// elsewhere (keys it won) is still its own.
@@ -469,19 +506,19 @@ func undoable(ed AuditEdit) bool {
 	if ed.Start.ID == "" {
 		return true
 	}
-	return len(ed.WrittenSet()) > 0 || ed.Result() == ResultInProgress
+	return len(ed.UndoSet()) > 0 || ed.Result() == ResultInProgress
 }
 
 // undoChanges are the changes of an edit that were written: all of a
-// whole edit, the written topic-partitions' of a partial one, less those a
-// concurrent edit won.
+// whole edit, the written and maybe-written (unknown) topic-partitions' of
+// a partial one, less those a concurrent edit won.
 func undoChanges(ed AuditEdit) []AuditChange {
 	if ed.Start.ID == "" || ed.Start.Path == PathREST || ed.Start.Path == PathGroup {
 		if ed.Result() == ResultVerified || ed.Result() == ResultUnverified || ed.Start.ID == "" {
 			return ed.Start.Changes
 		}
 	}
-	written := ed.WrittenSet()
+	written := ed.UndoSet()
 	restored := map[string]bool{}
 	if ed.Outcome != nil {
 		for _, p := range ed.Outcome.Restored {
@@ -506,9 +543,9 @@ func undoChanges(ed AuditEdit) []AuditChange {
 
 // restoresOf turns an edit's records into exact writes of their
 // before-values, leaving out topic-partitions an interrupted or partial
-// edit never wrote.
+// edit provably never wrote.
 func restoresOf(recs []AuditRecord, ed AuditEdit) []Restore {
-	written := ed.WrittenSet()
+	written := ed.UndoSet()
 	whole := ed.Start.ID == "" || ed.Result() == ResultVerified || ed.Result() == ResultUnverified || ed.Result() == ResultOverwritten
 	var out []Restore
 	for _, r := range recs {

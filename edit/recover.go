@@ -52,9 +52,18 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 		if landed {
 			out.Written = []string{"group " + group}
 		} else {
-			out.NotWritten = []string{"group " + group}
+			// The commit may have been in flight when the process died.
+			out.Unknown = []string{"group " + group}
 		}
 	}
+	// Direct writes go one request at a time, in this order, each logged
+	// as written once acknowledged before the next is sent: only the first
+	// topic-partition not logged can have been in flight when the process
+	// died. Not in the log, it is unknown; none after it was sent (unless
+	// appending to the audit log itself failed, which koff reports on
+	// stderr as it happens). A REST call is one request: what it has not
+	// shown yet is unknown.
+	firstUnlogged := true
 	for _, tp := range sortedKeys(s.Positions) {
 		if written[tp] {
 			out.Written = append(out.Written, tp)
@@ -73,11 +82,19 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 			}
 			found = auditBatchIn(recs, got, s.Path)
 		}
-		if found {
+		switch {
+		case found:
 			out.Written = append(out.Written, tp)
-		} else {
+		case firstUnlogged || s.Path == PathREST:
+			out.Unknown = append(out.Unknown, tp)
+		default:
 			out.NotWritten = append(out.NotWritten, tp)
 		}
+		firstUnlogged = false
+	}
+	if len(out.Unknown) > 0 {
+		// Still "interrupted" (the process died); undo covers the unknown.
+		out.Message += "; may have been written: " + strings.Join(out.Unknown, ", ")
 	}
 	if e.Audit != nil {
 		if err := e.Audit.Append(out); err != nil {

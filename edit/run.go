@@ -18,6 +18,7 @@ type editRun struct {
 	cluster string
 	begun   bool
 	written []string
+	unknown []string // topic-partitions or "group G" that may have been written
 	watch   *watch
 }
 
@@ -124,6 +125,8 @@ func (r *editRun) finish(res *Result, err error) {
 		en.Result = ResultVerified
 	case err == nil:
 		en.Result = ResultUnverified
+	case len(r.unknownOf(res)) > 0:
+		en.Result, en.Error = ResultUnknown, err.Error()
 	case res.Interrupted:
 		en.Result, en.Error = ResultInterrupted, err.Error()
 	case len(r.written) > 0:
@@ -135,6 +138,7 @@ func (r *editRun) finish(res *Result, err error) {
 	for _, tp := range res.NotWritten {
 		en.NotWritten = append(en.NotWritten, tp.String())
 	}
+	en.Unknown = r.unknownOf(res)
 	if r.watch != nil {
 		en.Restored = r.watch.restored
 	}
@@ -142,6 +146,18 @@ func (r *editRun) finish(res *Result, err error) {
 		// The edit happened; losing its audit line must not hide that.
 		fmt.Fprintf(os.Stderr, "koff: audit log: %v\n", werr)
 	}
+}
+
+// unknownOf is what may have been written, as the audit log names it.
+func (r *editRun) unknownOf(res *Result) []string {
+	if len(r.unknown) > 0 {
+		return r.unknown
+	}
+	var out []string
+	for _, tp := range res.Unknown {
+		out = append(out, tp.String())
+	}
+	return out
 }
 
 func joinContests(cs []Contest) string {

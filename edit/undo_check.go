@@ -21,6 +21,7 @@ func (e *Editor) newerValues(ctx context.Context, ed AuditEdit, later []AuditEdi
 		return e.newerGroupValues(ctx, group, ed, later)
 	}
 	var out []NewerValue
+	unknown := ed.UnknownSet()
 	for _, ch := range undoChanges(ed) {
 		recs := writtenRecords(ch.Records, ed)
 		if len(ch.Records) == 0 {
@@ -43,6 +44,9 @@ func (e *Editor) newerValues(ctx context.Context, ed AuditEdit, later []AuditEdi
 			}
 			if sameRecordValue(now, r.ValueBytes(), s.Path) {
 				continue
+			}
+			if unknown[r.TopicPartition] && sameRecordValue(now, r.BeforeBytes(), s.Path) {
+				continue // a write that may have been lost did not land: nothing newer
 			}
 			by := whoWroteSince(later, s.Cluster, func(en AuditEntry, c AuditChange) bool {
 				for _, lr := range c.Records {
@@ -120,6 +124,13 @@ func (e *Editor) newerGroupValues(ctx context.Context, group string, ed AuditEdi
 		if cur == want {
 			continue
 		}
+		if len(ed.UnknownSet()) > 0 {
+			// A commit whose answer was lost may not have landed: the
+			// offset from before it is nothing newer.
+			if before, err := sinkOffsetBefore(ch); err == nil && cur == before {
+				continue
+			}
+		}
 		var nowJSON []byte
 		if cur >= 0 {
 			nowJSON = sinkOffsetJSON(cur)
@@ -191,11 +202,17 @@ func recordBy(d model.PartitionDetail, found bool) string {
 		d.Updated.Local().Format(time.RFC3339), strconv.FormatInt(d.RecordOffset, 10))
 }
 
-// writtenRecords are the records of a change that reached the log: all
-// of a whole edit, those of the written topic-partitions otherwise (as
-// restoresOf puts back).
+// sinkOffsetBefore is the committed offset a sink change replaced (-1:
+// none).
+func sinkOffsetBefore(ch AuditChange) (int64, error) {
+	return sinkOffsetOf(AuditChange{Partition: ch.Partition, After: ch.Before})
+}
+
+// writtenRecords are the records of a change that reached the log or may
+// have: all of a whole edit, those of the written and unknown
+// topic-partitions otherwise (as restoresOf puts back).
 func writtenRecords(recs []AuditRecord, ed AuditEdit) []AuditRecord {
-	written := ed.WrittenSet()
+	written := ed.UndoSet()
 	whole := ed.Start.ID == "" || ed.Result() == ResultVerified || ed.Result() == ResultUnverified || ed.Result() == ResultOverwritten
 	var out []AuditRecord
 	for _, r := range recs {

@@ -182,6 +182,7 @@ func (e *Editor) FindUndo(ctx context.Context, q UndoQuery) (*Undo, error) {
 	u.Edit = ed.Start
 	u.Edit.Result = ed.Result()
 	u.Edit.Written = sortedKeys(ed.WrittenSet())
+	u.Edit.Unknown = sortedKeys(ed.UnknownSet())
 	u.UndoneBy = UndoneBy(edits[i+1:], ed.ID())
 	if u.Newer, err = e.newerValues(ctx, ed, edits[i+1:]); err != nil {
 		return nil, err

@@ -139,8 +139,11 @@ func TestABareUndoDoesNotSilentlyGoPastAnEditThatWroteNothing(t *testing.T) {
 	tp := h.workerWrite(key, `{"pos":1}`)
 	id1 := setOffset(t, h, "src", part, `{"pos":5}`)
 
-	// The next edit's write-ahead line is on disk; its process died
-	// before producing anything.
+	// The next edit's write-ahead line is on disk, and a signal stopped
+	// it before its first produce request: its outcome names the
+	// partition not written. (A process that died without an outcome line
+	// may have had its first request in flight: that edit is unknown, and
+	// undo puts its before-values back.)
 	ctx := context.Background()
 	p, err := h.ed.Plan(ctx, Request{Connector: "src", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, part), Offset: mustOffset(t, `{"pos":9}`)}}})
 	if err != nil {
@@ -151,6 +154,12 @@ func TestABareUndoDoesNotSilentlyGoPastAnEditThatWroteNothing(t *testing.T) {
 	en.Changes, en.PID = run.changes(), 0
 	en.Positions = map[string]int64{p.Changes[0].Writes[0].TopicPartition.String(): h.endOffset(tp)}
 	if err := h.ed.Audit.Append(en); err != nil {
+		t.Fatal(err)
+	}
+	out := run.entry(ResultInterrupted)
+	out.PID, out.Error = 0, ErrInterrupted.Error()
+	out.NotWritten = []string{p.Changes[0].Writes[0].TopicPartition.String()}
+	if err := h.ed.Audit.Append(out); err != nil {
 		t.Fatal(err)
 	}
 

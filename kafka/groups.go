@@ -30,12 +30,12 @@ func (c Config) CommitGroupOffsets(ctx context.Context, group string, offsets ma
 	defer cancel()
 	m, err := client.Transport.RoundTrip(ctx, client.Addr, offsetCommitRequest(group, offsets))
 	if err != nil {
-		return groupErr(group, err)
+		return commitErr(group, err)
 	}
 	for _, t := range m.(*offsetcommit.Response).Topics {
 		for _, p := range t.Partitions {
 			if p.ErrorCode != 0 {
-				return groupErr(group, fmt.Errorf("%s/%d: %w", t.Name, p.PartitionIndex, kafkago.Error(p.ErrorCode)))
+				return commitErr(group, fmt.Errorf("%s/%d: %w", t.Name, p.PartitionIndex, kafkago.Error(p.ErrorCode)))
 			}
 		}
 	}
@@ -59,6 +59,13 @@ func offsetCommitRequest(group string, offsets map[model.TopicPartition]int64) *
 	return req
 }
 
+// commitErr is groupErr for a commit or a deletion of offsets, saying
+// whether it can have taken effect.
+func commitErr(group string, err error) error {
+	ge := groupErr(group, err)
+	return &RequestError{msg: ge.Error(), err: err, notApplied: commitNotApplied(err)}
+}
+
 // DeleteGroupOffsets deletes a group's committed offsets for some
 // partitions (OffsetDelete, Kafka 2.4+).
 func (c Config) DeleteGroupOffsets(ctx context.Context, group string, tps []model.TopicPartition) error {
@@ -73,12 +80,12 @@ func (c Config) DeleteGroupOffsets(ctx context.Context, group string, tps []mode
 		err = res.Error
 	}
 	if err != nil {
-		return groupErr(group, err)
+		return commitErr(group, err)
 	}
 	for topic, parts := range res.Topics {
 		for _, p := range parts {
 			if p.Error != nil {
-				return groupErr(group, fmt.Errorf("%s/%d: %w", topic, p.Partition, p.Error))
+				return commitErr(group, fmt.Errorf("%s/%d: %w", topic, p.Partition, p.Error))
 			}
 		}
 	}
@@ -98,7 +105,7 @@ func (c Config) DeleteGroup(ctx context.Context, group string) error {
 		return nil
 	}
 	if err != nil {
-		return groupErr(group, err)
+		return commitErr(group, err)
 	}
 	return nil
 }

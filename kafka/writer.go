@@ -56,9 +56,9 @@ func SortTopicPartitions(tps []model.TopicPartition) {
 }
 
 // ProduceBatch writes records to one topic-partition in one produce request
-// (acks=all) and returns the offset of the first. Either the whole batch is
-// in the log or, on error, possibly none of it: Kafka appends a batch
-// atomically.
+// (acks=all) and returns the offset of the first. Kafka appends a batch
+// atomically: on error either the whole batch is in the log or none of it,
+// and the error (a *RequestError) says whether it provably is not.
 func (c Config) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
 	client := c.Client()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
@@ -81,7 +81,7 @@ func (c Config) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs 
 		err = res.Error
 	}
 	if err != nil {
-		return -1, fmt.Errorf("write to %s: %s", tp, c.Describe(err))
+		return -1, &RequestError{msg: fmt.Sprintf("write to %s: %s", tp, c.Describe(err)), err: err, notApplied: produceNotApplied(err)}
 	}
 	return res.BaseOffset, nil
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -235,7 +236,12 @@ func (m *Model) handleApplyDone(msg applyDoneMsg) tea.Cmd {
 		if msg.err != nil {
 			d.fail(stepApply)
 			m.closeConfirm()
-			m.setStatus(statusErr, fmt.Sprintf("%s — %s was left STOPPED: the edit failed, so koff did not resume it (R resumes it)", msg.err, name))
+			how := "the edit failed"
+			var we *edit.WriteError
+			if errors.As(msg.err, &we) && len(we.Unknown) > 0 {
+				how = "the edit may have been written"
+			}
+			m.setStatus(statusErr, fmt.Sprintf("%s — %s was left STOPPED: %s, so koff did not resume it (R resumes it)", msg.err, name, how))
 			return nil
 		}
 		d.done(stepApply)

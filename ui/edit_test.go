@@ -542,6 +542,21 @@ func TestFailedApplyLeavesTheConnectorStopped(t *testing.T) {
 	requireStatus(t, m, "jdbc-orders was left STOPPED: the edit failed, so koff did not resume it")
 }
 
+// An edit whose produce answer was lost says first that it may have been
+// written, naming the topic-partition, and that the connector stays
+// STOPPED because of it.
+func TestAnApplyWhoseAnswerWasLostSaysMayHaveBeenWritten(t *testing.T) {
+	_, ed, m := editModel(t, 160, 48, nil)
+	ed.state, ed.tasks = "RUNNING", 1
+	tp := model.TopicPartition{Topic: topic, Partition: 3}
+	ed.applyErr = &edit.WriteError{Unknown: []model.TopicPartition{tp}, Err: errors.New("write to connect-offsets/3: connection reset by peer")}
+	selectPartition(t, m, "jdbc-orders", "orders")
+	pressSettle(t, m, "x")
+	pressSettle(t, m, "ctrl+r")
+	requireStatus(t, m, "may have been written: connect-offsets/3 (its answer was lost")
+	requireStatus(t, m, "jdbc-orders was left STOPPED: the edit may have been written, so koff did not resume it")
+}
+
 func TestFailedStopWritesNothing(t *testing.T) {
 	_, ed, m := editModel(t, 160, 48, nil)
 	ed.state, ed.tasks = "PAUSED", 1

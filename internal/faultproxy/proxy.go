@@ -128,6 +128,15 @@ func (p *Proxy) Set(m Mode) error {
 	return nil
 }
 
+// ResetConns resets every open connection at once and lets new ones
+// through: a cut of whatever was in flight (a request the server already
+// received loses its answer).
+func (p *Proxy) ResetConns() {
+	p.mu.Lock()
+	p.resetAllLocked()
+	p.mu.Unlock()
+}
+
 // SetDelay delays every chunk forwarded by d (0 for none).
 func (p *Proxy) SetDelay(d time.Duration) {
 	p.mu.Lock()

@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httputil"
@@ -29,17 +30,24 @@ const (
 	RESTGarbage
 	// RESTWrongShape is a 200 whose body is JSON of the wrong shape.
 	RESTWrongShape
+	// RESTLate answers Connect's 500 "Request timed out" at once, as a
+	// worker does when the leader it forwarded the request to is slow, and
+	// passes the request on to Connect later, when ReleaseLate is called:
+	// the leader applies it after the client was told it timed out.
+	RESTLate
 )
 
 func (f RESTFault) String() string {
-	return [...]string{"pass", "hang", "500", "503", "409", "garbage", "wrong shape"}[f]
+	return [...]string{"pass", "hang", "500", "503", "409", "garbage", "wrong shape", "late"}[f]
 }
 
 // REST is an http.Handler in front of a Connect REST API (the demo's
 // emulator) that answers with faults: timeouts, 5xx, 409 and garbage,
 // for requests whose path has a given prefix and method.
 type REST struct {
-	proxy *httputil.ReverseProxy
+	proxy  *httputil.ReverseProxy
+	target *url.URL
+	late   []*http.Request // held by RESTLate, with their bodies
 
 	mu     sync.Mutex
 	fault  RESTFault
@@ -55,7 +63,7 @@ func NewREST(target string) (*REST, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &REST{proxy: httputil.NewSingleHostReverseProxy(u), hang: time.Minute}, nil
+	return &REST{proxy: httputil.NewSingleHostReverseProxy(u), target: u, hang: time.Minute}, nil
 }
 
 // Set makes requests with method ("" for any) and a path beginning with
@@ -106,7 +114,37 @@ func (r *REST) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		io.WriteString(w, "\x00\xff\x1b[2J<garbage>{\"connectors\"")
 	case RESTWrongShape:
 		writeJSON(w, http.StatusOK, `[1,"two",{"three":3}]`)
+	case RESTLate:
+		body, _ := io.ReadAll(req.Body)
+		held, err := http.NewRequest(req.Method, r.target.JoinPath(req.URL.Path).String(), bytes.NewReader(body))
+		if err == nil {
+			held.Header = req.Header.Clone()
+			r.mu.Lock()
+			r.late = append(r.late, held)
+			r.mu.Unlock()
+		}
+		writeJSON(w, http.StatusInternalServerError, `{"error_code":500,"message":"Request timed out"}`)
 	}
+}
+
+// ReleaseLate sends the requests RESTLate held on to Connect, in order,
+// and returns Connect's status codes.
+func (r *REST) ReleaseLate() ([]int, error) {
+	r.mu.Lock()
+	held := r.late
+	r.late = nil
+	r.mu.Unlock()
+	var codes []int
+	for _, req := range held {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return codes, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
+	}
+	return codes, nil
 }
 
 func writeJSON(w http.ResponseWriter, code int, body string) {
