@@ -101,6 +101,15 @@ func loadStoreWith(g *Globals, env Env, timeout time.Duration, restOptional, one
 	if err := waitCaughtUp(ctx, g, ob.tailer, timeout); err != nil {
 		return nil, fail(err)
 	}
+	if err := ob.readyConfigs(ctx); err != nil {
+		return nil, fail(err)
+	}
+	if len(ownTopics(ob.store)) > 0 {
+		ob.followOwnTopics()
+		if err := waitSettled(ctx, ob.tailer, timeout); err != nil {
+			return nil, fail(err)
+		}
+	}
 	if ob.poller != nil {
 		err := ob.poller.Once(ctx)
 		switch {
