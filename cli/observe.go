@@ -28,8 +28,8 @@ type observer struct {
 	configOnce sync.Once
 	configErr  error
 	wg         sync.WaitGroup
-	ctx    context.Context // ends with stop
-	cancel context.CancelFunc
+	ctx        context.Context // ends with stop
+	cancel     context.CancelFunc
 }
 
 // observe starts the tailer; pollers start with run (live) or are driven

@@ -13,8 +13,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/edit"
-	"koff/model"
 	"koff/keymap"
+	"koff/model"
 )
 
 // confirmDialog shows a planned edit before anything is written: what
