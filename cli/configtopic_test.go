@@ -117,7 +117,7 @@ func TestNoConfigTopicSaysWhatKoffCannotKnow(t *testing.T) {
 	produceConnect(t, addr, [2]string{`["src",{"server":"db"}]`, `{"lsn":1}`})
 	out, errs, code := koff(t, withAudit(t, "set", "src", "-b", addr, "--yes", "--partition", `{"server":"db"}`, "--offset", `{"lsn":2}`)...)
 	if code != 0 || strings.Contains(out, "verified:") || !strings.Contains(out, "NOT verified for the worker") ||
-		!strings.Contains(out, "state:  unknown (no --connect-url, no config topic)") || !strings.Contains(out, "Own offsets topic unknown") {
+		!strings.Contains(out, "state:  unknown (no --connect-url, no config topic)") || !strings.Contains(out, "whether it has its own offsets topic") {
 		t.Fatalf("set without REST or config topic: exit %d %s\n%s", code, errs, out)
 	}
 	// A config topic that was named must exist.

@@ -35,7 +35,7 @@ func (e *Editor) planConfigTopic(p *Plan) error {
 	c, topic, ok := e.configOf(p.Connector)
 	switch {
 	case !ok:
-		p.Unsure = "koff reads no config topic and has no --connect-url: if the connector has its own offsets.storage.topic, its tasks read that topic, not this one"
+		p.Unsure = "own offsets topic unknown (no --connect-url, no config topic)"
 		return nil
 	case c.Config == nil:
 		p.Absent = true

@@ -168,12 +168,9 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	case p.Absent:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not in Connect: no task runs that could overwrite this edit, and a connector created with this name starts from these offsets.", p.Connector))
 	case p.State == "" && p.Target == "":
-		p.Warnings = append(p.Warnings, "Connector state unknown (no --connect-url, no config topic): if the connector is running, its tasks overwrite this edit at their next flush. Stop it first.")
+		p.Warnings = append(p.Warnings, "Connector state unknown, and whether it has its own offsets topic (no --connect-url, no config topic): a running connector's tasks overwrite this edit at their next flush, and one with its own offsets.storage.topic reads that topic instead. Stop it first.")
 	case p.State == "" && p.Target != model.TargetStopped:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Target state %s (config topic %s): its tasks overwrite this edit at their next flush. Stop it first.", p.Target, p.ConfigTopic))
-	}
-	if p.Unsure != "" {
-		p.Warnings = append(p.Warnings, "Own offsets topic unknown: "+p.Unsure+".")
 	}
 	if req.Create && len(copies) == 0 && p.State == "" && p.Target == "" {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is a new name to koff (--create): no offsets, consumer group or Connect entry of it; a connector created with this name starts from these offsets.", p.Connector))
