@@ -2,6 +2,10 @@ package cli
 
 import (
 	"context"
+	"io"
+	"log"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,6 +96,12 @@ func TestOwnOffsetsTopicFromTheConfigTopicWithoutREST(t *testing.T) {
 	out, _, _ = koff(t, "get", "files", "-b", addr, "-o", "json")
 	if strings.Contains(out, "position") {
 		t.Errorf("after the reset, get still shows an offset: %s", out)
+	}
+	// status: the target state, and the workers' topic is not the one
+	// the task reads.
+	out, errs, _ = koff(t, "status", "files", "-b", addr)
+	if !strings.Contains(out, "target STOPPED") || !strings.Contains(out, "connect-offsets (secondary)") {
+		t.Errorf("status without REST:\n%s%s", out, errs)
 	}
 }
 
@@ -199,5 +209,42 @@ func TestNoUnknownStateWordsWithConnectURL(t *testing.T) {
 		if strings.Contains(out+errs, "no --connect-url") || !strings.Contains(out, "state:  not in Connect (Connect REST lists no such connector)") {
 			t.Errorf("%v: plan of a connector Connect does not list:\n%s%s", cfg, out, errs)
 		}
+	}
+}
+
+// The dashboard's observer keeps the config topic live: a stop after koff
+// started is seen as the target state STOPPED, and the Editor it gives the
+// dashboard decides by it.
+func TestObserverFollowsTargetStatesLive(t *testing.T) {
+	c := demoCluster(t)
+	g := &Globals{Bootstrap: []string{c.Bootstrap()}, OffsetsTopics: []string{"connect-offsets"}, Refresh: 200 * time.Millisecond,
+		ConfigTopic: "connect-configs", logger: log.New(io.Discard, "", 0)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := observe(ctx, g, nil)
+	defer o.stop()
+	o.run()
+	target := func() string { cc, _ := o.store.ConnectorConfig("jdbc-shop"); return cc.TargetState }
+	waitUntil(t, "the config topic to be read", func() bool { return target() == "STARTED" })
+	// jdbc-crm's own offsets topic, named only in the config topic, is tailed.
+	waitUntil(t, "jdbc-crm's own offsets topic to be tailed", func() bool { return slices.Contains(o.tailer.Topics(), demo.CRMOffsetsTopic) })
+	if err := c.StopConnector("jdbc-shop"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the stop to be read", func() bool { return target() == "STOPPED" })
+	ed := g.newEditor(o.store, o.tailer.Topics, nil, "tester", filepath.Join(t.TempDir(), "audit.jsonl"))
+	if ed.Configs == nil {
+		t.Fatal("the dashboard's Editor does not read the config topic")
+	}
+}
+
+func waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

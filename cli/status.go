@@ -161,6 +161,9 @@ func stateOf(r model.ConnectorRow) string {
 		return "orphaned"
 	case r.InREST:
 		return r.REST.State
+	case r.Target != "":
+		// Without REST, what the config topic says it is meant to be.
+		return "target " + r.Target
 	}
 	return "-"
 }
@@ -241,9 +244,11 @@ func dash(s string) string {
 
 // statusJSON is `koff status -o json`: one object per connector.
 type statusJSON struct {
-	Name          string     `json:"name"`
-	Type          string     `json:"type"`
-	State         string     `json:"state"`
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	State string `json:"state"`
+	// TargetState is the config topic's target state (STARTED, PAUSED, STOPPED).
+	TargetState   string     `json:"target_state,omitempty"`
 	OffsetsTopic  string     `json:"offsets_topic,omitempty"`
 	Authoritative bool       `json:"authoritative"`
 	Orphaned      bool       `json:"orphaned"`
@@ -292,7 +297,10 @@ func printStatusJSON(w io.Writer, store *model.Store, rows []model.ConnectorRow,
 		Connectors []statusJSON `json:"connectors"`
 	}{Time: now.UTC(), Connectors: []statusJSON{}}
 	for _, r := range rows {
-		s := statusJSON{Name: r.ID.Name, Type: r.Type, State: stateOf(r), OffsetsTopic: r.ID.Topic, Authoritative: r.Authoritative(), Orphaned: r.Orphaned}
+		s := statusJSON{Name: r.ID.Name, Type: r.Type, State: stateOf(r), TargetState: r.Target, OffsetsTopic: r.ID.Topic, Authoritative: r.Authoritative(), Orphaned: r.Orphaned}
+		if !r.InREST && !r.Orphaned {
+			s.State = "-"
+		}
 		if r.InREST {
 			s.Tasks = r.REST.TaskSummary()
 		}

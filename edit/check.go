@@ -14,7 +14,9 @@ import (
 var ErrReadOnly = errors.New("read-only: this koff does not write offsets")
 
 // NotStoppedError refuses an edit of a connector that is not STOPPED: a
-// running (or paused) task overwrites the edit at its next flush.
+// running (or paused) task overwrites the edit at its next flush. State is
+// REST's status ("" without REST: then Target, from the config topic, is
+// what koff decided by).
 type NotStoppedError struct {
 	Connector, State string
 	Tasks            int
@@ -26,6 +28,9 @@ type NotStoppedError struct {
 // Error says what koff saw, in its own words: Connect's words are quoted
 // only where Connect said them (a REST answer).
 func (e *NotStoppedError) Error() string {
+	if e.State == "" { // no REST: the config topic's target state
+		return fmt.Sprintf("%s's target state is %s (config topic %s): koff changes offsets only of a connector whose target state is STOPPED, as Connect does; stop it first (koff stop %s with --connect-url, or PUT /connectors/%s/stop)", e.Connector, e.Target, e.ConfigTopic, e.Connector, e.Connector)
+	}
 	s := fmt.Sprintf("%s is %s (Connect REST status", e.Connector, e.State)
 	if e.Tasks > 0 {
 		s += fmt.Sprintf(", %d tasks", e.Tasks)
@@ -94,7 +99,7 @@ func (e *Editor) CheckPreview(ctx context.Context, p *Plan) error {
 			return &NotStoppedError{Connector: p.Connector, State: p.State, Tasks: p.Tasks, Target: p.Target, ConfigTopic: p.ConfigTopic}
 		}
 	} else if p.Target != "" && p.Target != model.TargetStopped && !p.Absent {
-		return &TargetNotStoppedError{Connector: p.Connector, Target: p.Target, ConfigTopic: p.ConfigTopic}
+		return &NotStoppedError{Connector: p.Connector, Target: p.Target, ConfigTopic: p.ConfigTopic}
 	}
 	return e.checkSinkOrSource(ctx, p)
 }

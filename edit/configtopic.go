@@ -53,17 +53,6 @@ func (e *Editor) planConfigTopic(p *Plan) error {
 	return nil
 }
 
-// TargetNotStoppedError refuses an edit of a connector whose target state,
-// as Connect's config topic holds it, is not STOPPED: its workers run (or
-// keep paused) its tasks, which overwrite the edit at their next flush.
-type TargetNotStoppedError struct {
-	Connector, Target, ConfigTopic string
-}
-
-func (e *TargetNotStoppedError) Error() string {
-	return fmt.Sprintf("%s's target state is %s (config topic %s): koff changes offsets only of a connector whose target state is STOPPED, as Connect does; stop it first (koff stop %s with --connect-url, or PUT /connectors/%s/stop)", e.Connector, e.Target, e.ConfigTopic, e.Connector, e.Connector)
-}
-
 // sinkGroupOf is the consumer group of a sink when REST is not asked: the
 // one given (--group), else the one its config in the config topic names
 // (consumer.override.group.id, else connect-NAME); fromConfig says the
