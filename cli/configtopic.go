@@ -75,14 +75,6 @@ func (c *configFeed) missing() error {
 	return errNoConfigTopic
 }
 
-// live publishes the config topic once it was read, and keeps it live; a
-// config topic that does not exist is logged, and koff reads none.
-func (c *configFeed) live(ctx context.Context) {
-	if err := c.ready(ctx); err != nil && ctx.Err() == nil {
-		c.g.logf("config topic %s: %v", c.g.ConfigTopic, err)
-	}
-}
-
 func (c *configFeed) stop() {
 	c.cancel()
 	<-c.done
