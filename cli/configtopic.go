@@ -61,10 +61,37 @@ func (c *configFeed) ready(ctx context.Context) error {
 			case model.TailWaitingForTopic:
 				return c.missing()
 			case model.TailDisconnected:
-				return fmt.Errorf("cannot read config topic %s from Kafka at %s: %s", c.g.ConfigTopic, strings.Join(c.g.Bootstrap, ","), st.Reason)
+				c.stop()
+				err := fmt.Errorf("cannot read config topic %s from Kafka at %s: %s", c.g.ConfigTopic, strings.Join(c.g.Bootstrap, ","), st.Reason)
+				if c.g.configTopicGiven {
+					return err
+				}
+				return &configUnreadable{err}
 			}
 		}
 	}
+}
+
+// configUnreadable: the default config topic exists but cannot be read
+// (an ACL, say): koff goes on without it, and says so on stderr.
+type configUnreadable struct{ err error }
+
+func (e *configUnreadable) Error() string {
+	return e.err.Error() + ": connectors' target states and own offsets topics are unknown without --connect-url"
+}
+
+// warnConfig says on stderr why the config topic is not read, if it
+// cannot be; errors that are no warning are returned.
+func warnConfig(env Env, err error) error {
+	var u *configUnreadable
+	switch {
+	case errors.As(err, &u):
+		fmt.Fprintf(env.Stderr, "koff: warning: %v\n", err)
+		return nil
+	case errors.Is(err, errNoConfigTopic):
+		return nil
+	}
+	return err
 }
 
 func (c *configFeed) missing() error {

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"koff/demo"
 	"koff/kafka"
@@ -246,5 +249,45 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A default config topic koff may not read (an ACL) is a warning, not a
+// failure: koff goes on as without one. A config topic named by the flag
+// must be read.
+func TestUnreadableConfigTopicIsAWarningUnlessNamed(t *testing.T) {
+	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(25, "connect-offsets"), kfake.SeedTopics(1, "connect-configs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Close)
+	addr := fake.ListenAddrs()[0]
+	produceConnect(t, addr, [2]string{`["src",{"server":"db"}]`, `{"lsn":1}`})
+	produceTo(t, addr, "connect-configs", 0, [2]string{"connector-src", `{"properties":{"connector.class":"X"}}`})
+	fake.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		fake.KeepControl()
+		fr := req.(*kmsg.FetchRequest)
+		if len(fr.Topics) == 0 || fr.Topics[0].Topic != "connect-configs" {
+			return nil, nil, false
+		}
+		resp := fr.ResponseKind().(*kmsg.FetchResponse)
+		rt := kmsg.NewFetchResponseTopic()
+		rt.Topic = "connect-configs"
+		for _, p := range fr.Topics[0].Partitions {
+			rp := kmsg.NewFetchResponseTopicPartition()
+			rp.Partition, rp.ErrorCode = p.Partition, kerr.TopicAuthorizationFailed.Code
+			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+		return resp, nil, true
+	})
+	out, errs, code := koff(t, "get", "src", "-b", addr)
+	if code != 0 || !strings.Contains(out, `{"lsn":1}`) || !strings.Contains(errs, "koff: warning: cannot read config topic connect-configs") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("get with an unreadable default config topic: exit %d %q\n%s", code, errs, out)
+	}
+	_, errs, code = koff(t, "get", "src", "-b", addr, "--config-topic", "connect-configs")
+	if code != ExitFailed || !strings.HasPrefix(errs, "koff: cannot read config topic connect-configs") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("get with an unreadable named config topic: exit %d %q", code, errs)
 	}
 }

@@ -101,7 +101,7 @@ func openEditSession(g *Globals, env Env) (*editSession, error) {
 	// The config topic first: it names connectors' own offsets topics,
 	// which are read too, and it stays live for their target states.
 	if cf := startConfigFeed(ctx, g, s.store); cf != nil {
-		if err := cf.ready(ctx); err != nil && !errors.Is(err, errNoConfigTopic) {
+		if err := warnConfig(env, cf.ready(ctx)); err != nil {
 			signal.Stop(s.sigs)
 			cancel()
 			return nil, err

@@ -104,6 +104,9 @@ func loadStoreWith(g *Globals, env Env, timeout time.Duration, restOptional, one
 	if err := ob.readyConfigs(ctx); err != nil {
 		return nil, fail(err)
 	}
+	if ob.configWarn != "" {
+		fmt.Fprintf(env.Stderr, "koff: warning: %s\n", ob.configWarn)
+	}
 	if len(ownTopics(ob.store)) > 0 {
 		ob.followOwnTopics()
 		if err := waitSettled(ctx, ob.tailer, timeout); err != nil {

@@ -27,6 +27,7 @@ type observer struct {
 	configs    *configFeed
 	configOnce sync.Once
 	configErr  error
+	configWarn string // why a default config topic could not be read
 	wg         sync.WaitGroup
 	ctx        context.Context // ends with stop
 	cancel     context.CancelFunc
@@ -153,8 +154,8 @@ func (o *observer) followOwnTopics() {
 }
 
 // readyConfigs waits, once, until the config topic was read to its end
-// (see configFeed.ready); a default config topic that does not exist is no
-// error: koff then reads none.
+// (see configFeed.ready); a default config topic that does not exist, or
+// cannot be read (configWarn says why), is no error: koff then reads none.
 func (o *observer) readyConfigs(ctx context.Context) error {
 	if o.configs == nil {
 		return nil
@@ -163,6 +164,10 @@ func (o *observer) readyConfigs(ctx context.Context) error {
 		o.configErr = o.configs.ready(ctx)
 		if errors.Is(o.configErr, errNoConfigTopic) {
 			o.configErr = nil
+		}
+		var u *configUnreadable
+		if errors.As(o.configErr, &u) {
+			o.configWarn, o.configErr = u.Error(), nil
 		}
 	})
 	return o.configErr
