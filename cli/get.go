@@ -119,7 +119,7 @@ func loadStoreWith(g *Globals, env Env, timeout time.Duration, restOptional, one
 		case err != nil && (!restOptional || ctx.Err() != nil || connect.IsMisconfigured(err)):
 			return nil, fail(err)
 		case err != nil:
-			warnRESTDown(env, err)
+			warnRESTDown(env, ob.store, err)
 		default:
 			ob.followOwnTopics()
 			if err := waitSettled(ctx, ob.tailer, timeout); err != nil {

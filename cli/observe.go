@@ -178,8 +178,17 @@ func restDown(store *model.Store) string { return store.REST().Err }
 
 // warnRESTDown says on stderr that Connect could not be asked, and what is
 // missing from what follows.
-func warnRESTDown(env Env, err error) {
-	fmt.Fprintf(env.Stderr, "koff: warning: %v: showing what Kafka knows (no connector states, no connectors' own offsets topics; sinks by their connect-* groups)\n", err)
+func warnRESTDown(env Env, store *model.Store, err error) {
+	fmt.Fprintf(env.Stderr, "koff: warning: %v: showing what Kafka knows (%s)\n", err, withoutREST(store))
+}
+
+// withoutREST says what koff knows without Connect's REST API: the config
+// topic's word, when it reads one.
+func withoutREST(store *model.Store) string {
+	if t := store.ConnectConfigs().Topic; t != "" {
+		return "target states, own offsets topics and sink groups from config topic " + t + "; no connector status"
+	}
+	return "no connector states, no connectors' own offsets topics; sinks by their connect-* groups"
 }
 
 // withRESTDown adds Connect's error to a failure that REST could have

@@ -63,6 +63,7 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 	if err := waitCaughtUp(ctx, g, ob.tailer, 60*time.Second); err != nil {
 		return err
 	}
+	warnedConfig := false
 	for {
 		if err := ob.refresh(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -75,7 +76,11 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 			return err
 		}
 		if e := restDown(ob.store); e != "" {
-			fmt.Fprintf(env.Stderr, "koff: warning: %s: showing what Kafka knows (no connector states, no connectors' own offsets topics; sinks by their connect-* groups)\n", e)
+			fmt.Fprintf(env.Stderr, "koff: warning: %s: showing what Kafka knows (%s)\n", e, withoutREST(ob.store))
+		}
+		if ob.configWarn != "" && !warnedConfig {
+			warnedConfig = true
+			fmt.Fprintf(env.Stderr, "koff: warning: %s\n", ob.configWarn)
 		}
 		rows, err := statusRows(ob.store, args, g)
 		if err != nil {
