@@ -51,13 +51,21 @@ func crashKey(i int) string { return fmt.Sprintf(`["bulk",{"table":"t%05d"}]`, i
 
 func newCrashCluster(t *testing.T) *crashCluster {
 	t.Helper()
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(crashPartitions, crashTopic))
+	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(crashPartitions, crashTopic), kfake.SeedTopics(1, "connect-configs"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(fake.Close)
 	c := &crashCluster{t: t, fake: fake, addr: fake.ListenAddrs()[0], state: t.TempDir()}
 	c.kafka = kafka.Config{Brokers: []string{c.addr}}
+	// Connect's config topic: bulk is a STOPPED connector using the
+	// workers' offsets topic, so koff knows its edits reach the task.
+	if err := c.kafka.WriteRecords(context.Background(), []model.Record{
+		{Topic: "connect-configs", Key: []byte("connector-bulk"), Value: []byte(`{"properties":{"connector.class":"BulkSource","name":"bulk"}}`)},
+		{Topic: "connect-configs", Key: []byte("target-state-bulk"), Value: []byte(`{"state":"PAUSED","state.v2":"STOPPED"}`)},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	var recs []model.Record
 	for i := 0; i < crashKeys; i++ {
 		k := crashKey(i)

@@ -27,6 +27,7 @@ type contextFile struct {
 type contextSpec struct {
 	BootstrapServers stringList `yaml:"bootstrap-servers"`
 	OffsetsTopics    stringList `yaml:"offsets-topics"`
+	ConfigTopic      string     `yaml:"config-topic"`
 	ConnectURL       string     `yaml:"connect-url"`
 	CommandConfig    string     `yaml:"command-config"`
 	ReadOnly         bool       `yaml:"read-only"`
@@ -141,6 +142,9 @@ func applyContext(g *Globals, fs *pflag.FlagSet, f *contextFile, name string) er
 	}
 	if len(c.OffsetsTopics) > 0 {
 		_ = set("offsets-topic", func() error { g.OffsetsTopics = c.OffsetsTopics; return nil })
+	}
+	if c.ConfigTopic != "" {
+		_ = set("config-topic", func() error { g.ConfigTopic, g.configTopicGiven = c.ConfigTopic, true; return nil })
 	}
 	if c.ConnectURL != "" {
 		_ = set("connect-url", func() error {

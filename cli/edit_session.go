@@ -98,6 +98,20 @@ func openEditSession(g *Globals, env Env) (*editSession, error) {
 		interrupt: make(chan struct{}), sigs: make(chan os.Signal, 2)}
 	signal.Notify(s.sigs, syscall.SIGINT, syscall.SIGTERM)
 	go s.watchSignals()
+	// The config topic first: it names connectors' own offsets topics,
+	// which are read too, and it stays live for their target states.
+	if cf := startConfigFeed(ctx, g, s.store); cf != nil {
+		if err := warnConfig(env, cf.ready(ctx)); err != nil {
+			signal.Stop(s.sigs)
+			cancel()
+			return nil, err
+		}
+	}
+	for _, t := range ownTopics(s.store) {
+		if !contains(g.OffsetsTopics, t) {
+			g.OffsetsTopics = append(g.OffsetsTopics, t)
+		}
+	}
 	t, done := startTailer(ctx, g, s.store)
 	s.done = done
 	if err := waitCaughtUp(ctx, g, t, 60*time.Second); err != nil {
@@ -151,6 +165,9 @@ func (g *Globals) newEditor(store edit.Offsets, topics func() []string, rest *co
 	}
 	if rest != nil { // a nil *connect.Client in the interface would not be nil
 		ed.REST = rest
+	}
+	if c, ok := store.(edit.ConnectConfigs); ok {
+		ed.Configs = c
 	}
 	return ed
 }
@@ -280,11 +297,7 @@ func printPlan(w io.Writer, p *edit.Plan) {
 		plural = ""
 	}
 	fmt.Fprintf(w, "Plan: %s %d partition%s of %s\n", p.Kind, n, plural, field(p.Connector))
-	state := "unknown (no --connect-url)"
-	if p.State != "" {
-		state = field(p.State) + " (Connect REST)"
-	}
-	fmt.Fprintf(w, "  state:  %s\n", state)
+	fmt.Fprintf(w, "  state:  %s\n", field(p.StateText()))
 	via := "offsets topic " + field(p.Topic)
 	switch p.Path {
 	case edit.PathREST:
@@ -331,6 +344,9 @@ func (s *editSession) groupPartitions(name, given string, topics []string) ([]mo
 			return nil, err
 		}
 		group = model.SinkGroupName(name, cfg)
+	} else if c, ok := s.store.ConnectorConfig(name); ok && c.Config != nil {
+		// The config topic names its consumer.override.group.id.
+		group = model.SinkGroupName(name, c.Config)
 	}
 	polls, err := s.g.kafkaConfig().GroupPolls(s.ctx, []string{group})
 	if err != nil {

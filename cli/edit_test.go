@@ -60,7 +60,7 @@ func TestSetRewritesTheWorkersKeyBytesCheckedWithKcat(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errs, out)
 	}
-	if !strings.Contains(out, `{"incrementing":5} → {"incrementing":9223372036854775807}`) || !strings.Contains(out, "existing key, exact bytes") || !strings.Contains(out, "verified: set 1 partition of jdbc-src") {
+	if !strings.Contains(out, `{"incrementing":5} → {"incrementing":9223372036854775807}`) || !strings.Contains(out, "existing key, exact bytes") || !strings.Contains(out, "written and read back, NOT verified for the worker: set 1 partition of jdbc-src") {
 		t.Errorf("output:\n%s", out)
 	}
 	recs := kcatRecords(t, kcat, addr)
@@ -114,7 +114,7 @@ func TestWritesNeedConfirmationAndDryRunAndReadOnlyWriteNothing(t *testing.T) {
 		t.Errorf("end offsets moved %d → %d", before, after)
 	}
 	// Without --connect-url the state is unknown, and the plan says so.
-	if !strings.Contains(out, "state:  unknown (no --connect-url)") || !strings.Contains(out, "overwrite this edit") {
+	if !strings.Contains(out, "state:  unknown (no --connect-url, no config topic)") || !strings.Contains(out, "overwrite this edit") {
 		t.Errorf("plan does not warn about an unknown state:\n%s", out)
 	}
 }

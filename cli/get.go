@@ -101,13 +101,25 @@ func loadStoreWith(g *Globals, env Env, timeout time.Duration, restOptional, one
 	if err := waitCaughtUp(ctx, g, ob.tailer, timeout); err != nil {
 		return nil, fail(err)
 	}
+	if err := ob.readyConfigs(ctx); err != nil {
+		return nil, fail(err)
+	}
+	if ob.configWarn != "" {
+		fmt.Fprintf(env.Stderr, "koff: warning: %s\n", ob.configWarn)
+	}
+	if len(ownTopics(ob.store)) > 0 {
+		ob.followOwnTopics()
+		if err := waitSettled(ctx, ob.tailer, timeout); err != nil {
+			return nil, fail(err)
+		}
+	}
 	if ob.poller != nil {
 		err := ob.poller.Once(ctx)
 		switch {
 		case err != nil && (!restOptional || ctx.Err() != nil || connect.IsMisconfigured(err)):
 			return nil, fail(err)
 		case err != nil:
-			warnRESTDown(env, err)
+			warnRESTDown(env, ob.store, err)
 		default:
 			ob.followOwnTopics()
 			if err := waitSettled(ctx, ob.tailer, timeout); err != nil {

@@ -34,6 +34,10 @@ type Globals struct {
 	ConnectKey          string
 	AuditLog            string
 	ConnectorTopics     []string
+	// ConfigTopic is Connect's config.storage.topic; configTopicGiven says
+	// it was named (flag or context): then it must exist.
+	ConfigTopic      string
+	configTopicGiven bool
 
 	// Kafka client security (security.go); secrets come only from
 	// files or the environment, never from a flag ps(1) would show.
@@ -85,6 +89,7 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	fs.DurationVar(&g.FlushInterval, "flush-interval", 0, "the workers' offset.flush.interval.ms; with --demo and demo-cluster, the simulated workers' interval (default 5s)")
 	fs.StringVar(&g.LogFile, "log-file", "", "write diagnostics to this file (the dashboard writes nothing else to the terminal)")
 	fs.BoolVar(&g.Demo, "demo", false, "run on an embedded demo cluster with simulated Connect workers")
+	fs.StringVar(&g.ConfigTopic, "config-topic", "connect-configs", "Connect's config topic (the workers' config.storage.topic), read for connectors' configs and target states; the default is read where it exists, \"\" reads none")
 	fs.StringVar(&g.ConnectURL, "connect-url", defURL, "Kafka Connect REST URL with its scheme, e.g. http://connect:8083 (env KOFF_CONNECT_URL); user:pass@ in it is basic auth")
 	fs.StringVar(&g.ConnectUser, "connect-user", "", "Connect REST basic auth user")
 	fs.StringVar(&g.ConnectPasswordFile, "connect-password-file", "", "file holding the Connect REST basic auth password")
@@ -144,6 +149,8 @@ func (g *Globals) finish(fs *pflag.FlagSet) error {
 		}
 	}
 	g.OffsetsTopics = topics
+	g.ConfigTopic = strings.TrimSpace(g.ConfigTopic)
+	g.configTopicGiven = g.configTopicGiven || fs.Changed("config-topic") && g.ConfigTopic != ""
 	var servers []string
 	for _, b := range g.Bootstrap {
 		if b = strings.TrimSpace(b); b != "" {
@@ -259,6 +266,9 @@ func (g *Globals) shownGlobals(c *connect.Client) []string {
 		if t != "connect-offsets" || len(g.OffsetsTopics) > 1 {
 			out = append(out, "--offsets-topic", t)
 		}
+	}
+	if g.ConfigTopic != "connect-configs" {
+		out = append(out, "--config-topic", g.ConfigTopic)
 	}
 	out = append(out, g.shownSecurity()...)
 	if c != nil {

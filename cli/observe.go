@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -21,9 +22,15 @@ type observer struct {
 	tailer *kafka.Tailer
 	rest   *connect.Client
 	poller *connect.Poller
-	wg     sync.WaitGroup
-	ctx    context.Context // ends with stop
-	cancel context.CancelFunc
+	// configs reads Connect's config topic (nil: --config-topic "");
+	// readyConfigs waits for it once.
+	configs    *configFeed
+	configOnce sync.Once
+	configErr  error
+	configWarn string // why a default config topic could not be read
+	wg         sync.WaitGroup
+	ctx        context.Context // ends with stop
+	cancel     context.CancelFunc
 }
 
 // observe starts the tailer; pollers start with run (live) or are driven
@@ -49,6 +56,7 @@ func observeWith(ctx context.Context, g *Globals, rest *connect.Client, oneShot 
 	}
 	t, done := startTailerLatest(ctx, g, o.store, latest)
 	o.tailer = t
+	o.configs = startConfigFeed(ctx, g, o.store)
 	o.wg.Add(1)
 	go func() { <-done; o.wg.Done() }()
 	if rest != nil {
@@ -78,6 +86,17 @@ func (o *observer) run() {
 	if o.poller != nil {
 		loop(func(ctx context.Context) { o.poller.Once(ctx); o.followOwnTopics() })
 	}
+	if o.configs != nil {
+		o.wg.Add(1)
+		go func() {
+			defer o.wg.Done()
+			if err := o.readyConfigs(ctx); err != nil {
+				o.g.logf("%v", err)
+				return
+			}
+			loop(func(context.Context) { o.followOwnTopics() })
+		}()
+	}
 	k := o.g.kafkaConfig()
 	loop(func(ctx context.Context) { k.PollGroupsOnce(ctx, o.store) })
 	// Checked often, measured when a flush moved or a refresh passed.
@@ -101,6 +120,10 @@ func (o *observer) run() {
 // asked leaves its error in the Store's REST status (see restDown): the
 // rest is still what Kafka knows.
 func (o *observer) refresh(ctx context.Context) error {
+	if err := o.readyConfigs(ctx); err != nil {
+		return err
+	}
+	o.followOwnTopics()
 	if o.poller != nil {
 		if err := o.poller.Once(ctx); err != nil && (ctx.Err() != nil || connect.IsMisconfigured(err)) {
 			return err
@@ -117,14 +140,37 @@ func (o *observer) refresh(ctx context.Context) error {
 }
 
 // followOwnTopics tails every connector's own offsets.storage.topic as
-// Connect's REST API reveals it: that topic is authoritative for the
-// connector's tasks.
+// Connect's REST API or its config topic reveals it: that topic is
+// authoritative for the connector's tasks.
 func (o *observer) followOwnTopics() {
 	for _, c := range o.store.REST().Connectors {
 		if topic := strings.TrimSpace(c.Config["offsets.storage.topic"]); topic != "" {
 			o.tailer.AddTopic(topic)
 		}
 	}
+	for _, topic := range ownTopics(o.store) {
+		o.tailer.AddTopic(topic)
+	}
+}
+
+// readyConfigs waits, once, until the config topic was read to its end
+// (see configFeed.ready); a default config topic that does not exist, or
+// cannot be read (configWarn says why), is no error: koff then reads none.
+func (o *observer) readyConfigs(ctx context.Context) error {
+	if o.configs == nil {
+		return nil
+	}
+	o.configOnce.Do(func() {
+		o.configErr = o.configs.ready(ctx)
+		if errors.Is(o.configErr, errNoConfigTopic) {
+			o.configErr = nil
+		}
+		var u *configUnreadable
+		if errors.As(o.configErr, &u) {
+			o.configWarn, o.configErr = u.Error(), nil
+		}
+	})
+	return o.configErr
 }
 
 // restDown is the error of the last REST poll, "" when it answered.
@@ -132,8 +178,17 @@ func restDown(store *model.Store) string { return store.REST().Err }
 
 // warnRESTDown says on stderr that Connect could not be asked, and what is
 // missing from what follows.
-func warnRESTDown(env Env, err error) {
-	fmt.Fprintf(env.Stderr, "koff: warning: %v: showing what Kafka knows (no connector states, no connectors' own offsets topics; sinks by their connect-* groups)\n", err)
+func warnRESTDown(env Env, store *model.Store, err error) {
+	fmt.Fprintf(env.Stderr, "koff: warning: %v: showing what Kafka knows (%s)\n", err, withoutREST(store))
+}
+
+// withoutREST says what koff knows without Connect's REST API: the config
+// topic's word, when it reads one.
+func withoutREST(store *model.Store) string {
+	if t := store.ConnectConfigs().Topic; t != "" {
+		return "target states, own offsets topics and sink groups from config topic " + t + "; no connector status"
+	}
+	return "no connector states, no connectors' own offsets topics; sinks by their connect-* groups"
 }
 
 // withRESTDown adds Connect's error to a failure that REST could have

@@ -25,10 +25,10 @@ func TestSetThroughRESTNeedsAStoppedConnector(t *testing.T) {
 	set := withAudit(t, append([]string{"set", "jdbc-shop", "--yes", "--partition", `{"protocol":"1","table":"shop.public.orders"}`, "--offset", `{"incrementing":7}`}, flags...)...)
 
 	out, errs, code := koff(t, set...)
-	if code != ExitFailed || !strings.Contains(errs, "jdbc-shop is RUNNING. Connectors must be in the STOPPED state before their offsets can be modified.") {
+	if code != ExitFailed || !strings.Contains(errs, "jdbc-shop is RUNNING (Connect REST status, 2 tasks), target state STARTED (config topic connect-configs): koff changes offsets only of a STOPPED connector") {
 		t.Fatalf("set on a running connector: exit %d %q\n%s", code, errs, out)
 	}
-	if !strings.Contains(out, "state:  RUNNING (Connect REST)") || !strings.Contains(out, "path:   Connect REST") {
+	if !strings.Contains(out, "state:  RUNNING (Connect REST), target state STARTED (config topic connect-configs)") || !strings.Contains(out, "path:   Connect REST") {
 		t.Errorf("plan:\n%s", out)
 	}
 

@@ -63,6 +63,7 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 	if err := waitCaughtUp(ctx, g, ob.tailer, 60*time.Second); err != nil {
 		return err
 	}
+	warnedConfig := false
 	for {
 		if err := ob.refresh(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -75,7 +76,11 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 			return err
 		}
 		if e := restDown(ob.store); e != "" {
-			fmt.Fprintf(env.Stderr, "koff: warning: %s: showing what Kafka knows (no connector states, no connectors' own offsets topics; sinks by their connect-* groups)\n", e)
+			fmt.Fprintf(env.Stderr, "koff: warning: %s: showing what Kafka knows (%s)\n", e, withoutREST(ob.store))
+		}
+		if ob.configWarn != "" && !warnedConfig {
+			warnedConfig = true
+			fmt.Fprintf(env.Stderr, "koff: warning: %s\n", ob.configWarn)
 		}
 		rows, err := statusRows(ob.store, args, g)
 		if err != nil {
@@ -161,6 +166,9 @@ func stateOf(r model.ConnectorRow) string {
 		return "orphaned"
 	case r.InREST:
 		return r.REST.State
+	case r.Target != "":
+		// Without REST, what the config topic says it is meant to be.
+		return "target " + r.Target
 	}
 	return "-"
 }
@@ -241,9 +249,11 @@ func dash(s string) string {
 
 // statusJSON is `koff status -o json`: one object per connector.
 type statusJSON struct {
-	Name          string     `json:"name"`
-	Type          string     `json:"type"`
-	State         string     `json:"state"`
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	State string `json:"state"`
+	// TargetState is the config topic's target state (STARTED, PAUSED, STOPPED).
+	TargetState   string     `json:"target_state,omitempty"`
 	OffsetsTopic  string     `json:"offsets_topic,omitempty"`
 	Authoritative bool       `json:"authoritative"`
 	Orphaned      bool       `json:"orphaned"`
@@ -292,7 +302,10 @@ func printStatusJSON(w io.Writer, store *model.Store, rows []model.ConnectorRow,
 		Connectors []statusJSON `json:"connectors"`
 	}{Time: now.UTC(), Connectors: []statusJSON{}}
 	for _, r := range rows {
-		s := statusJSON{Name: r.ID.Name, Type: r.Type, State: stateOf(r), OffsetsTopic: r.ID.Topic, Authoritative: r.Authoritative(), Orphaned: r.Orphaned}
+		s := statusJSON{Name: r.ID.Name, Type: r.Type, State: stateOf(r), TargetState: r.Target, OffsetsTopic: r.ID.Topic, Authoritative: r.Authoritative(), Orphaned: r.Orphaned}
+		if !r.InREST && !r.Orphaned {
+			s.State = "-"
+		}
 		if r.InREST {
 			s.Tasks = r.REST.TaskSummary()
 		}

@@ -69,6 +69,7 @@ type Cluster struct {
 	names      []string
 	rest       *restServer // nil without Options.ConnectListen
 	held       sync.Map    // paused connector name → offsets its tasks held (rest_pause.go)
+	unassigned sync.Map    // stopped connector name → its worker left (LeaveWorker)
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -193,6 +194,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		c.names = append(c.names, s.name)
 	}
 	sort.Strings(c.names)
+	if err := c.writeConfigs(ctx); err != nil {
+		return nil, fmt.Errorf("write the config topic: %w", err)
+	}
 	for _, name := range c.names {
 		conn := c.connectors[name]
 		conn.mu.Lock()
@@ -308,7 +312,7 @@ func (c *Cluster) StopConnector(name string) error {
 		conn.state = stateStopped
 		c.w.logf("connector %s stopped", name)
 	}
-	return nil
+	return c.writeTargetState(name, stateStopped)
 }
 
 // ResumeConnector starts a stopped connector's tasks again. They re-read
@@ -330,6 +334,10 @@ func (c *Cluster) ResumeConnector(name string) error {
 	}
 	if conn.state == stateRunning {
 		return nil
+	}
+	c.unassigned.Delete(name)
+	if err := c.writeTargetState(name, stateStarted); err != nil {
+		return err
 	}
 	var err error
 	if conn.state == statePaused {

@@ -44,8 +44,12 @@ func (c *Cluster) PauseConnector(name string) error {
 		return nil
 	case stateStopped:
 		c.held.Delete(name)
+		c.unassigned.Delete(name)
 		conn.state = statePaused
-		return nil
+		return c.writeTargetState(name, statePaused)
+	}
+	if err := c.writeTargetState(name, statePaused); err != nil {
+		return err
 	}
 	if conn.spec.sink != nil {
 		conn.sink.paused.Store(true)

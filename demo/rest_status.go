@@ -49,14 +49,14 @@ func taskCount(conn *connector, state string) int {
 }
 
 func (s *restServer) status(conn *connector) connectorStateInfo {
-	state := s.c.ConnectorState(conn.spec.name)
+	state, shown := s.c.ConnectorState(conn.spec.name), s.c.reportedState(conn.spec.name)
 	version := ""
 	if s.atLeast(4, 1) {
 		version = pluginVersion(conn.spec.class, s.version)
 	}
 	info := connectorStateInfo{
 		Name:      conn.spec.name,
-		Connector: stateInfo{state, s.workerID, version},
+		Connector: stateInfo{shown, s.workerID, version},
 		Tasks:     []taskState{},
 		Type:      conn.spec.kind(),
 	}

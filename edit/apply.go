@@ -76,6 +76,9 @@ func (r Result) Summary() string {
 		return fmt.Sprintf("NOT applied: lost a race with a concurrent edit of %s: %s first; koff put that value back over its own write%s", r.Plan.Connector, r.Lost[0], more(len(r.Lost)))
 	case len(r.Overwritten) > 0:
 		return fmt.Sprintf("written, then overwritten: %s %s of %s via %s, but %s%s", verb, what, r.Plan.Connector, via, r.Overwritten[0], more(len(r.Overwritten)))
+	case r.Verified && r.Plan.Unsure != "":
+		// Read back, but koff cannot tell the worker reads that topic.
+		return fmt.Sprintf("written and read back, NOT verified for the worker: %s %s of %s via %s; %s", verb, what, r.Plan.Connector, via, r.Plan.Unsure)
 	case r.Verified:
 		return fmt.Sprintf("verified: %s %s of %s via %s", verb, what, r.Plan.Connector, via)
 	}
@@ -599,6 +602,14 @@ func (e *Editor) stopConnector(ctx context.Context, name string) error {
 		}
 		if st.Stopped() {
 			return nil
+		}
+		// Connect answered the stop, so the target state is STOPPED: a
+		// status of UNASSIGNED with no tasks is a stopped connector whose
+		// worker left (the config topic, when read, must agree).
+		if st.Connector.State == "UNASSIGNED" && len(st.Tasks) == 0 {
+			if c, _, ok := e.configOf(name); !ok || c.TargetState == model.TargetStopped {
+				return nil
+			}
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("connector %s did not stop within %s (state %s, %d tasks)", name, e.stopTimeout(), st.Connector.State, len(st.Tasks))

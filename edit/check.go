@@ -14,16 +14,35 @@ import (
 var ErrReadOnly = errors.New("read-only: this koff does not write offsets")
 
 // NotStoppedError refuses an edit of a connector that is not STOPPED: a
-// running (or paused) task overwrites the edit at its next flush.
+// running (or paused) task overwrites the edit at its next flush. State is
+// REST's status ("" without REST: then Target, from the config topic, is
+// what koff decided by).
 type NotStoppedError struct {
 	Connector, State string
 	Tasks            int
+	// Target is the connector's target state from the config topic
+	// ConfigTopic ("" when koff reads none).
+	Target, ConfigTopic string
 }
 
-// Error carries Connect's own words for the rule (KIP-875), which operators
-// know from the REST API, after the state koff saw.
+// Error says what koff saw, in its own words: Connect's words are quoted
+// only where Connect said them (a REST answer).
 func (e *NotStoppedError) Error() string {
-	return fmt.Sprintf("%s is %s. Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/%s/stop' endpoint", e.Connector, e.State, e.Connector)
+	if e.State == "" { // no REST: the config topic's target state
+		return fmt.Sprintf("%s's target state is %s (config topic %s): koff changes offsets only of a connector whose target state is STOPPED, as Connect does; stop it first (koff stop %s with --connect-url, or PUT /connectors/%s/stop)", e.Connector, e.Target, e.ConfigTopic, e.Connector, e.Connector)
+	}
+	s := fmt.Sprintf("%s is %s (Connect REST status", e.Connector, e.State)
+	if e.Tasks > 0 {
+		s += fmt.Sprintf(", %d tasks", e.Tasks)
+	}
+	s += ")"
+	switch {
+	case e.Target != "":
+		s += fmt.Sprintf(", target state %s (config topic %s)", e.Target, e.ConfigTopic)
+	case e.State == "UNASSIGNED":
+		s += " and koff reads no config topic to tell whether it is meant to be stopped"
+	}
+	return s + fmt.Sprintf(": koff changes offsets only of a STOPPED connector, as Connect does; stop it first (koff stop %s)", e.Connector)
 }
 
 // ConflictError refuses an edit whose offsets moved after it was planned.
@@ -61,7 +80,10 @@ func (e *Editor) Check(ctx context.Context, p *Plan) error {
 func (e *Editor) CheckPreview(ctx context.Context, p *Plan) error {
 	// A stray copy is a key the task never reads nor writes: deleting it
 	// needs no stopped connector.
-	if e.REST != nil && p.Kind != KindDeleteStray {
+	if p.Kind == KindDeleteStray {
+		return e.checkSinkOrSource(ctx, p)
+	}
+	if e.REST != nil {
 		st, err := e.REST.Status(ctx, p.Connector)
 		if connect.IsNotFound(err) && p.Absent {
 			return e.checkSinkOrSource(ctx, p)
@@ -70,11 +92,27 @@ func (e *Editor) CheckPreview(ctx context.Context, p *Plan) error {
 			return err
 		}
 		p.State, p.Tasks = string(st.Connector.State), len(st.Tasks)
-		if p.State != "STOPPED" || p.Tasks > 0 {
-			return &NotStoppedError{Connector: p.Connector, State: p.State, Tasks: p.Tasks}
+		if c, topic, ok := e.configOf(p.Connector); ok && c.Config != nil {
+			p.Target, p.ConfigTopic = c.TargetState, topic
 		}
+		if !stopped(p.State, p.Tasks, p.Target) {
+			return &NotStoppedError{Connector: p.Connector, State: p.State, Tasks: p.Tasks, Target: p.Target, ConfigTopic: p.ConfigTopic}
+		}
+	} else if p.Target != "" && p.Target != model.TargetStopped && !p.Absent {
+		return &NotStoppedError{Connector: p.Connector, Target: p.Target, ConfigTopic: p.ConfigTopic}
 	}
 	return e.checkSinkOrSource(ctx, p)
+}
+
+// stopped decides as Connect's PATCH and DELETE offsets do, by the target
+// state: a STOPPED connector with no tasks, or one whose status reads
+// UNASSIGNED (its worker left, no other took it up yet) while its target
+// state is STOPPED.
+func stopped(state string, tasks int, target string) bool {
+	if tasks > 0 {
+		return false
+	}
+	return state == "STOPPED" || state == "UNASSIGNED" && target == model.TargetStopped
 }
 
 func (e *Editor) checkSinkOrSource(ctx context.Context, p *Plan) error {

@@ -48,6 +48,10 @@ type Editor struct {
 	// REST is nil when koff has no --connect-url: edits then go straight to
 	// the offsets topic and the connector's state is unknown.
 	REST REST
+	// Configs is Connect's config topic as koff reads it (nil: none): the
+	// connectors' target states, own offsets topics and sink groups when
+	// REST is not there to say.
+	Configs ConnectConfigs
 	// Topics are the offsets topics koff tails; the first is the workers'
 	// offset.storage.topic.
 	Topics []string

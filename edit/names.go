@@ -44,7 +44,10 @@ type connectorLister interface {
 type named struct {
 	copies bool // offsets-topic records (live or deleted)
 	inREST bool // Connect lists it
-	group  string
+	// inConfig: Connect's config topic holds its config (read when REST
+	// is not asked).
+	inConfig bool
+	group    string
 }
 
 // lookUp finds a name in the offsets topics, in Connect and (as a sink)
@@ -61,10 +64,12 @@ func (e *Editor) lookUp(ctx context.Context, name, group string) (named, error) 
 			return n, err
 		}
 	}
+	if e.REST == nil {
+		c, _, ok := e.configOf(name)
+		n.inConfig = ok && c.Config != nil
+	}
 	if !n.copies && !n.inREST {
-		if group == "" {
-			group = "connect-" + name
-		}
+		group, _ = e.sinkGroupOf(name, group)
 		poll, err := e.groupPoll(ctx, group)
 		if err != nil {
 			return n, err
@@ -85,13 +90,11 @@ func (e *Editor) requireKnown(ctx context.Context, name, group string, create bo
 	if err != nil {
 		return err
 	}
-	if n.copies || n.inREST || n.group != "" {
+	if n.copies || n.inREST || n.inConfig || n.group != "" {
 		return nil
 	}
 	where := []string{"no offsets in " + strings.Join(e.topics(), ", ")}
-	if group == "" {
-		group = "connect-" + name
-	}
+	group, _ = e.sinkGroupOf(name, group)
 	where = append(where, "no consumer group "+group+" with committed offsets")
 	if e.REST != nil {
 		where = append(where, "and Connect does not list it")

@@ -62,6 +62,13 @@ type Plan struct {
 	State  string
 	Tasks  int
 	Absent bool
+	// Target is the connector's target state in Connect's config topic
+	// ConfigTopic ("" when koff reads none, or it does not hold the
+	// connector).
+	Target, ConfigTopic string
+	// Unsure says why koff cannot tell whether the worker reads what the
+	// edit writes ("" when it can): the edit is then not reported verified.
+	Unsure string
 	// Topic is the offsets topic new offsets go to: the connector's own
 	// offsets.storage.topic if it has one, else the workers'.
 	Topic string
@@ -160,10 +167,12 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		// The task never reads or writes the stray key: its state does not matter.
 	case p.Absent:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not in Connect: no task runs that could overwrite this edit, and a connector created with this name starts from these offsets.", p.Connector))
-	case p.State == "":
-		p.Warnings = append(p.Warnings, "Connector state unknown (no --connect-url): if the connector is running, its tasks overwrite this edit at their next flush. Stop it first.")
+	case p.State == "" && p.Target == "":
+		p.Warnings = append(p.Warnings, "Connector state unknown, and whether it has its own offsets topic (no --connect-url, no config topic): a running connector's tasks overwrite this edit at their next flush, and one with its own offsets.storage.topic reads that topic instead. Stop it first.")
+	case p.State == "" && p.Target != model.TargetStopped:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Target state %s (config topic %s): its tasks overwrite this edit at their next flush. Stop it first.", p.Target, p.ConfigTopic))
 	}
-	if req.Create && len(copies) == 0 && p.State == "" {
+	if req.Create && len(copies) == 0 && p.State == "" && p.Target == "" {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is a new name to koff (--create): no offsets, consumer group or Connect entry of it; a connector created with this name starts from these offsets.", p.Connector))
 	}
 	p.Command = e.Cmd.For(p)
@@ -204,7 +213,8 @@ func (e *Editor) isSinkRequest(ctx context.Context, req Request) (bool, error) {
 	if req.Group != "" {
 		return true, nil
 	}
-	poll, err := e.groupPoll(ctx, "connect-"+req.Connector)
+	group, _ := e.sinkGroupOf(req.Connector, "")
+	poll, err := e.groupPoll(ctx, group)
 	return err == nil && len(poll.Partitions) > 0, nil
 }
 
@@ -213,7 +223,7 @@ func (e *Editor) isSinkRequest(ctx context.Context, req Request) (bool, error) {
 func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
 	if e.REST == nil {
 		p.PathReason = "no --connect-url: written to the offsets topic"
-		return false, nil
+		return false, e.planConfigTopic(p)
 	}
 	st, err := e.REST.Status(ctx, p.Connector)
 	if connect.IsNotFound(err) && (p.Kind == KindCopy || p.Create || len(e.storedCopies(p.Connector)) > 0) {
@@ -228,6 +238,9 @@ func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
 		return false, err
 	}
 	p.State, p.Tasks = string(st.Connector.State), len(st.Tasks)
+	if c, topic, ok := e.configOf(p.Connector); ok && c.Config != nil {
+		p.Target, p.ConfigTopic = c.TargetState, topic
+	}
 	cfg, err := e.REST.ConnectorConfig(ctx, p.Connector)
 	if err != nil {
 		return false, err

@@ -86,10 +86,8 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 			return nil, err
 		}
 	}
-	p.Group = "connect-" + req.Connector
-	if req.Group != "" {
-		p.Group = req.Group
-	}
+	var groupFromConfig bool
+	p.Group, groupFromConfig = e.sinkGroupOf(req.Connector, req.Group)
 	restOK := false
 	st, err := e.sinkStatus(ctx, req.Connector)
 	if err != nil {
@@ -123,12 +121,19 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 		}
 	} else if e.REST == nil {
 		p.PathReason = "no --connect-url: committed to group " + p.Group + " directly"
+		if c, topic, ok := e.configOf(req.Connector); ok && c.Config != nil {
+			p.Target, p.ConfigTopic = c.TargetState, topic
+			p.resetPolicy = strings.TrimSpace(c.Config["consumer.override.auto.offset.reset"])
+			if groupFromConfig {
+				p.PathReason = "no --connect-url: committed to group " + p.Group + " (config topic " + topic + ") directly"
+			}
+		}
 	}
 	poll, err := e.groupPoll(ctx, p.Group)
 	if err != nil {
 		return nil, err
 	}
-	if st == nil && req.Group == "" {
+	if st == nil && req.Group == "" && !groupFromConfig {
 		// Without Connect's word the group is only a guess: a
 		// consumer.override.group.id (or a worker-wide consumer.group.id)
 		// makes the sink use another. Take connect-<name> only when it
@@ -153,8 +158,10 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 	switch {
 	case p.Absent:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not in Connect: the group's offsets are edited directly.", req.Connector))
-	case p.State == "":
-		p.Warnings = append(p.Warnings, "Connector state unknown (no --connect-url): Kafka refuses the commit while the group has members.")
+	case p.State == "" && p.Target == "":
+		p.Warnings = append(p.Warnings, "Connector state unknown (no --connect-url, no config topic): Kafka refuses the commit while the group has members.")
+	case p.State == "" && p.Target != model.TargetStopped:
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Target state %s (config topic %s): its tasks commit over this edit. Stop it first.", p.Target, p.ConfigTopic))
 	}
 	if p.Path == PathGroup && poll.Members > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Group %s has %d active members: Kafka refuses offset changes from outside until the connector is stopped.", p.Group, poll.Members))

@@ -143,6 +143,13 @@ func (s *Store) SinkGroups() []string {
 			out = append(out, SinkGroupName(name, c.Config))
 		}
 	}
+	// A group override in the config topic of a connector REST does not
+	// list (a group that does not exist is not polled).
+	for name, c := range s.ConnectConfigs().Connectors {
+		if _, ok := s.rest.Connectors[name]; !ok && c.GroupOverride() != "" && c.Config != nil && !slices.Contains(out, c.GroupOverride()) {
+			out = append(out, c.GroupOverride())
+		}
+	}
 	sort.Strings(out)
 	return out
 }

@@ -76,8 +76,9 @@ type Store struct {
 	status      TailStatus
 	rest        RESTStatus
 	groups      map[string]*sinkGroup
-	topicsOf    map[string][]string  // connector → topics it writes (sources)
-	unflushed   map[string]Unflushed // connector → records since its last flush
+	topicsOf    map[string][]string            // connector → topics it writes (sources)
+	unflushed   map[string]Unflushed           // connector → records since its last flush
+	configs     atomic.Pointer[ConnectConfigs] // Connect's config topic (ConfigFeed)
 
 	// readTo is one past the newest record ingested, per topic-partition.
 	readTo map[TopicPartition]int64
@@ -731,21 +732,35 @@ func (s *Store) joinREST(r *ConnectorRow) {
 	if u, ok := s.unflushed[r.ID.Name]; ok {
 		r.Unflushed = &u
 	}
-	r.Type = "source"
+	if r.Type == "" {
+		r.Type = "source"
+	}
+	cfg := r.REST.Config
+	cc, inConfig := s.ConnectConfigs().Connectors[r.ID.Name]
+	if inConfig && cc.Config != nil {
+		r.Target = cc.TargetState
+	}
 	if r.InREST {
 		if r.REST.Type != "" && r.REST.Type != "unknown" {
 			r.Type = r.REST.Type
 		}
 		r.OwnTopic = strings.TrimSpace(r.REST.Config["offsets.storage.topic"])
-	} else if s.rest.Connectors != nil && s.rest.Err == "" {
-		r.Orphaned = true
+	} else {
+		if s.rest.Connectors != nil && s.rest.Err == "" {
+			r.Orphaned = true
+		}
+		// Without REST's word, the config topic's.
+		if r.Target != "" {
+			cfg = cc.Config
+			r.OwnTopic = cc.OwnOffsetsTopic()
+		}
 	}
 	if r.Type == "sink" {
-		if g := s.groups[SinkGroupName(r.ID.Name, r.REST.Config)]; g != nil {
+		if g := s.groups[SinkGroupName(r.ID.Name, cfg)]; g != nil {
 			sum := g.summary()
 			r.Sink = &sum
 		} else {
-			r.Sink = &SinkSummary{Group: SinkGroupName(r.ID.Name, r.REST.Config)}
+			r.Sink = &SinkSummary{Group: SinkGroupName(r.ID.Name, cfg)}
 		}
 	}
 }
@@ -811,9 +826,13 @@ type ConnectorRow struct {
 	// Orphaned: REST answers, but no longer lists a connector that still
 	// has offsets; a new connector of the same name would resume from them.
 	Orphaned bool
-	// OwnTopic is the connector's offsets.storage.topic from REST, if set:
-	// then that topic is authoritative for its tasks.
+	// OwnTopic is the connector's offsets.storage.topic from REST (or,
+	// without REST's word, from the config topic), if set: then that topic
+	// is authoritative for its tasks.
 	OwnTopic string
+	// Target is the connector's target state in Connect's config topic
+	// ("" when koff reads none, or it holds no config of the connector).
+	Target string
 	// Sink is the consumer group lag of a sink connector (nil for sources).
 	Sink *SinkSummary
 	// Topics are the topics a source connector writes to, when known.
@@ -875,6 +894,20 @@ func (s *Store) connectorRows(counts bool) []ConnectorRow {
 		}
 		if !withOffsets[name] {
 			r := ConnectorRow{ID: ConnectorID{Name: name}}
+			s.joinREST(&r)
+			rows = append(rows, r)
+		}
+	}
+	// Sinks the config topic holds and REST does not list: their group is
+	// the one their config names (consumer.override.group.id).
+	for name, cc := range s.ConnectConfigs().Connectors {
+		if _, inREST := s.rest.Connectors[name]; inREST || cc.Config == nil || withOffsets[name] {
+			continue
+		}
+		group := SinkGroupName(name, cc.Config)
+		if g := s.groups[group]; g != nil && !claimed[group] {
+			claimed[group] = true
+			r := ConnectorRow{ID: ConnectorID{Name: name}, Type: "sink"}
 			s.joinREST(&r)
 			rows = append(rows, r)
 		}

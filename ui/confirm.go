@@ -14,6 +14,7 @@ import (
 
 	"koff/edit"
 	"koff/keymap"
+	"koff/model"
 )
 
 // confirmDialog shows a planned edit before anything is written: what
@@ -243,7 +244,12 @@ func (d *confirmDialog) content(w int) []string {
 		fact("Strategy", d.note)
 	}
 	if p.State == "" {
-		fact("State", st.Warn.Render("? unknown")+" (no --connect-url)")
+		// What the config topic says, or that koff cannot know.
+		mark := st.Warn.Render("? ")
+		if p.Target == model.TargetStopped {
+			mark = ""
+		}
+		fact("State", mark+clean(p.StateText()))
 	} else {
 		state := st.stateStyle(p.State).Render(stateText(p.State))
 		fact("State", state+st.Muted.Render(" · "+plural(p.Tasks, "task", "tasks")))

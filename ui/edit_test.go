@@ -188,6 +188,7 @@ func (e *fakeEditor) Plan(ctx context.Context, req edit.Request) (*edit.Plan, er
 		p.State, p.Tasks = e.state, e.tasks
 		p.Warnings = nil // the real plan warned that the state is unknown
 		p.PathReason = ""
+		p.Unsure = "" // REST would name an own offsets topic
 	}
 	if e.restPath {
 		p.Path = edit.PathREST
@@ -211,6 +212,7 @@ func (e *fakeEditor) PlanSink(ctx context.Context, req edit.SinkRequest) (*edit.
 	if e.state != "" {
 		p.State, p.Tasks = e.state, e.tasks
 		p.Warnings = slices.DeleteFunc(p.Warnings, func(w string) bool { return strings.HasPrefix(w, "Connector state unknown") })
+		p.Unsure = ""
 		p.PathReason = ""
 	}
 	if e.restPath {
@@ -426,7 +428,7 @@ func TestEditOffsetValidatesPlansAndApplies(t *testing.T) {
 	if m.confirm != nil {
 		t.Fatal("the dialog stayed open after the edit")
 	}
-	requireStatus(t, m, "verified: set 1 partition of jdbc-orders via offsets topic")
+	requireStatus(t, m, "NOT verified for the worker: set 1 partition of jdbc-orders via offsets topic; own offsets topic unknown (no --connect-url, no config topic)")
 
 	// The table shows the new value at the next tick of the Store.
 	send(t, m, tickMsg{})
@@ -457,7 +459,7 @@ func TestResetDialogEscCancels(t *testing.T) {
 	if m.confirm == nil {
 		t.Fatalf("x opened no confirmation:\n%s", screenText(m))
 	}
-	requireContains(t, m, "Reset offset · jdbc-orders", "? unknown (no --connect-url)",
+	requireContains(t, m, "Reset offset · jdbc-orders", "? unknown (no --connect-url, no config topic)",
 		"Connector state unknown", "offsets topic connect-offsets", "→ (deleted)",
 		"tombstone under the existing key's exact bytes", "enter apply", "esc cancel")
 	send(t, m, press("esc")...)
@@ -499,7 +501,7 @@ func TestResetAllNeedsTheConnectorsName(t *testing.T) {
 	requireContains(t, m, "enter apply")
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan reset-all jdbc-orders", "apply reset-all jdbc-orders")
-	requireStatus(t, m, "verified: reset 3 partitions of jdbc-orders via offsets topic")
+	requireStatus(t, m, "NOT verified for the worker: reset 3 partitions of jdbc-orders via offsets topic")
 }
 
 func TestRunningConnectorOffersStopApplyResume(t *testing.T) {
@@ -693,7 +695,7 @@ func TestUndoShowsWhichEditItUndoes(t *testing.T) {
 	setField(m, 0, `{"incrementing":1}`)
 	pressSettle(t, m, "ctrl+s")
 	pressSettle(t, m, "enter")
-	requireStatus(t, m, "verified: set 1 partition")
+	requireStatus(t, m, "NOT verified for the worker: set 1 partition")
 	send(t, m, tickMsg{})
 
 	pressSettle(t, m, "u")
@@ -704,7 +706,7 @@ func TestUndoShowsWhichEditItUndoes(t *testing.T) {
 		"2025-11-29 18:10:00 UTC", "verified", `{"incrementing":1} → {"incrementing":9002}`)
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders", `undo-request ""`, "plan undo jdbc-orders", "apply undo jdbc-orders")
-	requireStatus(t, m, "verified: undid the last edit: 1 partition of jdbc-orders")
+	requireStatus(t, m, "NOT verified for the worker: undid the last edit: 1 partition of jdbc-orders")
 	send(t, m, tickMsg{})
 	requireContains(t, m, `{"incrementing":9002}`)
 	_ = f

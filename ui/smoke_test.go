@@ -65,7 +65,7 @@ func TestSmokeEditThroughRealProgram(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	final := tm.FinalModel(t).(*Model)
-	if got := final.status.text; got != "verified: reset 1 partition of jdbc-orders via offsets topic" {
+	if got := final.status.text; got != "written and read back, NOT verified for the worker: reset 1 partition of jdbc-orders via offsets topic; own offsets topic unknown (no --connect-url, no config topic)" {
 		t.Errorf("status after the edit: %q", got)
 	}
 	requireCalls(t, ed, "plan reset jdbc-orders", "apply reset jdbc-orders")

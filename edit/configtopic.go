@@ -1,0 +1,91 @@
+package edit
+
+import (
+	"fmt"
+
+	"koff/model"
+)
+
+// ConnectConfigs is what the pipeline reads of Connect's config topic
+// (*model.Store fed by a model.ConfigFeed): each connector's config and
+// target state, which Connect knows without its REST API being asked.
+type ConnectConfigs interface {
+	ConnectorConfig(name string) (model.ConnectorConfig, bool)
+	ConnectConfigs() model.ConnectConfigs
+}
+
+// configOf is the config topic's word on a connector; ok is false when
+// koff reads no config topic.
+func (e *Editor) configOf(name string) (model.ConnectorConfig, string, bool) {
+	if e.Configs == nil {
+		return model.ConnectorConfig{}, "", false
+	}
+	c, ok := e.Configs.ConnectorConfig(name)
+	if !ok {
+		return model.ConnectorConfig{}, "", false
+	}
+	return c, e.Configs.ConnectConfigs().Topic, true
+}
+
+// planConfigTopic fills what the config topic tells of a source connector
+// when Connect's REST API is not asked: its target state and its own
+// offsets topic. Without a config topic koff cannot know the own topic,
+// and says so (Plan.Unsure).
+func (e *Editor) planConfigTopic(p *Plan) error {
+	c, topic, ok := e.configOf(p.Connector)
+	switch {
+	case !ok:
+		p.Unsure = "own offsets topic unknown (no --connect-url, no config topic)"
+		return nil
+	case c.Config == nil:
+		p.Absent = true
+		p.ConfigTopic = topic
+		p.PathReason = "not in Connect's config topic " + topic + ": written to the offsets topic"
+		return nil
+	}
+	p.ConfigTopic, p.Target = topic, c.TargetState
+	if t := c.OwnOffsetsTopic(); t != "" {
+		if !contains(e.topics(), t) {
+			return fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic in config topic %s): add --offsets-topic %s so koff can read and verify it", p.Connector, t, topic, t)
+		}
+		p.Topic = t
+	}
+	return nil
+}
+
+// sinkGroupOf is the consumer group of a sink when REST is not asked: the
+// one given (--group), else the one its config in the config topic names
+// (consumer.override.group.id, else connect-NAME); fromConfig says the
+// config topic said it.
+func (e *Editor) sinkGroupOf(name, given string) (group string, fromConfig bool) {
+	if given != "" {
+		return given, false
+	}
+	if c, _, ok := e.configOf(name); ok && c.Config != nil && e.REST == nil {
+		return model.SinkGroupName(name, c.Config), true
+	}
+	return "connect-" + name, false
+}
+
+// StateText says what koff knows of the connector's state for a plan, and
+// from where: Connect's REST status, its config topic's target state, or
+// nothing ("unknown").
+func (p *Plan) StateText() string {
+	target := ""
+	if p.Target != "" {
+		target = fmt.Sprintf("target state %s (config topic %s)", p.Target, p.ConfigTopic)
+	}
+	switch {
+	case p.State != "" && target != "":
+		return p.State + " (Connect REST), " + target
+	case p.State != "":
+		return p.State + " (Connect REST)"
+	case p.Absent && p.ConfigTopic != "":
+		return fmt.Sprintf("not in Connect (no config in config topic %s)", p.ConfigTopic)
+	case p.Absent:
+		return "not in Connect (Connect REST lists no such connector)"
+	case target != "":
+		return target + "; no --connect-url for its status"
+	}
+	return "unknown (no --connect-url, no config topic)"
+}
