@@ -154,7 +154,7 @@ func TestASetWhoseAnswerIsLostButLandsIsWritten(t *testing.T) {
 	if c.cuts.Load() != 1 {
 		t.Fatalf("%d requests cut", c.cuts.Load())
 	}
-	if code != ExitOK || !strings.Contains(out, "verified: set 1 partition of bulk") || strings.Contains(out+errs, "written: none") {
+	if code != ExitOK || !strings.Contains(out, "read back, NOT verified for the worker: set 1 partition of bulk") || strings.Contains(out+errs, "written: none") {
 		t.Errorf("set whose answer was lost and whose record landed: exit %d\n%s%s", code, out, errs)
 	}
 	if got := c.inForce()[bulkKey(0)]; got != `{"id":2}` {
@@ -258,7 +258,7 @@ func importRound(t *testing.T, r cutRound) cutStats {
 		if ed.Result() != edit.ResultUnknown || len(ed.UnknownSet()) != 1 || !ed.UnknownSet()[cutTP] || len(ed.WrittenSet()) != int(r.nth)-1 || len(ed.Outcome.NotWritten) != 25-int(r.nth) {
 			t.Fatalf("audit: %s, written %v, unknown %v, not written %v", ed.Result(), ed.WrittenSet(), ed.UnknownSet(), ed.Outcome.NotWritten)
 		}
-	} else if code != ExitOK || !strings.Contains(out, "verified: imported 1000 partitions of bulk") || ed.Result() != edit.ResultVerified || len(ed.WrittenSet()) != 25 {
+	} else if code != ExitOK || !strings.Contains(out, "read back, NOT verified for the worker: imported 1000 partitions of bulk") || ed.Result() != edit.ResultVerified || len(ed.WrittenSet()) != 25 {
 		t.Errorf("import whose answer was lost while koff read for it: exit %d, audit %s\n%s%s", code, ed.Result(), lastLine(out), errs)
 	}
 	// The held request lands (in a late round, after koff gave up on it).
@@ -295,7 +295,7 @@ func importRound(t *testing.T, r cutRound) cutStats {
 		}
 	}
 	out, errs, code = c.koff("undo", "bulk", "--yes")
-	if code != ExitOK || !strings.Contains(out, "verified: undid the last edit:") {
+	if code != ExitOK || !strings.Contains(out, "read back, NOT verified for the worker: undid the last edit:") {
 		t.Fatalf("undo: exit %d\n%s%s", code, out, errs)
 	}
 	now := c.inForce()

@@ -722,7 +722,7 @@ func TestUndoShowsANewerValueBeforeConfirming(t *testing.T) {
 	setField(m, 0, `{"incrementing":1}`)
 	pressSettle(t, m, "ctrl+s")
 	pressSettle(t, m, "enter")
-	requireStatus(t, m, "verified: set 1 partition")
+	requireStatus(t, m, "read back, NOT verified for the worker: set 1 partition")
 	f.put(t0.Add(time.Second), keyCustomers, `{"incrementing":7}`) // the task flushed
 	send(t, m, tickMsg{})
 
@@ -747,7 +747,7 @@ func TestUndoNamesANewerEditThatWroteNothing(t *testing.T) {
 	setField(m, 0, `{"incrementing":1}`)
 	pressSettle(t, m, "ctrl+s")
 	pressSettle(t, m, "enter")
-	requireStatus(t, m, "verified: set 1 partition")
+	requireStatus(t, m, "read back, NOT verified for the worker: set 1 partition")
 	send(t, m, tickMsg{})
 
 	ed.real.ReadOnly = true // the next edit is refused, and audited as such
