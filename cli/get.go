@@ -59,7 +59,7 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	conns, err := selectConnectors(store, args, g)
+	conns, err := selectConnectors(store, args, g, true)
 	if err != nil {
 		return withRESTDown(store, err)
 	}
@@ -133,7 +133,10 @@ type selected struct {
 }
 
 // selectConnectors picks the named connectors (all when none are named).
-func selectConnectors(store *model.Store, names []string, g *Globals) (map[string]*selected, error) {
+// With withEmpty, a connector Connect lists that has no offsets anywhere
+// is picked too, with nothing in it: Connect's GET answers it with
+// {"offsets":[]}.
+func selectConnectors(store *model.Store, names []string, g *Globals, withEmpty bool) (map[string]*selected, error) {
 	all := map[string]*selected{}
 	for _, c := range store.ConnectorList() {
 		s := all[c.ID.Name]
@@ -158,7 +161,9 @@ func selectConnectors(store *model.Store, names []string, g *Globals) (map[strin
 	for n, s := range all {
 		if len(s.ids) == 0 && s.group == "" {
 			inConnect[n] = true
-			delete(all, n) // REST lists it, but it has no offsets anywhere
+			if !withEmpty {
+				delete(all, n) // REST lists it, but it has no offsets anywhere
+			}
 		}
 	}
 	if len(names) == 0 {
@@ -274,6 +279,10 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 	var notes []string
 	for _, n := range sortedNames(conns) {
 		s := conns[n]
+		if s.group == "" && len(s.ids) == 0 || s.group != "" && len(store.SinkPartitions(s.group)) == 0 {
+			notes = append(notes, fmt.Sprintf("  %s: no offsets, so its tasks start without one (Connect's GET offsets is {\"offsets\":[]})", field(n)))
+			continue
+		}
 		if s.group != "" {
 			for _, r := range store.SinkPartitions(s.group) {
 				fmt.Fprintf(tw, "%s\t{\"kafka_topic\":%s,\"kafka_partition\":%d}\t{\"kafka_offset\":%d}\treads\tgroup %s\t-\tlag %d\n",
