@@ -299,6 +299,9 @@ func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []stor
 	ch := Change{Partition: it.Partition}
 	if it.Offset != nil {
 		off, notes := model.JavaWrites(it.Offset)
+		if keepsNumberText(p.Kind) {
+			off = it.Offset
+		}
 		ch.After = model.AppendJackson(nil, off)
 		for _, n := range notes {
 			p.Warnings = append(p.Warnings, "offset "+n)
@@ -602,6 +605,7 @@ func (e *Editor) planRESTWrites(ctx context.Context, p *Plan) error {
 		if ch.After != nil {
 			o, _ := model.ParseOffset(ch.After)
 			w.Value = model.RESTValue(o)
+			ch.After = w.Value // what the worker writes: its HashMap order, Java's numbers
 		}
 		ch.Writes = []Write{w}
 	}

@@ -1,0 +1,9 @@
+package edit
+
+// keepsNumberText: offsets taken from stored values (an export file, another
+// connector's offsets) are written to the offsets topic with their number
+// text as stored (-0.0, 1E2, 1.5e-400 stay so), so that export, reset,
+// import restores every value byte for byte. Offsets typed for set are
+// written as a task would write them (Java's double forms). Through
+// Connect's REST API the worker re-serialises every offset either way.
+func keepsNumberText(k Kind) bool { return k == KindImport || k == KindCopy }
