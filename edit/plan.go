@@ -117,7 +117,7 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		return e.planSinkItems(ctx, req)
 	}
-	p := &Plan{Request: req, Topic: topics[0], Made: e.now()}
+	p := &Plan{Request: req, Topic: e.homeTopic(req.Connector, topics), Made: e.now()}
 	restOK, err := e.planREST(ctx, p)
 	if err != nil {
 		return nil, err
