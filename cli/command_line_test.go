@@ -41,7 +41,8 @@ func shellWords(t *testing.T, command string) []string {
 
 // Every printed command line runs as printed: run again with --dry-run,
 // it makes the same plan (the same output, command line included), so
-// --create, --group, --topic, --context and every --offsets-topic are in it.
+// --create, --group, --topic, --context, every --offsets-topic and the
+// --audit-log are in it.
 func TestPrintedCommandRunsAsPrinted(t *testing.T) {
 	c := demoCluster(t)
 	addr := c.Bootstrap()
@@ -55,20 +56,21 @@ func TestPrintedCommandRunsAsPrinted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	env := writeContexts(t, "contexts:\n  demo:\n    bootstrap-servers: ["+addr+"]\n")
+	env := writeContexts(t, "contexts:\n  demo:\n    bootstrap-servers: ["+addr+"]\n    offsets-topics: [connect-offsets-crm]\n")
 	imp := filepath.Join(t.TempDir(), "new.json")
 	if err := os.WriteFile(imp, []byte(`{"brand-new":{"offsets":[{"partition":{"t":1},"offset":{"o":1}},{"partition":{"t":2},"offset":{"o":-0.0}}]}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
-		{"set", "brand-new", "--create", "--partition", `{"t":"a b"}`, "--offset", `{"o":1}`, "-b", addr},
+		withAudit(t, "set", "brand-new", "--create", "--partition", `{"t":"a b"}`, "--offset", `{"o":1}`, "-b", addr),
 		{"reset", "jdbc-old-orders", "-b", addr, "--partition", `{"protocol":"1","table":"orders.public.orders"}`},
 		{"import", imp, "--create", "-b", addr},
 		{"copy", "jdbc-shop", "jdbc-shop-2", "--create", "-b", addr},
 		{"set", "es-search", "--group", "es-search-v2", "--to-earliest", "-b", addr},
 		{"reset", "es-search", "--group", "es-search-v2", "-b", addr},
 		{"set", "s3-archive", "--to-latest", "--topic", "shop.orders", "--topic", "shop.payments", "-b", addr},
-		{"set", "jdbc-shop", "--context", "demo", "--partition", `{"protocol":"1","table":"shop.public.orders"}`, "--offset", `{"incrementing":7}`},
+		{"set", "jdbc-shop", "--context", "demo", "--offsets-topic", "connect-offsets", "--partition", `{"protocol":"1","table":"shop.public.orders"}`, "--offset", `{"incrementing":7}`},
+		{"set", "jdbc-crm", "--context", "demo", "--partition", `{"protocol":"1","table":"crm.public.deals"}`, "--offset", `{"incrementing":7}`},
 		{"set", "jdbc-crm", "--offsets-topic", "connect-offsets", "--offsets-topic", "connect-offsets-crm", "-b", addr,
 			"--partition", `{"protocol":"1","table":"crm.public.accounts"}`, "--offset", `{"incrementing":7}`},
 	} {
