@@ -61,7 +61,12 @@ func TestPrintedCommandRunsAsPrinted(t *testing.T) {
 	if err := os.WriteFile(imp, []byte(`{"brand-new":{"offsets":[{"partition":{"t":1},"offset":{"o":1}},{"partition":{"t":2},"offset":{"o":-0.0}}]}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	undoLog := withAudit(t)
+	if out, errs, code := koffEnv(t, env, append([]string{"set", "jdbc-old-orders", "-b", addr, "--yes", "--partition", `{"protocol":"1","table":"orders.public.order_lines"}`, "--offset", `{"incrementing":3}`}, undoLog...)...); code != 0 {
+		t.Fatalf("set before undo: %s\n%s", errs, out)
+	}
 	for _, args := range [][]string{
+		append([]string{"undo", "-b", addr}, undoLog...),
 		withAudit(t, "set", "brand-new", "--create", "--partition", `{"t":"a b"}`, "--offset", `{"o":1}`, "-b", addr),
 		{"reset", "jdbc-old-orders", "-b", addr, "--partition", `{"protocol":"1","table":"orders.public.orders"}`},
 		{"import", imp, "--create", "-b", addr},

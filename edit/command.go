@@ -32,6 +32,11 @@ func (c CommandLine) For(p *Plan) string {
 	switch {
 	case p.Kind == KindDeleteStray:
 		return "" // no command deletes one stored copy: only the dashboard does
+	case p.Kind == KindUndo:
+		// The same selection of the same audit log (the globals carry
+		// --audit-log): a set or import of the before-values would write
+		// the key the task reads, not each copy's own value back.
+		return joinArgs(append(append(args, "undo", p.Connector), c.Globals...))
 	case p.Kind == KindResetAll:
 		args = append(args, "reset", p.Connector)
 	case p.Kind == KindCopy:
