@@ -99,6 +99,9 @@ func (s *Store) koffUpdate(e *entry, off int64) {
 // gapOf is e's median gap between updates, koff's own updates left out.
 // Callers hold s.mu.
 func (s *Store) gapOf(e *entry) (time.Duration, int32) {
+	if len(s.koffUpdates) == 0 { // nearly always: no map lookup per entry
+		return e.medianGap()
+	}
 	offs := s.koffUpdates[e]
 	if len(offs) == 0 {
 		return e.medianGap()
