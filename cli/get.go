@@ -300,10 +300,12 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 				strays[r.ID.Topic+"\x00"+r.Partition] = true
 			}
 		}
+		shown := 0
 		for _, r := range rows {
 			if r.Deleted && !deleted && !(r.Live && strays[r.ID.Topic+"\x00"+r.Partition]) {
 				continue
 			}
+			shown++
 			task, note := taskWord(r, s.other[r.ID.Topic])
 			flags := r.Flags.String()
 			if flags == "" {
@@ -322,6 +324,9 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 				noted[r.Partition] = true
 				notes = append(notes, fmt.Sprintf("  %s %s: %s", field(n), jsonField(r.Partition), noteField(r.TaskNote)))
 			}
+		}
+		if shown == 0 { // every offset deleted (--deleted lists the tombstones)
+			notes = append(notes, fmt.Sprintf("  %s: no offsets, so its tasks start without one (Connect's GET offsets is {\"offsets\":[]})", field(n)))
 		}
 	}
 	if err := tw.Flush(); err != nil {

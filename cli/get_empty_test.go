@@ -84,3 +84,16 @@ func TestGetConnectorWithoutOffsetsIsAnEmptyBody(t *testing.T) {
 		t.Errorf("get jdbc-shopp: exit %d %q", code, errs)
 	}
 }
+
+// A connector whose every offset was deleted prints no row, and says so.
+func TestGetConnectorWithEveryOffsetDeletedSaysSo(t *testing.T) {
+	addr := offsetsBroker(t)
+	produceConnect(t, addr, [2]string{`["gone",{"f":1}]`, `{"o":1}`}, [2]string{`["gone",{"f":1}]`, ""})
+	out, errs, code := koff(t, "get", "gone", "-b", addr)
+	if code != 0 || !strings.Contains(out, "gone: no offsets") {
+		t.Errorf("get gone: exit %d %q\n%s", code, errs, out)
+	}
+	if out, _, _ := koff(t, "get", "gone", "-b", addr, "-o", "json"); out != `{"offsets":[]}`+"\n" {
+		t.Errorf("get gone -o json: %q", out)
+	}
+}
