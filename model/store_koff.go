@@ -4,11 +4,13 @@ import "time"
 
 // Records koff's own edits write are no flushes of the connector: a reset
 // or a set would otherwise make a stalled or deleted connector look
-// "flushing" and shorten its estimated interval. The edit pipeline tells
-// the Store what it is about to write (KoffWrites); the Tailer's record of
-// the same key and value bytes (in the same topic-partition, when known)
-// is then kept as an update of the partition but not as a flush event,
-// nor as a gap between the partition's updates.
+// "flushing" and shorten its estimated interval. koff's direct writes carry
+// a header the Tailer reads (Record.Koff); for a REST edit, which the
+// worker writes, the edit tells the Store what is about to come
+// (KoffWrites), and the Tailer's record of the same key and value bytes
+// (in the same topic-partition, when known) counts as koff's. Either is
+// kept as an update of the partition but not as a flush event, nor as a
+// gap between the partition's updates.
 
 // koffWrite is one record an edit will write. Topic "" matches any
 // topic-partition: a REST edit, which the worker writes where it chooses.
@@ -21,13 +23,13 @@ type koffWrite struct {
 
 // koffPending caps the writes remembered: an edit whose records never
 // arrive (a failed write) must not grow the Store forever.
-const koffPending = 4096
+const koffPending = 1 << 16
 
 // koffKeep is how long an announced write waits for its record.
 const koffKeep = 10 * time.Minute
 
-// KoffWrites tells the Store that koff is about to write recs (Topic ""
-// and Partition -1 for records Connect's worker writes on koff's behalf).
+// KoffWrites tells the Store that recs are about to be written for an edit
+// of koff (Topic "" where the worker picks the topic-partition).
 func (s *Store) KoffWrites(recs []Record, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
