@@ -50,3 +50,31 @@ func TestSeveralOffsetsTopicsPlanWhereTheConnectorLives(t *testing.T) {
 		}
 	}
 }
+
+// Through REST, Connect's worker writes a connector with its own offsets
+// topic there and, best effort, to the workers' topic too
+// (ConnectorOffsetBackingStore): the plan lists both records, and the
+// edit is verified with both read back.
+func TestRESTEditOfAConnectorWithItsOwnTopicListsBothWrites(t *testing.T) {
+	c := demoCluster(t)
+	rest := []string{"-b", c.Bootstrap(), "--connect-url", c.ConnectURL()}
+	if _, errs, code := koff(t, append([]string{"stop", "jdbc-crm"}, rest...)...); code != 0 {
+		t.Fatal(errs)
+	}
+	part := `{"protocol":"1","table":"crm.public.deals"}`
+	key := `["jdbc-crm",` + part + `]`
+	for _, args := range [][]string{
+		{"set", "jdbc-crm", "--partition", part, "--offset", `{"incrementing":5}`, "--yes"},
+		{"reset", "jdbc-crm", "--partition", part, "--yes"},
+	} {
+		out, errs, code := koff(t, withAudit(t, append(args, rest...)...)...)
+		if code != 0 || !strings.Contains(out, "verified") {
+			t.Fatalf("%v: exit %d %s\n%s", args, code, errs, out)
+		}
+		for _, w := range []string{"write connect-offsets-crm/" + partitionOf(key) + "  " + key, "write connect-offsets/" + partitionOf(key) + "  " + key} {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: no %q in\n%s", args, w, out)
+			}
+		}
+	}
+}

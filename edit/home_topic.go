@@ -1,6 +1,10 @@
 package edit
 
-import "koff/model"
+import (
+	"context"
+
+	"koff/model"
+)
 
 // homeTopic is the offsets topic a connector's offsets are planned in
 // before Connect's REST API names its offsets.storage.topic (planREST):
@@ -29,4 +33,37 @@ func (e *Editor) homeTopic(name string, topics []string) string {
 		return stored[0]
 	}
 	return topics[0]
+}
+
+// planSecondaryWrites adds, to a REST edit of a connector with its own
+// offsets topic, the copy Connect's worker also writes to the workers'
+// topic (ConnectorOffsetBackingStore#set: tombstones before, other
+// records after the connector's topic, best effort), so the plan lists
+// every record the edit makes.
+func (e *Editor) planSecondaryWrites(ctx context.Context, p *Plan) error {
+	workers := e.topics()[0]
+	if p.Topic == workers {
+		return nil
+	}
+	n, err := e.Kafka.PartitionCount(ctx, workers)
+	if err != nil {
+		return err
+	}
+	for i := range p.Changes {
+		ch := &p.Changes[i]
+		if len(ch.Writes) == 0 {
+			continue
+		}
+		w := ch.Writes[0]
+		w.TopicPartition = model.TopicPartition{Topic: workers, Partition: model.PartitionFor(w.Key, n)}
+		w.Existing, w.Before = false, nil
+		if d, ok := e.Store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)}); ok {
+			w.Existing = true
+			if !d.Deleted {
+				w.Before = d.Value
+			}
+		}
+		ch.Writes = append(ch.Writes, w)
+	}
+	return nil
 }

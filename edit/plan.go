@@ -609,7 +609,7 @@ func (e *Editor) planRESTWrites(ctx context.Context, p *Plan) error {
 		}
 		ch.Writes = []Write{w}
 	}
-	return nil
+	return e.planSecondaryWrites(ctx, p)
 }
 
 func compactJSON(o model.Object) string {
