@@ -66,8 +66,15 @@ func TestExportResetImportKeepsEveryNumberForm(t *testing.T) {
 	if _, errs, code := koff(t, withAudit(t, "reset", "nums", "-b", addr, "--yes")...); code != 0 {
 		t.Fatal(errs)
 	}
-	if out, errs, code := koff(t, withAudit(t, "import", file, "-b", addr, "--yes")...); code != 0 {
+	out, errs, code := koff(t, withAudit(t, "import", file, "-b", addr, "--yes")...)
+	if code != 0 {
 		t.Fatalf("import: %s\n%s", errs, out)
+	}
+	// Kept as written, and the plan says what a task makes of it.
+	for _, w := range []string{`written as given, {"v":1.5e-400}: a task reads {"v":0.0}`, `written as given, {"v":-0.0}: a task reads {"v":0.0}`} {
+		if !strings.Contains(out, w) {
+			t.Errorf("no warning %q in\n%s", w, out)
+		}
 	}
 	got := lastValues(t, addr)
 	for key, v := range want {

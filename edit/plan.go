@@ -300,7 +300,7 @@ func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []stor
 	if it.Offset != nil {
 		off, notes := model.JavaWrites(it.Offset)
 		if keepsNumberText(p.Kind) {
-			off = it.Offset
+			off, notes = it.Offset, keptNumberNotes(it.Offset)
 		}
 		ch.After = model.AppendJackson(nil, off)
 		for _, n := range notes {
