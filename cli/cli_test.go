@@ -39,6 +39,13 @@ func broker(t *testing.T) *demo.Broker {
 // its murmur2 partition of 25.
 func produceConnect(t *testing.T, addr string, recs ...[2]string) {
 	t.Helper()
+	produceConnectTo(t, addr, "connect-offsets", recs...)
+}
+
+// produceConnectTo is produceConnect into another offsets topic of 25
+// partitions (a connector's own offsets.storage.topic).
+func produceConnectTo(t *testing.T, addr, topic string, recs ...[2]string) {
+	t.Helper()
 	c := &kafkago.Client{Addr: kafkago.TCP(addr), Timeout: 10 * time.Second}
 	for _, r := range recs {
 		rec := kafkago.Record{Key: kafkago.NewBytes([]byte(r[0])), Time: time.Now()}
@@ -46,7 +53,7 @@ func produceConnect(t *testing.T, addr string, recs ...[2]string) {
 			rec.Value = kafkago.NewBytes([]byte(r[1]))
 		}
 		res, err := c.Produce(context.Background(), &kafkago.ProduceRequest{
-			Topic: "connect-offsets", Partition: model.PartitionFor([]byte(r[0]), 25),
+			Topic: topic, Partition: model.PartitionFor([]byte(r[0]), 25),
 			RequiredAcks: kafkago.RequireAll, Records: kafkago.NewRecordReader(rec),
 		})
 		if err == nil {

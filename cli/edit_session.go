@@ -169,6 +169,11 @@ func (g *Globals) newEditor(store edit.Offsets, topics func() []string, rest *co
 	if c, ok := store.(edit.ConnectConfigs); ok {
 		ed.Configs = c
 	}
+	// What the worker writes for koff's REST edits is no flush of the
+	// connector (koff_writes.go).
+	if s, ok := store.(*model.Store); ok && rest != nil {
+		ed.REST = announcingREST{Client: rest, store: s, topics: topics}
+	}
 	return ed
 }
 

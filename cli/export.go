@@ -18,7 +18,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			conns, err := selectConnectors(store, args, g)
+			conns, err := selectConnectors(store, args, g, false)
 			if err != nil {
 				return err
 			}

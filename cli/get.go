@@ -59,7 +59,7 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	conns, err := selectConnectors(store, args, g)
+	conns, err := selectConnectors(store, args, g, true)
 	if err != nil {
 		return withRESTDown(store, err)
 	}
@@ -145,7 +145,10 @@ type selected struct {
 }
 
 // selectConnectors picks the named connectors (all when none are named).
-func selectConnectors(store *model.Store, names []string, g *Globals) (map[string]*selected, error) {
+// With withEmpty, a connector Connect lists that has no offsets anywhere
+// is picked too, with nothing in it: Connect's GET answers it with
+// {"offsets":[]}.
+func selectConnectors(store *model.Store, names []string, g *Globals, withEmpty bool) (map[string]*selected, error) {
 	all := map[string]*selected{}
 	for _, c := range store.ConnectorList() {
 		s := all[c.ID.Name]
@@ -170,7 +173,9 @@ func selectConnectors(store *model.Store, names []string, g *Globals) (map[strin
 	for n, s := range all {
 		if len(s.ids) == 0 && s.group == "" {
 			inConnect[n] = true
-			delete(all, n) // REST lists it, but it has no offsets anywhere
+			if !withEmpty {
+				delete(all, n) // REST lists it, but it has no offsets anywhere
+			}
 		}
 	}
 	if len(names) == 0 {
@@ -286,6 +291,10 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 	var notes []string
 	for _, n := range sortedNames(conns) {
 		s := conns[n]
+		if s.group == "" && len(s.ids) == 0 || s.group != "" && len(store.SinkPartitions(s.group)) == 0 {
+			notes = append(notes, fmt.Sprintf("  %s: no offsets, so its tasks start without one (Connect's GET offsets is {\"offsets\":[]})", field(n)))
+			continue
+		}
 		if s.group != "" {
 			for _, r := range store.SinkPartitions(s.group) {
 				fmt.Fprintf(tw, "%s\t{\"kafka_topic\":%s,\"kafka_partition\":%d}\t{\"kafka_offset\":%d}\treads\tgroup %s\t-\tlag %d\n",
@@ -303,10 +312,12 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 				strays[r.ID.Topic+"\x00"+r.Partition] = true
 			}
 		}
+		shown := 0
 		for _, r := range rows {
 			if r.Deleted && !deleted && !(r.Live && strays[r.ID.Topic+"\x00"+r.Partition]) {
 				continue
 			}
+			shown++
 			task, note := taskWord(r, s.other[r.ID.Topic])
 			flags := r.Flags.String()
 			if flags == "" {
@@ -325,6 +336,9 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 				noted[r.Partition] = true
 				notes = append(notes, fmt.Sprintf("  %s %s: %s", field(n), jsonField(r.Partition), noteField(r.TaskNote)))
 			}
+		}
+		if shown == 0 { // every offset deleted (--deleted lists the tombstones)
+			notes = append(notes, fmt.Sprintf("  %s: no offsets, so its tasks start without one (Connect's GET offsets is {\"offsets\":[]})", field(n)))
 		}
 	}
 	if err := tw.Flush(); err != nil {

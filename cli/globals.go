@@ -263,7 +263,9 @@ func (g *Globals) shownGlobals(c *connect.Client) []string {
 	}
 	out = append(out, "-b", strings.Join(g.Bootstrap, ","))
 	for _, t := range g.OffsetsTopics {
-		if t != "connect-offsets" || len(g.OffsetsTopics) > 1 {
+		// The default goes without saying, unless a context would put
+		// its own topics in its place.
+		if t != "connect-offsets" || len(g.OffsetsTopics) > 1 || g.Context != "" && !g.Demo {
 			out = append(out, "--offsets-topic", t)
 		}
 	}
@@ -276,7 +278,9 @@ func (g *Globals) shownGlobals(c *connect.Client) []string {
 		out = appendSet(out, "--connect-user", g.ConnectUser, "--connect-password-file", g.ConnectPasswordFile,
 			"--connect-token-file", g.ConnectTokenFile, "--connect-ca", g.ConnectCA, "--connect-cert", g.ConnectCert, "--connect-key", g.ConnectKey)
 	}
-	return out
+	// The same audit log, so that koff undo after the printed command
+	// finds its edit.
+	return appendSet(out, "--audit-log", g.AuditLog)
 }
 
 func (g *Globals) logf(format string, args ...any) { g.logger.Printf(format, args...) }

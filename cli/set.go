@@ -161,7 +161,7 @@ func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, en
 		if err != nil {
 			return err
 		}
-		req.Partitions = tps
+		req.Partitions, req.Topics = tps, o.topics
 	}
 	p, err := s.ed.PlanSink(s.ctx, req)
 	if err != nil {

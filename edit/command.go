@@ -26,12 +26,17 @@ type CommandLine struct {
 func (c CommandLine) For(p *Plan) string {
 	args := []string{"koff"}
 	if sa := sinkArgs(p); sa != nil {
-		args = append(args, sa...)
+		args = append(append(args, sa...), nameArgs(p)...)
 		return joinArgs(append(args, c.Globals...))
 	}
 	switch {
 	case p.Kind == KindDeleteStray:
 		return "" // no command deletes one stored copy: only the dashboard does
+	case p.Kind == KindUndo:
+		// The same selection of the same audit log (the globals carry
+		// --audit-log): a set or import of the before-values would write
+		// the key the task reads, not each copy's own value back.
+		return joinArgs(append(append(args, "undo", p.Connector), c.Globals...))
 	case p.Kind == KindResetAll:
 		args = append(args, "reset", p.Connector)
 	case p.Kind == KindCopy:
@@ -45,9 +50,23 @@ func (c CommandLine) For(p *Plan) string {
 		ch := p.Changes[0]
 		args = append(args, "set", p.Connector, "--partition", ch.PartitionJSON, "--offset", string(ch.After))
 	default:
-		return "koff import <(printf '%s\\n' " + shellQuote(exportJSON(p)) + ") " + joinArgs(c.Globals)
+		return "koff import <(printf '%s\\n' " + shellQuote(exportJSON(p)) + ") " + joinArgs(append(nameArgs(p), c.Globals...))
 	}
+	args = append(args, nameArgs(p)...)
 	return joinArgs(append(args, c.Globals...))
+}
+
+// nameArgs are the request's --create and --group: without them the
+// printed command would refuse the new name or pick another group.
+func nameArgs(p *Plan) []string {
+	var out []string
+	if p.Request.Create {
+		out = append(out, "--create")
+	}
+	if p.Request.Group != "" && p.Kind != KindImport && p.Kind != KindCopy && p.Kind != KindUndo {
+		out = append(out, "--group", p.Request.Group)
+	}
+	return out
 }
 
 func allResets(p *Plan) bool {
@@ -122,9 +141,13 @@ func sinkArgs(p *Plan) []string {
 	default:
 		return nil
 	}
-	switch len(r.Partitions) {
-	case 0:
-	case 1:
+	switch {
+	case len(r.Topics) > 0: // the partitions came from --topic
+		for _, t := range r.Topics {
+			args = append(args, "--topic", t)
+		}
+	case len(r.Partitions) == 0:
+	case len(r.Partitions) == 1:
 		args = append(args, "--partition", sinkPartitionJSON(r.Partitions[0]))
 	default:
 		return nil // several chosen partitions: no single flag says that

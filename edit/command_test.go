@@ -36,7 +36,7 @@ func TestCommandLineForEveryKind(t *testing.T) {
 		{"import", Plan{Request: Request{Connector: "it's", Kind: KindImport}, Changes: []Change{ch(`{"a":1}`, `{"o":1}`), ch(`{"a":2}`, "")}},
 			`koff import <(printf '%s\n' '{"it'\''s":{"offsets":[{"partition":{"a":1},"offset":{"o":1}},{"partition":{"a":2},"offset":null}]}}')` + globals},
 		{"undo", Plan{Request: Request{Connector: "jdbc", Kind: KindUndo}, Changes: []Change{ch(`{"a":1}`, `{"o":1}`), ch(`{"a":2}`, `{"o":9}`)}},
-			`koff import <(printf '%s\n' '{"jdbc":{"offsets":[{"partition":{"a":1},"offset":{"o":1}},{"partition":{"a":2},"offset":{"o":9}}]}}')` + globals},
+			`koff undo jdbc` + globals},
 		{"delete stray", Plan{Request: Request{Connector: "jdbc", Kind: KindDeleteStray}, Changes: []Change{ch(`{"a":1}`, "")}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

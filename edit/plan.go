@@ -124,7 +124,7 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		return e.planSinkItems(ctx, req)
 	}
-	p := &Plan{Request: req, Topic: topics[0], Made: e.now()}
+	p := &Plan{Request: req, Topic: e.homeTopic(req.Connector, topics), Made: e.now()}
 	restOK, err := e.planREST(ctx, p)
 	if err != nil {
 		return nil, err
@@ -312,6 +312,9 @@ func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []stor
 	ch := Change{Partition: it.Partition}
 	if it.Offset != nil {
 		off, notes := model.JavaWrites(it.Offset)
+		if keepsNumberText(p.Kind) {
+			off, notes = it.Offset, keptNumberNotes(it.Offset)
+		}
 		ch.After = model.AppendJackson(nil, off)
 		for _, n := range notes {
 			p.Warnings = append(p.Warnings, "offset "+n)
@@ -615,10 +618,11 @@ func (e *Editor) planRESTWrites(ctx context.Context, p *Plan) error {
 		if ch.After != nil {
 			o, _ := model.ParseOffset(ch.After)
 			w.Value = model.RESTValue(o)
+			ch.After = w.Value // what the worker writes: its HashMap order, Java's numbers
 		}
 		ch.Writes = []Write{w}
 	}
-	return nil
+	return e.planSecondaryWrites(ctx, p)
 }
 
 func compactJSON(o model.Object) string {

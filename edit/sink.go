@@ -49,7 +49,10 @@ type SinkRequest struct {
 	// Partitions to change; none means every partition the group has
 	// committed offsets for (or, for SinkExplicit, those in Offsets).
 	Partitions []model.TopicPartition
-	Strategy   SinkStrategy
+	// Topics are the --topic flags Partitions were chosen by, so that the
+	// plan's command line chooses them the same way.
+	Topics   []string
+	Strategy SinkStrategy
 	// Create and Group as in Request: a name koff has never seen is
 	// refused without Create, and without REST the group is taken only
 	// from evidence (connect-<name> with committed offsets) or Group.

@@ -239,6 +239,7 @@ func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition
 				Key:       r.key,
 				Value:     value,
 				Time:      time.Unix(ts/1000, (ts%1000)*int64(time.Millisecond)), // as kafka-go makes it
+				Koff:      r.koff,
 			})
 			if len(d.recs) == decodeChunk {
 				flush()
@@ -271,6 +272,7 @@ func (d *decoder) inflateRecords(codec compress.Compression, recs []byte) ([]byt
 type record struct {
 	timestampDelta, offsetDelta int64
 	key, value                  []byte
+	koff                        bool // it has KoffHeader: written by koff's edit
 }
 
 // readRecord reads the first record of b: its length, attributes,
@@ -294,8 +296,21 @@ func readRecord(b []byte) (record, []byte, bool) {
 	if r.key, i, ok = varBytes(rec, i); !ok {
 		return r, nil, false
 	}
-	if r.value, _, ok = varBytes(rec, i); !ok {
+	if r.value, i, ok = varBytes(rec, i); !ok {
 		return r, nil, false
+	}
+	// Connect writes no headers; koff's edits carry KoffHeader.
+	if n, j, ok := varint(rec, i); ok && n > 0 {
+		for range n {
+			var k []byte
+			if k, j, ok = varBytes(rec, j); !ok {
+				break
+			}
+			if _, j, ok = varBytes(rec, j); !ok {
+				break
+			}
+			r.koff = r.koff || string(k) == KoffHeader
+		}
 	}
 	return r, rest, true
 }

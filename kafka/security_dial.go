@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 )
@@ -27,8 +28,9 @@ const (
 // record where a Kafka answer belongs, or a clean close before the first
 // answer, a listener that expects TLS; a close right after the answer to
 // the first request (ApiVersions, which a SASL listener answers before
-// authentication), a listener that expects SASL. Any other hang-up or
-// reset is only that.
+// authentication), a listener that expects SASL. A reset is never taken
+// for either: it says after how many answers, and which request waited.
+// Any other hang-up is only that.
 func (s *Security) dial(ctx context.Context, network, address string) (net.Conn, error) {
 	var d net.Dialer // ctx carries kafka-go's dial deadline
 	raw, err := d.DialContext(ctx, network, address)
@@ -110,8 +112,9 @@ func (c *watchConn) Read(p []byte) (int, error) {
 			Addr: c.addr, API: int16(c.lastAPI.Load()), First: c.sent.Load() <= 1,
 			TLS: c.sec != nil && c.sec.tls != nil, Mechanism: c.sec.Mechanism(), User: c.sec.User(),
 			Answers: c.answers, Partial: c.partial, TLSReply: tlsRecord(c.first[:c.firstN]),
-			Reset: errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE),
-			Err:   err,
+			Waiting: int(c.sent.Load()) > c.answers,
+			Reset:   errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE),
+			Err:     err,
 		}
 	}
 	return n, err
@@ -173,12 +176,26 @@ type HangUpError struct {
 	Partial   bool  // part of the next response had been read
 	TLSReply  bool  // the broker's first bytes were a TLS record
 	Reset     bool  // a reset rather than a clean close
+	Waiting   bool  // the last request had no answer yet
 	Err       error // the read error: EOF or connection reset
 }
 
 func (e *HangUpError) Error() string {
+	sasl := e.API == apiSASLAuthenticate || e.API == apiSASLHandshake
 	switch {
-	case e.Mechanism != "" && (e.API == apiSASLAuthenticate || e.API == apiSASLHandshake):
+	case e.Reset:
+		// A broker refusing credentials or a client that skipped SASL
+		// closes the connection; a reset is something else (a proxy, a
+		// restart, the network), so it says only what koff saw.
+		during := ""
+		if e.Waiting {
+			during = ", waiting for the answer to " + apiName(e.API)
+			if sasl {
+				during = " during SASL authentication (" + apiName(e.API) + ")"
+			}
+		}
+		return "the broker at " + e.Addr + " reset the connection after " + answers(e.Answers) + during
+	case e.Mechanism != "" && sasl && e.Waiting:
 		return authFailed(e.User, e.Mechanism, "the broker closed the connection (wrong user or password, or "+e.Mechanism+" not enabled on this listener)")
 	case !e.TLS && e.TLSReply:
 		return "the broker at " + e.Addr + " answered with TLS (a TLS listener: use --tls or security.protocol=SSL / SASL_SSL)"
@@ -188,10 +205,30 @@ func (e *HangUpError) Error() string {
 		// Only the ApiVersions answer, then a hang-up on the next request:
 		// what a SASL listener does to a client that skips authentication.
 		return "the broker at " + e.Addr + " closed the connection after the first answer (a SASL listener? give --sasl-mechanism, or security.protocol=SASL_SSL / SASL_PLAINTEXT in --command-config)"
-	case e.Reset:
-		return "the broker at " + e.Addr + " reset the connection"
 	}
 	return "the broker at " + e.Addr + " closed the connection"
+}
+
+// answers counts the answers a connection had before it went away.
+func answers(n int) string {
+	switch n {
+	case 0:
+		return "no answer on it"
+	case 1:
+		return "1 answer on it"
+	}
+	return strconv.Itoa(n) + " answers on it"
+}
+
+// apiName names the Kafka requests koff sends; others by their key.
+func apiName(key int16) string {
+	names := map[int16]string{0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata", 8: "OffsetCommit", 9: "OffsetFetch",
+		10: "FindCoordinator", 15: "DescribeGroups", 16: "ListGroups", 17: "SaslHandshake", 18: "ApiVersions", 32: "DescribeConfigs",
+		36: "SaslAuthenticate", 42: "DeleteGroups", 47: "OffsetDelete"}
+	if n, ok := names[key]; ok {
+		return n
+	}
+	return "request " + strconv.Itoa(int(key))
 }
 
 // TLSError is a failed TLS handshake with a broker.

@@ -118,7 +118,7 @@ func TestHangUpErrors(t *testing.T) {
 		e    HangUpError
 		want string
 	}{
-		{HangUpError{Addr: "k:9093", API: apiSASLAuthenticate, Mechanism: "PLAIN", User: "bob"}, "authentication failed for user bob (PLAIN): the broker closed the connection"},
+		{HangUpError{Addr: "k:9093", API: apiSASLAuthenticate, Mechanism: "PLAIN", User: "bob", Answers: 2, Waiting: true}, "authentication failed for user bob (PLAIN): the broker closed the connection"},
 		{HangUpError{Addr: "k:9093", API: apiVersions, First: true}, "the broker at k:9093 closed the connection on the first request (a TLS listener?"},
 		{HangUpError{Addr: "k:9093", API: 3, Answers: 1}, "the broker at k:9093 closed the connection after the first answer (a SASL listener?"},
 		// A plaintext connection that answered for a while and then hung
@@ -179,9 +179,15 @@ func TestHangUpBlamesSASLOrTLSOnlyOnEvidence(t *testing.T) {
 		{Addr: "k:9092", API: 3, Answers: 2},
 		{Addr: "k:9092", API: 1, Answers: 40, Reset: true},
 		{Addr: "k:9092", API: apiVersions, First: true, Reset: true},
+		// A reset is no refusal of credentials, nor a SASL listener's
+		// answer to a client without SASL.
+		{Addr: "k:9092", API: 3, Answers: 1, Reset: true, Waiting: true},
+		{Addr: "k:9092", API: apiSASLAuthenticate, Mechanism: "PLAIN", User: "bob", Answers: 2, Reset: true, Waiting: true},
+		// The SASL answer came: what went wrong later was not the password.
+		{Addr: "k:9092", API: apiSASLAuthenticate, Mechanism: "PLAIN", User: "bob", Answers: 3},
 	} {
 		got := e.Error()
-		if strings.Contains(got, "SASL") || strings.Contains(got, "TLS") {
+		if strings.Contains(got, "SASL listener") || strings.Contains(got, "TLS") || strings.Contains(got, "authentication failed") {
 			t.Errorf("%+v: %q names SASL or TLS without evidence", e, got)
 		}
 	}

@@ -55,6 +55,15 @@ func SortTopicPartitions(tps []model.TopicPartition) {
 	})
 }
 
+// KoffHeader marks the records koff's edits write to an offsets topic, so
+// that every koff reading the topic tells them from the connector's own
+// commits (they are no flushes). Connect's worker reads only a record's key
+// and value (KafkaOffsetBackingStore.consumedCallback), and writes no
+// headers itself.
+const KoffHeader = "koff"
+
+var koffHeaders = []kafkago.Header{{Key: KoffHeader, Value: []byte("edit")}}
+
 // ProduceBatch writes records to one topic-partition in one produce request
 // (acks=all) and returns the offset of the first. Kafka appends a batch
 // atomically: on error either the whole batch is in the log or none of it,
@@ -64,7 +73,7 @@ func (c Config) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs 
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
 	krs := make([]kafkago.Record, 0, len(recs))
 	for _, r := range recs {
-		kr := kafkago.Record{Key: kafkago.NewBytes(r.Key), Time: r.Time}
+		kr := kafkago.Record{Key: kafkago.NewBytes(r.Key), Time: r.Time, Headers: koffHeaders}
 		if r.Time.IsZero() {
 			kr.Time = time.Now()
 		}

@@ -14,6 +14,9 @@ type Record struct {
 	Key       []byte
 	Value     []byte
 	Time      time.Time
+	// Koff: the record came from an edit of koff (its header says so), not
+	// from the connector's tasks: it is no flush.
+	Koff bool
 
 	prep prepared // see Prepare
 }

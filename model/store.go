@@ -94,6 +94,10 @@ type Store struct {
 	ahead       storeAhead // what lookAhead worked out of the batch
 	expect      expectation
 	spare       spareBlocks // made off the lock (makeSpares)
+	// koff is the records koff's edits announced (store_koff.go), and
+	// koffUpdates the record offsets of those read, per entry.
+	koff        map[koffWrite]koffAnnounced
+	koffUpdates map[*entry][]int64
 }
 
 type connector struct {
@@ -360,7 +364,7 @@ func (s *Store) Ingest(batch []Record) {
 	// Once per batch, not per record: a key is often updated several
 	// times in one fetched chunk while catching up.
 	for _, e := range s.regap {
-		e.gap, e.gaps = e.medianGap()
+		e.gap, e.gaps = s.gapOf(e)
 		e.regap = false
 	}
 	clear(s.regap)
@@ -471,7 +475,10 @@ func (s *Store) ingest(r *Record, keys *hashIndex, p prepared, k *keptKey) {
 	if r.Time.After(c.lastUpdate) {
 		c.lastUpdate = r.Time
 	}
-	if !s.opts.OneShot {
+	switch {
+	case r.Koff || s.takeKoff(r):
+		s.koffUpdate(e, r.Offset) // koff's edit: no flush of the connector
+	case !s.opts.OneShot:
 		c.flushes, c.lastFlush = addFlushAt(c.flushes, c.lastFlush, r.Time, s.opts.FlushWindow, s.opts.Flushes)
 	}
 }

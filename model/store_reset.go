@@ -17,6 +17,7 @@ func (s *Store) Reset() {
 	s.records = 0
 	s.unflushed = nil
 	s.readTo, s.handed, s.handedBytes, s.handedTopic = nil, nil, nil, nil
+	s.koffUpdates = nil // its entries are gone; announced writes still come
 	s.mu.Unlock()
 	s.bump()
 }

@@ -108,10 +108,15 @@ func (r ConnectorRow) Flush(now time.Time, configured time.Duration) FlushReport
 	}
 	rep := AssessFlush(r.Flushes, now, in)
 	switch {
-	case rep.Status == FlushOK:
+	// A deleted connector flushes nothing, however recent its last
+	// records (its offsets' tombstones, or its last commit).
+	case r.Partitions == 0 && r.NoOffset == 0 && r.Deleted > 0:
+		rep.Status = FlushIdle
+		rep.Reason = "every offset deleted: no flush until its tasks commit again"
 	case r.Orphaned:
 		rep.Status = FlushIdle
 		rep.Reason = "not in Connect: a new connector named " + r.ID.Name + " would resume from these offsets"
+	case rep.Status == FlushOK:
 	case !r.Authoritative():
 		// Copies in the worker's topic are best effort; nothing waits on them.
 		rep.Status = FlushIdle

@@ -1,0 +1,69 @@
+package edit
+
+import (
+	"context"
+
+	"koff/model"
+)
+
+// homeTopic is the offsets topic a connector's offsets are planned in
+// before Connect's REST API names its offsets.storage.topic (planREST):
+// of the topics koff reads, the one holding the connector's offsets (its
+// live ones, when several hold some), else the workers' topic, the first.
+// Without it, a connector whose offsets live only in its own topic would
+// be planned in the workers' topic, with no value before.
+func (e *Editor) homeTopic(name string, topics []string) string {
+	var stored, live []string
+	for _, t := range topics {
+		rows := e.Store.Partitions(model.ConnectorID{Topic: t, Name: name})
+		if len(rows) > 0 {
+			stored = append(stored, t)
+		}
+		for _, r := range rows {
+			if r.Live && !r.Deleted {
+				live = append(live, t)
+				break
+			}
+		}
+	}
+	switch {
+	case len(live) == 1:
+		return live[0]
+	case len(live) == 0 && len(stored) == 1:
+		return stored[0]
+	}
+	return topics[0]
+}
+
+// planSecondaryWrites adds, to a REST edit of a connector with its own
+// offsets topic, the copy Connect's worker also writes to the workers'
+// topic (ConnectorOffsetBackingStore#set: tombstones before, other
+// records after the connector's topic, best effort), so the plan lists
+// every record the edit makes.
+func (e *Editor) planSecondaryWrites(ctx context.Context, p *Plan) error {
+	workers := e.topics()[0]
+	if p.Topic == workers {
+		return nil
+	}
+	n, err := e.Kafka.PartitionCount(ctx, workers)
+	if err != nil {
+		return err
+	}
+	for i := range p.Changes {
+		ch := &p.Changes[i]
+		if len(ch.Writes) == 0 {
+			continue
+		}
+		w := ch.Writes[0]
+		w.TopicPartition = model.TopicPartition{Topic: workers, Partition: model.PartitionFor(w.Key, n)}
+		w.Existing, w.Before = false, nil
+		if d, ok := e.Store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)}); ok {
+			w.Existing = true
+			if !d.Deleted {
+				w.Before = d.Value
+			}
+		}
+		ch.Writes = append(ch.Writes, w)
+	}
+	return nil
+}
