@@ -101,7 +101,7 @@ func (g *Globals) uiOptions(o *observer, rest bool) ui.Options {
 		Accent:        g.Accent,
 		ContextFile:   g.contextFile,
 		FPS:           g.FPS,
-		Interrupted:   interruptedNotice(g.auditPath(g.env)),
+		Interrupted:   interruptedNotice(g.auditPath(g.env), o.tailer.ClusterID),
 		ReadOnlyReason: func() string {
 			if g.ReadOnly && !g.readOnlyFlag && g.Context != "" {
 				return "context " + g.Context + " is read-only in " + g.contextFile
@@ -111,12 +111,13 @@ func (g *Globals) uiOptions(o *observer, rest bool) ui.Options {
 	}
 }
 
-// interruptedNotice is the dashboard header's warning about an edit that
-// stopped part way, from the audit log (re-read only when it changes).
-func interruptedNotice(path string) func() string {
+// interruptedNotice is the dashboard header's warning about an edit of
+// this cluster that stopped part way, from the audit log (re-read only
+// when it changes).
+func interruptedNotice(path string, cluster func() string) func() string {
 	audit := &edit.AuditLog{Path: path}
 	return func() string {
-		eds := audit.InterruptedCached()
+		eds := audit.InterruptedCached(cluster())
 		if len(eds) == 0 {
 			return ""
 		}

@@ -87,7 +87,7 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 			return withRESTDown(ob.store, err)
 		}
 		now := time.Now()
-		warnInterrupted(g, env)
+		warnInterrupted(g, env, ob.tailer.ClusterID())
 		if o.output == "json" {
 			err = printStatusJSON(env.Stdout, ob.store, rows, g, now)
 		} else {
@@ -114,11 +114,12 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 	}
 }
 
-// warnInterrupted says on stderr, loudly, that an edit stopped part way
-// and what to do about it: its partitions are neither all old nor all new.
-func warnInterrupted(g *Globals, env Env) {
+// warnInterrupted says on stderr, loudly, that an edit of this cluster
+// stopped part way and what to do about it: its partitions are neither all
+// old nor all new.
+func warnInterrupted(g *Globals, env Env, cluster string) {
 	audit := &edit.AuditLog{Path: g.auditPath(env)}
-	eds, err := audit.Interrupted()
+	eds, err := audit.Interrupted(cluster)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "koff: audit log: %v\n", err)
 		return

@@ -32,9 +32,10 @@ type AuditLog struct {
 	mu   sync.Mutex
 
 	// The interrupted-edit notice, cached by the file's size and time.
-	noticeMu   sync.Mutex
-	noticeStat [2]int64
-	notice     []AuditEdit
+	noticeMu      sync.Mutex
+	noticeStat    [2]int64
+	noticeCluster string
+	notice        []AuditEdit
 }
 
 // DefaultAuditPath is $XDG_STATE_HOME/koff/audit.jsonl, or
@@ -381,36 +382,45 @@ func groupEdits(entries []AuditEntry) []AuditEdit {
 }
 
 // Interrupted lists the edits that stopped part way and have not been
-// followed by a verified edit of the same connector (an undo, or the edit
-// done again), newest first. Edits still in progress are left out.
-func (a *AuditLog) Interrupted() ([]AuditEdit, error) {
+// followed by a verified edit of the same connector on the same cluster
+// (an undo, or the edit done again), newest first. Edits still in
+// progress are left out. With a cluster id, only that cluster's edits
+// count (and those whose line names none, written by an older koff): an
+// interrupted edit of another cluster is none of this one's business, and
+// a verified edit there settles nothing here.
+func (a *AuditLog) Interrupted(cluster string) ([]AuditEdit, error) {
 	edits, err := a.Edits()
 	if err != nil {
 		return nil, err
 	}
-	return interruptedOf(edits), nil
+	return interruptedOf(edits, cluster), nil
 }
 
-func interruptedOf(edits []AuditEdit) []AuditEdit {
+func interruptedOf(edits []AuditEdit, cluster string) []AuditEdit {
 	var out []AuditEdit
-	settled := map[string]bool{}
+	type where struct{ cluster, connector string }
+	settled := map[where]bool{}
 	for i := len(edits) - 1; i >= 0; i-- {
 		ed := edits[i]
+		if cluster != "" && ed.Start.Cluster != "" && ed.Start.Cluster != cluster {
+			continue
+		}
+		at := where{ed.Start.Cluster, ed.Start.Connector}
 		if ed.Result() == ResultVerified {
-			settled[ed.Start.Connector] = true
+			settled[at] = true
 			continue
 		}
 		wrote := len(ed.UndoSet()) > 0 || ed.Result() == ResultInProgress
-		if ed.Interrupted() && wrote && !settled[ed.Start.Connector] && !ed.Alive() {
+		if ed.Interrupted() && wrote && !settled[at] && !ed.Alive() {
 			out = append(out, ed)
 		}
 	}
 	return out
 }
 
-// InterruptedCached is Interrupted, re-read only when the file changed:
-// the dashboard asks on every frame.
-func (a *AuditLog) InterruptedCached() []AuditEdit {
+// InterruptedCached is Interrupted, re-read only when the file or the
+// cluster changed: the dashboard asks on every frame.
+func (a *AuditLog) InterruptedCached(cluster string) []AuditEdit {
 	fi, err := os.Stat(a.Path)
 	if err != nil {
 		return nil
@@ -418,9 +428,9 @@ func (a *AuditLog) InterruptedCached() []AuditEdit {
 	st := [2]int64{fi.Size(), fi.ModTime().UnixNano()}
 	a.noticeMu.Lock()
 	defer a.noticeMu.Unlock()
-	if st != a.noticeStat {
-		a.noticeStat = st
-		a.notice, _ = a.Interrupted()
+	if st != a.noticeStat || cluster != a.noticeCluster {
+		a.noticeStat, a.noticeCluster = st, cluster
+		a.notice, _ = a.Interrupted(cluster)
 	}
 	return a.notice
 }

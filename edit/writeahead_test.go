@@ -162,7 +162,7 @@ func TestAFailedProduceNamesWrittenAndNotWrittenAndUndoRestoresExactlyThat(t *te
 	if len(edits) != 1 || edits[0].Result() != ResultPartial || len(edits[0].Outcome.NotWritten) != 21 {
 		t.Fatalf("audit: %+v", edits[0].Outcome)
 	}
-	if n, _ := h.ed.Audit.Interrupted(); len(n) != 1 || !strings.Contains(n[0].Notice(), "4 of 25 topic-partitions written") {
+	if n, _ := h.ed.Audit.Interrupted(""); len(n) != 1 || !strings.Contains(n[0].Notice(), "4 of 25 topic-partitions written") {
 		t.Errorf("interrupted notice: %+v", n)
 	}
 	// What reached the log: exactly the changes of partitions 0-3.
@@ -203,7 +203,7 @@ func TestAFailedProduceNamesWrittenAndNotWrittenAndUndoRestoresExactlyThat(t *te
 			t.Errorf("after undo %s = %s", part, v)
 		}
 	}
-	if n, _ := h.ed.Audit.Interrupted(); len(n) != 0 {
+	if n, _ := h.ed.Audit.Interrupted(""); len(n) != 0 {
 		t.Errorf("still interrupted after the undo: %+v", n)
 	}
 }
@@ -259,7 +259,7 @@ func TestAnEditWithoutOutcomeIsReconciledWithTheLog(t *testing.T) {
 	if err := os.WriteFile(h.ed.Audit.Path, []byte(dead), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	n, _ := h.ed.Audit.Interrupted()
+	n, _ := h.ed.Audit.Interrupted("")
 	if len(n) != 1 || n[0].Result() != ResultInProgress || !strings.Contains(n[0].Notice(), fmt.Sprintf("at least 5 of %d topic-partitions", len(n[0].Start.Positions))) {
 		t.Fatalf("interrupted: %d edits", len(n))
 	}
@@ -297,7 +297,7 @@ func TestOlderAuditLinesStillUndo(t *testing.T) {
 	if err != nil || len(edits) != 2 || edits[0].Result() != ResultVerified || edits[1].Result() != ResultRefused {
 		t.Fatalf("edits: %v %d", err, len(edits))
 	}
-	if n, _ := h.ed.Audit.Interrupted(); len(n) != 0 {
+	if n, _ := h.ed.Audit.Interrupted(""); len(n) != 0 {
 		t.Errorf("an old verified edit reads as interrupted")
 	}
 	if _, _, err := h.ed.UndoRequest("src"); err == nil || !strings.Contains(err.Error(), "does not name its cluster") || !strings.Contains(err.Error(), "--edit 20261130T100000.000Z") {

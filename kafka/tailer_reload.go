@@ -141,3 +141,12 @@ func wentBackwards(tp model.TopicPartition, pos, end int64) string {
 	}
 	return fmt.Sprintf("%s/%d ends at offset %d, before offset %d already read: the topic was recreated", tp.Topic, tp.Partition, end, pos)
 }
+
+// ClusterID is the id of the cluster whose offsets the Tailer reads, from
+// its last metadata answer ("" before the first, or from a broker too old
+// to say).
+func (t *Tailer) ClusterID() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.reload.cluster
+}
