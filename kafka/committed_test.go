@@ -36,6 +36,7 @@ func TestReadsOutsideTheTailerAreReadCommitted(t *testing.T) {
 		}
 	}
 	before := time.Now()
+	time.Sleep(2 * time.Millisecond) // RecordsSince counts from the millisecond after before
 	txn(`{"offset":1}`, true)
 	txn(`{"offset":999}`, false)
 	txn(`{"offset":2}`, true)

@@ -142,6 +142,34 @@ func TestRecordsSinceCountsWhatWasProducedAfterAFlush(t *testing.T) {
 	}
 }
 
+// A record of the flush's own millisecond belongs to the flush: an
+// exactly-once task writes a transaction's records and its offsets record
+// within one millisecond, and such a connector has nothing unflushed.
+func TestRecordsSinceLeavesOutTheFlushsMillisecond(t *testing.T) {
+	_, addr := startBroker(t, 0)
+	createTopic(t, addr, "shop.orders", 1)
+	c := Config{Brokers: []string{addr}}
+	flush := time.Now().Truncate(time.Millisecond)
+	tp := model.TopicPartition{Topic: "shop.orders", Partition: 0}
+	recs := []model.Record{
+		{Topic: tp.Topic, Key: []byte("1"), Value: []byte("a"), Time: flush.Add(-time.Millisecond)},
+		{Topic: tp.Topic, Key: []byte("2"), Value: []byte("b"), Time: flush},
+		{Topic: tp.Topic, Key: []byte("3"), Value: []byte("c"), Time: flush.Add(500 * time.Microsecond)},
+	}
+	if _, err := c.ProduceBatch(context.Background(), tp, recs); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.RecordsSince(context.Background(), []string{"shop.orders"}, flush.Add(300*time.Microsecond)); err != nil || n != 0 {
+		t.Errorf("records since a flush in the same millisecond as the last two = %d (%v), want 0", n, err)
+	}
+	if _, err := c.ProduceBatch(context.Background(), tp, []model.Record{{Topic: tp.Topic, Key: []byte("4"), Value: []byte("d"), Time: flush.Add(time.Millisecond)}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.RecordsSince(context.Background(), []string{"shop.orders"}, flush); err != nil || n != 1 {
+		t.Errorf("records since the flush, one written a millisecond later = %d (%v), want 1", n, err)
+	}
+}
+
 // The batched group requests (one FindCoordinator, DescribeGroups and
 // OffsetFetch per coordinator) give what asking group by group gives, and
 // the start and end offsets asked of each leader at once equal kafka-go's

@@ -71,7 +71,10 @@ func (c Config) PollUnflushedOnce(ctx context.Context, store UnflushedStore) {
 }
 
 // RecordsSince counts the records written to the topics after t: per
-// partition, the log-end offset minus the first offset at or after t. A
+// partition, the log-end offset minus the first offset after t's
+// millisecond. Record times are milliseconds, and an exactly-once task
+// writes a transaction's records and its offsets within one: a record of
+// the flush's own millisecond belongs to the flush, not after it. A
 // transaction's commit or abort marker takes an offset but is no record: an
 // exactly-once source task's output (and a transactional producer's) ends
 // in one after each commit, so the end minus the offset-for-timestamp would
@@ -95,7 +98,7 @@ func (c Config) recordsSinceByTopic(ctx context.Context, topics []string, t time
 	}
 	client := c.Client()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
-	at, err := c.OffsetsAt(ctx, tps, t)
+	at, err := c.OffsetsAt(ctx, tps, t.Truncate(time.Millisecond).Add(time.Millisecond))
 	if err != nil {
 		return nil, err
 	}
