@@ -191,7 +191,19 @@ func connectorPath(name, suffix string) string {
 // do sends one request and returns the response body of a 2xx answer.
 // Anything else comes back as *Error (Connect answered) or *ReachError.
 func (c *Client) do(parent context.Context, method, path string, body []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(parent, c.timeout)
+	return c.doWithin(parent, c.timeout, method, path, body)
+}
+
+// ModifyTimeout bounds an offsets PATCH or DELETE: Connect answers a
+// request it could not finish within its REST request timeout (90 s,
+// RestServer's default) with 500 "Request timed out", and altering the
+// offsets of an exactly-once connector fences its tasks' producers and
+// writes in a transaction, which takes longer than a status read. Giving
+// up earlier leaves an edit the worker may still apply: unknown.
+const ModifyTimeout = 95 * time.Second
+
+func (c *Client) doWithin(parent context.Context, timeout time.Duration, method, path string, body []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 
 	var rd io.Reader
@@ -215,12 +227,12 @@ func (c *Client) do(parent context.Context, method, path string, body []byte) ([
 
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, c.reachError(parent, ctx, err)
+		return nil, c.reachError(parent, ctx, timeout, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return nil, c.reachError(parent, ctx, err)
+		return nil, c.reachError(parent, ctx, timeout, err)
 	}
 	if len(data) > maxBody {
 		return nil, fmt.Errorf("%s %s: response larger than %d MiB", method, path, maxBody>>20)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
+	"time"
 	"unicode/utf8"
 )
 
@@ -148,7 +149,7 @@ func (e *ReachError) Unwrap() error { return e.Err }
 // reachError classifies a transport failure. parent is the caller's context,
 // call the per-call one derived from it: only when call alone expired did our
 // own Timeout elapse.
-func (c *Client) reachError(parent, call context.Context, err error) error {
+func (c *Client) reachError(parent, call context.Context, timeout time.Duration, err error) error {
 	e := &ReachError{URL: c.shown, Err: err}
 	switch {
 	case parent.Err() != nil:
@@ -161,7 +162,7 @@ func (c *Client) reachError(parent, call context.Context, err error) error {
 		}
 	case call.Err() != nil:
 		e.Err = call.Err()
-		e.Reason = fmt.Sprintf("timed out after %s", c.timeout)
+		e.Reason = fmt.Sprintf("timed out after %s", timeout)
 	default:
 		e.Reason = reason(err)
 	}

@@ -69,7 +69,7 @@ func (c *Client) ResetOffsets(ctx context.Context, name string) (string, error) 
 }
 
 func (c *Client) modify(ctx context.Context, method, path string, body []byte) (string, error) {
-	data, err := c.do(ctx, method, path, body)
+	data, err := c.doWithin(ctx, max(c.timeout, ModifyTimeout), method, path, body)
 	if err != nil {
 		return "", err
 	}
