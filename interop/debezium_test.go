@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -363,4 +365,129 @@ func pgLSN(t *testing.T, s string) int64 {
 		t.Fatalf("pg_lsn %q", s)
 	}
 	return h<<32 | l
+}
+
+// createStopped creates a connector in the STOPPED state (KIP-980's
+// initial_state, Connect 3.7+), so that its offsets can be set before its
+// first task runs.
+func (s *Stack) createStopped(t *testing.T, name string, config map[string]string) {
+	t.Helper()
+	config["name"] = name
+	s.mustREST(t, http.StatusCreated, "POST", "/connectors", map[string]any{"name": name, "config": config, "initial_state": "STOPPED"})
+	t.Cleanup(func() { s.rest(t, "DELETE", "/connectors/"+name, nil) })
+	s.waitState(t, name, "STOPPED")
+}
+
+// TestDebeziumImportToNewName: the offsets koff export wrote for one
+// Debezium connector, imported for a connector of another name that takes
+// over its replication slot (same topic.prefix, so the same {"server":…}
+// partition), let the new connector stream on from there: no snapshot, the
+// next change and only it.
+func TestDebeziumImportToNewName(t *testing.T) {
+	s := realStack(t)
+	pg := realPostgres(t)
+	const old, renamed, table = "dbz-old", "dbz-renamed", "dbz_move"
+	topic := old + ".public." + table
+	pg.debeziumTable(t, table, 3)
+	s.createDebezium(t, pg, old, table, nil)
+	s.dbzEvents(t, topic, 0, func(evs []dbzEvent) bool { return countOps(evs)["r"] == 3 })
+	pg.insertRows(t, table, 4, 4)
+	s.waitDbzStreamed(t, old, topic, 0, 1)
+
+	exported := mustKoff(t, s.withTopic("export", old)...)
+	var bodies map[string]json.RawMessage
+	decode(t, []byte(exported), &bodies)
+	if len(bodies) != 1 || bodies[old] == nil {
+		t.Fatalf("koff export %s: %s", old, exported)
+	}
+	s.stop(t, old)
+	s.mustREST(t, http.StatusNoContent, "DELETE", "/connectors/"+old, nil)
+
+	cfg := debeziumConfig(pg, old, table) // the old one's slot, publication and topic prefix
+	s.createStopped(t, renamed, cfg)
+	file := filepath.Join(t.TempDir(), "offsets.json")
+	if err := os.WriteFile(file, []byte(`{"`+renamed+`":`+string(bodies[old])+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("koff import:\n%s", mustKoff(t, s.withREST("import", file, "--yes")...))
+	if got, want := canonical(t, s.connectOffsets(t, renamed)), canonical(t, offsetsOf(t, bodies[old])); strings.Join(got, "") != strings.Join(want, "") {
+		t.Fatalf("Connect's GET of %s after the import: %v, want the export's %v", renamed, got, want)
+	}
+	from := s.endOffset(t, topic, 0)
+	s.resume(t, renamed)
+	pg.insertRows(t, table, 5, 5)
+	evs := s.dbzEvents(t, topic, from, func(evs []dbzEvent) bool {
+		return len(evs) > 0 && evs[len(evs)-1].After != nil && evs[len(evs)-1].After.ID == 5
+	})
+	if n := countOps(evs); n["r"] != 0 || n["c"] != 1 {
+		t.Errorf("%s after the import: %v events, want the one new row and no snapshot", renamed, n)
+	}
+}
+
+// offsetsOf decodes one connector's offsets body.
+func offsetsOf(t *testing.T, body []byte) offsetsBody {
+	t.Helper()
+	var b offsetsBody
+	decode(t, body, &b)
+	return b
+}
+
+// TestDebeziumOwnOffsetsTopic: a Debezium connector with its own
+// offsets.storage.topic on this exactly-once worker (its offsets are written
+// in the task's transactions, to its own topic, which is authoritative for
+// it: ConnectorOffsetBackingStore). koff get equals Connect's GET, and koff
+// set and reset, with REST and from the topics alone (koff learns the own
+// topic from the config topic), are what the real task reads: a reset makes
+// it snapshot again.
+func TestDebeziumOwnOffsetsTopic(t *testing.T) {
+	s := realStack(t)
+	pg := realPostgres(t)
+	const name, table, own = "dbz-own", "dbz_own", "dbz-own-offsets"
+	topic := name + ".public." + table
+	pg.debeziumTable(t, table, 3)
+	s.createDebezium(t, pg, name, table, map[string]string{"offsets.storage.topic": own, "exactly.once.support": "required"})
+	s.dbzEvents(t, topic, 0, func(evs []dbzEvent) bool { return countOps(evs)["r"] == 3 })
+	s.waitDbzStreamedOrSnapshot(t, name)
+	snapshot := s.connectOffsets(t, name)
+	pg.insertRows(t, table, 4, 4)
+	s.waitDbzStreamed(t, name, topic, 0, 1)
+	s.sameAsConnect(t, name)
+	partition := `{"server":"` + name + `"}`
+
+	for _, how := range []struct {
+		name string
+		args func(...string) []string
+	}{{"offsets topics", s.withTopic}, {"REST", s.withREST}} {
+		// set (back to the snapshot's offset): the value the worker reads
+		// is the one koff wrote.
+		s.stop(t, name)
+		value, _ := json.Marshal(snapshot.Offsets[0].Offset)
+		mustKoff(t, how.args("set", name, "--partition", partition, "--offset", string(value), "--yes")...)
+		if got := canonical(t, s.connectOffsets(t, name)); strings.Join(got, "") != strings.Join(canonical(t, snapshot), "") {
+			t.Errorf("after koff set (%s) Connect's GET is %v, want %v", how.name, got, canonical(t, snapshot))
+		}
+		// reset: the task snapshots again.
+		out := mustKoff(t, how.args("reset", name, "--yes")...)
+		t.Logf("koff reset (%s):\n%s", how.name, out)
+		if b := s.connectOffsets(t, name); len(b.Offsets) != 0 {
+			t.Fatalf("after koff reset (%s) Connect still has %v", how.name, canonical(t, b))
+		}
+		from := s.endOffset(t, topic, 0)
+		s.resume(t, name)
+		evs := s.dbzEvents(t, topic, from, func(evs []dbzEvent) bool { return countOps(evs)["r"] >= 4 })
+		if n := countOps(evs); n["r"] != 4 {
+			t.Errorf("after koff reset (%s): %v events, want the 4 rows read again as a snapshot", how.name, n)
+		}
+		s.waitDbzStreamedOrSnapshot(t, name)
+		snapshot = s.connectOffsets(t, name)
+	}
+}
+
+// waitDbzStreamedOrSnapshot waits until the connector has an offset again.
+func (s *Stack) waitDbzStreamedOrSnapshot(t *testing.T, name string) {
+	t.Helper()
+	waitFor(t, 90*time.Second, name+" offset", func() (bool, string) {
+		b := s.connectOffsets(t, name)
+		return len(b.Offsets) == 1, fmt.Sprint(canonical(t, b))
+	})
 }
