@@ -31,6 +31,9 @@ func runMain(m *testing.M) int {
 		return m.Run()
 	}
 	code := m.Run()
+	if pgServer != nil {
+		pgServer.Stop()
+	}
 	if stack == nil {
 		return code
 	}

@@ -156,9 +156,10 @@ func Start(ctx context.Context, dir string) (s *Stack, err error) {
 	return s, nil
 }
 
-// plugins lays out plugin.path (connect-file, connect-mirror and the test
-// connector, each isolated in its own directory, as an operator installs
-// them) and returns the classpath of the rest.
+// plugins lays out plugin.path (connect-file, connect-mirror, the test
+// connector and Debezium's PostgreSQL connector, each isolated in its own
+// directory, as an operator installs them) and returns the classpath of the
+// rest.
 func (s *Stack) plugins() (string, error) {
 	lib := filepath.Join(Dir(), "lib")
 	jars, err := filepath.Glob(filepath.Join(lib, "*.jar"))
@@ -192,8 +193,16 @@ func (s *Stack) plugins() (string, error) {
 		}
 		cp = append(cp, j)
 	}
-	if err := link(filepath.Join(Dir(), "plugins", "koff-interop", "koff-interop-connector.jar"), "koff-interop"); err != nil {
+	// fetch.sh's plugins (the test connector, Debezium), each in its own
+	// directory as fetched.
+	built, err := filepath.Glob(filepath.Join(Dir(), "plugins", "*", "*.jar"))
+	if err != nil {
 		return "", err
+	}
+	for _, j := range built {
+		if err := link(j, filepath.Base(filepath.Dir(j))); err != nil {
+			return "", err
+		}
 	}
 	// kafka-tools' consumer-group command is on the classpath of the tools
 	// the tests run; connect-mirror-client too, for nothing else needs it.
