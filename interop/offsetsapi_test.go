@@ -1,11 +1,15 @@
 package interop
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/segmentio/kafka-go"
 )
 
 // The cases of Apache Kafka's OffsetsApiIntegrationTest (connect-runtime)
@@ -200,5 +204,126 @@ func TestOffsetsAPIInvalidSinkBodies(t *testing.T) {
 	mustKoff(t, s.withREST("set", name, "--partition", `{"kafka_topic":"`+in+`","kafka_partition":"0"}`, "--offset", `{"kafka_offset":"2"}`, "--yes")...)
 	if got := canonical(t, s.connectOffsets(t, name)); len(got) != 1 || !strings.HasSuffix(got[0], `{"kafka_offset":2}`) {
 		t.Errorf("after koff set with numbers as strings, Connect's GET: %v", got)
+	}
+}
+
+// tombstonesSince are the keys of the tombstones appended to topic after
+// the records before (read_committed), as "partition:key".
+func (s *Stack) tombstonesSince(t *testing.T, topic string, before []offsetRecord) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, r := range before {
+		seen[fmt.Sprintf("%d/%d", r.Partition, r.Offset)] = true
+	}
+	var out []string
+	for _, r := range s.offsetsTopic(t, topic) {
+		if !seen[fmt.Sprintf("%d/%d", r.Partition, r.Offset)] && r.Value == nil {
+			out = append(out, fmt.Sprintf("%d:%s", r.Partition, r.Key))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestOffsetsAPIExactlyOnceTombstones: resetting the offsets of a
+// connector with its own offsets topic on an exactly-once worker, Connect
+// writes the tombstones to the connector's topic and to the workers' topic
+// (KIP-618; ConnectorOffsetBackingStore#set writes tombstones to the
+// workers' topic too, so that a later read of either finds no offset,
+// testResetSourceConnectorOffsetsExactlyOnceSupportEnabled). koff's reset
+// without REST puts tombstones in the same places, under the same key
+// bytes, as Connect's through REST does.
+func TestOffsetsAPIExactlyOnceTombstones(t *testing.T) {
+	s := realStack(t)
+	const name, own = "api-eos", "api-eos-offsets"
+	cfg := shapesConfig(name+"-out", 3)
+	cfg["offsets.storage.topic"] = own
+	cfg["exactly.once.support"] = "required"
+	s.createConnector(t, name, cfg)
+	s.waitOffset(t, name, `{"shard":3,"primary":true,"weight":0.5} => {"seq":3,"lsn":9007199254740996,"ratio":0.75,"done":false}`)
+	s.stop(t, name)
+	canon := canonical(t, s.connectOffsets(t, name))
+
+	resetBy := func(how string, args func(...string) []string) (workers, connector []string) {
+		t.Helper()
+		w, c := s.offsetsTopic(t, "connect-offsets"), s.offsetsTopic(t, own)
+		out := mustKoff(t, args("reset", name, "--yes")...)
+		t.Logf("koff reset (%s):\n%s", how, out)
+		if got := canonical(t, s.connectOffsets(t, name)); len(got) != 0 {
+			t.Fatalf("after koff reset (%s), Connect's GET: %v", how, got)
+		}
+		return s.tombstonesSince(t, "connect-offsets", w), s.tombstonesSince(t, own, c)
+	}
+	restW, restC := resetBy("REST", s.withREST)
+	if len(restC) == 0 || len(restW) == 0 {
+		t.Errorf("Connect's reset wrote tombstones to the workers' topic %v and to %s %v: want both", restW, own, restC)
+	}
+	// The offsets back (the task flushes them again), then koff's own reset.
+	s.resume(t, name)
+	waitFor(t, 90*time.Second, name+" offsets again", func() (bool, string) {
+		got := canonical(t, s.connectOffsets(t, name))
+		return strings.Join(got, "\n") == strings.Join(canon, "\n"), strings.Join(got, "\n")
+	})
+	s.stop(t, name)
+	koffW, koffC := resetBy("offsets topics", s.withTopic)
+	if strings.Join(koffW, "\n") != strings.Join(restW, "\n") || strings.Join(koffC, "\n") != strings.Join(restC, "\n") {
+		t.Errorf("tombstones by topic-partition and key:\nConnect (REST): workers' topic %v, %s %v\nkoff (direct): workers' topic %v, %s %v",
+			restW, own, restC, koffW, own, koffC)
+	}
+}
+
+// TestOffsetsAPISinkGroupOverride: a sink with consumer.override.group.id
+// (testGetSinkConnectorOffsetsOverriddenConsumerGroupId and the alter and
+// reset cases): koff get equals Connect's GET, and koff set and reset, with
+// REST and without it (the config topic names the group), change that
+// group's offsets, never connect-NAME's.
+func TestOffsetsAPISinkGroupOverride(t *testing.T) {
+	s := realStack(t)
+	const name, group = "api-sink-group", "api-custom-group"
+	in := name + "-in"
+	s.createTopic(t, in, 1)
+	s.produce(t, in, 0, `"r0"`, `"r1"`, `"r2"`, `"r3"`)
+	cfg := fileSink(s.FilesDir+"/"+name+".txt", in)
+	cfg["consumer.override.group.id"] = group
+	s.createConnector(t, name, cfg)
+	waitFor(t, 90*time.Second, name+" committed", func() (bool, string) {
+		got := canonical(t, s.connectOffsets(t, name))
+		return len(got) == 1 && strings.HasSuffix(got[0], `{"kafka_offset":4}`), strings.Join(got, "\n")
+	})
+	s.sameAsConnect(t, name)
+	s.stop(t, name)
+	partition := `{"kafka_topic":"` + in + `","kafka_partition":0}`
+	for i, how := range []func(...string) []string{s.withTopic, s.withREST} {
+		want := fmt.Sprintf(`{"kafka_offset":%d}`, i+1)
+		out := mustKoff(t, how("set", name, "--partition", partition, "--offset", want, "--yes")...)
+		if !strings.Contains(out, group) && i == 0 {
+			t.Errorf("the plan of a direct sink edit does not name the group %s:\n%s", group, out)
+		}
+		if got := canonical(t, s.connectOffsets(t, name)); len(got) != 1 || !strings.HasSuffix(got[0], want) {
+			t.Errorf("after koff set: Connect's GET %v, want %s", got, want)
+		}
+	}
+	// connect-NAME never got a commit.
+	c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 10 * time.Second}
+	res, err := c.OffsetFetch(context.Background(), &kafka.OffsetFetchRequest{GroupID: "connect-" + name, Topics: map[string][]int{in: {0}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Topics[in] {
+		if p.CommittedOffset >= 0 {
+			t.Errorf("koff committed %d to connect-%s, not to the sink's group %s", p.CommittedOffset, name, group)
+		}
+	}
+	for _, how := range []func(...string) []string{s.withTopic, s.withREST} {
+		mustKoff(t, how("reset", name, "--yes")...)
+		if got := canonical(t, s.connectOffsets(t, name)); len(got) != 0 {
+			t.Errorf("after koff reset: Connect's GET %v, want none", got)
+		}
+		s.resume(t, name)
+		waitFor(t, 90*time.Second, name+" committed again", func() (bool, string) {
+			got := canonical(t, s.connectOffsets(t, name))
+			return len(got) == 1 && strings.HasSuffix(got[0], `{"kafka_offset":4}`), strings.Join(got, "\n")
+		})
+		s.stop(t, name)
 	}
 }
