@@ -43,22 +43,7 @@ func (s *Stack) startConnectors(t *testing.T, prefix string) connectors {
 			s.produce(t, tp.name, p, "m1", "m2", "m3")
 		}
 	}
-	s.createConnector(t, c.mirror, map[string]string{
-		"connector.class":                       "org.apache.kafka.connect.mirror.MirrorSourceConnector",
-		"source.cluster.alias":                  "src",
-		"target.cluster.alias":                  "dst",
-		"source.cluster.bootstrap.servers":      s.Bootstrap,
-		"target.cluster.bootstrap.servers":      s.Bootstrap,
-		"topics":                                prefix + "-mi-.*",
-		"replication.factor":                    "1",
-		"offset-syncs.topic.replication.factor": "1",
-		"sync.topic.acls.enabled":               "false",
-		"sync.topic.configs.enabled":            "false",
-		"refresh.topics.interval.seconds":       "2",
-		"tasks.max":                             "1",
-		"key.converter":                         "org.apache.kafka.connect.converters.ByteArrayConverter",
-		"value.converter":                       "org.apache.kafka.connect.converters.ByteArrayConverter",
-	})
+	s.createConnector(t, c.mirror, s.mirrorSource(prefix+"-mi-.*"))
 	waitFor(t, 90*time.Second, c.mirror+" offsets of 3 partitions at 2", func() (bool, string) {
 		got := canonical(t, s.connectOffsets(t, c.mirror))
 		ok := len(got) == 3
