@@ -56,6 +56,13 @@ func TestPrintedCommandRunsAsPrinted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// And the sources copied and set: their tasks would flush between the
+	// two runs of a plan.
+	for _, src := range []string{"jdbc-shop", "jdbc-crm"} {
+		if err := c.StopConnector(src); err != nil {
+			t.Fatal(err)
+		}
+	}
 	env := writeContexts(t, "contexts:\n  demo:\n    bootstrap-servers: ["+addr+"]\n    offsets-topics: [connect-offsets-crm]\n")
 	imp := filepath.Join(t.TempDir(), "new.json")
 	if err := os.WriteFile(imp, []byte(`{"brand-new":{"offsets":[{"partition":{"t":1},"offset":{"o":1}},{"partition":{"t":2},"offset":{"o":-0.0}}]}}`), 0o600); err != nil {

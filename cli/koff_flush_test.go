@@ -37,16 +37,17 @@ func TestKoffEditsAreNoFlushes(t *testing.T) {
 		st, _ := flushOf(t, "jdbc-legacy", rest...)
 		return st == "stalled"
 	})
-	// Written straight to the topic while it runs (no --connect-url): the
+	// Written straight to the topic while it runs (no --connect-url, and
+	// no config topic, whose target state STARTED koff would refuse): the
 	// task would overwrite it at its next flush, but it flushes no more.
-	out, errs, code := koff(t, withAudit(t, "set", "jdbc-legacy", "-b", c.Bootstrap(), "--partition", `{"protocol":"1","table":"legacy.public.accounts"}`, "--offset", `{"incrementing":1}`, "--yes")...)
+	out, errs, code := koff(t, withAudit(t, "set", "jdbc-legacy", "-b", c.Bootstrap(), "--config-topic", "", "--partition", `{"protocol":"1","table":"legacy.public.accounts"}`, "--offset", `{"incrementing":1}`, "--yes")...)
 	if code != 0 {
 		t.Fatalf("set: %s\n%s", errs, out)
 	}
 	if st, why := flushOf(t, "jdbc-legacy", rest...); st != "stalled" {
 		t.Errorf("after koff's set, jdbc-legacy is %s (%s), want stalled", st, why)
 	}
-	out, errs, code = koff(t, withAudit(t, "reset", "jdbc-legacy", "-b", c.Bootstrap(), "--yes")...)
+	out, errs, code = koff(t, withAudit(t, "reset", "jdbc-legacy", "-b", c.Bootstrap(), "--config-topic", "", "--yes")...)
 	if code != 0 {
 		t.Fatalf("reset: %s\n%s", errs, out)
 	}

@@ -225,50 +225,69 @@ func (s *Stack) tombstonesSince(t *testing.T, topic string, before []offsetRecor
 	return out
 }
 
-// TestOffsetsAPIExactlyOnceTombstones: resetting the offsets of a
-// connector with its own offsets topic on an exactly-once worker, Connect
-// writes the tombstones to the connector's topic and to the workers' topic
-// (KIP-618; ConnectorOffsetBackingStore#set writes tombstones to the
-// workers' topic too, so that a later read of either finds no offset,
-// testResetSourceConnectorOffsetsExactlyOnceSupportEnabled). koff's reset
-// without REST puts tombstones in the same places, under the same key
-// bytes, as Connect's through REST does.
+// TestOffsetsAPIExactlyOnceTombstones: resetting the offsets of a connector
+// with its own offsets topic on an exactly-once worker puts a tombstone
+// under the task's key in its own topic and in the workers' topic (KIP-618:
+// ConnectorOffsetBackingStore#set writes tombstones to both, so that no
+// read of either finds the offset). Connect 4.1.1's own REST DELETE of such
+// a connector fails: setPrimaryThenSecondary sends the second tombstone
+// from the first write's callback, outside the task's transaction
+// ("Cannot add partition … to transaction while in state READY"), and the
+// request times out after 90 s with one topic written (seen on this worker
+// with Debezium). So koff's reset, even with REST, writes both tombstones
+// itself, says why, and the task starts over.
 func TestOffsetsAPIExactlyOnceTombstones(t *testing.T) {
 	s := realStack(t)
 	const name, own = "api-eos", "api-eos-offsets"
-	cfg := shapesConfig(name+"-out", 3)
+	path := s.writeFile(t, name+".txt", lines(name, 1, 4))
+	cfg := fileSource(path, name+"-out")
 	cfg["offsets.storage.topic"] = own
 	cfg["exactly.once.support"] = "required"
 	s.createConnector(t, name, cfg)
-	s.waitOffset(t, name, `{"shard":3,"primary":true,"weight":0.5} => {"seq":3,"lsn":9007199254740996,"ratio":0.75,"done":false}`)
+	s.waitOffset(t, name, fmt.Sprintf(`{"filename":%q} => {"position":%d}`, path, fileSize(t, path)))
 	s.stop(t, name)
-	canon := canonical(t, s.connectOffsets(t, name))
-
-	resetBy := func(how string, args func(...string) []string) (workers, connector []string) {
-		t.Helper()
-		w, c := s.offsetsTopic(t, "connect-offsets"), s.offsetsTopic(t, own)
-		out := mustKoff(t, args("reset", name, "--yes")...)
-		t.Logf("koff reset (%s):\n%s", how, out)
-		if got := canonical(t, s.connectOffsets(t, name)); len(got) != 0 {
-			t.Fatalf("after koff reset (%s), Connect's GET: %v", how, got)
+	var key []byte
+	for _, r := range s.offsetsTopic(t, own) {
+		if r.Value != nil {
+			key = r.Key
 		}
-		return s.tombstonesSince(t, "connect-offsets", w), s.tombstonesSince(t, own, c)
 	}
-	restW, restC := resetBy("REST", s.withREST)
-	if len(restC) == 0 || len(restW) == 0 {
-		t.Errorf("Connect's reset wrote tombstones to the workers' topic %v and to %s %v: want both", restW, own, restC)
+	w, c := s.offsetsTopic(t, "connect-offsets"), s.offsetsTopic(t, own)
+	out := mustKoff(t, s.withREST("reset", name, "--yes")...)
+	t.Logf("koff reset:\n%s", out)
+	if !strings.Contains(out, "its own offsets topic fails on an exactly-once worker") {
+		t.Errorf("the plan does not say why it writes the tombstones itself:\n%s", out)
 	}
-	// The offsets back (the task flushes them again), then koff's own reset.
+	for _, topic := range []struct {
+		name   string
+		before []offsetRecord
+	}{{"connect-offsets", w}, {own, c}} {
+		got := s.tombstonesSince(t, topic.name, topic.before)
+		if len(got) != 1 || !strings.HasSuffix(got[0], ":"+string(key)) {
+			t.Errorf("tombstones koff wrote to %s: %v, want one under the task's key %s", topic.name, got, key)
+		}
+	}
+	if got := canonical(t, s.connectOffsets(t, name)); len(got) != 0 {
+		t.Errorf("after koff reset, Connect's GET: %v", got)
+	}
+	from := s.endOffset(t, name+"-out", 0)
 	s.resume(t, name)
-	waitFor(t, 90*time.Second, name+" offsets again", func() (bool, string) {
-		got := canonical(t, s.connectOffsets(t, name))
-		return strings.Join(got, "\n") == strings.Join(canon, "\n"), strings.Join(got, "\n")
+	got := s.readUntil(t, name+"-out", 0, from, 90*time.Second, func(rs []record) bool {
+		n := 0
+		for _, r := range rs {
+			if len(r.Value) > 0 && r.Value[0] != 0 {
+				n++
+			}
+		}
+		return n >= 4
 	})
-	s.stop(t, name)
-	koffW, koffC := resetBy("offsets topics", s.withTopic)
-	if strings.Join(koffW, "\n") != strings.Join(restW, "\n") || strings.Join(koffC, "\n") != strings.Join(restC, "\n") {
-		t.Errorf("tombstones by topic-partition and key:\nConnect (REST): workers' topic %v, %s %v\nkoff (direct): workers' topic %v, %s %v",
-			restW, own, restC, koffW, own, koffC)
+	for _, r := range got {
+		if len(r.Value) > 0 && r.Value[0] != 0 {
+			if line := lineText(t, r.Value); line != name+"-1" {
+				t.Errorf("after koff reset the task resumed at %q, want the file's first line again", line)
+			}
+			break
+		}
 	}
 }
 
