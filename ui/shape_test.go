@@ -18,49 +18,6 @@ func mustObject(t *testing.T, s string) model.Object {
 	return o
 }
 
-// The offset editor warns about valid JSON a task would not read as
-// meant, saying which fields.
-func TestOffsetShapeWarnings(t *testing.T) {
-	for _, tc := range []struct {
-		name, current, next string
-		want                []string // each must be in one warning
-	}{
-		{"no-op, any field order", `{"a":1,"b":"x"}`, `{"b":"x","a":1}`, []string{"the same as the offset in force"}},
-		{"JDBC timestamp+incrementing given incrementing alone",
-			`{"timestamp_nanos":0,"timestamp":1732903002000,"incrementing":42}`, `{"incrementing":43}`,
-			[]string{"drops timestamp_nanos, timestamp", "start over"}},
-		{"misspelt name", `{"incrementing":42}`, `{"incrementng":43}`,
-			[]string{"drops incrementing and adds incrementng (misspelt?)"}},
-		{"string for a number", `{"pos":42,"file":"bin.1"}`, `{"pos":"43","file":"bin.1"}`,
-			[]string{"pos is a string, the offset in force has a number there"}},
-		{"same shape, new value", `{"pos":42,"file":"bin.1"}`, `{"pos":18446744073709551615,"file":"bin.2"}`, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := offsetShapeWarnings(mustObject(t, tc.current), mustObject(t, tc.next))
-			if len(tc.want) == 0 && len(got) > 0 {
-				t.Errorf("warnings %q for an offset of the same shape", got)
-			}
-			all := strings.Join(got, "\n")
-			for _, w := range tc.want {
-				if !strings.Contains(all, w) {
-					t.Errorf("warnings %q lack %q", got, w)
-				}
-			}
-		})
-	}
-}
-
-func TestSiblingShapeWarning(t *testing.T) {
-	others := []model.Object{mustObject(t, `{"protocol":"1","table":"orders"}`), mustObject(t, `{"table":"customers","protocol":"1"}`)}
-	if w := siblingShapeWarning("partition", mustObject(t, `{"table":"payments","protocol":"1"}`), others); w != "" {
-		t.Errorf("same field names in another order: %q", w)
-	}
-	w := siblingShapeWarning("partition", mustObject(t, `{"tabel":"payments","protocol":"1"}`), others)
-	if !strings.Contains(w, "tabel, protocol") || !strings.Contains(w, "protocol, table") {
-		t.Errorf("misspelt field: %q", w)
-	}
-}
-
 // The editor shows them under the field as the offset is typed, and
 // still lets the edit go ahead.
 func TestEditFormWarnsAboutShape(t *testing.T) {
