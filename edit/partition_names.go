@@ -92,11 +92,15 @@ func (e *Editor) requirePartitions(req Request, copies []storedCopy) error {
 		}
 	}
 	err := &UnknownPartitionError{Connector: req.Connector, Reset: req.Kind == KindReset}
+	var cands []candidate
 	for _, it := range req.Items {
 		if it.Stray != nil || len(it.Restore) > 0 || have[canonOf(it.Partition)] {
 			continue
 		}
-		err.Unknown = append(err.Unknown, UnknownPartition{Partition: compactJSON(it.Partition), Closest: closestPartitions(it.Partition, stored)})
+		if cands == nil {
+			cands = candidates(stored)
+		}
+		err.Unknown = append(err.Unknown, UnknownPartition{Partition: compactJSON(it.Partition), Closest: closestPartitions(it.Partition, cands)})
 	}
 	if len(err.Unknown) == 0 {
 		return nil
@@ -104,18 +108,48 @@ func (e *Editor) requirePartitions(req Request, copies []storedCopy) error {
 	return err
 }
 
+// candidate is a stored partition as shown, and the text compared.
+type candidate struct {
+	json  string
+	text  []rune
+	runes int
+}
+
+func candidates(stored []storedCopy) []candidate {
+	out := make([]candidate, len(stored))
+	for i, c := range stored {
+		t := []rune(similarityText(c.partition))
+		out[i] = candidate{c.row.Partition, t, len(t)}
+	}
+	return out
+}
+
 // closestPartitions are up to three stored partitions most like p, by the
 // edit distance of their field-sorted JSON (field names and values both
 // count), closest first.
-func closestPartitions(p model.Object, stored []storedCopy) []string {
+func closestPartitions(p model.Object, stored []candidate) []string {
 	type cand struct {
 		json string
 		d    int
 	}
-	want := similarityText(p)
+	want := []rune(similarityText(p))
 	cs := make([]cand, 0, len(stored))
+	best := -1
 	for _, c := range stored {
-		cs = append(cs, cand{c.row.Partition, editDistance(want, similarityText(c.partition))})
+		// Only candidates that can come near the closest so far are
+		// measured, and only that far.
+		bound := len(want) + c.runes
+		if best >= 0 {
+			bound = best + max(1, best/2)
+		}
+		d, ok := distanceWithin(want, c.text, bound)
+		if !ok {
+			continue
+		}
+		if best < 0 || d < best {
+			best = d
+		}
+		cs = append(cs, cand{c.json, d})
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
 	// A partition that shares nothing with p is no suggestion, and one
@@ -132,6 +166,52 @@ func closestPartitions(p model.Object, stored []storedCopy) []string {
 		out = append(out, c.json)
 	}
 	return out
+}
+
+// distanceWithin is the Levenshtein distance of a and b when it is at
+// most bound, computed in the band of cells that can stay within it.
+func distanceWithin(a, b []rune, bound int) (int, bool) {
+	if d := len(a) - len(b); d > bound || -d > bound {
+		return 0, false
+	}
+	const far = 1 << 30
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+		if j > bound {
+			prev[j] = far
+		}
+	}
+	for i := 1; i <= len(a); i++ {
+		lo, hi := max(1, i-bound), min(len(b), i+bound)
+		// The cells next to the band are read by the next row: out of
+		// reach.
+		cur[lo-1] = far
+		if lo == 1 && i <= bound {
+			cur[0] = i
+		}
+		if hi < len(b) {
+			cur[hi+1] = far
+		}
+		least := cur[lo-1]
+		for j := lo; j <= hi; j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			least = min(least, cur[j])
+		}
+		if least > bound {
+			return 0, false
+		}
+		prev, cur = cur, prev
+	}
+	if prev[len(b)] > bound {
+		return 0, false
+	}
+	return prev[len(b)], true
 }
 
 // similarityText is a partition map's field-sorted JSON, cut short so a
@@ -206,7 +286,7 @@ func closestTopicPartitions(tp model.TopicPartition, committed []model.GroupPart
 		stored = append(stored, storedCopy{partition: o, row: model.PartitionRow{Partition: sinkPartitionJSON(gp.TopicPartition)}})
 	}
 	p := model.Object{{Name: "kafka_partition", Value: json.Number(strconv.Itoa(tp.Partition))}, {Name: "kafka_topic", Value: tp.Topic}}
-	return closestPartitions(p, stored)
+	return closestPartitions(p, candidates(stored))
 }
 
 // NothingToResetError: a reset of a whole connector that has no offsets
