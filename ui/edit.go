@@ -227,6 +227,11 @@ func (m *Model) handlePlanDone(msg planDoneMsg) {
 				st.planErr, st.create = words, true
 			}
 		}
+		var none *edit.NothingToResetError
+		if errors.As(msg.err, &none) {
+			m.setStatus(statusInfo, words) // as Connect's 200 to a second DELETE: no failure
+			return
+		}
 		m.setStatus(statusErr, words)
 		return
 	}

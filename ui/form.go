@@ -406,8 +406,9 @@ func (f *editForm) update(msg tea.Msg) tea.Cmd {
 	fl := f.fields[f.focus]
 	var cmd tea.Cmd
 	fl.ta, cmd = fl.ta.Update(msg)
-	if _, ok := msg.(tea.KeyPressMsg); ok {
+	if _, ok := msg.(tea.KeyPressMsg); ok && f.planErr != "" {
 		f.planErr, f.create = "", false
+		f.setSize(f.width, f.height) // the fields' own heights again
 	}
 	f.validate()
 	return cmd
@@ -440,6 +441,13 @@ func (f *editForm) setSize(w, h int) {
 func (f *editForm) view(spinner string) string {
 	inner := f.width - dialogFrameW
 	st := f.st
+	if f.planErr != "" {
+		// The fields shrink to their text while a plan's refusal shows,
+		// so its did-you-mean and what to do next are not cut.
+		for _, fl := range f.fields {
+			fl.ta.SetHeight(strings.Count(fl.ta.Value(), "\n") + 1)
+		}
+	}
 	lines := []string{st.DialogTitle.Render(f.title), ""}
 	if !f.newPartition {
 		lines = append(lines, st.FieldLabel.Render("Source partition"))
