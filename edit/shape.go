@@ -124,36 +124,37 @@ func doesWhere(where string) string {
 
 const inForceWords = "the offset in force has"
 
-// referenceShape is what a new offset is compared with: a shape the
-// connector wrote with the same field names (then only types differ),
-// else the offset in force, else the written shape sharing most names.
+// referenceShape is what a new offset is compared with: of the offset in
+// force and the shapes the connector wrote, the one whose field names
+// differ least from next's (the offset in force on a tie).
 func referenceShape(next, inForce model.Object, known []model.Object) (model.Object, string) {
-	names := fieldNames(next)
-	if inForce != nil && fieldNames(inForce) == names {
-		return inForce, inForceWords
-	}
-	for _, o := range known {
-		if o != nil && fieldNames(o) == names {
-			return o, "the connector's offsets have"
-		}
-	}
-	if inForce != nil {
-		return inForce, inForceWords
-	}
 	var best model.Object
-	bestShared := -1
-	for _, o := range known {
-		shared := 0
+	bestDiff := -1
+	where := ""
+	consider := func(o model.Object, w string) {
+		if o == nil {
+			return
+		}
+		diff := 0
 		for _, f := range o {
-			if _, ok := next.Get(f.Name); ok {
-				shared++
+			if _, ok := next.Get(f.Name); !ok {
+				diff++
 			}
 		}
-		if o != nil && shared > bestShared {
-			best, bestShared = o, shared
+		for _, f := range next {
+			if _, ok := o.Get(f.Name); !ok {
+				diff++
+			}
+		}
+		if bestDiff < 0 || diff < bestDiff {
+			best, bestDiff, where = o, diff, w
 		}
 	}
-	return best, "the connector's offsets have"
+	consider(inForce, inForceWords)
+	for _, o := range known {
+		consider(o, "the connector's offsets have")
+	}
+	return best, where
 }
 
 // misspelt: an added name is a small edit away from a dropped one.

@@ -4,19 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"koff/edit"
-	"koff/model"
 )
-
-func mustObject(t *testing.T, s string) model.Object {
-	t.Helper()
-	o, _, err := edit.ParseOffset(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
 
 // The editor shows them under the field as the offset is typed, and
 // still lets the edit go ahead.
@@ -61,4 +49,22 @@ func TestEditFormFollowsTheOffsetInForce(t *testing.T) {
 	}
 	setField(m, 0, `{"incrementing":9050}`)
 	requireContains(t, m, "⚠ the same as the offset in force")
+}
+
+// The editor learns the shapes a connector writes from its history, as
+// the CLI's plan does: Debezium's snapshot shape, once in the history,
+// is no warning on a partition streaming now; a misspelt field still is.
+func TestEditFormKnowsTheShapesTheConnectorWrote(t *testing.T) {
+	f, _, m := editModel(t, 80, 24, nil)
+	f.put(t0.Add(-2*time.Second), keyInventory, `{"ts_sec":1732903000,"file":"mysql-bin.000003","pos":154,"snapshot":true}`)
+	f.put(t0.Add(-time.Second), keyInventory, `{"ts_sec":1732903001,"file":"mysql-bin.000003","pos":30154,"row":1,"server_id":223344,"event":2}`)
+	send(t, m, tickMsg{})
+	selectPartition(t, m, "inventory-connector", "dbserver1")
+	send(t, m, press("e")...)
+	setField(m, 0, `{"ts_sec":1732903000,"file":"mysql-bin.000003","pos":200,"snapshot":true}`)
+	if s := screenText(m); strings.Contains(s, "│   ⚠") {
+		t.Errorf("a shape in the connector's history warned:\n%s", s)
+	}
+	setField(m, 0, `{"ts_sec":1732903000,"file":"mysql-bin.000003","pos":200,"snapshott":true}`)
+	requireContains(t, m, "⚠ drops snapshot and adds snapshott (misspelt?)")
 }
