@@ -152,13 +152,14 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if len(p.Items) == 0 {
 		return nil, errors.New("no partitions to change")
 	}
+	shapes := e.shapeJudge(p, copies)
 	for _, it := range p.Items {
 		ch, err := e.planChange(ctx, p, it, copies)
 		if err != nil {
 			return nil, err
 		}
 		p.Changes = append(p.Changes, ch)
-		p.Warnings = append(p.Warnings, e.shapeWarnings(p, it, ch, copies)...)
+		p.Warnings = append(p.Warnings, shapes.warnings(it, ch)...)
 	}
 	e.choosePath(p, restOK, copies)
 	if p.Path == PathREST {

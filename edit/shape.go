@@ -257,25 +257,44 @@ func WrittenShapes(r detailReader, rows []model.PartitionRow) []model.Object {
 	return out
 }
 
-// shapeWarnings are a set's or an import's shape warnings for one
-// change, against what the connector's tasks wrote.
-func (e *Editor) shapeWarnings(p *Plan, it Item, ch Change, copies []storedCopy) []string {
-	if it.Offset == nil || (p.Kind != KindSet && p.Kind != KindImport) || isSinkPartition(it.Partition) {
+// shapeJudge judges the new offsets of one plan: the connector's written
+// shapes are read once, however many partitions the plan sets.
+type shapeJudge struct {
+	e      *Editor
+	p      *Plan
+	copies []storedCopy
+	read   bool
+	known  []model.Object // offset shapes of all the connector's partitions
+	others []model.Object // its partition maps, one per set of field names
+}
+
+func (e *Editor) shapeJudge(p *Plan, copies []storedCopy) *shapeJudge {
+	return &shapeJudge{e: e, p: p, copies: copies}
+}
+
+// warnings are a set's or an import's shape warnings for one change.
+func (j *shapeJudge) warnings(it Item, ch Change) []string {
+	if it.Offset == nil || (j.p.Kind != KindSet && j.p.Kind != KindImport) || isSinkPartition(it.Partition) {
 		return nil
 	}
-	canon := canonOf(it.Partition)
-	var rows []model.PartitionRow
-	for _, c := range copies { // the edited partition's history first
-		if c.canon == canon {
+	if !j.read {
+		j.read = true
+		rows := make([]model.PartitionRow, 0, len(j.copies))
+		seen := map[string]bool{}
+		for _, c := range j.copies {
 			rows = append(rows, c.row)
+			if k := fieldNames(c.partition); c.partition != nil && !seen[k] {
+				seen[k] = true // one map per set of field names is all the judgement needs
+				j.others = append(j.others, c.partition)
+			}
 		}
+		j.known = WrittenShapes(j.e.Store, rows)
 	}
-	known := len(rows) > 0
-	others := make([]model.Object, 0, len(copies))
-	for _, c := range copies {
-		if c.canon != canon {
-			rows = append(rows, c.row)
-			others = append(others, c.partition)
+	canon := canonOf(it.Partition)
+	var mine []model.PartitionRow // the edited partition's own history counts whatever its rank
+	for _, c := range j.copies {
+		if c.canon == canon {
+			mine = append(mine, c.row)
 		}
 	}
 	var inForce model.Object
@@ -283,12 +302,13 @@ func (e *Editor) shapeWarnings(p *Plan, it Item, ch Change, copies []storedCopy)
 		inForce, _ = model.ParseOffset(ch.Before)
 	}
 	var out []string
-	if !known {
-		if w := PartitionShapeWarning(it.Partition, others); w != "" {
+	if len(mine) == 0 {
+		if w := PartitionShapeWarning(it.Partition, j.others); w != "" {
 			out = append(out, ch.PartitionJSON+": "+w)
 		}
 	}
-	for _, w := range OffsetShapeWarnings(it.Offset, inForce, WrittenShapes(e.Store, rows)) {
+	known := append(WrittenShapes(j.e.Store, mine), j.known...)
+	for _, w := range OffsetShapeWarnings(it.Offset, inForce, known) {
 		out = append(out, ch.PartitionJSON+": offset "+w)
 	}
 	return out
