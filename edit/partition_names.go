@@ -124,6 +124,16 @@ func candidates(stored []storedCopy) []candidate {
 	return out
 }
 
+// ClosestPartitions are up to three of stored most like p, as compact
+// JSON: the dashboard's did-you-mean as a partition is typed.
+func ClosestPartitions(p model.Object, stored []model.Object) []string {
+	cs := make([]storedCopy, len(stored))
+	for i, o := range stored {
+		cs[i] = storedCopy{partition: o, row: model.PartitionRow{Partition: compactJSON(o)}}
+	}
+	return closestPartitions(p, candidates(cs))
+}
+
 // closestPartitions are up to three stored partitions most like p, by the
 // edit distance of their field-sorted JSON (field names and values both
 // count), closest first.

@@ -894,6 +894,8 @@ func TestNewPartitionTypoIsRefusedWithDidYouMean(t *testing.T) {
 	send(t, m, press("n")...)
 	setField(m, 0, `{"protocol":"1","table":"custmers"}`)
 	setField(m, 1, `{"incrementing":1}`)
+	// Said as it is typed, before any plan.
+	requireContains(t, m, "⚠ not one of the connector's partitions (did you mean", `{"protocol":"1","table":"customers"}?)`)
 	pressSettle(t, m, "ctrl+s")
 	requireStatus(t, m, `jdbc-orders has no offset for {"protocol":"1","table":"custmers"} (did you mean {"protocol":"1","table":"customers"}?)`)
 	requireFits(t, screenText(m), 60, 20)

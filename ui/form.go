@@ -253,10 +253,16 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 		},
 		shape: func(s string) []string {
 			p, _ := edit.ParsePartition(s)
+			var out []string
 			if w := edit.PartitionShapeWarning(p, sib.partitions); w != "" {
-				return []string{clean(w)}
+				out = append(out, clean(w))
 			}
-			return nil
+			if !f.known[canonPartition(p)] {
+				if c := edit.ClosestPartitions(p, sib.partitions); len(c) > 0 {
+					out = append(out, clean("not one of the connector's partitions"+edit.DidYouMean(c)))
+				}
+			}
+			return out
 		}}
 	off := &formField{label: "Offset", ta: newTextarea(st, `{"position":0}`),
 		empty: "type its offset as a JSON object",
