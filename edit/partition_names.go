@@ -258,9 +258,9 @@ func (e *Editor) requireSinkPartitions(ctx context.Context, p *Plan, create bool
 		if create && !err.Reset {
 			n, ok := counts[tp.Topic]
 			if !ok {
-				var err error
-				if n, err = e.Kafka.PartitionCount(ctx, tp.Topic); err != nil {
-					return fmt.Errorf("topic %s: %v", tp.Topic, err)
+				var cerr error
+				if n, cerr = e.Kafka.PartitionCount(ctx, tp.Topic); cerr != nil {
+					return fmt.Errorf("topic %s: %v", tp.Topic, cerr)
 				}
 				counts[tp.Topic] = n
 			}
