@@ -83,7 +83,7 @@ func TestPrintedCommandRunsAsPrinted(t *testing.T) {
 		{"set", "s3-archive", "--to-latest", "--topic", "shop.orders", "--topic", "shop.payments", "-b", addr},
 		{"set", "jdbc-shop", "--context", "demo", "--offsets-topic", "connect-offsets", "--partition", `{"protocol":"1","table":"shop.public.orders"}`, "--offset", `{"incrementing":7}`},
 		{"set", "jdbc-crm", "--context", "demo", "--partition", `{"protocol":"1","table":"crm.public.deals"}`, "--offset", `{"incrementing":7}`},
-		{"set", "jdbc-crm", "--offsets-topic", "connect-offsets", "--offsets-topic", "connect-offsets-crm", "-b", addr,
+		{"set", "jdbc-crm", "--offsets-topic", "connect-offsets", "--offsets-topic", "connect-offsets-crm", "-b", addr, "--create",
 			"--partition", `{"protocol":"1","table":"crm.public.accounts"}`, "--offset", `{"incrementing":7}`},
 	} {
 		t.Run(strings.Join(args[:2], " "), func(t *testing.T) {

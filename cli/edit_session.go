@@ -38,7 +38,7 @@ type nameFlags struct {
 }
 
 func addNameFlags(fs *pflag.FlagSet, n *nameFlags, group bool) {
-	fs.BoolVar(&n.create, "create", false, "the connector is new: write offsets for a name koff has never seen (no offsets, no consumer group, not in Connect); without it such a name is refused as a typo")
+	fs.BoolVar(&n.create, "create", false, "the connector or partition is new: write offsets for a name koff has never seen (no offsets, no consumer group, not in Connect), or a partition the connector never had (for a sink, one its topic has); without it either is refused as a typo")
 	if group {
 		fs.StringVar(&n.group, "group", "", "sink: its consumer group, when Connect's REST API is not there to say (a consumer.override.group.id names another group than connect-NAME)")
 	}

@@ -72,7 +72,7 @@ func TestSetRewritesTheWorkersKeyBytesCheckedWithKcat(t *testing.T) {
 		t.Errorf("the edit is not the same key bytes in the same partition:\n%s", strings.Join(recs, "\n"))
 	}
 	// A new partition lands in its murmur2 partition.
-	if _, errs, code := koff(t, withAudit(t, "set", "jdbc-src", "-b", addr, "--yes", "--partition", `{"table":"payments","database":"shop","schema":"public","a":1}`, "--offset", `{"incrementing":9007199254740993}`)...); code != 0 {
+	if _, errs, code := koff(t, withAudit(t, "set", "jdbc-src", "-b", addr, "--yes", "--create", "--partition", `{"table":"payments","database":"shop","schema":"public","a":1}`, "--offset", `{"incrementing":9007199254740993}`)...); code != 0 {
 		t.Fatal(errs)
 	}
 	newKey := `["jdbc-src",{"table":"payments","database":"shop","schema":"public","a":1}]`

@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -59,10 +61,16 @@ func runImport(g *Globals, opts any, args []string, env Env) error {
 	}
 	defer s.close()
 	var plans []*edit.Plan
+	var unknown []*edit.UnknownPartitionError
 	unchanged := 0
 	for _, r := range reqs {
 		r.Create = o.create
 		p, err := s.ed.Plan(s.ctx, r)
+		var u *edit.UnknownPartitionError
+		if errors.As(err, &u) {
+			unknown = append(unknown, u)
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -77,6 +85,9 @@ func runImport(g *Globals, opts any, args []string, env Env) error {
 			}
 		}
 		plans = append(plans, p)
+	}
+	if len(unknown) > 0 {
+		return unknownImportError(unknown)
 	}
 	if unchanged > 0 {
 		fmt.Fprintf(env.Stdout, "%s unchanged (not listed)\n", partitionCount(unchanged))
@@ -191,4 +202,29 @@ func parseExport(data []byte) ([]edit.Request, error) {
 		return nil, fmt.Errorf("no offsets in the file")
 	}
 	return reqs, nil
+}
+
+// unknownImportError refuses the whole file: every partition it names
+// that its connector never had, each with its did-you-mean, and nothing
+// written.
+func unknownImportError(us []*edit.UnknownPartitionError) error {
+	var lines []string
+	for _, u := range us {
+		for _, p := range u.Unknown {
+			lines = append(lines, "  "+u.Connector+" "+p.Partition+edit.DidYouMean(p.Closest))
+		}
+	}
+	them := "them"
+	if len(lines) == 1 {
+		them = "it"
+	}
+	return fmt.Errorf("import refused, nothing written: %s of the file %s no offset in %s connector (pass --create to add %s):\n%s",
+		partitionCount(len(lines)), plural(len(lines), "has", "have"), plural(len(lines), "its", "their"), them, strings.Join(lines, "\n"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

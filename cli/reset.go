@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/spf13/pflag"
 
 	"koff/edit"
@@ -48,6 +51,13 @@ func runReset(g *Globals, opts any, args []string, env Env) error {
 	}
 	defer s.close()
 	p, err := s.ed.Plan(s.ctx, req)
+	var none *edit.NothingToResetError
+	if errors.As(err, &none) {
+		// Connect answers a second DELETE with 200: a reset that finds
+		// nothing left has nothing to do, and that is no failure.
+		fmt.Fprintln(env.Stdout, none.Error())
+		return nil
+	}
 	if err != nil {
 		return err
 	}

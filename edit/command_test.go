@@ -112,7 +112,7 @@ func TestNewPartitionIsANewKeyOnEveryPath(t *testing.T) {
 	if err := h.ed.StopConnector(ctx, "jdbc-shop"); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := h.ed.Plan(ctx, Request{Connector: "jdbc-shop", Kind: KindSet, Items: []Item{{
+	plan, err := h.ed.Plan(ctx, Request{Connector: "jdbc-shop", Kind: KindSet, Create: true, Items: []Item{{
 		Partition: mustPartition(t, `{"protocol":"1","table":"shop.public.brand_new"}`),
 		Offset:    mustOffset(t, `{"incrementing":5}`),
 	}}})

@@ -124,6 +124,9 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		return e.planSinkItems(ctx, req)
 	}
+	if err := e.requirePartitions(req, e.storedCopies(req.Connector)); err != nil {
+		return nil, err
+	}
 	p := &Plan{Request: req, Topic: e.homeTopic(req.Connector, topics), Made: e.now()}
 	restOK, err := e.planREST(ctx, p)
 	if err != nil {
@@ -143,18 +146,20 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 			}
 		}
 		if len(p.Items) == 0 {
-			return nil, fmt.Errorf("connector %s has no offsets to reset", req.Connector)
+			return nil, &NothingToResetError{Connector: req.Connector, Where: strings.Join(topics, ", ")}
 		}
 	}
 	if len(p.Items) == 0 {
 		return nil, errors.New("no partitions to change")
 	}
+	shapes := e.shapeJudge(p, copies)
 	for _, it := range p.Items {
 		ch, err := e.planChange(ctx, p, it, copies)
 		if err != nil {
 			return nil, err
 		}
 		p.Changes = append(p.Changes, ch)
+		p.Warnings = append(p.Warnings, shapes.warnings(it, ch)...)
 	}
 	e.choosePath(p, restOK, copies)
 	if p.Path == PathREST {

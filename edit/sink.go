@@ -225,6 +225,9 @@ func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, 
 			}
 		}
 	}
+	if len(tps) == 0 && p.Kind == KindResetAll {
+		return &NothingToResetError{Connector: p.Connector, Where: "group " + p.Group}
+	}
 	if len(tps) == 0 {
 		return fmt.Errorf("group %s has no committed offsets: name the partitions to set", p.Group)
 	}
@@ -240,6 +243,9 @@ func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, 
 		if _, ok := committed[tp]; !ok {
 			unknown = append(unknown, tp)
 		}
+	}
+	if err := e.requireSinkPartitions(ctx, p, req.Create, poll.Partitions, unknown); err != nil {
+		return err
 	}
 	if len(unknown) > 0 {
 		bounds, err := e.Kafka.LogBounds(ctx, unknown)

@@ -113,7 +113,7 @@ func TestSinkStrategiesCommitToTheGroup(t *testing.T) {
 		}
 	}
 	// Connect's sink shape through the generic request (koff set / import).
-	plan, err := h.ed.Plan(ctx, Request{Connector: "s3", Kind: KindSet, Items: []Item{{
+	plan, err := h.ed.Plan(ctx, Request{Connector: "s3", Kind: KindSet, Create: true, Items: []Item{{
 		Partition: mustPartition(t, `{"kafka_topic":"orders","kafka_partition":"0"}`), Offset: mustOffset(t, `{"kafka_offset":7}`)}}})
 	if err != nil {
 		t.Fatal(err)

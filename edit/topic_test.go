@@ -50,7 +50,7 @@ func TestSetRewritesExistingKeyBytesInPlace(t *testing.T) {
 func TestSetNewPartitionLandsInItsMurmur2Partition(t *testing.T) {
 	h := newHarness(t)
 	h.workerWrite(`["jdbc",{"protocol":"1","table":"shop.orders"}]`, `{"incrementing":1}`)
-	plan, err := h.ed.Plan(context.Background(), Request{Connector: "jdbc", Kind: KindSet, Items: []Item{{
+	plan, err := h.ed.Plan(context.Background(), Request{Connector: "jdbc", Kind: KindSet, Create: true, Items: []Item{{
 		// Typed in another order: the sibling keys' order wins, since that
 		// is how the task serialises its maps.
 		Partition: mustPartition(t, `{"table":"shop.payments","protocol":"1"}`),
@@ -120,7 +120,8 @@ func TestResetAllAsksForEveryLivePartition(t *testing.T) {
 	if _, err := h.ed.Apply(context.Background(), plan); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.ed.Plan(context.Background(), Request{Connector: "mm2", Kind: KindResetAll}); err == nil || !strings.Contains(err.Error(), "no offsets to reset") {
+	var none *NothingToResetError
+	if _, err := h.ed.Plan(context.Background(), Request{Connector: "mm2", Kind: KindResetAll}); !errors.As(err, &none) {
 		t.Errorf("second reset-all: %v", err)
 	}
 }
@@ -163,7 +164,7 @@ func TestAuditAndUndoRestoreBeforeValues(t *testing.T) {
 	h.workerWrite(`["src",{"server":"a"}]`, `{"lsn":9007199254740993}`)
 	h.workerWrite(`["src",{"server":"b"}]`, `{"lsn":5}`)
 	ctx := context.Background()
-	plan, err := h.ed.Plan(ctx, Request{Connector: "src", Kind: KindImport, Items: []Item{
+	plan, err := h.ed.Plan(ctx, Request{Connector: "src", Kind: KindImport, Create: true, Items: []Item{
 		{Partition: mustPartition(t, `{"server":"a"}`), Offset: mustOffset(t, `{"lsn":1}`)},
 		{Partition: mustPartition(t, `{"server":"b"}`)},
 		{Partition: mustPartition(t, `{"server":"c"}`), Offset: mustOffset(t, `{"lsn":3}`)},
@@ -226,7 +227,7 @@ func TestPlanRefusesSinkPartitionsAndBadInput(t *testing.T) {
 	if _, _, err := ParseOffset(`[1]`); err == nil {
 		t.Error("array offset accepted")
 	}
-	if _, err := h.ed.Plan(context.Background(), Request{Connector: "nobody", Kind: KindReset, Create: true, Items: []Item{{Partition: mustPartition(t, `{"x":1}`)}}}); err == nil || !strings.Contains(err.Error(), "has no offset for partition") {
+	if _, err := h.ed.Plan(context.Background(), Request{Connector: "nobody", Kind: KindReset, Create: true, Items: []Item{{Partition: mustPartition(t, `{"x":1}`)}}}); err == nil || !strings.Contains(err.Error(), "has no offset for source partition") {
 		t.Errorf("reset of a missing partition: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -216,11 +217,22 @@ func (m *Model) handleJob(msg jobMsg) tea.Cmd {
 
 func (m *Model) handlePlanDone(msg planDoneMsg) {
 	if msg.err != nil {
+		words := msg.err.Error()
 		if m.form != nil {
 			st := m.form.state()
-			st.planning, st.planErr = false, msg.err.Error()
+			st.planning, st.planErr = false, words
+			var u *edit.UnknownPartitionError
+			if errors.As(msg.err, &u) && !u.Reset && !u.Sink {
+				words = unknownPartitionWords(u, m.km.FormSubmit.Help().Key)
+				st.planErr, st.create = words, true
+			}
 		}
-		m.setStatus(statusErr, msg.err.Error())
+		var none *edit.NothingToResetError
+		if errors.As(msg.err, &none) {
+			m.setStatus(statusInfo, words) // as Connect's 200 to a second DELETE: no failure
+			return
+		}
+		m.setStatus(statusErr, words)
 		return
 	}
 	m.form = nil
@@ -444,9 +456,9 @@ func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 	}
 	switch b {
 	case &m.km.EditOffset:
-		return m.openForm(newOffsetForm(&m.km, m.styles, name, t.row, partition))
+		return m.openForm(newOffsetForm(&m.km, m.styles, name, t.row, partition, parts.siblingShapes(m.opts.Source, t.row).offsets))
 	case &m.km.NewPartition:
-		return m.openForm(newPartitionForm(&m.km, m.styles, name, t.row, t.hasRow, parts.knownPartitions(), parts.siblingShapes()))
+		return m.openForm(newPartitionForm(&m.km, m.styles, name, t.row, t.hasRow, parts.knownPartitions(), parts.siblingShapes(m.opts.Source, t.row)))
 	case &m.km.ResetOffset:
 		if t.row.Deleted {
 			m.setStatus(statusInfo, "this source partition's offset is already deleted (its latest record is a tombstone)")
@@ -618,4 +630,16 @@ func (m *Model) handleConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.stopJob(d.plan.Connector)
 	}
 	return d.update(msg)
+}
+
+// unknownPartitionWords refuse, in the form's status line, a partition
+// the connector never had, naming the closest stored ones; the same
+// submission again adds it (the CLI's --create).
+func unknownPartitionWords(u *edit.UnknownPartitionError, submit string) string {
+	parts := make([]string, len(u.Unknown))
+	for i, p := range u.Unknown {
+		parts[i] = clean(p.Partition) + clean(edit.DidYouMean(p.Closest))
+	}
+	return fmt.Sprintf("%s has no offset for %s; %s again adds it as a new source partition",
+		clean(u.Connector), strings.Join(parts, ", "), submit)
 }

@@ -787,10 +787,18 @@ func TestNewPartitionValidatesBothFields(t *testing.T) {
 	requireContains(t, m, "a new source partition needs an offset object, not null")
 	setField(m, 1, `{"incrementing":1}`)
 	send(t, m, press("end")...)
+	// A partition the connector never had is refused first, as a typo
+	// would be, naming the closest; the same submission again adds it.
+	pressSettle(t, m, "ctrl+s")
+	if m.confirm != nil || m.form == nil {
+		t.Fatalf("a partition jdbc-orders never had went to review:\n%s", screenText(m))
+	}
+	requireContains(t, m, "jdbc-orders has no offset for", "again adds it as a new source partition")
+	requireFits(t, screenText(m), 80, 24)
 	pressSettle(t, m, "ctrl+s")
 	requireContains(t, m, "Set offset · jdbc-orders", `(none) → {"incrementing":1}`, "writes a new key")
 	pressSettle(t, m, "enter")
-	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders")
+	requireCalls(t, ed, "plan set jdbc-orders", "plan set jdbc-orders", "apply set jdbc-orders")
 	send(t, m, tickMsg{})
 	requireContains(t, m, "refunds")
 }
@@ -876,4 +884,25 @@ func TestEditOfAStoppedConnectorIsNoFlush(t *testing.T) {
 	send(t, m, tickMsg{})
 	requireContains(t, m, "◌ idle: STOPPED: no task flushes", "✎ newest records: the edit, just now")
 	requireLacks(t, m, "ok: flushing", "last flush just now")
+}
+
+// n with a misspelt table: the form's status line names the partition
+// meant, and a key typed after it takes back the "again adds it".
+func TestNewPartitionTypoIsRefusedWithDidYouMean(t *testing.T) {
+	_, ed, m := editModel(t, 60, 20, nil)
+	selectPartition(t, m, "jdbc-orders", "customers")
+	send(t, m, press("n")...)
+	setField(m, 0, `{"protocol":"1","table":"custmers"}`)
+	setField(m, 1, `{"incrementing":1}`)
+	// Said as it is typed, before any plan.
+	requireContains(t, m, "⚠ not one of the connector's partitions (did you mean", `{"protocol":"1","table":"customers"}?)`)
+	pressSettle(t, m, "ctrl+s")
+	requireStatus(t, m, `jdbc-orders has no offset for {"protocol":"1","table":"custmers"} (did you mean {"protocol":"1","table":"customers"}?)`)
+	requireFits(t, screenText(m), 60, 20)
+	send(t, m, press("end", " ")...)
+	pressSettle(t, m, "ctrl+s")
+	if m.confirm != nil {
+		t.Fatalf("an edited typo went to review without a second submission:\n%s", screenText(m))
+	}
+	requireCalls(t, ed, "plan set jdbc-orders", "plan set jdbc-orders")
 }

@@ -37,6 +37,10 @@ type formDialog interface {
 type formState struct {
 	planning bool
 	planErr  string
+	// create: the last plan refused a partition the connector never had
+	// (a likely typo); submitting the same text again adds it, as the
+	// CLI's --create does. Any key typed clears it.
+	create bool
 }
 
 func (s *formState) state() *formState { return s }
@@ -47,7 +51,7 @@ func (s *formState) typeInto(in *textinput.Model, msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	*in, cmd = in.Update(msg)
 	if _, ok := msg.(tea.KeyPressMsg); ok {
-		s.planErr = ""
+		s.planErr, s.create = "", false
 	}
 	return cmd
 }
@@ -133,6 +137,7 @@ type editForm struct {
 	moved         bool // e: the offset in force changed while the form was open
 	newPartition  bool
 	known         map[string]bool // n: the connector's stored partitions, canonical
+	written       []model.Object  // the offset shapes the connector wrote
 	fields        []*formField
 	focus         int
 	formState
@@ -155,10 +160,10 @@ func newTextarea(st *Styles, placeholder string) textarea.Model {
 }
 
 // newOffsetForm is e: the offset of one stored source partition.
-func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, partition model.Object) *editForm {
+func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, partition model.Object, known []model.Object) *editForm {
 	f := &editForm{km: km, st: st, title: "Edit offset · " + clean(connector), connector: connector,
 		partition: partition, partitionJSON: cleanBlock(row.Partition, detailMax), current: cleanBlock(row.Offset, detailMax), help: help.New()}
-	f.id = row.ID
+	f.id, f.written = row.ID, known
 	if row.Deleted {
 		f.current = ""
 	}
@@ -174,7 +179,7 @@ func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.Pa
 			}
 			return "valid offset", nil
 		}}
-	field.shape = shapeAgainst(row)
+	field.shape = shapeAgainst(row, known)
 	// JSON's \u escapes for what a terminal would act on: the same value.
 	field.ta.SetValue(string(model.JSONSafe([]byte(initialOffset(row.Offset)))))
 	f.fields = []*formField{field}
@@ -183,16 +188,26 @@ func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.Pa
 	return f
 }
 
-// shapeAgainst warns of a new offset's shape against row's offset.
-func shapeAgainst(row model.PartitionRow) func(string) []string {
+// shapeAgainst warns of a new offset's shape against row's offset and
+// the shapes the connector wrote: the judgement the CLI's plan prints.
+func shapeAgainst(row model.PartitionRow, known []model.Object) func(string) []string {
 	cur, err := model.ParseOffset([]byte(row.Offset))
 	if err != nil || row.Deleted {
-		return nil
+		cur = nil
 	}
 	return func(s string) []string {
 		o, _, _ := edit.ParseOffset(s)
-		return offsetShapeWarnings(cur, o)
+		return cleanAll(edit.OffsetShapeWarnings(o, cur, known))
 	}
+}
+
+// cleanAll makes warnings that quote typed or stored field names safe
+// to print.
+func cleanAll(ws []string) []string {
+	for i, w := range ws {
+		ws[i] = clean(w)
+	}
+	return ws
 }
 
 // follow keeps e's "current offset" and its warnings true while a running
@@ -214,7 +229,7 @@ func (f *editForm) follow(src Source) {
 		return
 	}
 	f.current, f.moved = cur, true
-	f.fields[0].shape = shapeAgainst(d.PartitionRow)
+	f.fields[0].shape = shapeAgainst(d.PartitionRow, f.written)
 	f.validate()
 }
 
@@ -238,10 +253,16 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 		},
 		shape: func(s string) []string {
 			p, _ := edit.ParsePartition(s)
-			if w := siblingShapeWarning("partition", p, sib.partitions); w != "" {
-				return []string{w}
+			var out []string
+			if w := edit.PartitionShapeWarning(p, sib.partitions); w != "" {
+				out = append(out, clean(w))
 			}
-			return nil
+			if !f.known[canonPartition(p)] {
+				if c := edit.ClosestPartitions(p, sib.partitions); len(c) > 0 {
+					out = append(out, clean("not one of the connector's partitions"+edit.DidYouMean(c)))
+				}
+			}
+			return out
 		}}
 	off := &formField{label: "Offset", ta: newTextarea(st, `{"position":0}`),
 		empty: "type its offset as a JSON object",
@@ -257,10 +278,7 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 		},
 		shape: func(s string) []string {
 			o, _, _ := edit.ParseOffset(s)
-			if w := siblingShapeWarning("offset", o, sib.offsets); w != "" {
-				return []string{w}
-			}
-			return nil
+			return cleanAll(edit.OffsetShapeWarnings(o, nil, sib.offsets))
 		}}
 	if hasRow {
 		part.ta.SetValue(string(model.JSONSafe([]byte(row.Partition))))
@@ -274,8 +292,8 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 	return f
 }
 
-// siblingShapes are a connector's stored partition maps and offsets, for
-// the new-partition form to compare field names with.
+// siblingShapes are a connector's stored partition maps and the offset
+// shapes it wrote, for the forms to compare new ones with.
 type siblingShapes struct{ partitions, offsets []model.Object }
 
 var errNullNew = errors.New("a new source partition needs an offset object, not null")
@@ -323,7 +341,7 @@ func (f *editForm) valid() bool {
 
 // request is the edit the form describes; call it only when valid.
 func (f *editForm) request() (edit.Request, error) {
-	req := edit.Request{Connector: f.connector, Kind: edit.KindSet}
+	req := edit.Request{Connector: f.connector, Kind: edit.KindSet, Create: f.create}
 	it := edit.Item{Partition: f.partition}
 	offsetText := f.fields[len(f.fields)-1].ta.Value()
 	if f.newPartition {
@@ -394,8 +412,9 @@ func (f *editForm) update(msg tea.Msg) tea.Cmd {
 	fl := f.fields[f.focus]
 	var cmd tea.Cmd
 	fl.ta, cmd = fl.ta.Update(msg)
-	if _, ok := msg.(tea.KeyPressMsg); ok {
-		f.planErr = ""
+	if _, ok := msg.(tea.KeyPressMsg); ok && f.planErr != "" {
+		f.planErr, f.create = "", false
+		f.setSize(f.width, f.height) // the fields' own heights again
 	}
 	f.validate()
 	return cmd
@@ -428,6 +447,13 @@ func (f *editForm) setSize(w, h int) {
 func (f *editForm) view(spinner string) string {
 	inner := f.width - dialogFrameW
 	st := f.st
+	if f.planErr != "" {
+		// The fields shrink to their text while a plan's refusal shows,
+		// so its did-you-mean and what to do next are not cut.
+		for _, fl := range f.fields {
+			fl.ta.SetHeight(strings.Count(fl.ta.Value(), "\n") + 1)
+		}
+	}
 	lines := []string{st.DialogTitle.Render(f.title), ""}
 	if !f.newPartition {
 		lines = append(lines, st.FieldLabel.Render("Source partition"))

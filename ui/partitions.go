@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"koff/edit"
 	"koff/keymap"
 	"koff/model"
 )
@@ -580,11 +581,20 @@ func (s *partitionsScreen) knownPartitions() map[string]bool {
 	return known
 }
 
-// siblingShapes are the connector's live partition maps and offsets (at
-// most a few hundred: enough to know its shapes).
-func (s *partitionsScreen) siblingShapes() siblingShapes {
+// siblingShapes are the connector's live partition maps (at most a few
+// hundred: enough to know its shapes) and the offset shapes it wrote,
+// learnt from the history of the selected row first, as the CLI's plan
+// learns them.
+func (s *partitionsScreen) siblingShapes(src Source, selected model.PartitionRow) siblingShapes {
 	var sib siblingShapes
+	rows := make([]model.PartitionRow, 0, len(s.list.items)+1)
+	if selected.ID.Key != "" {
+		rows = append(rows, selected)
+	}
 	for _, r := range s.list.items {
+		if r.ID != selected.ID {
+			rows = append(rows, *r)
+		}
 		if r.Deleted || len(sib.partitions) >= 500 {
 			continue
 		}
@@ -593,10 +603,8 @@ func (s *partitionsScreen) siblingShapes() siblingShapes {
 			continue
 		}
 		sib.partitions = append(sib.partitions, k.Partition)
-		if o, err := model.ParseOffset([]byte(r.Offset)); err == nil && o != nil {
-			sib.offsets = append(sib.offsets, o)
-		}
 	}
+	sib.offsets = edit.WrittenShapes(src, rows)
 	return sib
 }
 

@@ -4,62 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"koff/edit"
-	"koff/model"
 )
-
-func mustObject(t *testing.T, s string) model.Object {
-	t.Helper()
-	o, _, err := edit.ParseOffset(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
-
-// The offset editor warns about valid JSON a task would not read as
-// meant, saying which fields.
-func TestOffsetShapeWarnings(t *testing.T) {
-	for _, tc := range []struct {
-		name, current, next string
-		want                []string // each must be in one warning
-	}{
-		{"no-op, any field order", `{"a":1,"b":"x"}`, `{"b":"x","a":1}`, []string{"the same as the offset in force"}},
-		{"JDBC timestamp+incrementing given incrementing alone",
-			`{"timestamp_nanos":0,"timestamp":1732903002000,"incrementing":42}`, `{"incrementing":43}`,
-			[]string{"drops timestamp_nanos, timestamp", "start over"}},
-		{"misspelt name", `{"incrementing":42}`, `{"incrementng":43}`,
-			[]string{"drops incrementing and adds incrementng (misspelt?)"}},
-		{"string for a number", `{"pos":42,"file":"bin.1"}`, `{"pos":"43","file":"bin.1"}`,
-			[]string{"pos is a string, the offset in force has a number there"}},
-		{"same shape, new value", `{"pos":42,"file":"bin.1"}`, `{"pos":18446744073709551615,"file":"bin.2"}`, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := offsetShapeWarnings(mustObject(t, tc.current), mustObject(t, tc.next))
-			if len(tc.want) == 0 && len(got) > 0 {
-				t.Errorf("warnings %q for an offset of the same shape", got)
-			}
-			all := strings.Join(got, "\n")
-			for _, w := range tc.want {
-				if !strings.Contains(all, w) {
-					t.Errorf("warnings %q lack %q", got, w)
-				}
-			}
-		})
-	}
-}
-
-func TestSiblingShapeWarning(t *testing.T) {
-	others := []model.Object{mustObject(t, `{"protocol":"1","table":"orders"}`), mustObject(t, `{"table":"customers","protocol":"1"}`)}
-	if w := siblingShapeWarning("partition", mustObject(t, `{"table":"payments","protocol":"1"}`), others); w != "" {
-		t.Errorf("same field names in another order: %q", w)
-	}
-	w := siblingShapeWarning("partition", mustObject(t, `{"tabel":"payments","protocol":"1"}`), others)
-	if !strings.Contains(w, "tabel, protocol") || !strings.Contains(w, "protocol, table") {
-		t.Errorf("misspelt field: %q", w)
-	}
-}
 
 // The editor shows them under the field as the offset is typed, and
 // still lets the edit go ahead.
@@ -104,4 +49,22 @@ func TestEditFormFollowsTheOffsetInForce(t *testing.T) {
 	}
 	setField(m, 0, `{"incrementing":9050}`)
 	requireContains(t, m, "⚠ the same as the offset in force")
+}
+
+// The editor learns the shapes a connector writes from its history, as
+// the CLI's plan does: Debezium's snapshot shape, once in the history,
+// is no warning on a partition streaming now; a misspelt field still is.
+func TestEditFormKnowsTheShapesTheConnectorWrote(t *testing.T) {
+	f, _, m := editModel(t, 80, 24, nil)
+	f.put(t0.Add(-2*time.Second), keyInventory, `{"ts_sec":1732903000,"file":"mysql-bin.000003","pos":154,"snapshot":true}`)
+	f.put(t0.Add(-time.Second), keyInventory, `{"ts_sec":1732903001,"file":"mysql-bin.000003","pos":30154,"row":1,"server_id":223344,"event":2}`)
+	send(t, m, tickMsg{})
+	selectPartition(t, m, "inventory-connector", "dbserver1")
+	send(t, m, press("e")...)
+	setField(m, 0, `{"ts_sec":1732903000,"file":"mysql-bin.000003","pos":200,"snapshot":true}`)
+	if s := screenText(m); strings.Contains(s, "│   ⚠") {
+		t.Errorf("a shape in the connector's history warned:\n%s", s)
+	}
+	setField(m, 0, `{"ts_sec":1732903000,"file":"mysql-bin.000003","pos":200,"snapshott":true}`)
+	requireContains(t, m, "⚠ drops snapshot and adds snapshott (misspelt?)")
 }

@@ -67,7 +67,7 @@ func (f *strayForm) key(msg tea.KeyPressMsg) (tea.Cmd, *submission) {
 		}
 		return nil, planRequest(edit.Request{Connector: f.connector, Kind: edit.KindReset, Items: []edit.Item{{Partition: f.partition}}})
 	case key.Matches(msg, f.km.StrayPartition):
-		f.next = newOffsetForm(f.km, f.st, f.connector, liveView(f.row), f.partition)
+		f.next = newOffsetForm(f.km, f.st, f.connector, liveView(f.row), f.partition, nil)
 	}
 	return nil, nil
 }
