@@ -88,6 +88,36 @@ func (c SinkChange) Lag() int64 {
 	return c.End - c.After
 }
 
+// Moved says what the sink does differently after the edit: the records it
+// skips (the new offset is ahead of the committed one) or replays (behind).
+// With no committed offset before, it says nothing.
+func (c SinkChange) Moved() string {
+	from, to := c.Before, c.After
+	if from < 0 {
+		return ""
+	}
+	if to < 0 { // deleted: auto.offset.reset
+		to = c.Start
+		if c.FromEnd {
+			to = c.End
+		}
+	}
+	switch {
+	case to > from:
+		return "skips " + records(to-from)
+	case to < from:
+		return "replays " + records(from-to)
+	}
+	return "unchanged"
+}
+
+func records(n int64) string {
+	if n == 1 {
+		return "1 record"
+	}
+	return strconv.FormatInt(n, 10) + " records"
+}
+
 // PlanSink works out a sink edit without writing anything.
 func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 	if req.Connector == "" {
