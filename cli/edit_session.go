@@ -157,6 +157,7 @@ func (g *Globals) newEditor(store edit.Offsets, topics func() []string, rest *co
 	ed := &edit.Editor{
 		Store:       store,
 		Kafka:       g.kafkaConfig(),
+		Bootstrap:   g.Bootstrap,
 		TopicSource: topics,
 		ReadOnly:    g.ReadOnly,
 		User:        user,

@@ -132,6 +132,7 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 	var groupFromConfig bool
 	p.Group, groupFromConfig = e.sinkGroupOf(req.Connector, req.Group)
 	restOK := false
+	where := "" // the cluster of a sink's consumer.override.bootstrap.servers
 	st, err := e.sinkStatus(ctx, req.Connector)
 	if err != nil {
 		return nil, err
@@ -154,6 +155,9 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 			return nil, fmt.Errorf("Connect says sink %s uses group %s, not %s", req.Connector, p.Group, req.Group)
 		}
 		p.resetPolicy = strings.TrimSpace(cfg["consumer.override.auto.offset.reset"])
+		if where, err = e.sinkCluster(req.Connector, p.Group, cfg); err != nil {
+			return nil, err
+		}
 		info, err := e.REST.ServerInfo(ctx)
 		if err != nil {
 			return nil, err
@@ -167,6 +171,9 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 		if c, topic, ok := e.configOf(req.Connector); ok && c.Config != nil {
 			p.Target, p.ConfigTopic = c.TargetState, topic
 			p.resetPolicy = strings.TrimSpace(c.Config["consumer.override.auto.offset.reset"])
+			if where, err = e.sinkCluster(req.Connector, p.Group, c.Config); err != nil {
+				return nil, err
+			}
 			if groupFromConfig {
 				p.PathReason = "no --connect-url: committed to group " + p.Group + " (config topic " + topic + ") directly"
 			}
@@ -197,6 +204,9 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 			method = "DELETE"
 		}
 		p.PathReason = method + " /connectors/" + req.Connector + "/offsets"
+	}
+	if where != "" {
+		p.PathReason += "; " + where
 	}
 	switch {
 	case p.Absent:
