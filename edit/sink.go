@@ -342,7 +342,7 @@ func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, 
 			return fmt.Errorf("%s: offset %d is negative", tp, c.After)
 		}
 		if !deleted {
-			clampToLog(&c)
+			c.ClampToLog()
 		} else if c.Before >= 0 {
 			deletedNote(&c, p.resetPolicy)
 		}
@@ -351,13 +351,13 @@ func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, 
 	return nil
 }
 
-// clampToLog moves a new offset outside the partition's log to its start
+// ClampToLog moves a new offset outside the partition's log to its start
 // or end, as kafka-consumer-groups --reset-offsets does
 // (ConsumerGroupCommand.checkOffsetsRange), and says so. Committed as
 // asked, such an offset would make the sink's consumer get
 // OFFSET_OUT_OF_RANGE and follow auto.offset.reset (earliest for sink
 // tasks): a shift past the end would replay the whole partition.
-func clampToLog(c *SinkChange) {
+func (c *SinkChange) ClampToLog() {
 	c.Asked = c.After
 	switch {
 	case c.After > c.End:
