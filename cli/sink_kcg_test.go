@@ -171,3 +171,28 @@ func TestSinkKafkaConsumerGroupsForms(t *testing.T) {
 		}
 	}
 }
+
+// A connector the config topic shows with topics or topics.regex is a sink
+// (without REST, koff cannot load its class), except MirrorMaker 2's
+// source connectors, which have a topics setting too.
+func TestConfigTopicTellsSinksFromMirrorSources(t *testing.T) {
+	b := broker(t)
+	for name, n := range map[string]int{"connect-offsets": 25, "connect-configs": 1} {
+		if err := b.CreateTopic(name, n, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := b.Bootstrap()
+	produceTo(t, addr, "connect-configs", 0,
+		[2]string{"connector-mm2", `{"properties":{"connector.class":"org.apache.kafka.connect.mirror.MirrorSourceConnector","topics":"orders.*","source.cluster.alias":"a","name":"mm2"}}`},
+		[2]string{"target-state-mm2", `{"state":"PAUSED","state.v2":"STOPPED"}`},
+		[2]string{"connector-es", `{"properties":{"connector.class":"com.example.EsSink","topics.regex":"logs.*","name":"es"}}`},
+		[2]string{"target-state-es", `{"state":"PAUSED","state.v2":"STOPPED"}`})
+	out, errs, code := koff(t, "set", "mm2", "--create", "--partition", `{"cluster":"a","partition":0,"topic":"orders"}`, "--offset", `{"offset":5}`, "--dry-run", "-b", addr)
+	if code != 0 || !strings.Contains(out, "offsets topic") {
+		t.Errorf("a MirrorSourceConnector's partition: exit %d %s\n%s", code, errs, out)
+	}
+	if _, errs, code := koff(t, "set", "es", "--create", "--partition", `{}`, "--offset", `{"kafka_offset":1}`, "--dry-run", "-b", addr); code == 0 || !strings.Contains(errs, "must contain the keys 'kafka_topic' and 'kafka_partition'") {
+		t.Errorf("a sink known by topics.regex: exit %d %q", code, errs)
+	}
+}

@@ -209,10 +209,11 @@ func (e *Editor) isSinkRequest(ctx context.Context, req Request) (bool, error) {
 	return isSink, nil
 }
 
-// sinkConnector: REST says the connector is a sink; or, without REST, its
-// config in the config topic has topics or topics.regex (only a sink's
-// does: koff cannot load its class to ask); or it has no source offsets
-// and a consumer group (--group, or connect-<name> with committed offsets).
+// sinkConnector: REST says the connector is a sink; or, without REST, it
+// has no source offsets and its config in the config topic has topics or
+// topics.regex (a sink's do; koff cannot load its class to ask, and
+// MirrorMaker 2's connectors, sources, are told by class), or a consumer
+// group (--group, or connect-<name> with committed offsets).
 func (e *Editor) sinkConnector(ctx context.Context, req Request) (bool, error) {
 	if e.REST != nil {
 		st, err := e.REST.Status(ctx, req.Connector)
@@ -223,16 +224,17 @@ func (e *Editor) sinkConnector(ctx context.Context, req Request) (bool, error) {
 			return false, err
 		}
 	}
-	if c, _, ok := e.configOf(req.Connector); ok && c.Config != nil && e.REST == nil {
+	if len(e.storedCopies(req.Connector)) > 0 {
+		return false, nil
+	}
+	if c, _, ok := e.configOf(req.Connector); ok && c.Config != nil && e.REST == nil && !strings.Contains(c.Class(), ".Mirror") {
+		// MirrorMaker 2's source connectors have a topics setting too.
 		if _, ok := c.Config["topics"]; ok {
 			return true, nil
 		}
 		if _, ok := c.Config["topics.regex"]; ok {
 			return true, nil
 		}
-	}
-	if len(e.storedCopies(req.Connector)) > 0 {
-		return false, nil
 	}
 	if req.Group != "" {
 		return true, nil
