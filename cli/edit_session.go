@@ -157,6 +157,7 @@ func (g *Globals) newEditor(store edit.Offsets, topics func() []string, rest *co
 	ed := &edit.Editor{
 		Store:       store,
 		Kafka:       g.kafkaConfig(),
+		Bootstrap:   g.Bootstrap,
 		TopicSource: topics,
 		ReadOnly:    g.ReadOnly,
 		User:        user,
@@ -311,8 +312,11 @@ func printPlan(w io.Writer, p *edit.Plan) {
 		via = "consumer group " + field(p.Group)
 	}
 	fmt.Fprintf(w, "  path:   %s (%s)\n", via, model.Sanitize(p.PathReason))
-	for _, ch := range p.Changes {
+	for i, ch := range p.Changes {
 		fmt.Fprintf(w, "  %s\n      %s → %s\n", jsonField(ch.PartitionJSON), jsonField(valueText(ch.Before, "(none)")), jsonField(valueText(ch.After, "(deleted)")))
+		if len(p.Sink) == len(p.Changes) {
+			printSinkMove(w, p.Sink[i])
+		}
 		for _, wr := range ch.Writes {
 			how := "new key"
 			switch {
@@ -328,6 +332,16 @@ func printPlan(w io.Writer, p *edit.Plan) {
 		fmt.Fprintf(w, "  warning: %s\n", model.Sanitize(warn))
 	}
 	fmt.Fprintf(w, "  command: %s\n", jsonField(p.Command))
+}
+
+// printSinkMove is what the dashboard's review shows of a sink change: the
+// records skipped or replayed, and the lag after.
+func printSinkMove(w io.Writer, c edit.SinkChange) {
+	moved := c.Moved()
+	if moved != "" {
+		moved += " · "
+	}
+	fmt.Fprintf(w, "      %slag after %d\n", moved, c.Lag())
 }
 
 func valueText(b []byte, none string) string {

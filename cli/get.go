@@ -21,18 +21,20 @@ type getOptions struct {
 	output  string
 	deleted bool
 	timeout time.Duration
+	group   string
 }
 
 func init() {
 	register(&command{
 		name:    "get",
-		args:    "[CONNECTOR...] [-o table|json]",
+		args:    "[CONNECTOR...] [-o table|json] [--group G]",
 		summary: "print connectors' offsets: sources from the offsets topics, sinks from their consumer groups",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &getOptions{}
 			fs.StringVarP(&o.output, "output", "o", "table", "table, or json: Connect's GET /connectors/NAME/offsets body (an object keyed by connector for several)")
 			fs.BoolVar(&o.deleted, "deleted", false, "table: also list source partitions whose offset was deleted (tombstoned)")
 			fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "give up reading after this long")
+			fs.StringVar(&o.group, "group", "", sinkGroupFlagHelp)
 			return o
 		},
 		run: runGet,
@@ -55,9 +57,20 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	defer collectLate(env)()
+	if o.group != "" && len(args) != 1 {
+		return usagef("--group names one sink's consumer group: name exactly one CONNECTOR")
+	}
 	store, err := loadStoreWith(g, env, o.timeout, true, getOneShot)
 	if err != nil {
 		return err
+	}
+	if o.group != "" {
+		ctx, cancel := context.WithTimeout(env.Context, o.timeout)
+		err := nameSinkGroup(ctx, g, store, args[0], o.group)
+		cancel()
+		if err != nil {
+			return err
+		}
 	}
 	conns, err := selectConnectors(store, args, g, true)
 	if err != nil {

@@ -22,13 +22,15 @@ type setOptions struct {
 	toLatest   bool
 	toDatetime string
 	shiftBy    optionalInt
+	byDuration string
+	fromFile   string
 	topics     []string
 }
 
 func init() {
 	register(&command{
 		name:    "set",
-		args:    "CONNECTOR --partition JSON --offset JSON | (sinks) --to-earliest|--to-latest|--to-offset N|--to-datetime T|--shift-by N [--topic T]... [--dry-run] [--yes]",
+		args:    "CONNECTOR --partition JSON --offset JSON | (sinks) --to-earliest|--to-latest|--to-offset N|--to-datetime T|--by-duration D|--shift-by N|--from-file CSV [--topic T[:P,P]]... [--dry-run] [--yes]",
 		summary: "set offsets and verify them: a source partition's (Connect REST when possible, else the offsets topic), or a sink's committed offsets",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &setOptions{}
@@ -39,7 +41,9 @@ func init() {
 			fs.BoolVar(&o.toLatest, "to-latest", false, "sink: commit the log end (skip everything not yet consumed)")
 			fs.StringVar(&o.toDatetime, "to-datetime", "", "sink: commit the first offset at or after this time (RFC 3339, e.g. 2026-11-29T08:00:00Z)")
 			fs.Var(&o.shiftBy, "shift-by", "sink: move the committed offsets by ±N (e.g. 1 skips a poison record)")
-			fs.StringArrayVar(&o.topics, "topic", nil, "sink: only the partitions of this topic (repeatable)")
+			fs.StringVar(&o.byDuration, "by-duration", "", "sink: commit the first offset at or after this long ago (PT1H, P1DT12H: as kafka-consumer-groups)")
+			fs.StringVar(&o.fromFile, "from-file", "", "sink: commit the offsets of a kafka-consumer-groups reset plan CSV (topic,partition,offset lines)")
+			fs.StringArrayVar(&o.topics, "topic", nil, "sink: only the partitions of this topic the group committed, or T:0,2 for partitions 0 and 2 (repeatable)")
 			addWriteFlags(fs, &o.writeFlags)
 			addNameFlags(fs, &o.nameFlags, true)
 			return o
@@ -61,7 +65,7 @@ func runSet(g *Globals, opts any, args []string, env Env) error {
 		return runSetSink(g, o, args[0], strategy, env)
 	}
 	if len(o.topics) > 0 {
-		return usagef("--topic goes with a sink strategy (--to-earliest, --to-latest, --to-offset, --to-datetime, --shift-by)")
+		return usagef("--topic goes with a sink strategy (--to-earliest, --to-latest, --to-offset, --to-datetime, --by-duration, --shift-by)")
 	}
 	if o.partition == "" || o.offset == "" {
 		return usagef("set needs --partition and --offset, or a sink strategy")
@@ -112,6 +116,29 @@ func (o *setOptions) sinkStrategy() (edit.SinkStrategy, bool, error) {
 		}
 		got, st = append(got, "--to-datetime"), edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: t}
 	}
+	if o.byDuration != "" {
+		d, err := parseJavaDuration(o.byDuration)
+		if err != nil {
+			return st, false, usagef("--by-duration: %v", err)
+		}
+		got, st = append(got, "--by-duration"), edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: time.Now().Add(-d)}
+	}
+	if o.fromFile != "" {
+		group, offsets, err := resetFile(o.fromFile)
+		if err != nil {
+			return st, false, err
+		}
+		if group != "" && o.group != "" && group != o.group {
+			return st, false, usagef("--from-file is for group %s, --group says %s", group, o.group)
+		}
+		if group != "" {
+			o.group = group
+		}
+		if len(o.topics) > 0 || o.partition != "" {
+			return st, false, usagef("--from-file names its partitions: no --topic or --partition with it")
+		}
+		got, st = append(got, "--from-file"), edit.SinkStrategy{Kind: edit.SinkExplicit, Offsets: offsets}
+	}
 	if o.shiftBy.set {
 		if o.shiftBy.n == 0 {
 			return st, false, usagef("--shift-by 0 changes nothing")
@@ -157,11 +184,18 @@ func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, en
 	}
 	defer s.close()
 	if len(o.topics) > 0 && len(req.Partitions) == 0 {
-		tps, err := s.groupPartitions(name, o.group, o.topics)
+		topics, parts, err := topicArgs(o.topics)
 		if err != nil {
 			return err
 		}
-		req.Partitions, req.Topics = tps, o.topics
+		if len(topics) > 0 {
+			tps, err := s.groupPartitions(name, o.group, topics)
+			if err != nil {
+				return err
+			}
+			parts = append(parts, tps...)
+		}
+		req.Partitions, req.Topics = uniqueTPs(parts), o.topics
 	}
 	p, err := s.ed.PlanSink(s.ctx, req)
 	if err != nil {
@@ -209,3 +243,16 @@ func (o *optionalInt) Set(s string) error {
 }
 
 func (o *optionalInt) Type() string { return "int" }
+
+// uniqueTPs drops repeats: "--topic t --topic t:0" names t/0 once.
+func uniqueTPs(tps []model.TopicPartition) []model.TopicPartition {
+	seen := map[model.TopicPartition]bool{}
+	var out []model.TopicPartition
+	for _, tp := range tps {
+		if !seen[tp] {
+			seen[tp] = true
+			out = append(out, tp)
+		}
+	}
+	return out
+}

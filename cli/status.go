@@ -24,17 +24,19 @@ import (
 type statusOptions struct {
 	output string
 	watch  bool
+	group  string
 }
 
 func init() {
 	register(&command{
 		name:    "status",
-		args:    "[CONNECTOR...] [-o table|json] [--watch]",
+		args:    "[CONNECTOR...] [-o table|json] [--watch] [--group G]",
 		summary: "flush lag of source connectors, consumer lag of sinks, and state; exits 1 if a connector is stalled",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &statusOptions{}
 			fs.StringVarP(&o.output, "output", "o", "table", "table or json")
 			fs.BoolVarP(&o.watch, "watch", "w", false, "print again every --refresh until interrupted")
+			fs.StringVar(&o.group, "group", "", sinkGroupFlagHelp)
 			return o
 		},
 		run: runStatus,
@@ -58,8 +60,14 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 	}
 	ctx, stop := signal.NotifyContext(env.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if o.group != "" && len(args) != 1 {
+		return usagef("--group names one sink's consumer group: name exactly one CONNECTOR")
+	}
 	ob := observe(ctx, g, rest)
 	defer ob.stop()
+	if o.group != "" {
+		ob.store.NameSinkGroup(args[0], o.group)
+	}
 	if err := waitCaughtUp(ctx, g, ob.tailer, 60*time.Second); err != nil {
 		return err
 	}
@@ -81,6 +89,11 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 		if ob.configWarn != "" && !warnedConfig {
 			warnedConfig = true
 			fmt.Fprintf(env.Stderr, "koff: warning: %s\n", ob.configWarn)
+		}
+		if o.group != "" {
+			if err := restSinkGroup(ob.store, args[0], o.group); err != nil {
+				return err
+			}
 		}
 		rows, err := statusRows(ob.store, args, g)
 		if err != nil {

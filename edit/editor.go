@@ -45,6 +45,10 @@ type REST interface {
 type Editor struct {
 	Store Offsets
 	Kafka Writer
+	// Bootstrap is the -b list Kafka is reached at: a sink whose
+	// consumer.override.bootstrap.servers names another is not edited
+	// there (sinkCluster).
+	Bootstrap []string
 	// REST is nil when koff has no --connect-url: edits then go straight to
 	// the offsets topic and the connector's state is unknown.
 	REST REST

@@ -129,6 +129,9 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	p := &Plan{Request: req, Topic: e.homeTopic(req.Connector, topics), Made: e.now()}
 	restOK, err := e.planREST(ctx, p)
+	if errors.Is(err, errSinkConnector) {
+		return e.planSinkItems(ctx, req)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -184,25 +187,39 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	return p, nil
 }
 
-// isSinkRequest: every item is in Connect's sink offset shape, or REST
-// says the connector is a sink, or (without REST) it has no source offsets
-// and a connect-<name> consumer group exists.
+// isSinkRequest: every item is in Connect's sink offset shape, or the
+// connector is a sink (sinkConnector), whatever the items' shape: then
+// items that are not a sink's are refused in Connect's words (sinkItem),
+// never written to the offsets topic as a source partition.
 func (e *Editor) isSinkRequest(ctx context.Context, req Request) (bool, error) {
-	if len(req.Items) > 0 {
-		sinks := 0
-		for _, it := range req.Items {
-			if it.Partition != nil && isSinkPartition(it.Partition) {
-				sinks++
-			}
+	sinks := 0
+	for _, it := range req.Items {
+		if it.Partition != nil && isSinkPartition(it.Partition) {
+			sinks++
 		}
-		if sinks == len(req.Items) {
-			return true, nil
-		}
-		if sinks > 0 {
-			return false, errors.New("sink partitions ({\"kafka_topic\",\"kafka_partition\"}) and source partitions cannot be mixed in one edit")
-		}
-		return false, nil
 	}
+	if len(req.Items) > 0 && sinks == len(req.Items) {
+		return true, nil
+	}
+	if len(req.Items) > 0 && sinks == 0 && e.REST != nil {
+		return false, nil // planREST learns the type from Connect (errSinkConnector)
+	}
+	isSink, err := e.sinkConnector(ctx, req)
+	if err != nil {
+		return false, err
+	}
+	if !isSink && sinks > 0 {
+		return false, errors.New("sink partitions ({\"kafka_topic\",\"kafka_partition\"}) and source partitions cannot be mixed in one edit")
+	}
+	return isSink, nil
+}
+
+// sinkConnector: REST says the connector is a sink; or, without REST, it
+// has no source offsets and its config in the config topic has topics or
+// topics.regex (a sink's do; koff cannot load its class to ask, and
+// MirrorMaker 2's connectors, sources, are told by class), or a consumer
+// group (--group, or connect-<name> with committed offsets).
+func (e *Editor) sinkConnector(ctx context.Context, req Request) (bool, error) {
 	if e.REST != nil {
 		st, err := e.REST.Status(ctx, req.Connector)
 		if err == nil {
@@ -215,6 +232,15 @@ func (e *Editor) isSinkRequest(ctx context.Context, req Request) (bool, error) {
 	if len(e.storedCopies(req.Connector)) > 0 {
 		return false, nil
 	}
+	if c, _, ok := e.configOf(req.Connector); ok && c.Config != nil && e.REST == nil && !strings.Contains(c.Class(), ".Mirror") {
+		// MirrorMaker 2's source connectors have a topics setting too.
+		if _, ok := c.Config["topics"]; ok {
+			return true, nil
+		}
+		if _, ok := c.Config["topics.regex"]; ok {
+			return true, nil
+		}
+	}
 	if req.Group != "" {
 		return true, nil
 	}
@@ -222,6 +248,11 @@ func (e *Editor) isSinkRequest(ctx context.Context, req Request) (bool, error) {
 	poll, err := e.groupPoll(ctx, group)
 	return err == nil && len(poll.Partitions) > 0, nil
 }
+
+// errSinkConnector: REST says the connector is a sink, so a request of
+// source-shaped items is planned as a sink's (and refused in Connect's
+// words).
+var errSinkConnector = errors.New("sink connector")
 
 // planREST reads the connector's state, type and own offsets topic from
 // REST, and reports whether REST can alter offsets (Connect ≥ 3.6).
@@ -241,6 +272,9 @@ func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
 	}
 	if err != nil {
 		return false, err
+	}
+	if st.Type == "sink" && len(p.Items) > 0 {
+		return false, errSinkConnector
 	}
 	p.State, p.Tasks = string(st.Connector.State), len(st.Tasks)
 	if c, topic, ok := e.configOf(p.Connector); ok && c.Config != nil {

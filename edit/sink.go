@@ -66,16 +66,56 @@ type SinkChange struct {
 	// Before is the committed offset now, After the new one; -1 is none.
 	Before, After int64
 	Start, End    int64
-	// Warning says when the new offset is outside the log.
+	// Asked is the offset asked for, before clamping to the log.
+	Asked int64
+	// Warning says when the offset asked for was outside the log.
 	Warning string
+	// FromEnd: with the offset deleted the sink starts at the log end
+	// (consumer.override.auto.offset.reset=latest).
+	FromEnd bool
 }
 
-// Lag after the edit.
+// Lag after the edit: with no committed offset the sink starts at the log
+// start (auto.offset.reset=earliest, Connect's default for sinks) or, with
+// consumer.override.auto.offset.reset=latest, at the end.
 func (c SinkChange) Lag() int64 {
+	if c.After < 0 && c.FromEnd {
+		return 0
+	}
 	if c.After < 0 {
 		return c.End - c.Start
 	}
 	return c.End - c.After
+}
+
+// Moved says what the sink does differently after the edit: the records it
+// skips (the new offset is ahead of the committed one) or replays (behind).
+// With no committed offset before, it says nothing.
+func (c SinkChange) Moved() string {
+	from, to := c.Before, c.After
+	if from < 0 {
+		return ""
+	}
+	if to < 0 { // deleted: auto.offset.reset
+		to = c.Start
+		if c.FromEnd {
+			to = c.End
+		}
+	}
+	switch {
+	case to > from:
+		return "skips " + records(to-from)
+	case to < from:
+		return "replays " + records(from-to)
+	}
+	return "unchanged"
+}
+
+func records(n int64) string {
+	if n == 1 {
+		return "1 record"
+	}
+	return strconv.FormatInt(n, 10) + " records"
 }
 
 // PlanSink works out a sink edit without writing anything.
@@ -92,6 +132,7 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 	var groupFromConfig bool
 	p.Group, groupFromConfig = e.sinkGroupOf(req.Connector, req.Group)
 	restOK := false
+	where := "" // the cluster of a sink's consumer.override.bootstrap.servers
 	st, err := e.sinkStatus(ctx, req.Connector)
 	if err != nil {
 		return nil, err
@@ -114,6 +155,9 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 			return nil, fmt.Errorf("Connect says sink %s uses group %s, not %s", req.Connector, p.Group, req.Group)
 		}
 		p.resetPolicy = strings.TrimSpace(cfg["consumer.override.auto.offset.reset"])
+		if where, err = e.sinkCluster(req.Connector, p.Group, cfg); err != nil {
+			return nil, err
+		}
 		info, err := e.REST.ServerInfo(ctx)
 		if err != nil {
 			return nil, err
@@ -127,6 +171,9 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 		if c, topic, ok := e.configOf(req.Connector); ok && c.Config != nil {
 			p.Target, p.ConfigTopic = c.TargetState, topic
 			p.resetPolicy = strings.TrimSpace(c.Config["consumer.override.auto.offset.reset"])
+			if where, err = e.sinkCluster(req.Connector, p.Group, c.Config); err != nil {
+				return nil, err
+			}
 			if groupFromConfig {
 				p.PathReason = "no --connect-url: committed to group " + p.Group + " (config topic " + topic + ") directly"
 			}
@@ -157,6 +204,9 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 			method = "DELETE"
 		}
 		p.PathReason = method + " /connectors/" + req.Connector + "/offsets"
+	}
+	if where != "" {
+		p.PathReason += "; " + where
 	}
 	switch {
 	case p.Absent:
@@ -292,38 +342,49 @@ func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, 
 		default:
 			return fmt.Errorf("unknown strategy %q", s.Kind)
 		}
-		switch {
-		case c.After < -1:
+		kind := req.Strategy.Kind
+		deleted := kind == SinkReset || kind == SinkExplicit && c.After == -1
+		if c.After < 0 && !deleted && kind != SinkShiftBy {
 			return fmt.Errorf("%s: offset %d is negative", tp, c.After)
-		case c.After >= 0 && (c.After < gp.Start || c.After > gp.End):
-			c.Warning = outOfRange(c.After, gp.Start, gp.End, p.resetPolicy)
+		}
+		if !deleted {
+			c.ClampToLog()
+		} else if c.Before >= 0 {
+			deletedNote(&c, p.resetPolicy)
 		}
 		p.Sink = append(p.Sink, c)
 	}
 	return nil
 }
 
-// outOfRange says what a sink does with a committed offset outside the
-// log: its consumer's fetch gets OFFSET_OUT_OF_RANGE and follows
-// auto.offset.reset, which Worker.baseConsumerConfigs sets to earliest for
-// sink tasks (a connector may override it with
-// consumer.override.auto.offset.reset). It never waits for the offset.
-func outOfRange(off, start, end int64, policy string) string {
-	where := fmt.Sprintf("above the log end %d", end)
-	if off < start {
-		where = fmt.Sprintf("below the log start %d", start)
+// ClampToLog moves a new offset outside the partition's log to its start
+// or end, as kafka-consumer-groups --reset-offsets does
+// (ConsumerGroupCommand.checkOffsetsRange), and says so. Committed as
+// asked, such an offset would make the sink's consumer get
+// OFFSET_OUT_OF_RANGE and follow auto.offset.reset (earliest for sink
+// tasks): a shift past the end would replay the whole partition.
+func (c *SinkChange) ClampToLog() {
+	c.Asked = c.After
+	switch {
+	case c.After > c.End:
+		c.After = c.End
+		c.Warning = fmt.Sprintf("offset %d is above the log end %d: clamped to %d, as kafka-consumer-groups does", c.Asked, c.End, c.End)
+	case c.After < c.Start:
+		c.After = c.Start
+		c.Warning = fmt.Sprintf("offset %d is below the log start %d: clamped to %d, as kafka-consumer-groups does", c.Asked, c.Start, c.Start)
 	}
+}
+
+// deletedNote says where a sink starts once its committed offset is
+// deleted: auto.offset.reset, earliest unless the connector overrides it.
+func deletedNote(c *SinkChange, policy string) {
 	switch strings.ToLower(policy) {
 	case "latest":
-		return fmt.Sprintf("offset %d is %s: the sink's consumer gets OFFSET_OUT_OF_RANGE and, with consumer.override.auto.offset.reset=latest, skips to the log end %d (%d records never delivered)", off, where, end, end-start)
+		c.FromEnd = true
+		c.Warning = fmt.Sprintf("with consumer.override.auto.offset.reset=latest the sink starts at the log end %d: %d records never delivered", c.End, max(c.End-c.Before, 0))
 	case "none":
-		return fmt.Sprintf("offset %d is %s: the sink's consumer gets OFFSET_OUT_OF_RANGE and, with consumer.override.auto.offset.reset=none, its task fails", off, where)
+		c.Warning = "with consumer.override.auto.offset.reset=none the sink's task fails with no committed offset"
 	}
-	wait := ""
-	if off > end {
-		wait = "the sink does not wait for it; "
-	}
-	return fmt.Sprintf("offset %d is %s: %sits consumer gets OFFSET_OUT_OF_RANGE and follows auto.offset.reset, which Connect sets to earliest for sink tasks, so it replays the partition from the log start %d (%d records)", off, where, wait, start, end-start)
 }
 
 // sinkResetAll: every committed offset of the group is deleted, which REST
@@ -370,13 +431,33 @@ func sinkOffsetJSON(n int64) []byte {
 // Connect accepts. Errors are Connect's own words (SinkUtils), which
 // operators know from the REST API.
 func sinkItem(it Item) (model.TopicPartition, int64, error) {
-	topic, _ := it.Partition.Get("kafka_topic")
-	part, _ := it.Partition.Get("kafka_partition")
-	ts, ok := topic.(string)
-	if !ok || ts == "" {
+	if it.Partition == nil {
+		return model.TopicPartition{}, 0, errors.New("The partition for a sink connector offset cannot be null or missing")
+	}
+	topic, hasTopic := it.Partition.Get("kafka_topic")
+	part, hasPart := it.Partition.Get("kafka_partition")
+	if !hasTopic || !hasPart {
+		return model.TopicPartition{}, 0, errors.New("The partition for a sink connector offset must contain the keys 'kafka_topic' and 'kafka_partition'")
+	}
+	if topic == nil {
+		return model.TopicPartition{}, 0, errors.New("Kafka topic names must be valid strings and may not be null")
+	}
+	if part == nil {
+		return model.TopicPartition{}, 0, errors.New("Kafka partitions must be valid numbers and may not be null")
+	}
+	var ts string
+	switch x := topic.(type) {
+	case string:
+		ts = x
+	case json.Number: // Connect takes String.valueOf the value
+		ts = string(x)
+	default:
 		return model.TopicPartition{}, 0, errors.New("Kafka topic names must be valid strings and may not be null")
 	}
 	pn, err := intOf(part)
+	if err == nil && (pn < -1<<31 || pn >= 1<<31) {
+		err = errors.New("beyond an int") // Integer.parseInt
+	}
 	if err != nil {
 		return model.TopicPartition{}, 0, fmt.Errorf("Failed to parse the following Kafka partition value in the provided offsets: '%v'. Partition values for sink connectors need to be integers.", part)
 	}
@@ -392,6 +473,10 @@ func sinkItem(it Item) (model.TopicPartition, int64, error) {
 	if err != nil {
 		return tp, 0, fmt.Errorf("Failed to parse the following Kafka offset value in the provided offsets: '%v'. Offset values for sink connectors need to be integers.", ov)
 	}
+	if off < 0 {
+		// Kafka's OffsetAndMetadata: "Invalid negative offset".
+		return tp, 0, fmt.Errorf("%s: offset %d is negative: a committed offset is the next record to read, 0 or more", tp, off)
+	}
 	return tp, off, nil
 }
 
@@ -399,8 +484,8 @@ func intOf(v any) (int64, error) {
 	switch x := v.(type) {
 	case json.Number:
 		return strconv.ParseInt(string(x), 10, 64)
-	case string:
-		return strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+	case string: // Long.parseLong: no spaces
+		return strconv.ParseInt(x, 10, 64)
 	}
 	return 0, fmt.Errorf("not an integer: %v", v)
 }

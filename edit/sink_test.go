@@ -3,6 +3,7 @@ package edit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -79,12 +80,12 @@ func TestSinkStrategiesCommitToTheGroup(t *testing.T) {
 		warning  string
 	}{
 		{"to an offset", SinkStrategy{Kind: SinkToOffset, Offset: 3}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 3, "orders/1": 1}, ""},
-		{"shift forward", SinkStrategy{Kind: SinkShiftBy, Shift: 2}, nil, map[string]int64{"orders/0": 5, "orders/1": 3}, "above the log end 1"},
-		{"shift back", SinkStrategy{Kind: SinkShiftBy, Shift: -1}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 4, "orders/1": 3}, ""},
+		{"shift forward", SinkStrategy{Kind: SinkShiftBy, Shift: 2}, nil, map[string]int64{"orders/0": 5, "orders/1": 1}, "orders/1: offset 3 is above the log end 1: clamped to 1"},
+		{"shift back", SinkStrategy{Kind: SinkShiftBy, Shift: -1}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 4, "orders/1": 1}, ""},
 		{"to earliest", SinkStrategy{Kind: SinkToEarliest}, nil, map[string]int64{"orders/0": 0, "orders/1": 0}, ""},
 		{"to latest", SinkStrategy{Kind: SinkToLatest}, nil, map[string]int64{"orders/0": 15, "orders/1": 1}, ""},
 		{"to a timestamp", SinkStrategy{Kind: SinkToTimestamp, Time: mid}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 10, "orders/1": 1}, ""},
-		{"beyond the end", SinkStrategy{Kind: SinkToOffset, Offset: 99}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 99, "orders/1": 1}, "above the log end 15"},
+		{"beyond the end", SinkStrategy{Kind: SinkToOffset, Offset: 99}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 15, "orders/1": 1}, "offset 99 is above the log end 15: clamped to 15, as kafka-consumer-groups does"},
 		{"reset one", SinkStrategy{Kind: SinkReset}, []model.TopicPartition{tp0}, map[string]int64{"orders/1": 1}, ""},
 	}
 	for _, c := range cases {
@@ -224,26 +225,38 @@ func TestSinkGroupOnlyFromEvidence(t *testing.T) {
 	}
 }
 
-// Class 9: a committed offset outside the log does not make a Java sink
-// wait: its consumer gets OFFSET_OUT_OF_RANGE and follows
-// auto.offset.reset, which Worker.baseConsumerConfigs sets to earliest.
-func TestSinkOffsetOutsideTheLogReplaysFromEarliest(t *testing.T) {
+// Issue 21: an offset outside the log, however it is asked for (a shift
+// past either end, --to-offset, Connect's sink shape), is clamped to the
+// log start or end as kafka-consumer-groups --reset-offsets does, and the
+// plan says so; the lag after is never negative.
+func TestSinkOffsetOutsideTheLogIsClamped(t *testing.T) {
 	h, _ := sinkHarness(t)
+	ctx := context.Background()
 	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
-	for _, off := range []int64{1000} {
-		p, err := h.ed.PlanSink(context.Background(), SinkRequest{Connector: "s3", Kind: KindSet, Strategy: SinkStrategy{Kind: SinkToOffset, Offset: off}, Partitions: []model.TopicPartition{tp0}})
+	for _, c := range []struct {
+		name     string
+		strategy SinkStrategy
+		want     int64
+		says     string
+	}{
+		{"to an offset past the end", SinkStrategy{Kind: SinkToOffset, Offset: 1000}, 15, "offset 1000 is above the log end 15: clamped to 15"},
+		{"a shift past the end", SinkStrategy{Kind: SinkShiftBy, Shift: 100}, 15, "offset 112 is above the log end 15: clamped to 15"},
+		{"a shift before the start", SinkStrategy{Kind: SinkShiftBy, Shift: -100}, 0, "offset -88 is below the log start 0: clamped to 0"},
+		{"Connect's shape past the end", SinkStrategy{Kind: SinkExplicit, Offsets: map[model.TopicPartition]int64{tp0: 40}}, 15, "offset 40 is above the log end 15: clamped to 15"},
+	} {
+		p, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s3", Kind: KindSet, Strategy: c.strategy, Partitions: []model.TopicPartition{tp0}})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", c.name, err)
 		}
 		w := strings.Join(p.Warnings, " ")
-		if strings.Contains(w, "wait") && !strings.Contains(w, "does not wait") || !strings.Contains(w, "OFFSET_OUT_OF_RANGE") || !strings.Contains(w, "replays the partition from the log start 0 (15 records)") {
-			t.Errorf("offset %d: warnings %q", off, w)
+		if p.Sink[0].After != c.want || !strings.Contains(w, c.says) || p.Sink[0].Lag() < 0 {
+			t.Errorf("%s: new offset %d lag after %d, warnings %q; want %d saying %q", c.name, p.Sink[0].After, p.Sink[0].Lag(), w, c.want, c.says)
 		}
-	}
-	if got := outOfRange(50, 10, 20, "latest"); !strings.Contains(got, "skips to the log end 20") {
-		t.Errorf("latest: %s", got)
-	}
-	if got := outOfRange(5, 10, 20, "none"); !strings.Contains(got, "below the log start 10") || !strings.Contains(got, "task fails") {
-		t.Errorf("none: %s", got)
+		if strings.Contains(w, "replays") {
+			t.Errorf("%s: a clamped offset replays nothing, yet the plan says %q", c.name, w)
+		}
+		if string(p.Changes[0].After) != fmt.Sprintf(`{"kafka_offset":%d}`, c.want) {
+			t.Errorf("%s: the change commits %s", c.name, p.Changes[0].After)
+		}
 	}
 }

@@ -30,8 +30,9 @@ import (
 // (Worker.alterSinkConnectorOffsets) and kafka-consumer-groups
 // (ConsumerGroupCommand's reset) send through
 // Admin#alterConsumerGroupOffsets: no validation, the position is used as
-// it is, and one outside the log gets OFFSET_OUT_OF_RANGE and follows
-// auto.offset.reset, which Worker.baseConsumerConfigs sets to earliest.
+// it is. An offset past the end koff clamps to the end, as
+// kafka-consumer-groups does (committed as asked it would get
+// OFFSET_OUT_OF_RANGE and follow auto.offset.reset, earliest for sinks).
 func TestSinkEditsAfterTheLeaderEpochMoved(t *testing.T) {
 	s := realStack(t)
 	name, topic := "epoch-sink", "epoch-sink-in"
@@ -87,18 +88,20 @@ func TestSinkEditsAfterTheLeaderEpochMoved(t *testing.T) {
 	want = append(want, sinkLines(12, 19)...)
 	wantFile(t, out, want, "after koff set to 12 through REST")
 
-	// Past the log end, directly: the plan says the sink replays the
-	// partition from the log start, and it does.
+	// Past the log end, directly: koff clamps to the log end as
+	// kafka-consumer-groups does, its plan says so, and the sink replays
+	// nothing: it goes on with the next record produced.
 	s.stop(t, name)
 	plan = mustKoff(t, s.withTopic("set", name, "--group", group, "--to-offset", "100", "--yes")...)
-	said := "replays the partition from the log start 0 (20 records)"
+	said := "offset 100 is above the log end 20: clamped to 20, as kafka-consumer-groups does"
 	if !strings.Contains(plan, said) {
-		t.Fatalf("koff's plan for offset 100 on a log of 0..19 should say it %q:\n%s", said, plan)
+		t.Fatalf("koff's plan for offset 100 on a log of 0..19 should say %q:\n%s", said, plan)
 	}
-	s.wantCommitted(t, group, topic, 100, "koff's direct commit past the log end")
+	s.wantCommitted(t, group, topic, 20, "koff's direct commit of 100, clamped to the log end")
 	s.resume(t, name)
-	s.waitSinkCommitted(t, name, topic, 20)
-	want = append(want, sinkLines(0, 19)...)
+	s.produce(t, topic, 0, sinkValues(20, 21)...)
+	s.waitSinkCommitted(t, name, topic, 22)
+	want = append(want, sinkLines(20, 21)...)
 	wantFile(t, out, want, "after koff set past the log end, whose plan said: "+said)
 }
 

@@ -150,8 +150,26 @@ func (s *Store) SinkGroups() []string {
 			out = append(out, c.GroupOverride())
 		}
 	}
+	for _, g := range s.namedGroups {
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
 	sort.Strings(out)
 	return out
+}
+
+// NameSinkGroup says that connector name is a sink reading as group (koff
+// get/status --group), for a sink REST does not list: without REST or a
+// config topic koff cannot see its consumer.override.group.id.
+func (s *Store) NameSinkGroup(name, group string) {
+	s.mu.Lock()
+	if s.namedGroups == nil {
+		s.namedGroups = map[string]string{}
+	}
+	s.namedGroups[name] = group
+	s.mu.Unlock()
+	s.bump()
 }
 
 // SinkSummary is a sink connector's lag at a glance.

@@ -76,6 +76,10 @@ type Store struct {
 	status      TailStatus
 	rest        RESTStatus
 	groups      map[string]*sinkGroup
+	// namedGroups are sinks' groups the user named (koff get/status
+	// --group): without REST or a config topic, a consumer.override.group.id
+	// is out of sight.
+	namedGroups map[string]string
 	topicsOf    map[string][]string            // connector → topics it writes (sources)
 	unflushed   map[string]Unflushed           // connector → records since its last flush
 	configs     atomic.Pointer[ConnectConfigs] // Connect's config topic (ConfigFeed)
@@ -763,11 +767,15 @@ func (s *Store) joinREST(r *ConnectorRow) {
 		}
 	}
 	if r.Type == "sink" {
-		if g := s.groups[SinkGroupName(r.ID.Name, cfg)]; g != nil {
+		group := SinkGroupName(r.ID.Name, cfg)
+		if named := s.namedGroups[r.ID.Name]; named != "" && !r.InREST {
+			group = named
+		}
+		if g := s.groups[group]; g != nil {
 			sum := g.summary()
 			r.Sink = &sum
 		} else {
-			r.Sink = &SinkSummary{Group: SinkGroupName(r.ID.Name, cfg)}
+			r.Sink = &SinkSummary{Group: group}
 		}
 	}
 }
@@ -905,10 +913,20 @@ func (s *Store) connectorRows(counts bool) []ConnectorRow {
 			rows = append(rows, r)
 		}
 	}
+	// Sinks whose group the user named, that REST does not list.
+	for name, group := range s.namedGroups {
+		if _, inREST := s.rest.Connectors[name]; inREST || withOffsets[name] || claimed[group] || s.groups[group] == nil {
+			continue
+		}
+		claimed[group] = true
+		r := ConnectorRow{ID: ConnectorID{Name: name}, Type: "sink"}
+		s.joinREST(&r)
+		rows = append(rows, r)
+	}
 	// Sinks the config topic holds and REST does not list: their group is
 	// the one their config names (consumer.override.group.id).
 	for name, cc := range s.ConnectConfigs().Connectors {
-		if _, inREST := s.rest.Connectors[name]; inREST || cc.Config == nil || withOffsets[name] {
+		if _, inREST := s.rest.Connectors[name]; inREST || cc.Config == nil || withOffsets[name] || s.namedGroups[name] != "" {
 			continue
 		}
 		group := SinkGroupName(name, cc.Config)

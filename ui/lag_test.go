@@ -193,7 +193,7 @@ func TestSinkFormValidatesAndPlansEachStrategy(t *testing.T) {
 	}{
 		{name: "offset", value: "100", invalid: []string{"-5", "12a"},
 			want:  edit.SinkRequest{Partitions: orders0, Strategy: edit.SinkStrategy{Kind: edit.SinkToOffset, Offset: 100}},
-			shows: []string{"to offset 100 · orders/0", "1,600 → 100", "lag after 2,600", "below the log start 400"}},
+			shows: []string{"to offset 100 · orders/0", "1,600 → 400", "lag after 2,300", "below the log start 400: clamped to 400"}},
 		{name: "earliest, all partitions", keys: []string{"down", "tab"},
 			want:  edit.SinkRequest{Strategy: edit.SinkStrategy{Kind: edit.SinkToEarliest}},
 			shows: []string{"to earliest · all 3 partitions", "1,600 → 400", "1,500 → 0", "1,200 → 0"}},

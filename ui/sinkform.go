@@ -147,13 +147,14 @@ func (f *sinkForm) validate() {
 func (f *sinkForm) outcome(after int64) (string, bool) {
 	p := f.sel
 	c := edit.SinkChange{TopicPartition: p.TopicPartition, Before: p.Committed, After: after, Start: p.Start, End: p.End}
-	s := fmt.Sprintf("%s: %s → %s · lag after %s", p.TopicPartition, committedCell(p.Committed), count(after), count(c.Lag()))
+	c.ClampToLog() // as kafka-consumer-groups and the plan do
+	s := fmt.Sprintf("%s: %s → %s · lag after %s", p.TopicPartition, committedCell(p.Committed), count(c.After), count(c.Lag()))
 	warn := true
 	switch {
 	case after < p.Start:
-		s += " · below the log start " + count(p.Start)
+		s += " · " + count(after) + " is below the log start: clamped"
 	case after > p.End:
-		s += " · above the log end " + count(p.End)
+		s += " · " + count(after) + " is above the log end: clamped"
 	default:
 		warn = false
 	}
