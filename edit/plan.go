@@ -124,15 +124,16 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		return e.planSinkItems(ctx, req)
 	}
-	if err := e.requirePartitions(req, e.storedCopies(req.Connector)); err != nil {
-		return nil, err
-	}
 	p := &Plan{Request: req, Topic: e.homeTopic(req.Connector, topics), Made: e.now()}
 	restOK, err := e.planREST(ctx, p)
 	if errors.Is(err, errSinkConnector) {
 		return e.planSinkItems(ctx, req)
 	}
 	if err != nil {
+		return nil, err
+	}
+	// Once it is known to be a source (REST may say it is a sink).
+	if err := e.requirePartitions(req, e.storedCopies(req.Connector)); err != nil {
 		return nil, err
 	}
 	copies := e.storedCopies(req.Connector)
