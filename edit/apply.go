@@ -53,8 +53,19 @@ func (c Contest) String() string {
 	return fmt.Sprintf("%s holds %s, written by %s", c.Partition, v, by)
 }
 
-// Summary is one line for a status bar or the CLI.
-func (r Result) Summary() string {
+// Summary is one line for the CLI.
+func (r Result) Summary() string { return r.summary(false) }
+
+// Brief is Summary for a status bar: a read-back edit koff cannot verify
+// for the worker leaves out why (the confirmation said it: "no
+// --connect-url, no config topic") so the line reads whole at 80 columns.
+func (r Result) Brief() string { return r.summary(true) }
+
+// ReadBackOnly: the edit was read back, but koff cannot tell the worker
+// reads that topic (Plan.Unsure). Not a success to mark with a check.
+func (r Result) ReadBackOnly() bool { return r.Verified && r.Plan.Unsure != "" }
+
+func (r Result) summary(short bool) string {
 	n := len(r.Plan.Changes)
 	what := fmt.Sprintf("%d partition", n)
 	if n != 1 {
@@ -76,8 +87,11 @@ func (r Result) Summary() string {
 		return fmt.Sprintf("NOT applied: lost a race with a concurrent edit of %s: %s first; koff put that value back over its own write%s", r.Plan.Connector, r.Lost[0], more(len(r.Lost)))
 	case len(r.Overwritten) > 0:
 		return fmt.Sprintf("written, then overwritten: %s %s of %s via %s, but %s%s", verb, what, r.Plan.Connector, via, r.Overwritten[0], more(len(r.Overwritten)))
-	case r.Verified && r.Plan.Unsure != "":
+	case r.ReadBackOnly():
 		// Read back, but koff cannot tell the worker reads that topic.
+		if short {
+			return fmt.Sprintf("%s %s of %s: read back, NOT verified for the worker", verb, what, r.Plan.Connector)
+		}
 		return fmt.Sprintf("written and read back, NOT verified for the worker: %s %s of %s via %s; %s", verb, what, r.Plan.Connector, via, r.Plan.Unsure)
 	case r.Verified:
 		return fmt.Sprintf("verified: %s %s of %s via %s", verb, what, r.Plan.Connector, via)

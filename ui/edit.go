@@ -300,17 +300,19 @@ func (m *Model) handleResumeDone(msg resumeDoneMsg) {
 	m.setStatus(statusOK, "resumed "+msg.name)
 }
 
-// resultText is Result.Summary, with Connect's own answer for REST edits.
+// resultText is Result.Brief, with Connect's own answer for REST edits.
 func resultText(r edit.Result) string {
-	s := r.Summary()
+	s := r.Brief()
 	if r.Message != "" {
 		s += " · Connect: " + r.Message
 	}
 	return s
 }
 
+// resultKind marks only a verified edit with a check; one read back but
+// not verified for the worker is a warning, as its words say.
 func resultKind(r edit.Result) statusKind {
-	if r.Verified {
+	if r.Verified && !r.ReadBackOnly() {
 		return statusOK
 	}
 	return statusWarn
