@@ -606,7 +606,7 @@ func (e *Editor) stopConnector(ctx context.Context, name string) error {
 		return errNoREST
 	}
 	if err := e.REST.Stop(ctx, name); err != nil {
-		return err
+		return e.notInConnect(ctx, name, err)
 	}
 	deadline := time.Now().Add(e.stopTimeout())
 	for {
@@ -651,7 +651,7 @@ func (e *Editor) resumeConnector(ctx context.Context, name string) error {
 	if e.REST == nil {
 		return errNoREST
 	}
-	return e.REST.Resume(ctx, name)
+	return e.notInConnect(ctx, name, e.REST.Resume(ctx, name))
 }
 
 // stateBefore is the connector's state as REST reports it before a stop
