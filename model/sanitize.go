@@ -98,7 +98,9 @@ func firstUnsafe[T ~string | ~[]byte](s T) int {
 // another, or to spill over the rows around it.
 const maxMarks = 2
 
-func isMark(r rune) bool { return r >= 0x300 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r)) }
+func isMark(r rune) bool {
+	return r >= 0x300 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r))
+}
 
 // markRun counts the combining marks that s starts with (up to
 // maxMarks+1) and the bytes they take.
