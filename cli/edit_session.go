@@ -131,8 +131,9 @@ func (s *editSession) watchSignals() {
 			return
 		case sig := <-s.sigs:
 			if !s.writing.Load() {
-				// Nothing written yet (planning, or at the prompt): die
-				// of the signal as if koff had not caught it.
+				// Nothing written yet (planning, or at the prompt): say
+				// so, and die of the signal as if koff had not caught it.
+				fmt.Fprintln(s.env.Stderr, "\nkoff: interrupted before writing: nothing was written")
 				signal.Stop(s.sigs)
 				s.cancel()
 				if p, err := os.FindProcess(os.Getpid()); err == nil {
@@ -241,7 +242,7 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 	defer s.writing.Store(false)
 	for _, p := range plans {
 		if s.ctx.Err() != nil {
-			return fmt.Errorf("%s: interrupted before writing: nothing written", p.Connector)
+			return fmt.Errorf("%s: interrupted before writing: nothing was written", p.Connector)
 		}
 		start := time.Now()
 		res, err := s.ed.Apply(s.ctx, p)

@@ -131,6 +131,9 @@ func (e *WriteError) Error() string {
 		}
 		return s + undoHint(len(e.Written)+len(e.Unknown))
 	}
+	if len(e.Written) == 0 && errors.Is(e.Err, ErrInterrupted) {
+		return "interrupted before writing: nothing was written"
+	}
 	return fmt.Sprintf("%v; written: %s; not written: %s%s", e.Err, tpList(e.Written), tpList(e.NotWritten), undoHint(len(e.Written)))
 }
 
