@@ -141,4 +141,3 @@ func partitionCount(n int) string {
 	}
 	return fmt.Sprintf("%d partitions", n)
 }
-
