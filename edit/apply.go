@@ -603,7 +603,7 @@ func (e *Editor) StopConnector(ctx context.Context, name string) error {
 
 func (e *Editor) stopConnector(ctx context.Context, name string) error {
 	if e.ReadOnly {
-		return ErrReadOnly
+		return e.readOnly()
 	}
 	if e.REST == nil {
 		return errNoREST
@@ -649,7 +649,7 @@ func (e *Editor) ResumeConnector(ctx context.Context, name string) error {
 
 func (e *Editor) resumeConnector(ctx context.Context, name string) error {
 	if e.ReadOnly {
-		return ErrReadOnly
+		return e.readOnly()
 	}
 	if e.REST == nil {
 		return errNoREST
