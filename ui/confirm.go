@@ -77,7 +77,8 @@ func newConfirmDialog(km *keymap.KeyMap, st *Styles, p *edit.Plan, undo *edit.Un
 		d.needName = true
 		d.name = textinput.New()
 		d.name.Prompt = "› "
-		d.name.Placeholder = p.Connector
+		// No placeholder: without colour the name would look typed, and
+		// the line above says what to type.
 		d.name.SetStyles(st.Input)
 		d.name.Focus()
 	}
@@ -87,6 +88,9 @@ func newConfirmDialog(km *keymap.KeyMap, st *Styles, p *edit.Plan, undo *edit.Un
 // needsStop: REST says the connector is not STOPPED (or its tasks have not
 // gone yet), so Connect and Check refuse a plain apply.
 func (d *confirmDialog) needsStop() bool {
+	if d.shown.Kind == edit.KindDeleteStray {
+		return false // the task never reads nor writes that key (Check agrees)
+	}
 	return d.shown.State != "" && (d.shown.State != "STOPPED" || d.shown.Tasks > 0)
 }
 
@@ -207,6 +211,8 @@ func kindTitle(p *edit.Plan) string {
 		return "Import " + offsets
 	case edit.KindCopy:
 		return fmt.Sprintf("Copy %s from %s", offsets, p.From)
+	case edit.KindDeleteStray:
+		return "Delete a stray copy"
 	}
 	return string(p.Kind)
 }
@@ -392,6 +398,10 @@ func (d *confirmDialog) sourceChanges(w int) []string {
 	var out []string
 	for _, ch := range d.shown.Changes {
 		out = append(out, indentWrap(ch.PartitionJSON, w, "  ", 0)...)
+		if d.shown.Kind == edit.KindDeleteStray {
+			out = append(out, d.strayChange(ch, w)...)
+			continue
+		}
 		before, after := "(none)", "(deleted)"
 		if ch.Before != nil {
 			before = string(ch.Before)
@@ -410,6 +420,25 @@ func (d *confirmDialog) sourceChanges(w int) []string {
 		}
 	}
 	return out
+}
+
+// strayChange is what a stray delete changes: that copy's value →
+// (deleted), and what the task reads, which it leaves as it is.
+func (d *confirmDialog) strayChange(ch edit.Change, w int) []string {
+	var out []string
+	for _, wr := range ch.Writes {
+		held := "(deleted)"
+		if wr.Before != nil {
+			held = string(wr.Before)
+		}
+		out = append(out, indentWrap("stray copy in "+wr.TopicPartition.String()+": "+held+" → (deleted)", w, "    ", 0)...)
+		out = append(out, indentWrap(d.st.Muted.Render(wr.TopicPartition.String()+": "+writeText(wr)), w, "    ", 0)...)
+	}
+	reads := "no offset"
+	if ch.Before != nil {
+		reads = string(ch.Before)
+	}
+	return append(out, indentWrap(d.st.Muted.Render("the task reads "+reads+" before and after"), w, "    ", 0)...)
 }
 
 // isSinkPlan: the plan changes a sink's consumer group offsets.
@@ -535,16 +564,17 @@ func (d *confirmDialog) footer(w int, spinner string) []string {
 	apply, flow := d.km.Confirm, d.km.StopApplyResume
 	apply.SetEnabled(d.canApply())
 	flow.SetEnabled(d.canFlow())
-	keys := d.help.ShortHelpView([]key.Binding{apply, flow, d.km.Cancel})
-	if !d.nameOK() {
-		keys += st.Muted.Render(keySep + "type the name to continue")
-	}
+	bindings := []key.Binding{apply, flow}
 	if d.vp.TotalLineCount() > d.vp.Height() {
 		scroll := d.km.DialogDown
 		scroll.SetHelp("↑↓ pgup pgdn", "scroll")
-		keys += st.Muted.Render(keySep) + d.help.ShortHelpView([]key.Binding{scroll})
+		bindings = append(bindings, scroll)
 	}
-	return append(out, keys)
+	note := ""
+	if !d.nameOK() {
+		note = "type the name to continue"
+	}
+	return append(out, dialogKeys(d.help, st, w, append(bindings, d.km.Cancel), note)...)
 }
 
 // undoWarnings say, before enter, what the CLI refuses without --force or

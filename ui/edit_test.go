@@ -501,7 +501,7 @@ func TestResetAllNeedsTheConnectorsName(t *testing.T) {
 	requireContains(t, m, "enter apply")
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan reset-all jdbc-orders", "apply reset-all jdbc-orders")
-	requireStatus(t, m, "NOT verified for the worker: reset 3 partitions of jdbc-orders via offsets topic")
+	requireStatus(t, m, "reset 3 partitions of jdbc-orders: read back, NOT verified for the worker")
 }
 
 func TestRunningConnectorOffersStopApplyResume(t *testing.T) {
