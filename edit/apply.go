@@ -71,7 +71,7 @@ func (r Result) summary(short bool) string {
 	if n != 1 {
 		what += "s"
 	}
-	verb := map[Kind]string{KindReset: "reset", KindResetAll: "reset", KindImport: "imported", KindUndo: "undid the last edit:", KindCopy: "copied"}[r.Plan.Kind]
+	verb := map[Kind]string{KindReset: "reset", KindResetAll: "reset", KindImport: "imported", KindUndo: "undid the last edit:", KindCopy: "copied", KindDeleteStray: "deleted a stray copy:"}[r.Plan.Kind]
 	if verb == "" {
 		verb = "set"
 	}
