@@ -564,17 +564,24 @@ func (d *confirmDialog) footer(w int, spinner string) []string {
 	apply, flow := d.km.Confirm, d.km.StopApplyResume
 	apply.SetEnabled(d.canApply())
 	flow.SetEnabled(d.canFlow())
-	bindings := []key.Binding{apply, flow}
-	if d.vp.TotalLineCount() > d.vp.Height() {
-		scroll := d.km.DialogDown
-		scroll.SetHelp("↑↓ pgup pgdn", "scroll")
-		bindings = append(bindings, scroll)
-	}
 	note := ""
 	if !d.nameOK() {
 		note = "type the name to continue"
 	}
-	return append(out, dialogKeys(d.help, st, w, append(bindings, d.km.Cancel), note)...)
+	keys := func(scrollKey string) []string {
+		bindings := []key.Binding{apply, flow}
+		if d.vp.TotalLineCount() > d.vp.Height() {
+			scroll := d.km.DialogDown
+			scroll.SetHelp(scrollKey, "scroll")
+			bindings = append(bindings, scroll)
+		}
+		return dialogKeys(d.help, st, w, append(bindings, d.km.Cancel), note)
+	}
+	lines := keys("↑↓ pgup pgdn")
+	if len(lines) > 1 { // narrow: the keys on one line leave the body a line more
+		lines = keys("↑↓")
+	}
+	return append(out, lines...)
 }
 
 // undoWarnings say, before enter, what the CLI refuses without --force or
