@@ -38,6 +38,7 @@ type confirmDialog struct {
 	needName bool
 
 	vp            viewport.Model
+	warnAt        []int // the body's lines that start a warning
 	help          help.Model
 	width, height int // the box's outer width and its most rows
 
@@ -162,7 +163,25 @@ func (d *confirmDialog) setSize(w, h int) {
 	d.help.SetWidth(inner)
 	d.name.SetWidth(max(inner-4, 4))
 	d.vp.SetWidth(inner)
-	d.vp.SetContentLines(d.content(inner))
+	content := d.content(inner)
+	d.warnAt = d.warnAt[:0]
+	for i, l := range content {
+		if strings.HasPrefix(strings.TrimLeft(ansi.Strip(l), " "), "⚠") {
+			d.warnAt = append(d.warnAt, i)
+		}
+	}
+	d.vp.SetContentLines(content)
+}
+
+// warningsOutOfView counts the body's warnings scrolled out of sight.
+func (d *confirmDialog) warningsOutOfView() int {
+	n := 0
+	for _, i := range d.warnAt {
+		if i < d.vp.YOffset() || i >= d.vp.YOffset()+d.vp.Height() {
+			n++
+		}
+	}
+	return n
 }
 
 // view renders the box; spinner is the root's spinner frame.
@@ -170,9 +189,17 @@ func (d *confirmDialog) view(spinner string) string {
 	inner := d.width - dialogFrameW
 	// Title, a blank line, the body, a blank line, the footer: the body
 	// gets what the rest leaves.
-	room := d.height - dialogFrameH - 3 - len(d.footer(inner, spinner))
-	d.vp.SetHeight(max(min(d.vp.TotalLineCount(), room), 1))
-	foot := d.footer(inner, spinner) // now knowing whether the body scrolls
+	// The footer depends on the body's height (does it scroll, is a
+	// warning out of view) and the other way round: a few rounds settle.
+	foot := d.footer(inner, spinner)
+	for range 3 {
+		h := max(min(d.vp.TotalLineCount(), d.height-dialogFrameH-3-len(foot)), 1)
+		if h == d.vp.Height() {
+			break
+		}
+		d.vp.SetHeight(h)
+		foot = d.footer(inner, spinner)
+	}
 	lines := []string{d.titleLine(inner), ""}
 	lines = append(lines, strings.Split(d.vp.View(), "\n")...)
 	lines = append(lines, "")
@@ -556,6 +583,10 @@ func (d *confirmDialog) footer(w int, spinner string) []string {
 			msg += " Resuming leaves it RUNNING, not PAUSED."
 		}
 		out = append(out, indentWrap(st.Warn.Render("⚠ ")+msg, w, "", 0)...)
+	}
+	if n := d.warningsOutOfView(); n > 0 && d.vp.TotalLineCount() > d.vp.Height() {
+		// A warning must not pass unseen below (or above) the fold.
+		out = append(out, truncate(st.Warn.Render("⚠ ")+plural(n, "warning", "warnings")+" out of view: ↑↓ to read", w))
 	}
 	if d.needName {
 		out = append(out, "Type "+st.Title.Render(name)+" to reset every offset it has:")
