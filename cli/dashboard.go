@@ -104,7 +104,7 @@ func (g *Globals) uiOptions(o *observer, rest bool) ui.Options {
 		Interrupted:   interruptedNotice(g.auditPath(g.env), o.tailer.ClusterID),
 		ReadOnlyReason: func() string {
 			if g.ReadOnly && !g.readOnlyFlag && g.Context != "" {
-				return "context " + g.Context + " is read-only in " + g.contextFile
+				return g.readOnlyCause()
 			}
 			return ""
 		}(),

@@ -30,6 +30,34 @@ type writeFlags struct {
 	yes    bool
 }
 
+// writes lets the command line find the write flags of any command's
+// options (refuseReadOnly).
+func (w *writeFlags) writes() *writeFlags { return w }
+
+// refuseReadOnly refuses a command that writes, read-only, before
+// anything else can fail: the refusal names its cause. A dry run writes
+// nothing, and still prints its plan.
+func (g *Globals) refuseReadOnly(command string, opts any) error {
+	if !g.ReadOnly {
+		return nil
+	}
+	if w, ok := opts.(interface{ writes() *writeFlags }); ok && !w.writes().dryRun {
+		return fmt.Errorf("%w (%s): nothing written; --dry-run previews the plan", edit.ErrReadOnly, g.readOnlyCause())
+	}
+	if command == "stop" || command == "resume" {
+		return fmt.Errorf("%w (%s): not %s", edit.ErrReadOnly, g.readOnlyCause(), map[string]string{"stop": "stopped", "resume": "resumed"}[command])
+	}
+	return nil
+}
+
+// readOnlyCause says why koff is read-only: the flag, or the context.
+func (g *Globals) readOnlyCause() string {
+	if !g.readOnlyFlag && g.Context != "" {
+		return "context " + g.Context + " is read-only in " + g.contextFile
+	}
+	return "started with --read-only"
+}
+
 // nameFlags say that an unknown name is meant (--create) and, for a sink
 // without Connect's REST API, which consumer group is its (--group).
 type nameFlags struct {
@@ -131,8 +159,9 @@ func (s *editSession) watchSignals() {
 			return
 		case sig := <-s.sigs:
 			if !s.writing.Load() {
-				// Nothing written yet (planning, or at the prompt): die
-				// of the signal as if koff had not caught it.
+				// Nothing written yet (planning, or at the prompt): say
+				// so, and die of the signal as if koff had not caught it.
+				fmt.Fprintln(s.env.Stderr, "\nkoff: interrupted before writing: nothing was written")
 				signal.Stop(s.sigs)
 				s.cancel()
 				if p, err := os.FindProcess(os.Getpid()); err == nil {
@@ -161,8 +190,14 @@ func (g *Globals) newEditor(store edit.Offsets, topics func() []string, rest *co
 		TopicSource: topics,
 		ReadOnly:    g.ReadOnly,
 		User:        user,
-		Audit:       &edit.AuditLog{Path: audit},
-		Cmd:         edit.CommandLine{Globals: g.shownGlobals(rest)},
+		ReadOnlyCause: func() string {
+			if g.ReadOnly {
+				return g.readOnlyCause()
+			}
+			return ""
+		}(),
+		Audit: &edit.AuditLog{Path: audit},
+		Cmd:   edit.CommandLine{Globals: g.shownGlobals(rest)},
 	}
 	if rest != nil { // a nil *connect.Client in the interface would not be nil
 		ed.REST = rest
@@ -242,7 +277,7 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 	defer s.writing.Store(false)
 	for _, p := range plans {
 		if s.ctx.Err() != nil {
-			return fmt.Errorf("%s: interrupted before writing: nothing written", p.Connector)
+			return fmt.Errorf("%s: interrupted before writing: nothing was written", p.Connector)
 		}
 		start := time.Now()
 		res, err := s.ed.Apply(s.ctx, p)

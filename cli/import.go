@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -156,54 +153,6 @@ func partitionCount(n int) string {
 	return fmt.Sprintf("%d partitions", n)
 }
 
-// parseExport reads koff export output: {"name":{"offsets":[{"partition":…,"offset":…}]}}.
-// Numbers stay json.Number, so no offset loses digits.
-func parseExport(data []byte) ([]edit.Request, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var file map[string]struct {
-		Offsets []struct {
-			Partition json.RawMessage `json:"partition"`
-			Offset    json.RawMessage `json:"offset"`
-		} `json:"offsets"`
-	}
-	if err := dec.Decode(&file); err != nil {
-		return nil, fmt.Errorf("not a koff export (an object keyed by connector): %v", err)
-	}
-	names := make([]string, 0, len(file))
-	for n := range file {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var reqs []edit.Request
-	for _, n := range names {
-		req := edit.Request{Connector: n, Kind: edit.KindImport}
-		for i, e := range file[n].Offsets {
-			p, err := edit.ParsePartition(string(e.Partition))
-			if err != nil {
-				return nil, fmt.Errorf("%s offsets[%d]: %v", n, i, err)
-			}
-			var off model.Object
-			if len(e.Offset) > 0 {
-				var isNull bool
-				off, isNull, err = edit.ParseOffset(string(e.Offset))
-				if err != nil {
-					return nil, fmt.Errorf("%s offsets[%d]: %v", n, i, err)
-				}
-				_ = isNull
-			}
-			req.Items = append(req.Items, edit.Item{Partition: p, Offset: off})
-		}
-		if len(req.Items) > 0 {
-			reqs = append(reqs, req)
-		}
-	}
-	if len(reqs) == 0 {
-		return nil, fmt.Errorf("no offsets in the file")
-	}
-	return reqs, nil
-}
-
 // unknownImportError refuses the whole file: every partition it names
 // that its connector never had, each with its did-you-mean, and nothing
 // written.
@@ -211,7 +160,7 @@ func unknownImportError(us []*edit.UnknownPartitionError) error {
 	var lines []string
 	for _, u := range us {
 		for _, p := range u.Unknown {
-			lines = append(lines, "  "+u.Connector+" "+p.Partition+edit.DidYouMean(p.Closest))
+			lines = append(lines, "  "+u.Connector+" "+p.Partition+edit.PartitionDidYouMean(p.Closest))
 		}
 	}
 	them := "them"

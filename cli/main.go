@@ -139,6 +139,9 @@ func run(args []string, env Env) error {
 	if err := g.finish(fs); err != nil {
 		return err
 	}
+	if err := g.refuseReadOnly(cmd.name, opts); err != nil {
+		return err
+	}
 	return cmd.run(g, opts, fs.Args(), env)
 }
 

@@ -47,7 +47,7 @@ func TestSetThroughRESTNeedsAStoppedConnector(t *testing.T) {
 		t.Errorf("resume: exit %d %q %q", code, out, errs)
 	}
 	_, errs, code = koff(t, append([]string{"stop", "nosuch"}, flags...)...)
-	if code != ExitFailed || errs != "koff: Connect REST: 404 Unknown connector nosuch\n" {
+	if code != ExitFailed || errs != "koff: unknown connector nosuch: Connect does not list it.\n" {
 		t.Errorf("stop of an unknown connector: exit %d %q", code, errs)
 	}
 	_, errs, code = koff(t, "stop", "jdbc-shop", "-b", c.Bootstrap())

@@ -200,6 +200,9 @@ func (s *sessionServer) editorFor(ls *liveSession) *edit.Editor {
 	ed := s.base
 	ed.User = fmt.Sprintf("%s (%s)", ls.user, ls.fp)
 	ed.ReadOnly = s.base.ReadOnly || ls.role != roleOperator
+	if ed.ReadOnly {
+		ed.ReadOnlyCause = s.readOnlyReason(ls)
+	}
 	return &ed
 }
 

@@ -37,7 +37,7 @@ func runStopResume(g *Globals, verb string, args []string, env Env) error {
 	}
 	// The Editor enforces read-only for these too, and audits them as it
 	// does edits.
-	ed := &edit.Editor{REST: rest, ReadOnly: g.ReadOnly, User: osUser(env), Audit: &edit.AuditLog{Path: g.auditPath(env)}}
+	ed := &edit.Editor{REST: rest, ReadOnly: g.ReadOnly, ReadOnlyCause: g.readOnlyCause(), User: osUser(env), Audit: &edit.AuditLog{Path: g.auditPath(env)}}
 	if verb == "stop" {
 		if err := ed.StopConnector(env.Context, args[0]); err != nil {
 			return err

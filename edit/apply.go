@@ -53,14 +53,25 @@ func (c Contest) String() string {
 	return fmt.Sprintf("%s holds %s, written by %s", c.Partition, v, by)
 }
 
-// Summary is one line for a status bar or the CLI.
-func (r Result) Summary() string {
+// Summary is one line for the CLI.
+func (r Result) Summary() string { return r.summary(false) }
+
+// Brief is Summary for a status bar: a read-back edit koff cannot verify
+// for the worker leaves out why (the confirmation said it: "no
+// --connect-url, no config topic") so the line reads whole at 80 columns.
+func (r Result) Brief() string { return r.summary(true) }
+
+// ReadBackOnly: the edit was read back, but koff cannot tell the worker
+// reads that topic (Plan.Unsure). Not a success to mark with a check.
+func (r Result) ReadBackOnly() bool { return r.Verified && r.Plan.Unsure != "" }
+
+func (r Result) summary(short bool) string {
 	n := len(r.Plan.Changes)
 	what := fmt.Sprintf("%d partition", n)
 	if n != 1 {
 		what += "s"
 	}
-	verb := map[Kind]string{KindReset: "reset", KindResetAll: "reset", KindImport: "imported", KindUndo: "undid the last edit:", KindCopy: "copied"}[r.Plan.Kind]
+	verb := map[Kind]string{KindReset: "reset", KindResetAll: "reset", KindImport: "imported", KindUndo: "undid the last edit:", KindCopy: "copied", KindDeleteStray: "deleted a stray copy:"}[r.Plan.Kind]
 	if verb == "" {
 		verb = "set"
 	}
@@ -76,8 +87,11 @@ func (r Result) Summary() string {
 		return fmt.Sprintf("NOT applied: lost a race with a concurrent edit of %s: %s first; koff put that value back over its own write%s", r.Plan.Connector, r.Lost[0], more(len(r.Lost)))
 	case len(r.Overwritten) > 0:
 		return fmt.Sprintf("written, then overwritten: %s %s of %s via %s, but %s%s", verb, what, r.Plan.Connector, via, r.Overwritten[0], more(len(r.Overwritten)))
-	case r.Verified && r.Plan.Unsure != "":
+	case r.ReadBackOnly():
 		// Read back, but koff cannot tell the worker reads that topic.
+		if short {
+			return fmt.Sprintf("%s %s of %s: read back, NOT verified for the worker", verb, what, r.Plan.Connector)
+		}
 		return fmt.Sprintf("written and read back, NOT verified for the worker: %s %s of %s via %s; %s", verb, what, r.Plan.Connector, via, r.Plan.Unsure)
 	case r.Verified:
 		return fmt.Sprintf("verified: %s %s of %s via %s", verb, what, r.Plan.Connector, via)
@@ -116,6 +130,9 @@ func (e *WriteError) Error() string {
 			s += "; not written: " + tpList(e.NotWritten)
 		}
 		return s + undoHint(len(e.Written)+len(e.Unknown))
+	}
+	if len(e.Written) == 0 && errors.Is(e.Err, ErrInterrupted) {
+		return "interrupted before writing: nothing was written"
 	}
 	return fmt.Sprintf("%v; written: %s; not written: %s%s", e.Err, tpList(e.Written), tpList(e.NotWritten), undoHint(len(e.Written)))
 }
@@ -586,13 +603,13 @@ func (e *Editor) StopConnector(ctx context.Context, name string) error {
 
 func (e *Editor) stopConnector(ctx context.Context, name string) error {
 	if e.ReadOnly {
-		return ErrReadOnly
+		return e.readOnly()
 	}
 	if e.REST == nil {
 		return errNoREST
 	}
 	if err := e.REST.Stop(ctx, name); err != nil {
-		return err
+		return e.notInConnect(ctx, name, err)
 	}
 	deadline := time.Now().Add(e.stopTimeout())
 	for {
@@ -632,12 +649,12 @@ func (e *Editor) ResumeConnector(ctx context.Context, name string) error {
 
 func (e *Editor) resumeConnector(ctx context.Context, name string) error {
 	if e.ReadOnly {
-		return ErrReadOnly
+		return e.readOnly()
 	}
 	if e.REST == nil {
 		return errNoREST
 	}
-	return e.REST.Resume(ctx, name)
+	return e.notInConnect(ctx, name, e.REST.Resume(ctx, name))
 }
 
 // stateBefore is the connector's state as REST reports it before a stop

@@ -70,9 +70,17 @@ func (e *ConflictError) Error() string {
 // the plan read is unchanged.
 func (e *Editor) Check(ctx context.Context, p *Plan) error {
 	if e.ReadOnly {
-		return ErrReadOnly
+		return e.readOnly()
 	}
 	return e.CheckPreview(ctx, p)
+}
+
+// readOnly is ErrReadOnly with its cause, when the caller gave one.
+func (e *Editor) readOnly() error {
+	if e.ReadOnlyCause == "" {
+		return ErrReadOnly
+	}
+	return fmt.Errorf("%w (%s)", ErrReadOnly, e.ReadOnlyCause)
 }
 
 // CheckPreview runs every precondition Check does but read-only: a dry

@@ -3,6 +3,9 @@ package edit
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"koff/model"
 )
@@ -32,6 +35,15 @@ func (e *Editor) CopyRequest(from, to string) (Request, error) {
 			continue
 		}
 		req.Items = append(req.Items, Item{Partition: c.partition, Offset: off})
+	}
+	if len(req.Items) == 0 && len(e.storedCopies(from)) == 0 {
+		// A name koff sees nowhere is a typo: say which names are close.
+		ctx, cancel := contextWithTimeout(10 * time.Second)
+		defer cancel()
+		if known := e.knownNames(ctx); !slices.Contains(known, from) {
+			return Request{}, &UnknownConnectorError{Name: from, Closest: ClosestNames(from, known),
+				Where: []string{"no offsets in " + strings.Join(e.topics(), ", ") + " to copy"}, NoCreate: true}
+		}
 	}
 	if len(req.Items) == 0 {
 		return Request{}, fmt.Errorf("connector %s has no offsets to copy", from)

@@ -64,6 +64,9 @@ type Editor struct {
 	TopicSource func() []string
 	// ReadOnly refuses every write, whatever the caller shows.
 	ReadOnly bool
+	// ReadOnlyCause says why, for the refusal: "started with --read-only",
+	// "context prod is read-only in FILE", "you are a viewer …".
+	ReadOnlyCause string
 	// User is who the audit log names (OS user, or the SSH user).
 	User string
 	// Cluster, when set, is the Kafka cluster id the audit log names;

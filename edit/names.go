@@ -19,20 +19,39 @@ type UnknownConnectorError struct {
 	Closest []string
 	// Where lists what koff looked at, for the message.
 	Where []string
+	// NoCreate leaves out the --create hint: for a reset, an undo, a stop
+	// or the source of a copy a new name has nothing to give.
+	NoCreate bool
 }
 
 func (e *UnknownConnectorError) Error() string {
 	s := fmt.Sprintf("unknown connector %s: %s", e.Name, strings.Join(e.Where, ", "))
-	switch len(e.Closest) {
-	case 0:
+	if m := DidYouMean(e.Closest); m != "" {
+		s += m
+	} else {
 		s += "."
-	case 1:
-		s += "; did you mean " + e.Closest[0] + "?"
-	default:
-		s += "; did you mean one of " + strings.Join(e.Closest, ", ") + "?"
+	}
+	if e.NoCreate {
+		return s
 	}
 	return s + " Pass --create to write offsets for a new connector of this name."
 }
+
+// DidYouMean is "; did you mean X?" (or "one of X, Y?") for the closest
+// names, "" when there are none: the one wording of every command.
+func DidYouMean(closest []string) string {
+	switch len(closest) {
+	case 0:
+		return ""
+	case 1:
+		return "; did you mean " + closest[0] + "?"
+	}
+	return "; did you mean one of " + strings.Join(closest, ", ") + "?"
+}
+
+// creates: the kinds of edit that --create lets write offsets for a new
+// name. A reset of a name koff has never seen has nothing to reset.
+func creates(k Kind) bool { return k != KindReset && k != KindResetAll && k != KindUndo }
 
 // connectorLister is the part of *connect.Client that lists connectors,
 // for the names closest to a typo.
@@ -82,7 +101,7 @@ func (e *Editor) lookUp(ctx context.Context, name, group string) (named, error) 
 }
 
 // requireKnown refuses a name koff has never seen unless create is set.
-func (e *Editor) requireKnown(ctx context.Context, name, group string, create bool) error {
+func (e *Editor) requireKnown(ctx context.Context, kind Kind, name, group string, create bool) error {
 	if create {
 		return nil
 	}
@@ -99,7 +118,16 @@ func (e *Editor) requireKnown(ctx context.Context, name, group string, create bo
 	if e.REST != nil {
 		where = append(where, "and Connect does not list it")
 	}
-	return &UnknownConnectorError{Name: name, Closest: ClosestNames(name, e.knownNames(ctx)), Where: where}
+	return &UnknownConnectorError{Name: name, Closest: ClosestNames(name, e.knownNames(ctx)), Where: where, NoCreate: !creates(kind)}
+}
+
+// notInConnect is Connect's 404 for a stop or resume, in the words of
+// UnknownConnectorError, with the names closest to the typo.
+func (e *Editor) notInConnect(ctx context.Context, name string, err error) error {
+	if !connect.IsNotFound(err) {
+		return err
+	}
+	return &UnknownConnectorError{Name: name, Closest: ClosestNames(name, e.knownNames(ctx)), Where: []string{"Connect does not list it"}, NoCreate: true}
 }
 
 // knownNames are the connectors koff can see: in the offsets topics, in
@@ -136,6 +164,9 @@ func ClosestNames(name string, known []string) []string {
 	var cs []cand
 	limit := max(2, len([]rune(name))/3)
 	for _, k := range known {
+		if k == name {
+			continue
+		}
 		d := editDistance(strings.ToLower(name), strings.ToLower(k))
 		if d <= limit || len(name) >= 3 && (strings.Contains(k, name) || strings.Contains(name, k) && len(k) >= 3) {
 			cs = append(cs, cand{k, d})

@@ -54,13 +54,14 @@ func (e *UnknownPartitionError) Error() string {
 func (e *UnknownPartitionError) list() string {
 	parts := make([]string, len(e.Unknown))
 	for i, u := range e.Unknown {
-		parts[i] = u.Partition + DidYouMean(u.Closest)
+		parts[i] = u.Partition + PartitionDidYouMean(u.Closest)
 	}
 	return strings.Join(parts, ", ")
 }
 
-// DidYouMean is " (did you mean X?)" for the closest names, or "".
-func DidYouMean(closest []string) string {
+// PartitionDidYouMean is " (did you mean X?)" after a partition, for the
+// closest stored partitions, or "".
+func PartitionDidYouMean(closest []string) string {
 	switch len(closest) {
 	case 0:
 		return ""

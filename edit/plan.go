@@ -112,7 +112,7 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, errors.New("no offsets topic")
 	}
 	if req.Kind != KindUndo && req.Kind != KindDeleteStray {
-		if err := e.requireKnown(ctx, req.Connector, req.Group, req.Create); err != nil {
+		if err := e.requireKnown(ctx, req.Kind, req.Connector, req.Group, req.Create); err != nil {
 			return nil, err
 		}
 	}

@@ -170,7 +170,8 @@ func TestRESTUnknownConnector(t *testing.T) {
 	if !errors.As(err, &unknown) || !strings.Contains(err.Error(), "Connect does not list it") {
 		t.Errorf("plan for an unknown connector: %v", err)
 	}
-	if err := h.ed.StopConnector(context.Background(), "nosuch"); err == nil || err.Error() != "Connect REST: 404 Unknown connector nosuch" {
+	// Stop says it in the same words, with the names closest to it.
+	if err := h.ed.StopConnector(context.Background(), "nosuch"); !errors.As(err, &unknown) || err.Error() != "unknown connector nosuch: Connect does not list it." {
 		t.Errorf("stop of an unknown connector: %v", err)
 	}
 }

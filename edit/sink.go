@@ -125,7 +125,7 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 	}
 	p := &Plan{Request: Request{Connector: req.Connector, Kind: req.Kind, Create: req.Create, Group: req.Group}, Made: e.now(), Path: PathGroup, sinkReq: &req}
 	if req.Kind != KindUndo {
-		if err := e.requireKnown(ctx, req.Connector, req.Group, req.Create); err != nil {
+		if err := e.requireKnown(ctx, req.Kind, req.Connector, req.Group, req.Create); err != nil {
 			return nil, err
 		}
 	}

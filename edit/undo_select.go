@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -280,7 +281,19 @@ func (e *Editor) lastEdit(ctx context.Context, edits []AuditEdit, connector stri
 		return 0, fmt.Errorf("no edit%s on this cluster to undo: the last edit of %s was on cluster %s, the %s; connected to %s",
 			of, elsewhere.Connector, elsewhere.Cluster, EditName(*elsewhere), u.Cluster)
 	}
-	return 0, fmt.Errorf("no edit%s in %s to undo", of, e.Audit.Path)
+	// A typo: the names close to it that were edited, or that koff sees.
+	var names []string
+	if connector != "" {
+		for _, ed := range edits {
+			if isOffsetEdit(ed.Start) && !slices.Contains(names, ed.Start.Connector) {
+				names = append(names, ed.Start.Connector)
+			}
+		}
+		if len(ClosestNames(connector, names)) == 0 && e.Store != nil {
+			names = e.knownNames(ctx)
+		}
+	}
+	return 0, fmt.Errorf("no edit%s in %s to undo%s", of, e.Audit.Path, DidYouMean(ClosestNames(connector, names)))
 }
 
 // namedEdit finds the edit --edit names and checks it may be undone here.

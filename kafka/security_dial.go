@@ -1,15 +1,19 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
 	"sync/atomic"
 	"syscall"
+
+	"koff/model"
 )
 
 // Kafka API keys the dialer tells apart when a broker hangs up.
@@ -75,7 +79,7 @@ type watchConn struct {
 	rremain int
 	answers int     // responses read in full
 	partial bool    // some bytes of the next response were read
-	first   [3]byte // the first bytes the broker sent
+	first   [4]byte // the first bytes the broker sent
 	firstN  int
 }
 
@@ -106,7 +110,15 @@ func (c *watchConn) track(p []byte) {
 
 func (c *watchConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	fresh := c.firstN == 0
 	c.trackRead(p[:n])
+	if fresh && n > 0 && c.firstN == len(c.first) && c.answers == 0 && printable(c.first[:]) {
+		// No Kafka response starts so: its size would be over 500 MB.
+		return 0, &NotKafkaError{Addr: c.addr, Said: firstLine(p[:n])}
+	}
+	if n == 0 && err != nil && c.firstN == 0 && c.sent.Load() > 0 && isTimeout(err) {
+		return 0, &NoAnswerError{Addr: c.addr, API: int16(c.lastAPI.Load()), Err: err}
+	}
 	if n == 0 && err != nil && hungUp(err) {
 		return 0, &HangUpError{
 			Addr: c.addr, API: int16(c.lastAPI.Load()), First: c.sent.Load() <= 1,
@@ -154,7 +166,7 @@ func (c *watchConn) trackRead(p []byte) {
 // tlsRecord reports bytes that begin a TLS record (an alert or a
 // handshake, TLS 1.0 to 1.3) rather than a Kafka response's size.
 func tlsRecord(b []byte) bool {
-	return len(b) == 3 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 3 && b[2] <= 4
+	return len(b) >= 3 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 3 && b[2] <= 4
 }
 
 func hungUp(err error) bool {
@@ -242,4 +254,53 @@ func (e *TLSError) Unwrap() error { return e.Err }
 
 func authFailed(user, mechanism, why string) string {
 	return "authentication failed for user " + user + " (" + mechanism + "): " + why
+}
+
+// NotKafkaError is a server that answered a Kafka request with text (an
+// SSH banner, an HTTP or SMTP greeting): the port is not a Kafka broker's.
+type NotKafkaError struct {
+	Addr string
+	Said string // its first line, escaped and cut
+}
+
+func (e *NotKafkaError) Error() string {
+	return fmt.Sprintf("%s answered %q: not a Kafka broker? (check the port of -b / --bootstrap-server)", e.Addr, e.Said)
+}
+
+// NoAnswerError is a server that took the connection but did not answer
+// Kafka's first request: an HTTP server waiting for a request line, a
+// proxy with nothing behind it. It is still a timeout, for kafka-go.
+type NoAnswerError struct {
+	Addr string
+	API  int16
+	Err  error
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("%s accepted the connection but sent nothing back to Kafka's first request (%s): not a Kafka broker? (check the port of -b / --bootstrap-server)", e.Addr, apiName(e.API))
+}
+
+func (e *NoAnswerError) Unwrap() error   { return e.Err }
+func (e *NoAnswerError) Timeout() bool   { return true }
+func (e *NoAnswerError) Temporary() bool { return true }
+
+// printable: every byte is printable ASCII, as text protocols greet.
+func printable(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// firstLine is the start of a text answer, safe to print.
+func firstLine(b []byte) string {
+	if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
+		b = b[:i]
+	}
+	if len(b) > 60 {
+		b = append(b[:60:60], "…"...)
+	}
+	return model.Sanitize(string(b))
 }

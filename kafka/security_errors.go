@@ -26,11 +26,17 @@ func describe(err error, sec *Security) string {
 		return ""
 	}
 	var (
-		hang   *HangUpError
-		tlsErr *TLSError
-		op     *net.OpError
+		hang     *HangUpError
+		tlsErr   *TLSError
+		op       *net.OpError
+		notKafka *NotKafkaError
+		silent   *NoAnswerError
 	)
 	switch {
+	case errors.As(err, &notKafka):
+		return notKafka.Error()
+	case errors.As(err, &silent):
+		return silent.Error()
 	case errors.As(err, &hang):
 		return hang.Error()
 	case errors.As(err, &tlsErr):

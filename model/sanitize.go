@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/binary"
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -13,8 +14,11 @@ import (
 // (tab and newline too: the layout brings its own) and DEL become \x1b,
 // \n, \t, \r, \x7f; C1 controls, which xterm and VTE obey as ESC-sequences,
 // become \u009b; bidi overrides and isolates, which reorder what is shown,
-// become \u202e; bytes that are not UTF-8 become \xff. Everything else,
-// backslashes included, is left as it is.
+// become \u202e; zero-width characters and byte-order marks, which hide a
+// difference between two names, become \u200b and \ufeff; a run of more
+// than maxMarks combining marks, which smears over the lines around it,
+// becomes \u0301\u0301…; bytes that are not UTF-8 become \xff. Everything
+// else, backslashes included, is left as it is.
 func Sanitize(s string) string {
 	i := firstUnsafe(s)
 	if i == len(s) {
@@ -77,9 +81,39 @@ func firstUnsafe[T ~string | ~[]byte](s T) int {
 		if (r == utf8.RuneError && n == 1) || unsafeRune(r) {
 			return i
 		}
+		if isMark(r) {
+			run, end := markRun(string(s[i:min(i+utf8.UTFMax*(maxMarks+1), len(s))]))
+			if run > maxMarks {
+				return i
+			}
+			n = end
+		}
 		i += n
 	}
 	return len(s)
+}
+
+// maxMarks is the longest run of combining marks shown as marks: two
+// stack on one letter in Vietnamese; more is a name made to look like
+// another, or to spill over the rows around it.
+const maxMarks = 2
+
+func isMark(r rune) bool {
+	return r >= 0x300 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r))
+}
+
+// markRun counts the combining marks that s starts with (up to
+// maxMarks+1) and the bytes they take.
+func markRun(s string) (run, end int) {
+	for end < len(s) && run <= maxMarks {
+		r, n := utf8.DecodeRuneInString(s[end:])
+		if !isMark(r) {
+			break
+		}
+		run++
+		end += n
+	}
+	return run, end
 }
 
 // printable8 reports whether the 8 bytes of w are all printable ASCII
@@ -103,6 +137,9 @@ func unsafeRune(r rune) bool {
 	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
 		return true
 	case r == 0x2028, r == 0x2029:
+		return true
+	case r >= 0x200b && r <= 0x200d, r >= 0x2060 && r <= 0x2064, r == 0xfeff, r == 0x180e, r == 0xad:
+		// Zero-width: two names that differ only here look the same.
 		return true
 	}
 	return false
@@ -133,10 +170,39 @@ func appendSanitized(b []byte, s string, layout bool) []byte {
 			b = appendHexByte(b, c)
 		case unsafeRune(r):
 			b = appendU4(b, r)
+		case isMark(r):
+			run, end := markRun(s[i:])
+			if run <= maxMarks {
+				b = append(b, s[i:i+end]...)
+				n = end
+				break
+			}
+			// The whole run, however long, escaped.
+			for n = 0; i+n < len(s); {
+				m, k := utf8.DecodeRuneInString(s[i+n:])
+				if !isMark(m) {
+					break
+				}
+				b = appendRune(b, m)
+				n += k
+			}
 		default:
 			b = append(b, s[i:i+n]...)
 		}
 		i += n
+	}
+	return b
+}
+
+// appendRune escapes r as \uXXXX, or \UXXXXXXXX beyond the BMP.
+func appendRune(b []byte, r rune) []byte {
+	if r <= 0xffff {
+		return appendU4(b, r)
+	}
+	const hex = "0123456789abcdef"
+	b = append(b, '\\', 'U')
+	for shift := 28; shift >= 0; shift -= 4 {
+		b = append(b, hex[r>>shift&0xf])
 	}
 	return b
 }

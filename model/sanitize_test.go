@@ -30,6 +30,9 @@ var controlClasses = map[string]string{
 	"LRM RLM ALM":  "\u200e\u200f\u061c",
 	"line sep":     "\u2028\u2029",
 	"invalid UTF8": "\xff\xfe\xc3",
+	"zero width":   "\u200b\u200c\u200d\u2060",
+	"BOM":          "\ufeff",
+	"soft hyphen":  "\u00ad",
 }
 
 // RawControl reports the first raw control byte or character in s, or "".
@@ -69,6 +72,29 @@ func TestSanitizeEscapesEveryControlVisibly(t *testing.T) {
 	} {
 		if got := Sanitize(in); got != want {
 			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Two connector names that differ only by a zero-width character, a
+// byte-order mark or a pile of combining marks print differently, so an
+// operator cannot take one for the other; ordinary accents stay accents.
+func TestSanitizeShowsWhatMakesNamesLookAlike(t *testing.T) {
+	for in, want := range map[string]string{
+		"orders\u200b":                          `orders\u200b`,
+		"\ufefforders":                          `\ufefforders`,
+		"ord\u200ders":                          `ord\u200ders`,
+		"o\u0301\u0302\u0303rders":              `o\u0301\u0302\u0303rders`,
+		"ordersa\U0001d167\U0001d167\U0001d167": `ordersa\U0001d167\U0001d167\U0001d167`,
+		"café-sink":                             "café-sink",
+		"cafe\u0301-sink":                       "cafe\u0301-sink",
+		"Vie\u0323\u0302t":                      "Vie\u0323\u0302t", // two marks: Vietnamese ệ, decomposed
+	} {
+		if got := Sanitize(in); got != want {
+			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
+		}
+		if got := string(SanitizeOutput([]byte(in + "\n"))); got != want+"\n" {
+			t.Errorf("SanitizeOutput(%q) = %q, want %q", in, got, want+"\n")
 		}
 	}
 }

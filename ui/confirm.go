@@ -38,6 +38,7 @@ type confirmDialog struct {
 	needName bool
 
 	vp            viewport.Model
+	warnAt        []int // the body's lines that start a warning
 	help          help.Model
 	width, height int // the box's outer width and its most rows
 
@@ -77,7 +78,8 @@ func newConfirmDialog(km *keymap.KeyMap, st *Styles, p *edit.Plan, undo *edit.Un
 		d.needName = true
 		d.name = textinput.New()
 		d.name.Prompt = "› "
-		d.name.Placeholder = p.Connector
+		// No placeholder: without colour the name would look typed, and
+		// the line above says what to type.
 		d.name.SetStyles(st.Input)
 		d.name.Focus()
 	}
@@ -87,6 +89,9 @@ func newConfirmDialog(km *keymap.KeyMap, st *Styles, p *edit.Plan, undo *edit.Un
 // needsStop: REST says the connector is not STOPPED (or its tasks have not
 // gone yet), so Connect and Check refuse a plain apply.
 func (d *confirmDialog) needsStop() bool {
+	if d.shown.Kind == edit.KindDeleteStray {
+		return false // the task never reads nor writes that key (Check agrees)
+	}
 	return d.shown.State != "" && (d.shown.State != "STOPPED" || d.shown.Tasks > 0)
 }
 
@@ -158,7 +163,25 @@ func (d *confirmDialog) setSize(w, h int) {
 	d.help.SetWidth(inner)
 	d.name.SetWidth(max(inner-4, 4))
 	d.vp.SetWidth(inner)
-	d.vp.SetContentLines(d.content(inner))
+	content := d.content(inner)
+	d.warnAt = d.warnAt[:0]
+	for i, l := range content {
+		if strings.HasPrefix(strings.TrimLeft(ansi.Strip(l), " "), "⚠") {
+			d.warnAt = append(d.warnAt, i)
+		}
+	}
+	d.vp.SetContentLines(content)
+}
+
+// warningsOutOfView counts the body's warnings scrolled out of sight.
+func (d *confirmDialog) warningsOutOfView() int {
+	n := 0
+	for _, i := range d.warnAt {
+		if i < d.vp.YOffset() || i >= d.vp.YOffset()+d.vp.Height() {
+			n++
+		}
+	}
+	return n
 }
 
 // view renders the box; spinner is the root's spinner frame.
@@ -166,9 +189,17 @@ func (d *confirmDialog) view(spinner string) string {
 	inner := d.width - dialogFrameW
 	// Title, a blank line, the body, a blank line, the footer: the body
 	// gets what the rest leaves.
-	room := d.height - dialogFrameH - 3 - len(d.footer(inner, spinner))
-	d.vp.SetHeight(max(min(d.vp.TotalLineCount(), room), 1))
-	foot := d.footer(inner, spinner) // now knowing whether the body scrolls
+	// The footer depends on the body's height (does it scroll, is a
+	// warning out of view) and the other way round: a few rounds settle.
+	foot := d.footer(inner, spinner)
+	for range 3 {
+		h := max(min(d.vp.TotalLineCount(), d.height-dialogFrameH-3-len(foot)), 1)
+		if h == d.vp.Height() {
+			break
+		}
+		d.vp.SetHeight(h)
+		foot = d.footer(inner, spinner)
+	}
 	lines := []string{d.titleLine(inner), ""}
 	lines = append(lines, strings.Split(d.vp.View(), "\n")...)
 	lines = append(lines, "")
@@ -207,6 +238,8 @@ func kindTitle(p *edit.Plan) string {
 		return "Import " + offsets
 	case edit.KindCopy:
 		return fmt.Sprintf("Copy %s from %s", offsets, p.From)
+	case edit.KindDeleteStray:
+		return "Delete a stray copy"
 	}
 	return string(p.Kind)
 }
@@ -392,6 +425,10 @@ func (d *confirmDialog) sourceChanges(w int) []string {
 	var out []string
 	for _, ch := range d.shown.Changes {
 		out = append(out, indentWrap(ch.PartitionJSON, w, "  ", 0)...)
+		if d.shown.Kind == edit.KindDeleteStray {
+			out = append(out, d.strayChange(ch, w)...)
+			continue
+		}
 		before, after := "(none)", "(deleted)"
 		if ch.Before != nil {
 			before = string(ch.Before)
@@ -410,6 +447,25 @@ func (d *confirmDialog) sourceChanges(w int) []string {
 		}
 	}
 	return out
+}
+
+// strayChange is what a stray delete changes: that copy's value →
+// (deleted), and what the task reads, which it leaves as it is.
+func (d *confirmDialog) strayChange(ch edit.Change, w int) []string {
+	var out []string
+	for _, wr := range ch.Writes {
+		held := "(deleted)"
+		if wr.Before != nil {
+			held = string(wr.Before)
+		}
+		out = append(out, indentWrap("stray copy in "+wr.TopicPartition.String()+": "+held+" → (deleted)", w, "    ", 0)...)
+		out = append(out, indentWrap(d.st.Muted.Render(wr.TopicPartition.String()+": "+writeText(wr)), w, "    ", 0)...)
+	}
+	reads := "no offset"
+	if ch.Before != nil {
+		reads = string(ch.Before)
+	}
+	return append(out, indentWrap(d.st.Muted.Render("the task reads "+reads+" before and after"), w, "    ", 0)...)
 }
 
 // isSinkPlan: the plan changes a sink's consumer group offsets.
@@ -528,6 +584,10 @@ func (d *confirmDialog) footer(w int, spinner string) []string {
 		}
 		out = append(out, indentWrap(st.Warn.Render("⚠ ")+msg, w, "", 0)...)
 	}
+	if n := d.warningsOutOfView(); n > 0 && d.vp.TotalLineCount() > d.vp.Height() {
+		// A warning must not pass unseen below (or above) the fold.
+		out = append(out, truncate(st.Warn.Render("⚠ ")+plural(n, "warning", "warnings")+" out of view: ↑↓ to read", w))
+	}
 	if d.needName {
 		out = append(out, "Type "+st.Title.Render(name)+" to reset every offset it has:")
 		out = append(out, d.name.View())
@@ -535,16 +595,24 @@ func (d *confirmDialog) footer(w int, spinner string) []string {
 	apply, flow := d.km.Confirm, d.km.StopApplyResume
 	apply.SetEnabled(d.canApply())
 	flow.SetEnabled(d.canFlow())
-	keys := d.help.ShortHelpView([]key.Binding{apply, flow, d.km.Cancel})
+	note := ""
 	if !d.nameOK() {
-		keys += st.Muted.Render(keySep + "type the name to continue")
+		note = "type the name to continue"
 	}
-	if d.vp.TotalLineCount() > d.vp.Height() {
-		scroll := d.km.DialogDown
-		scroll.SetHelp("↑↓ pgup pgdn", "scroll")
-		keys += st.Muted.Render(keySep) + d.help.ShortHelpView([]key.Binding{scroll})
+	keys := func(scrollKey string) []string {
+		bindings := []key.Binding{apply, flow}
+		if d.vp.TotalLineCount() > d.vp.Height() {
+			scroll := d.km.DialogDown
+			scroll.SetHelp(scrollKey, "scroll")
+			bindings = append(bindings, scroll)
+		}
+		return dialogKeys(d.help, st, w, append(bindings, d.km.Cancel), note)
 	}
-	return append(out, keys)
+	lines := keys("↑↓ pgup pgdn")
+	if len(lines) > 1 { // narrow: the keys on one line leave the body a line more
+		lines = keys("↑↓")
+	}
+	return append(out, lines...)
 }
 
 // undoWarnings say, before enter, what the CLI refuses without --force or

@@ -563,6 +563,17 @@ func (s *connectorsScreen) View() string {
 	return title + "\n" + s.list.view(empty) + "\n" + s.detailLine()
 }
 
+// lookAlike is another connector whose name reads the same as name.
+func (s *connectorsScreen) lookAlike(name string) (string, bool) {
+	sk := model.Skeleton(name)
+	for _, it := range s.list.items {
+		if it.ID.Name != name && model.Skeleton(it.ID.Name) == sk {
+			return it.ID.Name, true
+		}
+	}
+	return "", false
+}
+
 // detailLine is the selected connector's status in words under the
 // table: why it is stalled or late, a sink's lag and catch-up, its
 // suspect keys, which a narrow table has no room for.
@@ -573,6 +584,10 @@ func (s *connectorsScreen) detailLine() string {
 	}
 	st := s.st
 	parts := []string{st.Title.Render(clean(r.ID.Name))}
+	if other, ok := s.lookAlike(r.ID.Name); ok {
+		// Before the rest: a line cut at the right must keep it.
+		parts = append(parts, st.Warn.Render("⚠ looks like "+clean(other)))
+	}
 	switch {
 	case r.sink():
 		parts = append(parts, st.sinkStyle(r.Sink).Render(sinkStatus(r.Sink)), "lag "+lagCell(r.Sink), "catch-up "+catchUpCell(r.Sink))

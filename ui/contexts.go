@@ -277,6 +277,7 @@ func (p *contextPicker) view() string {
 	if name, ok := p.selected(); ok && name == p.current {
 		sel.SetHelp(sel.Help().Key, "stay")
 	}
-	lines = append(lines, "", p.help.ShortHelpView([]key.Binding{move, sel, p.km.PickerCancel}))
+	lines = append(lines, "")
+	lines = append(lines, dialogKeys(p.help, st, p.width-dialogFrameW, []key.Binding{move, sel, p.km.PickerCancel}, "")...)
 	return renderBox(st, p.width, p.height, lines)
 }

@@ -130,7 +130,7 @@ func (f *copyForm) view(spinner string) string {
 	lines = append(lines, "")
 	submit := f.km.FormSubmit
 	submit.SetEnabled(f.err == nil)
-	keys := f.help.ShortHelpView([]key.Binding{submit, f.km.FormCancel})
+	keys := dialogKeys(f.help, st, inner, []key.Binding{submit, f.km.FormCancel}, "")
 	lines = append(lines, planFooter(st, spinner, f.planning, "reading "+f.from+"'s offsets", f.planErr, inner, keys)...)
 	return renderBox(st, f.width, f.height, lines)
 }

@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -34,7 +36,16 @@ func dialogSize(w, h int) (width, maxHeight int) {
 func renderBox(st *Styles, width, maxHeight int, lines []string) string {
 	inner := width - dialogFrameW
 	if room := maxHeight - dialogFrameH; len(lines) > room && room >= 2 {
-		lines = append(append([]string(nil), lines[:room-1]...), lines[len(lines)-1])
+		// The footer (after the last blank line: warnings, keys) stays
+		// whole when it can; the body gives up its end.
+		foot := 1
+		for i := len(lines) - 1; i > 0 && lines[i] != ""; i-- {
+			foot = len(lines) - i
+		}
+		if foot > room-1 {
+			foot = 1
+		}
+		lines = append(append([]string(nil), lines[:room-foot]...), lines[len(lines)-foot:]...)
 	}
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, inner, "…")
@@ -88,4 +99,36 @@ func overlay(screen []string, box string, width int) []string {
 		out[n] = left + "\x1b[m" + r + "\x1b[m" + right
 	}
 	return out
+}
+
+// dialogKeys lays a dialog's keys out in width w, on as many lines as they
+// need: no key is cut, so the last, esc, always shows whole. A note (why
+// enter is off) follows the keys on their line when it fits, else below.
+func dialogKeys(h help.Model, st *Styles, w int, keys []key.Binding, note string) []string {
+	h.SetWidth(0) // a copy: lines are made to fit, not cut
+	var lines []string
+	var cur []key.Binding
+	for _, k := range keys {
+		if !k.Enabled() {
+			continue
+		}
+		try := append(cur[:len(cur):len(cur)], k)
+		if len(cur) > 0 && ansi.StringWidth(h.ShortHelpView(try)) > w {
+			lines = append(lines, h.ShortHelpView(cur))
+			cur = []key.Binding{k}
+			continue
+		}
+		cur = try
+	}
+	if len(cur) > 0 {
+		lines = append(lines, h.ShortHelpView(cur))
+	}
+	if note == "" {
+		return lines
+	}
+	if n := len(lines) - 1; n >= 0 && ansi.StringWidth(lines[n]+keySep+note) <= w {
+		lines[n] += st.Muted.Render(keySep + note)
+		return lines
+	}
+	return append(lines, indentWrap(st.Muted.Render(note), w, "", 0)...)
 }

@@ -312,17 +312,19 @@ func (m *Model) handleResumeDone(msg resumeDoneMsg) {
 	m.setStatus(statusOK, "resumed "+msg.name)
 }
 
-// resultText is Result.Summary, with Connect's own answer for REST edits.
+// resultText is Result.Brief, with Connect's own answer for REST edits.
 func resultText(r edit.Result) string {
-	s := r.Summary()
+	s := r.Brief()
 	if r.Message != "" {
 		s += " · Connect: " + r.Message
 	}
 	return s
 }
 
+// resultKind marks only a verified edit with a check; one read back but
+// not verified for the worker is a warning, as its words say.
 func resultKind(r edit.Result) statusKind {
-	if r.Verified {
+	if r.Verified && !r.ReadBackOnly() {
 		return statusOK
 	}
 	return statusWarn
@@ -638,7 +640,7 @@ func (m *Model) handleConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 func unknownPartitionWords(u *edit.UnknownPartitionError, submit string) string {
 	parts := make([]string, len(u.Unknown))
 	for i, p := range u.Unknown {
-		parts[i] = clean(p.Partition) + clean(edit.DidYouMean(p.Closest))
+		parts[i] = clean(p.Partition) + clean(edit.PartitionDidYouMean(p.Closest))
 	}
 	return fmt.Sprintf("%s has no offset for %s; %s again adds it as a new source partition",
 		clean(u.Connector), strings.Join(parts, ", "), submit)

@@ -428,7 +428,7 @@ func TestEditOffsetValidatesPlansAndApplies(t *testing.T) {
 	if m.confirm != nil {
 		t.Fatal("the dialog stayed open after the edit")
 	}
-	requireStatus(t, m, "NOT verified for the worker: set 1 partition of jdbc-orders via offsets topic; own offsets topic unknown (no --connect-url, no config topic)")
+	requireStatus(t, m, "set 1 partition of jdbc-orders: read back, NOT verified for the worker")
 
 	// The table shows the new value at the next tick of the Store.
 	send(t, m, tickMsg{})
@@ -501,7 +501,7 @@ func TestResetAllNeedsTheConnectorsName(t *testing.T) {
 	requireContains(t, m, "enter apply")
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan reset-all jdbc-orders", "apply reset-all jdbc-orders")
-	requireStatus(t, m, "NOT verified for the worker: reset 3 partitions of jdbc-orders via offsets topic")
+	requireStatus(t, m, "reset 3 partitions of jdbc-orders: read back, NOT verified for the worker")
 }
 
 func TestRunningConnectorOffersStopApplyResume(t *testing.T) {
@@ -695,7 +695,7 @@ func TestUndoShowsWhichEditItUndoes(t *testing.T) {
 	setField(m, 0, `{"incrementing":1}`)
 	pressSettle(t, m, "ctrl+s")
 	pressSettle(t, m, "enter")
-	requireStatus(t, m, "NOT verified for the worker: set 1 partition")
+	requireStatus(t, m, "set 1 partition of jdbc-orders: read back, NOT verified for the worker")
 	send(t, m, tickMsg{})
 
 	pressSettle(t, m, "u")
@@ -706,7 +706,7 @@ func TestUndoShowsWhichEditItUndoes(t *testing.T) {
 		"2025-11-29 18:10:00 UTC", "verified", `{"incrementing":1} → {"incrementing":9002}`)
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders", `undo-request ""`, "plan undo jdbc-orders", "apply undo jdbc-orders")
-	requireStatus(t, m, "NOT verified for the worker: undid the last edit: 1 partition of jdbc-orders")
+	requireStatus(t, m, "undid the last edit: 1 partition of jdbc-orders: read back, NOT verified for the worker")
 	send(t, m, tickMsg{})
 	requireContains(t, m, `{"incrementing":9002}`)
 	_ = f
@@ -722,7 +722,7 @@ func TestUndoShowsANewerValueBeforeConfirming(t *testing.T) {
 	setField(m, 0, `{"incrementing":1}`)
 	pressSettle(t, m, "ctrl+s")
 	pressSettle(t, m, "enter")
-	requireStatus(t, m, "read back, NOT verified for the worker: set 1 partition")
+	requireStatus(t, m, "set 1 partition of jdbc-orders: read back, NOT verified for the worker")
 	f.put(t0.Add(time.Second), keyCustomers, `{"incrementing":7}`) // the task flushed
 	send(t, m, tickMsg{})
 
@@ -747,7 +747,7 @@ func TestUndoNamesANewerEditThatWroteNothing(t *testing.T) {
 	setField(m, 0, `{"incrementing":1}`)
 	pressSettle(t, m, "ctrl+s")
 	pressSettle(t, m, "enter")
-	requireStatus(t, m, "read back, NOT verified for the worker: set 1 partition")
+	requireStatus(t, m, "set 1 partition of jdbc-orders: read back, NOT verified for the worker")
 	send(t, m, tickMsg{})
 
 	ed.real.ReadOnly = true // the next edit is refused, and audited as such

@@ -259,7 +259,7 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 			}
 			if !f.known[canonPartition(p)] {
 				if c := edit.ClosestPartitions(p, sib.partitions); len(c) > 0 {
-					out = append(out, clean("not one of the connector's partitions"+edit.DidYouMean(c)))
+					out = append(out, clean("not one of the connector's partitions"+edit.PartitionDidYouMean(c)))
 				}
 			}
 			return out
@@ -497,32 +497,32 @@ func (f *editForm) view(spinner string) string {
 		}
 	}
 	lines = append(lines, "")
-	lines = append(lines, planFooter(st, spinner, f.planning, "reading the current offsets", f.planErr, inner, f.keys())...)
+	lines = append(lines, planFooter(st, spinner, f.planning, "reading the current offsets", f.planErr, inner, f.keys(inner))...)
 	return renderBox(st, f.width, f.height, lines)
 }
 
 // keys is the form's key line. Submit shows only when the JSON is valid;
 // until then the line says what is missing.
-func (f *editForm) keys() string {
+func (f *editForm) keys(w int) []string {
 	submit := f.km.FormSubmit
 	submit.SetEnabled(f.valid())
 	next := f.km.FormNext
 	next.SetEnabled(len(f.fields) > 1)
-	line := f.help.ShortHelpView([]key.Binding{submit, next, f.km.FormCancel})
+	note := ""
 	if !f.valid() {
-		line += f.st.Muted.Render(keySep + "fix the JSON to review the edit")
+		note = "fix the JSON to review the edit"
 	}
-	return line
+	return dialogKeys(f.help, f.st, w, []key.Binding{submit, next, f.km.FormCancel}, note)
 }
 
 // planFooter ends a form: a spinner while its plan is being made, else the
 // key line, under the plan's error if it failed.
-func planFooter(st *Styles, spinner string, planning bool, doing, planErr string, inner int, keys string) []string {
+func planFooter(st *Styles, spinner string, planning bool, doing, planErr string, inner int, keys []string) []string {
 	switch {
 	case planning:
 		return []string{spinner + " planning: " + doing + "…"}
 	case planErr != "":
-		return append(indentWrap(st.Bad.Render("✗ "+planErr), inner, "", 4), keys)
+		return append(indentWrap(st.Bad.Render("✗ "+planErr), inner, "", 4), keys...)
 	}
-	return []string{keys}
+	return keys
 }

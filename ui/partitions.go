@@ -660,6 +660,14 @@ func flagsCell(f model.Flags, wide bool) string {
 				words[i] = s
 			}
 		}
+		// The words that say the task reads another value go first: a
+		// narrow cell cuts its end.
+		first := map[string]int{"stray": 0, "unreadable": 1}
+		sort.SliceStable(words, func(i, j int) bool {
+			a, okA := first[words[i]]
+			b, okB := first[words[j]]
+			return okA && (!okB || a < b)
+		})
 	}
 	s := strings.Join(words, ",")
 	if f.Suspect() {

@@ -131,12 +131,12 @@ func (s *sinkScreen) sync() {
 	n := s.needs
 	part, lastW := len("PART"), len("LAST COMMIT")
 	committed, end, lag := n.committed, n.end, n.lag
-	start := 0
-	if s.width >= 120 {
-		start = n.start
-	}
 	fixed := 2 + part + 1 + committed + 1 + end + 1 + lag + 1 + lastW + 1
-	if start > 0 {
+	// LOG START stays while the topic keeps room for its name (up to 16):
+	// at 80 columns it does; on narrower screens it goes first.
+	start := 0
+	if s.width-fixed-n.start-1 >= min(max(n.topic, 8), 16) {
+		start = n.start
 		fixed += start + 1
 	}
 	topicW := min(max(s.width-fixed, 8), max(n.topic, 8)+2)

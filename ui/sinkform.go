@@ -302,7 +302,7 @@ func (f *sinkForm) view(spinner string) string {
 	}
 	lines = append(lines, "", f.scopeLine())
 	lines = append(lines, "")
-	lines = append(lines, planFooter(st, spinner, f.planning, "reading the group's offsets", f.planErr, inner, f.keys())...)
+	lines = append(lines, planFooter(st, spinner, f.planning, "reading the group's offsets", f.planErr, inner, f.keys(inner))...)
 	return renderBox(st, f.width, f.height, lines)
 }
 
@@ -324,16 +324,16 @@ func (f *sinkForm) scopeLine() string {
 }
 
 // keys is the form's key line; review shows only when the value is valid.
-func (f *sinkForm) keys() string {
+func (f *sinkForm) keys(w int) []string {
 	submit := f.km.FormSubmit
 	submit.SetEnabled(f.valid())
 	scope := short(f.km.Scope, "selected/all")
 	scope.SetEnabled(f.hasSel)
 	updown := f.km.StrategyDown
 	updown.SetHelp("↑/↓", "strategy")
-	line := f.help.ShortHelpView([]key.Binding{submit, updown, scope, f.km.FormCancel})
+	note := ""
 	if !f.valid() {
-		line += f.st.Muted.Render(keySep + "fix the value to review the edit")
+		note = "fix the value to review the edit"
 	}
-	return line
+	return dialogKeys(f.help, f.st, w, []key.Binding{submit, updown, scope, f.km.FormCancel}, note)
 }

@@ -100,6 +100,7 @@ func (d *stateDialog) view() string {
 	lines = append(lines, "")
 	lines = append(lines, indentWrap(what, w, "", 0)...)
 	lines = append(lines, indentWrap(st.Muted.Render("Written to the audit log as edits are: who, when, the state before."), w, "", 0)...)
-	lines = append(lines, "", d.help.ShortHelpView([]key.Binding{d.confirmKey(), d.km.Cancel}))
+	lines = append(lines, "")
+	lines = append(lines, dialogKeys(d.help, d.st, w, []key.Binding{d.confirmKey(), d.km.Cancel}, "")...)
 	return renderBox(d.st, d.width, d.height, lines)
 }

@@ -123,7 +123,7 @@ func (f *strayForm) view(spinner string) string {
 	}
 	del := f.km.StrayDelete
 	del.SetEnabled(!f.sameBytes() && !r.Deleted)
-	keys := f.help.ShortHelpView([]key.Binding{del, partition, f.km.FormCancel})
+	keys := dialogKeys(f.help, st, inner, []key.Binding{del, partition, f.km.FormCancel}, "")
 	if f.sameBytes() {
 		lines = append(lines, indentWrap(st.Muted.Render("The same key bytes as the live copy: deleting this copy alone would delete the task's offset whenever a restarted worker reads this partition last. Editing the partition writes every copy of those bytes."), inner, "", 4)...)
 	}
