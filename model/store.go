@@ -735,6 +735,7 @@ func partitionIdentity(p Object) string {
 // and sink lag.
 func (s *Store) joinREST(r *ConnectorRow) {
 	r.REST, r.InREST = s.rest.Connectors[r.ID.Name]
+	r.RESTStale, r.RESTAt, r.Tail = s.rest.Err, s.rest.StateAt, s.status
 	r.Topics = s.topicsOf[r.ID.Name]
 	if u, ok := s.unflushed[r.ID.Name]; ok {
 		r.Unflushed = &u
@@ -827,6 +828,13 @@ type ConnectorRow struct {
 	// false when koff has no REST view or the connector is not listed there.
 	REST   ConnectorState
 	InREST bool
+	// RESTStale is REST's last error while REST is out of reach: REST is
+	// then the state polled at RESTAt, not what it is now.
+	RESTStale string
+	RESTAt    time.Time
+	// Tail is the Tailer's state when the row was read: while koff cannot
+	// read the offsets topics it cannot see a flush either.
+	Tail TailStatus
 	// Type is source or sink: REST's word when it has one, else sink for a
 	// connect-* consumer group and source for offsets-topic records.
 	Type string
@@ -925,7 +933,7 @@ func (s *Store) connectorRows(counts bool) []ConnectorRow {
 			continue
 		}
 		sum := g.summary()
-		r := ConnectorRow{ID: ConnectorID{Name: strings.TrimPrefix(name, "connect-")}, Type: "sink", Sink: &sum}
+		r := ConnectorRow{ID: ConnectorID{Name: strings.TrimPrefix(name, "connect-")}, Type: "sink", Sink: &sum, Tail: s.status}
 		r.Orphaned = s.rest.Connectors != nil && s.rest.Err == ""
 		rows = append(rows, r)
 	}

@@ -29,6 +29,9 @@ const (
 type connRow struct {
 	model.ConnectorRow
 	flush model.FlushReport
+	// now is when the row was last judged: a REST state kept while REST
+	// is out of reach shows its age.
+	now time.Time
 }
 
 func (r connRow) sink() bool { return r.Type == "sink" }
@@ -66,7 +69,11 @@ func (s *connectorsScreen) measure() {
 		n.topic = max(n.topic, ansi.StringWidth(topicCell(r)))
 		n.parts = max(n.parts, ansi.StringWidth(partitionsCell(r)))
 		n.records = max(n.records, len(count(r.Records)))
-		n.state = max(n.state, ansi.StringWidth(connStateCell(r))+failedWidth(r))
+		w := ansi.StringWidth(connStateCell(r)) + failedWidth(r)
+		if r.RESTStale != "" {
+			w += 2 // room for the age to grow: "9s" → "10m"
+		}
+		n.state = max(n.state, w)
 		n.tasks = max(n.tasks, ansi.StringWidth(restTasksCell(r.ConnectorRow, 1000)))
 		if r.sink() {
 			n.sinks = true
@@ -200,14 +207,16 @@ func (s *connectorsScreen) refresh(src Source, now time.Time, reload bool) {
 		rows := src.Connectors()
 		items := make([]connRow, len(rows))
 		for i, r := range rows {
-			items[i] = connRow{ConnectorRow: r}
+			items[i] = connRow{ConnectorRow: r, now: now}
 		}
 		s.list.items = items
 		s.measure()
 	}
 	// Flush status moves with the clock: judge again, then sort again.
 	for i := range s.list.items {
-		if r := &s.list.items[i]; !r.sink() {
+		r := &s.list.items[i]
+		r.now = now
+		if !r.sink() {
 			r.flush = judgeFlush(r.ConnectorRow, now, s.interval)
 		}
 	}
@@ -383,7 +392,7 @@ func connStateCell(r connRow) string {
 	case !r.Authoritative():
 		return secondaryText
 	}
-	return restStateCell(r.ConnectorRow)
+	return restStateCell(r.ConnectorRow, r.now)
 }
 
 func (s *connectorsScreen) connStateStyle(r connRow) lipgloss.Style {
@@ -392,7 +401,7 @@ func (s *connectorsScreen) connStateStyle(r connRow) lipgloss.Style {
 		return s.st.Warn
 	case !r.Authoritative():
 		return s.st.Muted
-	case !r.InREST:
+	case !r.InREST, r.RESTStale != "":
 		return s.st.Muted
 	}
 	return s.st.stateStyle(r.REST.State)
