@@ -98,9 +98,9 @@ func TestAnOutageIsShownAsAnOutage(t *testing.T) {
 			t.Fatalf("koff is blind (tailer %s, silent since %v), yet: %s", st.State, st.Silent, b)
 		}
 		for _, r := range reps {
-			silent = silent || strings.HasPrefix(r.Reason, "unknown (no answer from Kafka for ")
+			silent = silent || r.Status == model.FlushUnknown && strings.HasPrefix(r.Reason, "no answer from Kafka for ")
 			// The Tailer says stalled, or disconnected once a fetch times out.
-			stalled = stalled || strings.HasPrefix(r.Reason, "unknown (Kafka stalled since ") || strings.HasPrefix(r.Reason, "unknown (Kafka disconnected since ")
+			stalled = stalled || r.Status == model.FlushUnknown && (strings.HasPrefix(r.Reason, "Kafka stalled since ") || strings.HasPrefix(r.Reason, "Kafka disconnected since "))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

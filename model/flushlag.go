@@ -129,7 +129,7 @@ func AssessFlush(events []FlushEvent, now time.Time, in FlushInputs) FlushReport
 	case !in.BlindSince.IsZero():
 		// koff is blind, not the connector: a flush since then would not
 		// show, nor would the records its topics received.
-		r.Status, r.Reason = FlushUnknown, "unknown ("+in.Blind+")"
+		r.Status, r.Reason = FlushUnknown, in.Blind
 	case in.Unflushed > 0:
 		// Late counts from when the records were written, not from the last
 		// flush: a connector idle for an hour that just produced is not

@@ -60,9 +60,9 @@ func TestAnOutageMakesFlushesUnknownNotLate(t *testing.T) {
 		tail TailStatus
 		want string
 	}{
-		{TailStatus{State: TailDisconnected, Since: last.Add(time.Second)}, "unknown (Kafka disconnected since "},
-		{TailStatus{State: TailStalled, Since: last.Add(time.Second)}, "unknown (Kafka stalled since "},
-		{TailStatus{State: TailLive, Silent: last.Add(time.Second)}, "unknown (no answer from Kafka for 9s)"},
+		{TailStatus{State: TailDisconnected, Since: last.Add(time.Second)}, "Kafka disconnected since "},
+		{TailStatus{State: TailStalled, Since: last.Add(time.Second)}, "Kafka stalled since "},
+		{TailStatus{State: TailLive, Silent: last.Add(time.Second)}, "no answer from Kafka for 9s"},
 	} {
 		row.Tail = tc.tail
 		row.Unflushed.Records = 5 // the last measurement before the outage

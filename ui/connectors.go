@@ -59,6 +59,8 @@ type connectorsScreen struct {
 type connectorNeeds struct {
 	name, topic, parts, records, state, tasks, group int
 	sources, sinks                                   bool
+	// stale: a row's REST state is from before REST went out of reach.
+	stale bool
 }
 
 func (s *connectorsScreen) measure() {
@@ -70,8 +72,9 @@ func (s *connectorsScreen) measure() {
 		n.parts = max(n.parts, ansi.StringWidth(partitionsCell(r)))
 		n.records = max(n.records, len(count(r.Records)))
 		w := ansi.StringWidth(connStateCell(r)) + failedWidth(r)
-		if r.RESTStale != "" {
+		if r.RESTStale != "" && r.InREST {
 			w += 2 // room for the age to grow: "9s" → "10m"
+			n.stale = true
 		}
 		n.state = max(n.state, w)
 		n.tasks = max(n.tasks, ansi.StringWidth(restTasksCell(r.ConnectorRow, 1000)))
@@ -277,6 +280,9 @@ func (s *connectorsScreen) columns() connectorColumns {
 	}
 	if s.rest {
 		c.state = min(n.state, 14)
+		if n.stale && s.width >= 80 {
+			c.state = min(n.state, 20) // "● RUNNING (13s ago)": an outage shows
+		}
 		c.tasks = min(n.tasks, len("TASKS")+2) // "1/2 ✗1"; in words below, where there is room
 	}
 	if n.sources || !n.sinks {
