@@ -744,10 +744,12 @@ func (s *Store) joinREST(r *ConnectorRow) {
 		r.Type = "source"
 	}
 	cfg := r.REST.Config
-	cc, inConfig := s.ConnectConfigs().Connectors[r.ID.Name]
+	configs := s.ConnectConfigs()
+	cc, inConfig := configs.Connectors[r.ID.Name]
 	if inConfig && cc.Config != nil {
 		r.Target = cc.TargetState
 	}
+	r.Unconfigured = configs.Topic != "" && (!inConfig || cc.Config == nil)
 	if r.InREST {
 		if r.REST.Type != "" && r.REST.Type != "unknown" {
 			r.Type = r.REST.Type
@@ -848,6 +850,10 @@ type ConnectorRow struct {
 	// Target is the connector's target state in Connect's config topic
 	// ("" when koff reads none, or it holds no config of the connector).
 	Target string
+	// Unconfigured: Connect's config topic, read to its end, holds no
+	// config of the connector (deleted, or never created): no task of it
+	// runs, whatever REST can say.
+	Unconfigured bool
 	// Sink is the consumer group lag of a sink connector (nil for sources).
 	Sink *SinkSummary
 	// Topics are the topics a source connector writes to, when known.

@@ -112,9 +112,13 @@ type FlushTarget struct {
 // flush interval (0: estimate it).
 func (r ConnectorRow) Flush(now time.Time, configured time.Duration) FlushReport {
 	in := FlushInputs{Configured: configured, Estimate: r.PartitionInterval, Unflushed: -1}
-	if r.InREST && r.RESTStale == "" {
+	switch {
+	case r.InREST && r.RESTStale == "":
 		// A state REST gave before it went out of reach is no evidence.
 		in.State = r.REST.State
+	case r.Target == TargetPaused || r.Target == TargetStopped:
+		// Without REST, the config topic's word: its tasks are told not to run.
+		in.State = r.Target
 	}
 	in.BlindSince, in.Blind = r.Tail.Blind(now)
 	if r.Unflushed != nil && r.Unflushed.Err == "" && len(r.Flushes) > 0 && !r.Unflushed.Since.Before(r.Flushes[len(r.Flushes)-1].End) {
@@ -131,6 +135,9 @@ func (r ConnectorRow) Flush(now time.Time, configured time.Duration) FlushReport
 	case r.Orphaned:
 		rep.Status = FlushIdle
 		rep.Reason = "not in Connect: a new connector named " + r.ID.Name + " would resume from these offsets"
+	case r.Unconfigured && !r.InREST && rep.Status != FlushOK:
+		rep.Status = FlushIdle
+		rep.Reason = "not in Connect's config topic: no task runs; a new connector named " + r.ID.Name + " would resume from these offsets"
 	case rep.Status == FlushOK:
 	case !r.Authoritative():
 		// Copies in the worker's topic are best effort; nothing waits on them.
