@@ -80,8 +80,18 @@ func classNote(class string, cfg map[string]string, ch Change) string {
 			}
 			return fmt.Sprintf("Debezium PostgreSQL: no offset for %s: the connector takes a new snapshot (snapshot.mode=%s), then streams.", part, mode)
 		}
+		// lsn is where streaming resumes; lsn_proc and lsn_commit (newer
+		// Debezium) say the same of the last event and commit processed.
 		to, ok1 := intField(after, "lsn")
 		from, ok2 := intField(before, "lsn")
+		for _, f := range []string{"lsn", "lsn_proc", "lsn_commit"} {
+			t, okT := intField(after, f)
+			b, okB := intField(before, f)
+			if okT && okB && t.Cmp(b) < 0 {
+				to, from, ok1, ok2 = t, b, true, true
+				break
+			}
+		}
 		switch {
 		case ok1 && ok2 && to.Cmp(from) < 0:
 			return fmt.Sprintf("Debezium PostgreSQL: lsn moved back from %s to %s: only what the replication slot still holds is streamed again; the slot starts at the later of %s and its confirmed_flush_lsn.", from, to, to)
