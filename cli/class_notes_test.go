@@ -22,6 +22,9 @@ func TestPlansSayWhatEachConnectorClassResumesFrom(t *testing.T) {
 				`MirrorMaker: {"offset":41} is the last record copied: the task resumes copying orders-0 at 42.`},
 			{[]string{"reset", "mm2-primary", "--partition", `{"cluster":"primary","partition":0,"topic":"orders"}`},
 				"MirrorMaker: no offset for orders-0: the task copies the partition again from its log start."},
+			// One sentence for many partitions, not one each.
+			{[]string{"reset", "mm2-primary"},
+				"MirrorMaker: no offset for 24 partitions: the task copies each partition again from its log start."},
 			{[]string{"set", "debezium-inventory", "--partition", `{"server":"inventory"}`, "--offset", `{"lsn":1000,"txId":1,"ts_usec":1}`},
 				"the slot starts at the later of 1000 and its confirmed_flush_lsn"},
 			{[]string{"reset", "debezium-inventory"},

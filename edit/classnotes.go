@@ -36,13 +36,31 @@ func classNotes(p *Plan) []string {
 	default:
 		return nil
 	}
+	resets := 0
+	for _, ch := range p.Changes {
+		if ch.After == nil {
+			resets++
+		}
+	}
+	if resets == len(p.Changes) && resets > maxClassNotes {
+		// One sentence for a reset of many partitions, not one each.
+		n := classNote(class, p.config, Change{Partition: model.Object{}, PartitionJSON: fmt.Sprintf("%d partitions", resets)})
+		return []string{strings.Replace(n, "the partition again", "each partition again", 1)}
+	}
 	for _, ch := range p.Changes {
 		if n := classNote(class, p.config, ch); n != "" {
 			out = append(out, n)
 		}
 	}
+	if len(out) > maxClassNotes {
+		more := len(out) - maxClassNotes
+		out = append(out[:maxClassNotes], fmt.Sprintf("%s: and so for %d more partitions.", strings.SplitN(out[0], ":", 2)[0], more))
+	}
 	return out
 }
+
+// maxClassNotes is how many partitions' notes a plan lists one by one.
+const maxClassNotes = 3
 
 func classNote(class string, cfg map[string]string, ch Change) string {
 	part := ch.PartitionJSON
