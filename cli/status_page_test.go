@@ -73,3 +73,24 @@ func lineOf(out, word string) string {
 	}
 	return ""
 }
+
+// A connector that was idle and just produced is not stalled in a
+// one-shot `koff status`: its records are dated by their timestamps, and
+// it owes a flush an interval after them, not after its last flush.
+func TestStatusDoesNotPageForRecordsWrittenJustNow(t *testing.T) {
+	b := broker(t)
+	for topic, n := range map[string]int{"connect-offsets": 25, "inventory.public.orders": 1} {
+		if err := b.CreateTopic(topic, n, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := b.Bootstrap()
+	old := time.Now().Add(-time.Hour)
+	produceAt(t, addr, `["dbz",{"server":"inventory"}]`, `{"lsn":1}`, old)
+	produceAt(t, addr, `["dbz",{"server":"inventory"}]`, `{"lsn":2}`, old.Add(2*time.Second))
+	produceTo(t, addr, "inventory.public.orders", 0, [2]string{"k", `{"op":"c"}`})
+	out, errs, code := koff(t, "status", "-b", addr, "--connector-topics", "dbz=inventory.public.orders", "--flush-interval", "10s")
+	if code != 0 || !strings.Contains(lineOf(out, "dbz"), "1 records to flush") {
+		t.Errorf("exit %d %s\n%s", code, errs, out)
+	}
+}

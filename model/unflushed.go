@@ -17,8 +17,10 @@ type Unflushed struct {
 	// Since is the flush it is counted from; At when it was measured.
 	Since, At time.Time
 	Err       string
-	// Pending is when records were first seen after a measurement since
-	// the same flush that saw none (zero: unknown, as old as the flush).
+	// Pending is the timestamp of the oldest record counted, when the
+	// poller read them all, else when records were first seen after a
+	// measurement since the same flush that saw none (zero: unknown, as
+	// old as the flush).
 	Pending time.Time
 }
 
@@ -44,6 +46,9 @@ func (s *Store) SetUnflushed(name string, u Unflushed) {
 	same := had && prev.Err == "" && prev.Since.Equal(u.Since)
 	switch {
 	case u.Err != "" || u.Records+u.Shared == 0:
+		u.Pending = time.Time{}
+	case !u.Pending.IsZero():
+		// The poller read the records: the oldest one's timestamp.
 	case same && prev.Records+prev.Shared == 0:
 		u.Pending = u.At
 	case same:
