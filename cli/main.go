@@ -27,6 +27,10 @@ const (
 	// ExitUnknown: a write's answer was lost and no read showed it: it may
 	// have been written (the error names what; koff undo covers it).
 	ExitUnknown = 3
+	// ExitFlushUnknown: `koff status` cannot tell whether a source
+	// connector still commits: no flush for more than 3× its interval, and
+	// no evidence (REST state, unflushed records) either way.
+	ExitFlushUnknown = 4
 )
 
 // Env is what a command may touch of the outside world.
@@ -89,6 +93,9 @@ func Main(args []string, env Env) int {
 	var we *edit.WriteError
 	if errors.As(err, &we) && len(we.Unknown) > 0 {
 		return ExitUnknown
+	}
+	if errors.Is(err, errFlushUnknown) {
+		return ExitFlushUnknown
 	}
 	return ExitFailed
 }

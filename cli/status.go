@@ -31,7 +31,7 @@ func init() {
 	register(&command{
 		name:    "status",
 		args:    "[CONNECTOR...] [-o table|json] [--watch] [--group G]",
-		summary: "flush lag of source connectors, consumer lag of sinks, and state; exits 1 if a connector is stalled",
+		summary: "flush lag of source connectors, consumer lag of sinks, state and tasks; exits 1 if a connector is stalled or a task failed, 4 if a connector's flush is unknown after 3× its interval",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &statusOptions{}
 			fs.StringVarP(&o.output, "output", "o", "table", "table or json")
@@ -43,8 +43,12 @@ func init() {
 	})
 }
 
-// errStalled makes `koff status` usable as a monitoring check.
-var errStalled = errors.New("stalled")
+// errStalled and errFlushUnknown make `koff status` usable as a
+// monitoring check: `koff status || page-someone`.
+var (
+	errStalled      = errors.New("stalled")
+	errFlushUnknown = errors.New("flush unknown")
+)
 
 func runStatus(g *Globals, opts any, args []string, env Env) error {
 	o := opts.(*statusOptions)
@@ -112,12 +116,8 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 		if err != nil {
 			return err
 		}
-		stalled := anyStalled(rows, g, now)
 		if !o.watch {
-			if stalled != "" {
-				return fmt.Errorf("%w: %s", errStalled, stalled)
-			}
-			return nil
+			return statusVerdict(rows, g, now)
 		}
 		select {
 		case <-ctx.Done():
@@ -164,20 +164,69 @@ func statusRows(store *model.Store, names []string, g *Globals) ([]model.Connect
 	return out, nil
 }
 
-func anyStalled(rows []model.ConnectorRow, g *Globals, now time.Time) string {
-	var names []string
+// statusVerdict is `koff status`'s exit: 1 for a stalled connector or a
+// failed connector or task, else 4 for a connector whose flush is unknown
+// after 3× its interval, else 0.
+func statusVerdict(rows []model.ConnectorRow, g *Globals, now time.Time) error {
+	var stalled, failed, unknown []string
 	for _, r := range rows {
-		if r.Type == "source" && r.Authoritative() && r.Flush(now, g.FlushInterval).Status == model.FlushStalled {
-			names = append(names, r.ID.Name)
+		if !r.Authoritative() {
+			continue
+		}
+		if r.InREST && (r.REST.State == "FAILED" || failedTaskCount(r.REST) > 0) {
+			failed = append(failed, r.ID.Name)
+		}
+		if r.Type != "source" {
+			continue
+		}
+		switch f := r.Flush(now, g.FlushInterval); {
+		case f.Status == model.FlushStalled:
+			stalled = append(stalled, r.ID.Name)
+		case f.UnknownTooLong():
+			unknown = append(unknown, fmt.Sprintf("%s (%s)", r.ID.Name, f.Reason))
 		}
 	}
-	return strings.Join(names, ", ")
+	var why []string
+	if len(stalled) > 0 {
+		why = append(why, strings.Join(stalled, ", "))
+	}
+	if len(failed) > 0 {
+		why = append(why, "failed: "+strings.Join(failed, ", "))
+	}
+	switch {
+	case len(why) > 0:
+		return fmt.Errorf("%w: %s", errStalled, strings.Join(why, "; "))
+	case len(unknown) > 0:
+		return fmt.Errorf("%w after 3× its interval: %s", errFlushUnknown, strings.Join(unknown, ", "))
+	}
+	return nil
 }
 
-func stateOf(r model.ConnectorRow) string {
+func failedTaskCount(c model.ConnectorState) int {
+	n := 0
+	for _, t := range c.Tasks {
+		if t.State == "FAILED" {
+			n++
+		}
+	}
+	return n
+}
+
+// tasksOf is the TASKS cell: Connect's task states in brief.
+func tasksOf(r model.ConnectorRow) string {
+	if !r.InREST {
+		return "-"
+	}
+	return r.REST.TaskSummary()
+}
+
+func stateOf(r model.ConnectorRow, now time.Time) string {
 	switch {
 	case r.Orphaned:
 		return "orphaned"
+	case r.InREST && r.RESTStale != "" && !r.RESTAt.IsZero():
+		// REST is out of reach: the state it gave last, with its age.
+		return r.REST.State + " (" + ageText(now.Sub(r.RESTAt)) + " ago)"
 	case r.InREST:
 		return r.REST.State
 	case r.Target != "":
@@ -190,7 +239,7 @@ func stateOf(r model.ConnectorRow) string {
 func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow, g *Globals, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	var sinks []model.ConnectorRow
-	fmt.Fprintln(tw, "SOURCE\tSTATE\tOFFSETS TOPIC\tLAST FLUSH\tAGE\tINTERVAL\tFLUSH\tUNFLUSHED\tWHY")
+	fmt.Fprintln(tw, "SOURCE\tSTATE\tTASKS\tOFFSETS TOPIC\tLAST FLUSH\tAGE\tINTERVAL\tFLUSH\tUNFLUSHED\tWHY")
 	for _, r := range rows {
 		if r.Type == "sink" {
 			sinks = append(sinks, r)
@@ -216,7 +265,7 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 		case f.Unflushed >= 0:
 			unflushed = fmt.Sprint(f.Unflushed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r)), topic, last, age, interval, strings.ToUpper(string(f.Status)), unflushed, field(f.Reason))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r, now)), field(tasksOf(r)), topic, last, age, interval, strings.ToUpper(string(f.Status)), unflushed, field(f.Reason))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -227,7 +276,7 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 	fmt.Fprintln(w)
 	var table bytes.Buffer
 	tw = tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SINK\tSTATE\tGROUP\tGROUP STATE\tMEMBERS\tLAG\tTREND\tCATCH-UP\tLAST COMMIT")
+	fmt.Fprintln(tw, "SINK\tSTATE\tTASKS\tGROUP\tGROUP STATE\tMEMBERS\tLAG\tTREND\tCATCH-UP\tLAST COMMIT")
 	for _, r := range sinks {
 		s := r.Sink
 		trend, catchUp, last := dash(s.Trend), "-", "-"
@@ -237,10 +286,10 @@ func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow
 		if !s.LastCommit.IsZero() {
 			last = ageText(now.Sub(s.LastCommit)) + " ago"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r)), field(s.Group), field(dash(s.State)), s.Members, s.TotalLag, trend, catchUp, last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r, now)), field(tasksOf(r)), field(s.Group), field(dash(s.State)), s.Members, s.TotalLag, trend, catchUp, last)
 		for _, p := range store.SinkPartitions(s.Group) {
 			// Every cell, even empty, keeps the columns aligned.
-			fmt.Fprintf(tw, "  %s\t\t\tcommitted %d\tend %d\t%d\t\t\t\n", field(p.TopicPartition.String()), p.Committed, p.End, p.Lag)
+			fmt.Fprintf(tw, "  %s\t\t\t\tcommitted %d\tend %d\t%d\t\t\t\n", field(p.TopicPartition.String()), p.Committed, p.End, p.Lag)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -267,7 +316,9 @@ type statusJSON struct {
 	Type  string `json:"type"`
 	State string `json:"state"`
 	// TargetState is the config topic's target state (STARTED, PAUSED, STOPPED).
-	TargetState   string     `json:"target_state,omitempty"`
+	TargetState string `json:"target_state,omitempty"`
+	// StateAsOf is when REST gave State, while REST is out of reach.
+	StateAsOf     *time.Time `json:"state_as_of,omitempty"`
 	OffsetsTopic  string     `json:"offsets_topic,omitempty"`
 	Authoritative bool       `json:"authoritative"`
 	Orphaned      bool       `json:"orphaned"`
@@ -316,12 +367,17 @@ func printStatusJSON(w io.Writer, store *model.Store, rows []model.ConnectorRow,
 		Connectors []statusJSON `json:"connectors"`
 	}{Time: now.UTC(), Connectors: []statusJSON{}}
 	for _, r := range rows {
-		s := statusJSON{Name: r.ID.Name, Type: r.Type, State: stateOf(r), TargetState: r.Target, OffsetsTopic: r.ID.Topic, Authoritative: r.Authoritative(), Orphaned: r.Orphaned}
+		s := statusJSON{Name: r.ID.Name, Type: r.Type, State: stateOf(r, time.Time{}), TargetState: r.Target, OffsetsTopic: r.ID.Topic, Authoritative: r.Authoritative(), Orphaned: r.Orphaned}
 		if !r.InREST && !r.Orphaned {
 			s.State = "-"
 		}
 		if r.InREST {
 			s.Tasks = r.REST.TaskSummary()
+		}
+		if r.InREST && r.RESTStale != "" && !r.RESTAt.IsZero() {
+			s.State = r.REST.State
+			at := r.RESTAt.UTC()
+			s.StateAsOf = &at
 		}
 		if r.Type == "sink" && r.Sink != nil {
 			sj := &sinkJSON{Group: r.Sink.Group, State: r.Sink.State, Members: r.Sink.Members, TotalLag: r.Sink.TotalLag, Trend: r.Sink.Trend, Reloaded: r.Sink.ReloadReason, Partitions: []sinkPartition{}}

@@ -63,13 +63,14 @@ type Options struct {
 // Cluster is the running demo: an embedded broker and the simulated Connect
 // worker whose source and sink connectors write to and read from it.
 type Cluster struct {
-	broker     *Broker
-	w          *worker
-	connectors map[string]*connector
-	names      []string
-	rest       *restServer // nil without Options.ConnectListen
-	held       sync.Map    // paused connector name → offsets its tasks held (rest_pause.go)
-	unassigned sync.Map    // stopped connector name → its worker left (LeaveWorker)
+	broker      *Broker
+	w           *worker
+	connectors  map[string]*connector
+	names       []string
+	rest        *restServer // nil without Options.ConnectListen
+	held        sync.Map    // paused connector name → offsets its tasks held (rest_pause.go)
+	unassigned  sync.Map    // stopped connector name → its worker left (LeaveWorker)
+	failedTasks sync.Map    // taskID → FailTask made it FAILED
 
 	closed    atomic.Bool
 	closeOnce sync.Once

@@ -20,6 +20,7 @@ type (
 		State    string `json:"state"`
 		WorkerID string `json:"worker_id"`
 		Version  string `json:"version,omitempty"`
+		Trace    string `json:"trace,omitempty"`
 	}
 	connectorStateInfo struct {
 		Name      string      `json:"name"`
@@ -61,7 +62,11 @@ func (s *restServer) status(conn *connector) connectorStateInfo {
 		Type:      conn.spec.kind(),
 	}
 	for i := range taskCount(conn, state) {
-		info.Tasks = append(info.Tasks, taskState{i, state, s.workerID, version})
+		ts := taskState{ID: i, State: state, WorkerID: s.workerID, Version: version}
+		if state == stateRunning && s.c.taskFailed(conn.spec.name, i) {
+			ts.State, ts.Trace = "FAILED", "org.apache.kafka.connect.errors.ConnectException: demo: task failed (FailTask)"
+		}
+		info.Tasks = append(info.Tasks, ts)
 	}
 	return info
 }

@@ -43,7 +43,7 @@ func (e *Editor) planConfigTopic(p *Plan) error {
 		p.PathReason = "not in Connect's config topic " + topic + ": written to the offsets topic"
 		return nil
 	}
-	p.ConfigTopic, p.Target = topic, c.TargetState
+	p.ConfigTopic, p.Target, p.config = topic, c.TargetState, c.Config
 	if t := c.OwnOffsetsTopic(); t != "" {
 		if !contains(e.topics(), t) {
 			return fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic in config topic %s): add --offsets-topic %s so koff can read and verify it", p.Connector, t, topic, t)

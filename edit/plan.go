@@ -90,6 +90,9 @@ type Plan struct {
 	// resetPolicy is the sink's consumer.override.auto.offset.reset ("":
 	// Connect's earliest).
 	resetPolicy string
+	// config is the connector's configuration, from REST or the config
+	// topic (nil when neither has it): its class explains its offsets.
+	config map[string]string
 }
 
 // Replan plans the same request again on the offsets as they are now. The
@@ -180,6 +183,9 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		p.Warnings = append(p.Warnings, "Connector state unknown, and whether it has its own offsets topic (no --connect-url, no config topic): a running connector's tasks overwrite this edit at their next flush, and one with its own offsets.storage.topic reads that topic instead. Stop it first.")
 	case p.State == "" && p.Target != model.TargetStopped:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Target state %s (config topic %s): its tasks overwrite this edit at their next flush. Stop it first.", p.Target, p.ConfigTopic))
+	}
+	if p.Kind != KindDeleteStray {
+		p.Warnings = append(p.Warnings, classNotes(p)...)
 	}
 	if req.Create && len(copies) == 0 && p.State == "" && p.Target == "" {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is a new name to koff (--create): no offsets, consumer group or Connect entry of it; a connector created with this name starts from these offsets.", p.Connector))
@@ -285,6 +291,7 @@ func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	p.config = cfg
 	if t := strings.TrimSpace(cfg["offsets.storage.topic"]); t != "" {
 		if !contains(e.topics(), t) {
 			return false, fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic): add --offsets-topic %s so koff can read and verify it", p.Connector, t, t)

@@ -138,7 +138,7 @@ func (t *Tailer) Run(ctx context.Context) {
 	// Time alone turns live into stalled: a blackholed broker answers
 	// nothing, so no request fails for a while.
 	t.wg.Add(1)
-	go t.reportEvery(ctx, 500*time.Millisecond)
+	go t.reportEvery(ctx, 250*time.Millisecond)
 	backoff := newBackoff(10 * time.Second)
 	for {
 		if why := t.takeReload(); why != "" {

@@ -161,6 +161,12 @@ func (t *Tailer) report() {
 		st.State = model.TailCatchingUp
 	}
 	st.Since = t.since(st, now, oldest)
+	if st.State != model.TailDisconnected && st.State != model.TailStalled && len(t.parts) > 0 && now.Sub(oldest) > t.opts.MaxWait+silentAfter {
+		// Not stalled yet, but a fetch is overdue: flushes since oldest
+		// would not have been seen. Set once per silence, so the Store
+		// hears of it once.
+		st.Silent = oldest
+	}
 	nowCaught := all && !t.caught
 	if nowCaught {
 		t.caught = true
@@ -199,6 +205,10 @@ func (t *Tailer) since(st model.TailStatus, now, oldest time.Time) time.Time {
 	}
 	return t.status.Since
 }
+
+// silentAfter is how long past its MaxWait a fetch may go unanswered
+// before koff says it sees nothing (TailStatus.Silent): a round trip.
+const silentAfter = 250 * time.Millisecond
 
 func tpLess(a, b model.TopicPartition) bool {
 	if a.Topic != b.Topic {

@@ -44,7 +44,7 @@ func (p *UnflushedPoller) Once(ctx context.Context) {
 			continue
 		}
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		byTopic, err := p.c.recordsSinceByTopic(rctx, append(slices.Clip(t.Topics), t.Shared...), t.LastFlush)
+		byTopic, first, err := p.c.recordsSinceByTopic(rctx, append(slices.Clip(t.Topics), t.Shared...), t.LastFlush)
 		cancel()
 		var n, shared int64
 		for _, topic := range t.Topics {
@@ -56,7 +56,7 @@ func (p *UnflushedPoller) Once(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		u := model.Unflushed{Records: n, Shared: shared, SharedWith: t.SharedWith, Since: t.LastFlush, At: time.Now()}
+		u := model.Unflushed{Records: n, Shared: shared, SharedWith: t.SharedWith, Since: t.LastFlush, At: time.Now(), Pending: first}
 		if err != nil {
 			u.Err = p.c.Describe(err)
 		}
@@ -81,7 +81,7 @@ func (c Config) PollUnflushedOnce(ctx context.Context, store UnflushedStore) {
 // say 1 record forever after the last flush. Short ranges are therefore
 // fetched and their committed records counted.
 func (c Config) RecordsSince(ctx context.Context, topics []string, t time.Time) (int64, error) {
-	byTopic, err := c.recordsSinceByTopic(ctx, topics, t)
+	byTopic, _, err := c.recordsSinceByTopic(ctx, topics, t)
 	var n int64
 	for _, d := range byTopic {
 		n += d
@@ -90,33 +90,47 @@ func (c Config) RecordsSince(ctx context.Context, topics []string, t time.Time) 
 }
 
 // recordsSinceByTopic is RecordsSince for each topic, in one round of
-// requests for them all.
-func (c Config) recordsSinceByTopic(ctx context.Context, topics []string, t time.Time) (map[string]int64, error) {
+// requests for them all, and the timestamp of the oldest of them when
+// every one was read (zero otherwise): a connector that commits only
+// after it produced owes a flush from then, not from its last flush.
+func (c Config) recordsSinceByTopic(ctx context.Context, topics []string, t time.Time) (map[string]int64, time.Time, error) {
 	tps, err := c.partitionsOf(ctx, topics)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	client := c.Client()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
 	at, err := c.OffsetsAt(ctx, tps, t.Truncate(time.Millisecond).Add(time.Millisecond))
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	ends, err := listOffsets(ctx, client, tps, kafkago.LastOffset, kafkago.ReadUncommitted)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	n := make(map[string]int64, len(topics))
+	var first time.Time
+	read := true
 	for _, tp := range tps {
 		d := max(ends[tp]-at[tp], 0)
-		if d > 0 && d <= markerScan {
-			if d, err = c.countRecords(ctx, tp, at[tp], ends[tp]); err != nil {
-				return nil, err
+		switch {
+		case d > markerScan:
+			read = false
+		case d > 0:
+			var f time.Time
+			if d, f, err = c.countRecords(ctx, tp, at[tp], ends[tp]); err != nil {
+				return nil, time.Time{}, err
+			}
+			if !f.IsZero() && (first.IsZero() || f.Before(first)) {
+				first = f
 			}
 		}
 		n[tp.Topic] += d
 	}
-	return n, nil
+	if !read {
+		first = time.Time{}
+	}
+	return n, first, nil
 }
 
 // markerScan is the longest range RecordsSince fetches to count records
@@ -125,23 +139,27 @@ const markerScan = 256
 
 // countRecords counts the committed records at offsets [from, to) of tp,
 // leaving out control batches and the records of aborted transactions.
-func (c Config) countRecords(ctx context.Context, tp model.TopicPartition, from, to int64) (int64, error) {
+func (c Config) countRecords(ctx context.Context, tp model.TopicPartition, from, to int64) (int64, time.Time, error) {
 	tr := c.transport()
 	defer tr.CloseIdleConnections()
 	var n int64
+	var first time.Time
 	var d decoder
 	for pos := from; pos < to; {
 		part, err := c.fetchCommitted(ctx, tr, tp, pos, &d)
 		if err != nil {
-			return 0, err
+			return 0, time.Time{}, err
 		}
 		if part.ErrorCode != 0 {
-			return 0, kafkago.Error(part.ErrorCode)
+			return 0, time.Time{}, kafkago.Error(part.ErrorCode)
 		}
 		_, next := d.decode(tp, pos, part, func(recs []model.Record) {
 			for _, r := range recs {
 				if r.Offset < to {
 					n++
+					if first.IsZero() || r.Time.Before(first) {
+						first = r.Time
+					}
 				}
 			}
 		})
@@ -150,7 +168,7 @@ func (c Config) countRecords(ctx context.Context, tp model.TopicPartition, from,
 		}
 		pos = next
 	}
-	return n, nil
+	return n, first, nil
 }
 
 func (c Config) partitionsOf(ctx context.Context, topics []string) ([]model.TopicPartition, error) {

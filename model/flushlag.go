@@ -39,6 +39,16 @@ type FlushInputs struct {
 	Unflushed  int64
 	Shared     int64
 	SharedWith []string
+	// Pending is when the unflushed records were first seen, after a
+	// measurement since the same flush that saw none (zero: they may be
+	// as old as the flush). A connector that commits only when it has
+	// produced something owes its next flush an interval after that.
+	Pending time.Time
+	// BlindSince is since when koff has read nothing of the offsets topics
+	// (zero while it reads them), Blind why: a flush since then is one koff
+	// cannot have seen.
+	BlindSince time.Time
+	Blind      string
 }
 
 // FlushReport is a source connector's flush lag.
@@ -106,27 +116,47 @@ func AssessFlush(events []FlushEvent, now time.Time, in FlushInputs) FlushReport
 	}
 	r.Last = events[len(events)-1].End
 	r.Age = max(now.Sub(r.Last), 0)
-	switch ratio := float64(r.Age) / float64(r.Interval); {
+	ratio := float64(r.Age) / float64(r.Interval)
+	switch {
 	case ratio <= 1.5:
 		r.Status, r.Reason = FlushOK, "flushing"
-	case ratio <= 3:
-		r.Status, r.Reason = FlushLate, fmt.Sprintf("%.1f× its interval", ratio)
 	case in.State == "PAUSED" || in.State == "STOPPED":
 		// Its tasks are told not to run: not flushing is what they should do.
 		r.Status, r.Reason = FlushIdle, "connector is "+in.State
 		if in.Unflushed > 0 {
 			r.Reason += fmt.Sprintf(", %d records written since its last flush", in.Unflushed)
 		}
+	case !in.BlindSince.IsZero():
+		// koff is blind, not the connector: a flush since then would not
+		// show, nor would the records its topics received.
+		r.Status, r.Reason = FlushUnknown, in.Blind
 	case in.Unflushed > 0:
-		r.Status, r.Reason = FlushStalled, fmt.Sprintf("%d records written since its last flush", in.Unflushed)
+		// Late counts from when the records were written, not from the last
+		// flush: a connector idle for an hour that just produced is not
+		// an hour late.
+		owed, since := r.Last, ""
+		if in.Pending.After(owed) {
+			owed, since = in.Pending, fmt.Sprintf(", seen %s ago", shortAge(now.Sub(in.Pending)))
+		}
+		switch wait := float64(max(now.Sub(owed), 0)) / float64(r.Interval); {
+		case wait <= 1.5:
+			r.Status, r.Reason = FlushOK, fmt.Sprintf("%d records to flush%s", in.Unflushed, since)
+		case wait <= 3:
+			r.Status, r.Reason = FlushLate, fmt.Sprintf("%d records written since its last flush%s: %.1f× its interval", in.Unflushed, since, wait)
+		default:
+			r.Status, r.Reason = FlushStalled, fmt.Sprintf("%d records written since its last flush%s", in.Unflushed, since)
+		}
 	case in.Unflushed == 0 && in.Shared > 0:
 		// Records in a topic several connectors write could be the others':
 		// not enough to call this one stalled, too many to call it idle.
 		r.Status, r.Reason = FlushLate, fmt.Sprintf("no flush for %.0f× its interval; %d records since in topics shared with %s: koff cannot tell whose", ratio, in.Shared, strings.Join(in.SharedWith, ", "))
 	case in.Unflushed == 0:
 		// A task commits only what it produced (a real worker writes no
-		// offsets when nothing is pending): running or not, it is idle.
+		// offsets when nothing is pending; Debezium on an idle database):
+		// running or not, it is idle, however short its interval.
 		r.Status, r.Reason = FlushIdle, "nothing produced since its last flush"
+	case ratio <= 3:
+		r.Status, r.Reason = FlushLate, fmt.Sprintf("%.1f× its interval", ratio)
 	case in.State == "RUNNING":
 		r.Status, r.Reason = FlushStalled, "RUNNING but not flushing"
 	case in.State != "":
@@ -135,6 +165,21 @@ func AssessFlush(events []FlushEvent, now time.Time, in FlushInputs) FlushReport
 		r.Reason = fmt.Sprintf("no flush for %.0f× its interval; state unknown", ratio)
 	}
 	return r
+}
+
+// shortAge is a duration in whole seconds, or minutes past 100s.
+func shortAge(d time.Duration) string {
+	if d < 100*time.Second {
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	}
+	return fmt.Sprintf("%dm", int(d/time.Minute))
+}
+
+// UnknownTooLong: a connector whose flush status is unknown and whose
+// last flush is older than 3× its interval may have stopped committing,
+// and koff cannot tell: `koff status` pages on it.
+func (r FlushReport) UnknownTooLong() bool {
+	return r.Status == FlushUnknown && !r.Last.IsZero() && r.Age > 3*r.Interval
 }
 
 // Rates is the progress per second of each numeric field of a partition's

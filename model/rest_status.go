@@ -59,17 +59,23 @@ type RESTStatus struct {
 	URL     string
 	Version string
 	// Err is the last poll's error in one line ("" when it worked).
-	Err        string
-	At         time.Time
+	Err string
+	At  time.Time
+	// StateAt is when the connectors' states were polled: At after a
+	// poll that worked, the last such poll's time after one that failed.
+	StateAt    time.Time
 	Connectors map[string]ConnectorState
 }
 
 // SetREST records the latest poll of Connect's REST API.
 func (s *Store) SetREST(r RESTStatus) {
 	s.mu.Lock()
-	if r.Err != "" && s.rest.Connectors != nil && r.Connectors == nil {
-		// Keep the last known states, marked stale by Err.
-		r.Connectors = s.rest.Connectors
+	switch {
+	case r.Err != "" && s.rest.Connectors != nil && r.Connectors == nil:
+		// Keep the last known states, marked stale by Err and their time.
+		r.Connectors, r.StateAt = s.rest.Connectors, s.rest.StateAt
+	case r.Err == "" && r.StateAt.IsZero():
+		r.StateAt = r.At
 	}
 	s.rest = r
 	s.mu.Unlock()

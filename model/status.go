@@ -51,6 +51,23 @@ type TailStatus struct {
 	// and ReloadReason why; zero if never.
 	Reloaded     time.Time
 	ReloadReason string
+	// Silent, while not yet stalled, is the last moment every partition
+	// had answered, once a fetch is overdue (a live fetch answers within
+	// its MaxWait): from then on koff sees no new flush. Zero while
+	// answers come.
+	Silent time.Time
+}
+
+// Blind is since when koff has seen nothing of the offsets topics, and
+// why in a few words; zero while it sees them.
+func (s TailStatus) Blind(now time.Time) (time.Time, string) {
+	switch {
+	case s.State == TailDisconnected || s.State == TailStalled:
+		return s.Since, "Kafka " + s.State.String() + " since " + s.Since.Local().Format("15:04:05")
+	case !s.Silent.IsZero():
+		return s.Silent, "no answer from Kafka for " + itoa(int(now.Sub(s.Silent)/time.Second)) + "s"
+	}
+	return time.Time{}, ""
 }
 
 // Progress is catch-up progress in [0,1].

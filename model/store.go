@@ -739,6 +739,7 @@ func partitionIdentity(p Object) string {
 // and sink lag.
 func (s *Store) joinREST(r *ConnectorRow) {
 	r.REST, r.InREST = s.rest.Connectors[r.ID.Name]
+	r.RESTStale, r.RESTAt, r.Tail = s.rest.Err, s.rest.StateAt, s.status
 	r.Topics = s.topicsOf[r.ID.Name]
 	if u, ok := s.unflushed[r.ID.Name]; ok {
 		r.Unflushed = &u
@@ -747,10 +748,12 @@ func (s *Store) joinREST(r *ConnectorRow) {
 		r.Type = "source"
 	}
 	cfg := r.REST.Config
-	cc, inConfig := s.ConnectConfigs().Connectors[r.ID.Name]
+	configs := s.ConnectConfigs()
+	cc, inConfig := configs.Connectors[r.ID.Name]
 	if inConfig && cc.Config != nil {
 		r.Target = cc.TargetState
 	}
+	r.Unconfigured = configs.Topic != "" && (!inConfig || cc.Config == nil)
 	if r.InREST {
 		if r.REST.Type != "" && r.REST.Type != "unknown" {
 			r.Type = r.REST.Type
@@ -835,6 +838,13 @@ type ConnectorRow struct {
 	// false when koff has no REST view or the connector is not listed there.
 	REST   ConnectorState
 	InREST bool
+	// RESTStale is REST's last error while REST is out of reach: REST is
+	// then the state polled at RESTAt, not what it is now.
+	RESTStale string
+	RESTAt    time.Time
+	// Tail is the Tailer's state when the row was read: while koff cannot
+	// read the offsets topics it cannot see a flush either.
+	Tail TailStatus
 	// Type is source or sink: REST's word when it has one, else sink for a
 	// connect-* consumer group and source for offsets-topic records.
 	Type string
@@ -848,6 +858,10 @@ type ConnectorRow struct {
 	// Target is the connector's target state in Connect's config topic
 	// ("" when koff reads none, or it holds no config of the connector).
 	Target string
+	// Unconfigured: Connect's config topic, read to its end, holds no
+	// config of the connector (deleted, or never created): no task of it
+	// runs, whatever REST can say.
+	Unconfigured bool
 	// Sink is the consumer group lag of a sink connector (nil for sources).
 	Sink *SinkSummary
 	// Topics are the topics a source connector writes to, when known.
@@ -943,7 +957,7 @@ func (s *Store) connectorRows(counts bool) []ConnectorRow {
 			continue
 		}
 		sum := g.summary()
-		r := ConnectorRow{ID: ConnectorID{Name: strings.TrimPrefix(name, "connect-")}, Type: "sink", Sink: &sum}
+		r := ConnectorRow{ID: ConnectorID{Name: strings.TrimPrefix(name, "connect-")}, Type: "sink", Sink: &sum, Tail: s.status}
 		r.Orphaned = s.rest.Connectors != nil && s.rest.Err == ""
 		rows = append(rows, r)
 	}

@@ -17,6 +17,11 @@ type Unflushed struct {
 	// Since is the flush it is counted from; At when it was measured.
 	Since, At time.Time
 	Err       string
+	// Pending is the timestamp of the oldest record counted, when the
+	// poller read them all, else when records were first seen after a
+	// measurement since the same flush that saw none (zero: unknown, as
+	// old as the flush).
+	Pending time.Time
 }
 
 // SetConnectorTopics records the topics a source connector writes to
@@ -36,6 +41,18 @@ func (s *Store) SetUnflushed(name string, u Unflushed) {
 	s.mu.Lock()
 	if s.unflushed == nil {
 		s.unflushed = map[string]Unflushed{}
+	}
+	prev, had := s.unflushed[name]
+	same := had && prev.Err == "" && prev.Since.Equal(u.Since)
+	switch {
+	case u.Err != "" || u.Records+u.Shared == 0:
+		u.Pending = time.Time{}
+	case !u.Pending.IsZero():
+		// The poller read the records: the oldest one's timestamp.
+	case same && prev.Records+prev.Shared == 0:
+		u.Pending = u.At
+	case same:
+		u.Pending = prev.Pending
 	}
 	s.unflushed[name] = u
 	s.mu.Unlock()
@@ -100,11 +117,18 @@ type FlushTarget struct {
 // flush interval (0: estimate it).
 func (r ConnectorRow) Flush(now time.Time, configured time.Duration) FlushReport {
 	in := FlushInputs{Configured: configured, Estimate: r.PartitionInterval, Unflushed: -1}
-	if r.InREST {
+	switch {
+	case r.InREST && r.RESTStale == "":
+		// A state REST gave before it went out of reach is no evidence.
 		in.State = r.REST.State
+	case r.Target == TargetPaused || r.Target == TargetStopped:
+		// Without REST, the config topic's word: its tasks are told not to run.
+		in.State = r.Target
 	}
+	in.BlindSince, in.Blind = r.Tail.Blind(now)
 	if r.Unflushed != nil && r.Unflushed.Err == "" && len(r.Flushes) > 0 && !r.Unflushed.Since.Before(r.Flushes[len(r.Flushes)-1].End) {
 		in.Unflushed, in.Shared, in.SharedWith = r.Unflushed.Records, r.Unflushed.Shared, r.Unflushed.SharedWith
+		in.Pending = r.Unflushed.Pending
 	}
 	rep := AssessFlush(r.Flushes, now, in)
 	switch {
@@ -116,6 +140,9 @@ func (r ConnectorRow) Flush(now time.Time, configured time.Duration) FlushReport
 	case r.Orphaned:
 		rep.Status = FlushIdle
 		rep.Reason = "not in Connect: a new connector named " + r.ID.Name + " would resume from these offsets"
+	case r.Unconfigured && !r.InREST && rep.Status != FlushOK:
+		rep.Status = FlushIdle
+		rep.Reason = "not in Connect's config topic: no task runs; a new connector named " + r.ID.Name + " would resume from these offsets"
 	case rep.Status == FlushOK:
 	case !r.Authoritative():
 		// Copies in the worker's topic are best effort; nothing waits on them.

@@ -29,6 +29,9 @@ const (
 type connRow struct {
 	model.ConnectorRow
 	flush model.FlushReport
+	// now is when the row was last judged: a REST state kept while REST
+	// is out of reach shows its age.
+	now time.Time
 }
 
 func (r connRow) sink() bool { return r.Type == "sink" }
@@ -56,6 +59,8 @@ type connectorsScreen struct {
 type connectorNeeds struct {
 	name, topic, parts, records, state, tasks, group int
 	sources, sinks                                   bool
+	// stale: a row's REST state is from before REST went out of reach.
+	stale bool
 }
 
 func (s *connectorsScreen) measure() {
@@ -66,7 +71,12 @@ func (s *connectorsScreen) measure() {
 		n.topic = max(n.topic, ansi.StringWidth(topicCell(r)))
 		n.parts = max(n.parts, ansi.StringWidth(partitionsCell(r)))
 		n.records = max(n.records, len(count(r.Records)))
-		n.state = max(n.state, ansi.StringWidth(connStateCell(r))+failedWidth(r))
+		w := ansi.StringWidth(connStateCell(r)) + failedWidth(r)
+		if r.RESTStale != "" && r.InREST {
+			w += 2 // room for the age to grow: "9s" → "10m"
+			n.stale = true
+		}
+		n.state = max(n.state, w)
 		n.tasks = max(n.tasks, ansi.StringWidth(restTasksCell(r.ConnectorRow, 1000)))
 		if r.sink() {
 			n.sinks = true
@@ -200,14 +210,16 @@ func (s *connectorsScreen) refresh(src Source, now time.Time, reload bool) {
 		rows := src.Connectors()
 		items := make([]connRow, len(rows))
 		for i, r := range rows {
-			items[i] = connRow{ConnectorRow: r}
+			items[i] = connRow{ConnectorRow: r, now: now}
 		}
 		s.list.items = items
 		s.measure()
 	}
 	// Flush status moves with the clock: judge again, then sort again.
 	for i := range s.list.items {
-		if r := &s.list.items[i]; !r.sink() {
+		r := &s.list.items[i]
+		r.now = now
+		if !r.sink() {
 			r.flush = judgeFlush(r.ConnectorRow, now, s.interval)
 		}
 	}
@@ -268,6 +280,9 @@ func (s *connectorsScreen) columns() connectorColumns {
 	}
 	if s.rest {
 		c.state = min(n.state, 14)
+		if n.stale && s.width >= 80 {
+			c.state = min(n.state, 20) // "● RUNNING (13s ago)": an outage shows
+		}
 		c.tasks = min(n.tasks, len("TASKS")+2) // "1/2 ✗1"; in words below, where there is room
 	}
 	if n.sources || !n.sinks {
@@ -383,7 +398,7 @@ func connStateCell(r connRow) string {
 	case !r.Authoritative():
 		return secondaryText
 	}
-	return restStateCell(r.ConnectorRow)
+	return restStateCell(r.ConnectorRow, r.now)
 }
 
 func (s *connectorsScreen) connStateStyle(r connRow) lipgloss.Style {
@@ -392,7 +407,7 @@ func (s *connectorsScreen) connStateStyle(r connRow) lipgloss.Style {
 		return s.st.Warn
 	case !r.Authoritative():
 		return s.st.Muted
-	case !r.InREST:
+	case !r.InREST, r.RESTStale != "":
 		return s.st.Muted
 	}
 	return s.st.stateStyle(r.REST.State)

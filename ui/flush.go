@@ -52,7 +52,7 @@ func (st *Styles) flushStyle(s model.FlushStatus) lipgloss.Style {
 func judgeFlush(r model.ConnectorRow, now time.Time, interval time.Duration) model.FlushReport {
 	rep := r.Flush(now, interval)
 	switch {
-	case r.InREST && r.Authoritative() && (r.REST.State == "STOPPED" || r.REST.State == "PAUSED"):
+	case r.InREST && r.RESTStale == "" && r.Authoritative() && (r.REST.State == "STOPPED" || r.REST.State == "PAUSED"):
 		rep.Status = model.FlushIdle
 		rep.Reason = r.REST.State + ": no task flushes"
 	case !r.Authoritative() && (rep.Status == model.FlushStalled || rep.Status == model.FlushUnknown):

@@ -124,6 +124,10 @@ func (m *Model) headerLines() []string {
 	if state == model.TailDisconnected && !st.Status.Since.IsZero() {
 		word += " since " + st.Status.Since.Local().Format("15:04:05")
 	}
+	if !st.Status.Silent.IsZero() {
+		// Not stalled yet, but no flush since then could have shown.
+		word += ", no answer since " + st.Status.Silent.Local().Format("15:04:05")
+	}
 	stateWord := m.tailStyle(state)(tailGlyph(state) + " " + word)
 	totals := m.totals()
 	if r := m.reloadNote(); r != "" {

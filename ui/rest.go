@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -58,10 +59,14 @@ func (st *Styles) stateStyle(state string) lipgloss.Style {
 // restAvailable reports whether the Store holds a REST view of connectors.
 func restAvailable(r model.RESTStatus) bool { return r.Connectors != nil }
 
-// restStateCell is the connectors table's STATE cell.
-func restStateCell(r model.ConnectorRow) string {
+// restStateCell is the connectors table's STATE cell; while REST is out
+// of reach, the state it last gave with its age: "● RUNNING (40s ago)".
+func restStateCell(r model.ConnectorRow, now time.Time) string {
 	if !r.InREST {
 		return notInREST
+	}
+	if r.RESTStale != "" && !r.RESTAt.IsZero() {
+		return stateText(r.REST.State) + " (" + shortDur(max(now.Sub(r.RESTAt), time.Second)) + " ago)"
 	}
 	return stateText(r.REST.State)
 }
