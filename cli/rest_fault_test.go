@@ -66,7 +66,11 @@ func TestRESTFaultsAreOneClearLine(t *testing.T) {
 				if raw := rawControlIn([]byte(out + errs)); raw != "" {
 					t.Errorf("raw %q in the output", raw)
 				}
-				if code != 0 && strings.Count(errs, "\n") != 1 {
+				// status that cannot tell a connector's flush (Connect's state
+				// is what it lacks) pages with exit 4 and says for which, on a
+				// line of its own after the warning.
+				paged := tc.args[0] == "status" && code == ExitFlushUnknown && strings.Count(errs, "\n") == 2 && strings.Contains(errs, "flush unknown after 3×")
+				if code != 0 && strings.Count(errs, "\n") != 1 && !paged {
 					t.Errorf("exit %d with %d lines on stderr", code, strings.Count(errs, "\n"))
 				}
 				if took > 30*time.Second {
