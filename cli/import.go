@@ -160,15 +160,16 @@ func unknownImportError(us []*edit.UnknownPartitionError) error {
 	var lines []string
 	for _, u := range us {
 		for _, p := range u.Unknown {
-			lines = append(lines, "  "+u.Connector+" "+p.Partition+edit.PartitionDidYouMean(p.Closest))
+			lines = append(lines, u.Connector+" "+p.Partition+edit.PartitionDidYouMean(p.Closest))
 		}
 	}
 	them := "them"
 	if len(lines) == 1 {
 		them = "it"
 	}
-	return fmt.Errorf("import refused, nothing written: %s of the file %s no offset in %s connector (pass --create to add %s):\n%s",
-		partitionCount(len(lines)), plural(len(lines), "has", "have"), plural(len(lines), "its", "their"), them, strings.Join(lines, "\n"))
+	// One line, as every error: the partitions follow each other.
+	return fmt.Errorf("import refused, nothing written: %s of the file %s no offset in %s connector (pass --create to add %s): %s",
+		partitionCount(len(lines)), plural(len(lines), "has", "have"), plural(len(lines), "its", "their"), them, strings.Join(lines, "; "))
 }
 
 func plural(n int, one, many string) string {

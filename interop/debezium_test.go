@@ -409,7 +409,8 @@ func TestDebeziumImportToNewName(t *testing.T) {
 	if err := os.WriteFile(file, []byte(`{"`+renamed+`":`+string(bodies[old])+`}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("koff import:\n%s", mustKoff(t, s.withREST("import", file, "--yes")...))
+	// Every partition is new to the renamed connector: --create says so.
+	t.Logf("koff import:\n%s", mustKoff(t, s.withREST("import", file, "--create", "--yes")...))
 	if got, want := canonical(t, s.connectOffsets(t, renamed)), canonical(t, offsetsOf(t, bodies[old])); strings.Join(got, "") != strings.Join(want, "") {
 		t.Fatalf("Connect's GET of %s after the import: %v, want the export's %v", renamed, got, want)
 	}

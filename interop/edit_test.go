@@ -105,9 +105,10 @@ func TestEditsAreReadByTheRealTask(t *testing.T) {
 		s.stop(t, f.name)
 		// A file the connector has never read: a key the worker has not
 		// written yet, so koff writes it the way Jackson would, into its
-		// murmur2 partition of the offsets topic.
+		// murmur2 partition of the offsets topic. A partition the connector
+		// never had is written only with --create (a typo must not be).
 		mustKoff(t, s.withTopic("set", f.name, "--partition", fmt.Sprintf(`{"filename":%q}`, path),
-			"--offset", fmt.Sprintf(`{"position":%d}`, lineStart(other, 5)), "--yes")...)
+			"--offset", fmt.Sprintf(`{"position":%d}`, lineStart(other, 5)), "--create", "--yes")...)
 		cfg := fileSource(path, f.topic)
 		cfg["name"] = f.name
 		s.mustREST(t, 200, "PUT", "/connectors/"+f.name+"/config", cfg)
