@@ -128,6 +128,17 @@ func (s *Stack) createDebezium(t *testing.T, pg *Postgres, name, table string, e
 	s.createConnector(t, name, cfg)
 }
 
+// path is one way koff reaches Connect's offsets: the topics alone, or
+// Connect's REST API too.
+type path struct {
+	name string
+	args func(...string) []string
+}
+
+func (s *Stack) bothPaths() []path {
+	return []path{{"offsets topics", s.withTopic}, {"REST", s.withREST}}
+}
+
 // dbzEvent is what a test reads of a Debezium change event (JSON, no
 // schema): the operation and the row's id.
 type dbzEvent struct {
@@ -260,10 +271,7 @@ func TestDebeziumResnapshot(t *testing.T) {
 	pg.insertRows(t, table, 5, 5)
 	s.waitDbzStreamed(t, name, topic, 0, 1)
 
-	for _, how := range []struct {
-		name string
-		args func(...string) []string
-	}{{"offsets topic", s.withTopic}, {"REST", s.withREST}} {
+	for _, how := range s.bothPaths() {
 		from := s.endOffset(t, topic, 0)
 		s.stop(t, name)
 		out := mustKoff(t, how.args("reset", name, "--yes")...)
@@ -455,10 +463,7 @@ func TestDebeziumOwnOffsetsTopic(t *testing.T) {
 	s.sameAsConnect(t, name)
 	partition := `{"server":"` + name + `"}`
 
-	for _, how := range []struct {
-		name string
-		args func(...string) []string
-	}{{"offsets topics", s.withTopic}, {"REST", s.withREST}} {
+	for _, how := range s.bothPaths() {
 		// set (back to the snapshot's offset): the value the worker reads
 		// is the one koff wrote.
 		s.stop(t, name)
