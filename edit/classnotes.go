@@ -112,7 +112,9 @@ func classNote(class string, cfg map[string]string, ch Change) string {
 		}
 		switch {
 		case ok1 && ok2 && to.Cmp(from) < 0:
-			return fmt.Sprintf("Debezium PostgreSQL: lsn moved back from %s to %s: only what the replication slot still holds is streamed again; the slot starts at the later of %s and its confirmed_flush_lsn.", from, to, to)
+			// Seen on the real 3.6.1 task: an lsn the slot has released
+			// fails its start ("no longer available on the server").
+			return fmt.Sprintf("Debezium PostgreSQL: lsn moved back from %s to %s: only what the replication slot still holds is streamed again; the slot starts at the later of %s and its confirmed_flush_lsn, and if it no longer holds %s the task fails on start (\"no longer available on the server\") unless snapshot.mode=when_needed, which takes a new snapshot.", from, to, to, to)
 		case ok1:
 			return fmt.Sprintf("Debezium PostgreSQL: streaming resumes after lsn %s (from the replication slot, which starts no earlier than its confirmed_flush_lsn).", to)
 		}
