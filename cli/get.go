@@ -76,6 +76,7 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	if err != nil {
 		return withRESTDown(store, err)
 	}
+	warnLookAlike(env.Stderr, store.ConnectorList(), args)
 	if o.output == "json" {
 		return printOffsetsJSON(env, store, conns, len(args) == 1)
 	}

@@ -103,6 +103,7 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 		if err != nil {
 			return withRESTDown(ob.store, err)
 		}
+		warnLookAlike(env.Stderr, ob.store.ConnectorList(), args)
 		now := time.Now()
 		warnInterrupted(g, env, ob.tailer.ClusterID())
 		if o.output == "json" {
