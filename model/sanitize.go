@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"strconv"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -223,8 +224,9 @@ func appendU4(b []byte, r rune) []byte {
 // and Jackson leave raw), become \u escapes; C0 controls, which JSON
 // allows only as whitespace between tokens (tab, newline, carriage
 // return), become \u escapes too; a byte that is not UTF-8 becomes
-// \ufffd, as encoding/json reads it. Valid JSON stays valid and decodes to
-// the same value.
+// \ufffd, as encoding/json reads it; a run of more combining marks than a
+// letter takes becomes \u escapes, as Sanitize writes it out. Valid JSON
+// stays valid and decodes to the same value.
 func JSONSafe(p []byte) []byte {
 	i := firstJSONUnsafe(p)
 	if i == len(p) {
@@ -249,12 +251,40 @@ func JSONSafe(p []byte) []byte {
 			b = append(b, `\ufffd`...)
 		case unsafeRune(r):
 			b = appendU4(b, r)
+		case isMark(r):
+			run, end := markRun(string(p[i:min(i+utf8.UTFMax*(maxMarks+1), len(p))]))
+			if run <= maxMarks {
+				b = append(b, p[i:i+end]...)
+				n = end
+				break
+			}
+			// A run of more marks than a letter takes, as Sanitize
+			// writes it out: each as JSON's \u escape, which decodes to
+			// the same mark.
+			for n = 0; i+n < len(p); {
+				m, k := utf8.DecodeRune(p[i+n:])
+				if !isMark(m) {
+					break
+				}
+				b = appendJSONRune(b, m)
+				n += k
+			}
 		default:
 			b = append(b, p[i:i+n]...)
 		}
 		i += n
 	}
 	return b
+}
+
+// appendJSONRune escapes r as JSON does: \uXXXX, or a surrogate pair
+// beyond the BMP.
+func appendJSONRune(b []byte, r rune) []byte {
+	if r <= 0xffff {
+		return appendU4(b, r)
+	}
+	hi, lo := utf16.EncodeRune(r)
+	return appendU4(appendU4(b, hi), lo)
 }
 
 func firstJSONUnsafe(p []byte) int {
@@ -274,6 +304,13 @@ func firstJSONUnsafe(p []byte) int {
 		r, n := utf8.DecodeRune(p[i:])
 		if (r == utf8.RuneError && n == 1) || unsafeRune(r) {
 			return i
+		}
+		if isMark(r) {
+			run, end := markRun(string(p[i:min(i+utf8.UTFMax*(maxMarks+1), len(p))]))
+			if run > maxMarks {
+				return i
+			}
+			n = end
 		}
 		i += n
 	}

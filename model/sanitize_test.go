@@ -37,6 +37,7 @@ var controlClasses = map[string]string{
 
 // RawControl reports the first raw control byte or character in s, or "".
 func rawControl(s string) string {
+	marks, from := 0, 0 // the run of combining marks so far, and where it began
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < 0x20 || c == 0x7f {
@@ -45,6 +46,18 @@ func rawControl(s string) string {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 || unsafeRune(r) {
 			return s[i : i+n]
+		}
+		// More combining marks in a row than a letter takes smear over
+		// the rows around them: Sanitize writes such a run out.
+		if isMark(r) {
+			if marks == 0 {
+				from = i
+			}
+			if marks++; marks > maxMarks {
+				return s[from : i+n]
+			}
+		} else {
+			marks = 0
 		}
 		i += n
 	}
