@@ -196,7 +196,19 @@ func (s *Stack) dbzOffset(t *testing.T, name string) map[string]any {
 	return b.Offsets[0].Offset
 }
 
-// waitStreaming waits until the connector's offset is a streaming one (no
+// streamingDebezium starts a connector on a table of rows rows, waits for
+// its snapshot, inserts one row more and waits until it streams it.
+func (s *Stack) streamingDebezium(t *testing.T, pg *Postgres, name, table string, rows int) {
+	t.Helper()
+	topic := name + ".public." + table
+	pg.debeziumTable(t, table, rows)
+	s.createDebezium(t, pg, name, table, nil)
+	s.dbzEvents(t, topic, 0, func(evs []dbzEvent) bool { return countOps(evs)["r"] == rows })
+	pg.insertRows(t, table, rows+1, rows+1)
+	s.waitDbzStreamed(t, name, topic, 0, 1)
+}
+
+// waitDbzStreamed waits until the connector's offset is a streaming one (no
 // snapshot fields, lsn_proc set) at or past the row with id.
 func (s *Stack) waitDbzStreamed(t *testing.T, name, topic string, from int64, rows int) {
 	t.Helper()
@@ -257,19 +269,13 @@ func TestDebeziumGetEqualsConnect(t *testing.T) {
 // TestDebeziumResnapshot is the Debezium FAQ's re-snapshot, done with koff:
 // stop the connector, reset its offsets, resume, and every row is read again
 // as a snapshot ("op":"r"): once with the offsets topic written directly,
-// once through Connect's REST API. Then koff set back to an earlier LSN is
-// the offset the task starts from, and koff's plan says what PostgreSQL's
-// replication slot lets it stream again.
+// once through Connect's REST API.
 func TestDebeziumResnapshot(t *testing.T) {
 	s := realStack(t)
 	pg := realPostgres(t)
 	const name, table = "dbz-snap", "dbz_snap"
 	topic := name + ".public." + table
-	pg.debeziumTable(t, table, 4)
-	s.createDebezium(t, pg, name, table, nil)
-	s.dbzEvents(t, topic, 0, func(evs []dbzEvent) bool { return countOps(evs)["r"] == 4 })
-	pg.insertRows(t, table, 5, 5)
-	s.waitDbzStreamed(t, name, topic, 0, 1)
+	s.streamingDebezium(t, pg, name, table, 4)
 
 	for _, how := range s.bothPaths() {
 		from := s.endOffset(t, topic, 0)
@@ -297,17 +303,14 @@ func TestDebeziumResnapshot(t *testing.T) {
 // logical replication slot starts at the later of the LSN asked for and its
 // confirmed_flush_lsn, which Debezium advances as Connect commits offsets
 // (PostgresConnectorTask.commit), so changes already confirmed are not
-// streamed again, and only a reset re-reads them, as a snapshot.
+// streamed again; and an lsn the slot has released fails the task's start,
+// as the plan also says. Only a reset re-reads them, as a snapshot.
 func TestDebeziumSetEarlierLSN(t *testing.T) {
 	s := realStack(t)
 	pg := realPostgres(t)
 	const name, table = "dbz-lsn", "dbz_lsn"
 	topic := name + ".public." + table
-	pg.debeziumTable(t, table, 2)
-	s.createDebezium(t, pg, name, table, nil)
-	s.dbzEvents(t, topic, 0, func(evs []dbzEvent) bool { return countOps(evs)["r"] == 2 })
-	pg.insertRows(t, table, 3, 3)
-	s.waitDbzStreamed(t, name, topic, 0, 1)
+	s.streamingDebezium(t, pg, name, table, 2)
 	earlier := s.connectOffsets(t, name)
 	earlierJSON, _ := json.Marshal(earlier.Offsets[0].Offset)
 	pg.insertRows(t, table, 4, 5)
@@ -425,11 +428,7 @@ func TestDebeziumImportToNewName(t *testing.T) {
 	pg := realPostgres(t)
 	const old, renamed, table = "dbz-old", "dbz-renamed", "dbz_move"
 	topic := old + ".public." + table
-	pg.debeziumTable(t, table, 3)
-	s.createDebezium(t, pg, old, table, nil)
-	s.dbzEvents(t, topic, 0, func(evs []dbzEvent) bool { return countOps(evs)["r"] == 3 })
-	pg.insertRows(t, table, 4, 4)
-	s.waitDbzStreamed(t, old, topic, 0, 1)
+	s.streamingDebezium(t, pg, old, table, 3)
 
 	exported := mustKoff(t, s.withTopic("export", old)...)
 	var bodies map[string]json.RawMessage
