@@ -26,14 +26,14 @@ type configFeed struct {
 // cluster; koff reads none and says what it cannot know.
 var errNoConfigTopic = errors.New("no config topic")
 
-// startConfigFeed starts reading the config topic into store; nil when
+// startConfigFeed starts reading the config topic into st; nil when
 // --config-topic is "".
-func startConfigFeed(ctx context.Context, g *Globals, store *model.Store) *configFeed {
+func startConfigFeed(ctx context.Context, g *Globals, st *model.Store) *configFeed {
 	if g.ConfigTopic == "" {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	f := &model.ConfigFeed{Store: store, Topic: g.ConfigTopic}
+	f := &model.ConfigFeed{Store: st, Topic: g.ConfigTopic}
 	t := kafka.NewTailer(g.kafkaConfig(), []string{g.ConfigTopic}, f, kafka.TailerOptions{Rescan: g.Refresh * 5, Logf: g.logf})
 	done := make(chan struct{})
 	go func() { t.Run(ctx); close(done) }()
@@ -109,9 +109,9 @@ func (c *configFeed) stop() {
 
 // ownTopics are the own offsets.storage.topic of every connector the
 // config topic holds.
-func ownTopics(store *model.Store) []string {
+func ownTopics(st *model.Store) []string {
 	var out []string
-	for _, c := range store.ConnectConfigs().Connectors {
+	for _, c := range st.ConnectConfigs().Connectors {
 		if t := c.OwnOffsetsTopic(); t != "" && c.Config != nil && !contains(out, t) {
 			out = append(out, t)
 		}

@@ -182,9 +182,9 @@ func (s *editSession) watchSignals() {
 
 // newEditor is the edit pipeline every command, the dashboard and each
 // koff serve session write through.
-func (g *Globals) newEditor(store edit.Offsets, topics func() []string, rest *connect.Client, user, audit string) *edit.Editor {
+func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *connect.Client, user, audit string) *edit.Editor {
 	ed := &edit.Editor{
-		Store:       store,
+		Store:       offsets,
 		Kafka:       g.kafkaConfig(),
 		Bootstrap:   g.Bootstrap,
 		TopicSource: topics,
@@ -202,12 +202,12 @@ func (g *Globals) newEditor(store edit.Offsets, topics func() []string, rest *co
 	if rest != nil { // a nil *connect.Client in the interface would not be nil
 		ed.REST = rest
 	}
-	if c, ok := store.(edit.ConnectConfigs); ok {
+	if c, ok := offsets.(edit.ConnectConfigs); ok {
 		ed.Configs = c
 	}
 	// What the worker writes for koff's REST edits is no flush of the
 	// connector (koff_writes.go).
-	if s, ok := store.(*model.Store); ok && rest != nil {
+	if s, ok := offsets.(*model.Store); ok && rest != nil {
 		ed.REST = announcingREST{Client: rest, store: s, topics: topics}
 	}
 	return ed

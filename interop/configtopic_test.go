@@ -16,9 +16,9 @@ import (
 // model.ConfigFeed), and returns koff's parse and the raw records.
 func (s *Stack) readConfigTopic(t *testing.T) (model.ConnectConfigs, map[string]string) {
 	t.Helper()
-	store := model.NewStore(model.StoreOptions{})
+	st := model.NewStore(model.StoreOptions{})
 	raw := &rawRecords{last: map[string]string{}}
-	feed := &model.ConfigFeed{Store: store, Topic: "connect-configs"}
+	feed := &model.ConfigFeed{Store: st, Topic: "connect-configs"}
 	tl := kafka.NewTailer(kafka.Config{Brokers: []string{s.Bootstrap}}, []string{"connect-configs"}, teeHandler{feed, raw}, kafka.TailerOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -30,7 +30,7 @@ func (s *Stack) readConfigTopic(t *testing.T) (model.ConnectConfigs, map[string]
 		t.Fatal("config topic not read to its end within 60s")
 	}
 	feed.Publish()
-	return store.ConnectConfigs(), raw.last
+	return st.ConnectConfigs(), raw.last
 }
 
 type rawRecords struct{ last map[string]string }

@@ -160,7 +160,7 @@ func testOutage(t *testing.T, mode faultproxy.Mode) {
 	}
 	write(0)
 	opts := TailerOptions{MaxWait: 200 * time.Millisecond, StallAfter: 2 * time.Second, Rescan: time.Second}
-	tl, store := runTailer(t, p.Addr(), []string{"connect-offsets"}, opts)
+	tl, st := runTailer(t, p.Addr(), []string{"connect-offsets"}, opts)
 	waitFor(t, "live", 15*time.Second, func() bool { return tl.Status().State == model.TailLive })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -183,7 +183,7 @@ func testOutage(t *testing.T, mode faultproxy.Mode) {
 	}
 	write(4)
 	waitFor(t, "live again with every record", 60*time.Second, func() bool {
-		rows := store.Partitions(model.ConnectorID{Topic: "connect-offsets", Name: "src"})
+		rows := st.Partitions(model.ConnectorID{Topic: "connect-offsets", Name: "src"})
 		return tl.Status().State == model.TailLive && len(rows) == 5 && rows[0].Offset == `{"offset":4}` && rows[4].Offset == `{"offset":4}`
 	})
 	t.Logf("%s outage of %s: live again %s after traffic passed", mode, up.Sub(down).Round(time.Millisecond), time.Since(up).Round(time.Millisecond))
@@ -223,7 +223,7 @@ func testOutage(t *testing.T, mode faultproxy.Mode) {
 	go func() { ftl.Run(fctx); close(fdone) }()
 	defer func() { fcancel(); <-fdone }()
 	<-ftl.CaughtUp()
-	got, want := snapshot(store), snapshot(fresh)
+	got, want := snapshot(st), snapshot(fresh)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after the outage the model differs from a fresh load:\n got  %v\n want %v", got, want)
 	}

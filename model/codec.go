@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"unicode"
 	"unicode/utf8"
 )
@@ -114,85 +113,6 @@ func ParseOffset(raw []byte) (Object, error) {
 // ErrNullOffset: a value that is not a tombstone but reads as null (zero
 // bytes, whitespace or the literal null): the task gets no offset.
 var ErrNullOffset = errors.New("the value reads as null (zero bytes, whitespace or the literal null): the task gets no offset")
-
-// ParseJSON parses one JSON value, keeping object field order. Results are
-// Object, []any, string, json.Number, bool or nil; an empty object or array
-// is non-nil. Anything but whitespace after the value is an error.
-// Escaped lone surrogates (\ud800) become U+FFFD, as Go strings cannot
-// hold them.
-func ParseJSON(raw []byte) (any, error) {
-	// json.Valid first: it is strict and caps nesting at 10000 levels, which
-	// bounds the recursion below for hostile records.
-	if !json.Valid(raw) {
-		return nil, errors.New("invalid JSON")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	v, err := parseValue(dec, tok)
-	if err != nil {
-		return nil, err
-	}
-	if tok, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = fmt.Errorf("unexpected %v after JSON value", tok)
-		}
-		return nil, err
-	}
-	return v, nil
-}
-
-func parseValue(dec *json.Decoder, tok json.Token) (any, error) {
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := Object{}
-			for dec.More() {
-				name, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				s, ok := name.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key %v is not a string", name)
-				}
-				v, err := nextValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				o = append(o, Field{Name: s, Value: v})
-			}
-			_, err := dec.Token() // '}'
-			return o, err
-		case '[':
-			a := []any{}
-			for dec.More() {
-				v, err := nextValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			_, err := dec.Token() // ']'
-			return a, err
-		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	default:
-		return t, nil // string, json.Number, bool or nil
-	}
-}
-
-func nextValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	return parseValue(dec, tok)
-}
 
 // ValidateOffset applies Connect's OffsetUtils.validateFormat to a value
 // (or partition) map, with its messages: values must be primitives, i.e.
@@ -311,4 +231,20 @@ var wideRanges = [...][2]rune{
 	{0x1F6D5, 0x1F6D7}, {0x1F6DC, 0x1F6DF}, {0x1F6EB, 0x1F6EC}, {0x1F6F4, 0x1F6FC},
 	{0x1F7E0, 0x1F7EB}, {0x1F7F0, 0x1F7F0}, {0x1F90C, 0x1F93A}, {0x1F93C, 0x1F945},
 	{0x1F947, 0x1F9FF}, {0x1FA70, 0x1FAFF}, {0x20000, 0x2FFFD}, {0x30000, 0x3FFFD},
+}
+
+// SameOffset reports whether two stored values hold the same offset for a
+// task: both deleted, both readable and equal by SameValue, or both
+// unreadable with the same bytes. Layout (whitespace, field order, number
+// forms such as 1.50 for 1.5) never makes two values differ.
+func SameOffset(a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	va, errA := ParseOffset(a)
+	vb, errB := ParseOffset(b)
+	if errA != nil || errB != nil {
+		return errA != nil && errB != nil && bytes.Equal(a, b)
+	}
+	return SameValue(va, vb)
 }

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"math/big"
 	"slices"
@@ -102,20 +101,6 @@ func javaStringHash(s string) uint32 {
 		h = 31*h + uint32(r)
 	}
 	return h
-}
-
-// IsRESTCanonical reports whether raw (the key's bytes in the topic) is
-// exactly what the worker writes for k's partition when it comes through
-// the REST API: fields in HashMap order and, because JsonConverter reads
-// integers as Long and other numbers as Double, numbers as Java prints
-// those (1.50 → 1.5, 1e2 → 100.0). A null partition is canonical as
-// ["<connector>",null].
-func IsRESTCanonical(k Key, raw []byte) bool {
-	if k.Partition == nil {
-		return bytes.Equal(raw, EncodeKey(k.Connector, nil))
-	}
-	p := javaNumbers(HashMapOrder(k.Partition)).(Object)
-	return bytes.Equal(raw, EncodeKey(k.Connector, p))
 }
 
 // javaNumbers replaces json.Numbers with the Long (int64) or Double

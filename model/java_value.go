@@ -1,11 +1,11 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -80,22 +80,6 @@ func sameNumber(a, b string) bool {
 		return false
 	}
 	return ra.Cmp(rb) == 0
-}
-
-// SameOffset reports whether two stored values hold the same offset for a
-// task: both deleted, both readable and equal by SameValue, or both
-// unreadable with the same bytes. Layout (whitespace, field order, number
-// forms such as 1.50 for 1.5) never makes two values differ.
-func SameOffset(a, b []byte) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	va, errA := ParseOffset(a)
-	vb, errB := ParseOffset(b)
-	if errA != nil || errB != nil {
-		return errA != nil && errB != nil && bytes.Equal(a, b)
-	}
-	return SameValue(va, vb)
 }
 
 // JavaReadsDiffer reports whether the task reads a different value than
@@ -206,4 +190,34 @@ func joinPath(path, name string) string {
 		return name
 	}
 	return path + "." + name
+}
+
+// appendSorted writes v with object fields sorted by name: a canonical form
+// for comparing partition maps regardless of field order.
+func appendSorted(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case Object:
+		s := append(Object(nil), x...)
+		sort.SliceStable(s, func(i, j int) bool { return s[i].Name < s[j].Name })
+		dst = append(dst, '{')
+		for i, f := range s {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendJackson(dst, f.Name)
+			dst = append(dst, ':')
+			dst = appendSorted(dst, f.Value)
+		}
+		return append(dst, '}')
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendSorted(dst, e)
+		}
+		return append(dst, ']')
+	}
+	return AppendJackson(dst, v)
 }

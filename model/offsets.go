@@ -62,36 +62,6 @@ func OffsetsBody(rows []PartitionRow) []byte {
 	return b.Bytes()
 }
 
-// appendSorted writes v with object fields sorted by name: a canonical form
-// for comparing partition maps regardless of field order.
-func appendSorted(dst []byte, v any) []byte {
-	switch x := v.(type) {
-	case Object:
-		s := append(Object(nil), x...)
-		sort.SliceStable(s, func(i, j int) bool { return s[i].Name < s[j].Name })
-		dst = append(dst, '{')
-		for i, f := range s {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendJackson(dst, f.Name)
-			dst = append(dst, ':')
-			dst = appendSorted(dst, f.Value)
-		}
-		return append(dst, '}')
-	case []any:
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendSorted(dst, e)
-		}
-		return append(dst, ']')
-	}
-	return AppendJackson(dst, v)
-}
-
 // SinkOffsetsBody renders a sink's committed offsets as Connect's GET
 // /connectors/NAME/offsets body for sinks:
 // {"offsets":[{"partition":{"kafka_partition":0,"kafka_topic":"t"},"offset":{"kafka_offset":5}}]}.

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -45,28 +44,6 @@ func (r *Record) Prepare() { r.prep = r.workPrepared() }
 // workPrepared works out what Prepare keeps of r.
 func (r *Record) workPrepared() prepared {
 	return prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: hashBytes(keySeed, r.Key)}
-}
-
-// TopicPartition names one partition of a Kafka topic.
-type TopicPartition struct {
-	Topic     string
-	Partition int
-}
-
-func (tp TopicPartition) String() string { return fmt.Sprintf("%s/%d", tp.Topic, tp.Partition) }
-
-// ConnectorID names a connector within one offsets topic (one Connect cluster).
-type ConnectorID struct {
-	Topic string
-	Name  string
-}
-
-// PartitionID names one stored source partition: its raw key bytes in the
-// topic-partition they live in. The same key in two topic-partitions is two
-// entries, because compaction and "latest wins" work per topic-partition.
-type PartitionID struct {
-	TopicPartition
-	Key string // raw key bytes
 }
 
 // keyAt is the record's key as a Latest analysed it, or nil.

@@ -1,5 +1,7 @@
 package model
 
+import "bytes"
+
 // RESTKey is the key Connect's worker writes for a REST offset edit
 // (PATCH/DELETE): the partition map re-read by JsonConverter into a HashMap
 // (integers as Long, other numbers as Double) and serialised by Jackson.
@@ -28,3 +30,17 @@ func SameJSON(a, b any) bool {
 // SortedJSON is v with object fields sorted by name: a canonical text for
 // comparing partition maps regardless of field order.
 func SortedJSON(v any) string { return string(appendSorted(nil, v)) }
+
+// IsRESTCanonical reports whether raw (the key's bytes in the topic) is
+// exactly what the worker writes for k's partition when it comes through
+// the REST API: fields in HashMap order and, because JsonConverter reads
+// integers as Long and other numbers as Double, numbers as Java prints
+// those (1.50 → 1.5, 1e2 → 100.0). A null partition is canonical as
+// ["<connector>",null].
+func IsRESTCanonical(k Key, raw []byte) bool {
+	if k.Partition == nil {
+		return bytes.Equal(raw, EncodeKey(k.Connector, nil))
+	}
+	p := javaNumbers(HashMapOrder(k.Partition)).(Object)
+	return bytes.Equal(raw, EncodeKey(k.Connector, p))
+}

@@ -19,8 +19,8 @@ func guardFrame(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 64)
-	forRuns(s, func(text, sgr string) {
-		b.Write(model.SanitizeOutput([]byte(text)))
+	forRuns(s, func(plain, sgr string) {
+		b.Write(model.SanitizeOutput([]byte(plain)))
 		b.WriteString(sgr)
 	})
 	return b.String()
@@ -28,8 +28,8 @@ func guardFrame(s string) string {
 
 func cleanFrame(s string) bool {
 	clean := true
-	forRuns(s, func(text, _ string) {
-		clean = clean && model.SafeOutput(text)
+	forRuns(s, func(plain, _ string) {
+		clean = clean && model.SafeOutput(plain)
 	})
 	return clean
 }

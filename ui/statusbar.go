@@ -36,9 +36,9 @@ type status struct {
 // wrapped, but must not push the table off a small screen.
 const maxStatusLines = 3
 
-func (m *Model) setStatus(kind statusKind, text string) {
+func (m *Model) setStatus(kind statusKind, msg string) {
 	// Messages carry names and Connect's and the broker's own words.
-	m.status = status{kind: kind, text: model.Sanitize(text), sticky: kind != statusInfo}
+	m.status = status{kind: kind, text: model.Sanitize(msg), sticky: kind != statusInfo}
 }
 
 // statusView renders the status bar, "" when there is nothing to say.
