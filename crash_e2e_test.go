@@ -26,6 +26,8 @@ import (
 	"koff/edit"
 	"koff/kafka"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 const (
@@ -60,16 +62,16 @@ func newCrashCluster(t *testing.T) *crashCluster {
 	c.kafka = kafka.Config{Brokers: []string{c.addr}}
 	// Connect's config topic: bulk is a STOPPED connector using the
 	// workers' offsets topic, so koff knows its edits reach the task.
-	if err := c.kafka.WriteRecords(context.Background(), []model.Record{
+	if err := c.kafka.WriteRecords(context.Background(), []store.Record{
 		{Topic: "connect-configs", Key: []byte("connector-bulk"), Value: []byte(`{"properties":{"connector.class":"BulkSource","name":"bulk"}}`)},
 		{Topic: "connect-configs", Key: []byte("target-state-bulk"), Value: []byte(`{"state":"PAUSED","state.v2":"STOPPED"}`)},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var recs []model.Record
+	var recs []store.Record
 	for i := 0; i < crashKeys; i++ {
 		k := crashKey(i)
-		recs = append(recs, model.Record{Topic: crashTopic, Partition: model.PartitionFor([]byte(k), crashPartitions), Key: []byte(k), Value: []byte(`{"id":111}`)})
+		recs = append(recs, store.Record{Topic: crashTopic, Partition: java.PartitionFor([]byte(k), crashPartitions), Key: []byte(k), Value: []byte(`{"id":111}`)})
 	}
 	if err := c.kafka.WriteRecords(context.Background(), recs); err != nil {
 		t.Fatal(err)
@@ -132,9 +134,9 @@ func (c *crashCluster) ends() map[int]int64 {
 }
 
 // since reads every record after the given end offsets.
-func (c *crashCluster) since(ends map[int]int64) []model.Record {
+func (c *crashCluster) since(ends map[int]int64) []store.Record {
 	c.t.Helper()
-	var out []model.Record
+	var out []store.Record
 	for p := 0; p < crashPartitions; p++ {
 		recs, _, err := c.kafka.ReadRecords(context.Background(), model.TopicPartition{Topic: crashTopic, Partition: p}, ends[p])
 		if err != nil {
@@ -180,7 +182,7 @@ func (c *crashCluster) waitProduces(n int32, cmd *exec.Cmd, out *bytes.Buffer) {
 }
 
 // imported groups the import's records (new values) by partition.
-func imported(recs []model.Record) map[int]int {
+func imported(recs []store.Record) map[int]int {
 	out := map[int]int{}
 	for _, r := range recs {
 		if !bytes.Equal(r.Value, []byte(`{"id":111}`)) {
@@ -204,7 +206,7 @@ func (c *crashCluster) checkOutcome(before map[int]int64, wantResult string) (re
 	// Batches are whole: a topic-partition has all its records or none.
 	perTP := map[int]int{}
 	for i := 0; i < crashKeys; i++ {
-		perTP[model.PartitionFor([]byte(crashKey(i)), crashPartitions)]++
+		perTP[java.PartitionFor([]byte(crashKey(i)), crashPartitions)]++
 	}
 	for p, n := range got {
 		if n != perTP[p] {

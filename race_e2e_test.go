@@ -21,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 func TestTwoProcessesRace(t *testing.T) {
@@ -34,7 +35,7 @@ func TestTwoProcessesRace(t *testing.T) {
 	}
 	c := newCrashCluster(t)
 	key := `["bulk",{"table":"t00042"}]`
-	tp := model.TopicPartition{Topic: crashTopic, Partition: model.PartitionFor([]byte(key), crashPartitions)}
+	tp := model.TopicPartition{Topic: crashTopic, Partition: java.PartitionFor([]byte(key), crashPartitions)}
 
 	// In held rounds the first produce request waits (up to 5 s) for the
 	// second process's, so both have passed every check before either

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
-	"koff/model"
+	"koff/model/text"
 )
 
 type auditOptions struct {
@@ -108,7 +108,7 @@ func runAudit(g *Globals, opts any, args []string, env Env) error {
 		if err := enc.Encode(rows); err != nil {
 			return err
 		}
-		_, err := env.Stdout.Write(model.JSONSafe(b.Bytes()))
+		_, err := env.Stdout.Write(text.JSONSafe(b.Bytes()))
 		return err
 	}
 	return printAuditTable(env.Stdout, rows)

@@ -14,7 +14,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"koff/demo"
-	"koff/model"
+	"koff/model/java"
 )
 
 // koff runs the command line in-process and returns stdout, stderr and the exit code.
@@ -53,7 +53,7 @@ func produceConnectTo(t *testing.T, addr, topic string, recs ...[2]string) {
 			rec.Value = kafkago.NewBytes([]byte(r[1]))
 		}
 		res, err := c.Produce(context.Background(), &kafkago.ProduceRequest{
-			Topic: topic, Partition: model.PartitionFor([]byte(r[0]), 25),
+			Topic: topic, Partition: java.PartitionFor([]byte(r[0]), 25),
 			RequiredAcks: kafkago.RequireAll, Records: kafkago.NewRecordReader(rec),
 		})
 		if err == nil {
@@ -260,7 +260,7 @@ func TestTailPrintsLiveChanges(t *testing.T) {
 			if len(lines) != 2 {
 				t.Fatalf("want 2 changes of file-src, got %q", out.String())
 			}
-			p := model.PartitionFor([]byte(`["file-src",{"filename":"/a"}]`), 25)
+			p := java.PartitionFor([]byte(`["file-src",{"filename":"/a"}]`), 25)
 			if format == "text" {
 				if !strings.Contains(lines[0], `  file-src  {"filename":"/a"}  {"position":9007199254740993}  connect-offsets/`+fmt.Sprint(p)+"@") ||
 					!strings.Contains(lines[1], `  file-src  {"filename":"/a"}  deleted  connect-offsets/`) {

@@ -9,6 +9,7 @@ import (
 
 	"koff/kafka"
 	"koff/model"
+	"koff/model/store"
 )
 
 // configFeed reads Connect's config topic (--config-topic) live into a
@@ -17,7 +18,7 @@ import (
 type configFeed struct {
 	g      *Globals
 	tailer *kafka.Tailer
-	feed   *model.ConfigFeed
+	feed   *store.ConfigFeed
 	cancel context.CancelFunc
 	done   <-chan struct{}
 }
@@ -28,12 +29,12 @@ var errNoConfigTopic = errors.New("no config topic")
 
 // startConfigFeed starts reading the config topic into st; nil when
 // --config-topic is "".
-func startConfigFeed(ctx context.Context, g *Globals, st *model.Store) *configFeed {
+func startConfigFeed(ctx context.Context, g *Globals, st *store.Store) *configFeed {
 	if g.ConfigTopic == "" {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	f := &model.ConfigFeed{Store: st, Topic: g.ConfigTopic}
+	f := &store.ConfigFeed{Store: st, Topic: g.ConfigTopic}
 	t := kafka.NewTailer(g.kafkaConfig(), []string{g.ConfigTopic}, f, kafka.TailerOptions{Rescan: g.Refresh * 5, Logf: g.logf})
 	done := make(chan struct{})
 	go func() { t.Run(ctx); close(done) }()
@@ -109,7 +110,7 @@ func (c *configFeed) stop() {
 
 // ownTopics are the own offsets.storage.topic of every connector the
 // config topic holds.
-func ownTopics(st *model.Store) []string {
+func ownTopics(st *store.Store) []string {
 	var out []string
 	for _, c := range st.ConnectConfigs().Connectors {
 		if t := c.OwnOffsetsTopic(); t != "" && c.Config != nil && !contains(out, t) {

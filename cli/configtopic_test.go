@@ -19,6 +19,7 @@ import (
 	"koff/demo"
 	"koff/kafka"
 	"koff/model"
+	"koff/model/java"
 )
 
 // produceTo writes records to one partition of a topic, as a worker does
@@ -33,7 +34,7 @@ func produceTo(t *testing.T, addr, topic string, partition int, recs ...[2]strin
 		}
 		p := partition
 		if p < 0 {
-			p = model.PartitionFor([]byte(r[0]), 25)
+			p = java.PartitionFor([]byte(r[0]), 25)
 		}
 		res, err := c.Produce(context.Background(), &kafkago.ProduceRequest{Topic: topic, Partition: p, RequiredAcks: kafkago.RequireAll, Records: kafkago.NewRecordReader(rec)})
 		if err == nil {
@@ -87,7 +88,7 @@ func TestOwnOffsetsTopicFromTheConfigTopicWithoutREST(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "verified: reset 1 partition of files") {
 		t.Fatalf("reset files: exit %d %s\n%s", code, errs, out)
 	}
-	p := model.PartitionFor([]byte(`["files",{"filename":"/tmp/in.txt"}]`), 25)
+	p := java.PartitionFor([]byte(`["files",{"filename":"/tmp/in.txt"}]`), 25)
 	for _, w := range []string{"state:  target state STOPPED (config topic connect-configs); no --connect-url for its status", "offsets topic files-offsets", "write files-offsets/" + strconv.Itoa(p), "write connect-offsets/" + strconv.Itoa(p)} {
 		if !strings.Contains(out, w) {
 			t.Errorf("plan lacks %q:\n%s", w, out)

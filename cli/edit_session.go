@@ -22,6 +22,8 @@ import (
 	"koff/edit"
 	"koff/kafka"
 	"koff/model"
+	"koff/model/store"
+	"koff/model/text"
 )
 
 // writeFlags are the flags every writing command takes.
@@ -83,7 +85,7 @@ func addWriteFlags(fs *pflag.FlagSet, w *writeFlags) {
 type editSession struct {
 	g      *Globals
 	env    Env
-	store  *model.Store
+	store  *store.Store
 	rest   *connect.Client
 	ed     *edit.Editor
 	ctx    context.Context
@@ -122,7 +124,7 @@ func openEditSession(g *Globals, env Env) (*editSession, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(env.Context)
-	s := &editSession{g: g, env: env, store: model.NewStore(model.StoreOptions{}), rest: rest, ctx: ctx, cancel: cancel,
+	s := &editSession{g: g, env: env, store: store.NewStore(store.StoreOptions{}), rest: rest, ctx: ctx, cancel: cancel,
 		interrupt: make(chan struct{}), sigs: make(chan os.Signal, 2)}
 	signal.Notify(s.sigs, syscall.SIGINT, syscall.SIGTERM)
 	go s.watchSignals()
@@ -207,7 +209,7 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 	}
 	// What the worker writes for koff's REST edits is no flush of the
 	// connector (koff_writes.go).
-	if s, ok := offsets.(*model.Store); ok && rest != nil {
+	if s, ok := offsets.(*store.Store); ok && rest != nil {
 		ed.REST = announcingREST{Client: rest, store: s, topics: topics}
 	}
 	return ed
@@ -233,7 +235,7 @@ func osUser(env Env) string {
 	return env.Getenv("USER")
 }
 
-var _ kafka.Handler = (*model.Store)(nil)
+var _ kafka.Handler = (*store.Store)(nil)
 
 // runPlans prints the plans, checks their preconditions, asks for
 // confirmation, applies them and reports each result.
@@ -284,9 +286,9 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.Connector, err)
 		}
-		fmt.Fprintln(s.env.Stdout, model.Sanitize(res.Summary()))
+		fmt.Fprintln(s.env.Stdout, text.Sanitize(res.Summary()))
 		if res.Message != "" {
-			fmt.Fprintf(s.env.Stdout, "Connect: %s\n", model.Sanitize(res.Message))
+			fmt.Fprintf(s.env.Stdout, "Connect: %s\n", text.Sanitize(res.Message))
 		}
 		if !res.Verified && failed == nil {
 			switch {
@@ -311,7 +313,7 @@ func confirm(env Env, plans []*edit.Plan) error {
 	r := bufio.NewReader(env.Stdin)
 	for _, p := range plans {
 		if p.Kind == edit.KindResetAll {
-			fmt.Fprintf(env.Stdout, "This deletes every offset of %s (%d partitions). Type the connector name to confirm: ", model.Sanitize(p.Connector), len(p.Changes))
+			fmt.Fprintf(env.Stdout, "This deletes every offset of %s (%d partitions). Type the connector name to confirm: ", text.Sanitize(p.Connector), len(p.Changes))
 			line, err := r.ReadString('\n')
 			if strings.TrimSpace(line) != p.Connector {
 				if err != nil && !errors.Is(err, io.EOF) {
@@ -346,7 +348,7 @@ func printPlan(w io.Writer, p *edit.Plan) {
 	case edit.PathGroup:
 		via = "consumer group " + field(p.Group)
 	}
-	fmt.Fprintf(w, "  path:   %s (%s)\n", via, model.Sanitize(p.PathReason))
+	fmt.Fprintf(w, "  path:   %s (%s)\n", via, text.Sanitize(p.PathReason))
 	for i, ch := range p.Changes {
 		fmt.Fprintf(w, "  %s\n      %s → %s\n", jsonField(ch.PartitionJSON), jsonField(valueText(ch.Before, "(none)")), jsonField(valueText(ch.After, "(deleted)")))
 		if len(p.Sink) == len(p.Changes) {
@@ -364,7 +366,7 @@ func printPlan(w io.Writer, p *edit.Plan) {
 		}
 	}
 	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", model.Sanitize(warn))
+		fmt.Fprintf(w, "  warning: %s\n", text.Sanitize(warn))
 	}
 	fmt.Fprintf(w, "  command: %s\n", jsonField(p.Command))
 }

@@ -11,7 +11,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // endOffsets sums the end offsets of connect-offsets: any write moves it.
@@ -153,5 +153,5 @@ func TestExportResetImportRestoresEveryOffsetByteForByte(t *testing.T) {
 }
 
 func partitionOf(key string) string {
-	return strconv.Itoa(model.PartitionFor([]byte(key), 25))
+	return strconv.Itoa(java.PartitionFor([]byte(key), 25))
 }

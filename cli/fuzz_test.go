@@ -10,7 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
-	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // FuzzContexts: any context file is read, or refused with one line, never
@@ -94,14 +95,14 @@ func FuzzExportImport(f *testing.F) {
 
 // storeOf holds the last offset each request gives a partition, keyed as
 // Connect's REST API writes keys.
-func storeOf(reqs []edit.Request) *model.Store {
-	s := model.NewStore(model.StoreOptions{})
-	var batch []model.Record
+func storeOf(reqs []edit.Request) *store.Store {
+	s := store.NewStore(store.StoreOptions{})
+	var batch []store.Record
 	for _, r := range reqs {
 		for _, it := range r.Items {
-			rec := model.Record{Topic: "connect-offsets", Offset: int64(len(batch)), Key: model.EncodeKey(r.Connector, it.Partition), Time: time.Unix(1, 0)}
+			rec := store.Record{Topic: "connect-offsets", Offset: int64(len(batch)), Key: java.EncodeKey(r.Connector, it.Partition), Time: time.Unix(1, 0)}
 			if it.Offset != nil {
-				rec.Value = model.AppendJackson(nil, it.Offset)
+				rec.Value = java.AppendJackson(nil, it.Offset)
 			}
 			batch = append(batch, rec)
 		}
@@ -110,7 +111,7 @@ func storeOf(reqs []edit.Request) *model.Store {
 	return s
 }
 
-func exportOf(t *testing.T, s *model.Store) []byte {
+func exportOf(t *testing.T, s *store.Store) []byte {
 	var out bytes.Buffer
 	conns := map[string]*selected{}
 	for _, c := range s.Connectors() {

@@ -15,6 +15,9 @@ import (
 
 	"koff/connect"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
+	"koff/model/text"
 )
 
 type getOptions struct {
@@ -89,13 +92,13 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 //
 // With restOptional, a Connect that cannot be asked is a warning on
 // stderr, and the Store holds what Kafka alone knows.
-func loadStore(g *Globals, env Env, timeout time.Duration, restOptional bool) (*model.Store, error) {
+func loadStore(g *Globals, env Env, timeout time.Duration, restOptional bool) (*store.Store, error) {
 	return loadStoreWith(g, env, timeout, restOptional, false)
 }
 
 // loadStoreWith is loadStore; a oneShot Store holds what get prints, not
 // the dashboard's flush events and gaps (observeWith).
-func loadStoreWith(g *Globals, env Env, timeout time.Duration, restOptional, oneShot bool) (*model.Store, error) {
+func loadStoreWith(g *Globals, env Env, timeout time.Duration, restOptional, oneShot bool) (*store.Store, error) {
 	rest, err := g.connectClient()
 	if err != nil {
 		return nil, err
@@ -162,7 +165,7 @@ type selected struct {
 // With withEmpty, a connector Connect lists that has no offsets anywhere
 // is picked too, with nothing in it: Connect's GET answers it with
 // {"offsets":[]}.
-func selectConnectors(store *model.Store, names []string, g *Globals, withEmpty bool) (map[string]*selected, error) {
+func selectConnectors(store *store.Store, names []string, g *Globals, withEmpty bool) (map[string]*selected, error) {
 	all := map[string]*selected{}
 	for _, c := range store.ConnectorList() {
 		s := all[c.ID.Name]
@@ -215,7 +218,7 @@ func sortedNames(m map[string]*selected) []string {
 	return names
 }
 
-func rowsOf(store *model.Store, ids []model.ConnectorID) []model.PartitionRow {
+func rowsOf(store *store.Store, ids []model.ConnectorID) []model.PartitionRow {
 	var rows []model.PartitionRow
 	for _, id := range ids {
 		rows = append(rows, store.Partitions(id)...)
@@ -224,7 +227,7 @@ func rowsOf(store *model.Store, ids []model.ConnectorID) []model.PartitionRow {
 }
 
 // bodyOf makes the body of s, in buf's memory when it is big enough.
-func bodyOf(store *model.Store, s *selected, buf []byte) []byte {
+func bodyOf(store *store.Store, s *selected, buf []byte) []byte {
 	if s.group != "" {
 		return model.SinkOffsetsBody(store.SinkPartitions(s.group))
 	}
@@ -240,7 +243,7 @@ func bodyOf(store *model.Store, s *selected, buf []byte) []byte {
 // printOffsetsJSON writes Connect's GET offsets body for one connector, or an
 // object keyed by connector name with that body as each value. Bytes are
 // assembled by hand: encoding/json would HTML-escape the stored JSON.
-func printOffsetsJSON(env Env, store *model.Store, conns map[string]*selected, single bool) error {
+func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, single bool) error {
 	names := sortedNames(conns)
 	if single {
 		names = names[:1]
@@ -271,7 +274,7 @@ func printOffsetsJSON(env Env, store *model.Store, conns map[string]*selected, s
 	// as \u escapes (the same value to any JSON reader). Each piece is
 	// whole characters, so escaping piece by piece is escaping the whole.
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
-	write := func(p []byte) { out.Write(model.JSONSafe(p)) }
+	write := func(p []byte) { out.Write(text.JSONSafe(p)) }
 	body := func(i int) {
 		b := <-bodies[i]
 		write(b)
@@ -289,7 +292,7 @@ func printOffsetsJSON(env Env, store *model.Store, conns map[string]*selected, s
 			if i > 0 {
 				write([]byte{','})
 			}
-			write(model.AppendJackson(nil, n))
+			write(java.AppendJackson(nil, n))
 			write([]byte{':'})
 			body(i)
 		}
@@ -299,7 +302,7 @@ func printOffsetsJSON(env Env, store *model.Store, conns map[string]*selected, s
 	return out.Flush()
 }
 
-func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, deleted bool) error {
+func printOffsetsTable(env Env, store *store.Store, conns map[string]*selected, deleted bool) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONNECTOR\tPARTITION\tOFFSET\tTASK\tWHERE\tUPDATED\tFLAGS")
 	var notes []string
@@ -312,7 +315,7 @@ func printOffsetsTable(env Env, store *model.Store, conns map[string]*selected, 
 		if s.group != "" {
 			for _, r := range store.SinkPartitions(s.group) {
 				fmt.Fprintf(tw, "%s\t{\"kafka_topic\":%s,\"kafka_partition\":%d}\t{\"kafka_offset\":%d}\treads\tgroup %s\t-\tlag %d\n",
-					field(n), jsonField(string(model.AppendJackson(nil, r.Topic))), r.Partition, r.Committed, field(s.group), r.Lag)
+					field(n), jsonField(string(java.AppendJackson(nil, r.Topic))), r.Partition, r.Committed, field(s.group), r.Lag)
 			}
 			continue
 		}

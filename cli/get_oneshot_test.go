@@ -8,7 +8,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // produceBatch writes records to one partition of topic in one produce
@@ -59,7 +59,7 @@ func TestGetOneShotPrintsWhatTheFullStorePrints(t *testing.T) {
 		}
 	}
 	addr := b.Bootstrap()
-	home := func(k string) int { return model.PartitionFor([]byte(k), 25) }
+	home := func(k string) int { return java.PartitionFor([]byte(k), 25) }
 	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
 	sec := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
 	const (

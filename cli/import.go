@@ -11,6 +11,7 @@ import (
 
 	"koff/edit"
 	"koff/model"
+	"koff/model/java"
 )
 
 type importOptions struct {
@@ -99,7 +100,7 @@ func runImport(g *Globals, opts any, args []string, env Env) error {
 // withoutUnchanged drops from r the partitions whose plan writes what is
 // already stored, returning how many it dropped.
 func withoutUnchanged(r edit.Request, p *edit.Plan) (edit.Request, int) {
-	var same []model.Object
+	var same []java.Object
 	for _, ch := range p.Changes {
 		if unchangedBy(ch) {
 			same = append(same, ch.Partition)
@@ -113,7 +114,7 @@ func withoutUnchanged(r edit.Request, p *edit.Plan) (edit.Request, int) {
 	for _, it := range r.Items {
 		drop := false
 		for _, sp := range same {
-			if model.JavaIdentity(it.Partition) == model.JavaIdentity(sp) {
+			if java.JavaIdentity(it.Partition) == java.JavaIdentity(sp) {
 				drop = true
 			}
 		}
@@ -134,7 +135,7 @@ func unchangedBy(ch edit.Change) bool {
 	if ch.Before != nil {
 		a, err1 := model.ParseOffset(ch.Before)
 		b, err2 := model.ParseOffset(ch.After)
-		if err1 != nil || err2 != nil || !model.SameValue(a, b) {
+		if err1 != nil || err2 != nil || !java.SameValue(a, b) {
 			return false
 		}
 	}

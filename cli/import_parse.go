@@ -9,7 +9,8 @@ import (
 	"sort"
 
 	"koff/edit"
-	"koff/model"
+	"koff/model/java"
+	"koff/model/text"
 )
 
 // parseExport reads koff export output: {"name":{"offsets":[{"partition":…,"offset":…}]}}.
@@ -41,7 +42,7 @@ func parseExport(data []byte) ([]edit.Request, error) {
 	sort.Strings(names)
 	var reqs []edit.Request
 	for _, n := range names {
-		path := fmt.Sprintf("$[%s]", model.Sanitize(fmt.Sprintf("%q", n)))
+		path := fmt.Sprintf("$[%s]", text.Sanitize(fmt.Sprintf("%q", n)))
 		if kind := jsonKind(file[n]); kind != "an object" {
 			return nil, fmt.Errorf("%s is %s, not {\"offsets\":[…]}", path, kind)
 		}
@@ -77,7 +78,7 @@ func parseExport(data []byte) ([]edit.Request, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", at, err)
 			}
-			var off model.Object
+			var off java.Object
 			if len(e.Offset) > 0 {
 				off, _, err = edit.ParseOffset(string(e.Offset))
 				if err != nil {

@@ -13,6 +13,7 @@ import (
 	"koff/edit"
 	"koff/kafka"
 	"koff/model"
+	"koff/model/store"
 )
 
 // slowWriter takes a while over each produce request and says when the
@@ -24,7 +25,7 @@ type slowWriter struct {
 	calls    atomic.Int32
 }
 
-func (w *slowWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
+func (w *slowWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []store.Record) (int64, error) {
 	w.inflight.Add(1)
 	defer w.inflight.Add(-1)
 	w.calls.Add(1)
@@ -51,7 +52,7 @@ func TestEndingTheDashboardStopsAnEditBetweenProduceRequests(t *testing.T) {
 	}
 	produceConnect(t, addr, recs...)
 	cfg := kafka.Config{Brokers: []string{addr}}
-	store := model.NewStore(model.StoreOptions{})
+	store := store.NewStore(store.StoreOptions{})
 	tl := kafka.NewTailer(cfg, []string{"connect-offsets"}, store, kafka.TailerOptions{MaxWait: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -8,6 +8,7 @@ import (
 	"koff/connect"
 	"koff/edit"
 	"koff/model"
+	"koff/model/store"
 )
 
 // announcingREST tells the Store what Connect's worker will write for a
@@ -19,7 +20,7 @@ import (
 // edit.REST (GET offsets, the connector list).
 type announcingREST struct {
 	*connect.Client
-	store  *model.Store
+	store  *store.Store
 	topics func() []string
 }
 
@@ -31,14 +32,14 @@ func (r announcingREST) AlterOffsets(ctx context.Context, name string, body []by
 		} `json:"offsets"`
 	}
 	if json.Unmarshal(body, &b) == nil {
-		var recs []model.Record
+		var recs []store.Record
 		for _, o := range b.Offsets {
 			p, err := edit.ParsePartition(string(o.Partition))
 			if err != nil {
 				continue
 			}
 			off, _, _ := edit.ParseOffset(string(o.Offset))
-			rec := model.Record{Key: model.RESTKey(name, p), Value: model.RESTValue(off)}
+			rec := store.Record{Key: model.RESTKey(name, p), Value: model.RESTValue(off)}
 			for range r.topics() {
 				recs = append(recs, rec)
 			}
@@ -49,10 +50,10 @@ func (r announcingREST) AlterOffsets(ctx context.Context, name string, body []by
 }
 
 func (r announcingREST) ResetOffsets(ctx context.Context, name string) (string, error) {
-	var recs []model.Record
+	var recs []store.Record
 	for _, t := range r.topics() {
 		for _, row := range r.store.Partitions(model.ConnectorID{Topic: t, Name: name}) {
-			recs = append(recs, model.Record{Topic: row.ID.Topic, Partition: row.ID.Partition, Key: []byte(row.ID.Key)})
+			recs = append(recs, store.Record{Topic: row.ID.Topic, Partition: row.ID.Partition, Key: []byte(row.ID.Key)})
 		}
 	}
 	r.store.KoffWrites(recs, time.Now())

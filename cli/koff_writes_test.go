@@ -11,6 +11,8 @@ import (
 
 	"koff/edit"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // The records Connect's worker writes for an edit koff made through REST
@@ -36,7 +38,7 @@ func TestRESTEditRecordsAreNoFlushes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	store := model.NewStore(model.StoreOptions{})
+	store := store.NewStore(store.StoreOptions{})
 	tl, done := startTailer(ctx, g, store)
 	t.Cleanup(func() { cancel(); <-done })
 	if err := waitCaughtUp(ctx, g, tl, time.Minute); err != nil {
@@ -55,8 +57,8 @@ func TestRESTEditRecordsAreNoFlushes(t *testing.T) {
 	before := row()
 	ed := g.newEditor(store, func() []string { return g.OffsetsTopics }, client, "tester", filepath.Join(t.TempDir(), "audit.jsonl"))
 	p, err := ed.Plan(ctx, edit.Request{Connector: "jdbc-shop", Kind: edit.KindSet, Items: []edit.Item{{
-		Partition: model.Object{{Name: "protocol", Value: "1"}, {Name: "table", Value: "shop.public.orders"}},
-		Offset:    model.Object{{Name: "incrementing", Value: json.Number("7")}}}}})
+		Partition: java.Object{{Name: "protocol", Value: "1"}, {Name: "table", Value: "shop.public.orders"}},
+		Offset:    java.Object{{Name: "incrementing", Value: json.Number("7")}}}}})
 	if err != nil || p.Path != edit.PathREST {
 		t.Fatalf("plan: %v %+v", err, p)
 	}

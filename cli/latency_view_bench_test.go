@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/demo"
-	"koff/model"
+	"koff/model/java"
 	"koff/ui"
 )
 
@@ -100,7 +100,7 @@ func BenchmarkLiveLatencyToView(b *testing.B) {
 	key := `["latency-probe",{"table":"probe"}]`
 	produce := func(value string) {
 		res, err := client.Produce(context.Background(), &kafkago.ProduceRequest{
-			Topic: "connect-offsets", Partition: model.PartitionFor([]byte(key), 25), RequiredAcks: kafkago.RequireAll,
+			Topic: "connect-offsets", Partition: java.PartitionFor([]byte(key), 25), RequiredAcks: kafkago.RequireAll,
 			Records: kafkago.NewRecordReader(kafkago.Record{Key: kafkago.NewBytes([]byte(key)), Value: kafkago.NewBytes([]byte(value)), Time: time.Now()})})
 		if err == nil {
 			err = res.Error

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"koff/model"
+	"koff/model/text"
 )
 
 // warnLookAlike says on stderr which connector names read the same on a
@@ -18,7 +19,7 @@ import (
 func warnLookAlike(w io.Writer, rows []model.ConnectorRow, named []string) {
 	bySkeleton := map[string]map[string]bool{}
 	for _, r := range rows {
-		sk := model.Skeleton(r.ID.Name)
+		sk := text.Skeleton(r.ID.Name)
 		if bySkeleton[sk] == nil {
 			bySkeleton[sk] = map[string]bool{}
 		}
@@ -26,7 +27,7 @@ func warnLookAlike(w io.Writer, rows []model.ConnectorRow, named []string) {
 	}
 	asked := map[string]bool{}
 	for _, n := range named {
-		asked[model.Skeleton(n)] = true
+		asked[text.Skeleton(n)] = true
 	}
 	var lines []string
 	for sk, names := range bySkeleton {

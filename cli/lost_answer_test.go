@@ -20,6 +20,8 @@ import (
 	"koff/internal/faultproxy"
 	"koff/kafka"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // cutBroker is an embedded broker behind the fault proxy, with a
@@ -85,9 +87,9 @@ func (c *cutBroker) koff(args ...string) (string, string, int) {
 // seed writes each key's value to its murmur2 partition.
 func (c *cutBroker) seed(kv map[string]string) {
 	c.t.Helper()
-	var recs []model.Record
+	var recs []store.Record
 	for k, v := range kv {
-		recs = append(recs, model.Record{Topic: "connect-offsets", Partition: model.PartitionFor([]byte(k), 25), Key: []byte(k), Value: []byte(v), Time: time.Now()})
+		recs = append(recs, store.Record{Topic: "connect-offsets", Partition: java.PartitionFor([]byte(k), 25), Key: []byte(k), Value: []byte(v), Time: time.Now()})
 	}
 	if err := c.kafka.WriteRecords(context.Background(), recs); err != nil {
 		c.t.Fatal(err)
@@ -263,7 +265,7 @@ func importRound(t *testing.T, r cutRound) cutStats {
 	}
 	// The held request lands (in a late round, after koff gave up on it).
 	for i := 0; i < keys; i++ {
-		if fmt.Sprintf("connect-offsets/%d", model.PartitionFor([]byte(bulkKey(i)), 25)) == cutTP {
+		if fmt.Sprintf("connect-offsets/%d", java.PartitionFor([]byte(bulkKey(i)), 25)) == cutTP {
 			c.waitValue(bulkKey(i), fmt.Sprint(`{"id":`, 9007199254740993+i, `}`))
 			break
 		}
@@ -323,7 +325,7 @@ func TestAResetWhoseAnswerIsLostIsUnknownAndUndone(t *testing.T) {
 	c.cut(kmsg.Produce, 1, toOffsetsTopic, func() { <-release })
 	out, errs, code := c.koff("reset", "bulk", "--yes", "--partition", `{"table":"t00000"}`)
 	close(release)
-	tp := fmt.Sprintf("connect-offsets/%d", model.PartitionFor([]byte(bulkKey(0)), 25))
+	tp := fmt.Sprintf("connect-offsets/%d", java.PartitionFor([]byte(bulkKey(0)), 25))
 	if code != ExitUnknown || !strings.Contains(errs, "may have been written: "+tp+" (") || strings.Contains(errs, "written: none") {
 		t.Errorf("reset whose answer was lost: exit %d\n%s%s", code, out, errs)
 	}
@@ -346,9 +348,9 @@ func TestASinkCommitWhoseAnswerIsLostIsUnknownAndUndone(t *testing.T) {
 	if err := c.broker.CreateTopic("orders", 2, nil); err != nil {
 		t.Fatal(err)
 	}
-	var recs []model.Record
+	var recs []store.Record
 	for i := 0; i < 10; i++ {
-		recs = append(recs, model.Record{Topic: "orders", Partition: i % 2, Key: []byte(fmt.Sprint(i)), Value: []byte("x"), Time: time.Now()})
+		recs = append(recs, store.Record{Topic: "orders", Partition: i % 2, Key: []byte(fmt.Sprint(i)), Value: []byte("x"), Time: time.Now()})
 	}
 	if err := c.kafka.WriteRecords(context.Background(), recs); err != nil {
 		t.Fatal(err)

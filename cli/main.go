@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
-	"koff/model"
+	"koff/model/text"
 )
 
 // Exit codes: the command line contract scripts rely on.
@@ -347,4 +347,4 @@ func shownDefault(f *pflag.Flag) string {
 
 // errorLine is an error as koff prints it: one line, whatever names,
 // bodies or file contents it quotes (their newlines are shown as \n).
-func errorLine(err error) string { return model.Sanitize(strings.TrimSpace(err.Error())) }
+func errorLine(err error) string { return text.Sanitize(strings.TrimSpace(err.Error())) }

@@ -10,7 +10,7 @@ import (
 
 	"koff/connect"
 	"koff/kafka"
-	"koff/model"
+	"koff/model/store"
 )
 
 // observer is koff's live view of a cluster: the tailer of the offsets
@@ -18,7 +18,7 @@ import (
 // records, all feeding one Store.
 type observer struct {
 	g      *Globals
-	store  *model.Store
+	store  *store.Store
 	tailer *kafka.Tailer
 	rest   *connect.Client
 	poller *connect.Poller
@@ -45,7 +45,7 @@ func observe(ctx context.Context, g *Globals, rest *connect.Client) *observer {
 // bytes of a fetch (model.Latest).
 func observeWith(ctx context.Context, g *Globals, rest *connect.Client, oneShot bool) *observer {
 	ctx, cancel := context.WithCancel(ctx)
-	o := &observer{g: g, store: model.NewStore(model.StoreOptions{OneShot: oneShot}), rest: rest, ctx: ctx, cancel: cancel}
+	o := &observer{g: g, store: store.NewStore(store.StoreOptions{OneShot: oneShot}), rest: rest, ctx: ctx, cancel: cancel}
 	for _, ct := range g.ConnectorTopics {
 		name, topics, _ := strings.Cut(ct, "=")
 		o.store.SetConnectorTopics(strings.TrimSpace(name), splitList(topics))
@@ -174,17 +174,17 @@ func (o *observer) readyConfigs(ctx context.Context) error {
 }
 
 // restDown is the error of the last REST poll, "" when it answered.
-func restDown(store *model.Store) string { return store.REST().Err }
+func restDown(store *store.Store) string { return store.REST().Err }
 
 // warnRESTDown says on stderr that Connect could not be asked, and what is
 // missing from what follows.
-func warnRESTDown(env Env, store *model.Store, err error) {
+func warnRESTDown(env Env, store *store.Store, err error) {
 	fmt.Fprintf(env.Stderr, "koff: warning: %v: showing what Kafka knows (%s)\n", err, withoutREST(store))
 }
 
 // withoutREST says what koff knows without Connect's REST API: the config
 // topic's word, when it reads one.
-func withoutREST(store *model.Store) string {
+func withoutREST(store *store.Store) string {
 	if t := store.ConnectConfigs().Topic; t != "" {
 		return "target states, own offsets topics and sink groups from config topic " + t + "; no connector status"
 	}
@@ -193,7 +193,7 @@ func withoutREST(store *model.Store) string {
 
 // withRESTDown adds Connect's error to a failure that REST could have
 // answered (a connector Kafka does not know): the user asked for REST data.
-func withRESTDown(store *model.Store, err error) error {
+func withRESTDown(store *store.Store, err error) error {
 	if e := restDown(store); e != "" {
 		return fmt.Errorf("%w (Connect REST could not be asked: %s)", err, e)
 	}

@@ -4,7 +4,7 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"koff/model"
+	"koff/model/text"
 )
 
 // safeWriter is the last guard on a command's stdout and stderr: whatever
@@ -29,7 +29,7 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 	if cut == 0 {
 		return len(p), nil
 	}
-	if _, err := s.w.Write(model.SanitizeOutput(buf[:cut])); err != nil {
+	if _, err := s.w.Write(text.SanitizeOutput(buf[:cut])); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -40,7 +40,7 @@ func (s *safeWriter) Flush() error {
 	if len(s.tail) == 0 {
 		return nil
 	}
-	_, err := s.w.Write(model.SanitizeOutput(s.tail))
+	_, err := s.w.Write(text.SanitizeOutput(s.tail))
 	s.tail = nil
 	return err
 }
@@ -69,13 +69,13 @@ const cellMax = 512
 
 // field is an outside string made safe for a table cell or a line of
 // text: clipped (saying how much was cut) and sanitised.
-func field(s string) string { return model.Sanitize(model.Clip(s, cellMax)) }
+func field(s string) string { return text.Sanitize(text.Clip(s, cellMax)) }
 
 // noteField is field for a note on its own line under a table: koff's own
 // sentences, which may quote a key, get room for the whole sentence.
-func noteField(s string) string { return model.Sanitize(model.Clip(s, 4*cellMax)) }
+func noteField(s string) string { return text.Sanitize(text.Clip(s, 4*cellMax)) }
 
 // jsonField is field for JSON text (a partition map, an offset, a key):
 // JSON's own \u escapes first, so what is shown stays JSON that means the
 // same and can be pasted back into --partition or --offset.
-func jsonField(s string) string { return field(string(model.JSONSafe([]byte(s)))) }
+func jsonField(s string) string { return field(string(text.JSONSafe([]byte(s)))) }

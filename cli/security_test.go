@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"koff/demo"
-	"koff/model"
+	"koff/model/java"
 )
 
 const (
@@ -59,7 +59,7 @@ func secureOffsets(t *testing.T, o demo.BrokerOptions) *demo.Broker {
 	key := []byte(`["jdbc-src",{"table":"orders"}]`)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	rec := &kgo.Record{Topic: "connect-offsets", Partition: int32(model.PartitionFor(key, 25)), Key: key, Value: []byte(`{"incrementing":42}`)}
+	rec := &kgo.Record{Topic: "connect-offsets", Partition: int32(java.PartitionFor(key, 25)), Key: key, Value: []byte(`{"incrementing":42}`)}
 	if err := cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"koff/edit"
 	"koff/model"
+	"koff/model/java"
 )
 
 type setOptions struct {
@@ -205,7 +206,7 @@ func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, en
 }
 
 // sinkTP reads Connect's sink partition shape.
-func sinkTP(p model.Object) (model.TopicPartition, error) {
+func sinkTP(p java.Object) (model.TopicPartition, error) {
 	topic, _ := p.Get("kafka_topic")
 	part, _ := p.Get("kafka_partition")
 	ts, ok := topic.(string)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 const sinkGroupFlagHelp = "sink: its consumer group, when neither Connect's REST API nor its config topic says (a consumer.override.group.id names another group than connect-NAME)"
@@ -12,7 +13,7 @@ const sinkGroupFlagHelp = "sink: its consumer group, when neither Connect's REST
 // nameSinkGroup makes the store read connector name as a sink reading as
 // group, and polls that group. Where Connect's REST API lists the
 // connector, its word stands: another group is refused.
-func nameSinkGroup(ctx context.Context, g *Globals, store *model.Store, name, group string) error {
+func nameSinkGroup(ctx context.Context, g *Globals, store *store.Store, name, group string) error {
 	if err := restSinkGroup(store, name, group); err != nil {
 		return err
 	}
@@ -21,7 +22,7 @@ func nameSinkGroup(ctx context.Context, g *Globals, store *model.Store, name, gr
 }
 
 // restSinkGroup refuses a --group that Connect's REST API contradicts.
-func restSinkGroup(store *model.Store, name, group string) error {
+func restSinkGroup(store *store.Store, name, group string) error {
 	for _, c := range store.ConnectorList() {
 		if c.ID.Name != name || !c.InREST {
 			continue

@@ -19,6 +19,8 @@ import (
 	"koff/edit"
 	"koff/kafka"
 	"koff/model"
+	"koff/model/store"
+	"koff/model/text"
 )
 
 type statusOptions struct {
@@ -143,7 +145,7 @@ func warnInterrupted(g *Globals, env Env, cluster string) {
 	}
 }
 
-func statusRows(store *model.Store, names []string, g *Globals) ([]model.ConnectorRow, error) {
+func statusRows(store *store.Store, names []string, g *Globals) ([]model.ConnectorRow, error) {
 	all := store.Connectors()
 	sort.SliceStable(all, func(i, j int) bool { return all[i].ID.Name < all[j].ID.Name })
 	if len(names) == 0 {
@@ -237,7 +239,7 @@ func stateOf(r model.ConnectorRow, now time.Time) string {
 	return "-"
 }
 
-func printStatusTable(w io.Writer, store *model.Store, rows []model.ConnectorRow, g *Globals, now time.Time) error {
+func printStatusTable(w io.Writer, store *store.Store, rows []model.ConnectorRow, g *Globals, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	var sinks []model.ConnectorRow
 	fmt.Fprintln(tw, "SOURCE\tSTATE\tTASKS\tOFFSETS TOPIC\tLAST FLUSH\tAGE\tINTERVAL\tFLUSH\tUNFLUSHED\tWHY")
@@ -362,7 +364,7 @@ type sinkPartition struct {
 	Lag       int64  `json:"lag"`
 }
 
-func printStatusJSON(w io.Writer, store *model.Store, rows []model.ConnectorRow, g *Globals, now time.Time) error {
+func printStatusJSON(w io.Writer, store *store.Store, rows []model.ConnectorRow, g *Globals, now time.Time) error {
 	out := struct {
 		Time       time.Time    `json:"time"`
 		Connectors []statusJSON `json:"connectors"`
@@ -415,7 +417,7 @@ func printStatusJSON(w io.Writer, store *model.Store, rows []model.ConnectorRow,
 	if err := enc.Encode(out); err != nil {
 		return err
 	}
-	_, err := w.Write(model.JSONSafe(b.Bytes())) // encoding/json leaves C1 and bidi controls raw
+	_, err := w.Write(text.JSONSafe(b.Bytes())) // encoding/json leaves C1 and bidi controls raw
 	return err
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"koff/edit"
-	"koff/model"
+	"koff/model/text"
 )
 
 func init() {
@@ -42,12 +42,12 @@ func runStopResume(g *Globals, verb string, args []string, env Env) error {
 		if err := ed.StopConnector(env.Context, args[0]); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "%s is STOPPED\n", model.Sanitize(args[0]))
+		fmt.Fprintf(env.Stdout, "%s is STOPPED\n", text.Sanitize(args[0]))
 		return nil
 	}
 	if err := ed.ResumeConnector(env.Context, args[0]); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "%s resumed\n", model.Sanitize(args[0]))
+	fmt.Fprintf(env.Stdout, "%s resumed\n", text.Sanitize(args[0]))
 	return nil
 }

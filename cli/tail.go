@@ -13,6 +13,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
+	"koff/model/text"
 )
 
 type tailOptions struct {
@@ -38,7 +41,7 @@ func init() {
 // tailPrinter prints records as they are ingested: after catch-up, or all of
 // them with --from-beginning.
 type tailPrinter struct {
-	*model.Store
+	*store.Store
 	mu     sync.Mutex
 	w      *bufio.Writer
 	opts   *tailOptions
@@ -47,7 +50,7 @@ type tailPrinter struct {
 	failed error
 }
 
-func (p *tailPrinter) Ingest(batch []model.Record) {
+func (p *tailPrinter) Ingest(batch []store.Record) {
 	p.mu.Lock()
 	if p.live || p.opts.fromBeginning {
 		for i := range batch {
@@ -61,14 +64,14 @@ func (p *tailPrinter) Ingest(batch []model.Record) {
 	p.Store.Ingest(batch)
 }
 
-func (p *tailPrinter) print(r *model.Record) {
+func (p *tailPrinter) print(r *store.Record) {
 	k, err := model.ParseKey(r.Key)
 	if err != nil {
 		if len(p.only) > 0 {
 			return
 		}
 		if p.opts.output == "jsonl" {
-			p.w.Write(model.JSONSafe(fmt.Appendf(nil, `{"time":%s,"topic":%s,"topic_partition":%d,"record_offset":%d,"error":%s}`+"\n",
+			p.w.Write(text.JSONSafe(fmt.Appendf(nil, `{"time":%s,"topic":%s,"topic_partition":%d,"record_offset":%d,"error":%s}`+"\n",
 				jsonString(stamp(r.Time)), jsonString(r.Topic), r.Partition, r.Offset, jsonString(err.Error()))))
 			return
 		}
@@ -86,7 +89,7 @@ func (p *tailPrinter) print(r *model.Record) {
 	if r.Value != nil {
 		o, err := model.ParseOffset(r.Value)
 		if err == nil {
-			offJSON = string(model.AppendJackson(nil, o))
+			offJSON = string(java.AppendJackson(nil, o))
 			off = offJSON
 		} else {
 			bad = err.Error()
@@ -98,7 +101,7 @@ func (p *tailPrinter) print(r *model.Record) {
 		if bad != "" {
 			extra = `,"value":` + jsonString(string(r.Value)) + `,"error":` + jsonString(bad)
 		}
-		p.w.Write(model.JSONSafe(fmt.Appendf(nil, `{"time":%s,"connector":%s,"partition":%s,"offset":%s%s,"topic":%s,"topic_partition":%d,"record_offset":%d}`+"\n",
+		p.w.Write(text.JSONSafe(fmt.Appendf(nil, `{"time":%s,"connector":%s,"partition":%s,"offset":%s%s,"topic":%s,"topic_partition":%d,"record_offset":%d}`+"\n",
 			jsonString(stamp(r.Time)), jsonString(k.Connector), part, offJSON, extra, jsonString(r.Topic), r.Partition, r.Offset)))
 		return
 	}
@@ -115,7 +118,7 @@ func runTail(g *Globals, opts any, args []string, env Env) error {
 	}
 	ctx, stop := signal.NotifyContext(env.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	p := &tailPrinter{Store: model.NewStore(model.StoreOptions{}), w: bufio.NewWriter(env.Stdout), opts: o, only: map[string]bool{}}
+	p := &tailPrinter{Store: store.NewStore(store.StoreOptions{}), w: bufio.NewWriter(env.Stdout), opts: o, only: map[string]bool{}}
 	for _, a := range args {
 		p.only[a] = true
 	}
@@ -177,7 +180,7 @@ type connReport struct {
 func (c *connReport) update(st model.TailStatus) {
 	if !st.Reloaded.Equal(c.reloaded) {
 		c.reloaded = st.Reloaded
-		fmt.Fprintf(c.w, "koff: reading the offsets topics again from scratch: %s\n", model.Sanitize(st.ReloadReason))
+		fmt.Fprintf(c.w, "koff: reading the offsets topics again from scratch: %s\n", text.Sanitize(st.ReloadReason))
 	}
 	switch st.State {
 	case model.TailDisconnected, model.TailStalled:
@@ -189,10 +192,10 @@ func (c *connReport) update(st model.TailStatus) {
 		}
 		c.down = st.State
 		if st.State == model.TailStalled {
-			fmt.Fprintf(c.w, "koff: stalled since %s: %s (waiting)\n", stamp(st.Since), model.Sanitize(st.Reason))
+			fmt.Fprintf(c.w, "koff: stalled since %s: %s (waiting)\n", stamp(st.Since), text.Sanitize(st.Reason))
 			return
 		}
-		fmt.Fprintf(c.w, "koff: disconnected since %s: %s (retrying)\n", stamp(st.Since), model.Sanitize(st.Reason))
+		fmt.Fprintf(c.w, "koff: disconnected since %s: %s (retrying)\n", stamp(st.Since), text.Sanitize(st.Reason))
 	case model.TailLive:
 		if c.down == model.TailDisconnected || c.down == model.TailStalled {
 			fmt.Fprintf(c.w, "koff: reconnected after %s\n", ageText(time.Since(c.since)))
@@ -203,7 +206,7 @@ func (c *connReport) update(st model.TailStatus) {
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-func jsonString(s string) string { return string(model.AppendJackson(nil, s)) }
+func jsonString(s string) string { return string(java.AppendJackson(nil, s)) }
 
 // compactJSON strips whitespace and nothing else: numbers and escapes stay
 // byte for byte.

@@ -9,7 +9,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
-	"koff/model"
+	"koff/model/java"
 
 	"koff/demo"
 	"koff/internal/faultproxy"
@@ -76,7 +76,7 @@ func produceDirect(t *testing.T, direct, key, value string) {
 		},
 	}}
 	res, err := c.Produce(context.Background(), &kafkago.ProduceRequest{
-		Topic: "connect-offsets", Partition: model.PartitionFor([]byte(key), 25), RequiredAcks: kafkago.RequireAll,
+		Topic: "connect-offsets", Partition: java.PartitionFor([]byte(key), 25), RequiredAcks: kafkago.RequireAll,
 		Records: kafkago.NewRecordReader(kafkago.Record{Key: kafkago.NewBytes([]byte(key)), Value: kafkago.NewBytes([]byte(value)), Time: time.Now()}),
 	})
 	if err == nil {

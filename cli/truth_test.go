@@ -12,7 +12,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // produceIn writes one record to an explicit partition of connect-offsets
@@ -80,7 +80,7 @@ func TestGetAndExportShowWhatTheTaskReads(t *testing.T) {
 		task   = `["file-src",{"filename":"/var/log/app.log"}]`
 		spaced = `["file-src", {"filename": "/var/log/app.log"}]`
 	)
-	home := model.PartitionFor([]byte(task), 25)
+	home := java.PartitionFor([]byte(task), 25)
 	produceIn(t, addr, home, task, `{"position":4096}`)
 	produceIn(t, addr, home, spaced, `{"position":0}`) // by hand, later, into the wrong partition
 	out, errs, code := koff(t, "get", "file-src", "-o", "json", "-b", addr)

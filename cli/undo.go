@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
-	"koff/model"
+	"koff/model/text"
 )
 
 type undoOptions struct {
@@ -60,7 +60,7 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 		if !o.dryRun {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "  note: a real run is refused: %s\n", model.Sanitize(err.Error()))
+		fmt.Fprintf(env.Stdout, "  note: a real run is refused: %s\n", text.Sanitize(err.Error()))
 	}
 	p, err := s.ed.Plan(s.ctx, u.Request)
 	if err != nil {
@@ -72,7 +72,7 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 // printUndo says which edit is undone, and everything in its way.
 func printUndo(env Env, u *edit.Undo) {
 	w := env.Stdout
-	fmt.Fprintf(w, "Undoing the %s\n", model.Sanitize(edit.EditName(u.Edit)))
+	fmt.Fprintf(w, "Undoing the %s\n", text.Sanitize(edit.EditName(u.Edit)))
 	switch u.Edit.Result {
 	case edit.ResultPartial, edit.ResultInterrupted, edit.ResultUnknown:
 		where := "reached the log (" + strings.Join(u.Edit.Written, ", ") + ")"
@@ -83,22 +83,22 @@ func printUndo(env Env, u *edit.Undo) {
 			where += " or may have (" + strings.Join(u.Edit.Unknown, ", ") + ": their answers were lost)"
 		}
 		fmt.Fprintf(w, "  it was %s: %d of its %d partitions %s; only those are put back\n",
-			u.Edit.Result, len(u.Request.Items), len(u.Edit.Changes), model.Sanitize(where))
+			u.Edit.Result, len(u.Request.Items), len(u.Edit.Changes), text.Sanitize(where))
 	}
 	for _, n := range u.Notes {
-		fmt.Fprintf(w, "  note: %s\n", model.Sanitize(n))
+		fmt.Fprintf(w, "  note: %s\n", text.Sanitize(n))
 	}
 	for _, sk := range u.Skipped {
-		fmt.Fprintf(w, "  newer edit that wrote nothing: the %s (%s)\n", model.Sanitize(edit.EditName(sk)), model.Sanitize(sk.Result))
+		fmt.Fprintf(w, "  newer edit that wrote nothing: the %s (%s)\n", text.Sanitize(edit.EditName(sk)), text.Sanitize(sk.Result))
 	}
 	if len(u.Skipped) > 0 {
-		fmt.Fprintf(w, "  so this undoes the older edit %s, not the last one\n", model.Sanitize(edit.AuditEdit{Start: u.Edit}.ID()))
+		fmt.Fprintf(w, "  so this undoes the older edit %s, not the last one\n", text.Sanitize(edit.AuditEdit{Start: u.Edit}.ID()))
 	}
 	if u.UndoneBy != nil {
-		fmt.Fprintf(w, "  already undone by the undo by %s at %s (edit %s)\n", model.Sanitize(u.UndoneBy.User), u.UndoneBy.Time.Local().Format("2006-01-02T15:04:05Z07:00"), model.Sanitize(u.UndoneBy.ID))
+		fmt.Fprintf(w, "  already undone by the undo by %s at %s (edit %s)\n", text.Sanitize(u.UndoneBy.User), u.UndoneBy.Time.Local().Format("2006-01-02T15:04:05Z07:00"), text.Sanitize(u.UndoneBy.ID))
 	}
 	for _, n := range u.Newer {
-		fmt.Fprintf(w, "  newer value: %s\n", model.Sanitize(n.String()))
+		fmt.Fprintf(w, "  newer value: %s\n", text.Sanitize(n.String()))
 	}
 }
 

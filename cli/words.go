@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"koff/edit"
-	"koff/model"
+	"koff/model/store"
 )
 
 // ageText is a duration for people: the two largest whole units, "3s",
@@ -66,7 +66,7 @@ func unknownConnector(name string, where, known []string) error {
 // noOffsets is the refusal of a reading command for a name it has nothing
 // for: a connector Connect lists but that has written no offsets yet, or
 // an unknown connector.
-func noOffsets(store *model.Store, name string, inConnect bool, g *Globals) error {
+func noOffsets(store *store.Store, name string, inConnect bool, g *Globals) error {
 	topics := strings.Join(g.OffsetsTopics, ", ")
 	if inConnect {
 		return fmt.Errorf("connector %s has no offsets yet: none in %s, and no consumer group with committed offsets", name, topics)
@@ -80,7 +80,7 @@ func noOffsets(store *model.Store, name string, inConnect bool, g *Globals) erro
 
 // knownNames are the connector names the store has seen, from the offsets
 // topics, the sink groups and Connect.
-func knownNames(store *model.Store) []string {
+func knownNames(store *store.Store) []string {
 	var names []string
 	for _, c := range store.Connectors() {
 		names = append(names, c.ID.Name)
@@ -89,7 +89,7 @@ func knownNames(store *model.Store) []string {
 }
 
 // hasOffsets reports whether the store holds any offsets of connector name.
-func hasOffsets(store *model.Store, name string) bool {
+func hasOffsets(store *store.Store, name string) bool {
 	for _, c := range store.Connectors() {
 		if c.ID.Name == name && (c.Partitions > 0 || c.Deleted > 0) {
 			return true

@@ -16,6 +16,7 @@ import (
 
 	"koff/kafka"
 	"koff/model"
+	"koff/model/java"
 )
 
 func TestAgeTextIsTwoHumanUnits(t *testing.T) {
@@ -58,7 +59,7 @@ func produceAt(t *testing.T, addr, key, value string, at time.Time) {
 	t.Helper()
 	c := &kafkago.Client{Addr: kafkago.TCP(addr), Timeout: 10 * time.Second}
 	res, err := c.Produce(context.Background(), &kafkago.ProduceRequest{
-		Topic: "connect-offsets", Partition: model.PartitionFor([]byte(key), 25), RequiredAcks: kafkago.RequireAll,
+		Topic: "connect-offsets", Partition: java.PartitionFor([]byte(key), 25), RequiredAcks: kafkago.RequireAll,
 		Records: kafkago.NewRecordReader(kafkago.Record{Key: kafkago.NewBytes([]byte(key)), Value: kafkago.NewBytes([]byte(value)), Time: at}),
 	})
 	if err == nil {

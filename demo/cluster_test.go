@@ -15,6 +15,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // shape is what a connector's keys and values look like: field names in
@@ -37,7 +38,7 @@ var shapes = map[string]shape{
 
 var integer = regexp.MustCompile(`^-?[0-9]+$`)
 
-func names(o model.Object) []string {
+func names(o java.Object) []string {
 	var out []string
 	for _, f := range o {
 		out = append(out, f.Name)
@@ -45,7 +46,7 @@ func names(o model.Object) []string {
 	return out
 }
 
-func mustNumber(t *testing.T, o model.Object, name string) int64 {
+func mustNumber(t *testing.T, o java.Object, name string) int64 {
 	t.Helper()
 	n, err := intField(o, name)
 	if err != nil {
@@ -65,7 +66,7 @@ func first(t *testing.T, raw []byte) int64 {
 	return mustNumber(t, off, off[0].Name)
 }
 
-func key(connector string, kv ...any) []byte { return model.EncodeKey(connector, obj(kv...)) }
+func key(connector string, kv ...any) []byte { return java.EncodeKey(connector, obj(kv...)) }
 
 func TestOffsetsTopic(t *testing.T) {
 	opts := testOptions(t)
@@ -93,7 +94,7 @@ func TestOffsetsTopic(t *testing.T) {
 			t.Errorf("%s: unexpected tombstone", r.key)
 			continue
 		}
-		murmur := model.PartitionFor(r.key, OffsetsPartitions)
+		murmur := java.PartitionFor(r.key, OffsetsPartitions)
 		if _, ok := defects[string(r.key)]; ok {
 			defects[string(r.key)] = true
 			wrong := string(r.key) == DefectHandEdited
@@ -238,7 +239,7 @@ func checkRecordShape(t *testing.T, r rec) {
 	}
 	// Every demo connector builds its partition in a HashMap, so its keys
 	// are also what a REST edit writes.
-	if !bytes.Equal(r.key, model.EncodeKey(k.Connector, k.Partition)) || !model.IsRESTCanonical(k, r.key) {
+	if !bytes.Equal(r.key, java.EncodeKey(k.Connector, k.Partition)) || !model.IsRESTCanonical(k, r.key) {
 		t.Errorf("key %s is not compact Jackson in HashMap order", r.key)
 	}
 	off, err := model.ParseOffset(r.value)
@@ -249,7 +250,7 @@ func checkRecordShape(t *testing.T, r rec) {
 	if !slices.Equal(names(off), sh.offset) {
 		t.Errorf("value %s: fields %v, want %v", r.value, names(off), sh.offset)
 	}
-	if !bytes.Equal(r.value, model.AppendJackson(nil, off)) {
+	if !bytes.Equal(r.value, java.AppendJackson(nil, off)) {
 		t.Errorf("value %s is not compact Jackson", r.value)
 	}
 	for _, f := range off {
@@ -285,7 +286,7 @@ func checkRecordShape(t *testing.T, r rec) {
 
 // checkLSNs checks that Debezium's LSNs are beyond float64's exact range and
 // written digit for digit in the raw bytes.
-func checkLSNs(t *testing.T, raw []byte, off model.Object) {
+func checkLSNs(t *testing.T, raw []byte, off java.Object) {
 	t.Helper()
 	limit := new(big.Int).Lsh(big.NewInt(1), 53)
 	for _, f := range []string{"lsn", "lsn_proc", "lsn_commit"} {

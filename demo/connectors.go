@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // catalogueSeed fixes the initial offsets: every run of the demo starts from
@@ -54,21 +54,21 @@ type topicSpec struct {
 type partitionSpec struct {
 	// partition is the source partition map in the connector's own map
 	// order; the key is model.EncodeKey(connector, partition).
-	partition model.Object
+	partition java.Object
 	activity  activity
 	// newSource returns the source at the position a task starts from when
 	// the offsets topic has no offset for it (none, or a tombstone).
 	newSource func() source
 	// initial is the offset committed before the demo started (written as
 	// seeded history with CreateTime now-age); nil means never committed.
-	initial model.Object
+	initial java.Object
 	age     time.Duration
 }
 
-func obj(kv ...any) model.Object {
-	o := make(model.Object, 0, len(kv)/2)
+func obj(kv ...any) java.Object {
+	o := make(java.Object, 0, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
-		o = append(o, model.Field{Name: kv[i].(string), Value: kv[i+1]})
+		o = append(o, java.Field{Name: kv[i].(string), Value: kv[i+1]})
 	}
 	return o
 }
@@ -104,7 +104,7 @@ type jdbcTable struct {
 
 // jdbcPartition is the JDBC connector's protocol-1 source partition, built
 // in a HashMap (whose order happens to be protocol, table).
-func jdbcPartition(table string) model.Object {
+func jdbcPartition(table string) java.Object {
 	return obj("protocol", "1", "table", table)
 }
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // The defects seeded once on connect-offsets when the demo starts: the
@@ -42,8 +42,8 @@ func defectRecords(topic string, partitions int, start time.Time) []*kgo.Record 
 	}
 	return []*kgo.Record{
 		// Produced by a Java client, so murmur2 placed them.
-		rec(DefectNotJSON, `{"offset":1}`, model.PartitionFor([]byte(DefectNotJSON), partitions), 50*time.Hour),
-		rec(DefectOneElement, `{"position":0}`, model.PartitionFor([]byte(DefectOneElement), partitions), 30*time.Hour),
+		rec(DefectNotJSON, `{"offset":1}`, java.PartitionFor([]byte(DefectNotJSON), partitions), 50*time.Hour),
+		rec(DefectOneElement, `{"position":0}`, java.PartitionFor([]byte(DefectOneElement), partitions), 30*time.Hour),
 		rec(DefectHandEdited, `{"position":0}`, kcatPartition([]byte(DefectHandEdited), partitions), 20*time.Hour),
 	}
 }
@@ -54,7 +54,7 @@ func defectRecords(topic string, partitions int, start time.Time) []*kgo.Record 
 // partition is used, so the defect is always in the wrong place.
 func kcatPartition(key []byte, partitions int) int {
 	p := int(crc32.ChecksumIEEE(key) % uint32(partitions))
-	if p == model.PartitionFor(key, partitions) {
+	if p == java.PartitionFor(key, partitions) {
 		p = (p + 1) % partitions
 	}
 	return p

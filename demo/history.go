@@ -6,7 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // historyRecords returns the offsets the connectors committed "before the
@@ -28,13 +28,13 @@ func historyRecords(specs []connectorSpec, topic string, partitions int, start t
 				if p.initial == nil {
 					continue
 				}
-				key := model.EncodeKey(c.name, p.partition)
+				key := java.EncodeKey(c.name, p.partition)
 				for _, t := range topics {
 					recs = append(recs, &kgo.Record{
 						Topic:     t,
-						Partition: int32(model.PartitionFor(key, partitions)),
+						Partition: int32(java.PartitionFor(key, partitions)),
 						Key:       key,
-						Value:     model.AppendJackson(nil, p.initial),
+						Value:     java.AppendJackson(nil, p.initial),
 						Timestamp: start.Add(-p.age),
 					})
 				}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // OrphanConnector is a connector that was deleted from Connect days before
@@ -34,12 +34,12 @@ func orphanRecords(topic string, partitions int, start time.Time) []*kgo.Record 
 	}
 	var recs []*kgo.Record
 	for _, t := range tables {
-		key := model.EncodeKey(OrphanConnector, jdbcPartition(t.table))
+		key := java.EncodeKey(OrphanConnector, jdbcPartition(t.table))
 		recs = append(recs, &kgo.Record{
 			Topic:     topic,
-			Partition: int32(model.PartitionFor(key, partitions)),
+			Partition: int32(java.PartitionFor(key, partitions)),
 			Key:       key,
-			Value:     model.AppendJackson(nil, (&jdbcIncrementing{id: t.id}).offset()),
+			Value:     java.AppendJackson(nil, (&jdbcIncrementing{id: t.id}).offset()),
 			Timestamp: start.Add(-t.age),
 		})
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // TestOrphan: offsets of a connector deleted from Connect stay behind,
@@ -45,7 +45,7 @@ func TestOrphan(t *testing.T) {
 		if age := time.Since(r.time); age < 9*24*time.Hour {
 			t.Errorf("orphan record %s is %s old, want days", r.key, age)
 		}
-		if r.partition != model.PartitionFor(r.key, OffsetsPartitions) {
+		if r.partition != java.PartitionFor(r.key, OffsetsPartitions) {
 			t.Errorf("orphan record %s in partition %d", r.key, r.partition)
 		}
 	}

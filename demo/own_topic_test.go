@@ -8,7 +8,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // latestIn returns the newest record of a key in one offsets topic.
@@ -55,7 +55,7 @@ func TestOwnOffsetsTopic(t *testing.T) {
 	own := readTopic(t, cl, CRMOffsetsTopic, OffsetsPartitions)
 	values := map[string]bool{}
 	for _, r := range own {
-		if !bytes.HasPrefix(r.key, []byte(`["jdbc-crm",`)) || r.partition != model.PartitionFor(r.key, OffsetsPartitions) {
+		if !bytes.HasPrefix(r.key, []byte(`["jdbc-crm",`)) || r.partition != java.PartitionFor(r.key, OffsetsPartitions) {
 			t.Errorf("%s holds %s in partition %d", CRMOffsetsTopic, r.key, r.partition)
 		}
 		checkRecordShape(t, r)
@@ -101,7 +101,7 @@ func TestOwnOffsetsTopic(t *testing.T) {
 	api.message("PATCH", "/connectors/jdbc-crm/offsets",
 		`{"offsets":[{"partition":`+contactsPart+`,"offset":{"incrementing":100}}]}`, msgFrameworkAltered)
 	for _, topic := range []string{CRMOffsetsTopic, OffsetsTopic} {
-		if r := last(topic, contacts); string(r.value) != `{"incrementing":100}` || r.partition != model.PartitionFor(contacts, OffsetsPartitions) {
+		if r := last(topic, contacts); string(r.value) != `{"incrementing":100}` || r.partition != java.PartitionFor(contacts, OffsetsPartitions) {
 			t.Errorf("after PATCH %s has contacts at %s in partition %d", topic, r.value, r.partition)
 		}
 	}

@@ -10,14 +10,14 @@ import (
 	"strconv"
 	"strings"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // offsetEdit is one entry of a PATCH body: a partition map (nil for JSON
 // null) and its new offset (nil resets it).
 type offsetEdit struct {
-	partition model.Object
-	offset    model.Object
+	partition java.Object
+	offset    java.Object
 }
 
 // Java names in Jackson's messages.
@@ -187,20 +187,20 @@ func (d *bodyDecoder) offset(chain string) (*offsetEdit, *restError) {
 }
 
 // stringMap reads a Map<String, ?>: null or any JSON object.
-func (d *bodyDecoder) stringMap(chain string) (model.Object, *restError) {
+func (d *bodyDecoder) stringMap(chain string) (java.Object, *restError) {
 	at := d.next()
 	var raw json.RawMessage
 	if err := d.dec.Decode(&raw); err != nil {
 		return nil, d.syntax(err)
 	}
-	v, err := model.ParseJSON(raw)
+	v, err := java.ParseJSON(raw)
 	if err != nil {
 		return nil, d.syntax(err) // unreachable: Decode validated it
 	}
 	switch v := v.(type) {
 	case nil:
 		return nil, nil
-	case model.Object:
+	case java.Object:
 		return v, nil
 	case string:
 		// MapDeserializer tries a String-argument creator first.

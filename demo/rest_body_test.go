@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 const loc = "\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); "
@@ -70,7 +71,7 @@ func TestDecodeOffsets(t *testing.T) {
 	}
 	var got []string
 	for _, ed := range edits {
-		got = append(got, string(model.AppendJackson(nil, ed.partition))+"="+string(model.AppendJackson(nil, ed.offset)))
+		got = append(got, string(java.AppendJackson(nil, ed.partition))+"="+string(java.AppendJackson(nil, ed.offset)))
 	}
 	want := []string{`{"a":1,"b":"x"}={"n":2}`, `{"z":[1,{"q":2}]}=null`, `null={"n":3}`}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
@@ -105,7 +106,7 @@ func TestParseVersionAndRoutes(t *testing.T) {
 }
 
 func TestJavaString(t *testing.T) {
-	v, err := model.ParseJSON(model.RESTValue(obj("topic", "orders", "partition", num(3), "cluster", "primary",
+	v, err := java.ParseJSON(model.RESTValue(obj("topic", "orders", "partition", num(3), "cluster", "primary",
 		"x", []any{true, nil, obj("f", json15())})))
 	if err != nil {
 		t.Fatal(err)
@@ -116,4 +117,4 @@ func TestJavaString(t *testing.T) {
 	}
 }
 
-func json15() any { v, _ := model.ParseJSON([]byte(`1.50`)); return v }
+func json15() any { v, _ := java.ParseJSON([]byte(`1.50`)); return v }

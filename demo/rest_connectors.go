@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // Connector classes of the catalogue.
@@ -120,7 +120,7 @@ func alterOffsets(class string, edits []offsetEdit) (bool, *restError) {
 	return false, nil
 }
 
-func validateEach(edits []offsetEdit, check func(p, o model.Object) *restError) *restError {
+func validateEach(edits []offsetEdit, check func(p, o java.Object) *restError) *restError {
 	for _, e := range edits {
 		if e.offset == nil {
 			// "We allow tombstones for anything": garbage must be
@@ -135,7 +135,7 @@ func validateEach(edits []offsetEdit, check func(p, o model.Object) *restError) 
 }
 
 // fileStreamOffset is FileStreamSourceConnector.alterOffsets' check.
-func fileStreamOffset(p, o model.Object) *restError {
+func fileStreamOffset(p, o java.Object) *restError {
 	v, ok := o.Get("position")
 	switch n, long := javaLong(v); {
 	case !ok:
@@ -154,7 +154,7 @@ func fileStreamOffset(p, o model.Object) *restError {
 }
 
 // mirrorOffset is MirrorSourceConnector.alterOffsets' check (MirrorUtils).
-func mirrorOffset(p, o model.Object) *restError {
+func mirrorOffset(p, o java.Object) *restError {
 	if p == nil {
 		return errorf(http.StatusInternalServerError, "Source partitions may not be null")
 	}
@@ -209,7 +209,7 @@ func javaString(v any) string {
 		return "null"
 	case string:
 		return v
-	case model.Object:
+	case java.Object:
 		parts := make([]string, len(v))
 		for i, f := range v {
 			parts[i] = f.Name + "=" + javaString(f.Value)

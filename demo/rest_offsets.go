@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // Success messages of PATCH and DELETE (Worker#completeModifyOffsetsCallback):
@@ -37,13 +38,13 @@ const editTimeout = 30 * time.Second
 // partition map, a tombstone removes it, whatever the key's bytes).
 type storeView struct {
 	data  map[string][]byte
-	parts map[string]model.Object // contentID → partition map as first seen
+	parts map[string]java.Object // contentID → partition map as first seen
 }
 
 // viewOf replays records in order. Connect's consumer sees partitions in
 // fetch order; we replay partition by partition.
 func viewOf(recs []*kgo.Record, connector string) storeView {
-	v := storeView{data: map[string][]byte{}, parts: map[string]model.Object{}}
+	v := storeView{data: map[string][]byte{}, parts: map[string]java.Object{}}
 	for _, r := range recs {
 		if r.Key == nil {
 			continue
@@ -68,13 +69,13 @@ func viewOf(recs []*kgo.Record, connector string) storeView {
 }
 
 // sorted returns the partitions in a stable order (Connect's is a HashMap's).
-func (v storeView) sorted() []model.Object {
+func (v storeView) sorted() []java.Object {
 	ids := make([]string, 0, len(v.parts))
 	for id := range v.parts {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	out := make([]model.Object, len(ids))
+	out := make([]java.Object, len(ids))
 	for i, id := range ids {
 		out[i] = v.parts[id]
 	}
@@ -84,11 +85,11 @@ func (v storeView) sorted() []model.Object {
 // contentID identifies a partition map by content, as Java's Map.equals
 // does after JsonConverter read it: field order ignored, integers (Long)
 // distinct from decimals (Double).
-func contentID(p model.Object) string {
+func contentID(p java.Object) string {
 	if p == nil {
 		return "null"
 	}
-	v, err := model.ParseJSON(model.RESTValue(p))
+	v, err := java.ParseJSON(model.RESTValue(p))
 	if err != nil {
 		return string(model.RESTValue(p))
 	}
@@ -97,12 +98,12 @@ func contentID(p model.Object) string {
 
 // normal is a map after JsonConverter wrote and read it back: HashMap
 // order, Long and Double numbers as Java prints them.
-func normal(o model.Object) model.Object {
+func normal(o java.Object) java.Object {
 	if o == nil {
 		return nil
 	}
-	v, _ := model.ParseJSON(model.RESTValue(o))
-	n, _ := v.(model.Object)
+	v, _ := java.ParseJSON(model.RESTValue(o))
+	n, _ := v.(java.Object)
 	return n
 }
 
@@ -215,7 +216,7 @@ func (s *restServer) modify(ctx context.Context, w http.ResponseWriter, name str
 	// JsonConverter round trip.
 	norm := make([]offsetEdit, len(edits))
 	for i, e := range edits {
-		for _, m := range []model.Object{e.partition, e.offset} {
+		for _, m := range []java.Object{e.partition, e.offset} {
 			if err := model.ValidateOffset(m); err != nil {
 				return errorf(http.StatusInternalServerError, "%s", err.Error())
 			}
@@ -232,7 +233,7 @@ func (s *restServer) modify(ctx context.Context, w http.ResponseWriter, name str
 		key := model.RESTKey(name, e.partition)
 		recs[i] = &kgo.Record{
 			Topic:     conn.offsetsTopic(),
-			Partition: int32(model.PartitionFor(key, s.c.w.offsetsPartitions)),
+			Partition: int32(java.PartitionFor(key, s.c.w.offsetsPartitions)),
 			Key:       key,
 			Value:     model.RESTValue(e.offset), // nil: a tombstone
 			Timestamp: now,

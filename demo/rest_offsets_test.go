@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // offsets returns GET /connectors/NAME/offsets as partition (compact JSON,
@@ -105,8 +106,8 @@ func TestRESTAlterThenResume(t *testing.T) {
 		msgFrameworkAltered)
 	recs := byKey(readTopic(t, cl, OffsetsTopic, OffsetsPartitions))[string(orders)]
 	last := recs[len(recs)-1]
-	if string(last.value) != `{"incrementing":100}` || last.partition != model.PartitionFor(orders, OffsetsPartitions) {
-		t.Errorf("PATCH wrote %s to partition %d, want {\"incrementing\":100} in %d", last.value, last.partition, model.PartitionFor(orders, OffsetsPartitions))
+	if string(last.value) != `{"incrementing":100}` || last.partition != java.PartitionFor(orders, OffsetsPartitions) {
+		t.Errorf("PATCH wrote %s to partition %d, want {\"incrementing\":100} in %d", last.value, last.partition, java.PartitionFor(orders, OffsetsPartitions))
 	}
 	if got := api.offsets("jdbc-shop")[ordersPart]; got != `{"incrementing":100}` {
 		t.Errorf("GET after PATCH: orders at %s", got)
@@ -207,7 +208,7 @@ func TestRESTReset(t *testing.T) {
 	if rs := recs[string(hand)]; len(rs) == 0 || rs[len(rs)-1].value == nil {
 		t.Error("the hand-written key did not survive DELETE")
 	}
-	if rs := recs[string(rest)]; len(rs) != 1 || rs[0].value != nil || rs[0].partition != model.PartitionFor(rest, OffsetsPartitions) {
+	if rs := recs[string(rest)]; len(rs) != 1 || rs[0].value != nil || rs[0].partition != java.PartitionFor(rest, OffsetsPartitions) {
 		t.Errorf("DELETE wrote %+v under the HashMap-order key, want one tombstone in its murmur2 partition", rs)
 	}
 	// Whether the survivor is listed depends on read order (a tombstone
@@ -255,7 +256,7 @@ func TestRESTConnectorValidation(t *testing.T) {
 		`{"offsets":[{"partition":{"topic":"orders","partition":2,"cluster":"primary"},"offset":{"offset":5}}]}`, msgAltered)
 	want := []byte(`["mm2-primary",{"cluster":"primary","partition":2,"topic":"orders"}]`)
 	rs := byKey(readTopic(t, cl, OffsetsTopic, OffsetsPartitions))[string(want)]
-	if len(rs) == 0 || string(rs[len(rs)-1].value) != `{"offset":5}` || rs[len(rs)-1].partition != model.PartitionFor(want, OffsetsPartitions) {
+	if len(rs) == 0 || string(rs[len(rs)-1].value) != `{"offset":5}` || rs[len(rs)-1].partition != java.PartitionFor(want, OffsetsPartitions) {
 		t.Errorf("PATCH of mm2-primary wrote %+v", rs)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // The REST offsets endpoints for sink connectors: their offsets are the
@@ -48,7 +49,7 @@ func (s *restServer) getSinkOffsets(ctx context.Context, w http.ResponseWriter, 
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"partition":`)
-		b.Write(model.AppendJackson(nil, model.HashMapOrder(model.Object{
+		b.Write(java.AppendJackson(nil, java.HashMapOrder(java.Object{
 			{Name: sinkTopicKey, Value: o.topic},
 			{Name: sinkPartitionKey, Value: num(int64(o.partition))},
 		})))
@@ -207,9 +208,9 @@ func javaValueOf(v any) string {
 		}
 		// model.RESTValue reads it as JsonConverter would (a Double)
 		// and writes it as Java prints a double.
-		out := model.RESTValue(model.Object{{Name: "v", Value: v}})
+		out := model.RESTValue(java.Object{{Name: "v", Value: v}})
 		return string(bytes.TrimSuffix(bytes.TrimPrefix(out, []byte(`{"v":`)), []byte("}")))
-	case model.Object:
+	case java.Object:
 		parts := make([]string, len(v))
 		for i, f := range v {
 			parts[i] = f.Name + "=" + javaValueOf(f.Value)

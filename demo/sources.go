@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // A source simulates what one source partition's task reads: a table, a
@@ -16,10 +16,10 @@ import (
 // would hand it to Connect in SourceRecord.sourceOffset().
 type source interface {
 	next(rng *rand.Rand, now time.Time) dataRecord
-	offset() model.Object
+	offset() java.Object
 	// seek continues from a committed offset read back from the offsets
 	// topic; an error means the offset is not one this connector wrote.
-	seek(off model.Object) error
+	seek(off java.Object) error
 }
 
 // dataRecord is one record a task produces to its data topic. partition < 0
@@ -34,7 +34,7 @@ type dataRecord struct {
 func num(n int64) json.Number { return json.Number(strconv.FormatInt(n, 10)) }
 
 // intField reads an integral offset field exactly (never via float64).
-func intField(o model.Object, name string) (int64, error) {
+func intField(o java.Object, name string) (int64, error) {
 	v, ok := o.Get(name)
 	if !ok {
 		return 0, fmt.Errorf("offset has no %q field", name)
@@ -67,11 +67,11 @@ func (s *jdbcIncrementing) next(rng *rand.Rand, _ time.Time) dataRecord {
 	return dataRecord{topic: s.topic, partition: -1, value: rowValue(s.table, s.id, rng)}
 }
 
-func (s *jdbcIncrementing) offset() model.Object {
-	return model.Object{{Name: "incrementing", Value: num(s.id)}}
+func (s *jdbcIncrementing) offset() java.Object {
+	return java.Object{{Name: "incrementing", Value: num(s.id)}}
 }
 
-func (s *jdbcIncrementing) seek(off model.Object) error {
+func (s *jdbcIncrementing) seek(off java.Object) error {
 	id, err := intField(off, "incrementing")
 	if err != nil {
 		return err
@@ -98,15 +98,15 @@ func (s *jdbcTimestampIncrementing) next(rng *rand.Rand, now time.Time) dataReco
 	return dataRecord{topic: s.topic, partition: -1, value: rowValue(s.table, s.id, rng)}
 }
 
-func (s *jdbcTimestampIncrementing) offset() model.Object {
-	return model.HashMapOrder(model.Object{
+func (s *jdbcTimestampIncrementing) offset() java.Object {
+	return java.HashMapOrder(java.Object{
 		{Name: "timestamp", Value: num(s.ts.UnixMilli())},
 		{Name: "timestamp_nanos", Value: num(int64(s.ts.Nanosecond()))},
 		{Name: "incrementing", Value: num(s.id)},
 	})
 }
 
-func (s *jdbcTimestampIncrementing) seek(off model.Object) error {
+func (s *jdbcTimestampIncrementing) seek(off java.Object) error {
 	ms, err := intField(off, "timestamp")
 	if err != nil {
 		return err
@@ -159,8 +159,8 @@ func (s *debeziumPostgres) next(rng *rand.Rand, now time.Time) dataRecord {
 	return dataRecord{topic: topic, partition: -1, key: key, value: value}
 }
 
-func (s *debeziumPostgres) offset() model.Object {
-	return model.HashMapOrder(model.Object{
+func (s *debeziumPostgres) offset() java.Object {
+	return java.HashMapOrder(java.Object{
 		{Name: "lsn_proc", Value: num(s.lsn)},
 		{Name: "lsn_commit", Value: num(s.lsnCommit)},
 		{Name: "lsn", Value: num(s.lsn)},
@@ -169,7 +169,7 @@ func (s *debeziumPostgres) offset() model.Object {
 	})
 }
 
-func (s *debeziumPostgres) seek(off model.Object) error {
+func (s *debeziumPostgres) seek(off java.Object) error {
 	lsn, err := intField(off, "lsn")
 	if err != nil {
 		return err
@@ -207,11 +207,11 @@ func (s *fileStream) next(rng *rand.Rand, now time.Time) dataRecord {
 	return dataRecord{topic: s.topic, partition: -1, value: []byte(line)}
 }
 
-func (s *fileStream) offset() model.Object {
-	return model.Object{{Name: "position", Value: num(s.pos)}}
+func (s *fileStream) offset() java.Object {
+	return java.Object{{Name: "position", Value: num(s.pos)}}
 }
 
-func (s *fileStream) seek(off model.Object) error {
+func (s *fileStream) seek(off java.Object) error {
 	pos, err := intField(off, "position")
 	if err != nil {
 		return err
@@ -236,11 +236,11 @@ func (s *mirrorSource) next(rng *rand.Rand, _ time.Time) dataRecord {
 	return dataRecord{topic: s.topic, partition: s.partition, key: key, value: value}
 }
 
-func (s *mirrorSource) offset() model.Object {
-	return model.Object{{Name: "offset", Value: num(s.upstream)}}
+func (s *mirrorSource) offset() java.Object {
+	return java.Object{{Name: "offset", Value: num(s.upstream)}}
 }
 
-func (s *mirrorSource) seek(off model.Object) error {
+func (s *mirrorSource) seek(off java.Object) error {
 	o, err := intField(off, "offset")
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // latest returns the newest record of a key in its murmur2 partition.
@@ -29,7 +30,7 @@ func latest(t *testing.T, cl *kafka.Client, k []byte) (rec, bool) {
 // tombstone.
 func writeOffset(t *testing.T, cl *kafka.Client, k, value []byte) {
 	t.Helper()
-	writeOffsetTo(t, cl, model.PartitionFor(k, OffsetsPartitions), k, value)
+	writeOffsetTo(t, cl, java.PartitionFor(k, OffsetsPartitions), k, value)
 }
 
 // writeOffsetTo writes an offset record into any partition, as a kcat
@@ -179,7 +180,7 @@ func TestResumeReadsTheCopyReadLast(t *testing.T) {
 	// payments lives in the partition read first, orders in the one read
 	// last: a copy of payments anywhere else is read after its own, a copy
 	// of orders anywhere else before.
-	if model.PartitionFor(payments, OffsetsPartitions) != readFirst || model.PartitionFor(orders, OffsetsPartitions) != readLast {
+	if java.PartitionFor(payments, OffsetsPartitions) != readFirst || java.PartitionFor(orders, OffsetsPartitions) != readLast {
 		t.Fatalf("read order %v: payments and orders are no longer in its first and last partitions", order)
 	}
 	if err := c.StopConnector("jdbc-shop"); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // flushTimeout is offset.flush.timeout.ms (Connect's default, 5 s): how long
@@ -70,7 +71,7 @@ func (c *connector) keys() [][]byte {
 	var keys [][]byte
 	for _, parts := range c.spec.tasks {
 		for _, p := range parts {
-			keys = append(keys, model.EncodeKey(c.spec.name, p.partition))
+			keys = append(keys, java.EncodeKey(c.spec.name, p.partition))
 		}
 	}
 	return keys
@@ -147,7 +148,7 @@ type taskPartition struct {
 	// pending is the offset of the newest acknowledged record not yet
 	// flushed; nil when the partition had no new records since the last
 	// flush, so the flush writes nothing for it.
-	pending model.Object
+	pending java.Object
 	spread  int32 // round-robin partition for keyless data records
 }
 
@@ -167,7 +168,7 @@ func (c *connector) newTask(n int, specs []partitionSpec, offsets map[string][]b
 		spec := &specs[i]
 		tp := &taskPartition{
 			spec:   spec,
-			key:    model.EncodeKey(c.spec.name, spec.partition),
+			key:    java.EncodeKey(c.spec.name, spec.partition),
 			src:    spec.newSource(),
 			spread: int32(global + i),
 		}
@@ -253,7 +254,7 @@ func (t *task) dataRecord(p *taskPartition, d dataRecord, now time.Time) *kgo.Re
 	switch {
 	case part >= 0:
 	case d.key != nil:
-		part = int32(model.PartitionFor(d.key, n))
+		part = int32(java.PartitionFor(d.key, n))
 	default:
 		p.spread = (p.spread + 1) % int32(n)
 		part = p.spread
@@ -291,9 +292,9 @@ func (t *task) commit(ctx context.Context) {
 	for _, p := range flushed {
 		recs = append(recs, &kgo.Record{
 			Topic:     t.c.offsetsTopic(),
-			Partition: int32(model.PartitionFor(p.key, w.offsetsPartitions)),
+			Partition: int32(java.PartitionFor(p.key, w.offsetsPartitions)),
 			Key:       p.key,
-			Value:     model.AppendJackson(nil, p.pending),
+			Value:     java.AppendJackson(nil, p.pending),
 			Timestamp: now,
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // Result is what became of an applied plan.
@@ -338,10 +339,10 @@ func (e *Editor) writeBatches(ctx context.Context, p *Plan, bs []batch, w *watch
 			}
 			return &WriteError{Written: res.Written, NotWritten: res.NotWritten, Err: err}
 		}
-		recs := make([]model.Record, len(b.refs))
+		recs := make([]store.Record, len(b.refs))
 		for j, r := range b.refs {
 			wr := p.write(r)
-			recs[j] = model.Record{Topic: b.tp.Topic, Partition: b.tp.Partition, Key: wr.Key, Value: wr.Value, Time: now}
+			recs[j] = store.Record{Topic: b.tp.Topic, Partition: b.tp.Partition, Key: wr.Key, Value: wr.Value, Time: now}
 		}
 		off, err := e.produce(ctx, b.tp, recs)
 		if err != nil {
@@ -375,7 +376,7 @@ func (e *Editor) writeBatches(ctx context.Context, p *Plan, bs []batch, w *watch
 }
 
 // produce sends one topic-partition's records in one request.
-func (e *Editor) produce(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
+func (e *Editor) produce(ctx context.Context, tp model.TopicPartition, recs []store.Record) (int64, error) {
 	if bw, ok := e.Kafka.(BatchWriter); ok {
 		return bw.ProduceBatch(ctx, tp, recs)
 	}

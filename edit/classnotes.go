@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // Connector classes whose offsets koff can explain: what a task of the
@@ -44,7 +45,7 @@ func classNotes(p *Plan) []string {
 	}
 	if resets == len(p.Changes) && resets > maxClassNotes {
 		// One sentence for a reset of many partitions, not one each.
-		n := classNote(class, p.config, Change{Partition: model.Object{}, PartitionJSON: fmt.Sprintf("%d partitions", resets)})
+		n := classNote(class, p.config, Change{Partition: java.Object{}, PartitionJSON: fmt.Sprintf("%d partitions", resets)})
 		return []string{strings.Replace(n, "the partition again", "each partition again", 1)}
 	}
 	for _, ch := range p.Changes {
@@ -143,7 +144,7 @@ func classNote(class string, cfg map[string]string, ch Change) string {
 }
 
 // intField is an integer field of an offset, exact at any size.
-func intField(o model.Object, name string) (*big.Int, bool) {
+func intField(o java.Object, name string) (*big.Int, bool) {
 	v, ok := o.Get(name)
 	if !ok {
 		return nil, false

@@ -6,6 +6,7 @@ import (
 
 	"koff/connect"
 	"koff/model"
+	"koff/model/store"
 )
 
 // Offsets is what the pipeline reads of the live model (a *model.Store fed
@@ -19,7 +20,7 @@ type Offsets interface {
 // Writer is what the pipeline does with Kafka (kafka.Config): records to
 // exact topic-partitions for sources, consumer-group offsets for sinks.
 type Writer interface {
-	WriteRecords(ctx context.Context, recs []model.Record) error
+	WriteRecords(ctx context.Context, recs []store.Record) error
 	PartitionCount(ctx context.Context, topic string) (int, error)
 
 	GroupPolls(ctx context.Context, named []string) ([]model.GroupPoll, error)

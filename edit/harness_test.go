@@ -12,6 +12,8 @@ import (
 	"koff/demo"
 	"koff/kafka"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // harness is a real broker, a live tailer feeding a Store, and an Editor.
@@ -19,7 +21,7 @@ type harness struct {
 	t      *testing.T
 	broker *demo.Broker
 	addr   string
-	store  *model.Store
+	store  *store.Store
 	ed     *Editor
 	kafka  kafka.Config
 }
@@ -41,7 +43,7 @@ func newClusterHarness(t *testing.T, id string) *harness {
 	if err := b.CreateTopic("connect-offsets", 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, broker: b, addr: b.Bootstrap(), store: model.NewStore(model.StoreOptions{}), kafka: kafka.Config{Brokers: []string{b.Bootstrap()}}}
+	h := &harness{t: t, broker: b, addr: b.Bootstrap(), store: store.NewStore(store.StoreOptions{}), kafka: kafka.Config{Brokers: []string{b.Bootstrap()}}}
 	tl := kafka.NewTailer(h.kafka, []string{"connect-offsets"}, h.store, kafka.TailerOptions{MaxWait: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -64,11 +66,11 @@ func newClusterHarness(t *testing.T, id string) *harness {
 // an explicit partition, and waits until the tailer has read it.
 func (h *harness) write(partition int, key, value string) {
 	h.t.Helper()
-	r := model.Record{Topic: "connect-offsets", Partition: partition, Key: []byte(key), Time: time.Now()}
+	r := store.Record{Topic: "connect-offsets", Partition: partition, Key: []byte(key), Time: time.Now()}
 	if value != "" {
 		r.Value = []byte(value)
 	}
-	if err := h.kafka.WriteRecords(context.Background(), []model.Record{r}); err != nil {
+	if err := h.kafka.WriteRecords(context.Background(), []store.Record{r}); err != nil {
 		h.t.Fatal(err)
 	}
 	// Wait for the record itself, not for its value: the same value written
@@ -94,7 +96,7 @@ func (h *harness) endOffset(partition int) int64 {
 
 // workerWrite writes to the key's murmur2 partition, as Connect does.
 func (h *harness) workerWrite(key, value string) int {
-	p := model.PartitionFor([]byte(key), 25)
+	p := java.PartitionFor([]byte(key), 25)
 	h.write(p, key, value)
 	return p
 }
@@ -133,7 +135,7 @@ func (h *harness) rows(conn string) []model.PartitionRow {
 	return h.store.Partitions(model.ConnectorID{Topic: "connect-offsets", Name: conn})
 }
 
-func mustPartition(t *testing.T, s string) model.Object {
+func mustPartition(t *testing.T, s string) java.Object {
 	t.Helper()
 	p, err := ParsePartition(s)
 	if err != nil {
@@ -142,7 +144,7 @@ func mustPartition(t *testing.T, s string) model.Object {
 	return p
 }
 
-func mustOffset(t *testing.T, s string) model.Object {
+func mustOffset(t *testing.T, s string) java.Object {
 	t.Helper()
 	o, _, err := ParseOffset(s)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // homeTopic is the offsets topic a connector's offsets are planned in
@@ -55,7 +56,7 @@ func (e *Editor) planSecondaryWrites(ctx context.Context, p *Plan) error {
 			continue
 		}
 		w := ch.Writes[0]
-		w.TopicPartition = model.TopicPartition{Topic: workers, Partition: model.PartitionFor(w.Key, n)}
+		w.TopicPartition = model.TopicPartition{Topic: workers, Partition: java.PartitionFor(w.Key, n)}
 		w.Existing, w.Before = false, nil
 		if d, ok := e.Store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)}); ok {
 			w.Existing = true

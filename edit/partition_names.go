@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // UnknownPartition is one partition an edit names that the connector (or
@@ -127,7 +128,7 @@ func candidates(stored []storedCopy) []candidate {
 
 // ClosestPartitions are up to three of stored most like p, as compact
 // JSON: the dashboard's did-you-mean as a partition is typed.
-func ClosestPartitions(p model.Object, stored []model.Object) []string {
+func ClosestPartitions(p java.Object, stored []java.Object) []string {
 	cs := make([]storedCopy, len(stored))
 	for i, o := range stored {
 		cs[i] = storedCopy{partition: o, row: model.PartitionRow{Partition: compactJSON(o)}}
@@ -138,7 +139,7 @@ func ClosestPartitions(p model.Object, stored []model.Object) []string {
 // closestPartitions are up to three stored partitions most like p, by the
 // edit distance of their field-sorted JSON (field names and values both
 // count), closest first.
-func closestPartitions(p model.Object, stored []candidate) []string {
+func closestPartitions(p java.Object, stored []candidate) []string {
 	type cand struct {
 		json string
 		d    int
@@ -227,7 +228,7 @@ func distanceWithin(a, b []rune, bound int) (int, bool) {
 
 // similarityText is a partition map's field-sorted JSON, cut short so a
 // long map costs little to compare.
-func similarityText(p model.Object) string {
+func similarityText(p java.Object) string {
 	s := "null"
 	if p != nil {
 		s = model.SortedJSON(p)
@@ -293,10 +294,10 @@ func partitionsWord(n int) string {
 func closestTopicPartitions(tp model.TopicPartition, committed []model.GroupPartition) []string {
 	stored := make([]storedCopy, 0, len(committed))
 	for _, gp := range committed {
-		o := model.Object{{Name: "kafka_partition", Value: json.Number(strconv.Itoa(gp.Partition))}, {Name: "kafka_topic", Value: gp.Topic}}
+		o := java.Object{{Name: "kafka_partition", Value: json.Number(strconv.Itoa(gp.Partition))}, {Name: "kafka_topic", Value: gp.Topic}}
 		stored = append(stored, storedCopy{partition: o, row: model.PartitionRow{Partition: sinkPartitionJSON(gp.TopicPartition)}})
 	}
-	p := model.Object{{Name: "kafka_partition", Value: json.Number(strconv.Itoa(tp.Partition))}, {Name: "kafka_topic", Value: tp.Topic}}
+	p := java.Object{{Name: "kafka_partition", Value: json.Number(strconv.Itoa(tp.Partition))}, {Name: "kafka_topic", Value: tp.Topic}}
 	return closestPartitions(p, candidates(stored))
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"koff/connect"
 	"koff/model"
+	"koff/model/java"
 )
 
 // Path is how an edit reaches the offsets.
@@ -39,7 +40,7 @@ type Write struct {
 
 // Change is one source partition an edit touches.
 type Change struct {
-	Partition model.Object
+	Partition java.Object
 	// PartitionJSON is the partition map as shown (compact).
 	PartitionJSON string
 	// Before is the offset in force now (nil: none); After the new one (nil: reset).
@@ -312,7 +313,7 @@ func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
 // storedCopy is one stored key of the connector, in any offsets topic.
 type storedCopy struct {
 	row       model.PartitionRow
-	partition model.Object
+	partition java.Object
 	canon     string
 }
 
@@ -333,11 +334,11 @@ func (e *Editor) storedCopies(name string) []storedCopy {
 // canonOf is the identity of a partition map: equal for maps the worker
 // reads as equal Java maps, whatever their field order or number layout
 // (1.50 and 1.5 are one partition; 5 and 5.0 are two, Long and Double).
-func canonOf(p model.Object) string {
+func canonOf(p java.Object) string {
 	if p == nil {
 		return "null"
 	}
-	return model.JavaIdentity(p)
+	return java.JavaIdentity(p)
 }
 
 func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []storedCopy) (Change, error) {
@@ -358,11 +359,11 @@ func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []stor
 	}
 	ch := Change{Partition: it.Partition}
 	if it.Offset != nil {
-		off, notes := model.JavaWrites(it.Offset)
+		off, notes := java.JavaWrites(it.Offset)
 		if keepsNumberText(p.Kind) {
 			off, notes = it.Offset, keptNumberNotes(it.Offset)
 		}
-		ch.After = model.AppendJackson(nil, off)
+		ch.After = java.AppendJackson(nil, off)
 		for _, n := range notes {
 			p.Warnings = append(p.Warnings, "offset "+n)
 		}
@@ -398,12 +399,12 @@ func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []stor
 		ch.Writes = append(ch.Writes, Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Before: c.storedValue(), Value: ch.After})
 	}
 	if len(ch.Writes) == 0 {
-		key := model.EncodeKey(p.Connector, newKeyPartition(it.Partition, copies))
+		key := java.EncodeKey(p.Connector, newKeyPartition(it.Partition, copies))
 		n, err := e.Kafka.PartitionCount(ctx, p.Topic)
 		if err != nil {
 			return ch, err
 		}
-		ch.Writes = append(ch.Writes, Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: model.PartitionFor(key, n)}, Key: key, Value: ch.After})
+		ch.Writes = append(ch.Writes, Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: java.PartitionFor(key, n)}, Key: key, Value: ch.After})
 	}
 	p.Warnings = append(p.Warnings, strayNote(ch, mine)...)
 	return ch, nil
@@ -529,7 +530,7 @@ func (e *Editor) planRestore(p *Plan, ch Change, rs []Restore, live *storedCopy)
 		if live != nil && live.row.ID.TopicPartition == r.TopicPartition && live.row.ID.Key == string(r.Key) {
 			ch.After = nil
 			if o, err := model.ParseOffset(r.Value); err == nil && o != nil {
-				ch.After = model.AppendJackson(nil, o)
+				ch.After = java.AppendJackson(nil, o)
 			}
 		}
 	}
@@ -541,37 +542,37 @@ func (e *Editor) planRestore(p *Plan, ch Change, rs []Restore, live *storedCopy)
 // names (a task serialises all its maps of one shape alike), else the Java
 // HashMap order Connect's REST API writes, so koff's own first key is never
 // flagged; decimals as Java prints the Double.
-func newKeyPartition(p model.Object, copies []storedCopy) model.Object {
+func newKeyPartition(p java.Object, copies []storedCopy) java.Object {
 	if p == nil {
 		return nil
 	}
 	ordered := siblingOrder(p, copies)
 	if ordered == nil {
-		ordered = model.HashMapOrder(p)
+		ordered = java.HashMapOrder(p)
 	}
-	v, _ := model.JavaWrites(ordered)
-	return v.(model.Object)
+	v, _ := java.JavaWrites(ordered)
+	return v.(java.Object)
 }
 
 // siblingOrder orders p's fields like the connector's other task-form
 // keys with the same field names, or returns nil when there are none.
-func siblingOrder(p model.Object, copies []storedCopy) model.Object {
+func siblingOrder(p java.Object, copies []storedCopy) java.Object {
 	names := fieldNames(p)
 	for _, c := range copies {
 		if c.partition == nil || !c.row.TaskForm || len(c.partition) != len(p) || fieldNames(c.partition) != names {
 			continue
 		}
-		out := make(model.Object, 0, len(p))
+		out := make(java.Object, 0, len(p))
 		for _, f := range c.partition {
 			v, _ := p.Get(f.Name)
-			out = append(out, model.Field{Name: f.Name, Value: v})
+			out = append(out, java.Field{Name: f.Name, Value: v})
 		}
 		return out
 	}
 	return nil
 }
 
-func fieldNames(o model.Object) string {
+func fieldNames(o java.Object) string {
 	n := make([]string, len(o))
 	for i, f := range o {
 		n[i] = f.Name
@@ -668,7 +669,7 @@ func (e *Editor) planRESTWrites(ctx context.Context, p *Plan) error {
 	for i := range p.Changes {
 		ch := &p.Changes[i]
 		key := model.RESTKey(p.Connector, ch.Partition)
-		w := Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: model.PartitionFor(key, n)}, Key: key}
+		w := Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: java.PartitionFor(key, n)}, Key: key}
 		for _, old := range ch.Writes {
 			if bytes.Equal(old.Key, key) && old.TopicPartition == w.TopicPartition {
 				// The planned write of a new partition has these bytes too:
@@ -686,11 +687,11 @@ func (e *Editor) planRESTWrites(ctx context.Context, p *Plan) error {
 	return e.planSecondaryWrites(ctx, p)
 }
 
-func compactJSON(o model.Object) string {
+func compactJSON(o java.Object) string {
 	if o == nil {
 		return "null"
 	}
-	return string(model.AppendJackson(nil, o))
+	return string(java.AppendJackson(nil, o))
 }
 
 func contains(list []string, s string) bool {

@@ -8,6 +8,8 @@ import (
 
 	"koff/connect"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // BatchWriter is what kafka.Config offers beyond Writer: one produce
@@ -16,8 +18,8 @@ import (
 // edit can see other writers of the same keys; without it (test fakes)
 // it trusts the optimistic check alone.
 type BatchWriter interface {
-	ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error)
-	ReadRecords(ctx context.Context, tp model.TopicPartition, from int64) ([]model.Record, int64, error)
+	ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []store.Record) (int64, error)
+	ReadRecords(ctx context.Context, tp model.TopicPartition, from int64) ([]store.Record, int64, error)
 }
 
 // readPositions is what model.Store adds to Offsets: how far it has read
@@ -143,10 +145,10 @@ func (w *watch) recheck(ctx context.Context, b batch) error {
 	return nil
 }
 
-func (w *watch) conflict(b batch, recs []model.Record) error {
+func (w *watch) conflict(b batch, recs []store.Record) error {
 	for _, r := range b.refs {
 		wr := w.p.write(r)
-		var hit *model.Record
+		var hit *store.Record
 		for i := range recs {
 			if recs[i].Offset >= w.sinceOf[r] && bytes.Equal(recs[i].Key, wr.Key) {
 				hit = &recs[i]
@@ -191,7 +193,7 @@ func (w *watch) reconcile(ctx context.Context, bs []batch) (written, notWritten 
 
 // batchIn finds a batch's records, in order, among recs; it returns the
 // offset of the first.
-func batchIn(p *Plan, b batch, recs []model.Record) (int64, bool) {
+func batchIn(p *Plan, b batch, recs []store.Record) (int64, bool) {
 	first, j := int64(-1), 0
 	for _, rec := range recs {
 		if j == len(b.refs) {
@@ -219,8 +221,8 @@ func sameRecordValue(stored, want []byte, path Path) bool {
 type verdict struct {
 	ref         writeRef
 	ours        int64 // offset of this edit's record (-1: not seen yet)
-	winner      *model.Record
-	overwritten *model.Record
+	winner      *store.Record
+	overwritten *store.Record
 	lastIsOurs  bool
 }
 
@@ -248,7 +250,7 @@ func (w *watch) judge(ctx context.Context, written []model.TopicPartition) ([]ve
 		for j, r := range b.refs {
 			wr := w.p.write(r)
 			v := verdict{ref: r, ours: -1}
-			var list []model.Record
+			var list []store.Record
 			for _, rec := range recs {
 				if bytes.Equal(rec.Key, wr.Key) {
 					list = append(list, rec)
@@ -302,11 +304,11 @@ func (e *Editor) restShows(ctx context.Context, p *Plan) bool {
 	for _, ch := range p.Changes {
 		var now []byte
 		for _, o := range got.Offsets {
-			part, err := model.ParseJSON(o.Partition)
+			part, err := java.ParseJSON(o.Partition)
 			if err != nil {
 				continue
 			}
-			if po, ok := part.(model.Object); ok && ch.Partition != nil && model.SameJSON(po, ch.Partition) {
+			if po, ok := part.(java.Object); ok && ch.Partition != nil && model.SameJSON(po, ch.Partition) {
 				if string(o.Offset) != "null" {
 					now = o.Offset
 				}
@@ -376,7 +378,7 @@ func (e *Editor) settle(ctx context.Context, p *Plan, w *watch, res *Result) {
 // where this edit's record is still the last: the winner planned from the
 // same value and wrote first, so its value is the one that stands.
 func (w *watch) restore(ctx context.Context, lost []verdict) {
-	byTP := map[model.TopicPartition][]model.Record{}
+	byTP := map[model.TopicPartition][]store.Record{}
 	var order []model.TopicPartition
 	now := w.e.now()
 	for _, v := range lost {
@@ -387,7 +389,7 @@ func (w *watch) restore(ctx context.Context, lost []verdict) {
 		if _, ok := byTP[wr.TopicPartition]; !ok {
 			order = append(order, wr.TopicPartition)
 		}
-		byTP[wr.TopicPartition] = append(byTP[wr.TopicPartition], model.Record{Topic: wr.Topic, Partition: wr.Partition, Key: wr.Key, Value: v.winner.Value, Time: now})
+		byTP[wr.TopicPartition] = append(byTP[wr.TopicPartition], store.Record{Topic: wr.Topic, Partition: wr.Partition, Key: wr.Key, Value: v.winner.Value, Time: now})
 		w.restored = append(w.restored, w.p.Changes[v.ref.ch].PartitionJSON)
 	}
 	for _, tp := range order {

@@ -12,13 +12,15 @@ import (
 	"koff/connect"
 	"koff/kafka"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // secondEditor is another koff on the same broker: its own tailer and
 // Store, the same audit log (one operator's machine).
 func (h *harness) secondEditor(user string) *Editor {
 	h.t.Helper()
-	store := model.NewStore(model.StoreOptions{})
+	store := store.NewStore(store.StoreOptions{})
 	tl := kafka.NewTailer(h.kafka, []string{"connect-offsets"}, store, kafka.TailerOptions{MaxWait: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -45,7 +47,7 @@ func TestTwoEditorsOfOnePartitionNeverBothWin(t *testing.T) {
 	b := h.secondEditor("bob")
 	h.ed.User = "alice"
 	h.ed.VerifyTimeout, b.VerifyTimeout = 5*time.Second, 5*time.Second
-	id := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: model.PartitionFor([]byte(key), 25)}, Key: key}
+	id := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: java.PartitionFor([]byte(key), 25)}, Key: key}
 	for run := 0; run < 6; run++ {
 		va, vb := fmt.Sprintf(`{"id":%d}`, 1000+2*run), fmt.Sprintf(`{"id":%d}`, 1001+2*run)
 		var arrived sync.WaitGroup
@@ -175,11 +177,11 @@ func TestAWriteOverwrittenAfterItLandedSaysSo(t *testing.T) {
 	}
 	spy := &spyWriter{Config: h.kafka}
 	h.ed.Kafka = spy
-	part := model.PartitionFor([]byte(key), 25)
+	part := java.PartitionFor([]byte(key), 25)
 	// A running task commits right after koff's write.
 	spy.after = func(model.TopicPartition) {
 		spy.after = nil
-		if err := h.kafka.WriteRecords(context.Background(), []model.Record{{Topic: "connect-offsets", Partition: part, Key: []byte(key), Value: []byte(`{"id":112}`)}}); err != nil {
+		if err := h.kafka.WriteRecords(context.Background(), []store.Record{{Topic: "connect-offsets", Partition: part, Key: []byte(key), Value: []byte(`{"id":112}`)}}); err != nil {
 			t.Error(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // UndoRequestContext is UndoRequest with a context for the reads of the
@@ -169,7 +170,7 @@ func recordsFor(s AuditEntry, tp string) []AuditRecord {
 	return out
 }
 
-func auditBatchIn(want []AuditRecord, got []model.Record, path Path) bool {
+func auditBatchIn(want []AuditRecord, got []store.Record, path Path) bool {
 	j := 0
 	for _, rec := range got {
 		if j == len(want) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // Kind is what an edit does.
@@ -28,8 +29,8 @@ const (
 
 // Item is one source partition to change. A nil Offset deletes it.
 type Item struct {
-	Partition model.Object // nil for a null partition map
-	Offset    model.Object
+	Partition java.Object // nil for a null partition map
+	Offset    java.Object
 	// Stray, when set, names the one stored copy to delete (KindDeleteStray):
 	// that key in that topic-partition, nothing else.
 	Stray *model.PartitionID
@@ -66,15 +67,15 @@ type Request struct {
 
 // ParsePartition reads a source partition map given on a command line or
 // typed in a dialog. "null" is the null partition map.
-func ParsePartition(s string) (model.Object, error) {
-	v, err := model.ParseJSON([]byte(s))
+func ParsePartition(s string) (java.Object, error) {
+	v, err := java.ParseJSON([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("partition is not valid JSON: %s", s)
 	}
 	switch p := v.(type) {
 	case nil:
 		return nil, nil
-	case model.Object:
+	case java.Object:
 		if err := model.ValidateOffset(p); err != nil {
 			return nil, fmt.Errorf("partition: %s", partitionMessage(err))
 		}
@@ -86,15 +87,15 @@ func ParsePartition(s string) (model.Object, error) {
 // ParseOffset reads an offset map given on a command line or typed in a
 // dialog. It is checked as Connect's worker checks offsets (primitive values
 // only); "null" means delete.
-func ParseOffset(s string) (model.Object, bool, error) {
-	v, err := model.ParseJSON([]byte(s))
+func ParseOffset(s string) (java.Object, bool, error) {
+	v, err := java.ParseJSON([]byte(s))
 	if err != nil {
 		return nil, false, errors.New("offset is not valid JSON")
 	}
 	switch o := v.(type) {
 	case nil:
 		return nil, true, nil
-	case model.Object:
+	case java.Object:
 		if err := model.ValidateOffset(o); err != nil {
 			return nil, false, err
 		}
@@ -109,7 +110,7 @@ func partitionMessage(err error) string {
 }
 
 // isSinkPartition recognises Connect's sink offset shape.
-func isSinkPartition(p model.Object) bool {
+func isSinkPartition(p java.Object) bool {
 	_, t := p.Get("kafka_topic")
 	_, n := p.Get("kafka_partition")
 	return t && n && len(p) == 2

@@ -14,6 +14,7 @@ import (
 	"koff/demo"
 	"koff/kafka"
 	"koff/model"
+	"koff/model/store"
 )
 
 // demoHarness is the demo cluster with its Connect REST emulator, a live
@@ -25,7 +26,7 @@ func demoHarness(t *testing.T) (*harness, *demo.Cluster) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	h := &harness{t: t, addr: c.Bootstrap(), store: model.NewStore(model.StoreOptions{}), kafka: kafka.Config{Brokers: []string{c.Bootstrap()}}}
+	h := &harness{t: t, addr: c.Bootstrap(), store: store.NewStore(store.StoreOptions{}), kafka: kafka.Config{Brokers: []string{c.Bootstrap()}}}
 	tl := kafka.NewTailer(h.kafka, []string{"connect-offsets"}, h.store, kafka.TailerOptions{MaxWait: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // Export, then reset, then import restores exactly what the task read,
@@ -39,7 +41,7 @@ func TestExportResetImportRestoresWhatTheTaskRead(t *testing.T) {
 	}
 	reads := func(h *harness, known map[string]string) map[string]string {
 		t.Helper()
-		var all []model.Record
+		var all []store.Record
 		for p := 0; p < 25; p++ {
 			recs, _, err := h.kafka.ReadRecords(context.Background(), model.TopicPartition{Topic: "connect-offsets", Partition: p}, 0)
 			if err != nil {
@@ -97,7 +99,7 @@ func TestExportResetImportRestoresWhatTheTaskRead(t *testing.T) {
 				if v.raw != "" {
 					known[v.raw] = v.java
 				}
-				p := model.PartitionFor([]byte(key), 25)
+				p := java.PartitionFor([]byte(key), 25)
 				if r.IntN(4) == 0 {
 					p = r.IntN(25)
 				}
@@ -114,16 +116,16 @@ func TestExportResetImportRestoresWhatTheTaskRead(t *testing.T) {
 			}
 			time.Sleep(2 * time.Millisecond)
 			req := Request{Connector: "c", Kind: KindImport}
-			v, err := model.ParseJSON(body)
+			v, err := java.ParseJSON(body)
 			if err != nil {
 				t.Fatalf("export body %s: %v", body, err)
 			}
-			offs, _ := v.(model.Object).Get("offsets")
+			offs, _ := v.(java.Object).Get("offsets")
 			for _, e := range offs.([]any) {
-				o := e.(model.Object)
+				o := e.(java.Object)
 				part, _ := o.Get("partition")
 				off, _ := o.Get("offset")
-				req.Items = append(req.Items, Item{Partition: part.(model.Object), Offset: off.(model.Object)})
+				req.Items = append(req.Items, Item{Partition: part.(java.Object), Offset: off.(java.Object)})
 			}
 			if len(req.Items) > 0 {
 				plan, err := h.ed.Plan(ctx, req)
@@ -149,7 +151,7 @@ func sameReads(a, b string) bool {
 		return a == b
 	}
 	// Numbers as JsonConverter reads them: Long (low 64 bits), Double.
-	va, err1 := model.ParseJSON([]byte(a))
-	vb, err2 := model.ParseJSON([]byte(b))
-	return err1 == nil && err2 == nil && model.JavaIdentity(va) == model.JavaIdentity(vb)
+	va, err1 := java.ParseJSON([]byte(a))
+	vb, err2 := java.ParseJSON([]byte(b))
+	return err1 == nil && err2 == nil && java.JavaIdentity(va) == java.JavaIdentity(vb)
 }

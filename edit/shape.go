@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // A task reads its offset by field name and type, so a typo in a name, a
@@ -32,7 +33,7 @@ func jsonType(v any) string {
 		return "a boolean"
 	case nil:
 		return "null"
-	case model.Object:
+	case java.Object:
 		return "an object"
 	case []any:
 		return "an array"
@@ -41,7 +42,7 @@ func jsonType(v any) string {
 }
 
 // shapeKey is an object's field names and their types, in name order.
-func shapeKey(o model.Object) string {
+func shapeKey(o java.Object) string {
 	parts := make([]string, len(o))
 	for i, f := range o {
 		parts[i] = f.Name + "\x01" + jsonType(f.Value)
@@ -55,7 +56,7 @@ func shapeKey(o model.Object) string {
 // same value (nothing would change), and, when its field names and types
 // are not a shape the connector wrote, the fields it drops, adds or
 // changes the type of. Each warning says which fields.
-func OffsetShapeWarnings(next, inForce model.Object, known []model.Object) []string {
+func OffsetShapeWarnings(next, inForce java.Object, known []java.Object) []string {
 	if next == nil {
 		return nil
 	}
@@ -65,7 +66,7 @@ func OffsetShapeWarnings(next, inForce model.Object, known []model.Object) []str
 	want := shapeKey(next)
 	shapes := known
 	if inForce != nil {
-		shapes = append([]model.Object{inForce}, known...)
+		shapes = append([]java.Object{inForce}, known...)
 	}
 	for _, o := range shapes {
 		if o != nil && shapeKey(o) == want {
@@ -127,11 +128,11 @@ const inForceWords = "the offset in force has"
 // referenceShape is what a new offset is compared with: of the offset in
 // force and the shapes the connector wrote, the one whose field names
 // differ least from next's (the offset in force on a tie).
-func referenceShape(next, inForce model.Object, known []model.Object) (model.Object, string) {
-	var best model.Object
+func referenceShape(next, inForce java.Object, known []java.Object) (java.Object, string) {
+	var best java.Object
 	bestDiff := -1
 	where := ""
-	consider := func(o model.Object, w string) {
+	consider := func(o java.Object, w string) {
 		if o == nil {
 			return
 		}
@@ -173,7 +174,7 @@ func misspelt(dropped, added []string) bool {
 // are not those of any of the connector's other partitions (ignoring
 // order): a task looks its partitions up by the exact map, so a misspelt
 // or missing field is a partition it never reads.
-func PartitionShapeWarning(next model.Object, others []model.Object) string {
+func PartitionShapeWarning(next java.Object, others []java.Object) string {
 	if next == nil || len(others) == 0 {
 		return ""
 	}
@@ -225,9 +226,9 @@ type detailReader interface {
 // row's offset and the values in its history (the Store keeps the last
 // few updates of every partition) for the first 64, the offsets alone of
 // a few hundred more: put the edited partition first.
-func WrittenShapes(r detailReader, rows []model.PartitionRow) []model.Object {
+func WrittenShapes(r detailReader, rows []model.PartitionRow) []java.Object {
 	seen := map[string]bool{}
-	var out []model.Object
+	var out []java.Object
 	add := func(v []byte) {
 		o, err := model.ParseOffset(v)
 		if err != nil || o == nil {
@@ -264,8 +265,8 @@ type shapeJudge struct {
 	p      *Plan
 	copies []storedCopy
 	read   bool
-	known  []model.Object // offset shapes of all the connector's partitions
-	others []model.Object // its partition maps, one per set of field names
+	known  []java.Object // offset shapes of all the connector's partitions
+	others []java.Object // its partition maps, one per set of field names
 }
 
 func (e *Editor) shapeJudge(p *Plan, copies []storedCopy) *shapeJudge {
@@ -297,7 +298,7 @@ func (j *shapeJudge) warnings(it Item, ch Change) []string {
 			mine = append(mine, c.row)
 		}
 	}
-	var inForce model.Object
+	var inForce java.Object
 	if ch.Before != nil {
 		inForce, _ = model.ParseOffset(ch.Before)
 	}

@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"koff/model"
+	"koff/model/java"
 )
 
-func objects(t *testing.T, ss ...string) []model.Object {
+func objects(t *testing.T, ss ...string) []java.Object {
 	t.Helper()
-	out := make([]model.Object, len(ss))
+	out := make([]java.Object, len(ss))
 	for i, s := range ss {
 		out[i] = mustOffset(t, s)
 	}

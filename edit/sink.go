@@ -14,6 +14,7 @@ import (
 
 	"koff/connect"
 	"koff/model"
+	"koff/model/java"
 )
 
 // PathGroup: a sink's consumer group offsets, committed directly.
@@ -407,7 +408,7 @@ func (p *Plan) fillSinkChanges() {
 	p.Changes = nil
 	for _, c := range p.Sink {
 		ch := Change{PartitionJSON: sinkPartitionJSON(c.TopicPartition)}
-		ch.Partition = model.Object{{Name: "kafka_topic", Value: c.Topic}, {Name: "kafka_partition", Value: json.Number(strconv.Itoa(c.Partition))}}
+		ch.Partition = java.Object{{Name: "kafka_topic", Value: c.Topic}, {Name: "kafka_partition", Value: json.Number(strconv.Itoa(c.Partition))}}
 		if c.Before >= 0 {
 			ch.Before = sinkOffsetJSON(c.Before)
 		}
@@ -419,7 +420,7 @@ func (p *Plan) fillSinkChanges() {
 }
 
 func sinkPartitionJSON(tp model.TopicPartition) string {
-	return `{"kafka_topic":` + string(model.AppendJackson(nil, tp.Topic)) + `,"kafka_partition":` + strconv.Itoa(tp.Partition) + `}`
+	return `{"kafka_topic":` + string(java.AppendJackson(nil, tp.Topic)) + `,"kafka_partition":` + strconv.Itoa(tp.Partition) + `}`
 }
 
 func sinkOffsetJSON(n int64) []byte {

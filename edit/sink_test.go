@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // sinkHarness: a topic with records, and a sink group with no members
@@ -18,9 +19,9 @@ import (
 func sinkHarness(t *testing.T) (*harness, time.Time) {
 	t.Helper()
 	h := newHarness(t)
-	b := []model.Record{}
+	b := []store.Record{}
 	for i := 0; i < 10; i++ {
-		b = append(b, model.Record{Topic: "orders", Partition: 0, Key: []byte("k"), Value: []byte("v")})
+		b = append(b, store.Record{Topic: "orders", Partition: 0, Key: []byte("k"), Value: []byte("v")})
 	}
 	if err := createTopic(h, "orders", 2); err != nil {
 		t.Fatal(err)
@@ -34,7 +35,7 @@ func sinkHarness(t *testing.T) (*harness, time.Time) {
 	if err := h.kafka.WriteRecords(context.Background(), b[:5]); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.kafka.WriteRecords(context.Background(), []model.Record{{Topic: "orders", Partition: 1, Key: []byte("k"), Value: []byte("v")}}); err != nil {
+	if err := h.kafka.WriteRecords(context.Background(), []store.Record{{Topic: "orders", Partition: 1, Key: []byte("k"), Value: []byte("v")}}); err != nil {
 		t.Fatal(err)
 	}
 	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}

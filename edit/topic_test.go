@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // A Java worker that builds partition maps in a LinkedHashMap writes keys
@@ -61,7 +62,7 @@ func TestSetNewPartitionLandsInItsMurmur2Partition(t *testing.T) {
 	}
 	w := plan.Changes[0].Writes[0]
 	wantKey := `["jdbc",{"protocol":"1","table":"shop.payments"}]`
-	if string(w.Key) != wantKey || w.Existing || w.Partition != model.PartitionFor([]byte(wantKey), 25) || plan.Changes[0].Before != nil {
+	if string(w.Key) != wantKey || w.Existing || w.Partition != java.PartitionFor([]byte(wantKey), 25) || plan.Changes[0].Before != nil {
 		t.Fatalf("write = %s → %s existing=%v", w.Key, w.TopicPartition, w.Existing)
 	}
 	if _, err := h.ed.Apply(context.Background(), plan); err != nil {

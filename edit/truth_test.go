@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // Class 1 in the plans: the value an edit starts from, and the key it
@@ -27,10 +28,10 @@ func TestPlan_OffsetStorageReaderImplKeyBytesDecideBeforeAndWrites(t *testing.T)
 		wantWrite bool // a write to the task's key (else: refused)
 	}{
 		{"set: the task's key outside its murmur2 partition, a newer spaced copy in it", func(h *harness) (int, int) {
-			home := model.PartitionFor([]byte(task), 25)
+			home := java.PartitionFor([]byte(task), 25)
 			h.write((home+1)%25, task, `{"position":10}`)
-			h.write(model.PartitionFor([]byte(spaced), 25), spaced, `{"position":999}`)
-			return (home + 1) % 25, model.PartitionFor([]byte(spaced), 25)
+			h.write(java.PartitionFor([]byte(spaced), 25), spaced, `{"position":999}`)
+			return (home + 1) % 25, java.PartitionFor([]byte(spaced), 25)
 		}, KindSet, `{"position":20}`, true},
 		{"reset: only the task's key is tombstoned", func(h *harness) (int, int) {
 			home := h.workerWrite(task, `{"position":10}`)
@@ -159,7 +160,7 @@ func TestPlan_NewKeysAndValuesWrittenLikeJava(t *testing.T) {
 			if len(w) != 1 || string(w[0].Key) != tc.wantKey || string(w[0].Value) != tc.wantValue || w[0].Existing != tc.wantExisting {
 				t.Fatalf("writes %s = %s (existing %v), want %s = %s (existing %v)", w[0].Key, w[0].Value, w[0].Existing, tc.wantKey, tc.wantValue, tc.wantExisting)
 			}
-			if !tc.wantExisting && w[0].Partition != model.PartitionFor(w[0].Key, 25) {
+			if !tc.wantExisting && w[0].Partition != java.PartitionFor(w[0].Key, 25) {
 				t.Errorf("new key in partition %d, want its murmur2 partition", w[0].Partition)
 			}
 			if _, err := h.ed.Apply(context.Background(), plan); err != nil {
@@ -174,7 +175,7 @@ func TestPlan_NewKeysAndValuesWrittenLikeJava(t *testing.T) {
 	}
 }
 
-func mustObj(s string) model.Object {
+func mustObj(s string) java.Object {
 	p, err := ParsePartition(s)
 	if err != nil {
 		panic(err)
@@ -287,7 +288,7 @@ func TestUndo_RestoresEachCopyToItsOwnValue(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
-			home := model.PartitionFor([]byte(task), 25)
+			home := java.PartitionFor([]byte(task), 25)
 			h.write(readBefore(home), task, `{"position":3}`) // the same bytes, read before home
 			time.Sleep(5 * time.Millisecond)
 			h.write(home, task, `{"position":10}`)

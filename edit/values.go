@@ -1,6 +1,8 @@
 package edit
 
-import "koff/model"
+import (
+	"koff/model/java"
+)
 
 // keepsNumberText: offsets taken from stored values (an export file, another
 // connector's offsets) are written to the offsets topic with their number
@@ -13,9 +15,9 @@ func keepsNumberText(k Kind) bool { return k == KindImport || k == KindCopy }
 // keptNumberNotes says, of an offset written with its number text as given,
 // what a task reads when that differs (beyond 64 bits, beyond or below a
 // double, -0.0): the plan warns, as get flags such a row java-number.
-func keptNumberNotes(off model.Object) []string {
-	if !model.JavaReadsDiffer(off) {
+func keptNumberNotes(off java.Object) []string {
+	if !java.JavaReadsDiffer(off) {
 		return nil
 	}
-	return []string{"written as given, " + string(model.AppendJackson(nil, off)) + ": a task reads " + string(model.JavaForm(off))}
+	return []string{"written as given, " + string(java.AppendJackson(nil, off)) + ": a task reads " + string(java.JavaForm(off))}
 }

@@ -11,6 +11,8 @@ import (
 
 	"koff/kafka"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // spyWriter is the real Kafka writer with a hook before each produce
@@ -31,7 +33,7 @@ type notSent string
 func (e notSent) Error() string    { return string(e) }
 func (e notSent) NotApplied() bool { return true }
 
-func (s *spyWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
+func (s *spyWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []store.Record) (int64, error) {
 	s.mu.Lock()
 	s.calls = append(s.calls, tp)
 	s.counts = append(s.counts, len(recs))
@@ -53,10 +55,10 @@ func (s *spyWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, r
 // 25 partitions of the offsets topic), each over an existing offset 111.
 func importPlan(t *testing.T, h *harness, n int) *Plan {
 	t.Helper()
-	var recs []model.Record
+	var recs []store.Record
 	for i := 0; i < n; i++ {
 		key := fmt.Sprintf(`["big",{"table":"t%04d"}]`, i)
-		recs = append(recs, model.Record{Topic: "connect-offsets", Partition: model.PartitionFor([]byte(key), 25), Key: []byte(key), Value: []byte(`{"id":111}`)})
+		recs = append(recs, store.Record{Topic: "connect-offsets", Partition: java.PartitionFor([]byte(key), 25), Key: []byte(key), Value: []byte(`{"id":111}`)})
 	}
 	if err := h.kafka.WriteRecords(context.Background(), recs); err != nil {
 		t.Fatal(err)

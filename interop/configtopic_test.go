@@ -9,6 +9,7 @@ import (
 
 	"koff/kafka"
 	"koff/model"
+	"koff/model/store"
 )
 
 // readConfigTopic reads the worker's config topic (connect-configs, see
@@ -16,9 +17,9 @@ import (
 // model.ConfigFeed), and returns koff's parse and the raw records.
 func (s *Stack) readConfigTopic(t *testing.T) (model.ConnectConfigs, map[string]string) {
 	t.Helper()
-	st := model.NewStore(model.StoreOptions{})
+	st := store.NewStore(store.StoreOptions{})
 	raw := &rawRecords{last: map[string]string{}}
-	feed := &model.ConfigFeed{Store: st, Topic: "connect-configs"}
+	feed := &store.ConfigFeed{Store: st, Topic: "connect-configs"}
 	tl := kafka.NewTailer(kafka.Config{Brokers: []string{s.Bootstrap}}, []string{"connect-configs"}, teeHandler{feed, raw}, kafka.TailerOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -38,11 +39,11 @@ type rawRecords struct{ last map[string]string }
 // teeHandler hands each batch to the feed and keeps every key's last raw
 // value.
 type teeHandler struct {
-	*model.ConfigFeed
+	*store.ConfigFeed
 	raw *rawRecords
 }
 
-func (h teeHandler) Ingest(batch []model.Record) {
+func (h teeHandler) Ingest(batch []store.Record) {
 	for _, r := range batch {
 		h.raw.last[string(r.Key)] = string(r.Value)
 	}

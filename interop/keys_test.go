@@ -11,6 +11,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // produceOffset writes one record to a partition of connect-offsets by
@@ -55,8 +56,8 @@ func TestHandWrittenKeys(t *testing.T) {
 		s.stop(t, f.name)
 		spaced := fmt.Sprintf(`["%s", {"filename": "%s"}]`, f.name, f.path)
 		escaped := fmt.Sprintf(`["%s",{"filename":"%s"}]`, f.name, strings.ReplaceAll(f.path, "/", `\/`))
-		s.produceOffset(t, model.PartitionFor([]byte(spaced), 25), spaced, f.position(2))
-		s.produceOffset(t, model.PartitionFor([]byte(escaped), 25), escaped, f.position(3))
+		s.produceOffset(t, java.PartitionFor([]byte(spaced), 25), spaced, f.position(2))
+		s.produceOffset(t, java.PartitionFor([]byte(escaped), 25), escaped, f.position(3))
 		f.append(t, 11)
 		table := mustKoff(t, s.withTopic("get", f.name)...)
 		t.Logf("koff get %s:\n%s", f.name, table)
@@ -91,7 +92,7 @@ func TestHandWrittenKeys(t *testing.T) {
 			t.Fatalf("the worker created %s with %d partitions, not offset.storage.partitions=25", own, n)
 		}
 		canon := f.key()
-		home := model.PartitionFor([]byte(canon), 25)
+		home := java.PartitionFor([]byte(canon), 25)
 		after := readAfterHome(own, home)
 		s.produceRecords(t, own, after, rawRecord{[]byte(canon), []byte(f.position(6))})
 		// A line appended while stopped tells the two copies apart: the
@@ -163,7 +164,7 @@ func TestHandWrittenKeys(t *testing.T) {
 			t.Fatalf("the worker created %s with %d partitions, not 25", own, n)
 		}
 		canon := f.key()
-		home := model.PartitionFor([]byte(canon), 25)
+		home := java.PartitionFor([]byte(canon), 25)
 		filler, copyAt, elevenWins := pollLayout(own, home)
 		wins := f.name + "-6"
 		if elevenWins {
@@ -206,7 +207,7 @@ func TestHandWrittenKeys(t *testing.T) {
 		f := s.newFileConnector(t, "keys-busy", 10)
 		s.stop(t, f.name)
 		canon := f.key()
-		home := model.PartitionFor([]byte(canon), 25)
+		home := java.PartitionFor([]byte(canon), 25)
 		s.produceOffset(t, (home+1)%25, canon, f.position(6))
 		f.append(t, 11)
 		table := mustKoff(t, s.withTopic("get", f.name)...)
@@ -248,7 +249,7 @@ func TestHandWrittenKeys(t *testing.T) {
 		// The order REST writes (Java HashMap: zone, account), not the
 		// task's (account, zone).
 		hashOrder := fmt.Sprintf(`["%s",{"zone":"eu-west","account":7}]`, name)
-		s.produceOffset(t, model.PartitionFor([]byte(hashOrder), 25), hashOrder, `{"seq":50,"lsn":9007199254741043,"ratio":12.5,"done":true}`)
+		s.produceOffset(t, java.PartitionFor([]byte(hashOrder), 25), hashOrder, `{"seq":50,"lsn":9007199254741043,"ratio":12.5,"done":true}`)
 
 		partition := canonicalEntry(t, `{"zone":"eu-west","account":7} => {}`)
 		partition, _, _ = strings.Cut(partition, " => ")
@@ -357,7 +358,7 @@ func (s *Stack) fileConnectorNameFor(t *testing.T, base string, ok func(home int
 			name = fmt.Sprintf("%s-%d", base, n)
 		}
 		f := fileConnector{name: name, path: filepath.Join(s.FilesDir, name+".txt")}
-		if ok(model.PartitionFor([]byte(f.key()), 25)) {
+		if ok(java.PartitionFor([]byte(f.key()), 25)) {
 			return name
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // TestDeleteThisStrayCopyOnly: the dashboard's "delete this stray copy
@@ -34,7 +35,7 @@ func TestDeleteThisStrayCopyOnly(t *testing.T) {
 	f := s.newFileConnector(t, "hand-copies", 10)
 	s.stop(t, f.name)
 	canon := f.key()
-	home := model.PartitionFor([]byte(canon), 25)
+	home := java.PartitionFor([]byte(canon), 25)
 	before, after := -1, -1
 	for p := range 25 {
 		switch {

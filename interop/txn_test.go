@@ -8,7 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // TestManyAbortedTransactions: an offsets topic written in many
@@ -28,7 +28,7 @@ func TestManyAbortedTransactions(t *testing.T) {
 	defer cl.Close()
 	ctx := context.Background()
 	const keys, rounds = 6, 30
-	key := func(k int) []byte { return model.EncodeKey(name, model.Object{{Name: "shard", Value: fmt.Sprint(k)}}) }
+	key := func(k int) []byte { return java.EncodeKey(name, java.Object{{Name: "shard", Value: fmt.Sprint(k)}}) }
 	want := map[string]string{}
 	for r := 1; r <= rounds; r++ {
 		if err := cl.BeginTransaction(); err != nil {
@@ -40,7 +40,7 @@ func TestManyAbortedTransactions(t *testing.T) {
 			if !commit {
 				value = fmt.Sprintf(`{"n":-%d}`, r) // aborted: no reader may see it
 			}
-			p := model.PartitionFor(key(k), 3)
+			p := java.PartitionFor(key(k), 3)
 			if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: int32(p), Key: key(k), Value: []byte(value)}).FirstErr(); err != nil {
 				t.Fatal(err)
 			}

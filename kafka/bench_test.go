@@ -9,7 +9,8 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
-	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // fillOffsets writes n offset records spread over 25 partitions: 2,000
@@ -21,7 +22,7 @@ func fillOffsets(b *testing.B, addr string, n int) {
 	perPart := make([][]kafkago.Record, 25)
 	for i := 0; i < n; i++ {
 		k := fmt.Sprintf(`["connector-%d",{"server":"db%d","table":"public.t%d"}]`, i%20, i%7, i%2000)
-		p := model.PartitionFor([]byte(k), 25)
+		p := java.PartitionFor([]byte(k), 25)
 		v := fmt.Sprintf(`{"lsn_proc":%d,"lsn_commit":%d,"txId":%d,"ts_usec":%d}`, 1<<60+i, 1<<60+i, i, 1700000000000000+i)
 		perPart[p] = append(perPart[p], kafkago.Record{Key: kafkago.NewBytes([]byte(k)), Value: kafkago.NewBytes([]byte(v)), Time: time.Now()})
 	}
@@ -58,7 +59,7 @@ func BenchmarkTailerCatchUp(b *testing.B) {
 	fillOffsets(b, addr, n)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		store := model.NewStore(model.StoreOptions{})
+		store := store.NewStore(store.StoreOptions{})
 		tl := NewTailer(Config{Brokers: []string{addr}}, []string{"connect-offsets"}, store, TailerOptions{})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})

@@ -17,6 +17,7 @@ import (
 	fetchAPI "github.com/segmentio/kafka-go/protocol/fetch"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // fetchMaxBytes caps one fetch (librdkafka's max.partition.fetch.bytes):
@@ -98,7 +99,7 @@ const decodeChunk = 4096
 type decoder struct {
 	buf     []byte // the last fetch response
 	inflate []byte // a compressed batch's records
-	recs    []model.Record
+	recs    []store.Record
 	keys    []byte // the chunk's keys, back to back (old-format batches)
 	// borrow: values point into the fetched bytes, like keys, until own
 	// copies those the Store keeps into vals.
@@ -109,7 +110,7 @@ type decoder struct {
 // emit hands the chunk decoded so far to the Store and starts the next,
 // dropping the values (the Store has them now); it returns the records
 // handed over.
-func (d *decoder) emit(emit func([]model.Record)) int {
+func (d *decoder) emit(emit func([]store.Record)) int {
 	n := len(d.recs)
 	if n == 0 {
 		return 0
@@ -125,7 +126,7 @@ func (d *decoder) emit(emit func([]model.Record)) int {
 func (d *decoder) room() {
 	if len(d.recs) == cap(d.recs) {
 		d.recs = slices.Grow(d.recs, 1)
-		model.WritePages(d.recs[len(d.recs):])
+		store.WritePages(d.recs[len(d.recs):])
 	}
 }
 
@@ -133,7 +134,7 @@ func (d *decoder) room() {
 // one-shot read keeps a million small values, which as one object each
 // are a million for the garbage collector to find. A block lives as long
 // as one of its values does.
-func (d *decoder) own(recs []model.Record) {
+func (d *decoder) own(recs []store.Record) {
 	const block = 64 << 10
 	for i := range recs {
 		v := recs[i].Value
@@ -159,7 +160,7 @@ func (d *decoder) own(recs []model.Record) {
 // reused once emit returns; values are allocated one by one, since the
 // Store keeps them (unless d.borrow: then they too point into the fetched
 // bytes, for emit to copy those it keeps).
-func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition, emit func([]model.Record)) (int, int64) {
+func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition, emit func([]store.Record)) (int, int64) {
 	if p.legacy != nil {
 		return d.decodeRecordSet(tp, pos, p.AbortedTransactions, p.legacy, emit)
 	}
@@ -232,7 +233,7 @@ func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition
 				value = append(make([]byte, 0, len(r.value)), r.value...)
 			}
 			d.room()
-			d.recs = append(d.recs, model.Record{
+			d.recs = append(d.recs, store.Record{
 				Topic:     tp.Topic,
 				Partition: tp.Partition,
 				Offset:    off,
@@ -338,7 +339,7 @@ func varBytes(b []byte, i int) ([]byte, int, bool) {
 
 // decodeRecordSet is decode for record batches kafka-go decoded (the old
 // message format).
-func (d *decoder) decodeRecordSet(tp model.TopicPartition, pos int64, abortedTxns []fetchAPI.ResponseTransaction, rs *protocol.RecordSet, emit func([]model.Record)) (int, int64) {
+func (d *decoder) decodeRecordSet(tp model.TopicPartition, pos int64, abortedTxns []fetchAPI.ResponseTransaction, rs *protocol.RecordSet, emit func([]store.Record)) (int, int64) {
 	next := pos
 	aborted := append([]fetchAPI.ResponseTransaction(nil), abortedTxns...)
 	sort.Slice(aborted, func(i, j int) bool { return aborted[i].FirstOffset < aborted[j].FirstOffset })
@@ -400,7 +401,7 @@ func (d *decoder) decodeRecordSet(tp model.TopicPartition, pos int64, abortedTxn
 			closeBytes(rec.Value)
 			next = rec.Offset + 1
 			d.room()
-			d.recs = append(d.recs, model.Record{
+			d.recs = append(d.recs, store.Record{
 				Topic:     tp.Topic,
 				Partition: tp.Partition,
 				Offset:    rec.Offset,

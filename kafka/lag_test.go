@@ -11,6 +11,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // commitGroup commits offsets for a group with no members, as a plain
@@ -151,7 +152,7 @@ func TestRecordsSinceLeavesOutTheFlushsMillisecond(t *testing.T) {
 	c := Config{Brokers: []string{addr}}
 	flush := time.Now().Truncate(time.Millisecond)
 	tp := model.TopicPartition{Topic: "shop.orders", Partition: 0}
-	recs := []model.Record{
+	recs := []store.Record{
 		{Topic: tp.Topic, Key: []byte("1"), Value: []byte("a"), Time: flush.Add(-time.Millisecond)},
 		{Topic: tp.Topic, Key: []byte("2"), Value: []byte("b"), Time: flush},
 		{Topic: tp.Topic, Key: []byte("3"), Value: []byte("c"), Time: flush.Add(500 * time.Microsecond)},
@@ -162,7 +163,7 @@ func TestRecordsSinceLeavesOutTheFlushsMillisecond(t *testing.T) {
 	if n, err := c.RecordsSince(context.Background(), []string{"shop.orders"}, flush.Add(300*time.Microsecond)); err != nil || n != 0 {
 		t.Errorf("records since a flush in the same millisecond as the last two = %d (%v), want 0", n, err)
 	}
-	if _, err := c.ProduceBatch(context.Background(), tp, []model.Record{{Topic: tp.Topic, Key: []byte("4"), Value: []byte("d"), Time: flush.Add(time.Millisecond)}}); err != nil {
+	if _, err := c.ProduceBatch(context.Background(), tp, []store.Record{{Topic: tp.Topic, Key: []byte("4"), Value: []byte("d"), Time: flush.Add(time.Millisecond)}}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := c.RecordsSince(context.Background(), []string{"shop.orders"}, flush); err != nil || n != 1 {

@@ -10,6 +10,8 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // BenchmarkLiveLatency measures, with the Tailer's defaults on a caught-up
@@ -30,7 +32,7 @@ func BenchmarkLiveLatency(b *testing.B) {
 	client := Config{Brokers: []string{addr}}.Client()
 	var lat []time.Duration
 	for range b.N {
-		store := model.NewStore(model.StoreOptions{})
+		store := store.NewStore(store.StoreOptions{})
 		tl := NewTailer(Config{Brokers: []string{addr}}, []string{"connect-offsets"}, store, TailerOptions{})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
@@ -43,7 +45,7 @@ func BenchmarkLiveLatency(b *testing.B) {
 		}
 		for i := range n {
 			key := fmt.Sprintf(`["jdbc-%d",{"table":"t%d"}]`, i%7, i)
-			p := model.PartitionFor([]byte(key), 25)
+			p := java.PartitionFor([]byte(key), 25)
 			value := fmt.Sprintf(`{"id":%d}`, i)
 			sent := time.Now()
 			res, err := client.Produce(context.Background(), &kafkago.ProduceRequest{Topic: "connect-offsets", Partition: p, RequiredAcks: kafkago.RequireAll,

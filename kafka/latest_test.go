@@ -10,6 +10,7 @@ import (
 	fetchAPI "github.com/segmentio/kafka-go/protocol/fetch"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // A decoder that lends its values (as the Tailer's does for a one-shot
@@ -41,10 +42,10 @@ func TestLatestDecodeIngestsAsEveryRecord(t *testing.T) {
 	aborted := []fetchAPI.ResponseTransaction{{ProducerID: 9, FirstOffset: off + 3}}
 
 	tp := model.TopicPartition{Topic: "t", Partition: 3}
-	full, latest := model.NewStore(model.StoreOptions{}), model.NewStore(model.StoreOptions{})
+	full, latest := store.NewStore(store.StoreOptions{}), store.NewStore(store.StoreOptions{})
 	var every, lent decoder
 	lent.borrow = true
-	keep := model.NewLatest(latest.History())
+	keep := store.NewLatest(latest.History())
 	pos, lpos := int64(0), int64(0)
 	for _, f := range fetches {
 		// Each fetch is read into the decoder's buffer, as fetchPartition does.
@@ -55,14 +56,14 @@ func TestLatestDecodeIngestsAsEveryRecord(t *testing.T) {
 		if err := p.check(); err != nil {
 			t.Fatal(err)
 		}
-		_, pos = every.decode(tp, pos, p, func(recs []model.Record) {
+		_, pos = every.decode(tp, pos, p, func(recs []store.Record) {
 			for i := range recs {
 				recs[i].Prepare()
 			}
 			full.Ingest(recs)
 		})
 		var n int
-		n, lpos = lent.decode(tp, lpos, lp, func(recs []model.Record) {
+		n, lpos = lent.decode(tp, lpos, lp, func(recs []store.Record) {
 			recs = keep.Keep(recs)
 			lent.own(recs)
 			latest.Ingest(recs)

@@ -14,6 +14,7 @@ import (
 	fetchAPI "github.com/segmentio/kafka-go/protocol/fetch"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // batchBytes is one v2 record batch as a broker serves it, written by
@@ -50,7 +51,7 @@ func offsetRecords(n int, key string, at time.Time) []protocol.Record {
 }
 
 type decoded struct {
-	recs []model.Record
+	recs []store.Record
 	n    int
 	next int64
 }
@@ -59,7 +60,7 @@ func decodeWith(t *testing.T, p *fetchedPartition, pos int64, legacyPath bool) d
 	t.Helper()
 	var d decoder
 	var out decoded
-	emit := func(recs []model.Record) {
+	emit := func(recs []store.Record) {
 		for _, r := range recs {
 			if r.Key != nil {
 				r.Key = append([]byte{}, r.Key...) // reused after emit

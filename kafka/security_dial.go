@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"koff/model"
+	"koff/model/text"
 )
 
 // Kafka API keys the dialer tells apart when a broker hangs up.
@@ -302,5 +302,5 @@ func firstLine(b []byte) string {
 	if len(b) > 60 {
 		b = append(b[:60:60], "…"...)
 	}
-	return model.Sanitize(string(b))
+	return text.Sanitize(string(b))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // secureBroker runs kfake with the given options on a free loopback port.
@@ -82,7 +83,7 @@ func TestTLSHostnameVerification(t *testing.T) {
 func TestTailerReportsAuthFailure(t *testing.T) {
 	addr := secureBroker(t, kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "alice", "right"))
 	sec := build(t, Settings{Mechanism: "SCRAM-SHA-256", Username: "alice", Password: "wrong", Protocol: "SASL_PLAINTEXT"})
-	store := model.NewStore(model.StoreOptions{})
+	store := store.NewStore(store.StoreOptions{})
 	tl := NewTailer(Config{Brokers: []string{addr}, Security: sec}, []string{"connect-offsets"}, store, TailerOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -13,11 +13,12 @@ import (
 	metadataAPI "github.com/segmentio/kafka-go/protocol/metadata"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // Handler receives what the Tailer reads. model.Store implements it.
 type Handler interface {
-	Ingest(batch []model.Record)
+	Ingest(batch []store.Record)
 	SetStatus(model.TailStatus)
 	SetTopicPartitions(topic string, n int)
 	// Reset forgets every record read: the Tailer reads again from
@@ -289,18 +290,18 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 
 	pos := start
 	var dec decoder
-	var latest *model.Latest
+	var latest *store.Latest
 	if t.opts.Latest > 0 {
-		latest = model.NewLatest(t.opts.Latest)
+		latest = store.NewLatest(t.opts.Latest)
 		dec.borrow = true // values copied once kept
 		// A cold read fills whole chunks: made at their size once, not
 		// grown to it (twice the memory, and as much again to fault in).
-		dec.recs = make([]model.Record, 0, decodeChunk)
-		model.WritePages(dec.recs) // filled after the collector may have read it
+		dec.recs = make([]store.Record, 0, decodeChunk)
+		store.WritePages(dec.recs) // filled after the collector may have read it
 	}
 	// What the Store can know of a record before its lock is worked out
 	// here, on one goroutine per partition.
-	ingest := func(recs []model.Record) {
+	ingest := func(recs []store.Record) {
 		if latest != nil {
 			recs = latest.Keep(recs)
 			dec.own(recs)

@@ -14,6 +14,7 @@ import (
 
 	"koff/internal/faultproxy"
 	"koff/model"
+	"koff/model/store"
 )
 
 // advertised is a listener kfake names in metadata by another address: the
@@ -121,7 +122,7 @@ func (l *stateLog) between(from, to time.Time) []stateSample {
 // snapshot is what a Store holds of the offsets topics, to compare with a
 // fresh load: every partition's value and full history, and each
 // connector's flush events.
-func snapshot(s *model.Store) map[string]any {
+func snapshot(s *store.Store) map[string]any {
 	out := map[string]any{"records": s.Stats().Records}
 	for _, c := range s.Connectors() {
 		out["flushes/"+c.ID.Name] = len(c.Flushes)
@@ -216,7 +217,7 @@ func testOutage(t *testing.T, mode faultproxy.Mode) {
 		}
 	}
 
-	fresh := model.NewStore(model.StoreOptions{})
+	fresh := store.NewStore(store.StoreOptions{})
 	ftl := NewTailer(Config{Brokers: []string{direct}}, []string{"connect-offsets"}, fresh, TailerOptions{})
 	fctx, fcancel := context.WithCancel(context.Background())
 	fdone := make(chan struct{})

@@ -10,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
@@ -23,9 +25,9 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	}
 }
 
-func runTailer(t *testing.T, addr string, topics []string, opts TailerOptions) (*Tailer, *model.Store) {
+func runTailer(t *testing.T, addr string, topics []string, opts TailerOptions) (*Tailer, *store.Store) {
 	t.Helper()
-	store := model.NewStore(model.StoreOptions{})
+	store := store.NewStore(store.StoreOptions{})
 	tl := NewTailer(Config{Brokers: []string{addr}}, topics, store, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -49,7 +51,7 @@ func key(conn string, part int) string {
 func keyIn(conn string, p, n int) string {
 	for i := 0; ; i++ {
 		k := key(conn, i)
-		if model.PartitionFor([]byte(k), n) == p {
+		if java.PartitionFor([]byte(k), n) == p {
 			return k
 		}
 	}

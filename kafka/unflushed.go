@@ -10,6 +10,7 @@ import (
 	metadataAPI "github.com/segmentio/kafka-go/protocol/metadata"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // UnflushedStore is where the unflushed-records poller reads what to
@@ -153,7 +154,7 @@ func (c Config) countRecords(ctx context.Context, tp model.TopicPartition, from,
 		if part.ErrorCode != 0 {
 			return 0, time.Time{}, kafkago.Error(part.ErrorCode)
 		}
-		_, next := d.decode(tp, pos, part, func(recs []model.Record) {
+		_, next := d.decode(tp, pos, part, func(recs []store.Record) {
 			for _, r := range recs {
 				if r.Offset < to {
 					n++

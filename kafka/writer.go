@@ -11,6 +11,7 @@ import (
 	metadataAPI "github.com/segmentio/kafka-go/protocol/metadata"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // WriteRecords produces records to the exact topic-partitions they name,
@@ -18,7 +19,7 @@ import (
 // partition, so the caller picks the partition; no partitioner is involved.
 // Records of one topic-partition go in one request, in order, and the
 // requests go in SortTopicPartitions order.
-func (c Config) WriteRecords(ctx context.Context, recs []model.Record) error {
+func (c Config) WriteRecords(ctx context.Context, recs []store.Record) error {
 	groups, order := GroupByPartition(recs)
 	for _, tp := range order {
 		if _, err := c.ProduceBatch(ctx, tp, groups[tp]); err != nil {
@@ -30,8 +31,8 @@ func (c Config) WriteRecords(ctx context.Context, recs []model.Record) error {
 
 // GroupByPartition splits records by topic-partition, keeping their order
 // within each, and returns the topic-partitions in SortTopicPartitions order.
-func GroupByPartition(recs []model.Record) (map[model.TopicPartition][]model.Record, []model.TopicPartition) {
-	groups := map[model.TopicPartition][]model.Record{}
+func GroupByPartition(recs []store.Record) (map[model.TopicPartition][]store.Record, []model.TopicPartition) {
+	groups := map[model.TopicPartition][]store.Record{}
 	var order []model.TopicPartition
 	for _, r := range recs {
 		tp := model.TopicPartition{Topic: r.Topic, Partition: r.Partition}
@@ -68,7 +69,7 @@ var koffHeaders = []kafkago.Header{{Key: KoffHeader, Value: []byte("edit")}}
 // (acks=all) and returns the offset of the first. Kafka appends a batch
 // atomically: on error either the whole batch is in the log or none of it,
 // and the error (a *RequestError) says whether it provably is not.
-func (c Config) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []model.Record) (int64, error) {
+func (c Config) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs []store.Record) (int64, error) {
 	client := c.Client()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
 	krs := make([]kafkago.Record, 0, len(recs))
@@ -102,7 +103,7 @@ func (c Config) ProduceBatch(ctx context.Context, tp model.TopicPartition, recs 
 // returns the records and that end. Tombstones have a nil Value. It is how
 // an edit looks for another writer's record of the same key, and how an
 // interrupted edit is reconciled with what reached the log.
-func (c Config) ReadRecords(ctx context.Context, tp model.TopicPartition, from int64) ([]model.Record, int64, error) {
+func (c Config) ReadRecords(ctx context.Context, tp model.TopicPartition, from int64) ([]store.Record, int64, error) {
 	client := c.Client()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
 	ends, err := listOffsets(ctx, client, []model.TopicPartition{tp}, kafkago.LastOffset, kafkago.ReadCommitted)
@@ -112,7 +113,7 @@ func (c Config) ReadRecords(ctx context.Context, tp model.TopicPartition, from i
 	end := ends[tp]
 	tr := c.transport()
 	defer tr.CloseIdleConnections()
-	var out []model.Record
+	var out []store.Record
 	var d decoder
 	pos := max(from, 0)
 	for pos < end {
@@ -127,7 +128,7 @@ func (c Config) ReadRecords(ctx context.Context, tp model.TopicPartition, from i
 		if err != nil {
 			return nil, 0, fmt.Errorf("read %s from %d: %s", tp, pos, c.Describe(err))
 		}
-		_, next := d.decode(tp, pos, p, func(recs []model.Record) {
+		_, next := d.decode(tp, pos, p, func(recs []store.Record) {
 			for _, r := range recs {
 				if r.Offset < end {
 					if r.Key != nil { // decode reuses its key buffer: keep a copy

@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+
+	"koff/model/java"
 )
 
 // Key is a parsed offsets-topic key: ["<connector>",{<source partition>}].
 type Key struct {
 	Connector string
 	// Partition is nil when the key's second element is JSON null.
-	Partition Object
+	Partition java.Object
 	// PartitionRaw is the second element in compact form: as Jackson writes
 	// the parsed map, numbers with the digits stored (leading zeros
 	// dropped). "null" for a null partition.
@@ -38,8 +40,8 @@ func ParseKey(raw []byte) (Key, error) {
 	if len(raw) == 0 {
 		return Key{}, errKeyEmpty
 	}
-	v, err := readJackson(raw)
-	if err == errMissing {
+	v, err := java.ReadJackson(raw)
+	if err == java.ErrMissing {
 		return Key{}, errKeyEmpty
 	}
 	if err != nil {
@@ -58,12 +60,12 @@ func ParseKey(raw []byte) (Key, error) {
 	}
 	switch p := arr[1].(type) {
 	case nil:
-	case Object:
+	case java.Object:
 		k.Partition = p
 	default:
 		return Key{}, errKeyPartition
 	}
-	k.PartitionRaw = AppendJackson(nil, k.Partition)
+	k.PartitionRaw = java.AppendJackson(nil, k.Partition)
 	return k, nil
 }
 
@@ -73,11 +75,11 @@ func ParseKey(raw []byte) (Key, error) {
 // prints the Long or Double it holds, fields in the stored order (the
 // order of the task's map, which koff cannot see).
 func TaskKeyForm(k Key, raw []byte) bool {
-	var p Object
+	var p java.Object
 	if k.Partition != nil {
-		p = javaNumbers(k.Partition).(Object)
+		p = java.JavaNumbers(k.Partition).(java.Object)
 	}
-	return bytes.Equal(raw, EncodeKey(k.Connector, p))
+	return bytes.Equal(raw, java.EncodeKey(k.Connector, p))
 }
 
 // ParseOffset parses an offsets-topic value as a task reads it
@@ -87,20 +89,20 @@ func TaskKeyForm(k Key, raw []byte) bool {
 // why: ErrNullOffset for a zero-byte, all-whitespace or literal null
 // value (the task reads null), otherwise the converter's or validator's
 // complaint, which the worker logs before giving the task no offset.
-func ParseOffset(raw []byte) (Object, error) {
+func ParseOffset(raw []byte) (java.Object, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	v, err := readJackson(raw)
+	v, err := java.ReadJackson(raw)
 	switch {
-	case err == errMissing:
+	case err == java.ErrMissing:
 		return nil, ErrNullOffset
 	case err != nil:
 		return nil, fmt.Errorf("not JSON the converter reads: %v", err)
 	case v == nil:
 		return nil, ErrNullOffset
 	}
-	o, ok := v.(Object)
+	o, ok := v.(java.Object)
 	if !ok {
 		return nil, errors.New("not a JSON object: Offsets must be specified as a Map")
 	}
@@ -118,7 +120,7 @@ var ErrNullOffset = errors.New("the value reads as null (zero bytes, whitespace 
 // (or partition) map, with its messages: values must be primitives, i.e.
 // strings, numbers, booleans, bytes or null. A nil map is valid (a
 // tombstone).
-func ValidateOffset(o Object) error {
+func ValidateOffset(o java.Object) error {
 	for _, f := range o {
 		var typ string
 		switch v := f.Value.(type) {
@@ -126,7 +128,7 @@ func ValidateOffset(o Object) error {
 			int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64,
 			float32, float64:
 			continue
-		case Object, map[string]any:
+		case java.Object, map[string]any:
 			typ = "MAP"
 		case []any:
 			typ = "ARRAY"
@@ -246,5 +248,5 @@ func SameOffset(a, b []byte) bool {
 	if errA != nil || errB != nil {
 		return errA != nil && errB != nil && bytes.Equal(a, b)
 	}
-	return SameValue(va, vb)
+	return java.SameValue(va, vb)
 }

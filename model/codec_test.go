@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"koff/model/java"
 )
 
 func TestParseKey(t *testing.T) {
@@ -16,18 +18,18 @@ func TestParseKey(t *testing.T) {
 		name      string
 		raw       string
 		connector string
-		partition Object
+		partition java.Object
 		praw      string
 	}{
-		{"debezium", `["inventory-connector",{"server":"dbserver1"}]`, "inventory-connector", Object{{"server", "dbserver1"}}, `{"server":"dbserver1"}`},
-		{"spaces read as Jackson does", ` [ "c" , { "a" : 1 , "b":[ 2 ] } ] `, "c", Object{{"a", json.Number("1")}, {"b", []any{json.Number("2")}}}, `{"a":1,"b":[2]}`},
-		{"leading zeros and trailing text (ALLOW_LEADING_ZEROS_FOR_NUMBERS, no FAIL_ON_TRAILING_TOKENS)", `["c",{"a":007,"b":-00.5}] trailing`, "c", Object{{"a", json.Number("7")}, {"b", json.Number("-0.5")}}, `{"a":7,"b":-0.5}`},
+		{"debezium", `["inventory-connector",{"server":"dbserver1"}]`, "inventory-connector", java.Object{{Name: "server", Value: "dbserver1"}}, `{"server":"dbserver1"}`},
+		{"spaces read as Jackson does", ` [ "c" , { "a" : 1 , "b":[ 2 ] } ] `, "c", java.Object{{Name: "a", Value: json.Number("1")}, {Name: "b", Value: []any{json.Number("2")}}}, `{"a":1,"b":[2]}`},
+		{"leading zeros and trailing text (ALLOW_LEADING_ZEROS_FOR_NUMBERS, no FAIL_ON_TRAILING_TOKENS)", `["c",{"a":007,"b":-00.5}] trailing`, "c", java.Object{{Name: "a", Value: json.Number("7")}, {Name: "b", Value: json.Number("-0.5")}}, `{"a":7,"b":-0.5}`},
 		{"null partition", `["my-connector",null]`, "my-connector", nil, `null`},
-		{"empty partition", `["c",{}]`, "c", Object{}, `{}`},
-		{"order kept, a repeated name in its first place with its last value (ObjectNode.replace)", `["c",{"z":1,"a":2,"z":3}]`, "c", Object{{"z", json.Number("3")}, {"a", json.Number("2")}}, `{"z":3,"a":2}`},
-		{"escapes decoded", `["a\"\\\u00e9\uD83D\uDE00",{"f":"\/"}]`, "a\"\\é😀", Object{{"f", "/"}}, `{"f":"/"}`},
-		{"commas and brackets in strings", `["a,]",{"x":"}],["}]`, "a,]", Object{{"x", "}],["}}, `{"x":"}],["}`},
-		{"nested partition", `["c",{"o":{"p":[1,{"q":null}]}}]`, "c", Object{{"o", Object{{"p", []any{json.Number("1"), Object{{"q", nil}}}}}}}, `{"o":{"p":[1,{"q":null}]}}`},
+		{"empty partition", `["c",{}]`, "c", java.Object{}, `{}`},
+		{"order kept, a repeated name in its first place with its last value (ObjectNode.replace)", `["c",{"z":1,"a":2,"z":3}]`, "c", java.Object{{Name: "z", Value: json.Number("3")}, {Name: "a", Value: json.Number("2")}}, `{"z":3,"a":2}`},
+		{"escapes decoded", `["a\"\\\u00e9\uD83D\uDE00",{"f":"\/"}]`, "a\"\\é😀", java.Object{{Name: "f", Value: "/"}}, `{"f":"/"}`},
+		{"commas and brackets in strings", `["a,]",{"x":"}],["}]`, "a,]", java.Object{{Name: "x", Value: "}],["}}, `{"x":"}],["}`},
+		{"nested partition", `["c",{"o":{"p":[1,{"q":null}]}}]`, "c", java.Object{{Name: "o", Value: java.Object{{Name: "p", Value: []any{json.Number("1"), java.Object{{Name: "q", Value: nil}}}}}}}, `{"o":{"p":[1,{"q":null}]}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,24 +106,24 @@ func TestParseOffset(t *testing.T) {
 	tests := []struct {
 		name    string
 		raw     []byte
-		want    Object
+		want    java.Object
 		wantErr string
 	}{
 		{"tombstone", nil, nil, ""},
 		{"debezium", []byte(`{"ts_sec":1530168941,"file":"mysql-bin.000004","pos":3261,"row":1,"snapshot":false,"gtids":null}`),
-			Object{{"ts_sec", json.Number("1530168941")}, {"file", "mysql-bin.000004"}, {"pos", json.Number("3261")},
-				{"row", json.Number("1")}, {"snapshot", false}, {"gtids", nil}}, ""},
-		{"empty object", []byte(`{}`), Object{}, ""},
+			java.Object{{Name: "ts_sec", Value: json.Number("1530168941")}, {Name: "file", Value: "mysql-bin.000004"}, {Name: "pos", Value: json.Number("3261")},
+				{Name: "row", Value: json.Number("1")}, {Name: "snapshot", Value: false}, {Name: "gtids", Value: nil}}, ""},
+		{"empty object", []byte(`{}`), java.Object{}, ""},
 		{"nested refused by OffsetUtils.validateFormat", []byte(`{"a":{"b":[1]}}`), nil, "Offsets may only contain primitive types as values, but field a contains MAP"},
 		{"empty value reads as null (MissingNode)", []byte{}, nil, ErrNullOffset.Error()},
 		{"whitespace reads as null", []byte(" \n"), nil, ErrNullOffset.Error()},
 		{"garbage", []byte(`{"a":`), nil, "not JSON the converter reads: unexpected end of input"},
-		{"trailing text ignored (FAIL_ON_TRAILING_TOKENS off)", []byte(`{"a":1}{}`), Object{{"a", json.Number("1")}}, ""},
+		{"trailing text ignored (FAIL_ON_TRAILING_TOKENS off)", []byte(`{"a":1}{}`), java.Object{{Name: "a", Value: json.Number("1")}}, ""},
 		{"json null", []byte(`null`), nil, ErrNullOffset.Error()},
 		{"array", []byte(`[1]`), nil, "not a JSON object: Offsets must be specified as a Map"},
 		{"number", []byte(`5`), nil, "not a JSON object: Offsets must be specified as a Map"},
-		{"UTF-8 BOM skipped (ByteSourceJsonBootstrapper)", []byte("\xef\xbb\xbf{\"a\":1}"), Object{{"a", json.Number("1")}}, ""},
-		{"UTF-16LE detected", []byte("{\x00\"\x00a\x00\"\x00:\x001\x00}\x00"), Object{{"a", json.Number("1")}}, ""},
+		{"UTF-8 BOM skipped (ByteSourceJsonBootstrapper)", []byte("\xef\xbb\xbf{\"a\":1}"), java.Object{{Name: "a", Value: json.Number("1")}}, ""},
+		{"UTF-16LE detected", []byte("{\x00\"\x00a\x00\"\x00:\x001\x00}\x00"), java.Object{{Name: "a", Value: json.Number("1")}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,8 +156,8 @@ func TestParseJSON(t *testing.T) {
 		{`true`, true, true},
 		{`null`, nil, true},
 		{`[]`, []any{}, true},
-		{`{}`, Object{}, true},
-		{`{"b":1,"a":[true,null,"s"]}`, Object{{"b", json.Number("1")}, {"a", []any{true, nil, "s"}}}, true},
+		{`{}`, java.Object{}, true},
+		{`{"b":1,"a":[true,null,"s"]}`, java.Object{{Name: "b", Value: json.Number("1")}, {Name: "a", Value: []any{true, nil, "s"}}}, true},
 		{"\"\xff\"", "\uFFFD", true},
 		{``, nil, false},
 		{`1 2`, nil, false},
@@ -169,7 +171,7 @@ func TestParseJSON(t *testing.T) {
 		{strings.Repeat("[", 10001) + strings.Repeat("]", 10001), nil, false},
 	}
 	for _, tt := range tests {
-		got, err := ParseJSON([]byte(tt.raw))
+		got, err := java.ParseJSON([]byte(tt.raw))
 		if (err == nil) != tt.ok {
 			t.Errorf("ParseJSON(%q) error = %v, want ok=%v", tt.raw, err, tt.ok)
 			continue
@@ -183,15 +185,15 @@ func TestParseJSON(t *testing.T) {
 func TestValidateOffset(t *testing.T) {
 	tests := []struct {
 		name string
-		o    Object
+		o    java.Object
 		want string
 	}{
 		{"nil", nil, ""},
-		{"primitives", Object{{"s", "x"}, {"n", json.Number("1.5")}, {"b", true}, {"z", nil}, {"i", int64(1)}, {"f", 0.5}, {"y", []byte{1}}}, ""},
-		{"map", Object{{"ok", 1}, {"f", Object{}}}, "Offsets may only contain primitive types as values, but field f contains MAP"},
-		{"go map", Object{{"m", map[string]any{}}}, "Offsets may only contain primitive types as values, but field m contains MAP"},
-		{"array", Object{{"f", []any{}}}, "Offsets may only contain primitive types as values, but field f contains ARRAY"},
-		{"rune is an int32", Object{{"c", 'x'}}, ""},
+		{"primitives", java.Object{{Name: "s", Value: "x"}, {Name: "n", Value: json.Number("1.5")}, {Name: "b", Value: true}, {Name: "z", Value: nil}, {Name: "i", Value: int64(1)}, {Name: "f", Value: 0.5}, {Name: "y", Value: []byte{1}}}, ""},
+		{"map", java.Object{{Name: "ok", Value: 1}, {Name: "f", Value: java.Object{}}}, "Offsets may only contain primitive types as values, but field f contains MAP"},
+		{"go map", java.Object{{Name: "m", Value: map[string]any{}}}, "Offsets may only contain primitive types as values, but field m contains MAP"},
+		{"array", java.Object{{Name: "f", Value: []any{}}}, "Offsets may only contain primitive types as values, but field f contains ARRAY"},
+		{"rune is an int32", java.Object{{Name: "c", Value: 'x'}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -205,7 +207,7 @@ func TestValidateOffset(t *testing.T) {
 			}
 		})
 	}
-	err := ValidateOffset(Object{{"c", struct{}{}}})
+	err := ValidateOffset(java.Object{{Name: "c", Value: struct{}{}}})
 	if err == nil || err.Error() != "Offsets may only contain primitive types as values, but field c contains struct {}" {
 		t.Errorf("unknown type: %v", err)
 	}
@@ -254,7 +256,7 @@ func TestPreviewLongInput(t *testing.T) {
 }
 
 func TestPretty(t *testing.T) {
-	v, err := ParseJSON([]byte(`{"file":"a\u2028b/c","pos":9007199254740993,"o":{},"a":[1,{"x":null},[]],"t":true}`))
+	v, err := java.ParseJSON([]byte(`{"file":"a\u2028b/c","pos":9007199254740993,"o":{},"a":[1,{"x":null},[]],"t":true}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +273,7 @@ func TestPretty(t *testing.T) {
 		"  ],\n" +
 		"  \"t\": true\n" +
 		"}"
-	if got := Pretty(v, "  "); got != want {
+	if got := java.Pretty(v, "  "); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	for _, tt := range []struct {
@@ -279,12 +281,12 @@ func TestPretty(t *testing.T) {
 		want string
 	}{
 		{nil, "null"},
-		{Object(nil), "null"},
+		{java.Object(nil), "null"},
 		{"😀\n", `"\uD83D\uDE00\n"`},
 		{json.Number("1.50"), "1.50"},
 		{map[string]any{"b": 1}, "{\n\t\"b\": 1\n}"},
 	} {
-		if got := Pretty(tt.v, "\t"); got != tt.want {
+		if got := java.Pretty(tt.v, "\t"); got != tt.want {
 			t.Errorf("Pretty(%#v) = %q, want %q", tt.v, got, tt.want)
 		}
 	}
@@ -341,10 +343,10 @@ func randValue(r *rand.Rand, depth int) any {
 	}
 }
 
-func randObject(r *rand.Rand, depth int) Object {
-	o := Object{}
+func randObject(r *rand.Rand, depth int) java.Object {
+	o := java.Object{}
 	for i := r.IntN(6); i > 0; i-- {
-		o = append(o, Field{randString(r, 5), randValue(r, depth)})
+		o = append(o, java.Field{Name: randString(r, 5), Value: randValue(r, depth)})
 	}
 	return o
 }
@@ -355,11 +357,11 @@ func TestKeyRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 3000; i++ {
 		c := randString(r, 10)
-		var o Object
+		var o java.Object
 		if r.IntN(10) > 0 {
 			o = randObject(r, 0)
 		}
-		raw := EncodeKey(c, o)
+		raw := java.EncodeKey(c, o)
 		if !json.Valid(raw) {
 			t.Fatalf("EncodeKey wrote invalid JSON: %s", raw)
 		}
@@ -370,10 +372,10 @@ func TestKeyRoundTrip(t *testing.T) {
 		if k.Connector != c || !reflect.DeepEqual(k.Partition, dedupeNames(o)) {
 			t.Fatalf("round trip of %s:\n got %q %#v\nwant %q %#v", raw, k.Connector, k.Partition, c, o)
 		}
-		if want := AppendJackson(nil, dedupeNames(o)); !bytes.Equal(k.PartitionRaw, want) {
+		if want := java.AppendJackson(nil, dedupeNames(o)); !bytes.Equal(k.PartitionRaw, want) {
 			t.Fatalf("PartitionRaw = %s, want %s", k.PartitionRaw, want)
 		}
-		if !IsRESTCanonical(k, raw) && reflect.DeepEqual(HashMapOrder(o), o) && !hasNonCanonicalNumber(o) {
+		if !IsRESTCanonical(k, raw) && reflect.DeepEqual(java.HashMapOrder(o), o) && !hasNonCanonicalNumber(o) {
 			t.Fatalf("%s is in HashMap order but not REST-canonical", raw)
 		}
 	}
@@ -381,20 +383,20 @@ func TestKeyRoundTrip(t *testing.T) {
 
 // dedupeNames is what Jackson's ObjectNode makes of repeated names: the
 // first position, the last value.
-func dedupeNames(v any) Object {
-	o, _ := dedupeValue(v).(Object)
+func dedupeNames(v any) java.Object {
+	o, _ := dedupeValue(v).(java.Object)
 	return o
 }
 
 func dedupeValue(v any) any {
 	switch x := v.(type) {
-	case Object:
+	case java.Object:
 		if x == nil {
 			return x
 		}
-		out := Object{}
+		out := java.Object{}
 		for _, f := range x {
-			out = out.put(f.Name, dedupeValue(f.Value))
+			out = out.Put(f.Name, dedupeValue(f.Value))
 		}
 		return out
 	case []any:
@@ -409,7 +411,7 @@ func dedupeValue(v any) any {
 
 func hasNonCanonicalNumber(v any) bool {
 	switch v := v.(type) {
-	case Object:
+	case java.Object:
 		for _, f := range v {
 			if hasNonCanonicalNumber(f.Value) {
 				return true
@@ -422,7 +424,7 @@ func hasNonCanonicalNumber(v any) bool {
 			}
 		}
 	case json.Number:
-		return string(AppendJackson(nil, javaNumber(string(v)))) != string(v)
+		return string(java.AppendJackson(nil, java.JavaNumber(string(v)))) != string(v)
 	}
 	return false
 }
@@ -439,7 +441,7 @@ func TestLargeIntegersRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseOffset(%s): %v", raw, err)
 		}
-		if got := string(AppendJackson(nil, o)); got != raw {
+		if got := string(java.AppendJackson(nil, o)); got != raw {
 			t.Errorf("round trip: got %s, want %s", got, raw)
 		}
 	}

@@ -19,22 +19,22 @@ const maxFlushSpan = time.Second
 // flush events. Records of different partitions arrive in any order while
 // catching up, so an event can be extended at either end.
 func addFlush(events []FlushEvent, t time.Time, window time.Duration, max int) []FlushEvent {
-	events, _ = addFlushAt(events, -1, t, window, max)
+	events, _ = AddFlushAt(events, -1, t, window, max)
 	return events
 }
 
 // addFlushAt is addFlush that first tries the event at hint (the one the
 // record before went to: while catching up, a partition's records come in
 // runs of one time) and returns the event t went to, or -1.
-func addFlushAt(events []FlushEvent, hint int, t time.Time, window time.Duration, max int) ([]FlushEvent, int) {
+func AddFlushAt(events []FlushEvent, hint int, t time.Time, window time.Duration, max int) ([]FlushEvent, int) {
 	// The bounds of "within", moved from each event to t once, as (seconds,
 	// nanoseconds) pairs: comparing those is cheap, time arithmetic per
 	// event is not, and every record lands here.
 	ts, tn := t.Unix(), t.Nanosecond()
-	es, en := shiftInstant(ts, tn, -window)
-	ls, ln := shiftInstant(ts, tn, window)
-	ses, sen := shiftInstant(ts, tn, -maxFlushSpan)
-	sls, sln := shiftInstant(ts, tn, maxFlushSpan)
+	es, en := ShiftInstant(ts, tn, -window)
+	ls, ln := ShiftInstant(ts, tn, window)
+	ses, sen := ShiftInstant(ts, tn, -maxFlushSpan)
+	sls, sln := ShiftInstant(ts, tn, maxFlushSpan)
 	within := func(e *FlushEvent) bool {
 		ss, sn, xs, xn := e.Start.Unix(), e.Start.Nanosecond(), e.End.Unix(), e.End.Nanosecond()
 		// t ≥ Start-window, t ≤ End+window, t-Start ≤ span, End-t ≤ span.
@@ -86,7 +86,7 @@ func addFlushAt(events []FlushEvent, hint int, t time.Time, window time.Duration
 
 // shiftInstant is an instant given as Unix seconds and nanoseconds moved
 // by d, as t.Add(d) would move it (without its cost).
-func shiftInstant(sec int64, nsec int, d time.Duration) (int64, int) {
+func ShiftInstant(sec int64, nsec int, d time.Duration) (int64, int) {
 	sec += int64(d / time.Second)
 	nsec += int(d % time.Second)
 	switch {

@@ -78,7 +78,7 @@ func TestAddFlushSameAsReference(t *testing.T) {
 				t.Fatalf("run %d record %d (t=%v): events differ\n got %v\nwant %v", run, n, ts, got, want)
 			}
 			// With the hint of the record before, as the Store calls it.
-			hinted, hint = addFlushAt(hinted, hint, ts, window, max)
+			hinted, hint = AddFlushAt(hinted, hint, ts, window, max)
 			if !reflect.DeepEqual(hinted, want) {
 				t.Fatalf("run %d record %d (t=%v), hint: events differ\n got %v\nwant %v", run, n, ts, hinted, want)
 			}

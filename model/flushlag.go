@@ -261,18 +261,18 @@ func StalePartitions(rows []PartitionRow, report FlushReport, now time.Time) []P
 // medianGap is the median time between consecutive updates in a history,
 // and the number of gaps it is taken over. It runs on every ingested
 // record, so it sorts on the stack.
-func medianGap(h []Update) (time.Duration, int) {
-	return medianGapRing(h, 0)
+func MedianGap(h []Update) (time.Duration, int) {
+	return MedianGapRing(h, 0)
 }
 
 // medianGapRing is medianGap over a ring whose oldest update is at head.
-func medianGapRing(h []Update, head int) (time.Duration, int) {
+func MedianGapRing(h []Update, head int) (time.Duration, int) {
 	var buf [32]time.Duration
 	gaps := buf[:0]
 	n := len(h)
 	for i := 1; i < n && len(gaps) < len(buf); i++ {
 		cur, prev := (head+i)%n, (head+i-1)%n
-		if g := wallSub(h[cur].Time, h[prev].Time); g > 0 {
+		if g := WallSub(h[cur].Time, h[prev].Time); g > 0 {
 			// insertion sort: at most a few dozen elements
 			j := len(gaps)
 			gaps = append(gaps, g)
@@ -291,7 +291,7 @@ func medianGapRing(h []Update, head int) (time.Duration, int) {
 // wallSub is a.Sub(b) by the wall clock, without Sub's overflow checks
 // (which cost more than the rest of medianGap) unless the two are
 // centuries apart.
-func wallSub(a, b time.Time) time.Duration {
+func WallSub(a, b time.Time) time.Duration {
 	ds := a.Unix() - b.Unix()
 	if ds > 6e9 || ds < -6e9 {
 		return a.Round(0).Sub(b.Round(0))

@@ -3,6 +3,8 @@ package model
 import (
 	"bytes"
 	"sort"
+
+	"koff/model/java"
 )
 
 // OffsetsBody renders source partitions as the body of Connect's
@@ -33,7 +35,7 @@ func OffsetsBody(rows []PartitionRow) []byte {
 		if err != nil || k.Partition == nil {
 			continue
 		}
-		canon := JavaIdentity(k.Partition)
+		canon := java.JavaIdentity(k.Partition)
 		if seen[canon] {
 			continue
 		}
@@ -80,9 +82,9 @@ func SinkOffsetsBody(rows []SinkPartitionRow) []byte {
 		// Field order as Connect writes it: the partition map is a Java
 		// HashMap, which iterates kafka_partition before kafka_topic.
 		b.WriteString(`{"partition":{"kafka_partition":`)
-		b.WriteString(itoa(r.Partition))
+		b.WriteString(Itoa(r.Partition))
 		b.WriteString(`,"kafka_topic":`)
-		b.Write(AppendJackson(nil, r.Topic))
+		b.Write(java.AppendJackson(nil, r.Topic))
 		b.WriteString(`},"offset":{"kafka_offset":`)
 		b.WriteString(itoa64(r.Committed))
 		b.WriteString(`}}`)
@@ -95,5 +97,5 @@ func itoa64(n int64) string {
 	if n < 0 {
 		return "-" + itoa64(-n)
 	}
-	return itoa(int(n))
+	return Itoa(int(n))
 }

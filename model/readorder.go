@@ -3,6 +3,8 @@ package model
 import (
 	"slices"
 	"sort"
+
+	"koff/model/java"
 )
 
 // A worker that starts (and, with exactly.once.source.support=enabled,
@@ -33,7 +35,7 @@ import (
 // TopicPartition keys with the given table size.
 func topicPartitionBucket(topic string, p int, capacity uint32) uint32 {
 	// TopicPartition.hashCode: 31 * (31 + partition) + topic.hashCode().
-	h := 31*(31+uint32(p)) + javaStringHash(topic)
+	h := 31*(31+uint32(p)) + java.JavaStringHash(topic)
 	h ^= h >> 16 // HashMap.hash's spread
 	return h & (capacity - 1)
 }

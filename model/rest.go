@@ -1,35 +1,39 @@
 package model
 
-import "bytes"
+import (
+	"bytes"
+
+	"koff/model/java"
+)
 
 // RESTKey is the key Connect's worker writes for a REST offset edit
 // (PATCH/DELETE): the partition map re-read by JsonConverter into a HashMap
 // (integers as Long, other numbers as Double) and serialised by Jackson.
-func RESTKey(connector string, partition Object) []byte {
+func RESTKey(connector string, partition java.Object) []byte {
 	if partition == nil {
-		return EncodeKey(connector, nil)
+		return java.EncodeKey(connector, nil)
 	}
-	return EncodeKey(connector, javaNumbers(HashMapOrder(partition)).(Object))
+	return java.EncodeKey(connector, java.JavaNumbers(java.HashMapOrder(partition)).(java.Object))
 }
 
 // RESTValue is the value Connect's worker writes for a REST offset edit,
 // normalised the same way as RESTKey; nil for a reset.
-func RESTValue(offset Object) []byte {
+func RESTValue(offset java.Object) []byte {
 	if offset == nil {
 		return nil
 	}
-	return AppendJackson(nil, javaNumbers(HashMapOrder(offset)))
+	return java.AppendJackson(nil, java.JavaNumbers(java.HashMapOrder(offset)))
 }
 
 // SameJSON reports whether two parsed JSON values are equal regardless of
 // object field order. Numbers compare by their text.
 func SameJSON(a, b any) bool {
-	return string(appendSorted(nil, a)) == string(appendSorted(nil, b))
+	return string(java.AppendSorted(nil, a)) == string(java.AppendSorted(nil, b))
 }
 
 // SortedJSON is v with object fields sorted by name: a canonical text for
 // comparing partition maps regardless of field order.
-func SortedJSON(v any) string { return string(appendSorted(nil, v)) }
+func SortedJSON(v any) string { return string(java.AppendSorted(nil, v)) }
 
 // IsRESTCanonical reports whether raw (the key's bytes in the topic) is
 // exactly what the worker writes for k's partition when it comes through
@@ -39,8 +43,8 @@ func SortedJSON(v any) string { return string(appendSorted(nil, v)) }
 // ["<connector>",null].
 func IsRESTCanonical(k Key, raw []byte) bool {
 	if k.Partition == nil {
-		return bytes.Equal(raw, EncodeKey(k.Connector, nil))
+		return bytes.Equal(raw, java.EncodeKey(k.Connector, nil))
 	}
-	p := javaNumbers(HashMapOrder(k.Partition)).(Object)
-	return bytes.Equal(raw, EncodeKey(k.Connector, p))
+	p := java.JavaNumbers(java.HashMapOrder(k.Partition)).(java.Object)
+	return bytes.Equal(raw, java.EncodeKey(k.Connector, p))
 }

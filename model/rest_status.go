@@ -34,7 +34,7 @@ func (c ConnectorState) TaskSummary() string {
 		}
 	}
 	if running == len(c.Tasks) {
-		return itoa(running) + "/" + itoa(len(c.Tasks)) + " running"
+		return Itoa(running) + "/" + Itoa(len(c.Tasks)) + " running"
 	}
 	counts := map[string]int{}
 	var order []string
@@ -49,7 +49,7 @@ func (c ConnectorState) TaskSummary() string {
 		if i > 0 {
 			s += ", "
 		}
-		s += itoa(counts[st]) + " " + lower(st)
+		s += Itoa(counts[st]) + " " + lower(st)
 	}
 	return s
 }
@@ -67,7 +67,7 @@ type RESTStatus struct {
 	Connectors map[string]ConnectorState
 }
 
-func itoa(n int) string {
+func Itoa(n int) string {
 	if n == 0 {
 		return "0"
 	}

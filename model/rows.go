@@ -2,6 +2,8 @@ package model
 
 import (
 	"time"
+
+	"koff/model/java"
 )
 
 // Update is one record of a source partition: a new offset or a tombstone.
@@ -141,9 +143,9 @@ type PartitionRow struct {
 // PartitionDetail is everything known about one source partition.
 type PartitionDetail struct {
 	PartitionRow
-	Key          []byte // raw key bytes as written
-	PartitionMap Object // nil for a null partition
-	Value        []byte // raw latest value; nil when deleted
+	Key          []byte      // raw key bytes as written
+	PartitionMap java.Object // nil for a null partition
+	Value        []byte      // raw latest value; nil when deleted
 	History      []Update
 	// Homes lists every topic-partition holding the same key bytes.
 	Homes []int

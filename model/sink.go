@@ -50,12 +50,12 @@ func SinkGroupName(name string, config map[string]string) string {
 	return "connect-" + name
 }
 
-type lagPoint struct {
-	at  time.Time
-	lag int64
+type LagPoint struct {
+	At  time.Time
+	Lag int64
 }
 
-const lagHistory = 30
+const LagHistory = 30
 
 // SinkSummary is a sink connector's lag at a glance.
 type SinkSummary struct {
@@ -93,14 +93,14 @@ type SinkSummary struct {
 // Only a change beyond the saw-tooth's size is a trend, and one, once seen,
 // holds until the change falls below half that (prev), so the word and the
 // catch-up time do not jump between polls.
-func lagTrend(points []lagPoint, prev string) (string, float64) {
+func LagTrend(points []LagPoint, prev string) (string, float64) {
 	if len(points) < 2 {
 		return "", 0
 	}
 	last := points[len(points)-1]
 	window := points
 	for i, p := range points {
-		if last.at.Sub(p.at) <= time.Minute {
+		if last.At.Sub(p.At) <= time.Minute {
 			window = points[i:]
 			break
 		}
@@ -118,7 +118,7 @@ func lagTrend(points []lagPoint, prev string) (string, float64) {
 	rate := d / secs
 	var peak int64
 	for _, p := range window {
-		peak = max(peak, p.lag)
+		peak = max(peak, p.Lag)
 	}
 	tol := max(20, float64(peak)/4)
 	switch {
@@ -131,15 +131,15 @@ func lagTrend(points []lagPoint, prev string) (string, float64) {
 }
 
 // middle is the time halfway through points.
-func middle(points []lagPoint) time.Time {
-	first, last := points[0].at, points[len(points)-1].at
+func middle(points []LagPoint) time.Time {
+	first, last := points[0].At, points[len(points)-1].At
 	return first.Add(last.Sub(first) / 2)
 }
 
-func medianLag(points []lagPoint) int64 {
+func medianLag(points []LagPoint) int64 {
 	lags := make([]int64, len(points))
 	for i, p := range points {
-		lags[i] = p.lag
+		lags[i] = p.Lag
 	}
 	slices.Sort(lags)
 	return lags[len(lags)/2]

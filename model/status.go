@@ -65,7 +65,7 @@ func (s TailStatus) Blind(now time.Time) (time.Time, string) {
 	case s.State == TailDisconnected || s.State == TailStalled:
 		return s.Since, "Kafka " + s.State.String() + " since " + s.Since.Local().Format("15:04:05")
 	case !s.Silent.IsZero():
-		return s.Silent, "no answer from Kafka for " + itoa(int(now.Sub(s.Silent)/time.Second)) + "s"
+		return s.Silent, "no answer from Kafka for " + Itoa(int(now.Sub(s.Silent)/time.Second)) + "s"
 	}
 	return time.Time{}, ""
 }

@@ -11,6 +11,8 @@ import (
 
 	"koff/keymap"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // TestAsyncViewSameAsSync: a big connector's partitions screen, read off
@@ -86,11 +88,11 @@ func TestAsyncViewSameAsSync(t *testing.T) {
 	async.setFilter("region-3")
 	sync.setFilter("region-3")
 	cmd := async.viewCmd()
-	var recs []model.Record
+	var recs []store.Record
 	for i := 0; i < 6000; i += 7 {
 		k := mmKey(i)
-		p := model.PartitionFor(k, 25)
-		recs = append(recs, model.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
+		p := java.PartitionFor(k, 25)
+		recs = append(recs, store.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
 			Key: k, Value: []byte(`{"offset":` + strconv.Itoa(7_000_000-i) + `}`), Time: now})
 		src.Ingest(recs[len(recs)-1:])
 	}

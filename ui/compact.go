@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // jsonValues is a JSON object's values in their order, without field
@@ -18,11 +18,11 @@ func jsonValues(s string) (string, bool) {
 	if vals, ok := plainValues(s); ok {
 		return vals, true
 	}
-	v, err := model.ParseJSON([]byte(s))
+	v, err := java.ParseJSON([]byte(s))
 	if err != nil {
 		return "", false
 	}
-	obj, isObj := v.(model.Object)
+	obj, isObj := v.(java.Object)
 	if !isObj {
 		return "", false
 	}
@@ -31,7 +31,7 @@ func jsonValues(s string) (string, bool) {
 		switch x := f.Value.(type) {
 		case string:
 			parts = append(parts, x)
-		case model.Object, []any:
+		case java.Object, []any:
 			return "", false
 		case nil:
 			parts = append(parts, "null")

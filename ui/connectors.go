@@ -14,6 +14,7 @@ import (
 
 	"koff/keymap"
 	"koff/model"
+	"koff/model/text"
 )
 
 // activitySpan is how far back the flush sparkline looks; it is drawn in
@@ -580,9 +581,9 @@ func (s *connectorsScreen) View() string {
 
 // lookAlike is another connector whose name reads the same as name.
 func (s *connectorsScreen) lookAlike(name string) (string, bool) {
-	sk := model.Skeleton(name)
+	sk := text.Skeleton(name)
 	for _, it := range s.list.items {
-		if it.ID.Name != name && model.Skeleton(it.ID.Name) == sk {
+		if it.ID.Name != name && text.Skeleton(it.ID.Name) == sk {
 			return it.ID.Name, true
 		}
 	}

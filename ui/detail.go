@@ -15,6 +15,8 @@ import (
 
 	"koff/keymap"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/text"
 )
 
 // detailScreen shows everything known about one source partition in a
@@ -168,14 +170,14 @@ func (s *detailScreen) content() []string {
 	if d.PartitionMap == nil {
 		indented("null")
 	} else {
-		indented(cleanBlock(model.Pretty(d.PartitionMap, "  "), detailMax))
+		indented(cleanBlock(java.Pretty(d.PartitionMap, "  "), detailMax))
 	}
 
 	section("Offset", "record offset "+count(d.RecordOffset), "updated "+age(s.now, d.Updated), plural(d.Updates, "update", "updates"))
 	if d.Value == nil {
 		prose("✕ ", "deleted: the latest record is a tombstone, so a restarted task starts without an offset.")
 	} else if o, err := model.ParseOffset(d.Value); err == nil {
-		indented(cleanBlock(model.Pretty(o, "  "), detailMax))
+		indented(cleanBlock(java.Pretty(o, "  "), detailMax))
 	} else {
 		indented(cleanBytes(d.Value, detailMax))
 	}
@@ -249,7 +251,7 @@ func compactJSON(raw []byte) string {
 	if json.Compact(&b, raw) == nil {
 		raw = b.Bytes()
 	}
-	return cleanBytes(model.JSONSafe(raw), cellMax)
+	return cleanBytes(text.JSONSafe(raw), cellMax)
 }
 
 func (s *detailScreen) ShortHelp() []key.Binding {

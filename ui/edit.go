@@ -12,6 +12,7 @@ import (
 
 	"koff/edit"
 	"koff/model"
+	"koff/model/java"
 )
 
 // Editor is the edit pipeline as the dashboard uses it; *edit.Editor
@@ -437,7 +438,7 @@ func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 		m.setStatus(statusInfo, fmt.Sprintf("%s works on source partitions: open a connector first (%s)", b.Help().Desc, m.km.Open.Help().Key))
 		return nil
 	}
-	var partition model.Object
+	var partition java.Object
 	if needsPartition {
 		if !t.hasRow {
 			m.setStatus(statusInfo, "no source partition selected")

@@ -16,6 +16,7 @@ import (
 
 	"koff/edit"
 	"koff/model"
+	"koff/model/store"
 )
 
 // storeWriter is the Kafka side of a real edit.Editor in tests: records it
@@ -25,7 +26,7 @@ type storeWriter struct {
 	f  *fixture
 }
 
-func (w *storeWriter) WriteRecords(_ context.Context, recs []model.Record) error {
+func (w *storeWriter) WriteRecords(_ context.Context, recs []store.Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, r := range recs {
@@ -34,7 +35,7 @@ func (w *storeWriter) WriteRecords(_ context.Context, recs []model.Record) error
 			s := string(r.Value)
 			v = &s
 		}
-		w.f.store.Ingest([]model.Record{w.f.rec(t0, string(r.Key), v, r.Partition)})
+		w.f.store.Ingest([]store.Record{w.f.rec(t0, string(r.Key), v, r.Partition)})
 	}
 	return nil
 }

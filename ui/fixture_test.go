@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // t0 is the tests' fixed "now".
@@ -18,7 +20,7 @@ const topic = "connect-offsets"
 
 // fixture feeds a real Store the way the tailer does.
 type fixture struct {
-	store *model.Store
+	store *store.Store
 	next  map[model.TopicPartition]int64
 	// groups is the latest poll of each sink group, for the fake Kafka
 	// side of the editor.
@@ -26,7 +28,7 @@ type fixture struct {
 }
 
 func newFixture() *fixture {
-	s := model.NewStore(model.StoreOptions{})
+	s := store.NewStore(store.StoreOptions{})
 	s.SetTopicPartitions(topic, 25)
 	return &fixture{store: s, next: map[model.TopicPartition]int64{}, groups: map[string]model.GroupPoll{}}
 }
@@ -42,19 +44,19 @@ func (f *fixture) setGroups(at time.Time, polls ...model.GroupPoll) {
 
 // rec builds a record; partition -1 places the key where murmur2 puts it,
 // as a worker would. A nil value is a tombstone.
-func (f *fixture) rec(at time.Time, key string, value *string, partition int) model.Record {
+func (f *fixture) rec(at time.Time, key string, value *string, partition int) store.Record {
 	return f.recIn(topic, 25, at, key, value, partition)
 }
 
 // recIn is rec for another offsets topic of n partitions.
-func (f *fixture) recIn(topicName string, n int, at time.Time, key string, value *string, partition int) model.Record {
+func (f *fixture) recIn(topicName string, n int, at time.Time, key string, value *string, partition int) store.Record {
 	if partition < 0 {
-		partition = model.PartitionFor([]byte(key), n)
+		partition = java.PartitionFor([]byte(key), n)
 	}
 	tp := model.TopicPartition{Topic: topicName, Partition: partition}
 	off := f.next[tp]
 	f.next[tp] = off + 1
-	r := model.Record{Topic: topicName, Partition: partition, Offset: off, Key: []byte(key), Time: at}
+	r := store.Record{Topic: topicName, Partition: partition, Offset: off, Key: []byte(key), Time: at}
 	if value != nil {
 		r.Value = []byte(*value)
 	}
@@ -62,19 +64,19 @@ func (f *fixture) recIn(topicName string, n int, at time.Time, key string, value
 }
 
 func (f *fixture) put(at time.Time, key, value string) {
-	f.store.Ingest([]model.Record{f.rec(at, key, &value, -1)})
+	f.store.Ingest([]store.Record{f.rec(at, key, &value, -1)})
 }
 
 func (f *fixture) putIn(topicName string, n int, at time.Time, key, value string) {
-	f.store.Ingest([]model.Record{f.recIn(topicName, n, at, key, &value, -1)})
+	f.store.Ingest([]store.Record{f.recIn(topicName, n, at, key, &value, -1)})
 }
 
 func (f *fixture) putAt(at time.Time, key, value string, partition int) {
-	f.store.Ingest([]model.Record{f.rec(at, key, &value, partition)})
+	f.store.Ingest([]store.Record{f.rec(at, key, &value, partition)})
 }
 
 func (f *fixture) tombstone(at time.Time, key string) {
-	f.store.Ingest([]model.Record{f.rec(at, key, nil, -1)})
+	f.store.Ingest([]store.Record{f.rec(at, key, nil, -1)})
 }
 
 const (

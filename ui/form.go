@@ -15,6 +15,8 @@ import (
 	"koff/edit"
 	"koff/keymap"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/text"
 )
 
 // formDialog is a dialog that leads to a planned edit: the offset editor,
@@ -130,14 +132,14 @@ type editForm struct {
 	connector string
 	// partition is the source partition e edits; newPartition is true for
 	// n, whose first field is the partition.
-	partition     model.Object
+	partition     java.Object
 	partitionJSON string
 	current       string // e: the offset in force, as stored
 	id            model.PartitionID
 	moved         bool // e: the offset in force changed while the form was open
 	newPartition  bool
 	known         map[string]bool // n: the connector's stored partitions, canonical
-	written       []model.Object  // the offset shapes the connector wrote
+	written       []java.Object   // the offset shapes the connector wrote
 	fields        []*formField
 	focus         int
 	formState
@@ -160,7 +162,7 @@ func newTextarea(st *Styles, placeholder string) textarea.Model {
 }
 
 // newOffsetForm is e: the offset of one stored source partition.
-func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, partition model.Object, known []model.Object) *editForm {
+func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, partition java.Object, known []java.Object) *editForm {
 	f := &editForm{km: km, st: st, title: "Edit offset · " + clean(connector), connector: connector,
 		partition: partition, partitionJSON: cleanBlock(row.Partition, detailMax), current: cleanBlock(row.Offset, detailMax), help: help.New()}
 	f.id, f.written = row.ID, known
@@ -181,7 +183,7 @@ func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.Pa
 		}}
 	field.shape = shapeAgainst(row, known)
 	// JSON's \u escapes for what a terminal would act on: the same value.
-	field.ta.SetValue(string(model.JSONSafe([]byte(initialOffset(row.Offset)))))
+	field.ta.SetValue(string(text.JSONSafe([]byte(initialOffset(row.Offset)))))
 	f.fields = []*formField{field}
 	f.help.Styles = st.Help
 	f.validate()
@@ -190,7 +192,7 @@ func newOffsetForm(km *keymap.KeyMap, st *Styles, connector string, row model.Pa
 
 // shapeAgainst warns of a new offset's shape against row's offset and
 // the shapes the connector wrote: the judgement the CLI's plan prints.
-func shapeAgainst(row model.PartitionRow, known []model.Object) func(string) []string {
+func shapeAgainst(row model.PartitionRow, known []java.Object) func(string) []string {
 	cur, err := model.ParseOffset([]byte(row.Offset))
 	if err != nil || row.Deleted {
 		cur = nil
@@ -281,9 +283,9 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 			return cleanAll(edit.OffsetShapeWarnings(o, nil, sib.offsets))
 		}}
 	if hasRow {
-		part.ta.SetValue(string(model.JSONSafe([]byte(row.Partition))))
+		part.ta.SetValue(string(text.JSONSafe([]byte(row.Partition))))
 		if !row.Deleted {
-			off.ta.SetValue(string(model.JSONSafe([]byte(row.Offset))))
+			off.ta.SetValue(string(text.JSONSafe([]byte(row.Offset))))
 		}
 	}
 	f.fields = []*formField{part, off}
@@ -294,12 +296,12 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 
 // siblingShapes are a connector's stored partition maps and the offset
 // shapes it wrote, for the forms to compare new ones with.
-type siblingShapes struct{ partitions, offsets []model.Object }
+type siblingShapes struct{ partitions, offsets []java.Object }
 
 var errNullNew = errors.New("a new source partition needs an offset object, not null")
 
 // canonPartition is a partition map's text regardless of field order.
-func canonPartition(p model.Object) string {
+func canonPartition(p java.Object) string {
 	if p == nil {
 		return "null"
 	}
@@ -316,7 +318,7 @@ func initialOffset(stored string) string {
 	if err != nil || o == nil {
 		return stored
 	}
-	pretty := model.Pretty(o, "  ")
+	pretty := java.Pretty(o, "  ")
 	if strings.Count(pretty, "\n")+1 <= maxFieldLines-2 {
 		return pretty
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // age is how long ago t was, in the largest whole unit: "4s ago", "3m ago".
@@ -177,7 +178,7 @@ func decimals(n json.Number) int {
 // offsetChanges describes how an offset map changed from prev to cur, field
 // by field: "+5" for numbers, "changed" for anything else, in cur's field
 // order. A field that vanished or appeared is named as such.
-func offsetChanges(prev, cur model.Object) []string {
+func offsetChanges(prev, cur java.Object) []string {
 	var out []string
 	for _, f := range cur {
 		f.Name = clean(f.Name) // field names come from the topic too
@@ -196,7 +197,7 @@ func offsetChanges(prev, cur model.Object) []string {
 				}
 			}
 		}
-		if string(model.AppendJackson(nil, old)) != string(model.AppendJackson(nil, f.Value)) {
+		if string(java.AppendJackson(nil, old)) != string(java.AppendJackson(nil, f.Value)) {
 			out = append(out, f.Name+" changed")
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/model"
+	"koff/model/java"
 )
 
 // Deltas in the update history are exact however large the offsets: an
@@ -30,7 +31,7 @@ func TestNumberDeltaIsExact(t *testing.T) {
 }
 
 func TestOffsetChangesNameEachField(t *testing.T) {
-	parse := func(s string) model.Object {
+	parse := func(s string) java.Object {
 		o, err := model.ParseOffset([]byte(s))
 		if err != nil {
 			t.Fatal(err)

@@ -3,7 +3,7 @@ package ui
 import (
 	"strings"
 
-	"koff/model"
+	"koff/model/text"
 )
 
 // guardFrame is the last guard on what the dashboard draws: the frame keeps
@@ -20,7 +20,7 @@ func guardFrame(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 64)
 	forRuns(s, func(plain, sgr string) {
-		b.Write(model.SanitizeOutput([]byte(plain)))
+		b.Write(text.SanitizeOutput([]byte(plain)))
 		b.WriteString(sgr)
 	})
 	return b.String()
@@ -29,7 +29,7 @@ func guardFrame(s string) string {
 func cleanFrame(s string) bool {
 	clean := true
 	forRuns(s, func(plain, _ string) {
-		clean = clean && model.SafeOutput(plain)
+		clean = clean && text.SafeOutput(plain)
 	})
 	return clean
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // keyClock times one key at a time, from the moment it is sent to the
@@ -97,11 +99,11 @@ func (w frameWriter) Write(p []byte) (int, error) {
 // streamRecords ingests rate records a second into the Store, in batches
 // every 10 ms as the tailer applies its fetches: each a new offset of the
 // next of keys, round them, until stop is closed.
-func streamRecords(s *model.Store, keys [][]byte, rate int, stop <-chan struct{}) <-chan struct{} {
+func streamRecords(s *store.Store, keys [][]byte, rate int, stop <-chan struct{}) <-chan struct{} {
 	done := make(chan struct{})
 	parts := make([]int, len(keys))
 	for i, k := range keys {
-		parts[i] = model.PartitionFor(k, 25)
+		parts[i] = java.PartitionFor(k, 25)
 	}
 	next := make([]int64, 25)
 	for p := range next {
@@ -112,7 +114,7 @@ func streamRecords(s *model.Store, keys [][]byte, rate int, stop <-chan struct{}
 		tk := time.NewTicker(10 * time.Millisecond)
 		defer tk.Stop()
 		per := rate / 100
-		batch := make([]model.Record, 0, per)
+		batch := make([]store.Record, 0, per)
 		for i := 0; ; {
 			select {
 			case <-stop:
@@ -123,7 +125,7 @@ func streamRecords(s *model.Store, keys [][]byte, rate int, stop <-chan struct{}
 			batch = batch[:0]
 			for range per {
 				k, p := i%len(keys), parts[i%len(keys)]
-				batch = append(batch, model.Record{Topic: "connect-offsets", Partition: p, Offset: next[p], Key: keys[k],
+				batch = append(batch, store.Record{Topic: "connect-offsets", Partition: p, Offset: next[p], Key: keys[k],
 					Value: []byte(`{"offset":` + strconv.Itoa(200000+i) + `}`), Time: now})
 				next[p]++
 				i++
@@ -156,8 +158,8 @@ func BenchmarkKeyToFrame100k(b *testing.B) {
 	for c := range 5 {
 		for t := range 3 {
 			k := fmt.Sprintf(`["jdbc-%02d",{"protocol":"1","table":"t%d"}]`, c, t)
-			src.Ingest([]model.Record{{Topic: "connect-offsets", Partition: model.PartitionFor([]byte(k), 25),
-				Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: model.PartitionFor([]byte(k), 25)}),
+			src.Ingest([]store.Record{{Topic: "connect-offsets", Partition: java.PartitionFor([]byte(k), 25),
+				Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: java.PartitionFor([]byte(k), 25)}),
 				Key:    []byte(k), Value: []byte(`{"incrementing":1}`), Time: time.Now()}})
 		}
 	}

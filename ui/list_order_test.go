@@ -11,6 +11,8 @@ import (
 
 	"koff/keymap"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/text"
 )
 
 func randomText(rng *rand.Rand) string {
@@ -167,11 +169,11 @@ func TestNaturalLessSkipsPrefixesExactly(t *testing.T) {
 
 // jsonValuesParsed is jsonValues through the parser alone.
 func jsonValuesParsed(s string) (string, bool) {
-	v, err := model.ParseJSON([]byte(s))
+	v, err := java.ParseJSON([]byte(s))
 	if err != nil {
 		return "", false
 	}
-	obj, isObj := v.(model.Object)
+	obj, isObj := v.(java.Object)
 	if !isObj {
 		return "", false
 	}
@@ -180,7 +182,7 @@ func jsonValuesParsed(s string) (string, bool) {
 		switch x := f.Value.(type) {
 		case string:
 			parts = append(parts, x)
-		case model.Object, []any:
+		case java.Object, []any:
 			return "", false
 		case nil:
 			parts = append(parts, "null")
@@ -280,7 +282,7 @@ func TestPlainCellsMeasuredAsCleaned(t *testing.T) {
 		cases = append(cases, c)
 	}
 	for _, c := range cases {
-		slow := model.Sanitize(model.Clip(string(model.JSONSafe([]byte(c))), cellMax))
+		slow := text.Sanitize(text.Clip(string(text.JSONSafe([]byte(c))), cellMax))
 		if got := cleanJSON(c); got != slow {
 			t.Fatalf("cleanJSON(%q) = %q, the full path %q", c, got, slow)
 		}

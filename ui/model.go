@@ -36,6 +36,7 @@ import (
 
 	"koff/keymap"
 	"koff/model"
+	"koff/model/store"
 )
 
 // Source is what the UI reads: *model.Store satisfies it. Every method
@@ -58,7 +59,7 @@ type Source interface {
 	SinkPartitions(group string) []model.SinkPartitionRow
 }
 
-var _ Source = (*model.Store)(nil)
+var _ Source = (*store.Store)(nil)
 
 // Options configure the dashboard.
 type Options struct {

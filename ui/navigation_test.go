@@ -12,6 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 func started(t *testing.T, w, h int) (*fixture, *Model) {
@@ -282,7 +284,7 @@ func TestPartitionSortsByOffsetNumerically(t *testing.T) {
 // countingSource counts reads, to show the tick leaves an unchanged
 // Source alone.
 type countingSource struct {
-	*model.Store
+	*store.Store
 	reads atomic.Int64
 }
 
@@ -474,7 +476,7 @@ func TestViewIsAltScreen(t *testing.T) {
 }
 
 func TestEmptyStore(t *testing.T) {
-	s := model.NewStore(model.StoreOptions{})
+	s := store.NewStore(store.StoreOptions{})
 	s.SetStatus(model.TailStatus{State: model.TailConnecting})
 	m := newTestModel(s)
 	send(t, m, size(80, 24))
@@ -487,7 +489,7 @@ func TestMultipleOffsetsTopicsShowTheTopic(t *testing.T) {
 	f := demoStore()
 	f.store.SetTopicPartitions("mm2-offsets", 5)
 	key := `["jdbc-orders",{"protocol":"1","table":"orders"}]` // same name, another Connect cluster
-	f.store.Ingest([]model.Record{{Topic: "mm2-offsets", Partition: model.PartitionFor([]byte(key), 5),
+	f.store.Ingest([]store.Record{{Topic: "mm2-offsets", Partition: java.PartitionFor([]byte(key), 5),
 		Key: []byte(key), Value: []byte(`{"incrementing":1}`), Time: t0}})
 	m := New(Options{Source: f.store, Bootstrap: "localhost:9092", Topics: []string{topic, "mm2-offsets"},
 		Now: func() time.Time { return t0 }})

@@ -9,12 +9,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/model"
+	"koff/model/store"
 )
 
 // sinceSource reads only what changed of a connector's source partitions
 // since an earlier read (*model.Store does).
 type sinceSource interface {
-	PartitionsSinceGivingWay(id model.ConnectorID, since uint64, giveWay func()) model.PartitionChanges
+	PartitionsSinceGivingWay(id model.ConnectorID, since uint64, giveWay func()) store.PartitionChanges
 }
 
 // partTable is a big connector's rows as read through PartitionsSince, in
@@ -107,7 +108,7 @@ func wholeTable(stamp uint64, rows []prow, search func(prow) []string) *partTabl
 }
 
 // next is the table of t's rows with the changes ch applied.
-func (t *partTable) next(ch model.PartitionChanges, search func(prow) []string) *partTable {
+func (t *partTable) next(ch store.PartitionChanges, search func(prow) []string) *partTable {
 	if len(ch.Rows) == 0 && ch.Count == len(t.rows) {
 		n := t.carry()
 		n.stamp = ch.Stamp

@@ -10,6 +10,8 @@ import (
 
 	"koff/keymap"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // TestPartitionTableSameAsFullRead: the partitions screen's table of a
@@ -36,18 +38,18 @@ func TestPartitionTableSameAsFullRead(t *testing.T) {
 		var tbl *partTable
 		now := time.UnixMilli(1_796_000_000_000)
 		for step := range 60 {
-			var batch []model.Record
+			var batch []store.Record
 			for range rng.Intn(40) {
 				i := rng.Intn(n + 20)
 				if i >= n {
 					n = i + 1 // new partitions
 				}
 				k := mmKey(i)
-				p := model.PartitionFor(k, 25)
+				p := java.PartitionFor(k, 25)
 				if rng.Intn(10) == 0 {
 					p = rng.Intn(25) // a copy in another partition
 				}
-				r := model.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
+				r := store.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
 					Key: k, Time: now.Add(time.Duration(step*100+rng.Intn(100)) * time.Millisecond)}
 				if v := values[rng.Intn(len(values))]; v != "\x00" {
 					r.Value = []byte(v)
@@ -180,13 +182,13 @@ func TestSortPlacesSameAsCompare(t *testing.T) {
 		for step := range 6 {
 			for range 80 {
 				k := mmKey(rng.Intn(220))
-				p := model.PartitionFor(k, 25)
-				r := model.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
+				p := java.PartitionFor(k, 25)
+				r := store.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
 					Key: k, Time: now.Add(time.Duration(rng.Intn(5)) * time.Second)}
 				if v := values[rng.Intn(len(values))]; v != "\x00" {
 					r.Value = []byte(v)
 				}
-				src.Ingest([]model.Record{r})
+				src.Ingest([]store.Record{r})
 			}
 			tbl = readTable(src, id, tbl, scr.list.search)
 			for i := range scr.list.sorts {

@@ -3,7 +3,7 @@ package ui
 import (
 	"strings"
 
-	"koff/model"
+	"koff/model/text"
 )
 
 // What the dashboard shows of one outside value at most: table cells,
@@ -19,7 +19,7 @@ const (
 // clean is an outside string (a name, a state, an error from Connect or
 // the broker) made safe to draw: clipped, and every control escaped by the
 // one sanitiser.
-func clean(s string) string { return model.Sanitize(model.Clip(s, cellMax)) }
+func clean(s string) string { return text.Sanitize(text.Clip(s, cellMax)) }
 
 // cleanJSON is clean for one line of JSON text: JSON's own \u escapes
 // first, so it stays JSON that means the same.
@@ -27,7 +27,7 @@ func cleanJSON(s string) string {
 	if plainCell(s) { // nothing to escape or cut: no copies (a reload measures 100,000)
 		return s
 	}
-	return model.Sanitize(model.Clip(string(model.JSONSafe([]byte(s))), cellMax))
+	return text.Sanitize(text.Clip(string(text.JSONSafe([]byte(s))), cellMax))
 }
 
 // plainCell says s is printable ASCII of at most cellMax bytes, which
@@ -47,9 +47,9 @@ func plainCell(s string) bool {
 // cleanBlock is multi-line JSON text (pretty-printed) made safe, line by
 // line, clipped at max bytes.
 func cleanBlock(s string, max int) string {
-	lines := strings.Split(model.Clip(string(model.JSONSafe([]byte(s))), max), "\n")
+	lines := strings.Split(text.Clip(string(text.JSONSafe([]byte(s))), max), "\n")
 	for i, l := range lines {
-		lines[i] = model.Sanitize(l)
+		lines[i] = text.Sanitize(l)
 	}
 	return strings.Join(lines, "\n")
 }

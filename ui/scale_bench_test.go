@@ -11,12 +11,14 @@ import (
 
 	"koff/keymap"
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // mmKey is the key of source partition i of the MirrorMaker connector of
 // bigStore (1,000 topics of up to 1,000 partitions).
 func mmKey(i int) []byte {
-	return model.EncodeKey("mm2-primary.MirrorSourceConnector", model.HashMapOrder(model.Object{
+	return java.EncodeKey("mm2-primary.MirrorSourceConnector", java.HashMapOrder(java.Object{
 		{Name: "cluster", Value: "primary"}, {Name: "topic", Value: fmt.Sprintf("orders.region-%d", i/1000)},
 		{Name: "partition", Value: encjson.Number(strconv.Itoa(i % 1000))}}))
 }
@@ -24,16 +26,16 @@ func mmKey(i int) []byte {
 // bigStore is a Store holding one MirrorMaker connector of n source
 // partitions (1,000 topics of n/1,000 partitions), spread over 25
 // partitions of the offsets topic as a worker writes them.
-func bigStore(n int) *model.Store {
-	s := model.NewStore(model.StoreOptions{})
+func bigStore(n int) *store.Store {
+	s := store.NewStore(store.StoreOptions{})
 	s.SetTopicPartitions("connect-offsets", 25)
 	base := time.UnixMilli(1_796_000_000_000)
-	var batch []model.Record
+	var batch []store.Record
 	offs := make([]int64, 25)
 	for i := 0; i < n; i++ {
 		k := mmKey(i)
-		p := model.PartitionFor(k, 25)
-		batch = append(batch, model.Record{Topic: "connect-offsets", Partition: p, Offset: offs[p], Key: k,
+		p := java.PartitionFor(k, 25)
+		batch = append(batch, store.Record{Topic: "connect-offsets", Partition: p, Offset: offs[p], Key: k,
 			Value: []byte(`{"offset":` + strconv.Itoa(1000+i*7%100000) + `}`), Time: base.Add(time.Duration(i) * time.Millisecond)})
 		offs[p]++
 		if len(batch) == 1000 {
@@ -110,11 +112,11 @@ func BenchmarkPartitions100k(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				b.StopTimer()
-				var batch []model.Record
+				var batch []store.Record
 				for range changed {
 					key := keys[k%n]
-					p := model.PartitionFor(key, 25)
-					batch = append(batch, model.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
+					p := java.PartitionFor(key, 25)
+					batch = append(batch, store.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
 						Key: key, Value: []byte(`{"offset":` + strconv.Itoa(200000+k) + `}`), Time: now})
 					src.Ingest(batch[len(batch)-1:])
 					k++
@@ -147,11 +149,11 @@ func BenchmarkPartitions100k(b *testing.B) {
 			b.ResetTimer()
 			for i := range b.N {
 				b.StopTimer()
-				var batch []model.Record
+				var batch []store.Record
 				for range 1000 {
 					key := keys[k%n]
-					p := model.PartitionFor(key, 25)
-					batch = append(batch, model.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
+					p := java.PartitionFor(key, 25)
+					batch = append(batch, store.Record{Topic: "connect-offsets", Partition: p, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p}),
 						Key: key, Value: []byte(`{"offset":` + strconv.Itoa(300000+k) + `}`), Time: now})
 					src.Ingest(batch[len(batch)-1:])
 					k += 97
@@ -212,11 +214,11 @@ func BenchmarkPartitions100kIdle(b *testing.B) {
 	base := time.UnixMilli(1_796_000_000_000)
 	for i := range 30 { // 10 partitions flush every 10 s for 5 minutes after
 		at := base.Add(time.Hour + time.Duration(i)*10*time.Second)
-		var recs []model.Record
+		var recs []store.Record
 		for p := range 10 {
 			k := mmKey(p)
-			tp := model.PartitionFor(k, 25)
-			recs = append(recs, model.Record{Topic: "connect-offsets", Partition: tp, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: tp}),
+			tp := java.PartitionFor(k, 25)
+			recs = append(recs, store.Record{Topic: "connect-offsets", Partition: tp, Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: tp}),
 				Key: k, Value: []byte(`{"offset":` + strconv.Itoa(i) + `}`), Time: at})
 			src.Ingest(recs[len(recs)-1:])
 		}

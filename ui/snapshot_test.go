@@ -8,6 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"koff/model"
+	"koff/model/java"
+	"koff/model/store"
 )
 
 // sendJobs sends messages as send does and returns the commands they
@@ -115,10 +117,10 @@ func TestReadAfterKeysShowsWhatChanged(t *testing.T) {
 		t.Fatalf("after its snapshot the screen shows:\n%s", got)
 	}
 	k := mmKey(0)
-	p := model.PartitionFor(k, 25)
+	p := java.PartitionFor(k, 25)
 	for _, key := range []string{"down", "down", "up"} {
 		cmds := sendJobs(t, m, press(key)...)
-		src.Ingest([]model.Record{{Topic: "connect-offsets", Partition: p, Key: k, Value: []byte(`{"offset":987654321}`), Time: now,
+		src.Ingest([]store.Record{{Topic: "connect-offsets", Partition: p, Key: k, Value: []byte(`{"offset":987654321}`), Time: now,
 			Offset: src.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: p})}})
 		runJobs(t, m, append(cmds, sendJobs(t, m, tickMsg{})...))
 	}

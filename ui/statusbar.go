@@ -6,7 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 
-	"koff/model"
+	"koff/model/text"
 )
 
 // statusKind is what a status-bar message is about; each kind has a glyph,
@@ -38,7 +38,7 @@ const maxStatusLines = 3
 
 func (m *Model) setStatus(kind statusKind, msg string) {
 	// Messages carry names and Connect's and the broker's own words.
-	m.status = status{kind: kind, text: model.Sanitize(msg), sticky: kind != statusInfo}
+	m.status = status{kind: kind, text: text.Sanitize(msg), sticky: kind != statusInfo}
 }
 
 // statusView renders the status bar, "" when there is nothing to say.

@@ -8,6 +8,7 @@ import (
 	"koff/edit"
 	"koff/keymap"
 	"koff/model"
+	"koff/model/java"
 )
 
 // strayForm opens when e or x is pressed on a stray copy of a source
@@ -22,7 +23,7 @@ type strayForm struct {
 	st        *Styles
 	connector string
 	row       model.PartitionRow
-	partition model.Object
+	partition java.Object
 	// reset: opened by x (the partition action resets it), else by e.
 	reset bool
 	// next is the form to open instead of this one (e on the partition).
@@ -32,7 +33,7 @@ type strayForm struct {
 	width, height int
 }
 
-func newStrayForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, partition model.Object, reset bool) *strayForm {
+func newStrayForm(km *keymap.KeyMap, st *Styles, connector string, row model.PartitionRow, partition java.Object, reset bool) *strayForm {
 	f := &strayForm{km: km, st: st, connector: connector, row: row, partition: partition, reset: reset, help: help.New()}
 	f.help.Styles = st.Help
 	return f

@@ -16,7 +16,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
-	"koff/model"
+	"koff/model/java"
 )
 
 // Spec shapes the keys and values of one benchmark topic.
@@ -49,14 +49,14 @@ func (w Spec) Key(i int) []byte {
 	switch w.Kind {
 	case "mm2":
 		// MirrorSourceTask: {"cluster","partition","topic"} per replicated topic-partition.
-		return model.EncodeKey(fmt.Sprintf("mm2-%02d.MirrorSourceConnector", c), model.HashMapOrder(model.Object{
+		return java.EncodeKey(fmt.Sprintf("mm2-%02d.MirrorSourceConnector", c), java.HashMapOrder(java.Object{
 			{Name: "cluster", Value: "primary"},
 			{Name: "topic", Value: fmt.Sprintf("orders.region-%d.topic-%d", c, j/100)},
 			{Name: "partition", Value: json.Number(strconv.Itoa(j % 100))},
 		}))
 	default:
 		// Debezium (SQL Server multi-database shape): {"server","database"}.
-		return model.EncodeKey(fmt.Sprintf("debezium-%02d", c), model.HashMapOrder(model.Object{
+		return java.EncodeKey(fmt.Sprintf("debezium-%02d", c), java.HashMapOrder(java.Object{
 			{Name: "server", Value: fmt.Sprintf("inventory-%02d", c)},
 			{Name: "database", Value: fmt.Sprintf("db_%04d", j)},
 		}))
@@ -67,10 +67,10 @@ func (w Spec) Key(i int) []byte {
 func (w Spec) Value(i, n int, ts time.Time) []byte {
 	switch w.Kind {
 	case "mm2":
-		return model.AppendJackson(nil, model.HashMapOrder(model.Object{{Name: "offset", Value: json.Number(strconv.Itoa(1000*n + i%1000))}}))
+		return java.AppendJackson(nil, java.HashMapOrder(java.Object{{Name: "offset", Value: json.Number(strconv.Itoa(1000*n + i%1000))}}))
 	default:
 		lsn := strconv.FormatUint(1<<60+uint64(n)*1_000_003+uint64(i), 10) // above 2^53
-		return model.AppendJackson(nil, model.HashMapOrder(model.Object{
+		return java.AppendJackson(nil, java.HashMapOrder(java.Object{
 			{Name: "transaction_id", Value: nil},
 			{Name: "lsn_proc", Value: json.Number(lsn)},
 			{Name: "messageType", Value: "UPDATE"},
@@ -122,7 +122,7 @@ func (w Spec) Records(records, partitions int, now time.Time, fn func(partition 
 	keyPart := make([]int, w.Keys)
 	for i := range keyBytes {
 		keyBytes[i] = w.Key(i)
-		keyPart[i] = model.PartitionFor(keyBytes[i], partitions)
+		keyPart[i] = java.PartitionFor(keyBytes[i], partitions)
 	}
 	written := 0
 	for r := 0; r < rounds; r++ {

@@ -1,0 +1,123 @@
+package store
+
+import "koff/model"
+
+// At a million new keys, the Store's lookups in its indexes (byKey, a
+// connector's copies) are each a cache miss, and one waits for the next.
+// lookAhead, before Ingest's pass over a batch, reads the slots that pass
+// will look at, all of the batch's at once, so that the CPU waits for
+// them side by side; and works out what the pass needs of each record
+// (Record.Prepare, and the facts of a key new to the Store) on the way.
+// What the pass then does is what it would have done: lookAhead changes
+// nothing a reader sees.
+
+// storeAhead is what lookAhead worked out of the records being ingested,
+// by their places in the window it looked at.
+type storeAhead struct {
+	prep []prepared // each record's, Prepared
+	key  []int32    // 1 + the index in kept of its key's facts, 0: none
+	kept []keptKey  // keys new to the Store, analysed here (analyzePlain)
+	// copies are the indexes to read the slots of, and their hashes.
+	copies []aheadSlot
+	// shapes numbers kept's field orders (the Store numbers them again as
+	// it meets them); conn is the connector last looked up.
+	shapes keyShapes
+	conn   *connector
+	sum    uint64 // of the slots read, so that reading them is not left out
+}
+
+type aheadSlot struct {
+	ix *hashIndex
+	h  uint64
+}
+
+// aheadWindow is how many records lookAhead looks at at a time: the
+// slots of as many are still in the cache (and their pages in the TLB)
+// when Ingest's pass comes to them.
+const aheadWindow = 256
+
+// lookAhead is off in tests that compare with Ingest without it.
+var lookAhead = true
+
+// lookAhead fills s.ahead for recs, the next records of a batch. Callers
+// hold s.mu.
+func (s *Store) lookAhead(recs []Record) {
+	a := &s.ahead
+	n := len(recs)
+	a.prep, a.key = grow(a.prep, n), grow(a.key, n)
+	a.kept, a.copies = a.kept[:0], a.copies[:0]
+	for i := range recs {
+		r := &recs[i]
+		p := r.prep
+		if !p.done {
+			p = r.workPrepared()
+		}
+		a.prep[i], a.key[i] = p, 0
+	}
+	// The keys' slots in byKey, read side by side: a loop of loads only,
+	// so that the CPU has the next ones under way while it waits.
+	sum := a.sum
+	keys, topic := s.byKey[recs[0].Topic], recs[0].Topic
+	for i := range recs {
+		if recs[i].Topic != topic {
+			topic, keys = recs[i].Topic, s.byKey[recs[i].Topic]
+		}
+		if keys != nil {
+			sum += keys.peek(a.prep[i].hash)
+		}
+	}
+	// Keys whose bytes the Store holds nowhere in the topic, analysed,
+	// and the slots of their partitions' identities in their connectors'
+	// copies. (A key the Store holds in another of the topic's
+	// partitions takes that copy's facts.)
+	keys, topic = s.byKey[recs[0].Topic], recs[0].Topic
+	for i := range recs {
+		r := &recs[i]
+		if r.Topic != topic {
+			topic, keys = r.Topic, s.byKey[r.Topic]
+		}
+		k := a.prep[i].keyAt()
+		if k == nil {
+			if keys != nil && keys.get(a.prep[i].hash) != 0 {
+				continue // bytes of that hash are stored: not analysed ahead
+			}
+			kk, ok := analyzePlain(r.Key, &s.keys, &a.shapes)
+			if !ok {
+				continue
+			}
+			a.kept = append(a.kept, kk)
+			a.key[i] = int32(len(a.kept))
+			k = &a.kept[len(a.kept)-1]
+		}
+		if c := s.connectorOf(model.ConnectorID{Topic: r.Topic, Name: k.facts.connector}); c != nil {
+			a.copies = append(a.copies, aheadSlot{&c.copies, k.ihash})
+			k.conn = c // not looked up again by newEntry
+		}
+	}
+	for _, c := range a.copies {
+		sum += c.ix.peek(c.h)
+	}
+	a.sum = sum
+}
+
+// keyAhead is the facts lookAhead (or a Latest) worked out of the key of
+// the record at i in its window, or nil.
+func (s *Store) keyAhead(i int) *keptKey {
+	if k := s.ahead.key[i]; k > 0 {
+		return &s.ahead.kept[k-1]
+	}
+	return s.ahead.prep[i].keyAt()
+}
+
+// connectorOf is the connector id names, or nil: the last one looked up is
+// asked first, as a batch's new keys are often of one connector.
+func (s *Store) connectorOf(id model.ConnectorID) *connector {
+	if c := s.ahead.conn; c != nil && c.id == id {
+		return c
+	}
+	c := s.connectors[id]
+	if c != nil {
+		s.ahead.conn = c
+	}
+	return c
+}

@@ -1,0 +1,162 @@
+package store
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"koff/model"
+)
+
+// A Store that looks ahead over each batch (lookAhead: index slots read
+// first, new keys analysed before Ingest's pass) holds exactly what one
+// that does not holds: connectors, every row, body, detail and history,
+// totals, read positions and unparseable records. Batches of many new
+// keys cross look-ahead windows, hold a new key twice, the same bytes in
+// several partitions and copies of one partition in other bytes; and all
+// of it again with hashes that collide (a few values for every key), and
+// fed through Latest as koff get's Tailer does.
+// storePair is two Stores of the same options on connect-offsets of 3
+// partitions, and a Latest for each, to ingest one sequence two ways.
+func storePair(history int, oneShot bool) ([2]*Store, [2]*Latest) {
+	var stores [2]*Store
+	var keeps [2]*Latest
+	for j := range stores {
+		stores[j] = NewStore(StoreOptions{History: history, OneShot: oneShot})
+		stores[j].SetTopicPartitions("connect-offsets", 3)
+		keeps[j] = NewLatest(history)
+	}
+	return stores, keeps
+}
+
+func TestLookAheadIngestsAsWithout(t *testing.T) {
+	defer func() { lookAhead = true }()
+	for _, collide := range []bool{false, true} {
+		if collide {
+			hashBytes = func(_ maphash.Seed, b []byte) uint64 { return uint64(len(b)%3) << 40 }
+			hashString = func(_ maphash.Seed, s string) uint64 { return uint64(len(s)%3) << 40 }
+		}
+		r := rand.New(rand.NewPCG(5, 6))
+		runs := 150
+		if collide {
+			runs = 15 // every lookup walks a chain of a third of the keys
+		}
+		for i := range runs {
+			batches := aheadSequence(r)
+			hist := []int{16, 2, 1}[i%3]
+			stores, keeps := storePair(hist, i%4 == 3)
+			for _, b := range batches {
+				for j, s := range stores {
+					lookAhead = j == 1
+					recs := cloneRecords(b)
+					if i%2 == 1 && samePartition(recs) {
+						recs = keeps[j].Keep(recs)
+					}
+					s.Ingest(recs)
+				}
+			}
+			lookAhead = true
+			if why := storesDiffer(stores[0], stores[1]); why != "" {
+				t.Fatalf("collide %v, sequence %d (history %d): %s", collide, i, hist, why)
+			}
+		}
+		hashBytes, hashString = maphash.Bytes, maphash.String
+	}
+}
+
+func samePartition(recs []Record) bool {
+	for _, r := range recs {
+		if r.Partition != recs[0].Partition {
+			return false
+		}
+	}
+	return true
+}
+
+// aheadSequence is batches of a 3-partition topic: most of one partition
+// (as the Tailer hands them), some of several, up to a few windows long,
+// of many new plain keys in both field orders, keys of latestKeys, and
+// repeats.
+func aheadSequence(r *rand.Rand) [][]Record {
+	next := map[int]int64{}
+	at := time.Duration(0)
+	var out [][]Record
+	for range 1 + r.IntN(6) {
+		tp := r.IntN(3)
+		mixed := r.IntN(4) == 0
+		n := 1 + r.IntN(3*aheadWindow)
+		var b []Record
+		for range n {
+			p := tp
+			if mixed {
+				p = r.IntN(3)
+			}
+			at += time.Duration(r.IntN(500)) * time.Millisecond
+			rec := Record{Topic: "connect-offsets", Partition: p, Offset: next[p], Time: t0.Add(at)}
+			next[p] += 1 + int64(r.IntN(2))
+			switch x := r.IntN(10); {
+			case x == 0:
+				if k := latestKeys[r.IntN(len(latestKeys))]; k != nil {
+					rec.Key = []byte(*k)
+				}
+			case x < 3:
+				rec.Key = fmt.Appendf(nil, `["c%d",{"b":%d,"a":"%d"}]`, r.IntN(3), r.IntN(5), r.IntN(300))
+			default:
+				rec.Key = fmt.Appendf(nil, `["c%d",{"a":"%d","b":%d}]`, r.IntN(3), r.IntN(300), r.IntN(5))
+			}
+			if v := latestValues[r.IntN(len(latestValues))]; v != nil {
+				rec.Value = []byte(*v)
+			}
+			if r.IntN(3) == 0 {
+				rec.Prepare()
+			}
+			b = append(b, rec)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// storesDiffer says how a and b differ in what a reader sees, or "".
+func storesDiffer(a, b *Store) string {
+	ca, cb := a.Connectors(), b.Connectors()
+	if !reflect.DeepEqual(ca, cb) {
+		return fmt.Sprintf("connectors\n%+v\n%+v", ca, cb)
+	}
+	var ids []model.ConnectorID
+	for _, c := range ca {
+		ids = append(ids, c.ID)
+		ra, rb := a.Partitions(c.ID), b.Partitions(c.ID)
+		if !reflect.DeepEqual(ra, rb) {
+			return fmt.Sprintf("rows of %s\n%+v\n%+v", c.ID.Name, ra, rb)
+		}
+		if x, y := string(a.OffsetsBody([]model.ConnectorID{c.ID})), string(b.OffsetsBody([]model.ConnectorID{c.ID})); x != y {
+			return fmt.Sprintf("bodies of %s\n%s\n%s", c.ID.Name, x, y)
+		}
+		for _, row := range ra {
+			da, _ := a.Partition(row.ID)
+			db, _ := b.Partition(row.ID)
+			if !reflect.DeepEqual(da, db) {
+				return fmt.Sprintf("detail of %s\n%+v\n%+v", row.ID.Key, da, db)
+			}
+		}
+	}
+	if x, y := string(a.OffsetsBody(ids)), string(b.OffsetsBody(ids)); x != y {
+		return fmt.Sprintf("bodies of all\n%s\n%s", x, y)
+	}
+	if sa, sb := a.Stats(), b.Stats(); !reflect.DeepEqual(sa, sb) {
+		return fmt.Sprintf("stats\n%+v\n%+v", sa, sb)
+	}
+	for tp := range 3 {
+		if x, y := a.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: tp}), b.ReadTo(model.TopicPartition{Topic: "connect-offsets", Partition: tp}); x != y {
+			return fmt.Sprintf("read position of %d: %d, %d", tp, x, y)
+		}
+	}
+	if ua, ub := a.UnparseableRecords(), b.UnparseableRecords(); !reflect.DeepEqual(ua, ub) {
+		return fmt.Sprintf("unparseable\n%+v\n%+v", ua, ub)
+	}
+	return ""
+}
