@@ -244,12 +244,6 @@ func kindTitle(p *edit.Plan) string {
 	return string(p.Kind)
 }
 
-// keySep separates what follows a help line, as help separates its keys.
-const keySep = " • "
-
-// labelW is the width of the labels left of the facts (State, Path, …).
-const labelW = 9
-
 // content is the scrolling body: facts, then every change, then the
 // command line.
 func (d *confirmDialog) content(w int) []string {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -414,16 +415,6 @@ func (s *connectorsScreen) connStateStyle(r connRow) lipgloss.Style {
 	return s.st.stateStyle(r.REST.State)
 }
 
-func failedTasks(c model.ConnectorState) int {
-	n := 0
-	for _, t := range c.Tasks {
-		if t.State == "FAILED" {
-			n++
-		}
-	}
-	return n
-}
-
 // failedWidth is the room " ✗N" takes after a state.
 func failedWidth(r connRow) int {
 	if n := failedTasks(r.REST); n > 0 && r.InREST {
@@ -648,12 +639,6 @@ func (s *connectorsScreen) FullHelp() [][]key.Binding {
 		[]key.Binding{s.km.ResetAll, short(s.km.Copy, "copy offsets to…"), s.km.Stop, s.km.Resume, s.km.Undo})
 }
 
-// short is a binding with a shorter description, for the one-line help.
-func short(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
-}
-
 // moveList applies the movement keys to a list.
 func moveList[T any](l *list[T], km *keymap.KeyMap, msg tea.KeyPressMsg) bool {
 	switch {
@@ -724,4 +709,13 @@ func titleLine(st *Styles, width int, title string, info, view []string) string 
 	}
 	right = st.TitleInfo.Render(ansi.Truncate(right, width*2/3, "…"))
 	return spread(left, right, width)
+}
+
+// clip on the connectors table is the selected connector's name.
+func (s *connectorsScreen) clip() (string, string, error) {
+	r, ok := s.selected()
+	if !ok {
+		return "", "", errors.New("no connector selected")
+	}
+	return r.ID.Name, "connector name " + r.ID.Name, nil
 }

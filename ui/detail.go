@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -266,4 +267,15 @@ func (s *detailScreen) FullHelp() [][]key.Binding {
 		{s.km.Back, short(s.km.Clipboard, "copy offset"), s.km.Context},
 		{s.km.Unparseable, s.km.Help, s.km.Quit},
 	}
+}
+
+// clip on the detail view is the partition's offset, as on its row.
+func (s *detailScreen) clip() (string, string, error) {
+	switch {
+	case !s.found:
+		return "", "", errors.New("nothing to copy: this source partition is no longer in the offsets topic")
+	case s.d.Deleted || s.d.Offset == "":
+		return "", "", errors.New("nothing to copy: this source partition's offset is deleted (its latest record is a tombstone)")
+	}
+	return s.d.Offset, "offset of " + truncateMiddle(s.d.Partition, clipWhatWidth), nil
 }

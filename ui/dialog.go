@@ -132,3 +132,9 @@ func dialogKeys(h help.Model, st *Styles, w int, keys []key.Binding, note string
 	}
 	return append(lines, indentWrap(st.Muted.Render(note), w, "", 0)...)
 }
+
+// keySep separates what follows a help line, as help separates its keys.
+const keySep = " • "
+
+// labelW is the width of the labels left of the facts (State, Path, …).
+const labelW = 9

@@ -15,36 +15,7 @@ import (
 	"koff/model/java"
 )
 
-// Editor is the edit pipeline as the dashboard uses it; *edit.Editor
-// satisfies it. Every call does I/O, so the UI makes them only inside
-// tea.Cmds.
-type Editor interface {
-	Plan(ctx context.Context, req edit.Request) (*edit.Plan, error)
-	Check(ctx context.Context, p *edit.Plan) error
-	Apply(ctx context.Context, p *edit.Plan) (edit.Result, error)
-	StopConnector(ctx context.Context, name string) error
-	ResumeConnector(ctx context.Context, name string) error
-	// FindUndo finds the edit undo puts back (of this cluster only) and
-	// what stands in its way, which the confirmation shows.
-	FindUndo(ctx context.Context, q edit.UndoQuery) (*edit.Undo, error)
-	// PlanSink plans an edit of a sink's committed offsets by strategy.
-	PlanSink(ctx context.Context, req edit.SinkRequest) (*edit.Plan, error)
-	// CopyRequest is the edit giving connector to the offsets of from.
-	CopyRequest(from, to string) (edit.Request, error)
-	// Replan plans the same edit on the offsets as they are now.
-	Replan(ctx context.Context, p *edit.Plan) (*edit.Plan, error)
-}
-
 var _ Editor = (*edit.Editor)(nil)
-
-// How long each call may take. Apply includes the wait for the tailer to
-// read the write back; Stop the wait for the connector's tasks to go.
-const (
-	planTimeout   = 30 * time.Second
-	applyTimeout  = 2 * time.Minute
-	stopTimeout   = 90 * time.Second
-	resumeTimeout = 30 * time.Second
-)
 
 // Messages the edit commands return. id ties each to the job that started
 // it; a message of an older job is dropped.

@@ -307,3 +307,12 @@ func sumRates(rates []map[string]float64) []fieldRate {
 	})
 	return out
 }
+
+// committedCell is a committed offset, "– none" when the group has none
+// for the partition.
+func committedCell(c int64) string {
+	if c < 0 {
+		return "– none"
+	}
+	return count(c)
+}

@@ -294,19 +294,7 @@ func newPartitionForm(km *keymap.KeyMap, st *Styles, connector string, row model
 	return f
 }
 
-// siblingShapes are a connector's stored partition maps and the offset
-// shapes it wrote, for the forms to compare new ones with.
-type siblingShapes struct{ partitions, offsets []java.Object }
-
 var errNullNew = errors.New("a new source partition needs an offset object, not null")
-
-// canonPartition is a partition map's text regardless of field order.
-func canonPartition(p java.Object) string {
-	if p == nil {
-		return "null"
-	}
-	return model.SortedJSON(p)
-}
 
 // initialOffset is what the editor starts with: the stored offset pretty
 // printed when it is small, compact when pretty would not fit the field.

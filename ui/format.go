@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/model"
@@ -287,3 +288,37 @@ func digitRun(s string) int {
 	}
 	return i
 }
+
+// reloadShown is how long the header says that the tailer began again from
+// scratch.
+const reloadShown = 5 * time.Minute
+
+// spread puts left and right on one line of width w, cutting left first.
+func spread(left, right string, w int) string {
+	rw := ansi.StringWidth(right)
+	if rw == 0 {
+		return ansi.Truncate(left, w, "…")
+	}
+	left = ansi.Truncate(left, max(w-rw-2, 0), "…")
+	gap := max(w-ansi.StringWidth(left)-rw, 1)
+	return ansi.Truncate(left+strings.Repeat(" ", gap)+right, w, "")
+}
+
+func failedTasks(c model.ConnectorState) int {
+	n := 0
+	for _, t := range c.Tasks {
+		if t.State == "FAILED" {
+			n++
+		}
+	}
+	return n
+}
+
+// short is a binding with a shorter description, for the one-line help.
+func short(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
+// clipWhatWidth is how much of a source partition the status bar names.
+const clipWhatWidth = 40

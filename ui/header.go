@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -158,10 +157,6 @@ func (m *Model) headerLines() []string {
 	return lines
 }
 
-// reloadShown is how long the header says that the tailer began again from
-// scratch.
-const reloadShown = 5 * time.Minute
-
 // reloadNote says that what was read was thrown away and read again (a
 // new cluster, a recreated topic), for a while after it happened.
 func (m *Model) reloadNote() string {
@@ -201,13 +196,31 @@ func (m *Model) fitTotals(totals []string, prefix string, w int) string {
 	return ansi.Truncate(prefix+totals[0], w, "…")
 }
 
-// spread puts left and right on one line of width w, cutting left first.
-func spread(left, right string, w int) string {
-	rw := ansi.StringWidth(right)
-	if rw == 0 {
-		return ansi.Truncate(left, w, "…")
+// restLine is the header's line about Connect's REST API: where it is and
+// its version, or the last poll's error. "" when koff has no REST view.
+func (m *Model) restLine() string {
+	r := m.rest
+	if r.URL == "" && r.Err == "" && r.Connectors == nil {
+		return ""
 	}
-	left = ansi.Truncate(left, max(w-rw-2, 0), "…")
-	gap := max(w-ansi.StringWidth(left)-rw, 1)
-	return ansi.Truncate(left+strings.Repeat(" ", gap)+right, w, "")
+	label := m.styles.Muted.Render("Connect ")
+	if r.Err != "" {
+		line := label + m.styles.Bad.Render("✗ ") + clean(oneLine(r.Err))
+		if r.Connectors != nil {
+			line += m.styles.Muted.Render(" · showing the last states read")
+		}
+		return truncate(line, m.width)
+	}
+	url := r.URL
+	if url == "" {
+		url = "REST API"
+	}
+	parts := []string{m.styles.OK.Render("●") + " " + m.styles.Header.Render(url)}
+	if r.Version != "" {
+		parts = append(parts, "version "+r.Version)
+	}
+	if r.Connectors != nil {
+		parts = append(parts, plural(len(r.Connectors), "connector", "connectors"))
+	}
+	return truncate(label+strings.Join(parts, m.styles.Muted.Render(" · ")), m.width)
 }

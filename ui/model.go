@@ -39,26 +39,6 @@ import (
 	"koff/model/store"
 )
 
-// Source is what the UI reads: *model.Store satisfies it. Every method
-// returns a snapshot that the UI may keep and sort.
-type Source interface {
-	// Version changes whenever anything a reader can see changes.
-	Version() uint64
-	Stats() model.Stats
-	Connectors() []model.ConnectorRow
-	Partitions(model.ConnectorID) []model.PartitionRow
-	Partition(model.PartitionID) (model.PartitionDetail, bool)
-	// Histories are the recent updates of source partitions, cheaper to
-	// read than their details.
-	Histories([]model.PartitionID) [][]model.Update
-	UnparseableRecords() []model.Unparseable
-	// REST is the latest poll of Connect's REST API (zero without one).
-	REST() model.RESTStatus
-	// SinkPartitions are a sink consumer group's topic-partitions with
-	// their committed and end offsets.
-	SinkPartitions(group string) []model.SinkPartitionRow
-}
-
 var _ Source = (*store.Store)(nil)
 
 // Options configure the dashboard.

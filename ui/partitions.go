@@ -3,6 +3,7 @@ package ui
 import (
 	"cmp"
 	"container/heap"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -1169,4 +1170,17 @@ func (s *partitionsScreen) selected() (model.PartitionRow, bool) {
 		return *r, true
 	}
 	return model.PartitionRow{}, false
+}
+
+// clip on the partitions table is the selected source partition's offset
+// as the Store holds it: compact JSON, byte for byte what the table shows.
+func (s *partitionsScreen) clip() (string, string, error) {
+	r, ok := s.selected()
+	switch {
+	case !ok:
+		return "", "", errors.New("no source partition selected")
+	case r.Deleted || r.Offset == "":
+		return "", "", errors.New("nothing to copy: this source partition's offset is deleted (its latest record is a tombstone)")
+	}
+	return r.Offset, "offset of " + truncateMiddle(r.Partition, clipWhatWidth), nil
 }

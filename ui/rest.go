@@ -103,35 +103,6 @@ func restTasksCell(r model.ConnectorRow, w int) string {
 	return truncate(brief, w)
 }
 
-// restLine is the header's line about Connect's REST API: where it is and
-// its version, or the last poll's error. "" when koff has no REST view.
-func (m *Model) restLine() string {
-	r := m.rest
-	if r.URL == "" && r.Err == "" && r.Connectors == nil {
-		return ""
-	}
-	label := m.styles.Muted.Render("Connect ")
-	if r.Err != "" {
-		line := label + m.styles.Bad.Render("✗ ") + clean(oneLine(r.Err))
-		if r.Connectors != nil {
-			line += m.styles.Muted.Render(" · showing the last states read")
-		}
-		return truncate(line, m.width)
-	}
-	url := r.URL
-	if url == "" {
-		url = "REST API"
-	}
-	parts := []string{m.styles.OK.Render("●") + " " + m.styles.Header.Render(url)}
-	if r.Version != "" {
-		parts = append(parts, "version "+r.Version)
-	}
-	if r.Connectors != nil {
-		parts = append(parts, plural(len(r.Connectors), "connector", "connectors"))
-	}
-	return truncate(label+strings.Join(parts, m.styles.Muted.Render(" · ")), m.width)
-}
-
 // oneLine folds an error onto one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -116,15 +117,6 @@ func (s *sinkScreen) handleKey(msg tea.KeyPressMsg) action {
 		s.sync()
 	}
 	return nil
-}
-
-// committedCell is a committed offset, "– none" when the group has none
-// for the partition.
-func committedCell(c int64) string {
-	if c < 0 {
-		return "– none"
-	}
-	return count(c)
 }
 
 func (s *sinkScreen) sync() {
@@ -267,4 +259,17 @@ func (s *sinkScreen) FullHelp() [][]key.Binding {
 	return append(tableFullHelp(s.km, open, backBinding(s.km, s.list.filter, true), true, true, "copy offset"),
 		[]key.Binding{short(s.km.EditOffset, "set offsets"), short(s.km.ResetOffset, "reset partition"),
 			short(s.km.ResetAll, "reset whole sink"), s.km.Stop, s.km.Resume, s.km.Undo})
+}
+
+// clip on the sink table is the selected topic-partition's committed
+// offset in the shape Connect's REST API takes for a sink.
+func (s *sinkScreen) clip() (string, string, error) {
+	r, ok := s.selected()
+	switch {
+	case !ok:
+		return "", "", errors.New("no topic-partition selected")
+	case r.Committed < 0:
+		return "", "", fmt.Errorf("nothing to copy: group %s has no committed offset for %s", s.group(), r.TopicPartition)
+	}
+	return fmt.Sprintf(`{"kafka_offset":%d}`, r.Committed), "committed offset of " + r.TopicPartition.String(), nil
 }

@@ -1,0 +1,18 @@
+package ui
+
+import (
+	"koff/model"
+	"koff/model/java"
+)
+
+// siblingShapes are a connector's stored partition maps and the offset
+// shapes it wrote, for the forms to compare new ones with.
+type siblingShapes struct{ partitions, offsets []java.Object }
+
+// canonPartition is a partition map's text regardless of field order.
+func canonPartition(p java.Object) string {
+	if p == nil {
+		return "null"
+	}
+	return model.SortedJSON(p)
+}
