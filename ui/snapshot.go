@@ -43,17 +43,12 @@ func (m *Model) loadCmd() tea.Cmd {
 			waitForKeyPause(lastKey)
 		}
 		start := now()
-		snap := &snapshot{Source: src, version: src.Version(), at: start}
-		snap.stats, snap.rest, snap.conns = src.Stats(), src.REST(), src.Connectors()
+		snap := newSnapshot(src, start)
 		if read != nil {
 			read(src, snap)
 		}
 		if follow != nil {
-			d, _ := src.Partition(*follow)
-			if snap.detail == nil {
-				snap.detail = map[model.PartitionID]model.PartitionDetail{}
-			}
-			snap.detail[*follow] = d
+			snap.follow(*follow)
 		}
 		return loadedMsg{snap: snap, top: top, took: now().Sub(start)}
 	})

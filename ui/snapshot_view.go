@@ -32,12 +32,27 @@ type snapshot struct {
 	prepared any
 }
 
-func (s *snapshot) Version() uint64 { return s.version }
+// newSnapshot reads what every reload reads: the version, the header's
+// stats, REST and the connectors.
+func newSnapshot(src Source, at time.Time) *snapshot {
+	s := &snapshot{Source: src, version: src.Version(), at: at}
+	s.stats, s.rest, s.conns = src.Stats(), src.REST(), src.Connectors()
+	return s
+}
 
-func (s *snapshot) Stats() model.Stats { return s.stats }
+// follow reads the detail of one partition too: the one an open form
+// follows.
+func (s *snapshot) follow(id model.PartitionID) {
+	d, _ := s.Source.Partition(id)
+	if s.detail == nil {
+		s.detail = map[model.PartitionID]model.PartitionDetail{}
+	}
+	s.detail[id] = d
+}
 
-func (s *snapshot) REST() model.RESTStatus { return s.rest }
-
+func (s *snapshot) Version() uint64                  { return s.version }
+func (s *snapshot) Stats() model.Stats               { return s.stats }
+func (s *snapshot) REST() model.RESTStatus           { return s.rest }
 func (s *snapshot) Connectors() []model.ConnectorRow { return s.conns }
 
 func (s *snapshot) Partitions(id model.ConnectorID) []model.PartitionRow {
