@@ -13,6 +13,8 @@ import (
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
+	"koff/ui/kit"
+	"koff/ui/screens"
 )
 
 // TestAsyncViewSameAsSync: a big connector's partitions screen, read off
@@ -23,27 +25,27 @@ import (
 func TestAsyncViewSameAsSync(t *testing.T) {
 	src := bigStore(6000)
 	km := keymap.Default()
-	st := NewStyles(true)
+	st := kit.NewStyles(true)
 	id := model.ConnectorID{Topic: "connect-offsets", Name: "mm2-primary.MirrorSourceConnector"}
 	now := time.UnixMilli(1_796_000_000_000).Add(2 * time.Minute)
-	load := func(s *partitionsScreen) {
-		snap := &snapshot{Source: src, version: src.Version(), stats: src.Stats(), rest: src.REST(), conns: src.Connectors()}
-		s.prefetch()(src, snap)
-		s.refresh(snap, now, true)
+	load := func(s *screens.PartitionsScreen) {
+		snap := &screens.Snapshot{Source: src, SourceVersion: src.Version(), SourceStats: src.Stats(), Rest: src.REST(), Conns: src.Connectors()}
+		s.Prefetch()(src, snap)
+		s.Refresh(snap, now, true)
 	}
-	async := newPartitionsScreen(&km, &st, id, 1, 0)
+	async := screens.NewPartitionsScreen(&km, &st, id, 1, 0)
 	async.SetSize(200, 60)
 	load(async)
-	if !async.list.async || !async.settled() {
+	if !async.List.Async || !async.Settled() {
 		t.Fatal("a big connector's screen does not work off the UI goroutine")
 	}
-	sync := newPartitionsScreen(&km, &st, id, 1, 0)
+	sync := screens.NewPartitionsScreen(&km, &st, id, 1, 0)
 	sync.SetSize(200, 60)
-	sync.refresh(src, now, true)
+	sync.Refresh(src, now, true)
 
 	same := func(step string) {
 		t.Helper()
-		got, want := async.list.rows(), sync.list.rows()
+		got, want := async.List.Rows(), sync.List.Rows()
 		if len(got) != len(want) {
 			t.Fatalf("%s: %d rows async, %d in place", step, len(got), len(want))
 		}
@@ -58,36 +60,36 @@ func TestAsyncViewSameAsSync(t *testing.T) {
 	steps := []string{"r", "re", "region-1", "region-12", "region-1", "", "7", "s", "s", "\"partition\":9", "s", "", "s"}
 	for _, q := range steps {
 		if q == "s" {
-			async.cycleSort()
-			sync.cycleSort()
+			async.CycleSort()
+			sync.CycleSort()
 		} else {
-			async.setFilter(q)
-			sync.setFilter(q)
+			async.SetFilter(q)
+			sync.SetFilter(q)
 		}
-		if !async.list.stale {
+		if !async.List.Stale {
 			t.Fatalf("%q: worked out in place", q)
 		}
-		cmd := async.viewCmd()
+		cmd := async.ViewCmd()
 		var moved model.PartitionID
 		if rng.Intn(2) == 0 { // a key moves the selection before the view lands
-			async.handleKey(tea.KeyPressMsg{Code: tea.KeyDown})
-			r, _ := async.list.selected()
+			async.HandleKey(tea.KeyPressMsg{Code: tea.KeyDown})
+			r, _ := async.List.Selected()
 			moved = r.ID
 		}
-		async.viewDone(cmd().(viewMsg))
-		for !async.settled() { // the key after the view's start
-			async.viewDone(async.viewCmd()().(viewMsg))
+		async.ViewDone(cmd().(kit.ViewMsg))
+		for !async.Settled() { // the key after the view's start
+			async.ViewDone(async.ViewCmd()().(kit.ViewMsg))
 		}
 		same(q)
-		if r, _ := async.list.selected(); moved != (model.PartitionID{}) && r.ID != moved && contains(async.list.rows(), moved) {
+		if r, _ := async.List.Selected(); moved != (model.PartitionID{}) && r.ID != moved && contains(async.List.Rows(), moved) {
 			t.Fatalf("%q: the selection moved while filtering is lost: %v, want %v", q, r.ID, moved)
 		}
 	}
 	// A view of the rows before a reload is dropped; new offsets of the
 	// same partitions (what a reload carries over) sort anew.
-	async.setFilter("region-3")
-	sync.setFilter("region-3")
-	cmd := async.viewCmd()
+	async.SetFilter("region-3")
+	sync.SetFilter("region-3")
+	cmd := async.ViewCmd()
 	var recs []store.Record
 	for i := 0; i < 6000; i += 7 {
 		k := mmKey(i)
@@ -97,45 +99,45 @@ func TestAsyncViewSameAsSync(t *testing.T) {
 		src.Ingest(recs[len(recs)-1:])
 	}
 	load(async)
-	sync.refresh(src, now, true)
-	async.viewDone(cmd().(viewMsg))
-	for !async.settled() {
-		async.viewDone(async.viewCmd()().(viewMsg))
+	sync.Refresh(src, now, true)
+	async.ViewDone(cmd().(kit.ViewMsg))
+	for !async.Settled() {
+		async.ViewDone(async.ViewCmd()().(kit.ViewMsg))
 	}
 	same("after a reload")
 	// A reload that began before a re-sort lands in the new order.
-	read := async.prefetch()
-	async.cycleSort()
-	sync.cycleSort()
-	async.viewCmd() // its view is still under way when the reload lands
-	snap := &snapshot{Source: src, version: src.Version(), stats: src.Stats(), rest: src.REST(), conns: src.Connectors()}
+	read := async.Prefetch()
+	async.CycleSort()
+	sync.CycleSort()
+	async.ViewCmd() // its view is still under way when the reload lands
+	snap := &screens.Snapshot{Source: src, SourceVersion: src.Version(), SourceStats: src.Stats(), Rest: src.REST(), Conns: src.Connectors()}
 	read(src, snap)
-	async.refresh(snap, now, true)
-	if !async.settled() || !slices.IsSortedFunc(async.list.rows(), async.list.sorts[async.list.sort].cmp) {
-		t.Fatalf("a reload begun before the re-sort to %s is not shown in it", async.list.sortName())
+	async.Refresh(snap, now, true)
+	if !async.Settled() || !slices.IsSortedFunc(async.List.Rows(), async.List.Sorts[async.List.Sort].Cmp) {
+		t.Fatalf("a reload begun before the re-sort to %s is not shown in it", async.List.SortName())
 	}
-	async.list.busy = false // the view under way is dropped when it lands
+	async.List.Busy = false // the view under way is dropped when it lands
 	same("a reload begun before a re-sort")
 	for range 4 {
-		async.cycleSort()
-		sync.cycleSort()
-		for !async.settled() {
-			async.viewDone(async.viewCmd()().(viewMsg))
+		async.CycleSort()
+		sync.CycleSort()
+		for !async.Settled() {
+			async.ViewDone(async.ViewCmd()().(kit.ViewMsg))
 		}
-		same("sort " + sync.list.sortName() + " after a reload")
+		same("sort " + sync.List.SortName() + " after a reload")
 		// What a reload carried over (the filter's texts, the partition
 		// order) is what a screen opened now works out afresh.
-		fresh := newPartitionsScreen(&km, &st, id, 1, 0)
+		fresh := screens.NewPartitionsScreen(&km, &st, id, 1, 0)
 		fresh.SetSize(200, 60)
-		fresh.list.sort, fresh.list.filter = sync.list.sort, sync.list.filter
-		fresh.refresh(src, now, true)
-		if got, want := sync.list.rows(), fresh.list.rows(); !slices.EqualFunc(got, want, func(a, b prow) bool { return a.ID == b.ID }) {
-			t.Fatalf("sort %s after a reload: the rows differ from a fresh screen's", sync.list.sortName())
+		fresh.List.Sort, fresh.List.Filter = sync.List.Sort, sync.List.Filter
+		fresh.Refresh(src, now, true)
+		if got, want := sync.List.Rows(), fresh.List.Rows(); !slices.EqualFunc(got, want, func(a, b screens.Prow) bool { return a.ID == b.ID }) {
+			t.Fatalf("sort %s after a reload: the rows differ from a fresh screen's", sync.List.SortName())
 		}
 	}
 }
 
-func contains(rows []prow, id model.PartitionID) bool {
+func contains(rows []screens.Prow, id model.PartitionID) bool {
 	for _, r := range rows {
 		if r.ID == id {
 			return true

@@ -3,6 +3,8 @@ package ui
 import (
 	"fmt"
 
+	"koff/ui/kit"
+
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -13,7 +15,7 @@ import (
 type clipper interface {
 	// clip is the text y copies and what it is, for the status bar
 	// ("offset of {…}"), or why there is nothing to copy.
-	clip() (text, what string, err error)
+	Clip() (text, what string, err error)
 }
 
 // copySelected is y: the selected row's text to the clipboard. It reads
@@ -25,12 +27,12 @@ func (m *Model) copySelected() tea.Cmd {
 			" copies a connector's name, a source offset or a sink's committed offset")
 		return nil
 	}
-	text, what, err := c.clip()
+	text, what, err := c.Clip()
 	if err != nil {
 		m.setStatus(statusInfo, err.Error())
 		return nil
 	}
 	// Not sticky: the next key clears it, like any answer to a key.
-	m.status = status{kind: statusOK, text: fmt.Sprintf("copied %s (%s)", what, plural(len(text), "byte", "bytes"))}
+	m.status = status{kind: statusOK, text: fmt.Sprintf("copied %s (%s)", what, kit.Plural(len(text), "byte", "bytes"))}
 	return tea.SetClipboard(text)
 }

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"koff/model"
+	"koff/ui/screens"
 )
 
 // requireClipboard runs the command y returned and checks it is Bubble
@@ -59,7 +60,7 @@ func TestCopyOnDetail(t *testing.T) {
 	_, m := started(t, 80, 24)
 	selectPartition(t, m, "jdbc-orders", "rders")
 	send(t, m, press("enter")...)
-	if _, ok := m.top().(*detailScreen); !ok {
+	if _, ok := m.top().(*screens.DetailScreen); !ok {
 		t.Fatal("enter did not open the detail")
 	}
 	requireClipboard(t, send(t, m, press("y")...), `{"incrementing":18446744073709551610,"timestamp":1732903002}`)
@@ -78,7 +79,7 @@ func TestCopyDeletedOffsetSaysWhy(t *testing.T) {
 func TestCopySinkCommittedOffset(t *testing.T) {
 	_, _, m := lagModel(t, 80, 24)
 	s := openSinkNamed(t, m, "es-search")
-	r, ok := s.selected()
+	r, ok := s.Selected()
 	if !ok || r.Committed < 0 {
 		t.Fatalf("fixture: no committed offset selected: %+v", r)
 	}

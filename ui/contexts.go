@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"koff/ui/dialogs"
+	"koff/ui/kit"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -65,7 +68,7 @@ func (m *Model) contextBadge() string {
 	if m.opts.Context == "" {
 		return ""
 	}
-	return m.styles.ContextLabel.Render("context") + m.styles.Context.Render(" "+truncate(clean(m.opts.Context), maxContextName)+" ")
+	return m.styles.ContextLabel.Render("context") + m.styles.Context.Render(" "+kit.Truncate(kit.Clean(m.opts.Context), maxContextName)+" ")
 }
 
 // openPicker is ":": the context picker, or where contexts are defined
@@ -82,9 +85,9 @@ func (m *Model) openPicker() tea.Cmd {
 		m.setStatus(statusInfo, "busy: "+m.busy+" Wait for it to finish before switching context.")
 		return nil
 	}
-	m.picker = newContextPicker(&m.km, m.styles, m.opts.Contexts, m.opts.Context)
+	m.picker = dialogs.NewContextPicker(&m.km, m.styles, m.opts.Contexts, m.opts.Context)
 	m.layout()
-	return m.picker.input.Focus()
+	return m.picker.Input.Focus()
 }
 
 // handlePickerKey drives the open picker: enter on another context
@@ -97,11 +100,11 @@ func (m *Model) handlePickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.km.PickerCancel):
 		m.closePicker()
 	case key.Matches(msg, m.km.PickerUp):
-		p.move(-1)
+		p.Move(-1)
 	case key.Matches(msg, m.km.PickerDown):
-		p.move(1)
+		p.Move(1)
 	case key.Matches(msg, m.km.PickerSelect):
-		name, ok := p.selected()
+		name, ok := p.Selected()
 		switch {
 		case !ok:
 			return nil // the box says nothing matches
@@ -114,7 +117,7 @@ func (m *Model) handlePickerKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.setStatus(statusInfo, "switching to context "+name+"…")
 		return tea.Quit
 	default:
-		return p.update(msg)
+		return p.Update(msg)
 	}
 	return nil
 }

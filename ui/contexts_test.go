@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"koff/ui/kit"
+
 	"github.com/charmbracelet/x/exp/golden"
 )
 
@@ -44,12 +46,12 @@ func TestColonOpensThePicker(t *testing.T) {
 func TestPickerFilters(t *testing.T) {
 	_, m := contextModel(t, 80, 24, nil)
 	send(t, m, press(":", "d")...)
-	if got := strings.Join(m.picker.matches, ","); got != "dev,prod" {
+	if got := strings.Join(m.picker.Matches, ","); got != "dev,prod" {
 		t.Fatalf("after d: %s", got)
 	}
 	requireContains(t, m, "Switch context · 2 of 3", "▶ prod") // the selection stays on a name that still matches
 	send(t, m, press("e")...)
-	if got := strings.Join(m.picker.matches, ","); got != "dev" {
+	if got := strings.Join(m.picker.Matches, ","); got != "dev" {
 		t.Fatalf("after de: %s", got)
 	}
 	requireContains(t, m, "▶ dev")
@@ -59,7 +61,7 @@ func TestPickerFilters(t *testing.T) {
 		t.Fatal("enter with nothing matching did something")
 	}
 	send(t, m, press("backspace", "backspace", "backspace", "S", "T")...) // case-insensitive
-	if got := strings.Join(m.picker.matches, ","); got != "staging" {
+	if got := strings.Join(m.picker.Matches, ","); got != "staging" {
 		t.Fatalf("after ST: %s", got)
 	}
 }
@@ -108,7 +110,7 @@ func TestPickerEscCancels(t *testing.T) {
 	}
 	// q is a letter in the picker, and quitting after it switches nothing.
 	send(t, m, press(":", "q")...)
-	if m.picker == nil || m.picker.input.Value() != "q" {
+	if m.picker == nil || m.picker.Input.Value() != "q" {
 		t.Fatal("q did not type into the picker's filter")
 	}
 	if !isQuit(send(t, m, press("ctrl+c")...)) || m.SwitchTo() != "" {
@@ -165,7 +167,7 @@ func TestParseAccent(t *testing.T) {
 // a crash or a colourless badge.
 func TestInvalidAccentIsTheDefault(t *testing.T) {
 	_, m := contextModel(t, 80, 24, func(o *Options) { o.Accent = "rouge" })
-	want := NewStyles(true).Context.Render(" prod ")
+	want := kit.NewStyles(true).Context.Render(" prod ")
 	if !strings.Contains(m.View().Content, want) {
 		t.Fatal("an invalid accent did not fall back to the default")
 	}

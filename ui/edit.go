@@ -13,9 +13,12 @@ import (
 	"koff/edit"
 	"koff/model"
 	"koff/model/java"
+	"koff/ui/dialogs"
+	"koff/ui/kit"
+	"koff/ui/screens"
 )
 
-var _ Editor = (*edit.Editor)(nil)
+var _ kit.Editor = (*edit.Editor)(nil)
 
 // Messages the edit commands return. id ties each to the job that started
 // it; a message of an older job is dropped.
@@ -88,15 +91,15 @@ func (m *Model) cancelPlan() bool {
 }
 
 func (m *Model) planJob(req edit.Request) tea.Cmd {
-	return m.planWith(planRequest(req))
+	return m.planWith(dialogs.PlanRequest(req))
 }
 
 // planWith plans what a dialog or key submitted.
-func (m *Model) planWith(sub *submission) tea.Cmd {
+func (m *Model) planWith(sub *dialogs.Submission) tea.Cmd {
 	ed := m.opts.Editor
-	cmd := m.startJob(sub.label, planTimeout, func(ctx context.Context, id int) tea.Msg {
-		p, err := sub.plan(ctx, ed)
-		return planDoneMsg{id: id, plan: p, note: sub.note, err: err}
+	cmd := m.startJob(sub.Label, kit.PlanTimeout, func(ctx context.Context, id int) tea.Msg {
+		p, err := sub.Plan(ctx, ed)
+		return planDoneMsg{id: id, plan: p, note: sub.Note, err: err}
 	})
 	m.planCancel = m.jobCancel
 	return cmd
@@ -109,7 +112,7 @@ func (m *Model) planWith(sub *submission) tea.Cmd {
 func (m *Model) undoJob() tea.Cmd {
 	ed := m.opts.Editor
 	defer func() { m.planCancel = m.jobCancel }()
-	return m.startJob("finding the last edit in the audit log…", planTimeout, func(ctx context.Context, id int) tea.Msg {
+	return m.startJob("finding the last edit in the audit log…", kit.PlanTimeout, func(ctx context.Context, id int) tea.Msg {
 		u, err := ed.FindUndo(ctx, edit.UndoQuery{})
 		if err != nil {
 			return planDoneMsg{id: id, err: err}
@@ -125,7 +128,7 @@ func (m *Model) applyJob(p *edit.Plan) tea.Cmd {
 	ed := m.opts.Editor
 	cp := *p
 	label := fmt.Sprintf("applying %s of %s: writing, then reading it back…", p.Kind, p.Connector)
-	return m.startJob(label, applyTimeout, func(ctx context.Context, id int) tea.Msg {
+	return m.startJob(label, kit.ApplyTimeout, func(ctx context.Context, id int) tea.Msg {
 		res, err := ed.Apply(ctx, &cp)
 		return applyDoneMsg{id: id, res: res, err: err}
 	})
@@ -139,7 +142,7 @@ func (m *Model) replanApplyJob(p *edit.Plan) tea.Cmd {
 	ed := m.opts.Editor
 	cp := *p
 	label := fmt.Sprintf("applying %s of %s on the offsets left at stop…", p.Kind, p.Connector)
-	return m.startJob(label, applyTimeout, func(ctx context.Context, id int) tea.Msg {
+	return m.startJob(label, kit.ApplyTimeout, func(ctx context.Context, id int) tea.Msg {
 		np, err := ed.Replan(ctx, &cp)
 		if err != nil {
 			return applyDoneMsg{id: id, err: err}
@@ -151,14 +154,14 @@ func (m *Model) replanApplyJob(p *edit.Plan) tea.Cmd {
 
 func (m *Model) stopJob(name string) tea.Cmd {
 	ed := m.opts.Editor
-	return m.startJob("stopping "+name+"…", stopTimeout, func(ctx context.Context, id int) tea.Msg {
+	return m.startJob("stopping "+name+"…", kit.StopTimeout, func(ctx context.Context, id int) tea.Msg {
 		return stopDoneMsg{id: id, name: name, err: ed.StopConnector(ctx, name)}
 	})
 }
 
 func (m *Model) resumeJob(name string) tea.Cmd {
 	ed := m.opts.Editor
-	return m.startJob("resuming "+name+"…", resumeTimeout, func(ctx context.Context, id int) tea.Msg {
+	return m.startJob("resuming "+name+"…", kit.ResumeTimeout, func(ctx context.Context, id int) tea.Msg {
 		return resumeDoneMsg{id: id, name: name, err: ed.ResumeConnector(ctx, name)}
 	})
 }
@@ -191,12 +194,12 @@ func (m *Model) handlePlanDone(msg planDoneMsg) {
 	if msg.err != nil {
 		words := msg.err.Error()
 		if m.form != nil {
-			st := m.form.state()
-			st.planning, st.planErr = false, words
+			st := m.form.State()
+			st.Planning, st.PlanErr = false, words
 			var u *edit.UnknownPartitionError
 			if errors.As(msg.err, &u) && !u.Reset && !u.Sink {
 				words = unknownPartitionWords(u, m.km.FormSubmit.Help().Key)
-				st.planErr, st.create = words, true
+				st.PlanErr, st.Create = words, true
 			}
 		}
 		var none *edit.NothingToResetError
@@ -208,17 +211,17 @@ func (m *Model) handlePlanDone(msg planDoneMsg) {
 		return
 	}
 	m.form = nil
-	m.confirm = newConfirmDialog(&m.km, m.styles, msg.plan, msg.undo, m.opts.Now())
-	m.confirm.note = msg.note
+	m.confirm = dialogs.NewConfirmDialog(&m.km, m.styles, msg.plan, msg.undo, m.opts.Now())
+	m.confirm.Note = msg.note
 	m.layout()
 }
 
 func (m *Model) handleApplyDone(msg applyDoneMsg) tea.Cmd {
 	d := m.confirm
-	if d != nil && d.flow {
-		name := d.plan.Connector
+	if d != nil && d.Flow {
+		name := d.Plan.Connector
 		if msg.err != nil {
-			d.fail(stepApply)
+			d.Fail(dialogs.StepApply)
 			m.closeConfirm()
 			how := "the edit failed"
 			var we *edit.WriteError
@@ -228,8 +231,8 @@ func (m *Model) handleApplyDone(msg applyDoneMsg) tea.Cmd {
 			m.setStatus(statusErr, fmt.Sprintf("%s — %s was left STOPPED: %s, so koff did not resume it (R resumes it)", msg.err, name, how))
 			return nil
 		}
-		d.done(stepApply)
-		d.result = &msg.res
+		d.Done(dialogs.StepApply)
+		d.Result = &msg.res
 		m.edited[name] = m.opts.Now()
 		return m.resumeJob(name)
 	}
@@ -247,15 +250,15 @@ func (m *Model) handleApplyDone(msg applyDoneMsg) tea.Cmd {
 
 func (m *Model) handleStopDone(msg stopDoneMsg) tea.Cmd {
 	d := m.confirm
-	if d != nil && d.flow {
+	if d != nil && d.Flow {
 		if msg.err != nil {
-			d.fail(stepStop)
+			d.Fail(dialogs.StepStop)
 			m.closeConfirm()
 			m.setStatus(statusErr, fmt.Sprintf("could not stop %s: %s — nothing was written", msg.name, msg.err))
 			return nil
 		}
-		d.done(stepStop)
-		return m.replanApplyJob(d.plan)
+		d.Done(dialogs.StepStop)
+		return m.replanApplyJob(d.Plan)
 	}
 	if msg.err != nil {
 		m.setStatus(statusErr, fmt.Sprintf("stop %s: %s", msg.name, msg.err))
@@ -267,8 +270,8 @@ func (m *Model) handleStopDone(msg stopDoneMsg) tea.Cmd {
 
 func (m *Model) handleResumeDone(msg resumeDoneMsg) {
 	d := m.confirm
-	if d != nil && d.flow {
-		res := *d.result
+	if d != nil && d.Flow {
+		res := *d.Result
 		m.closeConfirm()
 		if msg.err != nil {
 			m.setStatus(statusWarn, fmt.Sprintf("%s; but resuming %s failed: %s — it is still STOPPED (R resumes it)", resultText(res), msg.name, msg.err))
@@ -348,7 +351,7 @@ func (m *Model) editBlocked(b *key.Binding) string {
 type editTarget struct {
 	name   string
 	sink   bool
-	screen screen
+	screen screens.Screen
 	// On the partitions screen: the selected source partition.
 	row    model.PartitionRow
 	hasRow bool
@@ -374,20 +377,20 @@ func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 	}
 	t := editTarget{screen: m.top()}
 	switch s := m.top().(type) {
-	case *connectorsScreen:
-		r, found := s.selected()
+	case *screens.ConnectorsScreen:
+		r, found := s.Selected()
 		if !found {
 			m.setStatus(statusInfo, "no connector selected")
 			return nil, true
 		}
-		t.name, t.sink = r.ID.Name, r.sink()
-	case *partitionsScreen:
-		t.name = s.id.Name
-		t.row, t.hasRow = s.selected()
-	case *sinkScreen:
-		t.name, t.sink, t.group = s.name, true, s.group()
-		t.sinkRow, t.hasSinkRow = s.selected()
-		t.sinkRows = len(s.list.items)
+		t.name, t.sink = r.ID.Name, r.IsSink()
+	case *screens.PartitionsScreen:
+		t.name = s.Id.Name
+		t.row, t.hasRow = s.Selected()
+	case *screens.SinkScreen:
+		t.name, t.sink, t.group = s.Name, true, s.Group()
+		t.sinkRow, t.hasSinkRow = s.Selected()
+		t.sinkRows = len(s.List.Items)
 	default:
 		return nil, false // the detail and unparseable views have no edits
 	}
@@ -403,7 +406,7 @@ func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 
 // handleSourceEditKey acts on an edit key for a source connector.
 func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
-	parts, onPartitions := t.screen.(*partitionsScreen)
+	parts, onPartitions := t.screen.(*screens.PartitionsScreen)
 	needsPartition := b == &m.km.EditOffset || b == &m.km.ResetOffset
 	if !onPartitions && (needsPartition || b == &m.km.NewPartition) {
 		m.setStatus(statusInfo, fmt.Sprintf("%s works on source partitions: open a connector first (%s)", b.Help().Desc, m.km.Open.Help().Key))
@@ -426,13 +429,13 @@ func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 	if needsPartition && !t.row.Live && t.row.Stray != "" {
 		// A stray copy: say which copy is live and what the task reads,
 		// and keep "this copy only" apart from the partition's edit.
-		return m.openForm(newStrayForm(&m.km, m.styles, name, t.row, partition, b == &m.km.ResetOffset))
+		return m.openForm(dialogs.NewStrayForm(&m.km, m.styles, name, t.row, partition, b == &m.km.ResetOffset))
 	}
 	switch b {
 	case &m.km.EditOffset:
-		return m.openForm(newOffsetForm(&m.km, m.styles, name, t.row, partition, parts.siblingShapes(m.opts.Source, t.row).offsets))
+		return m.openForm(dialogs.NewOffsetForm(&m.km, m.styles, name, t.row, partition, parts.SiblingShapes(m.opts.Source, t.row).Offsets))
 	case &m.km.NewPartition:
-		return m.openForm(newPartitionForm(&m.km, m.styles, name, t.row, t.hasRow, parts.knownPartitions(), parts.siblingShapes(m.opts.Source, t.row)))
+		return m.openForm(dialogs.NewPartitionForm(&m.km, m.styles, name, t.row, t.hasRow, parts.KnownPartitions(), parts.SiblingShapes(m.opts.Source, t.row)))
 	case &m.km.ResetOffset:
 		if t.row.Deleted {
 			m.setStatus(statusInfo, "this source partition's offset is already deleted (its latest record is a tombstone)")
@@ -442,7 +445,7 @@ func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 	case &m.km.ResetAll:
 		return m.planJob(edit.Request{Connector: name, Kind: edit.KindResetAll})
 	case &m.km.Copy:
-		return m.openForm(newCopyForm(&m.km, m.styles, name, m.connectorNames()))
+		return m.openForm(dialogs.NewCopyForm(&m.km, m.styles, name, m.connectorNames()))
 	}
 	return m.handleConnectorKey(b, name, false)
 }
@@ -450,7 +453,7 @@ func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 // handleSinkEditKey acts on an edit key for a sink connector: its offsets
 // are a consumer group's, set by strategy through Editor.PlanSink.
 func (m *Model) handleSinkEditKey(b *key.Binding, t editTarget) tea.Cmd {
-	_, onSink := t.screen.(*sinkScreen)
+	_, onSink := t.screen.(*screens.SinkScreen)
 	name := t.name
 	switch b {
 	case &m.km.EditOffset, &m.km.ResetOffset:
@@ -463,7 +466,7 @@ func (m *Model) handleSinkEditKey(b *key.Binding, t editTarget) tea.Cmd {
 				m.setStatus(statusInfo, "group "+t.group+" has no committed offsets to set")
 				return nil
 			}
-			return m.openForm(newSinkForm(&m.km, m.styles, name, t.group, t.sinkRow, t.hasSinkRow, t.sinkRows, m.opts.Now()))
+			return m.openForm(dialogs.NewSinkForm(&m.km, m.styles, name, t.group, t.sinkRow, t.hasSinkRow, t.sinkRows, m.opts.Now()))
 		}
 		if !t.hasSinkRow {
 			m.setStatus(statusInfo, "no topic-partition selected")
@@ -473,11 +476,11 @@ func (m *Model) handleSinkEditKey(b *key.Binding, t editTarget) tea.Cmd {
 			m.setStatus(statusInfo, t.sinkRow.TopicPartition.String()+" has no committed offset to reset")
 			return nil
 		}
-		return m.planWith(planSinkRequest(edit.SinkRequest{Connector: name, Kind: edit.KindReset,
+		return m.planWith(dialogs.PlanSinkRequest(edit.SinkRequest{Connector: name, Kind: edit.KindReset,
 			Partitions: []model.TopicPartition{t.sinkRow.TopicPartition}, Strategy: edit.SinkStrategy{Kind: edit.SinkReset}},
 			"delete the committed offset of "+t.sinkRow.TopicPartition.String()))
 	case &m.km.ResetAll:
-		return m.planWith(planSinkRequest(edit.SinkRequest{Connector: name, Kind: edit.KindResetAll,
+		return m.planWith(dialogs.PlanSinkRequest(edit.SinkRequest{Connector: name, Kind: edit.KindResetAll,
 			Strategy: edit.SinkStrategy{Kind: edit.SinkReset}}, "delete every committed offset of the group"))
 	case &m.km.NewPartition:
 		m.setStatus(statusInfo, name+" is a sink: its topic-partitions come from its topics; "+m.km.EditOffset.Help().Key+" sets their committed offsets")
@@ -494,7 +497,7 @@ func (m *Model) handleSinkEditKey(b *key.Binding, t editTarget) tea.Cmd {
 func (m *Model) handleConnectorKey(b *key.Binding, name string, sink bool) tea.Cmd {
 	switch b {
 	case &m.km.Stop, &m.km.Resume:
-		m.state = newStateDialog(&m.km, m.styles, b == &m.km.Stop, name, sink, m.rest)
+		m.state = dialogs.NewStateDialog(&m.km, m.styles, b == &m.km.Stop, name, sink, m.rest)
 		m.layout()
 	case &m.km.Undo:
 		return m.undoJob()
@@ -511,22 +514,22 @@ func (m *Model) handleStateKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.km.Cancel):
 		m.state = nil
 		m.layout()
-		m.setStatus(statusInfo, "cancelled: "+d.name+" was not "+map[bool]string{true: "stopped", false: "resumed"}[d.stop])
+		m.setStatus(statusInfo, "cancelled: "+d.Name+" was not "+map[bool]string{true: "stopped", false: "resumed"}[d.Stop])
 	case key.Matches(msg, m.km.Confirm):
 		m.state = nil
 		m.layout()
-		if d.stop {
-			return m.stopJob(d.name)
+		if d.Stop {
+			return m.stopJob(d.Name)
 		}
-		return m.resumeJob(d.name)
+		return m.resumeJob(d.Name)
 	}
 	return nil
 }
 
-func (m *Model) openForm(f formDialog) tea.Cmd {
+func (m *Model) openForm(f dialogs.FormDialog) tea.Cmd {
 	m.form = f
 	m.layout()
-	return f.focusCmd()
+	return f.FocusCmd()
 }
 
 // connectorNames are the connectors koff knows, for the copy prompt: those
@@ -546,17 +549,17 @@ func (m *Model) handleFormKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.km.ForceQuit):
 		return tea.Quit
-	case f.state().planning && key.Matches(msg, m.km.FormCancel):
+	case f.State().Planning && key.Matches(msg, m.km.FormCancel):
 		// Connect may hang: Esc stops the plan's requests and the form.
 		m.cancelPlan()
 		m.form = nil
 		m.layout()
 		m.setStatus(statusInfo, "cancelled: the plan's requests were stopped; nothing was changed")
 		return nil
-	case f.state().planning && key.Matches(msg, m.km.Quit):
+	case f.State().Planning && key.Matches(msg, m.km.Quit):
 		m.cancelPlan()
 		return tea.Quit
-	case f.state().planning:
+	case f.State().Planning:
 		return nil // the plan is for what was submitted: no edits meanwhile
 	case key.Matches(msg, m.km.FormCancel):
 		m.form = nil
@@ -564,17 +567,17 @@ func (m *Model) handleFormKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.setStatus(statusInfo, "cancelled: nothing was changed")
 		return nil
 	}
-	cmd, sub := f.key(msg)
-	if sw, ok := f.(interface{ switchTo() formDialog }); ok {
-		if next := sw.switchTo(); next != nil {
+	cmd, sub := f.Key(msg)
+	if sw, ok := f.(interface{ NextForm() dialogs.FormDialog }); ok {
+		if next := sw.NextForm(); next != nil {
 			return m.openForm(next) // a stray copy's dialog, on to the partition's edit
 		}
 	}
 	if sub == nil {
 		return cmd
 	}
-	st := f.state()
-	st.planning, st.planErr = true, ""
+	st := f.State()
+	st.Planning, st.PlanErr = true, ""
 	return m.planWith(sub)
 }
 
@@ -584,26 +587,26 @@ func (m *Model) handleConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.km.ForceQuit):
 		return tea.Quit
-	case d.running:
+	case d.Running:
 		return nil // keys wait until the job is done
 	case key.Matches(msg, m.km.Cancel):
 		m.closeConfirm()
 		m.setStatus(statusInfo, "cancelled: nothing was written")
 		return nil
 	case key.Matches(msg, m.km.Confirm):
-		if !d.canApply() {
+		if !d.CanApply() {
 			return nil // the dialog says what is missing
 		}
-		d.start(false)
-		return m.applyJob(d.plan)
+		d.Start(false)
+		return m.applyJob(d.Plan)
 	case key.Matches(msg, m.km.StopApplyResume):
-		if !d.canFlow() {
+		if !d.CanFlow() {
 			return nil
 		}
-		d.start(true)
-		return m.stopJob(d.plan.Connector)
+		d.Start(true)
+		return m.stopJob(d.Plan.Connector)
 	}
-	return d.update(msg)
+	return d.Update(msg)
 }
 
 // unknownPartitionWords refuse, in the form's status line, a partition
@@ -612,8 +615,8 @@ func (m *Model) handleConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 func unknownPartitionWords(u *edit.UnknownPartitionError, submit string) string {
 	parts := make([]string, len(u.Unknown))
 	for i, p := range u.Unknown {
-		parts[i] = clean(p.Partition) + clean(edit.PartitionDidYouMean(p.Closest))
+		parts[i] = kit.Clean(p.Partition) + kit.Clean(edit.PartitionDidYouMean(p.Closest))
 	}
 	return fmt.Sprintf("%s has no offset for %s; %s again adds it as a new source partition",
-		clean(u.Connector), strings.Join(parts, ", "), submit)
+		kit.Clean(u.Connector), strings.Join(parts, ", "), submit)
 }

@@ -17,6 +17,8 @@ import (
 	"koff/edit"
 	"koff/model"
 	"koff/model/store"
+	"koff/ui/dialogs"
+	"koff/ui/kit"
 )
 
 // storeWriter is the Kafka side of a real edit.Editor in tests: records it
@@ -380,9 +382,9 @@ func selectPartition(t *testing.T, m *Model, connector, what string) {
 
 // setField replaces a field's text, as a paste over a selection would.
 func setField(m *Model, i int, text string) {
-	f := m.form.(*editForm)
-	f.fields[i].ta.SetValue(text)
-	f.validate()
+	f := m.form.(*dialogs.EditForm)
+	f.Fields[i].Ta.SetValue(text)
+	f.Validate()
 }
 
 func TestEditOffsetValidatesPlansAndApplies(t *testing.T) {
@@ -407,7 +409,7 @@ func TestEditOffsetValidatesPlansAndApplies(t *testing.T) {
 	send(t, m, press("backspace", "backspace")...)
 	send(t, m, tea.PasteMsg{Content: `,"x":{"y":1}}`})
 	const nested = "Offsets may only contain primitive types as values, but field x contains MAP"
-	if err := m.form.(*editForm).fields[0].err; err == nil || err.Error() != nested {
+	if err := m.form.(*dialogs.EditForm).Fields[0].Err; err == nil || err.Error() != nested {
 		t.Fatalf("nested value: %v, want %q", err, nested)
 	}
 	requireContains(t, m, "✗ Offsets may only contain primitive types")
@@ -446,7 +448,7 @@ func TestEnterInsertsANewlineWhileTheJSONIsIncomplete(t *testing.T) {
 	if m.confirm != nil || m.busy != "" || len(ed.Calls()) > 0 {
 		t.Fatal("enter submitted incomplete JSON")
 	}
-	if v := m.form.(*editForm).fields[0].ta.Value(); v != "{\"incrementing\":\n" {
+	if v := m.form.(*dialogs.EditForm).Fields[0].Ta.Value(); v != "{\"incrementing\":\n" {
 		t.Fatalf("enter did not insert a newline: %q", v)
 	}
 	send(t, m, press("7", "}")...)
@@ -490,7 +492,7 @@ func TestResetAllNeedsTheConnectorsName(t *testing.T) {
 	send(t, m, press("enter")...)
 	send(t, m, press("jdbc-order")...)
 	send(t, m, press("enter")...)
-	if m.busy != "" || m.confirm.running {
+	if m.busy != "" || m.confirm.Running {
 		t.Fatal("enter applied before the name was typed in full")
 	}
 	// Printable keys are the name's, not the dashboard's: q did not quit,
@@ -842,12 +844,12 @@ func TestEquivalentCommandKeepsContextAndWords(t *testing.T) {
 			if m.confirm == nil {
 				t.Fatalf("no confirmation:\n%s", screenText(m))
 			}
-			cmd := m.confirm.plan.Command
+			cmd := m.confirm.Plan.Command
 			if !strings.Contains(cmd, "--context 'prod eu'") || !strings.Contains(cmd, "--connect-url http://connect-1.prod.internal:8083") {
 				t.Fatalf("command %s lacks the context or the Connect URL", cmd)
 			}
-			inner := m.confirm.width - dialogFrameW
-			lines := m.confirm.content(inner)
+			inner := m.confirm.Width - kit.DialogFrameW
+			lines := m.confirm.Content(inner)
 			at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(ansi.Strip(l), "Command") })
 			var joined []string
 			for i, l := range lines[at+1:] {

@@ -11,6 +11,7 @@ import (
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
+	"koff/ui/kit"
 )
 
 // t0 is the tests' fixed "now".
@@ -128,7 +129,7 @@ func demoStore() *fixture {
 	return f
 }
 
-func newTestModel(src Source) *Model {
+func newTestModel(src kit.Source) *Model {
 	return New(Options{
 		Source:    src,
 		Bootstrap: "kafka-1.prod.internal:9092,kafka-2.prod.internal:9092",

@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"koff/model"
+	"koff/ui/dialogs"
+	"koff/ui/screens"
 )
 
 // goldenScreens drive a fresh dashboard on the demo store to each screen
@@ -92,7 +94,7 @@ func openConnectorNamed(t *testing.T, m *Model, name string) {
 	t.Helper()
 	selectConnector(t, m, name)
 	send(t, m, press("enter")...)
-	if _, ok := m.top().(*partitionsScreen); !ok {
+	if _, ok := m.top().(*screens.PartitionsScreen); !ok {
 		t.Fatalf("enter on %s did not open its partitions", name)
 	}
 }
@@ -205,7 +207,7 @@ var goldenLag = []struct {
 		ed.state, ed.tasks = "RUNNING", 2
 		openSinkNamed(t, m, "es-search")
 		send(t, m, press("e")...)
-		m.form.(*sinkForm).input.SetValue("")
+		m.form.(*dialogs.SinkForm).Input.SetValue("")
 		send(t, m, press("100", "tab")...) // below orders/0's log start
 		pressSettle(t, m, "enter")
 	}},

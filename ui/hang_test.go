@@ -9,12 +9,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"koff/edit"
+	"koff/ui/kit"
 )
 
 // hangingEditor plans like a Connect that never answers: until the
 // request's context is cancelled.
 type hangingEditor struct {
-	Editor
+	kit.Editor
 	cancelled chan struct{}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/model"
+	"koff/ui/kit"
 )
 
 // tailGlyph pairs each tailer state with a glyph, so the state reads
@@ -72,12 +73,12 @@ func (m *Model) headerLines() []string {
 	var ts []string
 	for _, t := range topics {
 		n := st.Topics[t]
-		t := clean(t) // a connector's own offsets topic comes from Connect's config
+		t := kit.Clean(t) // a connector's own offsets topic comes from Connect's config
 		switch {
 		case n == 0:
 			ts = append(ts, t)
 		case len(topics) == 1:
-			ts = append(ts, fmt.Sprintf("%s · %s", t, plural(n, "partition", "partitions")))
+			ts = append(ts, fmt.Sprintf("%s · %s", t, kit.Plural(n, "partition", "partitions")))
 		default:
 			ts = append(ts, fmt.Sprintf("%s (%d)", t, n))
 		}
@@ -105,13 +106,13 @@ func (m *Model) headerLines() []string {
 		}
 		return left
 	}
-	left := identity(clean(m.opts.Bootstrap))
+	left := identity(kit.Clean(m.opts.Bootstrap))
 	// A long server list gives way to the topics: show the first server.
 	if servers := strings.Split(m.opts.Bootstrap, ","); len(servers) > 1 &&
 		ansi.StringWidth(left)+ansi.StringWidth(right)+2 > w {
-		left = identity(fmt.Sprintf("%s +%d", clean(servers[0]), len(servers)-1))
+		left = identity(fmt.Sprintf("%s +%d", kit.Clean(servers[0]), len(servers)-1))
 	}
-	lines := []string{spread(left, right, w)}
+	lines := []string{kit.Spread(left, right, w)}
 	if m.opts.Interrupted != nil {
 		if n := m.opts.Interrupted(); n != "" {
 			lines = append(lines, m.styles.Warn.Render(ansi.Truncate("⚠ "+n, w, "…")))
@@ -136,7 +137,7 @@ func (m *Model) headerLines() []string {
 	case model.TailWaitingForTopic, model.TailDisconnected, model.TailStalled:
 		line := stateWord
 		if st.Status.Reason != "" {
-			line += m.tailStyle(state)(": ") + clean(st.Status.Reason)
+			line += m.tailStyle(state)(": ") + kit.Clean(st.Status.Reason)
 		}
 		lines = append(lines, ansi.Truncate(line, w, "…"), m.fitTotals(totals, "", w))
 	case model.TailCatchingUp:
@@ -146,7 +147,7 @@ func (m *Model) headerLines() []string {
 		p := st.Status.Progress()
 		prefix := stateWord + " " + bar.ViewAs(p) +
 			fmt.Sprintf(" %3.0f%% ", p*100) +
-			m.styles.Muted.Render(fmt.Sprintf("%s/%s", count(st.Status.Read), count(st.Status.Total))) + "   "
+			m.styles.Muted.Render(fmt.Sprintf("%s/%s", kit.Count(st.Status.Read), kit.Count(st.Status.Total))) + "   "
 		lines = append(lines, m.fitTotals(totals, prefix, w))
 	default:
 		lines = append(lines, m.fitTotals(totals, stateWord+"   ", w))
@@ -161,25 +162,25 @@ func (m *Model) headerLines() []string {
 // new cluster, a recreated topic), for a while after it happened.
 func (m *Model) reloadNote() string {
 	st := m.stats.Status
-	if st.Reloaded.IsZero() || m.now.Sub(st.Reloaded) > reloadShown {
+	if st.Reloaded.IsZero() || m.now.Sub(st.Reloaded) > kit.ReloadShown {
 		return ""
 	}
-	return m.styles.Warn.Render("↻ reloaded " + st.Reloaded.Local().Format("15:04:05") + ": " + clean(st.ReloadReason))
+	return m.styles.Warn.Render("↻ reloaded " + st.Reloaded.Local().Format("15:04:05") + ": " + kit.Clean(st.ReloadReason))
 }
 
 // totals are the header's counts, most important first: the connectors
 // that need a look, then the unparseable records.
 func (m *Model) totals() []string {
 	st := m.stats
-	unparseable := fmt.Sprintf("%s unparseable (%s)", count(st.Unparseable), m.km.Unparseable.Help().Key)
+	unparseable := fmt.Sprintf("%s unparseable (%s)", kit.Count(st.Unparseable), m.km.Unparseable.Help().Key)
 	if st.Unparseable > 0 {
 		unparseable = m.styles.Warn.Render("⚠ " + unparseable)
 	}
 	return append(m.healthTotals(),
 		unparseable,
-		count(st.Records)+" records",
-		plural(st.Connectors, "connector", "connectors"),
-		plural(st.Partitions, "partition", "partitions"),
+		kit.Count(st.Records)+" records",
+		kit.Plural(st.Connectors, "connector", "connectors"),
+		kit.Plural(st.Partitions, "partition", "partitions"),
 	)
 }
 
@@ -205,11 +206,11 @@ func (m *Model) restLine() string {
 	}
 	label := m.styles.Muted.Render("Connect ")
 	if r.Err != "" {
-		line := label + m.styles.Bad.Render("✗ ") + clean(oneLine(r.Err))
+		line := label + m.styles.Bad.Render("✗ ") + kit.Clean(kit.OneLine(r.Err))
 		if r.Connectors != nil {
 			line += m.styles.Muted.Render(" · showing the last states read")
 		}
-		return truncate(line, m.width)
+		return kit.Truncate(line, m.width)
 	}
 	url := r.URL
 	if url == "" {
@@ -220,7 +221,7 @@ func (m *Model) restLine() string {
 		parts = append(parts, "version "+r.Version)
 	}
 	if r.Connectors != nil {
-		parts = append(parts, plural(len(r.Connectors), "connector", "connectors"))
+		parts = append(parts, kit.Plural(len(r.Connectors), "connector", "connectors"))
 	}
-	return truncate(label+strings.Join(parts, m.styles.Muted.Render(" · ")), m.width)
+	return kit.Truncate(label+strings.Join(parts, m.styles.Muted.Render(" · ")), m.width)
 }

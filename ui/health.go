@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"koff/model"
+	"koff/ui/kit"
+	"koff/ui/screens"
 )
 
 // health counts the connectors that need a look, for the header: it
@@ -17,11 +19,11 @@ type health struct {
 // countHealth judges every connector at now. The connectors screen has
 // just read and judged them when it is on top; otherwise they are read
 // again only when the Source changed.
-func (m *Model) countHealth(src Source, now time.Time, reload bool) {
+func (m *Model) countHealth(src kit.Source, now time.Time, reload bool) {
 	var h health
-	if c, ok := m.top().(*connectorsScreen); ok {
-		for _, r := range c.list.items {
-			h.add(r.ConnectorRow, r.flush)
+	if c, ok := m.top().(*screens.ConnectorsScreen); ok {
+		for _, r := range c.List.Items {
+			h.add(r.ConnectorRow, r.Judged)
 		}
 		m.health = h
 		return
@@ -32,7 +34,7 @@ func (m *Model) countHealth(src Source, now time.Time, reload bool) {
 	for _, r := range m.conns {
 		var rep model.FlushReport
 		if r.Type != "sink" {
-			rep = judgeFlush(r, now, m.opts.FlushInterval)
+			rep = kit.JudgeFlush(r, now, m.opts.FlushInterval)
 		}
 		h.add(r, rep)
 	}
@@ -48,7 +50,7 @@ func (h *health) add(r model.ConnectorRow, rep model.FlushReport) {
 			h.late++
 		}
 	}
-	if r.InREST && (r.REST.State == "FAILED" || failedTasks(r.REST) > 0) {
+	if r.InREST && (r.REST.State == "FAILED" || kit.FailedTasks(r.REST) > 0) {
 		h.failed++
 	}
 	if r.Suspect > 0 {

@@ -17,7 +17,7 @@ func BenchmarkDetailOfAHugeKey(b *testing.B) {
 	send(&tb, m, press("enter", "enter")...)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.refresh(t0.Add(time.Duration(i)*time.Second), true)
+		m.Refresh(t0.Add(time.Duration(i)*time.Second), true)
 		_ = m.View()
 	}
 }

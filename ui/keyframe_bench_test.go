@@ -15,6 +15,7 @@ import (
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
+	"koff/ui/screens"
 )
 
 // keyClock times one key at a time, from the moment it is sent to the
@@ -47,7 +48,7 @@ func (m keyTimedModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	at, cpu, wait := m.clk.trace.begin()
 	start := time.Now()
 	_, cmd := m.Model.Update(msg)
-	m.clk.trace.end(fmt.Sprintf("Update %T", msg), at, cpu, wait)
+	m.clk.trace.End(fmt.Sprintf("Update %T", msg), at, cpu, wait)
 	if _, ok := msg.(tea.KeyPressMsg); ok {
 		m.clk.mu.Lock()
 		m.clk.keyed = true
@@ -61,7 +62,7 @@ func (m keyTimedModel) View() tea.View {
 	at, cpu, wait := m.clk.trace.begin()
 	start := time.Now()
 	v := m.Model.View()
-	m.clk.trace.end("View", at, cpu, wait)
+	m.clk.trace.End("View", at, cpu, wait)
 	c := m.clk
 	c.mu.Lock()
 	switch {
@@ -292,8 +293,8 @@ func pctMs(ds []time.Duration, q float64) float64 {
 
 // settled says the active screen shows the rows of its filter and sort.
 func settled(m *Model) bool {
-	if p, ok := m.top().(*partitionsScreen); ok {
-		return p.settled()
+	if p, ok := m.top().(*screens.PartitionsScreen); ok {
+		return p.Settled()
 	}
 	return true
 }

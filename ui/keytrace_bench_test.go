@@ -64,7 +64,7 @@ func (t *keyTrace) begin() (time.Time, time.Duration, time.Duration) {
 	return time.Now(), c, w
 }
 
-func (t *keyTrace) end(what string, at time.Time, cpu0, wait0 time.Duration) {
+func (t *keyTrace) End(what string, at time.Time, cpu0, wait0 time.Duration) {
 	if !t.enabled {
 		return
 	}

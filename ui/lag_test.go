@@ -9,6 +9,8 @@ import (
 
 	"koff/edit"
 	"koff/model"
+	"koff/ui/dialogs"
+	"koff/ui/screens"
 )
 
 // rowsNamed are the connectors table's lines whose first field is name.
@@ -124,11 +126,11 @@ func TestSortByStatusAndLag(t *testing.T) {
 }
 
 // openSinkNamed opens a sink's screen from the connectors.
-func openSinkNamed(t *testing.T, m *Model, name string) *sinkScreen {
+func openSinkNamed(t *testing.T, m *Model, name string) *screens.SinkScreen {
 	t.Helper()
 	selectConnector(t, m, name)
 	send(t, m, press("enter")...)
-	s, ok := m.top().(*sinkScreen)
+	s, ok := m.top().(*screens.SinkScreen)
 	if !ok {
 		t.Fatalf("enter on %s did not open its sink screen:\n%s", name, screenText(m))
 	}
@@ -142,10 +144,10 @@ func TestSinkScreenShowsLagPerPartition(t *testing.T) {
 		"Group connect-es-search · Stable · 2 members",
 		"Lag 2,800", "↑ growing", "catch-up never", "last commit just now",
 		"COMMITTED", "END", "LAG", "LAST COMMIT")
-	if len(s.list.rows()) != 3 {
-		t.Fatalf("%d rows, want 3", len(s.list.rows()))
+	if len(s.List.Rows()) != 3 {
+		t.Fatalf("%d rows, want 3", len(s.List.Rows()))
 	}
-	for _, r := range s.list.rows() {
+	for _, r := range s.List.Rows() {
 		if r.Lag != r.End-r.Committed {
 			t.Errorf("%s: lag %d, end − committed = %d", r.TopicPartition, r.Lag, r.End-r.Committed)
 		}
@@ -170,7 +172,7 @@ func TestSinkScreenShowsLagPerPartition(t *testing.T) {
 	// Sorted by lag: orders/2 (600) goes last; back to topic-partition.
 	send(t, m, press("s")...)
 	requireContains(t, m, "sort: lag (biggest first)")
-	if last := s.list.rows()[2]; last.Partition != 2 {
+	if last := s.List.Rows()[2]; last.Partition != 2 {
 		t.Errorf("lag sort ends with %s", last.TopicPartition)
 	}
 	// Live: a new poll shows at the next tick.
@@ -214,7 +216,7 @@ func TestSinkFormValidatesAndPlansEachStrategy(t *testing.T) {
 			_, ed, m := lagModel(t, 100, 40)
 			openSinkNamed(t, m, "es-search")
 			send(t, m, press("e")...)
-			f, ok := m.form.(*sinkForm)
+			f, ok := m.form.(*dialogs.SinkForm)
 			if !ok {
 				t.Fatalf("e opened no sink form:\n%s", screenText(m))
 			}
@@ -223,12 +225,12 @@ func TestSinkFormValidatesAndPlansEachStrategy(t *testing.T) {
 				if bad == "" {
 					continue
 				}
-				f.input.SetValue("")
+				f.Input.SetValue("")
 				send(t, m, press(bad)...)
 				if bad == c.value {
 					break
 				}
-				if f.err == nil {
+				if f.Err == nil {
 					t.Errorf("%q was accepted", bad)
 				}
 				requireContains(t, m, "✗ ", "fix the value to review")
@@ -237,8 +239,8 @@ func TestSinkFormValidatesAndPlansEachStrategy(t *testing.T) {
 					t.Fatalf("enter planned the invalid %q", bad)
 				}
 			}
-			if f.err != nil {
-				t.Fatalf("%q refused: %v", c.value, f.err)
+			if f.Err != nil {
+				t.Fatalf("%q refused: %v", c.value, f.Err)
 			}
 			pressSettle(t, m, "enter")
 			if m.confirm == nil {
@@ -346,7 +348,7 @@ func TestCopyFromAnOrphan(t *testing.T) {
 	selectConnector(t, m, "jdbc-old-orders")
 	requireContains(t, m, "c copy to…")
 	send(t, m, press("c")...)
-	if _, ok := m.form.(*copyForm); !ok {
+	if _, ok := m.form.(*dialogs.CopyForm); !ok {
 		t.Fatalf("c opened no copy prompt:\n%s", screenText(m))
 	}
 	requireContains(t, m, "Copy offsets · jdbc-old-orders", "In Connect: ", "jdbc-orders")

@@ -37,13 +37,16 @@ import (
 	"koff/keymap"
 	"koff/model"
 	"koff/model/store"
+	"koff/ui/dialogs"
+	"koff/ui/kit"
+	"koff/ui/screens"
 )
 
-var _ Source = (*store.Store)(nil)
+var _ kit.Source = (*store.Store)(nil)
 
 // Options configure the dashboard.
 type Options struct {
-	Source Source
+	Source kit.Source
 	// Bootstrap and Topics are shown in the header: where koff reads from.
 	Bootstrap string
 	Topics    []string
@@ -56,7 +59,7 @@ type Options struct {
 	KeyMap keymap.KeyMap
 	// Editor plans and applies offset edits and stops and resumes
 	// connectors; nil leaves every edit key disabled, saying why.
-	Editor Editor
+	Editor kit.Editor
 	// REST says Connect's REST API is configured (--connect-url): stop and
 	// resume need it.
 	REST bool
@@ -121,7 +124,7 @@ type tickMsg struct{}
 type Model struct {
 	opts   Options
 	km     keymap.KeyMap
-	styles *Styles
+	styles *kit.Styles
 
 	now     time.Time // of the last render of ages
 	version uint64
@@ -133,7 +136,7 @@ type Model struct {
 	rest   model.RESTStatus
 
 	width, height int
-	stack         []screen
+	stack         []screens.Screen
 
 	filter    textinput.Model
 	filtering bool
@@ -143,9 +146,9 @@ type Model struct {
 
 	// At most one dialog is open: a form (offset editor, sink offsets,
 	// copy prompt) or a confirmation.
-	form    formDialog
-	confirm *confirmDialog
-	state   *stateDialog // S or R, asking first
+	form    dialogs.FormDialog
+	confirm *dialogs.ConfirmDialog
+	state   *dialogs.StateDialog // S or R, asking first
 	status  status
 	// busy names the job in flight ("" when none); jobSeq is its id.
 	busy    string
@@ -157,7 +160,7 @@ type Model struct {
 	jobCancel  context.CancelFunc
 
 	// picker is ":" while open; switchTo is the context chosen in it.
-	picker   *contextPicker
+	picker   *dialogs.ContextPicker
 	switchTo string
 	// every is how often the tick looks at the Source.
 	every time.Duration
@@ -177,7 +180,7 @@ type Model struct {
 }
 
 type sizedScreen struct {
-	s    screen
+	s    screens.Screen
 	w, h int
 }
 
@@ -200,7 +203,7 @@ func New(opts Options) *Model {
 		opts:    opts,
 		lastKey: new(atomic.Int64),
 		km:      km,
-		styles:  &Styles{},
+		styles:  &kit.Styles{},
 		width:   80,
 		height:  24,
 		help:    help.New(),
@@ -217,8 +220,8 @@ func New(opts Options) *Model {
 	m.spinner = spinner.New(spinner.WithSpinner(spinner.Spinner{Frames: spinner.MiniDot.Frames, FPS: m.every}))
 	m.applyEditAvailability()
 	m.applyStyles()
-	m.stack = []screen{newConnectorsScreen(&m.km, m.styles, opts.FlushInterval)}
-	m.refresh(m.opts.Now(), true)
+	m.stack = []screens.Screen{screens.NewConnectorsScreen(&m.km, m.styles, opts.FlushInterval)}
+	m.Refresh(m.opts.Now(), true)
 	m.layout()
 	return m
 }
@@ -235,9 +238,9 @@ func (m *Model) tick() tea.Cmd {
 // buildStyles makes the styles for the background, with the context's
 // accent.
 func (m *Model) buildStyles(isDark bool) {
-	*m.styles = NewStyles(isDark)
+	*m.styles = kit.NewStyles(isDark)
 	if c, err := ParseAccent(m.opts.Accent); err == nil && c != nil {
-		m.styles.setAccent(c)
+		m.styles.SetAccent(c)
 	}
 }
 
@@ -251,7 +254,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.BackgroundColorMsg:
 		m.buildStyles(msg.IsDark())
 		m.applyStyles()
-		m.top().refresh(m.opts.Source, m.now, false)
+		m.top().Refresh(m.opts.Source, m.now, false)
 		return m, nil
 	case tickMsg:
 		m.handleTick()
@@ -259,14 +262,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadedMsg:
 		m.handleLoaded(msg)
 		return m, m.jobsCmd()
-	case viewMsg:
+	case kit.ViewMsg:
 		if v, ok := m.top().(viewer); ok {
-			v.viewDone(msg)
+			v.ViewDone(msg)
 		}
 		return m, m.jobsCmd()
 	case tea.KeyPressMsg:
 		m.lastKey.Store(time.Now().UnixNano())
-		cmd := m.handleKey(msg)
+		cmd := m.HandleKey(msg)
 		m.layout()
 		return m, tea.Batch(cmd, m.jobsCmd())
 	case jobMsg:
@@ -284,11 +287,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	// Pastes and cursor blinks go to the input that has focus.
 	switch {
 	case m.picker != nil:
-		return m, m.picker.update(msg)
+		return m, m.picker.Update(msg)
 	case m.form != nil:
-		return m, m.form.update(msg)
+		return m, m.form.Update(msg)
 	case m.confirm != nil:
-		return m, m.confirm.update(msg)
+		return m, m.confirm.Update(msg)
 	}
 	if m.filtering { // the input's cursor blink
 		var cmd tea.Cmd
@@ -318,49 +321,49 @@ func (m *Model) handleTick() {
 		m.wantLoad, reload = true, false
 	}
 	if reload || now.Unix() != m.now.Unix() {
-		m.refresh(now, reload)
+		m.Refresh(now, reload)
 		m.layout() // the header can change height with the tailer state
 	}
 }
 
 // refresh reads the Source into the header and the active screen.
-func (m *Model) refresh(now time.Time, reload bool) {
+func (m *Model) Refresh(now time.Time, reload bool) {
 	m.refreshFrom(m.opts.Source, now, reload)
 }
 
 // refreshFrom reads src (the Source or a snapshot of it) into the header
 // and the active screen. The version is read first, so a change made
 // during the reads shows up at the next tick rather than being lost.
-func (m *Model) refreshFrom(src Source, now time.Time, reload bool) {
+func (m *Model) refreshFrom(src kit.Source, now time.Time, reload bool) {
 	m.now = now
 	if reload {
 		m.version = src.Version()
 		m.stats = src.Stats()
 		m.rest = src.REST()
 	}
-	if c, ok := m.top().(*connectorsScreen); ok {
-		c.topics = len(m.topics())
+	if c, ok := m.top().(*screens.ConnectorsScreen); ok {
+		c.Topics = len(m.topics())
 	}
-	m.top().refresh(src, now, reload)
-	if f, ok := m.form.(*editForm); ok && reload {
-		f.follow(src)
+	m.top().Refresh(src, now, reload)
+	if f, ok := m.form.(*dialogs.EditForm); ok && reload {
+		f.Follow(src)
 	}
 	m.countHealth(src, now, reload)
 }
 
-func (m *Model) top() screen { return m.stack[len(m.stack)-1] }
+func (m *Model) top() screens.Screen { return m.stack[len(m.stack)-1] }
 
 // push opens a screen: it reads the Source at once, or, when that is big,
 // shows what it has (the clock) until a snapshot lands.
-func (m *Model) push(s screen) {
+func (m *Model) push(s screens.Screen) {
 	m.stack = append(m.stack, s)
 	m.layout()
 	if m.big() {
-		s.refresh(m.opts.Source, m.now, false)
+		s.Refresh(m.opts.Source, m.now, false)
 		m.wantLoad, m.nextLoad = true, time.Time{} // a new screen waits for no one
 		return
 	}
-	s.refresh(m.opts.Source, m.now, true)
+	s.Refresh(m.opts.Source, m.now, true)
 }
 
 func (m *Model) pop() {
@@ -368,15 +371,15 @@ func (m *Model) pop() {
 		m.stack = m.stack[:len(m.stack)-1]
 		m.layout()
 		if m.big() {
-			m.refresh(m.now, false)
+			m.Refresh(m.now, false)
 			m.wantLoad, m.nextLoad = true, time.Time{}
 			return
 		}
-		m.refresh(m.now, true)
+		m.Refresh(m.now, true)
 	}
 }
 
-func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Model) HandleKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case m.picker != nil:
 		return m.handlePickerKey(msg)
@@ -416,30 +419,30 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.km.Context):
 		return m.openPicker()
 	case key.Matches(msg, m.km.Unparseable):
-		if _, ok := top.(*unparseableScreen); !ok {
-			m.push(newUnparseableScreen(&m.km, m.styles))
+		if _, ok := top.(*screens.UnparseableScreen); !ok {
+			m.push(screens.NewUnparseableScreen(&m.km, m.styles))
 		}
 	case key.Matches(msg, m.km.Back) && m.cancelPlan():
 		m.setStatus(statusInfo, "cancelled: the plan's requests were stopped; nothing was changed")
 	case key.Matches(msg, m.km.Back):
-		if f, ok := top.(filterable); ok && f.filterValue() != "" {
-			f.setFilter("")
+		if f, ok := top.(screens.Filterable); ok && f.FilterValue() != "" {
+			f.SetFilter("")
 		} else {
 			m.pop()
 		}
 	case key.Matches(msg, m.km.Filter):
-		if f, ok := top.(filterable); ok {
+		if f, ok := top.(screens.Filterable); ok {
 			m.filtering = true
-			m.filter.SetValue(f.filterValue())
+			m.filter.SetValue(f.FilterValue())
 			m.filter.CursorEnd()
 			return m.filter.Focus()
 		}
 	case key.Matches(msg, m.km.Sort):
-		if s, ok := top.(sortable); ok {
-			s.cycleSort()
+		if s, ok := top.(screens.Sortable); ok {
+			s.CycleSort()
 		}
 	default:
-		m.handleAction(top.handleKey(msg))
+		m.handleAction(top.HandleKey(msg))
 	}
 	return nil
 }
@@ -447,22 +450,22 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // handleFilterKey edits the filter, which applies to the table as it is
 // typed.
 func (m *Model) handleFilterKey(msg tea.KeyPressMsg) tea.Cmd {
-	f, _ := m.top().(filterable)
+	f, _ := m.top().(screens.Filterable)
 	switch {
 	case key.Matches(msg, m.km.ForceQuit):
 		return tea.Quit
 	case key.Matches(msg, m.km.FilterApply):
 		m.stopFilter()
 	case key.Matches(msg, m.km.FilterClear):
-		f.setFilter("")
+		f.SetFilter("")
 		m.stopFilter()
 	case key.Matches(msg, m.km.FilterUp, m.km.FilterDown):
-		m.top().handleKey(msg)
+		m.top().HandleKey(msg)
 	default:
 		var cmd tea.Cmd
 		m.filter, cmd = m.filter.Update(msg)
-		if v := m.filter.Value(); v != f.filterValue() {
-			f.setFilter(v)
+		if v := m.filter.Value(); v != f.FilterValue() {
+			f.SetFilter(v)
 		}
 		return cmd
 	}
@@ -474,23 +477,23 @@ func (m *Model) stopFilter() {
 	m.filter.Blur()
 }
 
-func (m *Model) handleAction(a action) {
+func (m *Model) handleAction(a screens.Action) {
 	topics := len(m.topics())
 	switch a := a.(type) {
-	case openConnector:
-		ps := newPartitionsScreen(&m.km, m.styles, a.id, topics, m.opts.FlushInterval)
-		ps.edited = m.edited
+	case screens.OpenConnector:
+		ps := screens.NewPartitionsScreen(&m.km, m.styles, a.Id, topics, m.opts.FlushInterval)
+		ps.Edited = m.edited
 		m.push(ps)
-	case openUnparseable:
-		m.push(newUnparseableDetail(&m.km, m.styles, a.u))
-	case openSink:
-		m.push(newSinkScreen(&m.km, m.styles, a.name))
-	case openPartition:
-		conn := model.ConnectorID{Topic: a.id.Topic}
-		if p, ok := m.top().(*partitionsScreen); ok {
-			conn = p.id
+	case screens.OpenUnparseable:
+		m.push(screens.NewUnparseableDetail(&m.km, m.styles, a.U))
+	case screens.OpenSink:
+		m.push(screens.NewSinkScreen(&m.km, m.styles, a.Name))
+	case screens.OpenPartition:
+		conn := model.ConnectorID{Topic: a.Id.Topic}
+		if p, ok := m.top().(*screens.PartitionsScreen); ok {
+			conn = p.Id
 		}
-		m.push(newDetailScreen(&m.km, m.styles, conn, a.id, topics))
+		m.push(screens.NewDetailScreen(&m.km, m.styles, conn, a.Id, topics))
 	}
 }
 
@@ -507,18 +510,18 @@ func (m *Model) layout() {
 		m.sized = sz
 		sz.s.SetSize(sz.w, sz.h)
 	}
-	w, h := dialogSize(m.width, m.height)
+	w, h := kit.DialogSize(m.width, m.height)
 	if m.form != nil {
-		m.form.setSize(w, h)
+		m.form.SetSize(w, h)
 	}
 	if m.confirm != nil {
-		m.confirm.setSize(w, h)
+		m.confirm.SetSize(w, h)
 	}
 	if m.state != nil {
-		m.state.setSize(w, h)
+		m.state.SetSize(w, h)
 	}
 	if m.picker != nil {
-		m.picker.setSize(m.width, m.height)
+		m.picker.SetSize(m.width, m.height)
 	}
 }
 
@@ -538,20 +541,20 @@ func (m *Model) View() tea.View {
 	lines = fitLines(lines, m.height)
 	switch {
 	case m.picker != nil:
-		lines = overlay(lines, m.picker.view(), m.width)
+		lines = kit.Overlay(lines, m.picker.View(), m.width)
 	case m.form != nil:
-		lines = overlay(lines, m.form.view(m.spinner.View()), m.width)
+		lines = kit.Overlay(lines, m.form.View(m.spinner.View()), m.width)
 	case m.confirm != nil:
-		lines = overlay(lines, m.confirm.view(m.spinner.View()), m.width)
+		lines = kit.Overlay(lines, m.confirm.View(m.spinner.View()), m.width)
 	case m.state != nil:
-		lines = overlay(lines, m.state.view(), m.width)
+		lines = kit.Overlay(lines, m.state.View(), m.width)
 	}
 	for i, l := range lines {
 		if ansi.StringWidth(l) > m.width {
 			lines[i] = ansi.Truncate(l, m.width, "")
 		}
 	}
-	v := tea.NewView(guardFrame(strings.Join(lines, "\n")))
+	v := tea.NewView(kit.GuardFrame(strings.Join(lines, "\n")))
 	v.AltScreen = true
 	v.WindowTitle = "koff"
 	return v

@@ -14,6 +14,7 @@ import (
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
+	"koff/ui/screens"
 )
 
 func started(t *testing.T, w, h int) (*fixture, *Model) {
@@ -58,7 +59,7 @@ func TestEnterDrillsInAndEscGoesBack(t *testing.T) {
 	requireContains(t, m, "Connectors › jdbc-orders", "3 source partitions")
 
 	send(t, m, press("enter")...)
-	if _, ok := m.top().(*detailScreen); !ok {
+	if _, ok := m.top().(*screens.DetailScreen); !ok {
 		t.Fatalf("enter on a partition did not open its detail:\n%s", screenText(m))
 	}
 	requireContains(t, m, "bytes as written", `["jdbc-orders",{"protocol":"1","table":"customers"}]`, `"table": "customers"`)
@@ -341,7 +342,7 @@ func TestUnparseableFromAnywhereAndBack(t *testing.T) {
 	requireContains(t, m, "Unparseable records 3", "key is not JSON", "not json")
 	send(t, m, press("U")...) // already there: stays
 	send(t, m, press("esc")...)
-	if _, ok := m.top().(*detailScreen); !ok {
+	if _, ok := m.top().(*screens.DetailScreen); !ok {
 		t.Fatalf("esc from unparseable did not return to the detail:\n%s", screenText(m))
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
+	"koff/ui/kit"
+	"koff/ui/screens"
 )
 
 // TestPartitionTableSameAsFullRead: the partitions screen's table of a
@@ -26,16 +28,16 @@ import (
 // new partitions, a new partition count and a Reset.
 func TestPartitionTableSameAsFullRead(t *testing.T) {
 	km := keymap.Default()
-	st := NewStyles(true)
+	st := kit.NewStyles(true)
 	id := model.ConnectorID{Topic: "connect-offsets", Name: "mm2-primary.MirrorSourceConnector"}
-	scr := newPartitionsScreen(&km, &st, id, 1, 0)
+	scr := screens.NewPartitionsScreen(&km, &st, id, 1, 0)
 	values := []string{`{"offset":7}`, `{"offset":123456789012}`, `{"offset":-1}`, `{"offset":18446744073709551616}`, `{"offset":1.5e3}`,
 		`{"a":"x","offset":2}`, "", "garbage", `{"offset":{"n":1}}`, "\x00"}
 	for seed := range int64(6) {
 		rng := rand.New(rand.NewSource(seed))
 		src := bigStore(300)
 		n := 300
-		var tbl *partTable
+		var tbl *screens.PartTable
 		now := time.UnixMilli(1_796_000_000_000)
 		for step := range 60 {
 			var batch []store.Record
@@ -63,58 +65,58 @@ func TestPartitionTableSameAsFullRead(t *testing.T) {
 			case 1: // the topic read again from scratch: the connector goes, then comes back
 				src.Reset()
 			}
-			tbl = readTable(src, id, tbl, scr.list.search)
+			tbl = screens.ReadTable(src, id, tbl, scr.List.Search)
 			full := src.Partitions(id)
 			var got []model.PartitionRow
-			for _, r := range tbl.rows {
+			for _, r := range tbl.Rows {
 				got = append(got, *r)
 			}
 			want := slices.Clone(full)
-			slices.SortFunc(got, byPartition)
-			slices.SortFunc(want, byPartition)
+			slices.SortFunc(got, screens.ByPartition)
+			slices.SortFunc(want, screens.ByPartition)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("seed %d step %d: the table's rows are not those of a full read", seed, step)
 			}
-			if !slices.Equal(tbl.hay, makeHay(scr.list.search, tbl.rows)) {
+			if !slices.Equal(tbl.Hay, kit.MakeHay(scr.List.Search, tbl.Rows)) {
 				t.Fatalf("seed %d step %d: the filter's texts differ from those made afresh", seed, step)
 			}
-			if g, w := tbl.tally.needs(), measurePartitions(tbl.rows); g != w {
+			if g, w := tbl.Tally.Needs(), screens.MeasurePartitions(tbl.Rows); g != w {
 				t.Fatalf("seed %d step %d: widths and counts %+v, measured afresh %+v", seed, step, g, w)
 			}
-			if tm, fresh := tbl.times(), timesOf(tbl.rows); !slices.Equal(tm.upd, fresh.upd) || !slices.Equal(tm.del, fresh.del) {
+			if tm, fresh := tbl.Times(), screens.TimesOf(tbl.Rows); !slices.Equal(tm.Upd, fresh.Upd) || !slices.Equal(tm.Del, fresh.Del) {
 				t.Fatalf("seed %d step %d: the update times and tombstones differ from those made afresh", seed, step)
 			}
 			if step%10 == 9 { // the progress rates from the table's times, as from the rows
 				at := now.Add(time.Duration(step*100) * time.Millisecond)
-				if g, w := (rateCache{}).next(src, tbl.rows, at, &yielder{}, tbl.times()), (rateCache{}).next(src, tbl.rows, at, nil, nil); !reflect.DeepEqual(g, w) {
+				if g, w := (screens.RateCache{}).Next(src, tbl.Rows, at, &kit.Yielder{}, tbl.Times()), (screens.RateCache{}).Next(src, tbl.Rows, at, nil, nil); !reflect.DeepEqual(g, w) {
 					t.Fatalf("seed %d step %d: rates %+v, from the rows %+v", seed, step, g, w)
 				}
 			}
-			if !slices.Equal(tbl.rank, partitionRanks(tbl.rows, nil)) {
+			if !slices.Equal(tbl.Rank, screens.PartitionRanks(tbl.Rows, nil)) {
 				t.Fatalf("seed %d step %d: the partition order differs from one worked out afresh", seed, step)
 			}
 			for _, q := range []string{"region-0", "region-", "n-0", "/1", "partition\":1", "zzz"} {
 				if rng.Intn(2) == 0 {
 					continue // asked at other reads: kept over several
 				}
-				bits := tbl.matches(q)
-				for i, h := range tbl.hay {
+				bits := tbl.Matches(q)
+				for i, h := range tbl.Hay {
 					if got := bits[i>>6]&(1<<(i&63)) != 0; got != strings.Contains(h, q) {
 						t.Fatalf("seed %d step %d: filter %q picks row %d: %v", seed, step, q, i, got)
 					}
 				}
 			}
-			for i, so := range scr.list.sorts {
+			for i, so := range scr.List.Sorts {
 				if rng.Intn(3) == 0 {
 					continue // asked at other reads: merged over several
 				}
-				idx := make([]int32, len(tbl.rows))
+				idx := make([]int32, len(tbl.Rows))
 				for k := range idx {
 					idx[k] = int32(k)
 				}
-				slices.SortStableFunc(idx, func(a, b int32) int { return so.cmp(tbl.rows[a], tbl.rows[b]) })
-				if order := tbl.order(i); !slices.Equal(order, idx) {
-					t.Fatalf("seed %d step %d: sort by %s differs from a full sort of the rows", seed, step, so.name)
+				slices.SortStableFunc(idx, func(a, b int32) int { return so.Cmp(tbl.Rows[a], tbl.Rows[b]) })
+				if order := tbl.Order(i); !slices.Equal(order, idx) {
+					t.Fatalf("seed %d step %d: sort by %s differs from a full sort of the rows", seed, step, so.Name)
 				}
 			}
 		}
@@ -157,7 +159,7 @@ func TestMergeSortedSameAsSort(t *testing.T) {
 			want[i] = int32(i)
 		}
 		slices.SortFunc(want, cmpKeys(keys))
-		if got := mergeSorted(prev, moved, n, cmpKeys(keys)); !slices.Equal(got, want) {
+		if got := screens.MergeSorted(prev, moved, n, cmpKeys(keys)); !slices.Equal(got, want) {
 			t.Fatalf("keys %v, moved %v: merged %v, sorted %v", keys, moved, got, want)
 		}
 	}
@@ -169,16 +171,16 @@ func TestMergeSortedSameAsSort(t *testing.T) {
 // past the shared prefix, rows without an offset, equal update times.
 func TestSortPlacesSameAsCompare(t *testing.T) {
 	km := keymap.Default()
-	st := NewStyles(true)
+	st := kit.NewStyles(true)
 	id := model.ConnectorID{Topic: "connect-offsets", Name: "mm2-primary.MirrorSourceConnector"}
-	scr := newPartitionsScreen(&km, &st, id, 1, 0)
+	scr := screens.NewPartitionsScreen(&km, &st, id, 1, 0)
 	values := []string{`{"offset":12345678901234}`, `{"offset":12345678901235}`, `{"offset":123456789012345}`, `{"offset":7}`,
 		`{"offset":-1}`, `{"offset":1.5e3}`, `{"a":"x","offset":2}`, "", "garbage", "\x00"}
 	for seed := range int64(8) {
 		rng := rand.New(rand.NewSource(seed))
 		src := bigStore(200)
 		now := time.UnixMilli(1_796_000_000_000)
-		var tbl *partTable
+		var tbl *screens.PartTable
 		for step := range 6 {
 			for range 80 {
 				k := mmKey(rng.Intn(220))
@@ -190,17 +192,17 @@ func TestSortPlacesSameAsCompare(t *testing.T) {
 				}
 				src.Ingest([]store.Record{r})
 			}
-			tbl = readTable(src, id, tbl, scr.list.search)
-			for i := range scr.list.sorts {
+			tbl = screens.ReadTable(src, id, tbl, scr.List.Search)
+			for i := range scr.List.Sorts {
 				var places []int32
-				for k := range tbl.rows {
+				for k := range tbl.Rows {
 					if step == 0 || rng.Intn(3) == 0 {
 						places = append(places, int32(k))
 					}
 				}
 				want := slices.Clone(places)
-				slices.SortStableFunc(want, tbl.compare(i))
-				if got := tbl.sortPlaces(i, places, &yielder{}); !slices.Equal(got, want) {
+				slices.SortStableFunc(want, tbl.Compare(i))
+				if got := tbl.SortPlaces(i, places, &kit.Yielder{}); !slices.Equal(got, want) {
 					t.Fatalf("seed %d step %d sort %d: %v, the comparator's sort %v", seed, step, i, got, want)
 				}
 			}

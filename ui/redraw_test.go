@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"koff/ui/kit"
+
 	"charm.land/bubbles/v2/spinner"
 )
 
@@ -132,7 +134,7 @@ func TestSpinnerOnlyWhileBusy(t *testing.T) {
 
 // Inputs do not blink: a blinking cursor is a redraw twice a second.
 func TestCursorsDoNotBlink(t *testing.T) {
-	st := NewStyles(true)
+	st := kit.NewStyles(true)
 	if st.Filter.Cursor.Blink || st.Input.Cursor.Blink || st.TextArea.Cursor.Blink {
 		t.Fatal("a text input's cursor blinks")
 	}

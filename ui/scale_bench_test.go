@@ -13,6 +13,8 @@ import (
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
+	"koff/ui/kit"
+	"koff/ui/screens"
 )
 
 // mmKey is the key of source partition i of the MirrorMaker connector of
@@ -64,13 +66,13 @@ func BenchmarkPartitions100k(b *testing.B) {
 	}
 	src := bigStore(n)
 	km := keymap.Default()
-	st := NewStyles(true)
+	st := kit.NewStyles(true)
 	id := model.ConnectorID{Topic: "connect-offsets", Name: "mm2-primary.MirrorSourceConnector"}
 	now := time.UnixMilli(1_796_000_000_000).Add(2 * time.Minute)
-	open := func() *partitionsScreen {
-		s := newPartitionsScreen(&km, &st, id, 1, 0)
+	open := func() *screens.PartitionsScreen {
+		s := screens.NewPartitionsScreen(&km, &st, id, 1, 0)
 		s.SetSize(200, 60)
-		s.refresh(src, now, true)
+		s.Refresh(src, now, true)
 		return s
 	}
 	b.Run("View", func(b *testing.B) {
@@ -84,7 +86,7 @@ func BenchmarkPartitions100k(b *testing.B) {
 		s := open()
 		b.ResetTimer()
 		for range b.N {
-			s.refresh(src, now, true)
+			s.Refresh(src, now, true)
 		}
 	})
 	// A reload off the UI goroutine, as the dashboard does it for a big
@@ -100,10 +102,10 @@ func BenchmarkPartitions100k(b *testing.B) {
 			}
 			var inUpdate time.Duration
 			load := func() {
-				snap := &snapshot{Source: src, version: src.Version(), at: now}
-				s.prefetch()(src, snap)
+				snap := &screens.Snapshot{Source: src, SourceVersion: src.Version(), At: now}
+				s.Prefetch()(src, snap)
 				start := time.Now()
-				s.refresh(snap, now, true)
+				s.Refresh(snap, now, true)
 				inUpdate += time.Since(start)
 			}
 			load()
@@ -139,9 +141,9 @@ func BenchmarkPartitions100k(b *testing.B) {
 				keys[i] = mmKey(i)
 			}
 			load := func() {
-				snap := &snapshot{Source: src, version: src.Version(), at: now}
-				s.prefetch()(src, snap)
-				s.refresh(snap, now, true)
+				snap := &screens.Snapshot{Source: src, SourceVersion: src.Version(), At: now}
+				s.Prefetch()(src, snap)
+				s.Refresh(snap, now, true)
 			}
 			load()
 			qs := []string{"r", "re", "reg", "regi", "regio", "region", "region-", "region-4", "region-42", "region-4", "region-", ""}
@@ -161,12 +163,12 @@ func BenchmarkPartitions100k(b *testing.B) {
 				load()
 				b.StartTimer()
 				if kind == "SortAfterReload" {
-					s.cycleSort()
+					s.CycleSort()
 				} else {
-					s.setFilter(qs[i%len(qs)])
+					s.SetFilter(qs[i%len(qs)])
 				}
-				for !s.settled() {
-					s.viewDone(s.viewCmd()().(viewMsg))
+				for !s.Settled() {
+					s.ViewDone(s.ViewCmd()().(kit.ViewMsg))
 				}
 				_ = s.View()
 			}
@@ -177,7 +179,7 @@ func BenchmarkPartitions100k(b *testing.B) {
 		qs := []string{"r", "re", "reg", "regi", "regio", "region", "region-", "region-4", "region-42", ""}
 		b.ResetTimer()
 		for i := range b.N {
-			s.setFilter(qs[i%len(qs)])
+			s.SetFilter(qs[i%len(qs)])
 			_ = s.View()
 		}
 	})
@@ -185,7 +187,7 @@ func BenchmarkPartitions100k(b *testing.B) {
 		s := open()
 		b.ResetTimer()
 		for range b.N {
-			s.cycleSort()
+			s.CycleSort()
 			_ = s.View()
 		}
 	})
@@ -193,7 +195,7 @@ func BenchmarkPartitions100k(b *testing.B) {
 		s := open()
 		b.ResetTimer()
 		for range b.N {
-			s.handleKey(tea.KeyPressMsg{Code: tea.KeyDown})
+			s.HandleKey(tea.KeyPressMsg{Code: tea.KeyDown})
 			_ = s.View()
 		}
 	})
@@ -224,23 +226,23 @@ func BenchmarkPartitions100kIdle(b *testing.B) {
 		}
 	}
 	km := keymap.Default()
-	st := NewStyles(true)
+	st := kit.NewStyles(true)
 	id := model.ConnectorID{Topic: "connect-offsets", Name: "mm2-primary.MirrorSourceConnector"}
 	now := base.Add(time.Hour + 300*time.Second)
-	s := newPartitionsScreen(&km, &st, id, 1, 0)
+	s := screens.NewPartitionsScreen(&km, &st, id, 1, 0)
 	s.SetSize(200, 60)
-	s.refresh(src, now, true)
-	if s.staleN < n-10 {
-		b.Fatalf("%d partitions not advancing, want %d", s.staleN, n-10)
+	s.Refresh(src, now, true)
+	if s.StaleN < n-10 {
+		b.Fatalf("%d partitions not advancing, want %d", s.StaleN, n-10)
 	}
 	b.Run("KeyDown", func(b *testing.B) {
 		for range b.N {
-			s.handleKey(tea.KeyPressMsg{Code: tea.KeyDown})
+			s.HandleKey(tea.KeyPressMsg{Code: tea.KeyDown})
 		}
 	})
 	b.Run("Tick", func(b *testing.B) {
 		for range b.N {
-			s.refresh(src, now, false)
+			s.Refresh(src, now, false)
 		}
 	})
 }

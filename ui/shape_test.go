@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"koff/ui/dialogs"
 )
 
 // The editor shows them under the field as the offset is typed, and
@@ -18,7 +20,7 @@ func TestEditFormWarnsAboutShape(t *testing.T) {
 		setField(m, 0, `{"incrementng":9003}`)
 		requireContains(t, m, "⚠ drops incrementing and adds", "incrementng")
 		requireFits(t, screenText(m), sz[0], sz[1])
-		if !m.form.(*editForm).valid() {
+		if !m.form.(*dialogs.EditForm).Valid() {
 			t.Error("a shape warning made the offset invalid")
 		}
 		send(t, m, press("esc")...)
@@ -44,7 +46,7 @@ func TestEditFormFollowsTheOffsetInForce(t *testing.T) {
 	if strings.Contains(screenText(m), "the same as the offset in force") {
 		t.Errorf("the no-op warning stayed after the offset moved:\n%s", screenText(m))
 	}
-	if got := m.form.(*editForm).fields[0].ta.Value(); got != `{"incrementing":9002}` {
+	if got := m.form.(*dialogs.EditForm).Fields[0].Ta.Value(); got != `{"incrementing":9002}` {
 		t.Errorf("what was typed changed to %q", got)
 	}
 	setField(m, 0, `{"incrementing":9050}`)

@@ -7,48 +7,51 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"koff/model"
+	"koff/ui/dialogs"
+	"koff/ui/kit"
+	"koff/ui/screens"
 )
 
 // prefetcher screens say what their reload reads, for a snapshot to read
 // it ahead: prefetch returns the function that reads it (and works on it)
 // off the UI goroutine; it must not touch the screen.
 type prefetcher interface {
-	prefetch() func(src Source, snap *snapshot)
+	Prefetch() func(src kit.Source, snap *screens.Snapshot)
 }
 
 // loadedMsg brings a snapshot read for the screen that was on top.
 type loadedMsg struct {
-	snap *snapshot
-	top  screen
+	snap *screens.Snapshot
+	top  screens.Screen
 	took time.Duration // reading it
 }
 
 // loadCmd reads a snapshot of the Source for the top screen.
 func (m *Model) loadCmd() tea.Cmd {
 	top, src := m.top(), m.opts.Source
-	var read func(Source, *snapshot)
+	var read func(kit.Source, *screens.Snapshot)
 	if p, ok := top.(prefetcher); ok {
-		read = p.prefetch()
+		read = p.Prefetch()
 	}
 	// The offset editor follows the offset it edits on every reload.
 	var follow *model.PartitionID
-	if f, ok := m.form.(*editForm); ok && !f.newPartition && f.id.Key != "" {
-		id := f.id
+	if f, ok := m.form.(*dialogs.EditForm); ok && !f.NewPartition && f.Id.Key != "" {
+		id := f.Id
 		follow = &id
 	}
 	now, lastKey := m.opts.Now, m.lastKey
 	again := !m.nextLoad.IsZero() // not a new screen's first read
-	return offUI(func() tea.Msg {
+	return kit.OffUI(func() tea.Msg {
 		if again {
 			waitForKeyPause(lastKey)
 		}
 		start := now()
-		snap := newSnapshot(src, start)
+		snap := screens.NewSnapshot(src, start)
 		if read != nil {
 			read(src, snap)
 		}
 		if follow != nil {
-			snap.follow(*follow)
+			snap.Follow(*follow)
 		}
 		return loadedMsg{snap: snap, top: top, took: now().Sub(start)}
 	})
@@ -95,7 +98,7 @@ func (m *Model) handleLoaded(msg loadedMsg) {
 }
 
 // big says the Source is read off the UI goroutine.
-func (m *Model) big() bool { return m.stats.Partitions >= bigSource }
+func (m *Model) big() bool { return m.stats.Partitions >= screens.BigSource }
 
 // reloadCmd starts reading a snapshot, unless one is in flight: one more
 // starts when it lands or at the next tick, so the reads take no more of
@@ -112,12 +115,12 @@ func (m *Model) reloadCmd() tea.Cmd {
 // goroutine when they are many: viewCmd starts that work when there is
 // some and none is in flight, viewDone takes in its result.
 type viewer interface {
-	viewCmd() tea.Cmd
-	viewDone(viewMsg)
+	ViewCmd() tea.Cmd
+	ViewDone(kit.ViewMsg)
 	// viewing says such work is under way for the rows the screen has: a
 	// reload waits for it, as its rows would make the work's result
 	// useless.
-	viewing() bool
+	Viewing() bool
 }
 
 // jobsCmd starts what the top screen and the header have to read or work
@@ -126,9 +129,9 @@ func (m *Model) jobsCmd() tea.Cmd {
 	var cmds []tea.Cmd
 	v, isViewer := m.top().(viewer)
 	if isViewer {
-		cmds = append(cmds, v.viewCmd())
+		cmds = append(cmds, v.ViewCmd())
 	}
-	if m.wantLoad && !(isViewer && v.viewing()) && !m.opts.Now().Before(m.nextLoad) {
+	if m.wantLoad && !(isViewer && v.Viewing()) && !m.opts.Now().Before(m.nextLoad) {
 		if cmd := m.reloadCmd(); cmd != nil {
 			m.wantLoad = false
 			cmds = append(cmds, cmd)

@@ -10,6 +10,7 @@ import (
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
+	"koff/ui/screens"
 )
 
 // sendJobs sends messages as send does and returns the commands they
@@ -95,12 +96,12 @@ func TestBigSourceReadOffTheUIGoroutine(t *testing.T) {
 		t.Fatalf("a filter being worked out shows:\n%s", got)
 	}
 	runJobs(t, m, cmds)
-	p := m.top().(*partitionsScreen)
-	small := newPartitionsScreen(&m.km, m.styles, p.id, 1, 0)
+	p := m.top().(*screens.PartitionsScreen)
+	small := screens.NewPartitionsScreen(&m.km, m.styles, p.Id, 1, 0)
 	small.SetSize(160, 30)
-	small.refresh(src, now, true)
-	small.setFilter("region-3")
-	if got, want := len(p.list.rows()), len(small.list.rows()); got != want || got == 0 || !strings.Contains(screenText(m), `(1000 of 6000)`) {
+	small.Refresh(src, now, true)
+	small.SetFilter("region-3")
+	if got, want := len(p.List.Rows()), len(small.List.Rows()); got != want || got == 0 || !strings.Contains(screenText(m), `(1000 of 6000)`) {
 		t.Fatalf("the filter's rows: %d, in place %d:\n%s", got, want, screenText(m))
 	}
 }

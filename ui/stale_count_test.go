@@ -12,6 +12,8 @@ import (
 
 	"koff/keymap"
 	"koff/model"
+	"koff/ui/kit"
+	"koff/ui/screens"
 )
 
 // TestWidthsWithoutStrings: the widths worked out without making the
@@ -26,12 +28,12 @@ func TestWidthsWithoutStrings(t *testing.T) {
 		ds = append(ds, time.Duration(rng.Int63n(int64(400*24*time.Hour))))
 	}
 	for _, d := range ds {
-		if got, want := durWidth(d), len(shortDur(d)); got != want {
-			t.Fatalf("durWidth(%v) = %d, shortDur %q", d, got, shortDur(d))
+		if got, want := kit.DurWidth(d), len(kit.ShortDur(d)); got != want {
+			t.Fatalf("durWidth(%v) = %d, shortDur %q", d, got, kit.ShortDur(d))
 		}
 		if d >= 0 {
-			if got, want := ageWidth(d), ansi.StringWidth(age(now, now.Add(-d))); got != want {
-				t.Fatalf("ageWidth(%v) = %d, age %q", d, got, age(now, now.Add(-d)))
+			if got, want := kit.AgeWidth(d), ansi.StringWidth(kit.Age(now, now.Add(-d))); got != want {
+				t.Fatalf("ageWidth(%v) = %d, age %q", d, got, kit.Age(now, now.Add(-d)))
 			}
 		}
 	}
@@ -53,45 +55,45 @@ func TestStaleCountedAsModelFindsThem(t *testing.T) {
 		}
 	}
 	km := keymap.Default()
-	st := NewStyles(true)
+	st := kit.NewStyles(true)
 	id := model.ConnectorID{Topic: topic, Name: "mm2"}
 	for _, w := range []int{200, 100} {
-		s := newPartitionsScreen(&km, &st, id, 1, 0)
+		s := screens.NewPartitionsScreen(&km, &st, id, 1, 0)
 		s.SetSize(w, 40)
-		s.refresh(f.store, t0, true)
+		s.Refresh(f.store, t0, true)
 		var items []model.PartitionRow
-		for _, r := range s.list.items {
+		for _, r := range s.List.Items {
 			items = append(items, *r)
 		}
-		want := model.StalePartitions(items, s.report, t0)
-		if len(want) == 0 || s.staleN != len(want) {
-			t.Fatalf("%d stale counted, the model finds %d", s.staleN, len(want))
+		want := model.StalePartitions(items, s.Report, t0)
+		if len(want) == 0 || s.StaleN != len(want) {
+			t.Fatalf("%d stale counted, the model finds %d", s.StaleN, len(want))
 		}
 		stale := map[model.PartitionID]bool{}
 		wide, narrow := 0, 0
 		for _, r := range want {
 			stale[r.ID] = true
-			wide = max(wide, ansi.StringWidth(s.rowFlags(r, true)))
-			narrow = max(narrow, ansi.StringWidth(s.updatedCell(r, false)))
+			wide = max(wide, ansi.StringWidth(s.RowFlags(r, true)))
+			narrow = max(narrow, ansi.StringWidth(s.UpdatedCell(r, false)))
 		}
 		for _, r := range items {
-			if s.isStale(r) != stale[r.ID] {
-				t.Fatalf("%s: stale %v, the model says %v", r.Partition, s.isStale(r), stale[r.ID])
+			if s.IsStale(r) != stale[r.ID] {
+				t.Fatalf("%s: stale %v, the model says %v", r.Partition, s.IsStale(r), stale[r.ID])
 			}
 		}
-		if s.staleWide != wide || s.staleNarrow != narrow {
-			t.Fatalf("widths %d, %d; the cells are %d, %d wide", s.staleWide, s.staleNarrow, wide, narrow)
+		if s.StaleWide != wide || s.StaleNarrow != narrow {
+			t.Fatalf("widths %d, %d; the cells are %d, %d wide", s.StaleWide, s.StaleNarrow, wide, narrow)
 		}
 		// Counted again over a big connector's table, whose update times
 		// and tombstones pass over the rows that cannot be stale.
-		tbl := readTable(f.store, id, nil, s.list.search)
-		if tbl.times() == nil || len(tbl.rows) != len(s.list.items) {
+		tbl := screens.ReadTable(f.store, id, nil, s.List.Search)
+		if tbl.Times() == nil || len(tbl.Rows) != len(s.List.Items) {
 			t.Fatal("no table of the connector's rows")
 		}
-		s.list.items, s.table = tbl.rows, tbl
-		s.countStale(t0)
-		if s.staleN != len(want) || s.staleWide != wide || s.staleNarrow != narrow {
-			t.Fatalf("over the table: %d stale, widths %d, %d; the rows give %d, %d, %d", s.staleN, s.staleWide, s.staleNarrow, len(want), wide, narrow)
+		s.List.Items, s.Table = tbl.Rows, tbl
+		s.CountStale(t0)
+		if s.StaleN != len(want) || s.StaleWide != wide || s.StaleNarrow != narrow {
+			t.Fatalf("over the table: %d stale, widths %d, %d; the rows give %d, %d, %d", s.StaleN, s.StaleWide, s.StaleNarrow, len(want), wide, narrow)
 		}
 	}
 }
@@ -105,12 +107,12 @@ func TestUnixNanoKeepsOrder(t *testing.T) {
 		time.UnixMilli(1_796_000_000_000), time.Date(1677, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2263, 1, 1, 0, 0, 0, 0, time.UTC)}
 	for _, a := range times {
 		for _, b := range times {
-			got, want := cmp.Compare(unixNano(a), unixNano(b)), a.Compare(b)
+			got, want := cmp.Compare(screens.UnixNano(a), screens.UnixNano(b)), a.Compare(b)
 			outside := func(x time.Time) int {
 				switch {
-				case x.Before(minUnixNano):
+				case x.Before(screens.MinUnixNano):
 					return -1
-				case x.After(maxUnixNano):
+				case x.After(screens.MaxUnixNano):
 					return 1
 				}
 				return 0

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/model/text"
+	"koff/ui/kit"
 )
 
 // statusKind is what a status-bar message is about; each kind has a glyph,
@@ -66,7 +67,7 @@ func (m *Model) statusView() string {
 	lines := strings.Split(ansi.Wrap(text, w, " "), "\n")
 	if len(lines) > maxStatusLines {
 		lines = lines[:maxStatusLines]
-		lines[maxStatusLines-1] = truncate(lines[maxStatusLines-1]+" …", w)
+		lines[maxStatusLines-1] = kit.Truncate(lines[maxStatusLines-1]+" …", w)
 	}
 	for i := range lines {
 		if i == 0 {

@@ -7,6 +7,7 @@ import (
 
 	"koff/edit"
 	"koff/model"
+	"koff/ui/dialogs"
 )
 
 // The fixture's file-source reads its application log's offset from the
@@ -24,7 +25,7 @@ func openStray(t *testing.T, k string) (*fakeEditor, *Model) {
 	send(t, m, tickMsg{})
 	selectPartition(t, m, "file-source", `{"position":2}`)
 	send(t, m, press(k)...)
-	if _, ok := m.form.(*strayForm); !ok {
+	if _, ok := m.form.(*dialogs.StrayForm); !ok {
 		t.Fatalf("%s on a stray row opened no stray dialog:\n%s", k, screenText(m))
 	}
 	return ed, m
@@ -45,7 +46,7 @@ func TestStrayRowOffersDeleteThisCopyOnly(t *testing.T) {
 			if m.confirm == nil {
 				t.Fatalf("no confirmation of the stray delete:\n%s", screenText(m))
 			}
-			p := m.confirm.plan
+			p := m.confirm.Plan
 			if len(p.Changes) != 1 || len(p.Changes[0].Writes) != 1 {
 				t.Fatalf("plan %+v", p.Changes)
 			}
@@ -70,12 +71,12 @@ func TestStrayRowOffersDeleteThisCopyOnly(t *testing.T) {
 func TestStrayRowPartitionEditStartsFromTheLiveValue(t *testing.T) {
 	_, m := openStray(t, "e")
 	send(t, m, press("enter")...)
-	f, ok := m.form.(*editForm)
+	f, ok := m.form.(*dialogs.EditForm)
 	if !ok {
 		t.Fatalf("enter opened no offset editor:\n%s", screenText(m))
 	}
-	if f.current != liveAppLog || !strings.Contains(f.fields[0].ta.Value(), "143936") {
-		t.Errorf("editor starts from %q / %q, want the live %s", f.current, f.fields[0].ta.Value(), liveAppLog)
+	if f.Current != liveAppLog || !strings.Contains(f.Fields[0].Ta.Value(), "143936") {
+		t.Errorf("editor starts from %q / %q, want the live %s", f.Current, f.Fields[0].Ta.Value(), liveAppLog)
 	}
 	requireContains(t, m, "Current offset", liveAppLog)
 }
@@ -87,10 +88,10 @@ func TestStrayRowResetActsOnThePartition(t *testing.T) {
 	requireContains(t, m, "reset the partition (what the task reads)")
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan reset file-source")
-	if m.confirm == nil || m.confirm.plan.Kind != edit.KindReset {
+	if m.confirm == nil || m.confirm.Plan.Kind != edit.KindReset {
 		t.Fatalf("no reset plan:\n%s", screenText(m))
 	}
-	for _, w := range m.confirm.plan.Changes[0].Writes {
+	for _, w := range m.confirm.Plan.Changes[0].Writes {
 		if w.Value != nil {
 			t.Errorf("a reset writes a value: %+v", w)
 		}

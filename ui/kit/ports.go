@@ -1,0 +1,58 @@
+package kit
+
+import (
+	"context"
+	"time"
+
+	"koff/edit"
+	"koff/model"
+)
+
+// Source is what the UI reads: *model.Store satisfies it. Every method
+// returns a snapshot that the UI may keep and sort.
+type Source interface {
+	// Version changes whenever anything a reader can see changes.
+	Version() uint64
+	Stats() model.Stats
+	Connectors() []model.ConnectorRow
+	Partitions(model.ConnectorID) []model.PartitionRow
+	Partition(model.PartitionID) (model.PartitionDetail, bool)
+	// Histories are the recent updates of source partitions, cheaper to
+	// read than their details.
+	Histories([]model.PartitionID) [][]model.Update
+	UnparseableRecords() []model.Unparseable
+	// REST is the latest poll of Connect's REST API (zero without one).
+	REST() model.RESTStatus
+	// SinkPartitions are a sink consumer group's topic-partitions with
+	// their committed and end offsets.
+	SinkPartitions(group string) []model.SinkPartitionRow
+}
+
+// Editor is the edit pipeline as the dashboard uses it; *edit.Editor
+// satisfies it. Every call does I/O, so the UI makes them only inside
+// tea.Cmds.
+type Editor interface {
+	Plan(ctx context.Context, req edit.Request) (*edit.Plan, error)
+	Check(ctx context.Context, p *edit.Plan) error
+	Apply(ctx context.Context, p *edit.Plan) (edit.Result, error)
+	StopConnector(ctx context.Context, name string) error
+	ResumeConnector(ctx context.Context, name string) error
+	// FindUndo finds the edit undo puts back (of this cluster only) and
+	// what stands in its way, which the confirmation shows.
+	FindUndo(ctx context.Context, q edit.UndoQuery) (*edit.Undo, error)
+	// PlanSink plans an edit of a sink's committed offsets by strategy.
+	PlanSink(ctx context.Context, req edit.SinkRequest) (*edit.Plan, error)
+	// CopyRequest is the edit giving connector to the offsets of from.
+	CopyRequest(from, to string) (edit.Request, error)
+	// Replan plans the same edit on the offsets as they are now.
+	Replan(ctx context.Context, p *edit.Plan) (*edit.Plan, error)
+}
+
+// How long each call may take. Apply includes the wait for the tailer to
+// read the write back; Stop the wait for the connector's tasks to go.
+const (
+	PlanTimeout   = 30 * time.Second
+	ApplyTimeout  = 2 * time.Minute
+	StopTimeout   = 90 * time.Second
+	ResumeTimeout = 30 * time.Second
+)
