@@ -42,7 +42,7 @@ func produceBatch(t *testing.T, addr, topic string, partition int, at time.Time,
 func ps(s string) *string { return &s }
 
 // koff get reads the topics into a one-shot Store, fed only the latest
-// record of each key bytes of a fetch (model.Latest): everything it prints
+// record of each key bytes of a fetch (store.Latest): everything it prints
 // is what the full Store, fed every record, prints. The topics hold what
 // the model and cli tests hold: copies of one partition in two partitions
 // and in two offsets topics, both field orders of a partition (told apart

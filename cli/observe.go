@@ -40,9 +40,9 @@ func observe(ctx context.Context, g *Globals, rest *connect.Client) *observer {
 }
 
 // observeWith is observe; oneShot is for a Store read once (koff get):
-// it keeps what a task reads and every flag and note (model.StoreOptions
+// it keeps what a task reads and every flag and note (store.StoreOptions
 // OneShot), and the Tailer hands it only the latest record of each key
-// bytes of a fetch (model.Latest).
+// bytes of a fetch (store.Latest).
 func observeWith(ctx context.Context, g *Globals, rest *connect.Client, oneShot bool) *observer {
 	ctx, cancel := context.WithCancel(ctx)
 	o := &observer{g: g, store: store.NewStore(store.StoreOptions{OneShot: oneShot}), rest: rest, ctx: ctx, cancel: cancel}

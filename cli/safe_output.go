@@ -10,7 +10,7 @@ import (
 // safeWriter is the last guard on a command's stdout and stderr: whatever
 // a command prints, a byte a terminal would act on (C0 other than newline
 // and tab, DEL, C1, bidi controls, bytes that are not UTF-8) comes out
-// escaped, as model.Sanitize writes it. Commands sanitise every outside
+// escaped, as text.Sanitize writes it. Commands sanitise every outside
 // field themselves, so a newline in a name cannot split a row; this makes
 // a field one forgot harmless too. It writes through at once (prompts have
 // no newline), holding back only a character cut across two writes.

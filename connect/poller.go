@@ -7,7 +7,7 @@ import (
 	"koff/model"
 )
 
-// StatusSink receives REST polls (model.Store implements it).
+// StatusSink receives REST polls (store.Store implements it).
 type StatusSink interface {
 	SetREST(model.RESTStatus)
 	SetConnectorTopics(name string, topics []string)

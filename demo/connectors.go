@@ -53,7 +53,7 @@ type topicSpec struct {
 // partitionSpec is one source partition of a task.
 type partitionSpec struct {
 	// partition is the source partition map in the connector's own map
-	// order; the key is model.EncodeKey(connector, partition).
+	// order; the key is java.EncodeKey(connector, partition).
 	partition java.Object
 	activity  activity
 	// newSource returns the source at the position a task starts from when

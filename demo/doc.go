@@ -11,9 +11,9 @@
 // end of its previous flush, each task on its own staggered schedule) writes
 // one offset record per source partition that had new records since its
 // last flush, and nothing for the others, all in one produce call. Records
-// are written as Connect writes them: key model.EncodeKey(connector,
+// are written as Connect writes them: key java.EncodeKey(connector,
 // partition) in the connector's own map order, value the compact offset map,
-// partition model.PartitionFor(key, 25), CreateTime now, no headers.
+// partition java.PartitionFor(key, 25), CreateTime now, no headers.
 //
 // Each sink task is a real member of its connector's consumer group (so the
 // broker reports the group Stable with one member per task while it runs,

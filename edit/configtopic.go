@@ -7,7 +7,7 @@ import (
 )
 
 // ConnectConfigs is what the pipeline reads of Connect's config topic
-// (*model.Store fed by a model.ConfigFeed): each connector's config and
+// (*store.Store fed by a store.ConfigFeed): each connector's config and
 // target state, which Connect knows without its REST API being asked.
 type ConnectConfigs interface {
 	ConnectorConfig(name string) (model.ConnectorConfig, bool)

@@ -9,7 +9,7 @@ import (
 	"koff/model/store"
 )
 
-// Offsets is what the pipeline reads of the live model (a *model.Store fed
+// Offsets is what the pipeline reads of the live model (a *store.Store fed
 // by a tailer): the current offsets for planning, the optimistic check and
 // verification.
 type Offsets interface {

@@ -22,7 +22,7 @@ type BatchWriter interface {
 	ReadRecords(ctx context.Context, tp model.TopicPartition, from int64) ([]store.Record, int64, error)
 }
 
-// readPositions is what model.Store adds to Offsets: how far it has read
+// readPositions is what store.Store adds to Offsets: how far it has read
 // each topic-partition.
 type readPositions interface {
 	ReadTo(tp model.TopicPartition) int64

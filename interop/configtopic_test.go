@@ -14,7 +14,7 @@ import (
 
 // readConfigTopic reads the worker's config topic (connect-configs, see
 // writeConfigs in stack.go) to its end the way koff does (a Tailer into a
-// model.ConfigFeed), and returns koff's parse and the raw records.
+// store.ConfigFeed), and returns koff's parse and the raw records.
 func (s *Stack) readConfigTopic(t *testing.T) (model.ConnectConfigs, map[string]string) {
 	t.Helper()
 	st := store.NewStore(store.StoreOptions{})

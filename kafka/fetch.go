@@ -122,7 +122,7 @@ func (d *decoder) emit(emit func([]store.Record)) int {
 }
 
 // room grows a full chunk, writing to its new pages before the collector
-// can scan them (model.WritePages).
+// can scan them (store.WritePages).
 func (d *decoder) room() {
 	if len(d.recs) == cap(d.recs) {
 		d.recs = slices.Grow(d.recs, 1)

@@ -16,7 +16,7 @@ import (
 )
 
 // GroupStore is where the lag poller reads which groups REST names and
-// writes what it polled (model.Store).
+// writes what it polled (store.Store).
 type GroupStore interface {
 	SinkGroups() []string
 	SetGroups(at time.Time, polls []model.GroupPoll)

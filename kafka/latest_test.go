@@ -14,7 +14,7 @@ import (
 )
 
 // A decoder that lends its values (as the Tailer's does for a one-shot
-// read: model.Latest keeps the latest record of each key bytes, own copies
+// read: store.Latest keeps the latest record of each key bytes, own copies
 // their values) builds the Store that decoding and preparing every record
 // builds: across compressed batches (whose records are inflated into one
 // reused buffer), aborted transactions, chunks of decodeChunk and fetches

@@ -16,7 +16,7 @@ import (
 	"koff/model/store"
 )
 
-// Handler receives what the Tailer reads. model.Store implements it.
+// Handler receives what the Tailer reads. store.Store implements it.
 type Handler interface {
 	Ingest(batch []store.Record)
 	SetStatus(model.TailStatus)
@@ -27,7 +27,7 @@ type Handler interface {
 }
 
 // expecter is a Handler told how many records each partition holds to
-// its catch-up target before they are read (model.Store.ExpectRecords),
+// its catch-up target before they are read (store.Store.ExpectRecords),
 // to size its tables once rather than grow them record by record.
 type expecter interface {
 	ExpectRecords(tp model.TopicPartition, n int64)
@@ -48,7 +48,7 @@ type TailerOptions struct {
 	Logf       func(format string, args ...any)
 	// Latest, when above 0, hands the Handler only the latest record of
 	// each key bytes of each decoded chunk, with the times and offsets of
-	// the Latest-1 before it (model.Latest, for a Store keeping that much
+	// the Latest-1 before it (store.Latest, for a Store keeping that much
 	// history): for a one-shot read (koff get), which shows only what the
 	// superseded records' values were replaced by.
 	Latest int

@@ -14,7 +14,7 @@ import (
 )
 
 // UnflushedStore is where the unflushed-records poller reads what to
-// measure and writes the counts (model.Store).
+// measure and writes the counts (store.Store).
 type UnflushedStore interface {
 	FlushTargets() map[string]model.FlushTarget
 	SetUnflushed(name string, u model.Unflushed)

@@ -2,7 +2,7 @@
 // file per screen (connectors, source partitions, sink partitions,
 // partition detail, unparseable records) or dialog (offset editor, sink
 // offsets form, copy prompt, confirmation, context picker), all reading a
-// model.Store through the Source interface.
+// store.Store through the Source interface.
 //
 // Over SSH every changed frame costs bytes on the wire, so the output
 // changes only when something visible did: the tick re-reads the Source

@@ -8,7 +8,7 @@ import (
 	"koff/model"
 )
 
-// Source is what the UI reads: *model.Store satisfies it. Every method
+// Source is what the UI reads: *store.Store satisfies it. Every method
 // returns a snapshot that the UI may keep and sort.
 type Source interface {
 	// Version changes whenever anything a reader can see changes.

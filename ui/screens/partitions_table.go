@@ -14,7 +14,7 @@ import (
 )
 
 // sinceSource reads only what changed of a connector's source partitions
-// since an earlier read (*model.Store does).
+// since an earlier read (*store.Store does).
 type sinceSource interface {
 	PartitionsSinceGivingWay(id model.ConnectorID, since uint64, giveWay func()) store.PartitionChanges
 }
