@@ -29,7 +29,7 @@ func TestAsyncViewSameAsSync(t *testing.T) {
 	id := model.ConnectorID{Topic: "connect-offsets", Name: "mm2-primary.MirrorSourceConnector"}
 	now := time.UnixMilli(1_796_000_000_000).Add(2 * time.Minute)
 	load := func(s *screens.PartitionsScreen) {
-		snap := &screens.Snapshot{Source: src, SourceVersion: src.Version(), SourceStats: src.Stats(), Rest: src.REST(), Conns: src.Connectors()}
+		snap := &screens.Snapshot{Source: src, SourceVersion: src.Version(), SourceStats: src.Stats(), RESTStatus: src.REST(), Conns: src.Connectors()}
 		s.Prefetch()(src, snap)
 		s.Refresh(snap, now, true)
 	}
@@ -110,7 +110,7 @@ func TestAsyncViewSameAsSync(t *testing.T) {
 	async.CycleSort()
 	sync.CycleSort()
 	async.ViewCmd() // its view is still under way when the reload lands
-	snap := &screens.Snapshot{Source: src, SourceVersion: src.Version(), SourceStats: src.Stats(), Rest: src.REST(), Conns: src.Connectors()}
+	snap := &screens.Snapshot{Source: src, SourceVersion: src.Version(), SourceStats: src.Stats(), RESTStatus: src.REST(), Conns: src.Connectors()}
 	read(src, snap)
 	async.Refresh(snap, now, true)
 	if !async.Settled() || !slices.IsSortedFunc(async.List.Rows(), async.List.Sorts[async.List.Sort].Cmp) {

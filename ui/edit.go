@@ -385,7 +385,7 @@ func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		}
 		t.name, t.sink = r.ID.Name, r.IsSink()
 	case *screens.PartitionsScreen:
-		t.name = s.Id.Name
+		t.name = s.ID.Name
 		t.row, t.hasRow = s.Selected()
 	case *screens.SinkScreen:
 		t.name, t.sink, t.group = s.Name, true, s.Group()

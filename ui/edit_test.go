@@ -383,7 +383,7 @@ func selectPartition(t *testing.T, m *Model, connector, what string) {
 // setField replaces a field's text, as a paste over a selection would.
 func setField(m *Model, i int, text string) {
 	f := m.form.(*dialogs.EditForm)
-	f.Fields[i].Ta.SetValue(text)
+	f.Fields[i].Area.SetValue(text)
 	f.Validate()
 }
 
@@ -448,7 +448,7 @@ func TestEnterInsertsANewlineWhileTheJSONIsIncomplete(t *testing.T) {
 	if m.confirm != nil || m.busy != "" || len(ed.Calls()) > 0 {
 		t.Fatal("enter submitted incomplete JSON")
 	}
-	if v := m.form.(*dialogs.EditForm).Fields[0].Ta.Value(); v != "{\"incrementing\":\n" {
+	if v := m.form.(*dialogs.EditForm).Fields[0].Area.Value(); v != "{\"incrementing\":\n" {
 		t.Fatalf("enter did not insert a newline: %q", v)
 	}
 	send(t, m, press("7", "}")...)

@@ -491,7 +491,7 @@ func (m *Model) handleAction(a screens.Action) {
 	case screens.OpenPartition:
 		conn := model.ConnectorID{Topic: a.Id.Topic}
 		if p, ok := m.top().(*screens.PartitionsScreen); ok {
-			conn = p.Id
+			conn = p.ID
 		}
 		m.push(screens.NewDetailScreen(&m.km, m.styles, conn, a.Id, topics))
 	}

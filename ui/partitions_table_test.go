@@ -83,7 +83,7 @@ func TestPartitionTableSameAsFullRead(t *testing.T) {
 			if g, w := tbl.Tally.Needs(), screens.MeasurePartitions(tbl.Rows); g != w {
 				t.Fatalf("seed %d step %d: widths and counts %+v, measured afresh %+v", seed, step, g, w)
 			}
-			if tm, fresh := tbl.Times(), screens.TimesOf(tbl.Rows); !slices.Equal(tm.Upd, fresh.Upd) || !slices.Equal(tm.Del, fresh.Del) {
+			if tm, fresh := tbl.Times(), screens.TimesOf(tbl.Rows); !slices.Equal(tm.Updates, fresh.Updates) || !slices.Equal(tm.Deleted, fresh.Deleted) {
 				t.Fatalf("seed %d step %d: the update times and tombstones differ from those made afresh", seed, step)
 			}
 			if step%10 == 9 { // the progress rates from the table's times, as from the rows

@@ -46,7 +46,7 @@ func TestEditFormFollowsTheOffsetInForce(t *testing.T) {
 	if strings.Contains(screenText(m), "the same as the offset in force") {
 		t.Errorf("the no-op warning stayed after the offset moved:\n%s", screenText(m))
 	}
-	if got := m.form.(*dialogs.EditForm).Fields[0].Ta.Value(); got != `{"incrementing":9002}` {
+	if got := m.form.(*dialogs.EditForm).Fields[0].Area.Value(); got != `{"incrementing":9002}` {
 		t.Errorf("what was typed changed to %q", got)
 	}
 	setField(m, 0, `{"incrementing":9050}`)

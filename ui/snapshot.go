@@ -35,8 +35,8 @@ func (m *Model) loadCmd() tea.Cmd {
 	}
 	// The offset editor follows the offset it edits on every reload.
 	var follow *model.PartitionID
-	if f, ok := m.form.(*dialogs.EditForm); ok && !f.NewPartition && f.Id.Key != "" {
-		id := f.Id
+	if f, ok := m.form.(*dialogs.EditForm); ok && !f.NewPartition && f.ID.Key != "" {
+		id := f.ID
 		follow = &id
 	}
 	now, lastKey := m.opts.Now, m.lastKey

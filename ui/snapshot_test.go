@@ -97,7 +97,7 @@ func TestBigSourceReadOffTheUIGoroutine(t *testing.T) {
 	}
 	runJobs(t, m, cmds)
 	p := m.top().(*screens.PartitionsScreen)
-	small := screens.NewPartitionsScreen(&m.km, m.styles, p.Id, 1, 0)
+	small := screens.NewPartitionsScreen(&m.km, m.styles, p.ID, 1, 0)
 	small.SetSize(160, 30)
 	small.Refresh(src, now, true)
 	small.SetFilter("region-3")

@@ -75,8 +75,8 @@ func TestStrayRowPartitionEditStartsFromTheLiveValue(t *testing.T) {
 	if !ok {
 		t.Fatalf("enter opened no offset editor:\n%s", screenText(m))
 	}
-	if f.Current != liveAppLog || !strings.Contains(f.Fields[0].Ta.Value(), "143936") {
-		t.Errorf("editor starts from %q / %q, want the live %s", f.Current, f.Fields[0].Ta.Value(), liveAppLog)
+	if f.Current != liveAppLog || !strings.Contains(f.Fields[0].Area.Value(), "143936") {
+		t.Errorf("editor starts from %q / %q, want the live %s", f.Current, f.Fields[0].Area.Value(), liveAppLog)
 	}
 	requireContains(t, m, "Current offset", liveAppLog)
 }

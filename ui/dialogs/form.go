@@ -96,7 +96,7 @@ func PlanSinkRequest(req edit.SinkRequest, note string) *Submission {
 // typed with the same parser the edit pipeline uses.
 type formField struct {
 	label string
-	Ta    textarea.Model
+	Area  textarea.Model
 	// check parses the text: note is shown when it is valid, err when not.
 	check func(string) (note string, err error)
 	// shape, when set, warns about valid text that a task may not read
@@ -109,7 +109,7 @@ type formField struct {
 }
 
 func (f *formField) Validate() {
-	v := strings.TrimSpace(f.Ta.Value())
+	v := strings.TrimSpace(f.Area.Value())
 	f.warns = nil
 	if v == "" {
 		f.note, f.Err = "", errEmpty
@@ -136,7 +136,7 @@ type EditForm struct {
 	partition     java.Object
 	partitionJSON string
 	Current       string // e: the offset in force, as stored
-	Id            model.PartitionID
+	ID            model.PartitionID
 	moved         bool // e: the offset in force changed while the form was open
 	NewPartition  bool
 	known         map[string]bool // n: the connector's stored partitions, canonical
@@ -166,11 +166,11 @@ func newTextarea(st *kit.Styles, placeholder string) textarea.Model {
 func NewOffsetForm(km *keymap.KeyMap, st *kit.Styles, connector string, row model.PartitionRow, partition java.Object, known []java.Object) *EditForm {
 	f := &EditForm{km: km, st: st, title: "Edit offset · " + kit.Clean(connector), connector: connector,
 		partition: partition, partitionJSON: kit.CleanBlock(row.Partition, kit.DetailMax), Current: kit.CleanBlock(row.Offset, kit.DetailMax), help: help.New()}
-	f.Id, f.written = row.ID, known
+	f.ID, f.written = row.ID, known
 	if row.Deleted {
 		f.Current = ""
 	}
-	field := &formField{label: "New offset", Ta: newTextarea(st, `{"position":123}`),
+	field := &formField{label: "New offset", Area: newTextarea(st, `{"position":123}`),
 		empty: "type the new offset as a JSON object",
 		check: func(s string) (string, error) {
 			_, null, err := edit.ParseOffset(s)
@@ -184,7 +184,7 @@ func NewOffsetForm(km *keymap.KeyMap, st *kit.Styles, connector string, row mode
 		}}
 	field.shape = shapeAgainst(row, known)
 	// JSON's \u escapes for what a terminal would act on: the same value.
-	field.Ta.SetValue(string(text.JSONSafe([]byte(initialOffset(row.Offset)))))
+	field.Area.SetValue(string(text.JSONSafe([]byte(initialOffset(row.Offset)))))
 	f.Fields = []*formField{field}
 	f.help.Styles = st.Help
 	f.Validate()
@@ -217,10 +217,10 @@ func cleanAll(ws []string) []string {
 // task commits under the open form: what is typed stays, and the form says
 // the offset moved (the plan would see it too and refuse a stale edit).
 func (f *EditForm) Follow(src kit.Source) {
-	if f.NewPartition || f.Id.Key == "" {
+	if f.NewPartition || f.ID.Key == "" {
 		return
 	}
-	d, ok := src.Partition(f.Id)
+	d, ok := src.Partition(f.ID)
 	if !ok {
 		return
 	}
@@ -242,7 +242,7 @@ func (f *EditForm) Follow(src kit.Source) {
 func NewPartitionForm(km *keymap.KeyMap, st *kit.Styles, connector string, row model.PartitionRow, hasRow bool, known map[string]bool, sib kit.SiblingShapes) *EditForm {
 	f := &EditForm{km: km, st: st, title: "Add a source partition · " + kit.Clean(connector), connector: connector,
 		NewPartition: true, known: known, help: help.New()}
-	part := &formField{label: "Source partition", Ta: newTextarea(st, `{"table":"orders"}`),
+	part := &formField{label: "Source partition", Area: newTextarea(st, `{"table":"orders"}`),
 		empty: "type the source partition map as a JSON object",
 		check: func(s string) (string, error) {
 			p, err := edit.ParsePartition(s)
@@ -267,7 +267,7 @@ func NewPartitionForm(km *keymap.KeyMap, st *kit.Styles, connector string, row m
 			}
 			return out
 		}}
-	off := &formField{label: "Offset", Ta: newTextarea(st, `{"position":0}`),
+	off := &formField{label: "Offset", Area: newTextarea(st, `{"position":0}`),
 		empty: "type its offset as a JSON object",
 		check: func(s string) (string, error) {
 			_, null, err := edit.ParseOffset(s)
@@ -284,9 +284,9 @@ func NewPartitionForm(km *keymap.KeyMap, st *kit.Styles, connector string, row m
 			return cleanAll(edit.OffsetShapeWarnings(o, nil, sib.Offsets))
 		}}
 	if hasRow {
-		part.Ta.SetValue(string(text.JSONSafe([]byte(row.Partition))))
+		part.Area.SetValue(string(text.JSONSafe([]byte(row.Partition))))
 		if !row.Deleted {
-			off.Ta.SetValue(string(text.JSONSafe([]byte(row.Offset))))
+			off.Area.SetValue(string(text.JSONSafe([]byte(row.Offset))))
 		}
 	}
 	f.Fields = []*formField{part, off}
@@ -334,9 +334,9 @@ func (f *EditForm) Valid() bool {
 func (f *EditForm) request() (edit.Request, error) {
 	req := edit.Request{Connector: f.connector, Kind: edit.KindSet, Create: f.Create}
 	it := edit.Item{Partition: f.partition}
-	offsetText := f.Fields[len(f.Fields)-1].Ta.Value()
+	offsetText := f.Fields[len(f.Fields)-1].Area.Value()
 	if f.NewPartition {
-		p, err := edit.ParsePartition(strings.TrimSpace(f.Fields[0].Ta.Value()))
+		p, err := edit.ParsePartition(strings.TrimSpace(f.Fields[0].Area.Value()))
 		if err != nil {
 			return req, err
 		}
@@ -357,12 +357,12 @@ func (f *EditForm) request() (edit.Request, error) {
 func (f *EditForm) FocusCmd() tea.Cmd {
 	for i, fl := range f.Fields {
 		if i != f.focus {
-			fl.Ta.Blur()
+			fl.Area.Blur()
 		}
 	}
 	fl := f.Fields[f.focus]
-	fl.Ta.MoveToEnd()
-	return fl.Ta.Focus()
+	fl.Area.MoveToEnd()
+	return fl.Area.Focus()
 }
 
 func (f *EditForm) cycleFocus() tea.Cmd {
@@ -394,7 +394,7 @@ func (f *EditForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 
 // enterTypes reports whether the key is the focused textarea's newline.
 func (f *EditForm) enterTypes(msg tea.KeyPressMsg) bool {
-	return key.Matches(msg, f.Fields[f.focus].Ta.KeyMap.InsertNewline)
+	return key.Matches(msg, f.Fields[f.focus].Area.KeyMap.InsertNewline)
 }
 
 // update gives a key, a paste or a cursor blink to the focused field and
@@ -402,7 +402,7 @@ func (f *EditForm) enterTypes(msg tea.KeyPressMsg) bool {
 func (f *EditForm) Update(msg tea.Msg) tea.Cmd {
 	fl := f.Fields[f.focus]
 	var cmd tea.Cmd
-	fl.Ta, cmd = fl.Ta.Update(msg)
+	fl.Area, cmd = fl.Area.Update(msg)
 	if _, ok := msg.(tea.KeyPressMsg); ok && f.PlanErr != "" {
 		f.PlanErr, f.Create = "", false
 		f.SetSize(f.width, f.height) // the fields' own heights again
@@ -427,9 +427,9 @@ func (f *EditForm) SetSize(w, h int) {
 	}
 	lines = min(lines, max((h-fixed)/len(f.Fields), 1))
 	for _, fl := range f.Fields {
-		fl.Ta.SetWidth(inner)
-		want := strings.Count(fl.Ta.Value(), "\n") + 2
-		fl.Ta.SetHeight(min(max(want, 3), lines))
+		fl.Area.SetWidth(inner)
+		want := strings.Count(fl.Area.Value(), "\n") + 2
+		fl.Area.SetHeight(min(max(want, 3), lines))
 	}
 	f.help.SetWidth(inner)
 }
@@ -442,7 +442,7 @@ func (f *EditForm) View(spinner string) string {
 		// The fields shrink to their text while a plan's refusal shows,
 		// so its did-you-mean and what to do next are not cut.
 		for _, fl := range f.Fields {
-			fl.Ta.SetHeight(strings.Count(fl.Ta.Value(), "\n") + 1)
+			fl.Area.SetHeight(strings.Count(fl.Area.Value(), "\n") + 1)
 		}
 	}
 	lines := []string{st.DialogTitle.Render(f.title), ""}
@@ -474,7 +474,7 @@ func (f *EditForm) View(spinner string) string {
 			label = st.FieldFocus.Render(fl.label)
 		}
 		lines = append(lines, label)
-		lines = append(lines, strings.Split(fl.Ta.View(), "\n")...)
+		lines = append(lines, strings.Split(fl.Area.View(), "\n")...)
 		switch {
 		case fl.Err == errEmpty:
 			lines = append(lines, st.Muted.Render("  "+fl.empty))

@@ -33,7 +33,7 @@ type StateDialog struct {
 func NewStateDialog(km *keymap.KeyMap, st *kit.Styles, stop bool, name string, sink bool, rest model.RESTStatus) *StateDialog {
 	d := &StateDialog{km: km, st: st, Stop: stop, Name: name, sink: sink, help: help.New()}
 	d.rest, d.known = rest.Connectors[name]
-	d.restOn = kit.RestAvailable(rest)
+	d.restOn = kit.RESTAvailable(rest)
 	d.help.Styles = st.Help
 	return d
 }

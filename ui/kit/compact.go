@@ -14,7 +14,7 @@ import (
 // "orders 1". It is how a narrow column shows a partition or an offset:
 // every number whole, so 1000 and 100000 never look alike. ok is false
 // for anything but a flat object.
-func JsonValues(s string) (string, bool) {
+func JSONValues(s string) (string, bool) {
 	if vals, ok := PlainValues(s); ok {
 		return vals, true
 	}
@@ -50,7 +50,7 @@ func FitJSON(s string, w int) string {
 	if ansi.StringWidth(full) <= w {
 		return full
 	}
-	if vals, ok := JsonValues(s); ok {
+	if vals, ok := JSONValues(s); ok {
 		return TruncateMiddle(Clean(vals), w)
 	}
 	return TruncateMiddle(full, w)
@@ -65,7 +65,7 @@ func CompactWidth(s string) int {
 			return n
 		}
 	}
-	if vals, ok := JsonValues(s); ok {
+	if vals, ok := JSONValues(s); ok {
 		return CellWidth(Clean(vals))
 	}
 	return CellWidth(CleanJSON(s))

@@ -191,8 +191,10 @@ func (l *List[T]) ViewCmd() tea.Cmd {
 	}
 	l.Busy, l.busyGen = true, l.gen
 	j, gen := l.Job(), l.gen
-	j.Y = &Yielder{}
-	return OffUI(func() tea.Msg { return ViewMsg{list: l, gen: gen, v: j.Run(), sort: j.Sort, q: j.Q, selID: j.SelID} })
+	j.Yield = &Yielder{}
+	return OffUI(func() tea.Msg {
+		return ViewMsg{list: l, gen: gen, v: j.Run(), sort: j.Sort, q: j.Query, selID: j.SelID}
+	})
 }
 
 // viewing says a view of the current items is being worked out.
@@ -280,11 +282,11 @@ type viewJob[T any] struct {
 	Sorted []int32
 	Prev   []int32
 	prevQ  string
-	Q      string // lowercased
+	Query  string // lowercased
 	SelID  string
 	// y, when set, makes the work give way to the UI goroutine (it runs
 	// off it).
-	Y *Yielder
+	Yield *Yielder
 }
 
 // listView is a viewJob's result: the sorted order of all items, the rows
@@ -313,7 +315,7 @@ func (l *List[T]) isID(want string) func(T) bool { return l.isIDFunc()(want) }
 // job captures the list's rows, filter and sort for a view of them.
 func (l *List[T]) Job() viewJob[T] {
 	j := viewJob[T]{Items: l.Items, Hay: l.Hay, id: l.id, isID: l.isIDFunc(), match: l.match, search: l.Search, keyed: l.Keyed, ordered: l.Ordered, matched: l.Matched,
-		sorts: l.Sorts, Sort: l.Sort, Q: strings.ToLower(l.Filter), SelID: l.selID}
+		sorts: l.Sorts, Sort: l.Sort, Query: strings.ToLower(l.Filter), SelID: l.selID}
 	if l.Keyed != nil && l.sortedOK {
 		j.Sorted = l.sorted
 		if l.orderOK {
@@ -343,14 +345,14 @@ func (j viewJob[T]) Run() ListView {
 		case j.keyed != nil:
 			// A keyed comparator ends in the row's identity: a total order,
 			// so an unstable sort gives the stable sort's order, faster.
-			slices.SortFunc(v.sorted, Yielding(j.Y, j.keyed(j.Sort, j.Items)))
+			slices.SortFunc(v.sorted, Yielding(j.Yield, j.keyed(j.Sort, j.Items)))
 		default:
 			cmp := j.sorts[j.Sort].Cmp
-			slices.SortStableFunc(v.sorted, Yielding(j.Y, func(a, b int32) int { return cmp(j.Items[a], j.Items[b]) }))
+			slices.SortStableFunc(v.sorted, Yielding(j.Yield, func(a, b int32) int { return cmp(j.Items[a], j.Items[b]) }))
 		}
 	}
 	v.sortedOK = j.keyed != nil
-	q := j.Q
+	q := j.Query
 	from := v.sorted
 	if j.Prev != nil && strings.Contains(q, j.prevQ) {
 		from = j.Prev // every row matching q also matched prevQ
@@ -362,7 +364,7 @@ func (j viewJob[T]) Run() ListView {
 	}
 	order := make([]int32, 0, len(from))
 	for _, i := range from {
-		j.Y.Step()
+		j.Yield.Step()
 		switch {
 		case q == "":
 		case bits != nil:

@@ -57,11 +57,11 @@ func (st *Styles) StateStyle(state string) lipgloss.Style {
 }
 
 // restAvailable reports whether the Store holds a REST view of connectors.
-func RestAvailable(r model.RESTStatus) bool { return r.Connectors != nil }
+func RESTAvailable(r model.RESTStatus) bool { return r.Connectors != nil }
 
 // restStateCell is the connectors table's STATE cell; while REST is out
 // of reach, the state it last gave with its age: "● RUNNING (40s ago)".
-func RestStateCell(r model.ConnectorRow, now time.Time) string {
+func RESTStateCell(r model.ConnectorRow, now time.Time) string {
 	if !r.InREST {
 		return NotInREST
 	}
@@ -75,7 +75,7 @@ func RestStateCell(r model.ConnectorRow, now time.Time) string {
 // Connect's words ("1 running, 1 failed") when they fit, else running of
 // all with ✗ and the number failed ("1/2 ✗1"), so a failure never goes
 // unseen in a narrow column.
-func RestTasksCell(r model.ConnectorRow, w int) string {
+func RESTTasksCell(r model.ConnectorRow, w int) string {
 	if !r.InREST {
 		return "–"
 	}

@@ -80,7 +80,7 @@ func (s *ConnectorsScreen) measure() {
 			n.stale = true
 		}
 		n.state = max(n.state, w)
-		n.tasks = max(n.tasks, ansi.StringWidth(kit.RestTasksCell(r.ConnectorRow, 1000)))
+		n.tasks = max(n.tasks, ansi.StringWidth(kit.RESTTasksCell(r.ConnectorRow, 1000)))
 		if r.IsSink() {
 			n.sinks = true
 			n.group = max(n.group, ansi.StringWidth(kit.GroupCell(r.Sink)))
@@ -209,7 +209,7 @@ func lastFlush(r connRow) time.Time {
 func (s *ConnectorsScreen) Refresh(src kit.Source, now time.Time, reload bool) {
 	s.now = now
 	if reload {
-		s.rest = kit.RestAvailable(src.REST())
+		s.rest = kit.RESTAvailable(src.REST())
 		rows := src.Connectors()
 		items := make([]connRow, len(rows))
 		for i, r := range rows {
@@ -401,7 +401,7 @@ func connStateCell(r connRow) string {
 	case !r.Authoritative():
 		return secondaryText
 	}
-	return kit.RestStateCell(r.ConnectorRow, r.now)
+	return kit.RESTStateCell(r.ConnectorRow, r.now)
 }
 
 func (s *ConnectorsScreen) connStateStyle(r connRow) lipgloss.Style {
@@ -512,7 +512,7 @@ func (s *ConnectorsScreen) Sync() {
 			}
 		}
 		put(c.state, style(s.connStateStyle(r), state, c.state, false))
-		put(c.tasks, kit.RestTasksCell(r.ConnectorRow, c.tasks))
+		put(c.tasks, kit.RESTTasksCell(r.ConnectorRow, c.tasks))
 		put(c.parts, kit.FitRight(partitionsCell(r), c.parts))
 		suspect := "–"
 		if r.Suspect > 0 {

@@ -288,7 +288,7 @@ func TestPlainCellsMeasuredAsCleaned(t *testing.T) {
 			t.Fatalf("cleanJSON(%q) = %q, the full path %q", c, got, slow)
 		}
 		want := kit.CellWidth(kit.CleanJSON(c))
-		if vals, ok := kit.JsonValues(c); ok {
+		if vals, ok := kit.JSONValues(c); ok {
 			want = kit.CellWidth(kit.Clean(vals))
 		}
 		if got := kit.CompactWidth(c); got != want {

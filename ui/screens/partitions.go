@@ -28,7 +28,7 @@ type Prow = *model.PartitionRow
 type PartitionsScreen struct {
 	km            *keymap.KeyMap
 	st            *kit.Styles
-	Id            model.ConnectorID
+	ID            model.ConnectorID
 	List          kit.List[Prow]
 	now           time.Time
 	topics        int
@@ -85,7 +85,7 @@ type partitionsPrepared struct {
 }
 
 func (s *PartitionsScreen) Prefetch() func(kit.Source, *Snapshot) {
-	id, j, ranks, latest := s.Id, s.List.Job(), s.ranks, &s.List.Asked
+	id, j, ranks, latest := s.ID, s.List.Job(), s.ranks, &s.List.Asked
 	search := s.List.Search
 	old, oldHay := j.Items, j.Hay
 	table, rates := s.Table, s.rates
@@ -95,9 +95,9 @@ func (s *PartitionsScreen) Prefetch() func(kit.Source, *Snapshot) {
 			// what was worked out of the others kept.
 			t := ReadTable(ss, id, table, search)
 			ranks.addTable(t)
-			j.Items, j.Hay, j.Sorted, j.Prev, j.Y = t.Rows, t.Hay, nil, nil, &kit.Yielder{}
-			j.Sort, j.Q = latest.Get()
-			p := partitionsPrepared{id: id, rows: t.Rows, hay: t.Hay, needs: t.Tally.Needs(), view: j.Run(), sort: j.Sort, q: j.Q, selID: j.SelID, table: t}
+			j.Items, j.Hay, j.Sorted, j.Prev, j.Yield = t.Rows, t.Hay, nil, nil, &kit.Yielder{}
+			j.Sort, j.Query = latest.Get()
+			p := partitionsPrepared{id: id, rows: t.Rows, hay: t.Hay, needs: t.Tally.Needs(), view: j.Run(), sort: j.Sort, q: j.Query, selID: j.SelID, table: t}
 			if !snap.At.IsZero() {
 				// A walk of every row and a read of histories: not on
 				// the UI goroutine either.
@@ -116,12 +116,12 @@ func (s *PartitionsScreen) Prefetch() func(kit.Source, *Snapshot) {
 			hay = kit.MakeHay(search, rows)
 		}
 		ranks.carry(old, rows)
-		j.Items, j.Hay, j.Sorted, j.Prev, j.Y = rows, hay, nil, nil, &kit.Yielder{}
+		j.Items, j.Hay, j.Sorted, j.Prev, j.Yield = rows, hay, nil, nil, &kit.Yielder{}
 		// The sort and filter asked for by now, not when the read began: a
 		// key pressed meanwhile would otherwise find its order undone when
 		// the snapshot lands, until it was worked out again.
-		j.Sort, j.Q = latest.Get()
-		snap.prepared = partitionsPrepared{id: id, rows: rows, hay: j.Hay, needs: MeasurePartitions(rows), view: j.Run(), sort: j.Sort, q: j.Q, selID: j.SelID}
+		j.Sort, j.Query = latest.Get()
+		snap.prepared = partitionsPrepared{id: id, rows: rows, hay: j.Hay, needs: MeasurePartitions(rows), view: j.Run(), sort: j.Sort, q: j.Query, selID: j.SelID}
 	}
 }
 
@@ -182,7 +182,7 @@ func NewPartitionsScreen(km *keymap.KeyMap, st *kit.Styles, id model.ConnectorID
 	s := &PartitionsScreen{
 		km:       km,
 		st:       st,
-		Id:       id,
+		ID:       id,
 		topics:   topics,
 		interval: interval,
 		ranks:    &rankCache{},
@@ -219,7 +219,7 @@ func (s *PartitionsScreen) Refresh(src kit.Source, now time.Time, reload bool) {
 	s.now = now
 	ratesOK := false
 	if snap, ok := src.(*Snapshot); ok && reload {
-		if p, ok := snap.prepared.(partitionsPrepared); ok && p.id == s.Id {
+		if p, ok := snap.prepared.(partitionsPrepared); ok && p.id == s.ID {
 			if p.ratesOK {
 				s.rates, ratesOK = p.rates, true
 			}
@@ -228,20 +228,20 @@ func (s *PartitionsScreen) Refresh(src kit.Source, now time.Time, reload bool) {
 			s.List.TakeItems(p.rows, p.hay, p.view, p.sort, p.q, p.selID)
 			s.needs, s.Table = p.needs, p.table
 		} else {
-			s.reloadRows(src.Partitions(s.Id))
+			s.reloadRows(src.Partitions(s.ID))
 		}
 		s.loaded = true
 	} else if reload {
-		s.reloadRows(src.Partitions(s.Id))
+		s.reloadRows(src.Partitions(s.ID))
 		s.loaded = true
 	}
 	if reload {
 		r := src.REST()
-		s.restOn = kit.RestAvailable(r)
-		s.rest, s.inREST = r.Connectors[s.Id.Name]
+		s.restOn = kit.RESTAvailable(r)
+		s.rest, s.inREST = r.Connectors[s.ID.Name]
 		s.conn, s.hasConn = model.ConnectorRow{}, false
 		for _, c := range src.Connectors() {
-			if c.ID == s.Id && c.Type != "sink" {
+			if c.ID == s.ID && c.Type != "sink" {
 				s.conn, s.hasConn = c, true
 				break
 			}
@@ -272,7 +272,7 @@ func (s *PartitionsScreen) CountStale(now time.Time) {
 	times := s.Table.madeTimes(s.List.Items)
 	cut := UnixNano(s.staleCut)
 	for i := range s.List.Items {
-		if times != nil && (times.Del[i] || times.Upd[i] >= cut) {
+		if times != nil && (times.Deleted[i] || times.Updates[i] >= cut) {
 			continue
 		}
 		r := s.List.Items[i]
@@ -430,9 +430,9 @@ func (s *PartitionsScreen) Sync() {
 
 func (s *PartitionsScreen) View() string {
 	live, deleted, suspect := s.needs.live, s.needs.deleted, s.needs.suspect
-	name := kit.Clean(s.Id.Name)
+	name := kit.Clean(s.ID.Name)
 	if s.topics > 1 {
-		name += " (" + kit.Clean(s.Id.Topic) + ")"
+		name += " (" + kit.Clean(s.ID.Topic) + ")"
 	}
 	if !s.loaded { // a big Source: its first snapshot is being read
 		title := titleLine(s.st, s.width, "Connectors › "+name, []string{"reading its source partitions…"}, nil)
@@ -446,7 +446,7 @@ func (s *PartitionsScreen) View() string {
 		if s.width >= 120 {
 			w = 30
 		}
-		if tasks := kit.RestTasksCell(model.ConnectorRow{REST: s.rest, InREST: true}, w); tasks != "–" {
+		if tasks := kit.RESTTasksCell(model.ConnectorRow{REST: s.rest, InREST: true}, w); tasks != "–" {
 			info = append(info, "tasks "+tasks)
 		}
 	case s.restOn && s.conn.Orphaned:

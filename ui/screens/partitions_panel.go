@@ -36,7 +36,7 @@ func (s *PartitionsScreen) panel() []string {
 		interval = "every " + kit.IntervalCell(rep)
 	}
 	parts := []string{status, last, interval}
-	edit, edited := s.Edited[s.Id.Name]
+	edit, edited := s.Edited[s.ID.Name]
 	edited = edited && s.now.Sub(edit) < timelineSpan
 	if edited { // its records are not a flush: say so, after the last flush
 		parts = append(parts[:2], st.Info.Render("✎ edited "+kit.Age(s.now, edit)), interval)

@@ -58,8 +58,8 @@ func (c *RateCache) Update(src kit.Source, rows []Prow, now time.Time) {
 // tombstones, in arrays of their own: the rates' walk of 100,000 rows
 // then reads two arrays, not 100,000 rows scattered over the heap.
 type rowTimes struct {
-	Upd []int64
-	Del []bool
+	Updates []int64
+	Deleted []bool
 }
 
 // unixNano is t in Unix ns, in the same order as the times: those before
@@ -78,9 +78,9 @@ func UnixNano(t time.Time) int64 {
 var MinUnixNano, MaxUnixNano = time.Unix(0, math.MinInt64+1), time.Unix(0, math.MaxInt64-1)
 
 func TimesOf(rows []Prow) rowTimes {
-	t := rowTimes{Upd: make([]int64, len(rows)), Del: make([]bool, len(rows))}
+	t := rowTimes{Updates: make([]int64, len(rows)), Deleted: make([]bool, len(rows))}
 	for i, r := range rows {
-		t.Upd[i], t.Del[i] = UnixNano(r.Updated), r.Deleted
+		t.Updates[i], t.Deleted[i] = UnixNano(r.Updated), r.Deleted
 	}
 	return t
 }
@@ -89,13 +89,13 @@ func TimesOf(rows []Prow) rowTimes {
 // the UI goroutine works it out while the screen shows c).
 // times are those of rows (nil: made of them).
 func (c RateCache) Next(src kit.Source, rows []Prow, now time.Time, y *kit.Yielder, times *rowTimes) RateCache {
-	if times == nil || len(times.Upd) != len(rows) {
+	if times == nil || len(times.Updates) != len(rows) {
 		t := TimesOf(rows)
 		times = &t
 	}
 	// The newest maxRatePartitions updated within the timeline, newest
 	// first: kept in a min-heap of that size, not by sorting every row.
-	upd, del := times.Upd, times.Del
+	upd, del := times.Updates, times.Deleted
 	cut := UnixNano(now.Add(-timelineSpan))
 	h := &newestRows{upd: upd}
 	n := 0

@@ -207,7 +207,7 @@ func (t *PartTable) keys(i int) {
 		t.offset = &p
 	case i == 2 && t.upd == nil:
 		times := TimesOf(rows)
-		t.upd, t.del = times.Upd, times.Del
+		t.upd, t.del = times.Updates, times.Deleted
 	case i == 3 && t.tp == nil:
 		t.tp = topicPartitionKeys(rows)
 	}
@@ -216,7 +216,7 @@ func (t *PartTable) keys(i int) {
 // times are the rows' update times and tombstones (the progress rates').
 func (t *PartTable) Times() *rowTimes {
 	t.keys(2)
-	return &rowTimes{Upd: t.upd, Del: t.del}
+	return &rowTimes{Updates: t.upd, Deleted: t.del}
 }
 
 // madeTimes are times when made already and rows are the table's (nil
@@ -230,7 +230,7 @@ func (t *PartTable) madeTimes(rows []Prow) *rowTimes {
 	if t.upd == nil {
 		return nil
 	}
-	return &rowTimes{Upd: t.upd, Del: t.del}
+	return &rowTimes{Updates: t.upd, Deleted: t.del}
 }
 
 // compare is sort i of the partitions screen as a comparator of places,

@@ -79,7 +79,7 @@ func (s *SinkScreen) Refresh(src kit.Source, now time.Time, reload bool) {
 				break
 			}
 		}
-		s.restOn = kit.RestAvailable(src.REST())
+		s.restOn = kit.RESTAvailable(src.REST())
 		s.List.SetItems(src.SinkPartitions(s.Group()))
 		s.measure()
 	}
@@ -229,7 +229,7 @@ func (s *SinkScreen) View() string {
 		info = append(info, orphanedText)
 	case s.restOn && s.row.InREST:
 		info = append(info, kit.StateText(s.row.REST.State))
-		if tasks := kit.RestTasksCell(s.row, 30); tasks != "–" {
+		if tasks := kit.RESTTasksCell(s.row, 30); tasks != "–" {
 			info = append(info, "tasks "+tasks)
 		}
 	case s.restOn:

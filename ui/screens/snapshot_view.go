@@ -24,7 +24,7 @@ type Snapshot struct {
 	SourceVersion uint64
 	At            time.Time // when it was read (zero: not known)
 	SourceStats   model.Stats
-	Rest          model.RESTStatus
+	RESTStatus    model.RESTStatus
 	Conns         []model.ConnectorRow
 	// What the top screen reads (prefetcher), and its own work on it.
 	parts    map[model.ConnectorID][]model.PartitionRow
@@ -37,7 +37,7 @@ type Snapshot struct {
 // stats, REST and the connectors.
 func NewSnapshot(src kit.Source, at time.Time) *Snapshot {
 	s := &Snapshot{Source: src, SourceVersion: src.Version(), At: at}
-	s.SourceStats, s.Rest, s.Conns = src.Stats(), src.REST(), src.Connectors()
+	s.SourceStats, s.RESTStatus, s.Conns = src.Stats(), src.REST(), src.Connectors()
 	return s
 }
 
@@ -53,7 +53,7 @@ func (s *Snapshot) Follow(id model.PartitionID) {
 
 func (s *Snapshot) Version() uint64                  { return s.SourceVersion }
 func (s *Snapshot) Stats() model.Stats               { return s.SourceStats }
-func (s *Snapshot) REST() model.RESTStatus           { return s.Rest }
+func (s *Snapshot) REST() model.RESTStatus           { return s.RESTStatus }
 func (s *Snapshot) Connectors() []model.ConnectorRow { return s.Conns }
 
 func (s *Snapshot) Partitions(id model.ConnectorID) []model.PartitionRow {
