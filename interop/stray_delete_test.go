@@ -32,22 +32,23 @@ func TestDeleteThisStrayCopyOnly(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
-	f := s.newFileConnector(t, "hand-copies", 10)
-	s.stop(t, f.name)
-	canon := f.key()
-	home := java.PartitionFor([]byte(canon), 25)
-	before, after := -1, -1
-	for p := range 25 {
-		switch {
-		case p == home:
-		case model.ReadAfter("connect-offsets", p, home, 25, 25):
-			after = p
-		case before < 0:
-			before = p
+	// The copies go to a partition the worker's read takes before the
+	// task's own key and to one it takes after; a key whose partition is
+	// read first or last of all has no such pair, so the connector's name
+	// (and with it its file and key) is chosen until it has one.
+	var home, before, after int
+	name := "hand-copies"
+	for i := 2; ; i++ {
+		key := fmt.Sprintf(`["%s",{"filename":"%s"}]`, name, filepath.Join(s.FilesDir, name+".txt"))
+		if home, before, after = readAround(key); before >= 0 && after >= 0 {
+			break
 		}
+		name = fmt.Sprintf("hand-copies-%d", i)
 	}
-	if before < 0 || after < 0 {
-		t.Fatalf("no partitions read before and after %d", home)
+	f := s.newFileConnector(t, name, 10)
+	s.stop(t, f.name)
+	if canon := f.key(); java.PartitionFor([]byte(canon), 25) != home {
+		t.Fatalf("the task's key %s is not in partition %d", canon, home)
 	}
 	spaced := fmt.Sprintf(`["%s", {"filename": "%s"}]`, f.name, f.path)
 	escaped := fmt.Sprintf(`["%s",{"filename":"%s"}]`, f.name, strings.ReplaceAll(f.path, "/", `\/`))
@@ -58,7 +59,7 @@ func TestDeleteThisStrayCopyOnly(t *testing.T) {
 		t.Fatalf("koff get does not flag both copies as strays:\n%s", table)
 	}
 
-	name := fmt.Sprintf("koff-interop-%d", time.Now().UnixNano())
+	name = fmt.Sprintf("koff-interop-%d", time.Now().UnixNano())
 	run := func(args ...string) string {
 		out, err := exec.Command(tmux, append([]string{"-L", name}, args...)...).CombinedOutput()
 		if err != nil {
@@ -90,7 +91,8 @@ func TestDeleteThisStrayCopyOnly(t *testing.T) {
 	run("send-keys", "-t", name, "-l", f.name)
 	keys("Enter")
 	keys("Enter")
-	waitFor("the partitions", func(scr string) bool { return strings.Contains(scr, "SOURCE PARTITION") })
+	// The rows are there once the dashboard read the connector's offsets.
+	waitFor("the partitions", func(scr string) bool { return strings.Contains(scr, fmt.Sprintf("connect-offsets/%d ", home)) })
 	selected := func() string {
 		for _, l := range strings.Split(screen(), "\n") {
 			if strings.HasPrefix(l, "▶") {
@@ -128,4 +130,22 @@ func TestDeleteThisStrayCopyOnly(t *testing.T) {
 	if got := f.resumeAndNext(t); got != f.name+"-11" {
 		t.Errorf("after the strays were deleted, the restarted task continued with %q, not from the live value (line 11)", got)
 	}
+}
+
+// readAround is the partition of key among connect-offsets' 25, a partition
+// the worker's read (one poll of all 25) takes before it and one it takes
+// after (-1 when there is none).
+func readAround(key string) (home, before, after int) {
+	home = java.PartitionFor([]byte(key), 25)
+	before, after = -1, -1
+	for p := range 25 {
+		switch {
+		case p == home:
+		case model.ReadAfter("connect-offsets", p, home, 25, 25):
+			after = p
+		case before < 0:
+			before = p
+		}
+	}
+	return home, before, after
 }
