@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"koff/demo"
-	"koff/kafka"
+	"koff/kafka/security"
 )
 
 // demoSecurity is demo-cluster's broker and REST security, and how a
@@ -40,8 +40,8 @@ func (o *demoClusterOptions) security(g *Globals) (demoSecurity, error) {
 	proto := "PLAINTEXT"
 	if o.sasl != "" {
 		mech := strings.ToUpper(o.sasl)
-		if !contains(kafka.Mechanisms, mech) {
-			return s, usagef("demo-cluster: --sasl %s is not one of %s", o.sasl, strings.Join(kafka.Mechanisms, ", "))
+		if !contains(security.Mechanisms, mech) {
+			return s, usagef("demo-cluster: --sasl %s is not one of %s", o.sasl, strings.Join(security.Mechanisms, ", "))
 		}
 		if o.saslUser == "" {
 			return s, usagef("demo-cluster: --sasl-user must not be empty")

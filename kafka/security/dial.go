@@ -1,4 +1,4 @@
-package kafka
+package security
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ const (
 // authentication), a listener that expects SASL. A reset is never taken
 // for either: it says after how many answers, and which request waited.
 // Any other hang-up is only that.
-func (s *Security) dial(ctx context.Context, network, address string) (net.Conn, error) {
+func (s *Security) Dial(ctx context.Context, network, address string) (net.Conn, error) {
 	var d net.Dialer // ctx carries kafka-go's dial deadline
 	raw, err := d.DialContext(ctx, network, address)
 	if err != nil {

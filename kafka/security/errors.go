@@ -1,4 +1,4 @@
-package kafka
+package security
 
 import (
 	"context"
@@ -18,8 +18,8 @@ import (
 // bad password with an error code rather than by hanging up.
 func Describe(err error) string { return describe(err, nil) }
 
-// Describe is Describe with this configuration's SASL user and mechanism.
-func (c Config) Describe(err error) string { return describe(err, c.Security) }
+// Describe is Describe with this set-up's SASL user and mechanism.
+func (s *Security) Describe(err error) string { return describe(err, s) }
 
 func describe(err error, sec *Security) string {
 	if err == nil {

@@ -1,4 +1,4 @@
-package kafka
+package security
 
 import (
 	"context"
@@ -13,9 +13,6 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
-
-	"koff/model"
-	"koff/model/store"
 )
 
 // secureBroker runs kfake with the given options on a free loopback port.
@@ -33,9 +30,10 @@ func metadata(t *testing.T, addr string, sec *Security) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cfg := Config{Brokers: []string{addr}, Security: sec}
-	c := cfg.Client()
-	defer c.Transport.(*kafkago.Transport).CloseIdleConnections()
+	// What kafka.Config's clients do: TLS in Dial, SASL in kafka-go.
+	tr := &kafkago.Transport{Dial: sec.Dial, SASL: sec.SASL()}
+	defer tr.CloseIdleConnections()
+	c := &kafkago.Client{Addr: kafkago.TCP(addr), Transport: tr, Timeout: 10 * time.Second}
 	_, err := c.Metadata(ctx, &kafkago.MetadataRequest{})
 	return err
 }
@@ -78,37 +76,18 @@ func TestTLSHostnameVerification(t *testing.T) {
 	}
 }
 
-// The Tailer's disconnected state carries the authentication failure, with
-// the user and mechanism, at once: koff get exits on it.
-func TestTailerReportsAuthFailure(t *testing.T) {
-	addr := secureBroker(t, kfake.EnableSASL(), kfake.Superuser("SCRAM-SHA-256", "alice", "right"))
-	sec := build(t, Settings{Mechanism: "SCRAM-SHA-256", Username: "alice", Password: "wrong", Protocol: "SASL_PLAINTEXT"})
-	store := store.NewStore(store.StoreOptions{})
-	tl := NewTailer(Config{Brokers: []string{addr}, Security: sec}, []string{"connect-offsets"}, store, TailerOptions{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { tl.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	waitFor(t, "disconnected", 5*time.Second, func() bool { return tl.Status().State == model.TailDisconnected })
-	want := "authentication failed for user alice (SCRAM-SHA-256): the broker closed the connection (wrong user or password, or SCRAM-SHA-256 not enabled on this listener)"
-	if got := tl.Status().Reason; got != want {
-		t.Errorf("reason %q\nwant   %q", got, want)
-	}
-}
-
 // Brokers that answer with SASL_AUTHENTICATION_FAILED (real Kafka) get the
 // broker's words, with the user when the config is known.
 func TestDescribeAuthErrors(t *testing.T) {
 	sec := build(t, Settings{Mechanism: "SCRAM-SHA-512", Username: "alice", Password: "x", Protocol: "SASL_SSL"})
-	cfg := Config{Security: sec}
 	err := fmt.Errorf("kafka.(*Client).Metadata: %w", fmt.Errorf("%w: %s", kafkago.SASLAuthenticationFailed, "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512"))
-	if got, want := cfg.Describe(err), "authentication failed for user alice (SCRAM-SHA-512): Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512"; got != want {
-		t.Errorf("Config.Describe = %q", got)
+	if got, want := sec.Describe(err), "authentication failed for user alice (SCRAM-SHA-512): Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512"; got != want {
+		t.Errorf("Security.Describe = %q", got)
 	}
 	if got := Describe(kafkago.SASLAuthenticationFailed); got != "authentication failed: the broker refused the credentials" {
 		t.Errorf("Describe = %q", got)
 	}
-	if got := cfg.Describe(kafkago.UnsupportedSASLMechanism); !strings.HasPrefix(got, "the broker does not enable SCRAM-SHA-512 on this listener") {
+	if got := sec.Describe(kafkago.UnsupportedSASLMechanism); !strings.HasPrefix(got, "the broker does not enable SCRAM-SHA-512 on this listener") {
 		t.Errorf("unsupported mechanism: %q", got)
 	}
 }

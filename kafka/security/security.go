@@ -1,4 +1,9 @@
-package kafka
+// Package security is how koff reaches a Kafka listener with TLS and SASL:
+// Settings from flags and --command-config (Java properties, JAAS, PEM
+// files) are checked and built into a Security, whose Dial and SASL every
+// client of package kafka uses, and Describe turns what failed into one
+// line that says what to do.
+package security
 
 import (
 	"crypto/tls"
@@ -288,6 +293,15 @@ func (s *Security) Mechanism() string {
 		return ""
 	}
 	return s.mechName
+}
+
+// SASL is the mechanism every connection authenticates with, nil without
+// SASL.
+func (s *Security) SASL() sasl.Mechanism {
+	if s == nil {
+		return nil
+	}
+	return s.mech
 }
 
 // String describes the set-up for a header or a log line, e.g.

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"koff/internal/faultproxy"
+	"koff/kafka/security"
 )
 
 // resetOn starts a kfake broker behind a fault proxy that resets every
@@ -65,13 +66,13 @@ func TestResetAfterAnswersIsNotBlamedOnSASL(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var opts []kfake.Opt
-			settings := Settings{}
+			settings := security.Settings{}
 			if tc.sasl != "" {
 				opts = append(opts, kfake.EnableSASL(), kfake.Superuser(tc.sasl, "alice", "right"))
-				settings = Settings{Mechanism: tc.sasl, Username: "alice", Password: "right", Protocol: "SASL_PLAINTEXT"}
+				settings = security.Settings{Mechanism: tc.sasl, Username: "alice", Password: "right", Protocol: "SASL_PLAINTEXT"}
 			}
 			p := resetOn(t, tc.key, opts...)
-			cfg := Config{Brokers: []string{p.Addr()}, Security: build(t, settings)}
+			cfg := Config{Brokers: []string{p.Addr()}, Security: buildSecurity(t, settings)}
 			c := cfg.Client()
 			defer c.Transport.(*kafkago.Transport).CloseIdleConnections()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
