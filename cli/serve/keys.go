@@ -1,4 +1,4 @@
-package cli
+package serve
 
 import (
 	"bytes"
@@ -28,20 +28,28 @@ func (r role) String() string {
 	return "none"
 }
 
-// keyring holds the keys koff serve accepts, by their wire encoding.
-type keyring struct {
+// KeysError is a mistake in a keys file the flags name: the serve
+// command's usage error (exit 2), where an unreadable file is not.
+type KeysError struct{ msg string }
+
+func (e KeysError) Error() string { return e.msg }
+
+func keysErrorf(format string, args ...any) error { return KeysError{fmt.Sprintf(format, args...)} }
+
+// Keyring holds the keys koff serve accepts, by their wire encoding.
+type Keyring struct {
 	operators map[string]bool
 	viewers   map[string]bool
 }
 
-// loadKeyring reads --authorized-keys and the optional --viewer-keys.
-func loadKeyring(operators, viewers string) (*keyring, error) {
-	k := &keyring{operators: map[string]bool{}, viewers: map[string]bool{}}
+// LoadKeyring reads --authorized-keys and the optional --viewer-keys.
+func LoadKeyring(operators, viewers string) (*Keyring, error) {
+	k := &Keyring{operators: map[string]bool{}, viewers: map[string]bool{}}
 	if err := k.add(k.operators, "--authorized-keys", operators); err != nil {
 		return nil, err
 	}
 	if len(k.operators) == 0 {
-		return nil, usagef("--authorized-keys %s holds no key: nobody could edit; list the operators' public keys there", operators)
+		return nil, keysErrorf("--authorized-keys %s holds no key: nobody could edit; list the operators' public keys there", operators)
 	}
 	if viewers != "" {
 		if err := k.add(k.viewers, "--viewer-keys", viewers); err != nil {
@@ -51,14 +59,14 @@ func loadKeyring(operators, viewers string) (*keyring, error) {
 	return k, nil
 }
 
-func (k *keyring) add(into map[string]bool, flag, path string) error {
+func (k *Keyring) add(into map[string]bool, flag, path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", flag, err)
 	}
 	keys, err := parseAuthorizedKeys(path, data)
 	if err != nil {
-		return usagef("%s %v", flag, err)
+		return keysErrorf("%s %v", flag, err)
 	}
 	for _, pk := range keys {
 		into[string(pk.Marshal())] = true
@@ -96,7 +104,7 @@ func parseAuthorizedKeys(path string, data []byte) ([]gossh.PublicKey, error) {
 
 // role resolves a key. A key listed in both files is a viewer: the least
 // privilege wins, and the UI tells its owner why.
-func (k *keyring) role(pk gossh.PublicKey) role {
+func (k *Keyring) role(pk gossh.PublicKey) role {
 	if pk == nil {
 		return roleNone
 	}

@@ -1,4 +1,4 @@
-package cli
+package serve
 
 import (
 	"crypto/ed25519"
@@ -14,17 +14,17 @@ import (
 	"koff/edit"
 )
 
-// defaultHostKeyPath is $XDG_STATE_HOME/koff/ssh_host_ed25519, beside the
+// DefaultHostKeyPath is $XDG_STATE_HOME/koff/ssh_host_ed25519, beside the
 // default audit log. It does not follow --audit-log: the server's identity
 // must not change with where edits are logged.
-func defaultHostKeyPath(getenv func(string) string) string {
+func DefaultHostKeyPath(getenv func(string) string) string {
 	return filepath.Join(filepath.Dir(edit.DefaultAuditPath(getenv)), "ssh_host_ed25519")
 }
 
-// loadHostKey reads the server's private key, generating an ed25519 key
+// LoadHostKey reads the server's private key, generating an ed25519 key
 // on first start. An existing key must be private to its owner, as sshd
 // insists: a host key others can read lets them impersonate the server.
-func loadHostKey(path string) (signer gossh.Signer, created bool, err error) {
+func LoadHostKey(path string) (signer gossh.Signer, created bool, err error) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
