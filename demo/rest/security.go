@@ -1,4 +1,4 @@
-package demo
+package rest
 
 import (
 	"crypto/subtle"
@@ -9,11 +9,11 @@ import (
 	"strings"
 )
 
-// restSecurity is the REST emulator's TLS (nil: plain HTTP) and the
+// Security is the emulator's TLS (nil: plain HTTP) and the
 // credentials it requires (nil: none).
-type restSecurity struct {
-	tls  *tls.Config
-	auth *ConnectAuth
+type Security struct {
+	TLS  *tls.Config
+	Auth *ConnectAuth
 }
 
 // unauthorized is what Connect's BasicAuthSecurityRestExtension
@@ -25,11 +25,11 @@ const unauthorized = "User cannot access the resource."
 
 // authorize wraps h: with ConnectAuth set, a request needs matching basic
 // credentials or the bearer token.
-func (s restSecurity) authorize(h http.Handler) http.Handler {
-	if s.auth == nil || (s.auth.User == "" && s.auth.Token == "") {
+func (s Security) authorize(h http.Handler) http.Handler {
+	if s.Auth == nil || (s.Auth.User == "" && s.Auth.Token == "") {
 		return h
 	}
-	a := *s.auth
+	a := *s.Auth
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !a.allows(r) {
 			if a.User != "" {
@@ -70,4 +70,24 @@ type logfWriter func(string, ...any)
 func (f logfWriter) Write(p []byte) (int, error) {
 	f("%s", strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// ConnectAuth are the credentials the Connect REST emulator requires:
+// HTTP basic auth (User and Password) and/or a bearer Token. Either one
+// given is accepted; a request with neither gets Connect's 401.
+type ConnectAuth struct {
+	User, Password string
+	Token          string
+}
+
+// String leaves the secrets out.
+func (a ConnectAuth) String() string {
+	var parts []string
+	if a.User != "" {
+		parts = append(parts, "basic auth user "+a.User)
+	}
+	if a.Token != "" {
+		parts = append(parts, "bearer token")
+	}
+	return strings.Join(parts, " or ")
 }

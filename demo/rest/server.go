@@ -1,4 +1,9 @@
-package demo
+// Package rest is the demo's Connect REST emulator: the part of Connect's
+// REST API koff uses (connectors, status, config, topics, pause, resume,
+// stop, KIP-875 offsets), with Connect's status codes, messages and JSON
+// shapes, recorded from the real worker (testdata/connect-rest). It serves
+// whatever cluster stands behind a Herder; the demo cluster is one.
+package rest
 
 import (
 	"bytes"
@@ -16,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -23,26 +29,26 @@ import (
 // when Options.ConnectVersion is empty.
 const DefaultConnectVersion = "4.1.1"
 
-// connectCommit is what AppInfoParser.getCommitId() says in Kafka 4.1.1
+// ConnectCommit is what AppInfoParser.getCommitId() says in Kafka 4.1.1
 // (GET / of the real worker, testdata/connect-rest/01-server-info.body).
-const connectCommit = "be816b82d25370ce"
+const ConnectCommit = "be816b82d25370ce"
 
 // maxBody bounds a request body; Connect has no limit of its own, but a
 // demo needs none bigger than this.
 const maxBody = 16 << 20
 
-// restServer is the Connect REST emulator: the subset of Connect's REST API
+// Server is the Connect REST emulator: the subset of Connect's REST API
 // koff uses, with Connect's status codes, messages and JSON shapes.
-type restServer struct {
-	c         *Cluster
-	ln        net.Listener
-	srv       *http.Server
-	url       string
-	workerID  string // host:port, as a worker advertises itself
-	version   string
-	major     int // of version; 0 when it does not parse (then: newest)
-	minor     int
-	clusterID string
+type Server struct {
+	h              Herder
+	ln             net.Listener
+	srv            *http.Server
+	url            string
+	workerID       string // host:port, as a worker advertises itself
+	connectVersion string
+	major          int // of version; 0 when it does not parse (then: newest)
+	minor          int
+	clusterID      string
 
 	stop   context.CancelFunc // cancels requests in flight on close
 	served chan struct{}
@@ -68,14 +74,14 @@ var (
 	errMediaType  = &restError{http.StatusUnsupportedMediaType, "HTTP 415 Unsupported Media Type"}
 )
 
-// startREST listens on addr and serves the emulator until close.
-func startREST(c *Cluster, addr, version string, sec restSecurity) (*restServer, error) {
+// Start listens on addr and serves the emulator until close.
+func Start(h Herder, addr, version string, sec Security) (*Server, error) {
 	if version == "" {
 		version = DefaultConnectVersion
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	id, err := clusterID(ctx, c)
+	id, err := clusterID(ctx, h.Client())
 	if err != nil {
 		return nil, err
 	}
@@ -83,33 +89,39 @@ func startREST(c *Cluster, addr, version string, sec restSecurity) (*restServer,
 	if err != nil {
 		return nil, fmt.Errorf("connect REST: %w", err)
 	}
-	s := &restServer{c: c, ln: ln, version: version, clusterID: id, served: make(chan struct{})}
+	s := &Server{h: h, ln: ln, connectVersion: version, clusterID: id, served: make(chan struct{})}
 	s.major, s.minor = parseVersion(version)
 	s.workerID = advertised(ln.Addr().(*net.TCPAddr))
 	s.url = "http://" + s.workerID
-	if sec.tls != nil {
-		ln = tls.NewListener(ln, sec.tls)
+	if sec.TLS != nil {
+		ln = tls.NewListener(ln, sec.TLS)
 		s.url = "https://" + s.workerID
 	}
 	base, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	s.srv = &http.Server{
 		Handler:           sec.authorize(http.HandlerFunc(s.serveHTTP)),
-		ErrorLog:          serverLog(c.w.logf), // TLS handshake failures, not to stderr
+		ErrorLog:          serverLog(h.Logf), // TLS handshake failures, not to stderr
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	go func() {
 		defer close(s.served)
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			c.w.logf("connect REST: %v", err)
+			h.Logf("connect REST: %v", err)
 		}
 	}()
 	return s, nil
 }
 
-// close stops accepting, cancels requests in flight and waits for them.
-func (s *restServer) close() {
+// URL is the emulator's base URL, "http://127.0.0.1:PORT" (https with TLS).
+func (s *Server) URL() string { return s.url }
+
+// Version is the Connect version the emulator reports.
+func (s *Server) Version() string { return s.connectVersion }
+
+// Close stops accepting, cancels requests in flight and waits for them.
+func (s *Server) Close() {
 	s.once.Do(func() {
 		s.stop()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -133,8 +145,8 @@ func advertised(a *net.TCPAddr) string {
 
 // clusterID asks the broker for its cluster id, which Connect reports as
 // kafka_cluster_id.
-func clusterID(ctx context.Context, c *Cluster) (string, error) {
-	resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, c.w.client)
+func clusterID(ctx context.Context, cl *kgo.Client) (string, error) {
+	resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
 	if err != nil {
 		return "", fmt.Errorf("connect REST: read cluster id: %w", err)
 	}
@@ -165,7 +177,7 @@ func parseVersion(v string) (major, minor int) {
 
 // atLeast reports whether the emulated Connect has a feature of version
 // major.minor: GET offsets and stop came in 3.5, PATCH and DELETE in 3.6.
-func (s *restServer) atLeast(major, minor int) bool {
+func (s *Server) atLeast(major, minor int) bool {
 	if s.major == 0 {
 		return true
 	}
@@ -178,7 +190,7 @@ type handler func(w http.ResponseWriter, r *http.Request, name string) *restErro
 
 // route finds the resource for a path and the handlers of its methods.
 // ok is false when no resource matches (Jersey's 404).
-func (s *restServer) route(segs []string) (methods map[string]handler, name string, ok bool) {
+func (s *Server) route(segs []string) (methods map[string]handler, name string, ok bool) {
 	switch {
 	case len(segs) == 0:
 		return map[string]handler{http.MethodGet: s.serverInfo}, "", true
@@ -225,7 +237,7 @@ func (s *restServer) route(segs []string) (methods map[string]handler, name stri
 	return methods, name, true
 }
 
-func (s *restServer) serveHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	segs, err := splitPath(r.URL.EscapedPath())
 	if err != nil {
 		writeError(w, errNoResource)
@@ -301,11 +313,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func writeError(w http.ResponseWriter, e *restError) { writeJSON(w, e.Code, e) }
 
 // serverInfo is GET /: ServerInfo.
-func (s *restServer) serverInfo(w http.ResponseWriter, _ *http.Request, _ string) *restError {
+func (s *Server) serverInfo(w http.ResponseWriter, _ *http.Request, _ string) *restError {
 	writeJSON(w, http.StatusOK, struct {
 		Version   string `json:"version"`
 		Commit    string `json:"commit"`
 		ClusterID string `json:"kafka_cluster_id"`
-	}{s.version, connectCommit, s.clusterID})
+	}{s.connectVersion, ConnectCommit, s.clusterID})
 	return nil
 }

@@ -1,4 +1,4 @@
-package demo
+package rest
 
 import (
 	"bytes"
@@ -36,11 +36,11 @@ const zombieTail = " could be successfully completed. If the connector is in a s
 // committed offsets, {"partition":{"kafka_partition":P,"kafka_topic":T},
 // "offset":{"kafka_offset":N}} each, the partition map in HashMap order as
 // Connect serialises it. A group without offsets gives {"offsets":[]}.
-func (s *restServer) getSinkOffsets(ctx context.Context, w http.ResponseWriter, conn *connector) *restError {
-	offsets, err := fetchGroupOffsets(ctx, s.c.w.client, conn.spec.group())
+func (s *Server) getSinkOffsets(ctx context.Context, w http.ResponseWriter, conn Connector) *restError {
+	offsets, err := fetchGroupOffsets(ctx, s.h.Client(), conn.Group())
 	if err != nil {
-		s.c.w.logf("connect REST: %v", err)
-		return errorf(http.StatusInternalServerError, "Failed to retrieve consumer group offsets for sink connector %s", conn.spec.name)
+		s.h.Logf("connect REST: %v", err)
+		return errorf(http.StatusInternalServerError, "Failed to retrieve consumer group offsets for sink connector %s", conn.Name())
 	}
 	var b bytes.Buffer
 	b.WriteString(`{"offsets":[`)
@@ -51,7 +51,7 @@ func (s *restServer) getSinkOffsets(ctx context.Context, w http.ResponseWriter, 
 		b.WriteString(`{"partition":`)
 		b.Write(java.AppendJackson(nil, java.HashMapOrder(java.Object{
 			{Name: sinkTopicKey, Value: o.topic},
-			{Name: sinkPartitionKey, Value: num(int64(o.partition))},
+			{Name: sinkPartitionKey, Value: json.Number(strconv.FormatInt(int64(o.partition), 10))},
 		})))
 		b.WriteString(`,"offset":{"kafka_offset":`)
 		b.WriteString(strconv.FormatInt(o.offset, 10))
@@ -75,11 +75,11 @@ type sinkEdit struct {
 // delete the whole group (DELETE). Both fail while the group has members.
 // Neither demo sink implements SinkConnector#alterOffsets, so success is
 // the framework-managed message.
-func (s *restServer) modifySink(ctx context.Context, w http.ResponseWriter, conn *connector, edits []offsetEdit, reset bool) *restError {
-	name, group, cl := conn.spec.name, conn.spec.group(), s.c.w.client
+func (s *Server) modifySink(ctx context.Context, w http.ResponseWriter, conn Connector, edits []offsetEdit, reset bool) *restError {
+	name, group, cl := conn.Name(), conn.Group(), s.h.Client()
 	if reset {
 		if _, err := fetchGroupOffsets(ctx, cl, group); err != nil {
-			s.c.w.logf("connect REST: %v", err)
+			s.h.Logf("connect REST: %v", err)
 			return errorf(http.StatusInternalServerError, "Failed to list offsets prior to resetting offsets for sink connector %s", name)
 		}
 		// A group that is already gone counts as reset: the operation
@@ -90,11 +90,11 @@ func (s *restServer) modifySink(ctx context.Context, w http.ResponseWriter, conn
 			return errorf(http.StatusInternalServerError, "Failed to reset consumer group offsets for connector %s either because its tasks "+
 				"haven't stopped completely yet or the connector was resumed before the request to reset its offsets"+zombieTail, name)
 		default:
-			s.c.w.logf("connect REST: reset %s: %v", group, err)
+			s.h.Logf("connect REST: reset %s: %v", group, err)
 			return errorf(http.StatusInternalServerError, "Failed to reset consumer group offsets for sink connector %s", name)
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"message": msgFrameworkReset})
-		s.c.w.logf("connect REST: %s: group %s deleted", name, group)
+		writeJSON(w, http.StatusOK, map[string]string{"message": MsgFrameworkReset})
+		s.h.Logf("connect REST: %s: group %s deleted", name, group)
 		return nil
 	}
 
@@ -132,12 +132,12 @@ func (s *restServer) modifySink(ctx context.Context, w http.ResponseWriter, conn
 			return errorf(http.StatusInternalServerError, "Failed to alter consumer group offsets for connector %s either because its tasks "+
 				"haven't stopped completely yet or the connector was resumed before the request to alter its offsets"+zombieTail, name)
 		default:
-			s.c.w.logf("connect REST: alter %s: %v", group, err)
+			s.h.Logf("connect REST: alter %s: %v", group, err)
 			return errorf(http.StatusInternalServerError, "Failed to alter consumer group offsets for connector %s", name)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"message": msgFrameworkAltered})
-	s.c.w.logf("connect REST: %s: %d group offsets committed, %d deleted", name, len(commits), len(deletes))
+	writeJSON(w, http.StatusOK, map[string]string{"message": MsgFrameworkAltered})
+	s.h.Logf("connect REST: %s: %d group offsets committed, %d deleted", name, len(commits), len(deletes))
 	return nil
 }
 

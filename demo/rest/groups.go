@@ -1,4 +1,4 @@
-package demo
+package rest
 
 import (
 	"cmp"
@@ -92,7 +92,14 @@ func commitGroupOffsets(ctx context.Context, cl *kgo.Client, group string, offse
 	if err != nil {
 		return err
 	}
-	return commitErr(resp)
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return err // the first partition error, as Admin reports it
+			}
+		}
+	}
+	return nil
 }
 
 // topicIDs looks up the ids of the topics of some offsets; a topic the
@@ -120,18 +127,6 @@ func topicIDs(ctx context.Context, cl *kgo.Client, offsets []groupOffset) (map[s
 		}
 	}
 	return ids, nil
-}
-
-// commitErr is the first partition error of an OffsetCommit response.
-func commitErr(resp *kmsg.OffsetCommitResponse) error {
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // deleteGroupOffsets is Admin#deleteConsumerGroupOffsets: refused with

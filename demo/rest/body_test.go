@@ -1,6 +1,7 @@
-package demo
+package rest
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -92,7 +93,7 @@ func TestParseVersionAndRoutes(t *testing.T) {
 		{"2.8.1", false, false, false, false},
 		{"trunk", true, true, true, true}, // unparseable: the newest
 	} {
-		s := &restServer{}
+		s := &Server{}
 		s.major, s.minor = parseVersion(tc.version)
 		stop, _, ok := s.route([]string{"connectors", "x", "stop"})
 		if ok != tc.stop || (ok && stop["PUT"] == nil) {
@@ -106,8 +107,8 @@ func TestParseVersionAndRoutes(t *testing.T) {
 }
 
 func TestJavaString(t *testing.T) {
-	v, err := java.ParseJSON(model.RESTValue(obj("topic", "orders", "partition", num(3), "cluster", "primary",
-		"x", []any{true, nil, obj("f", json15())})))
+	v, err := java.ParseJSON(model.RESTValue(java.Object{{Name: "topic", Value: "orders"}, {Name: "partition", Value: json.Number("3")},
+		{Name: "cluster", Value: "primary"}, {Name: "x", Value: []any{true, nil, java.Object{{Name: "f", Value: json15()}}}}}))
 	if err != nil {
 		t.Fatal(err)
 	}

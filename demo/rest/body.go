@@ -1,4 +1,4 @@
-package demo
+package rest
 
 import (
 	"bytes"
@@ -84,7 +84,7 @@ type bodyDecoder struct {
 // document reads the top-level ConnectorOffsets. isNull: an empty body or
 // a JSON null; a nil list with !isNull is "offsets" missing or null.
 func (d *bodyDecoder) document() (list []*offsetEdit, isNull bool, e *restError) {
-	at := d.next()
+	at := d.tokenStart()
 	tok, err := d.dec.Token()
 	if err == io.EOF {
 		return nil, true, nil
@@ -118,7 +118,7 @@ func (d *bodyDecoder) document() (list []*offsetEdit, isNull bool, e *restError)
 
 // offsets reads the value of "offsets": null or an array of ConnectorOffset.
 func (d *bodyDecoder) offsets(chain string) ([]*offsetEdit, *restError) {
-	at := d.next()
+	at := d.tokenStart()
 	tok, err := d.dec.Token()
 	if err != nil {
 		return nil, d.syntax(err)
@@ -138,7 +138,7 @@ func (d *bodyDecoder) offsets(chain string) ([]*offsetEdit, *restError) {
 			}
 			return list, nil
 		}
-		o, e := d.offset(fmt.Sprintf("%s->java.util.ArrayList[%d]", chain, i))
+		o, e := d.connectorOffset(fmt.Sprintf("%s->java.util.ArrayList[%d]", chain, i))
 		if e != nil {
 			return nil, e
 		}
@@ -146,9 +146,9 @@ func (d *bodyDecoder) offsets(chain string) ([]*offsetEdit, *restError) {
 	}
 }
 
-// offset reads one ConnectorOffset: null, or {"partition":…,"offset":…}.
-func (d *bodyDecoder) offset(chain string) (*offsetEdit, *restError) {
-	at := d.next()
+// connectorOffset reads one ConnectorOffset: null, or {"partition":…,"offset":…}.
+func (d *bodyDecoder) connectorOffset(chain string) (*offsetEdit, *restError) {
+	at := d.tokenStart()
 	tok, err := d.dec.Token()
 	if err != nil {
 		return nil, d.syntax(err)
@@ -188,7 +188,7 @@ func (d *bodyDecoder) offset(chain string) (*offsetEdit, *restError) {
 
 // stringMap reads a Map<String, ?>: null or any JSON object.
 func (d *bodyDecoder) stringMap(chain string) (java.Object, *restError) {
-	at := d.next()
+	at := d.tokenStart()
 	var raw json.RawMessage
 	if err := d.dec.Decode(&raw); err != nil {
 		return nil, d.syntax(err)
@@ -214,7 +214,7 @@ func (d *bodyDecoder) stringMap(chain string) (java.Object, *restError) {
 
 // field reads the next field name of an object, or its end (done).
 func (d *bodyDecoder) field() (name string, at int, done bool, e *restError) {
-	at = d.next()
+	at = d.tokenStart()
 	tok, err := d.dec.Token()
 	if err != nil {
 		return "", at, false, d.syntax(err)
@@ -225,8 +225,8 @@ func (d *bodyDecoder) field() (name string, at int, done bool, e *restError) {
 	return tok.(string), at, false, nil
 }
 
-// next is the offset where the next token starts.
-func (d *bodyDecoder) next() int {
+// tokenStart is the offset where the next token starts.
+func (d *bodyDecoder) tokenStart() int {
 	i := int(d.dec.InputOffset())
 	for i < len(d.body) && strings.IndexByte(" \t\r\n:,", d.body[i]) >= 0 {
 		i++

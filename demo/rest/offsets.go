@@ -1,4 +1,4 @@
-package demo
+package rest
 
 import (
 	"bytes"
@@ -19,11 +19,11 @@ import (
 // the short one when the connector's alterOffsets returned true, the long
 // one when it left the offsets to the framework (the default).
 const (
-	msgAltered          = "The offsets for this connector have been altered successfully"
-	msgReset            = "The offsets for this connector have been reset successfully"
-	msgFrameworkAltered = "The Connect framework-managed offsets for this connector have been altered successfully. " +
+	MsgAltered          = "The offsets for this connector have been altered successfully"
+	MsgReset            = "The offsets for this connector have been reset successfully"
+	MsgFrameworkAltered = "The Connect framework-managed offsets for this connector have been altered successfully. " +
 		"However, if this connector manages offsets externally, they will need to be manually altered in the system that the connector uses."
-	msgFrameworkReset = "The Connect framework-managed offsets for this connector have been reset successfully. " +
+	MsgFrameworkReset = "The Connect framework-managed offsets for this connector have been reset successfully. " +
 		"However, if this connector manages offsets externally, they will need to be manually reset in the system that the connector uses."
 )
 
@@ -31,20 +31,20 @@ const (
 // the 90 s REST request timeout.
 const editTimeout = 30 * time.Second
 
-// storeView is what a KafkaOffsetBackingStore holds after reading the
+// StoreView is what a KafkaOffsetBackingStore holds after reading the
 // offsets topic to its end: the latest value per key bytes (what tasks and
 // REST look offsets up in) and one connector's partitions by content
 // (OffsetUtils.processPartitionKey: a record with a value adds its
 // partition map, a tombstone removes it, whatever the key's bytes).
-type storeView struct {
+type StoreView struct {
 	data  map[string][]byte
-	parts map[string]java.Object // contentID → partition map as first seen
+	Parts map[string]java.Object // contentID → partition map as first seen
 }
 
-// viewOf replays records in order. Connect's consumer sees partitions in
+// ViewOf replays records in order. Connect's consumer sees partitions in
 // fetch order; we replay partition by partition.
-func viewOf(recs []*kgo.Record, connector string) storeView {
-	v := storeView{data: map[string][]byte{}, parts: map[string]java.Object{}}
+func ViewOf(recs []*kgo.Record, connector string) StoreView {
+	v := StoreView{data: map[string][]byte{}, Parts: map[string]java.Object{}}
 	for _, r := range recs {
 		if r.Key == nil {
 			continue
@@ -60,24 +60,24 @@ func viewOf(recs []*kgo.Record, connector string) storeView {
 		}
 		id := contentID(k.Partition)
 		if r.Value == nil {
-			delete(v.parts, id)
-		} else if _, ok := v.parts[id]; !ok {
-			v.parts[id] = k.Partition // HashSet.add keeps the first
+			delete(v.Parts, id)
+		} else if _, ok := v.Parts[id]; !ok {
+			v.Parts[id] = k.Partition // HashSet.add keeps the first
 		}
 	}
 	return v
 }
 
 // sorted returns the partitions in a stable order (Connect's is a HashMap's).
-func (v storeView) sorted() []java.Object {
-	ids := make([]string, 0, len(v.parts))
-	for id := range v.parts {
+func (v StoreView) sorted() []java.Object {
+	ids := make([]string, 0, len(v.Parts))
+	for id := range v.Parts {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	out := make([]java.Object, len(ids))
 	for i, id := range ids {
-		out[i] = v.parts[id]
+		out[i] = v.Parts[id]
 	}
 	return out
 }
@@ -111,19 +111,19 @@ func normal(o java.Object) java.Object {
 // Worker#sourceConnectorOffsets, each partition of the connector is looked
 // up by the key bytes its map serialises to in HashMap order, so one
 // stored under other bytes (another field order) shows "offset": null.
-func (s *restServer) getOffsets(w http.ResponseWriter, r *http.Request, name string) *restError {
-	conn, ok := s.c.connectors[name]
+func (s *Server) getOffsets(w http.ResponseWriter, r *http.Request, name string) *restError {
+	conn, ok := s.h.Connector(name)
 	if !ok {
 		return errorf(http.StatusNotFound, "Connector %s not found", name)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), editTimeout)
 	defer cancel()
-	if conn.spec.sink != nil {
+	if conn.Type() == "sink" {
 		return s.getSinkOffsets(ctx, w, conn)
 	}
-	view, err := conn.view(ctx)
+	view, err := conn.Offsets(ctx)
 	if err != nil {
-		s.c.w.logf("connect REST: %v", err)
+		s.h.Logf("connect REST: %v", err)
 		return errorf(http.StatusInternalServerError, "Failed to retrieve offsets for source connector %s", name)
 	}
 	var b bytes.Buffer
@@ -159,7 +159,7 @@ func (s *restServer) getOffsets(w http.ResponseWriter, r *http.Request, name str
 }
 
 // alterOffsets is PATCH /connectors/NAME/offsets.
-func (s *restServer) alterOffsets(w http.ResponseWriter, r *http.Request, name string) *restError {
+func (s *Server) alterOffsets(w http.ResponseWriter, r *http.Request, name string) *restError {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		return errorf(http.StatusInternalServerError, "%v", err)
@@ -172,7 +172,7 @@ func (s *restServer) alterOffsets(w http.ResponseWriter, r *http.Request, name s
 }
 
 // resetOffsets is DELETE /connectors/NAME/offsets.
-func (s *restServer) resetOffsets(w http.ResponseWriter, r *http.Request, name string) *restError {
+func (s *Server) resetOffsets(w http.ResponseWriter, r *http.Request, name string) *restError {
 	return s.modify(r.Context(), w, name, nil, true)
 }
 
@@ -181,30 +181,30 @@ func (s *restServer) resetOffsets(w http.ResponseWriter, r *http.Request, name s
 // connector's partitions read from its topic(s), the maps normalised and
 // validated (500), the connector's alterOffsets (500), and one record per
 // partition written in one go (to both topics for a connector with its own,
-// see own_topic.go). Sinks branch off to modifySink after the state check.
+// see demo/own_topic.go). Sinks branch off to modifySink after the state check.
 // The connector's lock is held throughout, so a resume cannot slip between
 // the check and the write.
-func (s *restServer) modify(ctx context.Context, w http.ResponseWriter, name string, edits []offsetEdit, reset bool) *restError {
-	conn, ok := s.c.connectors[name]
+func (s *Server) modify(ctx context.Context, w http.ResponseWriter, name string, edits []offsetEdit, reset bool) *restError {
+	conn, ok := s.h.Connector(name)
 	if !ok {
 		return errorf(http.StatusNotFound, "Connector %s not found", name)
 	}
-	conn.mu.Lock()
-	defer conn.mu.Unlock()
-	if conn.state != stateStopped {
+	conn.Lock()
+	defer conn.Unlock()
+	if !conn.Stopped() {
 		return errorf(http.StatusBadRequest, "Connectors must be in the STOPPED state before their offsets can be modified. "+
 			"This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/%s/stop' endpoint", name)
 	}
 	ctx, cancel := context.WithTimeout(ctx, editTimeout)
 	defer cancel()
-	if conn.spec.sink != nil {
+	if conn.Type() == "sink" {
 		return s.modifySink(ctx, w, conn, edits, reset)
 	}
 	failed := errorf(http.StatusInternalServerError, "Failed to modify offsets for source connector %s", name)
 	if reset {
-		view, err := conn.view(ctx)
+		view, err := conn.Offsets(ctx)
 		if err != nil {
-			s.c.w.logf("connect REST: %v", err)
+			s.h.Logf("connect REST: %v", err)
 			return failed
 		}
 		for _, p := range view.sorted() {
@@ -223,7 +223,7 @@ func (s *restServer) modify(ctx context.Context, w http.ResponseWriter, name str
 		}
 		norm[i] = offsetEdit{normal(e.partition), normal(e.offset)}
 	}
-	handled, e := alterOffsets(conn.spec.class, norm)
+	handled, e := alterOffsets(conn.Class(), norm)
 	if e != nil {
 		return e
 	}
@@ -232,32 +232,32 @@ func (s *restServer) modify(ctx context.Context, w http.ResponseWriter, name str
 	for i, e := range norm {
 		key := model.RESTKey(name, e.partition)
 		recs[i] = &kgo.Record{
-			Topic:     conn.offsetsTopic(),
-			Partition: int32(java.PartitionFor(key, s.c.w.offsetsPartitions)),
+			Topic:     conn.OffsetsTopic(),
+			Partition: int32(java.PartitionFor(key, conn.OffsetsPartitions())),
 			Key:       key,
 			Value:     model.RESTValue(e.offset), // nil: a tombstone
 			Timestamp: now,
 		}
 	}
 	if len(recs) > 0 {
-		if err := conn.writeEdit(ctx, recs, s.atLeast(3, 8)); err != nil {
-			s.c.w.logf("connect REST: write offsets of %s: %v", name, err)
+		if err := conn.WriteOffsets(ctx, recs, s.atLeast(3, 8)); err != nil {
+			s.h.Logf("connect REST: write offsets of %s: %v", name, err)
 			return failed
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"message": successMessage(handled, reset)})
-	s.c.w.logf("connect REST: %s: %d offset records written", name, len(recs))
+	s.h.Logf("connect REST: %s: %d offset records written", name, len(recs))
 	return nil
 }
 
 func successMessage(handled, reset bool) string {
 	switch {
 	case handled && reset:
-		return msgReset
+		return MsgReset
 	case handled:
-		return msgAltered
+		return MsgAltered
 	case reset:
-		return msgFrameworkReset
+		return MsgFrameworkReset
 	}
-	return msgFrameworkAltered
+	return MsgFrameworkAltered
 }

@@ -1,4 +1,4 @@
-package demo_test
+package rest_test
 
 import (
 	"context"

@@ -1,9 +1,7 @@
-package demo
+package rest
 
 import (
-	"errors"
 	"net/http"
-	"sort"
 )
 
 // JSON shapes of Connect's REST entities (…/runtime/rest/entities).
@@ -40,30 +38,36 @@ type (
 	}
 )
 
+// Target states of Connector.State.
+const (
+	stateRunning = "RUNNING"
+	stateStopped = "STOPPED"
+)
+
 // taskCount is how many tasks a connector has now: none when stopped,
 // since stopping writes an empty task-config list.
-func taskCount(conn *connector, state string) int {
+func taskCount(conn Connector, state string) int {
 	if state == stateStopped {
 		return 0
 	}
-	return conn.spec.taskCount()
+	return conn.Tasks()
 }
 
-func (s *restServer) status(conn *connector) connectorStateInfo {
-	state, shown := s.c.ConnectorState(conn.spec.name), s.c.reportedState(conn.spec.name)
+func (s *Server) status(conn Connector) connectorStateInfo {
+	state, shown := conn.State(), conn.ReportedState()
 	version := ""
 	if s.atLeast(4, 1) {
-		version = pluginVersion(conn.spec.class, s.version)
+		version = conn.PluginVersion(s.connectVersion)
 	}
 	info := connectorStateInfo{
-		Name:      conn.spec.name,
+		Name:      conn.Name(),
 		Connector: stateInfo{shown, s.workerID, version},
 		Tasks:     []taskState{},
-		Type:      conn.spec.kind(),
+		Type:      conn.Type(),
 	}
 	for i := range taskCount(conn, state) {
 		ts := taskState{ID: i, State: state, WorkerID: s.workerID, Version: version}
-		if state == stateRunning && s.c.taskFailed(conn.spec.name, i) {
+		if state == stateRunning && conn.TaskFailed(i) {
 			ts.State, ts.Trace = "FAILED", "org.apache.kafka.connect.errors.ConnectException: demo: task failed (FailTask)"
 		}
 		info.Tasks = append(info.Tasks, ts)
@@ -71,32 +75,15 @@ func (s *restServer) status(conn *connector) connectorStateInfo {
 	return info
 }
 
-// pluginVersion is what the connector class's version() answers: Kafka's
-// own connectors say the worker's Kafka version (AppInfoParser), the others
-// their release.
-func pluginVersion(class, kafkaVersion string) string {
-	switch class {
-	case "io.confluent.connect.jdbc.JdbcSourceConnector":
-		return "10.8.4"
-	case "io.debezium.connector.postgresql.PostgresConnector":
-		return "3.2.4.Final"
-	case classElasticsearch:
-		return "15.0.1"
-	case classS3:
-		return "10.6.7"
-	}
-	return kafkaVersion
-}
-
-func (s *restServer) info(conn *connector) connectorInfo {
+func (s *Server) info(conn Connector) connectorInfo {
 	info := connectorInfo{
-		Name:   conn.spec.name,
-		Config: connectConfig(conn.spec, s.c.Bootstrap()),
+		Name:   conn.Name(),
+		Config: conn.Config(),
 		Tasks:  []taskID{},
-		Type:   conn.spec.kind(),
+		Type:   conn.Type(),
 	}
-	for i := range taskCount(conn, s.c.ConnectorState(conn.spec.name)) {
-		info.Tasks = append(info.Tasks, taskID{conn.spec.name, i})
+	for i := range taskCount(conn, conn.State()) {
+		info.Tasks = append(info.Tasks, taskID{conn.Name(), i})
 	}
 	return info
 }
@@ -104,15 +91,15 @@ func (s *restServer) info(conn *connector) connectorInfo {
 // listConnectors is GET /connectors: the names, or with ?expand=status
 // and/or ?expand=info (repeated parameters; unknown ones are ignored, each
 // connector then maps to {}) an object keyed by name.
-func (s *restServer) listConnectors(w http.ResponseWriter, r *http.Request, _ string) *restError {
+func (s *Server) listConnectors(w http.ResponseWriter, r *http.Request, _ string) *restError {
 	expand, ok := r.URL.Query()["expand"]
 	if !ok {
-		writeJSON(w, http.StatusOK, s.c.Connectors())
+		writeJSON(w, http.StatusOK, s.h.Connectors())
 		return nil
 	}
 	out := map[string]map[string]any{}
-	for _, name := range s.c.Connectors() {
-		conn := s.c.connectors[name]
+	for _, name := range s.h.Connectors() {
+		conn, _ := s.h.Connector(name)
 		m := map[string]any{}
 		for _, e := range expand {
 			switch e {
@@ -129,8 +116,8 @@ func (s *restServer) listConnectors(w http.ResponseWriter, r *http.Request, _ st
 }
 
 // connectorInfo is GET /connectors/NAME.
-func (s *restServer) connectorInfo(w http.ResponseWriter, _ *http.Request, name string) *restError {
-	conn, ok := s.c.connectors[name]
+func (s *Server) connectorInfo(w http.ResponseWriter, _ *http.Request, name string) *restError {
+	conn, ok := s.h.Connector(name)
 	if !ok {
 		return errorf(http.StatusNotFound, "Connector %s not found", name)
 	}
@@ -139,8 +126,8 @@ func (s *restServer) connectorInfo(w http.ResponseWriter, _ *http.Request, name 
 }
 
 // connectorStatus is GET /connectors/NAME/status.
-func (s *restServer) connectorStatus(w http.ResponseWriter, _ *http.Request, name string) *restError {
-	conn, ok := s.c.connectors[name]
+func (s *Server) connectorStatus(w http.ResponseWriter, _ *http.Request, name string) *restError {
+	conn, ok := s.h.Connector(name)
 	if !ok {
 		return errorf(http.StatusNotFound, "No status found for connector %s", name)
 	}
@@ -149,12 +136,12 @@ func (s *restServer) connectorStatus(w http.ResponseWriter, _ *http.Request, nam
 }
 
 // connectorConfig is GET /connectors/NAME/config.
-func (s *restServer) connectorConfig(w http.ResponseWriter, _ *http.Request, name string) *restError {
-	conn, ok := s.c.connectors[name]
+func (s *Server) connectorConfig(w http.ResponseWriter, _ *http.Request, name string) *restError {
+	conn, ok := s.h.Connector(name)
 	if !ok {
 		return errorf(http.StatusNotFound, "Connector %s not found", name)
 	}
-	writeJSON(w, http.StatusOK, connectConfig(conn.spec, s.c.Bootstrap()))
+	writeJSON(w, http.StatusOK, conn.Config())
 	return nil
 }
 
@@ -162,17 +149,14 @@ func (s *restServer) connectorConfig(w http.ResponseWriter, _ *http.Request, nam
 // connector's tasks have produced to (a source) or consumed from (a sink).
 // Like Connect it does not check that the connector exists: an unknown one
 // simply has no topics.
-func (s *restServer) connectorTopics(w http.ResponseWriter, r *http.Request, name string) *restError {
+func (s *Server) connectorTopics(w http.ResponseWriter, r *http.Request, name string) *restError {
 	topics := []string{}
-	if conn, ok := s.c.connectors[name]; ok && conn.spec.sink != nil {
-		topics = append(topics, conn.consumedTopics()...)
-	} else if ok {
-		produced, err := s.c.w.producedTo(r.Context(), conn.spec.topics)
+	if conn, ok := s.h.Connector(name); ok {
+		active, err := conn.ActiveTopics(r.Context())
 		if err != nil {
 			return errorf(http.StatusInternalServerError, "%v", err)
 		}
-		topics = append(topics, produced...)
-		sort.Strings(topics)
+		topics = append(topics, active...)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{name: map[string][]string{"topics": topics}})
 	return nil
@@ -180,8 +164,8 @@ func (s *restServer) connectorTopics(w http.ResponseWriter, r *http.Request, nam
 
 // stopConnector is PUT /connectors/NAME/stop: 204 once the tasks have
 // stopped, so that offsets can be altered right away.
-func (s *restServer) stopConnector(w http.ResponseWriter, _ *http.Request, name string) *restError {
-	if e := lifecycle(s.c.StopConnector(name), name); e != nil {
+func (s *Server) stopConnector(w http.ResponseWriter, _ *http.Request, name string) *restError {
+	if e := s.lifecycle(s.h.StopConnector, name); e != nil {
 		return e
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -189,8 +173,8 @@ func (s *restServer) stopConnector(w http.ResponseWriter, _ *http.Request, name 
 }
 
 // pause is PUT /connectors/NAME/pause: 202.
-func (s *restServer) pause(w http.ResponseWriter, _ *http.Request, name string) *restError {
-	if e := lifecycle(s.c.PauseConnector(name), name); e != nil {
+func (s *Server) pause(w http.ResponseWriter, _ *http.Request, name string) *restError {
+	if e := s.lifecycle(s.h.PauseConnector, name); e != nil {
 		return e
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -198,20 +182,21 @@ func (s *restServer) pause(w http.ResponseWriter, _ *http.Request, name string) 
 }
 
 // resume is PUT /connectors/NAME/resume: 202.
-func (s *restServer) resume(w http.ResponseWriter, _ *http.Request, name string) *restError {
-	if e := lifecycle(s.c.ResumeConnector(name), name); e != nil {
+func (s *Server) resume(w http.ResponseWriter, _ *http.Request, name string) *restError {
+	if e := s.lifecycle(s.h.ResumeConnector, name); e != nil {
 		return e
 	}
 	w.WriteHeader(http.StatusAccepted)
 	return nil
 }
 
-func lifecycle(err error, name string) *restError {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, ErrUnknownConnector):
+// lifecycle runs a stop, pause or resume of a known connector.
+func (s *Server) lifecycle(do func(name string) error, name string) *restError {
+	if _, ok := s.h.Connector(name); !ok {
 		return errorf(http.StatusNotFound, "Unknown connector %s", name)
 	}
-	return errorf(http.StatusInternalServerError, "%v", err)
+	if err := do(name); err != nil {
+		return errorf(http.StatusInternalServerError, "%v", err)
+	}
+	return nil
 }

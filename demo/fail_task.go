@@ -13,12 +13,18 @@ func (c *Cluster) FailTask(name string, task int) error {
 	if task < 0 || task >= conn.spec.taskCount() {
 		return fmt.Errorf("connector %s has no task %d", name, task)
 	}
-	c.failedTasks.Store(taskID{name, task}, true)
+	c.failedTasks.Store(failedTask{name, task}, true)
 	return nil
+}
+
+// failedTask names a task FailTask failed.
+type failedTask struct {
+	connector string
+	task      int
 }
 
 // taskFailed: FailTask failed this task.
 func (c *Cluster) taskFailed(name string, task int) bool {
-	_, ok := c.failedTasks.Load(taskID{name, task})
+	_, ok := c.failedTasks.Load(failedTask{name, task})
 	return ok
 }
