@@ -13,6 +13,7 @@ import (
 
 	"koff/connect"
 	"koff/kafka"
+	"koff/kafka/security"
 )
 
 // Globals are the flags every command takes.
@@ -67,8 +68,8 @@ type Globals struct {
 	env      Env
 	logger   *log.Logger
 	logFile  *os.File
-	security *kafka.Security // built by finish; nil is PLAINTEXT
-	clientID string          // client.id from --command-config
+	security *security.Security // built by finish; nil is PLAINTEXT
+	clientID string             // client.id from --command-config
 }
 
 // The shortest --refresh and non-zero --flush-interval koff accepts.

@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/spf13/pflag"
 
-	"koff/kafka"
+	"koff/kafka/security"
 )
 
 // addSecurityFlags adds the Kafka and Connect security flags. No flag
@@ -54,14 +54,14 @@ func (g *Globals) loadSecurity(fs *pflag.FlagSet) error {
 		}
 		return nil
 	}
-	var s kafka.Settings
+	var s security.Settings
 	if g.CommandConfig != "" {
 		var err error
-		if s, err = kafka.LoadCommandConfig(g.CommandConfig); err != nil {
+		if s, err = security.LoadCommandConfig(g.CommandConfig); err != nil {
 			return usagef("%v", err)
 		}
 	}
-	o := kafka.Overrides{
+	o := security.Overrides{
 		TLS: g.TLS, CAFile: g.TLSCA, CertFile: g.TLSCert, KeyFile: g.TLSKey, InsecureSkipVerify: g.InsecureSkipVerify,
 		Mechanism: g.SASLMechanism, Username: g.SASLUsername,
 	}
@@ -89,17 +89,17 @@ func (g *Globals) loadSecurity(fs *pflag.FlagSet) error {
 
 // saslPassword is the password from --sasl-password-file, else from env
 // KOFF_SASL_PASSWORD, and where it came from.
-func (g *Globals) saslPassword() (kafka.Secret, string, error) {
+func (g *Globals) saslPassword() (security.Secret, string, error) {
 	if g.SASLPasswordFile != "" {
 		pw, err := readSecretFile("--sasl-password-file", g.SASLPasswordFile)
 		if err != nil {
 			return "", "", err
 		}
-		return kafka.Secret(pw), "--sasl-password-file", nil
+		return security.Secret(pw), "--sasl-password-file", nil
 	}
 	if g.env.Getenv != nil {
 		if pw := g.env.Getenv("KOFF_SASL_PASSWORD"); pw != "" {
-			return kafka.Secret(pw), "KOFF_SASL_PASSWORD", nil
+			return security.Secret(pw), "KOFF_SASL_PASSWORD", nil
 		}
 	}
 	return "", "", nil

@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"koff/demo"
-	"koff/kafka"
+	"koff/demo/rest"
+	"koff/kafka/security"
 )
 
 // demoSecurity is demo-cluster's broker and REST security, and how a
@@ -16,7 +17,7 @@ import (
 type demoSecurity struct {
 	sasl       *demo.SASL
 	pwFile     string // --sasl-password-file as given; "" when from KOFF_SASL_PASSWORD
-	rest       *demo.ConnectAuth
+	rest       *rest.ConnectAuth
 	restUser   string // for the banner: --connect-user / --connect-password-file
 	restPWFile string
 	restToken  string // --connect-token-file
@@ -40,8 +41,8 @@ func (o *demoClusterOptions) security(g *Globals) (demoSecurity, error) {
 	proto := "PLAINTEXT"
 	if o.sasl != "" {
 		mech := strings.ToUpper(o.sasl)
-		if !contains(kafka.Mechanisms, mech) {
-			return s, usagef("demo-cluster: --sasl %s is not one of %s", o.sasl, strings.Join(kafka.Mechanisms, ", "))
+		if !contains(security.Mechanisms, mech) {
+			return s, usagef("demo-cluster: --sasl %s is not one of %s", o.sasl, strings.Join(security.Mechanisms, ", "))
 		}
 		if o.saslUser == "" {
 			return s, usagef("demo-cluster: --sasl-user must not be empty")
@@ -86,8 +87,8 @@ func (o *demoClusterOptions) security(g *Globals) (demoSecurity, error) {
 }
 
 // demoRESTAuth reads the credentials the REST emulator is to require.
-func (g *Globals) demoRESTAuth(s *demoSecurity) (*demo.ConnectAuth, error) {
-	var a demo.ConnectAuth
+func (g *Globals) demoRESTAuth(s *demoSecurity) (*rest.ConnectAuth, error) {
+	var a rest.ConnectAuth
 	if g.ConnectUser != "" || g.ConnectPasswordFile != "" {
 		if g.ConnectUser == "" || g.ConnectPasswordFile == "" {
 			return nil, usagef("demo-cluster: REST basic auth needs both --connect-user and --connect-password-file")

@@ -10,6 +10,7 @@ import (
 
 	"koff/connect"
 	"koff/demo"
+	"koff/demo/rest"
 )
 
 // The REST emulator over TLS (custom CA) with basic auth and a bearer
@@ -20,7 +21,7 @@ func TestRESTAuthAndTLS(t *testing.T) {
 	defer cancel()
 	c, err := demo.Start(ctx, demo.Options{
 		ConnectListen: "127.0.0.1:0", TLSDir: filepath.Join(dir, "tls"),
-		ConnectAuth: &demo.ConnectAuth{User: "ops", Password: testPassword, Token: "t0ken-xyz"},
+		ConnectAuth: &rest.ConnectAuth{User: "ops", Password: testPassword, Token: "t0ken-xyz"},
 	})
 	if err != nil {
 		t.Fatal(err)

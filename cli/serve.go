@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -10,14 +9,14 @@ import (
 	"syscall"
 	"time"
 
+	"koff/cli/serve"
+
 	charmlog "charm.land/log/v2"
 	"charm.land/ssh"
 	"charm.land/wish/v2"
 	rm "charm.land/wish/v2/recover"
 	"github.com/spf13/pflag"
 	gossh "golang.org/x/crypto/ssh"
-
-	"koff/connect"
 )
 
 type serveOptions struct {
@@ -48,11 +47,6 @@ func init() {
 	})
 }
 
-// Shutdown waits this long for sessions to say goodbye, and then as long
-// again for their clients to hang up before closing the connections (a
-// multiplexing client keeps its connection open).
-const shutdownGrace = 2 * time.Second
-
 func runServe(g *Globals, opts any, args []string, env Env) error {
 	o := opts.(*serveOptions)
 	if len(args) > 0 {
@@ -73,14 +67,17 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 		}
 	}
 	defer g.close()
-	keys, err := loadKeyring(o.operators, o.viewers)
+	keys, err := serve.LoadKeyring(o.operators, o.viewers)
+	if ke := (serve.KeysError{}); errors.As(err, &ke) {
+		return usagef("%s", ke.Error())
+	}
 	if err != nil {
 		return err
 	}
 	if o.hostKey == "" {
-		o.hostKey = defaultHostKeyPath(env.Getenv)
+		o.hostKey = serve.DefaultHostKeyPath(env.Getenv)
 	}
-	signer, created, err := loadHostKey(o.hostKey)
+	signer, created, err := serve.LoadHostKey(o.hostKey)
 	if err != nil {
 		return err
 	}
@@ -114,15 +111,23 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 	defer obs.stop()
 	obs.run()
 
-	s := newSessionServer(g, o, keys, obs, rest, g.auditPath(env))
+	s := serve.NewServer(serve.Config{
+		Keys: keys, MaxSessions: o.maxSessions, Idle: o.idle,
+		// Sessions share the cluster; switching contexts is the local
+		// dashboard's, so no context list here.
+		UI: g.uiOptions(obs, rest != nil),
+		// Each session copies it and names its SSH user (editorFor).
+		Base: *g.newEditor(obs.store, obs.tailer.Topics, rest, "", g.auditPath(env)),
+		Logf: g.logf, Age: ageText,
+	})
 	srv, err := wish.NewServer(
 		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
-		wish.WithPublicKeyAuth(s.authorize),
+		wish.WithPublicKeyAuth(s.Authorize),
 		// The connection-level timeout (no traffic either way) drops dead
 		// clients; it runs a minute behind the sessions' own, which count
 		// key presses and say goodbye.
 		wish.WithIdleTimeout(transportIdle(o.idle)),
-		wish.WithMiddleware(rm.MiddlewareWithLogger(g.logger, s.middleware()...)),
+		wish.WithMiddleware(rm.MiddlewareWithLogger(g.logger, s.Middleware()...)),
 	)
 	if err != nil {
 		return fmt.Errorf("ssh server: %w", err)
@@ -140,52 +145,7 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 	case err := <-served:
 		return fmt.Errorf("ssh server: %w", err)
 	}
-	return s.stop(srv, served)
-}
-
-// newSessionServer wires the sessions to the one observer: its Store for
-// every dashboard, and a base Editor on it for every session to copy.
-func newSessionServer(g *Globals, o *serveOptions, keys *keyring, obs *observer, rest *connect.Client, audit string) *sessionServer {
-	s := &sessionServer{
-		g: g, keys: keys, maxSessions: o.maxSessions, idle: o.idle,
-		sessions: map[ssh.Session]*liveSession{},
-		shutdown: make(chan struct{}),
-		// Sessions share the cluster; switching contexts is the local
-		// dashboard's, so no context list here.
-		ui: g.uiOptions(obs, rest != nil),
-		// Each session copies it and names its SSH user (editorFor).
-		base: *g.newEditor(obs.store, obs.tailer.Topics, rest, "", audit),
-	}
-	return s
-}
-
-// stop ends every session with a message, waits for clients to hang up
-// (closing the connections of those that do not), then lets the deferred
-// stops end the observer and the demo.
-func (s *sessionServer) stop(srv *ssh.Server, served <-chan error) error {
-	s.mu.Lock()
-	n := s.active
-	s.mu.Unlock()
-	s.g.logf("shutting down: %d sessions", n)
-	s.beginShutdown()
-	ended := make(chan struct{})
-	go func() { s.wg.Wait(); close(ended) }()
-	select {
-	case <-ended:
-	case <-time.After(shutdownGrace):
-		s.g.logf("ssh shutdown: sessions still running after %s", shutdownGrace)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		s.g.logf("ssh shutdown: %v; closing the remaining connections", err)
-		srv.Close()
-	}
-	<-ended // with its connection closed, a session's program stops
-	if err := <-served; err != nil && !errors.Is(err, ssh.ErrServerClosed) {
-		return fmt.Errorf("ssh server: %w", err)
-	}
-	return nil
+	return s.Stop(srv, served)
 }
 
 func transportIdle(idle time.Duration) time.Duration {

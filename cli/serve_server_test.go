@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"koff/cli/serve"
+
 	"go.uber.org/goleak"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -271,7 +273,7 @@ func TestServeSessionsShutdownAndLeaks(t *testing.T) {
 
 	// Without a PTY: one line saying what to do.
 	plain := openTerm(t, r.addr, "alice", r.op, false)
-	if code := plain.waitExit(5 * time.Second); code != 1 || strings.TrimSpace(plain.errb.String()) != msgNeedsPTY {
+	if code := plain.waitExit(5 * time.Second); code != 1 || strings.TrimSpace(plain.errb.String()) != serve.MsgNeedsPTY {
 		t.Errorf("no pty: exit %d, stderr %q", code, plain.errb.String())
 	}
 	plain.close()
@@ -282,7 +284,7 @@ func TestServeSessionsShutdownAndLeaks(t *testing.T) {
 	if code := r.stop(); code != 0 {
 		t.Fatalf("koff serve exited %d: %s", code, r.errb.String())
 	}
-	if code := last.waitExit(5 * time.Second); code != 1 || !strings.Contains(last.errb.String(), msgShuttingDown) {
+	if code := last.waitExit(5 * time.Second); code != 1 || !strings.Contains(last.errb.String(), serve.MsgShuttingDown) {
 		t.Errorf("at shutdown: exit %d, stderr %q", code, last.errb.String())
 	}
 	last.close()

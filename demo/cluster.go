@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"koff/demo/rest"
+
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -53,7 +55,7 @@ type Options struct {
 	TLSClientAuth bool
 	// ConnectAuth, when set, makes the REST emulator require these
 	// credentials (401 otherwise).
-	ConnectAuth *ConnectAuth
+	ConnectAuth *rest.ConnectAuth
 	// Logf receives diagnostics from many goroutines at once, so it must be
 	// safe for concurrent use; nil discards them. The package never prints
 	// to stdout or stderr itself.
@@ -67,10 +69,10 @@ type Cluster struct {
 	w           *worker
 	connectors  map[string]*connector
 	names       []string
-	rest        *restServer // nil without Options.ConnectListen
-	held        sync.Map    // paused connector name → offsets its tasks held (rest_pause.go)
-	unassigned  sync.Map    // stopped connector name → its worker left (LeaveWorker)
-	failedTasks sync.Map    // taskID → FailTask made it FAILED
+	rest        *rest.Server // nil without Options.ConnectListen
+	held        sync.Map     // paused connector name → offsets its tasks held (pause.go)
+	unassigned  sync.Map     // stopped connector name → its worker left (LeaveWorker)
+	failedTasks sync.Map     // failedTask → FailTask made it FAILED
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -208,10 +210,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 	}
 	if opts.ConnectListen != "" {
-		if c.rest, err = startREST(c, opts.ConnectListen, opts.ConnectVersion, restSecurity{tls: sec.server, auth: opts.ConnectAuth}); err != nil {
+		if c.rest, err = rest.Start(herder{c}, opts.ConnectListen, opts.ConnectVersion, rest.Security{TLS: sec.server, Auth: opts.ConnectAuth}); err != nil {
 			return nil, err
 		}
-		logf("connect REST on %s (version %s)", c.rest.url, c.rest.version)
+		logf("connect REST on %s (version %s)", c.rest.URL(), c.rest.Version())
 	}
 	logf("demo cluster on %s: %d connectors, %d tasks, flush every %s", w.bootstrap, len(c.names), w.totalTasks+sinkTasks, w.flushInterval)
 	ok = true
@@ -224,7 +226,7 @@ func (c *Cluster) ConnectURL() string {
 	if c.rest == nil {
 		return ""
 	}
-	return c.rest.url
+	return c.rest.URL()
 }
 
 // Bootstrap returns the broker address, "127.0.0.1:PORT".
@@ -360,7 +362,7 @@ func (c *Cluster) Close() {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
 		if c.rest != nil {
-			c.rest.close()
+			c.rest.Close()
 		}
 		for _, name := range c.names {
 			conn := c.connectors[name]

@@ -127,11 +127,12 @@
 //
 // # Connect REST emulator
 //
-// With Options.ConnectListen set, Start also serves the part of Connect's
-// REST API koff uses, at ConnectURL(), with Connect's status codes, JSON
-// shapes and exact messages (Options.ConnectVersion, default 4.1.1, is what
-// GET / reports; before 3.5 there is no stop or offsets endpoint, before 3.6
-// no PATCH or DELETE of offsets):
+// With Options.ConnectListen set, Start also serves (package demo/rest,
+// through herder.go) the part of Connect's REST API koff uses, at
+// ConnectURL(), with Connect's status codes, JSON shapes and exact messages
+// (Options.ConnectVersion, default 4.1.1, is what GET / reports; before 3.5
+// there is no stop or offsets endpoint, before 3.6 no PATCH or DELETE of
+// offsets):
 //
 //	GET    /                          {"version","commit","kafka_cluster_id"}
 //	GET    /connectors                names; ?expand=status&expand=info: keyed by name

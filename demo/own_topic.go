@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"koff/demo/rest"
+
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -95,20 +97,20 @@ func (c *connector) writeEdit(ctx context.Context, recs []*kgo.Record, tombstone
 // view is what a fresh ConnectorOffsetBackingStore for the connector holds
 // after reading its topics to the end: partitions from both stores, offsets
 // from the connector's own topic only.
-func (c *connector) view(ctx context.Context) (storeView, error) {
+func (c *connector) view(ctx context.Context) (rest.StoreView, error) {
 	recs, err := c.w.readAll(ctx, c.offsetsTopic())
 	if err != nil {
-		return storeView{}, err
+		return rest.StoreView{}, err
 	}
-	v := viewOf(recs, c.spec.name)
+	v := rest.ViewOf(recs, c.spec.name)
 	if topic := c.secondaryTopic(); topic != "" {
 		recs, err := c.w.readAll(ctx, topic)
 		if err != nil {
-			return storeView{}, err
+			return rest.StoreView{}, err
 		}
-		for id, p := range viewOf(recs, c.spec.name).parts {
-			if _, ok := v.parts[id]; !ok {
-				v.parts[id] = p
+		for id, p := range rest.ViewOf(recs, c.spec.name).Parts {
+			if _, ok := v.Parts[id]; !ok {
+				v.Parts[id] = p
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"koff/demo/rest"
 	"koff/model/java"
 )
 
@@ -99,7 +100,7 @@ func TestOwnOffsetsTopic(t *testing.T) {
 
 	// PATCH writes to the own topic, and a copy to the worker's.
 	api.message("PATCH", "/connectors/jdbc-crm/offsets",
-		`{"offsets":[{"partition":`+contactsPart+`,"offset":{"incrementing":100}}]}`, msgFrameworkAltered)
+		`{"offsets":[{"partition":`+contactsPart+`,"offset":{"incrementing":100}}]}`, rest.MsgFrameworkAltered)
 	for _, topic := range []string{CRMOffsetsTopic, OffsetsTopic} {
 		if r := last(topic, contacts); string(r.value) != `{"incrementing":100}` || r.partition != java.PartitionFor(contacts, OffsetsPartitions) {
 			t.Errorf("after PATCH %s has contacts at %s in partition %d", topic, r.value, r.partition)
@@ -127,7 +128,7 @@ func TestOwnOffsetsTopic(t *testing.T) {
 
 	// DELETE tombstones every partition either topic knows, in both.
 	api.wantEmpty("PUT", "/connectors/jdbc-crm/stop", 204)
-	api.message("DELETE", "/connectors/jdbc-crm/offsets", "", msgFrameworkReset)
+	api.message("DELETE", "/connectors/jdbc-crm/offsets", "", rest.MsgFrameworkReset)
 	for _, topic := range []string{CRMOffsetsTopic, OffsetsTopic} {
 		for _, k := range [][]byte{contacts, deals, leads} {
 			if r := last(topic, k); r.value != nil {

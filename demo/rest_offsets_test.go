@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"koff/demo/rest"
 	"koff/model"
 	"koff/model/java"
 )
@@ -103,7 +104,7 @@ func TestRESTAlterThenResume(t *testing.T) {
 	const edited = 100
 	api.message("PATCH", "/connectors/jdbc-shop/offsets",
 		`{"offsets":[{"partition":{"table":"shop.public.orders","protocol":"1"},"offset":{"incrementing":100}}]}`,
-		msgFrameworkAltered)
+		rest.MsgFrameworkAltered)
 	recs := byKey(readTopic(t, cl, OffsetsTopic, OffsetsPartitions))[string(orders)]
 	last := recs[len(recs)-1]
 	if string(last.value) != `{"incrementing":100}` || last.partition != java.PartitionFor(orders, OffsetsPartitions) {
@@ -164,7 +165,7 @@ func TestRESTPauseKeepsOffsets(t *testing.T) {
 	api.wantEmpty("PUT", "/connectors/jdbc-shop/stop", 204)
 	api.checkStatus("jdbc-shop", "STOPPED", 0)
 	api.message("PATCH", "/connectors/jdbc-shop/offsets",
-		`{"offsets":[{"partition":{"protocol":"1","table":"shop.public.orders"},"offset":{"incrementing":200}}]}`, msgFrameworkAltered)
+		`{"offsets":[{"partition":{"protocol":"1","table":"shop.public.orders"},"offset":{"incrementing":200}}]}`, rest.MsgFrameworkAltered)
 	api.wantEmpty("PUT", "/connectors/jdbc-shop/resume", 202)
 	if next := first(t, flushedAfter(t, c, orders, `{"incrementing":200}`)); next <= 200 || next >= held {
 		t.Errorf("resumed from STOPPED after PATCH to 200 at %d", next)
@@ -183,17 +184,17 @@ func TestRESTReset(t *testing.T) {
 	if got := api.offsets("debezium-inventory"); len(got) != 1 || !strings.Contains(got[`{"server":"inventory"}`], `"lsn":`) {
 		t.Errorf("debezium-inventory offsets = %v", got)
 	}
-	api.message("DELETE", "/connectors/debezium-inventory/offsets", "", msgFrameworkReset)
+	api.message("DELETE", "/connectors/debezium-inventory/offsets", "", rest.MsgFrameworkReset)
 	if r := api.do("GET", "/connectors/debezium-inventory/offsets", ""); r.code != 200 || string(r.body) != `{"offsets":[]}` {
 		t.Errorf("GET after DELETE = %d %s", r.code, r.body)
 	}
-	api.message("DELETE", "/connectors/debezium-inventory/offsets", "", msgFrameworkReset) // nothing left: still fine
+	api.message("DELETE", "/connectors/debezium-inventory/offsets", "", rest.MsgFrameworkReset) // nothing left: still fine
 
 	// A hand-written key with the fields in another order than HashMap's.
 	api.wantEmpty("PUT", "/connectors/jdbc-billing/stop", 204)
 	hand := []byte(`["jdbc-billing",{"table":"billing.public.refunds","protocol":"1"}]`)
-	rest := []byte(`["jdbc-billing",{"protocol":"1","table":"billing.public.refunds"}]`)
-	if k, _ := model.ParseKey(hand); model.IsRESTCanonical(k, hand) || !bytes.Equal(model.RESTKey(k.Connector, k.Partition), rest) {
+	restKey := []byte(`["jdbc-billing",{"protocol":"1","table":"billing.public.refunds"}]`)
+	if k, _ := model.ParseKey(hand); model.IsRESTCanonical(k, hand) || !bytes.Equal(model.RESTKey(k.Connector, k.Partition), restKey) {
 		t.Fatal("test key is in HashMap order")
 	}
 	writeOffset(t, cl, hand, []byte(`{"incrementing":7}`))
@@ -203,12 +204,12 @@ func TestRESTReset(t *testing.T) {
 		t.Errorf("jdbc-billing offsets with a hand-written key = %v", got)
 	}
 
-	api.message("DELETE", "/connectors/jdbc-billing/offsets", "", msgFrameworkReset)
+	api.message("DELETE", "/connectors/jdbc-billing/offsets", "", rest.MsgFrameworkReset)
 	recs := byKey(readTopic(t, cl, OffsetsTopic, OffsetsPartitions))
 	if rs := recs[string(hand)]; len(rs) == 0 || rs[len(rs)-1].value == nil {
 		t.Error("the hand-written key did not survive DELETE")
 	}
-	if rs := recs[string(rest)]; len(rs) != 1 || rs[0].value != nil || rs[0].partition != java.PartitionFor(rest, OffsetsPartitions) {
+	if rs := recs[string(restKey)]; len(rs) != 1 || rs[0].value != nil || rs[0].partition != java.PartitionFor(restKey, OffsetsPartitions) {
 		t.Errorf("DELETE wrote %+v under the HashMap-order key, want one tombstone in its murmur2 partition", rs)
 	}
 	// Whether the survivor is listed depends on read order (a tombstone
@@ -240,8 +241,8 @@ func TestRESTConnectorValidation(t *testing.T) {
 	}
 	api.wantError("PATCH", "/connectors/file-logs/offsets", `{"offsets":[{"partition":{"file":"x"},"offset":{"position":1}}]}`,
 		500, "Partition objects should contain the key 'filename'")
-	api.message("PATCH", "/connectors/file-logs/offsets", patch(`{"position":42}`), msgAltered)
-	api.message("DELETE", "/connectors/file-logs/offsets", "", msgReset)
+	api.message("PATCH", "/connectors/file-logs/offsets", patch(`{"position":42}`), rest.MsgAltered)
+	api.message("DELETE", "/connectors/file-logs/offsets", "", rest.MsgReset)
 
 	api.wantEmpty("PUT", "/connectors/mm2-primary/stop", 204)
 	api.wantError("PATCH", "/connectors/mm2-primary/offsets", `{"offsets":[{"partition":{"topic":"orders","partition":2},"offset":{"offset":5}}]}`,
@@ -249,11 +250,11 @@ func TestRESTConnectorValidation(t *testing.T) {
 	api.wantError("PATCH", "/connectors/mm2-primary/offsets", `{"offsets":[{"partition":{"topic":"orders","partition":2,"cluster":"primary"},"offset":{"offset":-1}}]}`,
 		500, "Source offset {offset=-1} for source partition {cluster=primary, partition=2, topic=orders} has an invalid value -1 for the 'offset' key, which cannot be negative")
 	// Tombstones are never validated.
-	api.message("PATCH", "/connectors/mm2-primary/offsets", `{"offsets":[{"partition":{"junk":true},"offset":null}]}`, msgAltered)
+	api.message("PATCH", "/connectors/mm2-primary/offsets", `{"offsets":[{"partition":{"junk":true},"offset":null}]}`, rest.MsgAltered)
 
 	// Numbers normalised, fields in HashMap order, murmur2 partition.
 	api.message("PATCH", "/connectors/mm2-primary/offsets",
-		`{"offsets":[{"partition":{"topic":"orders","partition":2,"cluster":"primary"},"offset":{"offset":5}}]}`, msgAltered)
+		`{"offsets":[{"partition":{"topic":"orders","partition":2,"cluster":"primary"},"offset":{"offset":5}}]}`, rest.MsgAltered)
 	want := []byte(`["mm2-primary",{"cluster":"primary","partition":2,"topic":"orders"}]`)
 	rs := byKey(readTopic(t, cl, OffsetsTopic, OffsetsPartitions))[string(want)]
 	if len(rs) == 0 || string(rs[len(rs)-1].value) != `{"offset":5}` || rs[len(rs)-1].partition != java.PartitionFor(want, OffsetsPartitions) {

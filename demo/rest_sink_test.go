@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"koff/demo/rest"
+
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -156,7 +158,7 @@ func TestRESTSinkOffsets(t *testing.T) {
 	zombie.Close()
 	waitGroup(t, cl, es, "Empty", 0)
 
-	api.message("PATCH", path, skip, msgFrameworkAltered)
+	api.message("PATCH", path, skip, rest.MsgFrameworkAltered)
 	patched := committed(t, cl, es, topics)
 	for tp, off := range patched {
 		want := end[tp]
@@ -191,7 +193,7 @@ func TestRESTSinkOffsets(t *testing.T) {
 
 	// DELETE deletes the group; a group already gone is reset too.
 	api.wantEmpty("PUT", "/connectors/es-search/stop", 204)
-	api.message("DELETE", path, "", msgFrameworkReset)
+	api.message("DELETE", path, "", rest.MsgFrameworkReset)
 	if s, n := describe(t, cl, es); s != "Dead" || n != 0 {
 		t.Errorf("group after DELETE: %s with %d members", s, n)
 	}
@@ -203,7 +205,7 @@ func TestRESTSinkOffsets(t *testing.T) {
 	if r := api.do("GET", path, ""); r.code != 200 || string(r.body) != `{"offsets":[]}` {
 		t.Errorf("GET after DELETE = %d %s", r.code, r.body)
 	}
-	api.message("DELETE", path, "", msgFrameworkReset)
+	api.message("DELETE", path, "", rest.MsgFrameworkReset)
 	// Deleting one partition's offset of a group that does not exist fails
 	// in the broker (GROUP_ID_NOT_FOUND), as with Connect.
 	api.wantError("PATCH", path, offsetsBody(p0, "null"), 500, "Failed to alter consumer group offsets for connector es-search")

@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
-	"strings"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -23,26 +22,6 @@ type SASL struct {
 
 // String leaves the password out, so printing Options cannot leak it.
 func (s SASL) String() string { return s.Mechanism + " user " + s.User }
-
-// ConnectAuth are the credentials the Connect REST emulator requires:
-// HTTP basic auth (User and Password) and/or a bearer Token. Either one
-// given is accepted; a request with neither gets Connect's 401.
-type ConnectAuth struct {
-	User, Password string
-	Token          string
-}
-
-// String leaves the secrets out.
-func (a ConnectAuth) String() string {
-	var parts []string
-	if a.User != "" {
-		parts = append(parts, "basic auth user "+a.User)
-	}
-	if a.Token != "" {
-		parts = append(parts, "bearer token")
-	}
-	return strings.Join(parts, " or ")
-}
 
 // BrokerOptions configure StartBrokerWith.
 type BrokerOptions struct {

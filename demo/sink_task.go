@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -279,4 +280,22 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-tm.C:
 	}
+}
+
+// topicPartition names one partition of a topic.
+type topicPartition struct {
+	topic     string
+	partition int32
+}
+
+// commitErr is the first partition error of an OffsetCommit response.
+func commitErr(resp *kmsg.OffsetCommitResponse) error {
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -14,7 +14,7 @@ import (
 // by `go test ./interop -run TestRESTShapes -record` into
 // testdata/connect-rest: NAME.json holds the request and what to compare,
 // NAME.body the response body byte for byte. The demo's REST emulator is
-// checked against them (demo/rest_fixtures_test.go).
+// checked against them (demo/rest/fixtures_test.go).
 type Fixture struct {
 	Name   string `json:"name"`
 	Method string `json:"method"`

@@ -4,6 +4,8 @@ import (
 	"net"
 	"time"
 
+	"koff/kafka/security"
+
 	kafkago "github.com/segmentio/kafka-go"
 )
 
@@ -15,7 +17,7 @@ type Config struct {
 	ClientID    string
 	DialTimeout time.Duration
 	// Security is TLS and SASL (Settings.Build); nil is PLAINTEXT.
-	Security *Security
+	Security *security.Security
 }
 
 // Insecure reports --insecure-skip-verify: TLS whose certificates are not
@@ -31,13 +33,12 @@ func (c Config) transport() *kafkago.Transport {
 	if dt <= 0 {
 		dt = 5 * time.Second
 	}
-	// TLS happens in Dial (security_dial.go), never in kafka-go as well.
-	tr := &kafkago.Transport{ClientID: id, DialTimeout: dt, MetadataTTL: 5 * time.Second, Dial: c.Security.dial}
-	if c.Security != nil {
-		tr.SASL = c.Security.mech
-	}
-	return tr
+	// TLS happens in Dial (security/dial.go), never in kafka-go as well.
+	return &kafkago.Transport{ClientID: id, DialTimeout: dt, MetadataTTL: 5 * time.Second, Dial: c.Security.Dial, SASL: c.Security.SASL()}
 }
+
+// Describe is Describe with this configuration's SASL user and mechanism.
+func (c Config) Describe(err error) string { return c.Security.Describe(err) }
 
 func (c Config) addr() net.Addr { return kafkago.TCP(c.Brokers...) }
 

@@ -9,6 +9,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol/offsetcommit"
 
+	"koff/kafka/security"
 	"koff/model"
 )
 
@@ -115,9 +116,9 @@ func groupErr(group string, err error) error {
 	switch {
 	case errors.Is(err, kafkago.UnknownMemberId), errors.Is(err, kafkago.IllegalGeneration),
 		errors.Is(err, kafkago.NonEmptyGroup), errors.Is(err, kafkago.RebalanceInProgress):
-		return fmt.Errorf("group %s still has active members, and Kafka changes a group's offsets from outside only when it has none: stop the connector first (%s)", group, Describe(err))
+		return fmt.Errorf("group %s still has active members, and Kafka changes a group's offsets from outside only when it has none: stop the connector first (%s)", group, security.Describe(err))
 	}
-	return fmt.Errorf("group %s: %s", group, Describe(err))
+	return fmt.Errorf("group %s: %s", group, security.Describe(err))
 }
 
 func sortedTPs(m map[model.TopicPartition]int64) []model.TopicPartition {

@@ -12,6 +12,7 @@ import (
 	"github.com/segmentio/kafka-go/protocol/describegroups"
 	metadataAPI "github.com/segmentio/kafka-go/protocol/metadata"
 
+	"koff/kafka/security"
 	"koff/model"
 )
 
@@ -150,7 +151,7 @@ func batchedGroupPolls(ctx context.Context, c *kafkago.Client, ids []string) (ma
 		case !ok:
 			p.Err = "no coordinator in the broker's answer"
 		case co.err != 0:
-			p.Err = Describe(kafkago.Error(co.err))
+			p.Err = security.Describe(kafkago.Error(co.err))
 		default:
 			byNode[co.node] = append(byNode[co.node], id)
 		}
@@ -183,7 +184,7 @@ func batchedGroupPolls(ctx context.Context, c *kafkago.Client, ids []string) (ma
 				p.Err = "no committed offsets in the broker's answer"
 				continue
 			case f.err != 0:
-				p.Err = Describe(kafkago.Error(f.err))
+				p.Err = security.Describe(kafkago.Error(f.err))
 				continue
 			}
 			for _, co := range f.offsets {
@@ -229,7 +230,7 @@ func groupPollsOneByOne(ctx context.Context, c *kafkago.Client, ids []string) (m
 			err = of.Error
 		}
 		if err != nil {
-			p.Err = Describe(err)
+			p.Err = security.Describe(err)
 			continue
 		}
 		for topic, parts := range of.Topics {
