@@ -25,7 +25,8 @@ var importRules = []importRule{
 	{pkg: "koff/model/store", allow: []string{"koff/model", "koff/model/java", "koff/model/text"}},
 	{pkg: "koff/keymap", thirdParty: true},
 	{pkg: "koff/internal/faultproxy", thirdParty: true},
-	{pkg: "koff/kafka/...", allow: []string{"koff/model/...", "koff/kafka/..."}, thirdParty: true},
+	{pkg: "koff/kafka/security", allow: []string{"koff/model/..."}, thirdParty: true},
+	{pkg: "koff/kafka", allow: []string{"koff/model/...", "koff/kafka/security"}, thirdParty: true},
 	{pkg: "koff/connect/...", allow: []string{"koff/model/...", "koff/connect/..."}, thirdParty: true},
 	{pkg: "koff/edit/...", allow: []string{"koff/model/...", "koff/connect/...", "koff/kafka/...", "koff/edit/..."}, thirdParty: true},
 	// The dashboard never reaches Kafka or Connect itself: it reads and
@@ -35,8 +36,11 @@ var importRules = []importRule{
 	{pkg: "koff/ui/screens", allow: []string{"koff/model/...", "koff/edit", "koff/keymap", "koff/ui/kit"}, thirdParty: true},
 	{pkg: "koff/ui/dialogs", allow: []string{"koff/model/...", "koff/edit", "koff/keymap", "koff/ui/kit"}, thirdParty: true},
 	{pkg: "koff/ui", allow: []string{"koff/model/...", "koff/edit", "koff/keymap", "koff/ui/kit", "koff/ui/screens", "koff/ui/dialogs"}, thirdParty: true},
-	{pkg: "koff/demo/...", allow: []string{"koff/model/...", "koff/kafka/...", "koff/demo/..."}, thirdParty: true},
-	// The command line wires everything; nothing but main imports it.
+	{pkg: "koff/demo/rest", allow: []string{"koff/model/..."}, thirdParty: true},
+	{pkg: "koff/demo", allow: []string{"koff/model/...", "koff/kafka/...", "koff/demo/rest"}, thirdParty: true},
+	// koff serve's SSH server gives each session a dashboard; the command
+	// line wires everything, and nothing but main imports it.
+	{pkg: "koff/cli/serve", allow: []string{"koff/model/...", "koff/edit", "koff/keymap", "koff/ui"}, thirdParty: true},
 	{pkg: "koff/cli/...", allow: []string{"koff/model/...", "koff/kafka/...", "koff/connect/...", "koff/edit/...", "koff/ui/...", "koff/ui", "koff/keymap", "koff/demo/...", "koff/cli/..."}, thirdParty: true},
 	{pkg: "koff", allow: []string{"koff/cli"}},
 	// Test rigs: the real stack and the benchmark workloads.
@@ -118,6 +122,9 @@ func TestImportRulesCatchAnArrowTheOtherWay(t *testing.T) {
 		{"koff/edit", "koff/ui", false},
 		{"koff/kafka", "koff/edit", false},
 		{"koff/cli", "koff/ui/kit", true},
+		{"koff/kafka/security", "koff/kafka", false},
+		{"koff/demo/rest", "koff/demo", false},
+		{"koff/cli/serve", "koff/cli", false},
 	} {
 		r, _ := ruleFor(c.pkg)
 		ok := false
