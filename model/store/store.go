@@ -98,7 +98,7 @@ type Store struct {
 	ahead       storeAhead // what lookAhead worked out of the batch
 	expect      expectation
 	spare       spareBlocks // made off the lock (makeSpares)
-	// koff is the records koff's edits announced (store_koff.go), and
+	// koff is the records koff's edits announced (koff.go), and
 	// koffUpdates the record offsets of those read, per entry.
 	koff        map[koffWrite]koffAnnounced
 	koffUpdates map[*entry][]int64
@@ -126,8 +126,8 @@ type connector struct {
 	// one from which every row of it reads differently (its creation, a
 	// new partition count): see PartitionsSince.
 	stamp, whole uint64
-	changes      changeLog   // what changed, in order (store_changelog.go)
-	counts       *keptCounts // counts over its partitions (store_counts.go)
+	changes      changeLog   // what changed, in order (changelog.go)
+	counts       *keptCounts // counts over its partitions (counts.go)
 }
 
 // entry is one stored copy of a source partition: one key in one
