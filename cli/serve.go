@@ -113,6 +113,11 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 	obs := observe(ctx, g, rest)
 	defer obs.stop()
 	obs.run()
+	stopMetrics, err := g.startMetrics(obs, rest != nil, env)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 
 	s := newSessionServer(g, o, keys, obs, rest, g.auditPath(env))
 	srv, err := wish.NewServer(
