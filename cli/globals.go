@@ -136,6 +136,9 @@ func (g *Globals) finish(fs *pflag.FlagSet) error {
 	if g.FPS < 1 || g.FPS > 60 {
 		return usagef("--fps must be between 1 and 60, got %d", g.FPS)
 	}
+	if err := g.checkMetricsFlags(); err != nil {
+		return err
+	}
 	// Lower bounds that keep koff from hammering Kafka and Connect: every
 	// refresh polls both, and the demo's workers flush at --flush-interval.
 	if g.Refresh < minRefresh {

@@ -54,9 +54,6 @@ func runMetrics(g *Globals, opts any, args []string, env Env) error {
 	if g.MetricsListen != "" {
 		return usagef("koff metrics listens on --listen; --metrics-listen is for the dashboard and koff serve")
 	}
-	if err := g.checkMetricsFlags(); err != nil {
-		return err
-	}
 	if !g.Demo {
 		if err := g.needBootstrap(); err != nil {
 			return err
@@ -92,6 +89,7 @@ func runMetrics(g *Globals, opts any, args []string, env Env) error {
 	return srv.stop()
 }
 
+// checkMetricsFlags is part of Globals.finish.
 func (g *Globals) checkMetricsFlags() error {
 	if g.MetricsSinkPartitions < 0 {
 		return usagef("--metrics-sink-partitions must not be negative, got %d", g.MetricsSinkPartitions)
@@ -104,9 +102,6 @@ func (g *Globals) checkMetricsFlags() error {
 func (g *Globals) startMetrics(obs *observer, rest bool, env Env) (func(), error) {
 	if g.MetricsListen == "" {
 		return func() {}, nil
-	}
-	if err := g.checkMetricsFlags(); err != nil {
-		return nil, err
 	}
 	ln, err := net.Listen("tcp", g.MetricsListen)
 	if err != nil {
