@@ -77,11 +77,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.sinkPartitions(ch, rows)
 	c.tailer(ch, c.o.Store.Stats())
 	if c.o.REST {
-		up := 0.0
-		if c.o.Store.REST().Err == "" && !c.o.Store.REST().At.IsZero() {
-			up = 1
-		}
-		gauge(ch, restUp, up)
+		r := c.o.Store.REST()
+		gauge(ch, restUp, bool01(r.Err == "" && !r.At.IsZero()))
 	}
 	if c.o.Edits != nil {
 		for result, n := range c.o.Edits() {
