@@ -118,10 +118,12 @@ func TestPrometheusFiresStalledFlushForTheDemosStalledConnector(t *testing.T) {
 	promtool := needTool(t, "promtool")
 	dir := t.TempDir()
 	connect := freeAddr(t)
-	kafka, _ := startDemoCluster(t, "--connect-listen", connect, "--flush-interval", "1s", "--stall-after", "5s")
+	// Flushes every 2s: a flushing connector would have to miss three
+	// (6s) and then 3s more of evaluations to raise even a pending alert.
+	kafka, _ := startDemoCluster(t, "--connect-listen", connect, "--flush-interval", "2s", "--stall-after", "5s")
 	metricsAddr := freeAddr(t)
 	startKoff(t, "serving http://"+metricsAddr+"/metrics", "metrics", "--listen", metricsAddr, "-b", kafka,
-		"--connect-url", "http://"+connect, "--flush-interval", "1s", "--refresh", "500ms",
+		"--connect-url", "http://"+connect, "--flush-interval", "2s", "--refresh", "500ms",
 		"--audit-log", filepath.Join(dir, "audit.jsonl"), "--log-file", filepath.Join(dir, "koff.log"))
 
 	url := "http://" + metricsAddr + "/metrics"
@@ -192,7 +194,7 @@ scrape_configs:
 	}
 	// What Prometheus alerts on is what koff status prints.
 	out, _ := exec.Command(koffBin, "status", "jdbc-legacy", "jdbc-shop", "-b", kafka, "--connect-url", "http://"+connect,
-		"--flush-interval", "1s", "-o", "json").Output()
+		"--flush-interval", "2s", "-o", "json").Output()
 	var st struct {
 		Connectors []struct {
 			Name  string `json:"name"`
