@@ -69,6 +69,11 @@ func dashboardOnce(g *Globals, env Env) (string, error) {
 	o := observe(ctx, g, rest)
 	defer o.stop()
 	o.run()
+	stopMetrics, err := g.startMetrics(o, rest != nil, env)
+	if err != nil {
+		return "", err
+	}
+	defer stopMetrics()
 
 	opts := g.uiOptions(o, rest != nil)
 	ed := newInflightEditor(g.newEditor(o.store, o.tailer.Topics, rest, osUser(env), g.auditPath(env)))

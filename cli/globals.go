@@ -35,6 +35,10 @@ type Globals struct {
 	ConnectKey          string
 	AuditLog            string
 	ConnectorTopics     []string
+	// MetricsListen and MetricsSinkPartitions: the Prometheus endpoint
+	// (metrics.go).
+	MetricsListen         string
+	MetricsSinkPartitions int
 	// ConfigTopic is Connect's config.storage.topic; configTopicGiven says
 	// it was named (flag or context): then it must exist.
 	ConfigTopic      string
@@ -101,6 +105,7 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	fs.StringVar(&g.Context, "context", defCtx, "use a named context from $XDG_CONFIG_HOME/koff/config.yaml (env KOFF_CONTEXT)")
 	fs.IntVar(&g.FPS, "fps", 4, "the dashboard redraws for new data at most this many times a second (keys show at once)")
 	addSecurityFlags(fs, g)
+	addMetricsFlags(fs, g)
 	return g
 }
 
@@ -131,6 +136,9 @@ func (g *Globals) finish(fs *pflag.FlagSet) error {
 	}
 	if g.FPS < 1 || g.FPS > 60 {
 		return usagef("--fps must be between 1 and 60, got %d", g.FPS)
+	}
+	if err := g.checkMetricsFlags(); err != nil {
+		return err
 	}
 	// Lower bounds that keep koff from hammering Kafka and Connect: every
 	// refresh polls both, and the demo's workers flush at --flush-interval.
@@ -315,11 +323,12 @@ func contains(list []string, s string) bool {
 // accepts every global flag, so a context or a shell alias works with any
 // of them; a command's --help lists the ones it uses.
 var (
-	kafkaUsers     = []string{"", "get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "serve"}
-	restUsers      = []string{"", "get", "status", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve"}
+	kafkaUsers     = []string{"", "get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "serve", "metrics"}
+	restUsers      = []string{"", "get", "status", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve", "metrics"}
 	writers        = []string{"", "set", "reset", "import", "copy", "undo", "stop", "resume", "serve"}
-	liveUsers      = []string{"", "status", "serve"}
+	liveUsers      = []string{"", "status", "serve", "metrics"}
 	dashboards     = []string{"", "serve"}
+	metricsUsers   = []string{"", "serve", "metrics"}
 	demoClusterCmd = []string{"demo-cluster"}
 	// koff audit asks Kafka only for its cluster id.
 	clusterIDUsers = []string{"audit"}
@@ -332,9 +341,10 @@ var (
 		"connect-user": {restUsers, demoClusterCmd}, "connect-password-file": {restUsers, demoClusterCmd}, "connect-token-file": {restUsers, demoClusterCmd},
 		"context":   {kafkaUsers, restUsers, clusterIDUsers},
 		"log-file":  {kafkaUsers, restUsers, clusterIDUsers, demoClusterCmd},
-		"read-only": {writers}, "audit-log": {{"", "set", "reset", "import", "copy", "undo", "audit", "serve"}},
+		"read-only": {writers}, "audit-log": {{"", "set", "reset", "import", "copy", "undo", "audit", "serve", "metrics"}},
 		"connector-topics": {liveUsers}, "flush-interval": {liveUsers, demoClusterCmd},
-		"demo": {dashboards}, "fps": {dashboards},
+		"demo": {metricsUsers}, "fps": {dashboards},
+		"metrics-listen": {dashboards}, "metrics-sink-partitions": {metricsUsers},
 	}
 )
 

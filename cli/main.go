@@ -141,7 +141,7 @@ func run(args []string, env Env) error {
 	if g.Demo && !usesGlobal(cmd.name, "demo") {
 		// Accepted everywhere but used by two: a silent no-op would leave a
 		// newcomer with "no Kafka bootstrap servers".
-		return usagef("--demo runs the dashboard or koff serve on a demo of their own; for koff %s, start koff demo-cluster and pass -b 127.0.0.1:9092", cmd.name)
+		return usagef("--demo runs the dashboard, koff serve or koff metrics on a demo of their own; for koff %s, start koff demo-cluster and pass -b 127.0.0.1:9092", cmd.name)
 	}
 	if err := g.finish(fs); err != nil {
 		return err

@@ -110,6 +110,11 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 	obs := observe(ctx, g, rest)
 	defer obs.stop()
 	obs.run()
+	stopMetrics, err := g.startMetrics(obs, rest != nil, env)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 
 	s := serve.NewServer(serve.Config{
 		Keys: keys, MaxSessions: o.maxSessions, Idle: o.idle,

@@ -302,7 +302,7 @@ func TestHelpWrapsToTheTerminalWidth(t *testing.T) {
 // --demo on a command that has no demo of its own says what to do instead.
 func TestDemoFlagOnACommandSaysWhatToDo(t *testing.T) {
 	_, errs, code := koff(t, "get", "--demo")
-	if code != ExitUsage || errs != "koff: --demo runs the dashboard or koff serve on a demo of their own; for koff get, start koff demo-cluster and pass -b 127.0.0.1:9092\n" {
+	if code != ExitUsage || errs != "koff: --demo runs the dashboard, koff serve or koff metrics on a demo of their own; for koff get, start koff demo-cluster and pass -b 127.0.0.1:9092\n" {
 		t.Errorf("get --demo: exit %d %q", code, errs)
 	}
 }
