@@ -196,8 +196,9 @@ func (g *Globals) newEditor(store edit.Offsets, topics func() []string, rest *co
 			}
 			return ""
 		}(),
-		Audit: &edit.AuditLog{Path: audit},
-		Cmd:   edit.CommandLine{Globals: g.shownGlobals(rest)},
+		Audit:   &edit.AuditLog{Path: audit},
+		Cmd:     edit.CommandLine{Globals: g.shownGlobals(rest)},
+		History: historyReader(g.kafkaConfig()),
 	}
 	if rest != nil { // a nil *connect.Client in the interface would not be nil
 		ed.REST = rest
