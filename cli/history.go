@@ -130,7 +130,7 @@ func optionalTime(flag, s string) (time.Time, error) {
 func historyTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 func writeHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w io.Writer) (*edit.History, error) {
-	fmt.Fprintf(w, "%-24s  %-28s  %-5s  %s  %s\n", "TIME (UTC)", "RECORD", "COPY", "PARTITION", "VALUE")
+	fmt.Fprintf(w, "%-24s  %-28s  %-5s  %s  %s\n", "TIME", "RECORD", "COPY", "PARTITION", "VALUE")
 	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
 		value := "(tombstone)"
 		if c.Value != nil {
