@@ -177,7 +177,7 @@ func TestHistoryListsEveryRetainedCommit(t *testing.T) {
 	if len(commits) != 4 {
 		t.Fatalf("want pg's 4 commits, not other's, got %v", copies)
 	}
-	want := []string{"2026-11-29T01:00:00Z live", "2026-11-29T02:00:00Z live", "2026-11-29T03:00:00Z live", "2026-11-29T04:00:00Z stray"}
+	want := []string{"2026-11-29T01:00:00.000Z live", "2026-11-29T02:00:00.000Z live", "2026-11-29T03:00:00.000Z live", "2026-11-29T04:00:00.000Z stray"}
 	for _, w := range want {
 		if !strings.Contains(strings.Join(copies, "\n"), w) {
 			t.Errorf("history lacks %q: %v", w, copies)

@@ -126,6 +126,8 @@ type keyInfo struct {
 	keep      bool
 	partition string
 	object    model.Object
+	// copies are its summaries, one per topic-partition it is in.
+	copies map[model.TopicPartition]*CopyHistory
 }
 
 // keyFilter keeps the records of one connector's keys (and of some
@@ -181,24 +183,28 @@ func (e *Editor) ReadHistory(ctx context.Context, req HistoryRequest, each func(
 	marks := e.auditMarks(ctx, req.Connector)
 	filter := newKeyFilter(req.Connector, req.Partitions)
 	h := &History{Connector: req.Connector}
-	sums := map[string]*CopyHistory{}
+	var sums []*CopyHistory
 	var c Commit
 	for _, topic := range e.topics() {
 		logs, err := e.History(ctx, topic, filter.keep, func(r *HistoryRecord) error {
 			ki := filter.info(r.Key)
-			id := model.PartitionID{TopicPartition: model.TopicPartition{Topic: r.Topic, Partition: r.Partition}, Key: string(r.Key)}
-			ck := copyKey(id)
-			s := sums[ck]
-			ref := CommitRef{TopicPartition: id.TopicPartition, Offset: r.Offset, Time: r.Time, LogAppendTime: r.LogAppendTime}
+			tp := model.TopicPartition{Topic: r.Topic, Partition: r.Partition}
+			s := ki.copies[tp]
+			ref := CommitRef{TopicPartition: tp, Offset: r.Offset, Time: r.Time, LogAppendTime: r.LogAppendTime}
 			if s == nil {
+				id := model.PartitionID{TopicPartition: tp, Key: string(r.Key)}
 				s = &CopyHistory{ID: id, Partition: ki.partition, Copy: CopyGone, First: ref}
-				if row, ok := copies[ck]; ok {
+				if row, ok := copies[copyKey(id)]; ok {
 					s.Copy, s.Stray = CopyStray, row.Stray
 					if row.Live {
 						s.Copy = CopyLive
 					}
 				}
-				sums[ck] = s
+				if ki.copies == nil {
+					ki.copies = map[model.TopicPartition]*CopyHistory{}
+				}
+				ki.copies[tp] = s
+				sums = append(sums, s)
 			}
 			s.Commits++
 			s.Last = ref
@@ -209,7 +215,7 @@ func (e *Editor) ReadHistory(ctx context.Context, req HistoryRequest, each func(
 			if !req.Since.IsZero() && r.Time.Before(req.Since) || !req.Until.IsZero() && r.Time.After(req.Until) {
 				return nil
 			}
-			c = Commit{ID: id, Partition: ki.partition, Offset: r.Offset, Time: r.Time, LogAppendTime: r.LogAppendTime,
+			c = Commit{ID: s.ID, Partition: ki.partition, Offset: r.Offset, Time: r.Time, LogAppendTime: r.LogAppendTime,
 				Value: r.Value, Copy: s.Copy, Koff: r.Koff, Edit: marks.match(r)}
 			h.Shown++
 			return each(&c)
@@ -242,6 +248,7 @@ func (e *Editor) ReadHistory(ctx context.Context, req HistoryRequest, each func(
 
 // auditMark is one record a koff edit wrote (or had the worker write).
 type auditMark struct {
+	tp    string
 	edit  KoffEdit
 	value []byte
 	// position is the log end of the topic-partition just before the edit
@@ -253,7 +260,7 @@ type auditMark struct {
 }
 
 // auditMarks finds which records koff's own edits of a connector wrote,
-// keyed by topic-partition and key bytes.
+// keyed by key bytes.
 type auditMarks map[string][]*auditMark
 
 func (e *Editor) auditMarks(ctx context.Context, connector string) auditMarks {
@@ -281,8 +288,9 @@ func (e *Editor) auditMarks(ctx context.Context, connector string) auditMarks {
 				if !ok {
 					pos = -1
 				}
-				k := r.TopicPartition + "\x00" + string(r.KeyBytes())
+				k := string(r.KeyBytes())
 				marks[k] = append(marks[k], &auditMark{
+					tp:    r.TopicPartition,
 					edit:  KoffEdit{ID: st.ID, User: st.User, Time: st.Time, Kind: st.Kind},
 					value: r.ValueBytes(), position: pos, from: st.Time, to: to,
 				})
@@ -299,9 +307,8 @@ func (m auditMarks) match(r *HistoryRecord) *KoffEdit {
 	if len(m) == 0 {
 		return nil
 	}
-	tp := model.TopicPartition{Topic: r.Topic, Partition: r.Partition}
-	for _, a := range m[tp.String()+"\x00"+string(r.Key)] {
-		if a.claimed || (a.value == nil) != (r.Value == nil) || !bytes.Equal(a.value, r.Value) {
+	for _, a := range m[string(r.Key)] {
+		if a.claimed || a.tp != (model.TopicPartition{Topic: r.Topic, Partition: r.Partition}).String() || (a.value == nil) != (r.Value == nil) || !bytes.Equal(a.value, r.Value) {
 			continue
 		}
 		if a.position >= 0 && r.Offset < a.position {
