@@ -177,7 +177,7 @@ func writeHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryRequ
 		return nil, err
 	}
 	if len(h.Copies) > 0 {
-		fmt.Fprintln(w, "Where each partition's history begins:")
+		fmt.Fprintln(w, "\nWhere each partition's history begins:")
 	}
 	for _, c := range h.Copies {
 		fmt.Fprintf(w, "  %s  %s  %s: %s\n", jsonField(c.Partition), field(c.ID.TopicPartition.String()), c.Copy, copySummary(c))
