@@ -28,7 +28,7 @@ type historyOptions struct {
 func init() {
 	register(&command{
 		name:    "history",
-		args:    "CONNECTOR [--partition JSON] [--since T] [--until T] [-o text|json]",
+		args:    "CONNECTOR [--partition JSON] [--since T] [--until T] [-o text|json] [--group G]",
 		summary: "every commit of a source connector still in the offsets topic, with its time, where each partition's history begins, and koff's own edits",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &historyOptions{}

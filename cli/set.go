@@ -33,7 +33,7 @@ type setOptions struct {
 func init() {
 	register(&command{
 		name:    "set",
-		args:    "CONNECTOR --partition JSON --offset JSON | (sinks) --to-earliest|--to-latest|--to-offset N|--to-datetime T|--by-duration D|--shift-by N|--from-file CSV [--topic T[:P,P]]... [--dry-run] [--yes]",
+		args:    "CONNECTOR --partition JSON --offset JSON | CONNECTOR --to-datetime T [--if-newer reset|oldest] | (sinks) --to-earliest|--to-latest|--to-offset N|--to-datetime T|--by-duration D|--shift-by N|--from-file CSV [--topic T[:P,P]]... [--dry-run] [--yes]",
 		summary: "set offsets and verify them: a source partition's (Connect REST when possible, else the offsets topic), or a sink's committed offsets",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &setOptions{}
