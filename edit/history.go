@@ -157,9 +157,16 @@ func (f *keyFilter) info(key []byte) *keyInfo {
 	if k, err := model.ParseKey(key); err == nil && k.Connector == f.connector && (f.canons == nil || f.canons[canonOf(k.Partition)]) {
 		ki.keep, ki.partition, ki.object = true, string(k.PartitionRaw), k.Partition
 	}
-	f.keys[string(key)] = ki
+	if ki.keep || len(f.keys) < maxOtherKeys {
+		f.keys[string(key)] = ki
+	}
 	return ki
 }
+
+// maxOtherKeys bounds the keys of other connectors remembered as not
+// kept: beyond it (a topic of a million MirrorMaker partitions) they are
+// parsed again each time rather than held.
+const maxOtherKeys = 100_000
 
 func (f *keyFilter) keep(key []byte) bool { return key != nil && f.info(key).keep }
 
