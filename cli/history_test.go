@@ -287,3 +287,60 @@ func TestHistoryOfASinkSaysKafkaKeepsOnlyTheLatestCommit(t *testing.T) {
 		t.Errorf("sink --to-datetime: exit %d: %s\n%s", code, errs, out)
 	}
 }
+
+// Through Connect's REST API the worker writes the rewind's records, with
+// no koff header: the history still names the edit (by key, value and the
+// edit's time in the audit log), and records the worker wrote itself are
+// not marked.
+func TestRewindThroughRESTIsMarkedInTheHistory(t *testing.T) {
+	c := demoCluster(t)
+	flags := []string{"-b", c.Bootstrap(), "--connect-url", c.ConnectURL(), "--audit-log", filepath.Join(t.TempDir(), "audit.jsonl")}
+	part := `{"filename":"/var/log/app-1.log"}`
+	// A commit whose value the partition no longer holds (the demo worker
+	// commits every 200 ms as its file grows).
+	var first map[string]any
+	for try := 0; first == nil; try++ {
+		if try == 300 {
+			t.Fatal("the demo worker made no two different commits of app-1.log")
+		}
+		time.Sleep(100 * time.Millisecond)
+		var live []map[string]any // in offset order
+		for _, c := range historyJSON(t, append([]string{"file-logs", "--partition", part}, flags...)...)["commits"].([]any) {
+			if m := c.(map[string]any); m["copy"] == "live" {
+				live = append(live, m)
+			}
+		}
+		if len(live) > 1 && string(mustJSON(t, live[0]["value"])) != string(mustJSON(t, live[len(live)-1]["value"])) {
+			first = live[0]
+		}
+	}
+	if _, errs, code := koff(t, append([]string{"stop", "file-logs"}, flags...)...); code != 0 {
+		t.Fatal(errs)
+	}
+	at := first["time"].(string)
+	out, errs, code := koff(t, append([]string{"set", "file-logs", "--to-datetime", at, "--partition", part, "--yes"}, flags...)...)
+	if code != 0 || !strings.Contains(out, "via Connect REST") {
+		t.Fatalf("rewind through REST: exit %d %s\n%s", code, errs, out)
+	}
+	h := historyJSON(t, append([]string{"file-logs", "--partition", part}, flags...)...)
+	var marked []string
+	for _, c := range h["commits"].([]any) {
+		m := c.(map[string]any)
+		if e, ok := m["koff_edit"].(map[string]any); ok {
+			marked = append(marked, string(mustJSON(t, m["value"]))+" "+e["kind"].(string))
+		}
+	}
+	want := string(mustJSON(t, first["value"])) + " import"
+	if len(marked) != 1 || marked[0] != want {
+		t.Errorf("want only the worker's record of the rewind marked (%s), got %v", want, marked)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
