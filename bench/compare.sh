@@ -15,7 +15,14 @@
 #   KOFF_BIN=/tmp/koff-old bench/compare.sh   # time another koff build instead of this tree's
 #
 # A workload is KIND:RECORDS:KEYS, KIND debezium (big LSN offsets) or mm2
-# (MirrorMaker partitions). Needs kcat and /usr/bin/time; java for --broker kafka.
+# (MirrorMaker partitions), or history: debezium's records all of one
+# connector, debezium-00, timing `koff history debezium-00 -o json` and
+# `koff set debezium-00 --to-datetime (an hour ago) --dry-run` (the rewind
+# line) against the same kcat dump:
+#
+#   bench/compare.sh -n 3 history:1000000:7000
+#
+# Needs kcat and /usr/bin/time; java for --broker kafka.
 # The broker, whichever it is, serves both readers: its serve rate is in
 # both figures.
 set -euo pipefail
@@ -89,17 +96,20 @@ printf '%-24s %-6s %10s %10s %7s %10s %10s %9s %9s %9s   (%s runs each, alternat
 for wl in "${workloads[@]}"; do
   IFS=: read -r kind records keys <<<"$wl"
   topic=connect-offsets
+  # history: one connector's commits, all of them its history.
+  lkind=$kind lconns=70
+  [ "$kind" = history ] && lkind=debezium lconns=1
   if [ "$broker" != kfake ]; then
     [ -n "${addr:-}" ] || start_kafka
     topic=bench-$kind-$records-$keys
     if [ "$broker" = external ] && kcat -b "$addr" -L 2>/dev/null | grep -q "topic \"$topic\" "; then
       echo "compare.sh: $topic is there already: reading it as it is" >&2
     else
-      "$work/load" -b "$addr" -topic "$topic" -workload "$kind" -records "$records" -keys "$keys" 2>"$work/load.log"
+      "$work/load" -b "$addr" -topic "$topic" -workload "$lkind" -connectors "$lconns" -records "$records" -keys "$keys" 2>"$work/load.log"
     fi
   else
     mkfifo "$work/hold.$kind.$records.$keys"
-    "$work/load" -serve 127.0.0.1:0 -workload "$kind" -records "$records" -keys "$keys" \
+    "$work/load" -serve 127.0.0.1:0 -workload "$lkind" -connectors "$lconns" -records "$records" -keys "$keys" \
       <"$work/hold.$kind.$records.$keys" >"$work/ready" 2>"$work/load.log" &
     lp=$!
     pids+=($lp)
@@ -111,14 +121,22 @@ for wl in "${workloads[@]}"; do
   # Unmeasured reads each: the broker's first serve of a topic warms its
   # caches, and a JVM just started compiles its fetch path while it serves
   # the first few (taking a core from the reader measured next).
+  koffcmd=("$work/koff" get -b "$addr" --offsets-topic "$topic" -o json --timeout 10m)
+  rewindcmd=()
+  if [ "$kind" = history ]; then
+    koffcmd=("$work/koff" history debezium-00 -b "$addr" --offsets-topic "$topic" --config-topic "" -o json)
+    rewindcmd=("$work/koff" set debezium-00 -b "$addr" --offsets-topic "$topic" --config-topic "" --dry-run
+      --to-datetime "$(date -u -d '1 hour ago' +%Y-%m-%dT%H:%M:%SZ)")
+  fi
   for _ in $(seq "${warmup:-$([ "$broker" = kafka ] && echo 3 || echo 1)}"); do
-    "$work/koff" get -b "$addr" --offsets-topic "$topic" -o json --timeout 10m >/dev/null
+    "${koffcmd[@]}" >/dev/null
     kcat -b "$addr" -C -t "$topic" -e -q -f '%k %s\n' >/dev/null
   done
-  : >"$work/koff.txt"; : >"$work/kcat.txt"
+  : >"$work/koff.txt"; : >"$work/kcat.txt"; : >"$work/rewind.txt"
   for _ in $(seq "$runs"); do
-    measure "$work/koff" get -b "$addr" --offsets-topic "$topic" -o json --timeout 10m >>"$work/koff.txt"
+    measure "${koffcmd[@]}" >>"$work/koff.txt"
     measure kcat -b "$addr" -C -t "$topic" -e -q -f '%k %s\n' >>"$work/kcat.txt"
+    [ ${#rewindcmd[@]} -eq 0 ] || measure "${rewindcmd[@]}" >>"$work/rewind.txt"
   done
   ks=$(awk '{print $1}' "$work/koff.txt" | median); cs=$(awk '{print $1}' "$work/kcat.txt" | median)
   kr=$(awk '{print $2}' "$work/koff.txt" | median); cr=$(awk '{print $2}' "$work/kcat.txt" | median)
@@ -126,6 +144,13 @@ for wl in "${workloads[@]}"; do
   printf '%-24s %-6s %10.2f %10.2f %7.2f %10.0f %10.0f %9.2f %9.2f %9.2f\n' "$wl" median "$ks" "$cs" "$(awk -v a="$ks" -v b="$cs" 'BEGIN { print a / b }')" \
     "$(awk -v r="$kr" 'BEGIN { print r / 1024 }')" "$(awk -v r="$cr" 'BEGIN { print r / 1024 }')" \
     "$kc" "$cc" "$(awk -v a="$kc" -v b="$cc" 'BEGIN { print a / b }')"
+  if [ -s "$work/rewind.txt" ]; then
+    rs=$(awk '{print $1}' "$work/rewind.txt" | median); rr=$(awk '{print $2}' "$work/rewind.txt" | median)
+    rc=$(awk '{print $3}' "$work/rewind.txt" | median)
+    printf '%-24s %-6s %10.2f %10.2f %7.2f %10.0f %10.0f %9.2f %9.2f %9.2f\n' '' rewind "$rs" "$cs" "$(awk -v a="$rs" -v b="$cs" 'BEGIN { print a / b }')" \
+      "$(awk -v r="$rr" 'BEGIN { print r / 1024 }')" "$(awk -v r="$cr" 'BEGIN { print r / 1024 }')" \
+      "$rc" "$cc" "$(awk -v a="$rc" -v b="$cc" 'BEGIN { print a / b }')"
+  fi
   printf '%-24s %-6s %s | %s\n' '' runs "$(awk '{printf "%s/%dMB ", $1, $2/1024}' "$work/koff.txt")" "$(awk '{printf "%s/%dMB ", $1, $2/1024}' "$work/kcat.txt")"
   # kcat's wall spreads widely for the same CPU (it waits on its fetches):
   # koff's slowest run against kcat's fastest says whether a ratio rests on that.

@@ -198,8 +198,9 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 			}
 			return ""
 		}(),
-		Audit: &edit.AuditLog{Path: audit},
-		Cmd:   edit.CommandLine{Globals: g.shownGlobals(rest)},
+		Audit:   &edit.AuditLog{Path: audit},
+		Cmd:     edit.CommandLine{Globals: g.shownGlobals(rest)},
+		History: historyReader(g.kafkaConfig()),
 	}
 	if rest != nil { // a nil *connect.Client in the interface would not be nil
 		ed.REST = rest

@@ -26,12 +26,15 @@ type setOptions struct {
 	byDuration string
 	fromFile   string
 	topics     []string
+	// ifNewer: what a source rewind does with a partition it cannot place
+	// at --to-datetime (history.go, rewind.go).
+	ifNewer string
 }
 
 func init() {
 	register(&command{
 		name:    "set",
-		args:    "CONNECTOR --partition JSON --offset JSON | (sinks) --to-earliest|--to-latest|--to-offset N|--to-datetime T|--by-duration D|--shift-by N|--from-file CSV [--topic T[:P,P]]... [--dry-run] [--yes]",
+		args:    "CONNECTOR --partition JSON --offset JSON | CONNECTOR --to-datetime T [--if-newer reset|oldest] | (sinks) --to-earliest|--to-latest|--to-offset N|--to-datetime T|--by-duration D|--shift-by N|--from-file CSV [--topic T[:P,P]]... [--dry-run] [--yes]",
 		summary: "set offsets and verify them: a source partition's (Connect REST when possible, else the offsets topic), or a sink's committed offsets",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &setOptions{}
@@ -40,7 +43,8 @@ func init() {
 			fs.Var(&o.toOffset, "to-offset", "sink: commit this offset")
 			fs.BoolVar(&o.toEarliest, "to-earliest", false, "sink: commit the log start (reprocess everything retained)")
 			fs.BoolVar(&o.toLatest, "to-latest", false, "sink: commit the log end (skip everything not yet consumed)")
-			fs.StringVar(&o.toDatetime, "to-datetime", "", "sink: commit the first offset at or after this time (RFC 3339, e.g. 2026-11-29T08:00:00Z)")
+			fs.StringVar(&o.toDatetime, "to-datetime", "", "source: each partition back to the value committed at or before this time (from the offsets topic's history); sink: commit the first offset at or after it (RFC 3339, e.g. 2026-11-29T08:00:00Z)")
+			fs.StringVar(&o.ifNewer, "if-newer", "", "source --to-datetime: a partition first committed after the time, or whose retained history begins after it: reset (delete its offset) or oldest (its oldest retained commit); default: leave it alone")
 			fs.Var(&o.shiftBy, "shift-by", "sink: move the committed offsets by ±N (e.g. 1 skips a poison record)")
 			fs.StringVar(&o.byDuration, "by-duration", "", "sink: commit the first offset at or after this long ago (PT1H, P1DT12H: as kafka-consumer-groups)")
 			fs.StringVar(&o.fromFile, "from-file", "", "sink: commit the offsets of a kafka-consumer-groups reset plan CSV (topic,partition,offset lines)")
@@ -61,6 +65,12 @@ func runSet(g *Globals, opts any, args []string, env Env) error {
 	strategy, isSink, err := o.sinkStrategy()
 	if err != nil {
 		return err
+	}
+	if o.ifNewer != "" && o.toDatetime == "" {
+		return usagef("--if-newer goes with --to-datetime")
+	}
+	if o.ifNewer != "" && o.ifNewer != string(edit.IfNewerReset) && o.ifNewer != string(edit.IfNewerOldest) {
+		return usagef("--if-newer is reset or oldest, got %q", o.ifNewer)
 	}
 	if isSink {
 		return runSetSink(g, o, args[0], strategy, env)
@@ -168,22 +178,36 @@ func parseTime(s string) (time.Time, error) {
 
 func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, env Env) error {
 	req := edit.SinkRequest{Connector: name, Kind: edit.KindSet, Strategy: st, Create: o.create, Group: o.group}
+	var sinkPartErr error
 	if o.partition != "" {
 		p, err := edit.ParsePartition(o.partition)
 		if err != nil {
 			return usagef("--partition: %v", err)
 		}
 		tp, err := sinkTP(p)
-		if err != nil {
+		switch {
+		case err != nil && o.toDatetime == "":
 			return usagef("--partition: %v", err)
+		case err != nil:
+			sinkPartErr = usagef("--partition: %v", err) // unless a source's
+		default:
+			req.Partitions = []model.TopicPartition{tp}
 		}
-		req.Partitions = []model.TopicPartition{tp}
 	}
 	s, err := openEditSession(g, env)
 	if err != nil {
 		return err
 	}
 	defer s.close()
+	if o.toDatetime != "" && len(o.topics) == 0 {
+		// A source connector is rewound from its offsets topic's history.
+		if done, err := rewindSource(s, o, name, st.Time); done || err != nil {
+			return err
+		}
+	}
+	if sinkPartErr != nil {
+		return sinkPartErr
+	}
 	if len(o.topics) > 0 && len(req.Partitions) == 0 {
 		topics, parts, err := topicArgs(o.topics)
 		if err != nil {

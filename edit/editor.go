@@ -74,6 +74,8 @@ type Editor struct {
 	// otherwise Kafka is asked (ClusterID).
 	Cluster string
 	Audit   *AuditLog
+	// History reads an offsets topic's retained records (history, rewind).
+	History HistoryReader
 	// Cmd renders the equivalent koff command line of a plan.
 	Cmd CommandLine
 	// VerifyTimeout bounds the wait for the tailer to read a write back (10s).

@@ -94,6 +94,8 @@ type Plan struct {
 	// config is the connector's configuration, from REST or the config
 	// topic (nil when neither has it): its class explains its offsets.
 	config map[string]string
+	// index finds a partition's stored copies (copy_index.go).
+	index *copyIndex
 }
 
 // Replan plans the same request again on the offsets as they are now. The
@@ -141,6 +143,7 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, err
 	}
 	copies := e.storedCopies(req.Connector)
+	p.index = newCopyIndex(copies)
 	if req.Kind == KindResetAll {
 		p.Items = nil
 		seen := map[string]bool{}
@@ -345,10 +348,7 @@ func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []stor
 	canon := canonOf(it.Partition)
 	var mine, all []storedCopy // copies in the connector's offsets topic; in any topic
 	var live *storedCopy
-	for _, c := range copies {
-		if c.canon != canon {
-			continue
-		}
+	for _, c := range p.index.of(canon, copies) {
 		all = append(all, c)
 		if c.row.ID.Topic == p.Topic {
 			mine = append(mine, c)

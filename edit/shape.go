@@ -293,10 +293,8 @@ func (j *shapeJudge) warnings(it Item, ch Change) []string {
 	}
 	canon := canonOf(it.Partition)
 	var mine []model.PartitionRow // the edited partition's own history counts whatever its rank
-	for _, c := range j.copies {
-		if c.canon == canon {
-			mine = append(mine, c.row)
-		}
+	for _, c := range j.p.index.of(canon, j.copies) {
+		mine = append(mine, c.row)
 	}
 	var inForce java.Object
 	if ch.Before != nil {

@@ -1,0 +1,391 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"koff/edit"
+	"koff/kafka"
+	"koff/model"
+	"koff/model/java"
+	"koff/model/text"
+)
+
+type historyOptions struct {
+	partition    string
+	since, until string
+	output       string
+	group        string
+}
+
+func init() {
+	register(&command{
+		name:    "history",
+		args:    "CONNECTOR [--partition JSON] [--since T] [--until T] [-o text|json] [--group G]",
+		summary: "every commit of a source connector still in the offsets topic, with its time, where each partition's history begins, and koff's own edits",
+		flags: func(fs *pflag.FlagSet) any {
+			o := &historyOptions{}
+			fs.StringVar(&o.partition, "partition", "", `only this source partition map, e.g. '{"filename":"/data/in.txt"}'`)
+			fs.StringVar(&o.since, "since", "", "only commits at or after this time (RFC 3339, e.g. 2026-11-29T08:00:00Z, or 2026-11-29 08:00:00 local)")
+			fs.StringVar(&o.until, "until", "", "only commits at or before this time")
+			fs.StringVarP(&o.output, "output", "o", "text", "text, or json (numbers as stored)")
+			fs.StringVar(&o.group, "group", "", "a sink's consumer group, when Connect cannot name it")
+			return o
+		},
+		run: runHistory,
+	})
+}
+
+// historyReader reads an offsets topic's records for the edit pipeline.
+func historyReader(cfg kafka.Config) edit.HistoryReader {
+	return func(ctx context.Context, topic string, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
+		var r edit.HistoryRecord
+		logs, err := cfg.ReadHistory(ctx, topic, keep, func(k *kafka.HistoryRecord) error {
+			r = edit.HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime}
+			return fn(&r)
+		})
+		out := make([]edit.RetainedLog, len(logs))
+		for i, l := range logs {
+			out[i] = edit.RetainedLog{TopicPartition: l.TopicPartition, LogStart: l.LogStart, End: l.End, FirstGap: l.FirstGap}
+		}
+		return out, err
+	}
+}
+
+func runHistory(g *Globals, opts any, args []string, env Env) error {
+	o := opts.(*historyOptions)
+	if len(args) != 1 {
+		return usagef("history needs exactly one CONNECTOR")
+	}
+	if o.output != "text" && o.output != "json" {
+		return usagef("-o must be text or json, got %q", o.output)
+	}
+	req := edit.HistoryRequest{Connector: args[0]}
+	var err error
+	if o.partition != "" {
+		p, err := edit.ParsePartition(o.partition)
+		if err != nil {
+			return usagef("--partition: %v", err)
+		}
+		req.Partitions = []java.Object{p}
+	}
+	if req.Since, err = optionalTime("--since", o.since); err != nil {
+		return err
+	}
+	if req.Until, err = optionalTime("--until", o.until); err != nil {
+		return err
+	}
+	s, err := openEditSession(g, env)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if poll, group, isSink, err := s.ed.SinkCommits(s.ctx, req.Connector, o.group); err != nil {
+		return err
+	} else if isSink {
+		return printSinkHistory(env.Stdout, req.Connector, group, poll, o.output == "json")
+	}
+	if err := s.ed.RequireSource(s.ctx, req.Connector, req.Partitions); err != nil {
+		return err
+	}
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	var h *edit.History
+	if o.output == "json" {
+		h, err = writeHistoryJSON(s.ctx, s.ed, req, out)
+	} else {
+		h, err = writeHistoryText(s.ctx, s.ed, req, out)
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return err
+	}
+	if h.Shown == 0 && len(h.Copies) == 0 {
+		fmt.Fprintf(env.Stderr, "koff: no commit of %s is left in %s\n", field(req.Connector), field(strings.Join(g.OffsetsTopics, ", ")))
+	}
+	return nil
+}
+
+func optionalTime(flag, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := parseTime(s)
+	if err != nil {
+		return t, usagef("%s: %v", flag, err)
+	}
+	return t, nil
+}
+
+// historyTime is a commit's time as text: RFC 3339 in UTC, to the
+// millisecond Kafka keeps.
+func historyTime(t time.Time) string { return string(appendHistoryTime(nil, t)) }
+
+// appendHistoryTime is historyTime without time.Format's cost, which a
+// million commits feel.
+func appendHistoryTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+	}
+	pad := func(b []byte, n, w int) []byte { // n < 10^w
+		var tmp [4]byte
+		for i := len(tmp) - 1; i >= 0; i-- {
+			tmp[i] = byte('0' + n%10)
+			n /= 10
+		}
+		return append(b, tmp[4-w:]...)
+	}
+	b = pad(b, y, 4)
+	b = append(b, '-')
+	b = pad(b, int(mo), 2)
+	b = append(b, '-')
+	b = pad(b, d, 2)
+	b = append(b, 'T')
+	b = pad(b, h, 2)
+	b = append(b, ':')
+	b = pad(b, mi, 2)
+	b = append(b, ':')
+	b = pad(b, s, 2)
+	b = append(b, '.')
+	b = pad(b, t.Nanosecond()/1e6, 3)
+	return append(b, 'Z')
+}
+
+func writeHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w io.Writer) (*edit.History, error) {
+	fmt.Fprintf(w, "%-24s  %-28s  %-5s  %s  %s\n", "TIME", "RECORD", "COPY", "PARTITION", "VALUE")
+	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
+		value := "(tombstone)"
+		if c.Value != nil {
+			value = jsonField(string(c.Value))
+		}
+		rec := fmt.Sprintf("%s@%d", c.ID.TopicPartition, c.Offset)
+		fmt.Fprintf(w, "%-24s  %-28s  %-5s  %s  %s%s\n", historyTime(c.Time), field(rec), c.Copy, jsonField(c.Partition), value, editMark(c))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(h.Copies) > 0 {
+		fmt.Fprintln(w, "\nWhere each partition's history begins:")
+	}
+	for _, c := range h.Copies {
+		fmt.Fprintf(w, "  %s  %s  %s: %s\n", jsonField(c.Partition), field(c.ID.TopicPartition.String()), c.Copy, copySummary(c))
+		if c.Copy == edit.CopyStray && c.Stray != "" {
+			fmt.Fprintf(w, "      stray: %s\n", noteField(c.Stray))
+		}
+	}
+	fmt.Fprintf(w, "%d commits shown. Times are %s.\n", h.Shown, timesAre(h.LogAppendTime))
+	return h, nil
+}
+
+func editMark(c *edit.Commit) string {
+	switch {
+	case c.Edit != nil:
+		return fmt.Sprintf("  ← koff %s %s by %s at %s", c.Edit.Kind, c.Edit.ID, field(c.Edit.User), historyTime(c.Edit.Time))
+	case c.Koff:
+		return "  ← koff (not in this audit log)"
+	}
+	return ""
+}
+
+func copySummary(c edit.CopyHistory) string {
+	n := fmt.Sprintf("%d commit", c.Commits)
+	if c.Commits != 1 {
+		n += "s"
+	}
+	if c.Tombstones > 0 {
+		n += fmt.Sprintf(" (%d tombstone", c.Tombstones)
+		if c.Tombstones != 1 {
+			n += "s"
+		}
+		n += ")"
+	}
+	begins := "its first commit"
+	if !c.Complete {
+		begins = "older commits were compacted or deleted away"
+	}
+	return fmt.Sprintf("%s, %s to %s; history begins %s@%d: %s", n, historyTime(c.First.Time), historyTime(c.Last.Time), c.First.TopicPartition, c.First.Offset, begins)
+}
+
+func timesAre(logAppend bool) string {
+	if logAppend {
+		return "LogAppendTime (when the broker appended each record), as the topic's message.timestamp.type says"
+	}
+	return "CreateTime (when the worker committed)"
+}
+
+// writeHistoryJSON streams the history as one JSON object: the commits as
+// read, then each stored key's summary and each topic-partition's bounds.
+// Values are the stored bytes (numbers as stored), written by hand.
+func writeHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w io.Writer) (*edit.History, error) {
+	write := func(b []byte) { w.Write(text.JSONSafe(b)) }
+	var b []byte
+	b = append(b, `{"connector":`...)
+	b = java.AppendJackson(b, req.Connector)
+	b = append(b, `,"commits":[`...)
+	write(b)
+	n := 0
+	keys := map[string][]byte{} // each key as JSON with its partition map, made once
+	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
+		b = b[:0]
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = append(b, "\n{"...)
+		b = appendRef(b, edit.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime})
+		k, ok := keys[c.ID.Key]
+		if !ok {
+			k = java.AppendJackson(nil, c.ID.Key)
+			k = append(k, `,"source_partition":`...)
+			k = appendRaw(k, []byte(c.Partition))
+			keys[c.ID.Key] = k
+		}
+		b = append(b, `,"key":`...)
+		b = append(b, k...)
+		b = append(b, `,"copy":"`...)
+		b = append(b, c.Copy...)
+		b = append(b, `","value":`...)
+		b = appendRaw(b, c.Value)
+		if c.Edit != nil {
+			e, _ := json.Marshal(c.Edit)
+			b = append(append(b, `,"koff_edit":`...), e...)
+		}
+		if c.Koff {
+			b = append(b, `,"koff_header":true`...)
+		}
+		b = append(b, '}')
+		write(b)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	b = append(b[:0], "],\n\"partitions\":["...)
+	for i, c := range h.Copies {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n{\"source_partition\":"...)
+		b = appendRaw(b, []byte(c.Partition))
+		b = append(b, `,"key":`...)
+		b = java.AppendJackson(b, c.ID.Key)
+		b = append(b, `,"topic":`...)
+		b = java.AppendJackson(b, c.ID.Topic)
+		b = append(b, `,"partition":`...)
+		b = strconv.AppendInt(b, int64(c.ID.Partition), 10)
+		b = append(b, `,"copy":`...)
+		b = java.AppendJackson(b, c.Copy)
+		if c.Stray != "" {
+			b = append(b, `,"stray":`...)
+			b = java.AppendJackson(b, c.Stray)
+		}
+		b = append(b, `,"commits":`...)
+		b = strconv.AppendInt(b, int64(c.Commits), 10)
+		b = append(b, `,"tombstones":`...)
+		b = strconv.AppendInt(b, int64(c.Tombstones), 10)
+		b = append(b, `,"first":{`...)
+		b = appendRef(b, c.First)
+		b = append(b, `},"last":{`...)
+		b = appendRef(b, c.Last)
+		b = append(b, `},"history_complete":`...)
+		b = strconv.AppendBool(b, c.Complete)
+		b = append(b, '}')
+	}
+	// The bounds of the topic-partitions its keys are in.
+	used := map[model.TopicPartition]bool{}
+	for _, c := range h.Copies {
+		used[c.ID.TopicPartition] = true
+	}
+	b = append(b, "],\n\"logs\":["...)
+	i := 0
+	for _, l := range h.Logs {
+		if !used[l.TopicPartition] {
+			continue
+		}
+		if i++; i > 1 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, "\n{\"topic\":%s,\"partition\":%d,\"log_start\":%d,\"end\":%d,\"first_gap\":%d}", java.AppendJackson(nil, l.Topic), l.Partition, l.LogStart, l.End, l.FirstGap)
+	}
+	b = append(b, "]}\n"...)
+	write(b)
+	return h, nil
+}
+
+// appendRef writes a commit's place and time as JSON fields.
+func appendRef(b []byte, c edit.CommitRef) []byte {
+	b = append(b, `"time":"`...)
+	b = appendHistoryTime(b, c.Time)
+	b = append(b, `","timestamp_type":"`...)
+	b = append(b, edit.TimestampType(c.LogAppendTime)...)
+	b = append(b, `","topic":`...)
+	b = java.AppendJackson(b, c.Topic)
+	b = append(b, `,"partition":`...)
+	b = strconv.AppendInt(b, int64(c.Partition), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, c.Offset, 10)
+	return b
+}
+
+// appendRaw writes stored JSON as it is (numbers as stored), a value that
+// is not JSON as a string, and a tombstone as null.
+func appendRaw(b, v []byte) []byte {
+	switch {
+	case v == nil:
+		return append(b, "null"...)
+	case validJSON(v):
+		return append(b, v...)
+	}
+	return java.AppendJackson(b, string(v))
+}
+
+// printSinkHistory says what Kafka keeps of a sink's commits: only the
+// latest per partition.
+func printSinkHistory(w io.Writer, name, group string, poll model.GroupPoll, asJSON bool) error {
+	sort.Slice(poll.Partitions, func(i, j int) bool {
+		a, b := poll.Partitions[i], poll.Partitions[j]
+		return a.Topic < b.Topic || a.Topic == b.Topic && a.Partition < b.Partition
+	})
+	const plain = "Kafka keeps only the latest committed offset of each partition of a consumer group: there is no history of a sink's commits to show. Its data topics' record times are what set --to-datetime uses."
+	if asJSON {
+		var b []byte
+		b = append(b, `{"connector":`...)
+		b = java.AppendJackson(b, name)
+		b = append(b, `,"sink":true,"group":`...)
+		b = java.AppendJackson(b, group)
+		b = append(b, `,"note":`...)
+		b = java.AppendJackson(b, plain)
+		b = append(b, `,"committed":[`...)
+		for i, p := range poll.Partitions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, `{"topic":%s,"partition":%d,"offset":%d}`, java.AppendJackson(nil, p.Topic), p.Partition, p.Committed)
+		}
+		b = append(b, "]}\n"...)
+		_, err := w.Write(text.JSONSafe(b))
+		return err
+	}
+	fmt.Fprintf(w, "%s is a sink connector (group %s). %s\n", field(name), field(group), plain)
+	if len(poll.Partitions) > 0 {
+		fmt.Fprintln(w, "Its latest commits:")
+	}
+	for _, p := range poll.Partitions {
+		fmt.Fprintf(w, "  %s  committed %d\n", field(p.TopicPartition.String()), p.Committed)
+	}
+	return nil
+}

@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// validJSON agrees with encoding/json on what is one JSON value: history
+// writes a stored value as it is only when it is.
+func FuzzValidJSONAgreesWithEncodingJSON(f *testing.F) {
+	for _, s := range []string{`{"lsn":1}`, `{"a":-0.0,"b":1E+2,"c":[true,false,null]}`, ` {"x":"\u00e9\n"} `, `{"a":01}`,
+		`{"a":1.}`, `{"a":"\x"}`, `{"a" 1}`, `[1,]`, `{}`, `[]`, `"\ud800"`, "\"\x01\"", `nul`, `{"a":1}}`, "\"\xff\"", ``, `-`, `1e`, `{"a":[{"b":{}}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
+		}
+	})
+}
+
+func TestHistoryTimeIsRFC3339InUTCToTheMillisecond(t *testing.T) {
+	for _, tc := range []struct {
+		in   time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 29, 2, 3, 4, 5_000_000, time.UTC), "2026-11-29T02:03:04.005Z"},
+		{time.Date(1970, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 3600)), "1969-12-31T23:00:00.000Z"},
+		{time.UnixMilli(1796297652877), time.UnixMilli(1796297652877).UTC().Format("2006-01-02T15:04:05.000Z")},
+	} {
+		if got := historyTime(tc.in); got != tc.want {
+			t.Errorf("historyTime(%v) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package edit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"koff/model"
+	"koff/model/java"
+)
+
+// A rewind puts a source connector's offsets back to what they were at a
+// time: for each partition, the newest value its task's key held at or
+// before it, taken from the offsets topic's retained history. The task
+// reads one key's bytes (model/taskread.go), so that key's commits are the
+// partition's history; stray copies are left as they are.
+
+// IfNewer says what a rewind does with a partition it cannot place at the
+// time: one first committed after it, or whose retained history begins
+// after it.
+type IfNewer string
+
+const (
+	IfNewerLeave  IfNewer = ""       // list it, leave it alone
+	IfNewerReset  IfNewer = "reset"  // delete its offset: the task starts as new
+	IfNewerOldest IfNewer = "oldest" // its oldest retained commit
+)
+
+// RewindRequest asks to rewind a source connector to At.
+type RewindRequest struct {
+	Connector string
+	At        time.Time
+	// Partitions limits it to these partition maps (nil: all).
+	Partitions []java.Object
+	IfNewer    IfNewer
+}
+
+// What a rewind does with one partition.
+const (
+	RewindSet       = "set"       // to the commit in force at the time
+	RewindReset     = "reset"     // a tombstone was in force, or --if-newer reset
+	RewindOldest    = "oldest"    // --if-newer oldest
+	RewindUnchanged = "unchanged" // the commit in force then is in force now
+	RewindLeft      = "left"      // left alone: Reason says why
+)
+
+// RewindChoice is what a rewind does with one partition, and from which
+// commit.
+type RewindChoice struct {
+	Partition string // compact JSON
+	// Key is the key bytes the task reads.
+	Key    string
+	Action string
+	// Took is the commit whose value is put back (nil: none). Value is
+	// that commit's value (nil: a tombstone).
+	Took  *CommitRef
+	Value []byte
+	// Oldest is the partition's oldest retained commit (nil: none);
+	// Complete says it is its first commit ever.
+	Oldest   *CommitRef
+	Complete bool
+	Reason   string
+	object   java.Object
+}
+
+// Rewind is a planned rewind: the choice for every partition and the
+// edit that makes it (nil when nothing changes).
+type Rewind struct {
+	RewindRequest
+	Choices       []RewindChoice
+	Plan          *Plan
+	LogAppendTime bool
+}
+
+// ErrNotSourceRewind: the connector has no source offsets to rewind (a
+// sink, or a name koff does not know): the caller rewinds its consumer
+// group as a sink's, or refuses the name as it would any set.
+var ErrNotSourceRewind = errors.New("no source offsets to rewind")
+
+// keyHistory is what a rewind keeps of one key's commits: O(1) whatever
+// the records read.
+type keyHistory struct {
+	at, oldest       *CommitRef
+	atValue, oldestV []byte
+}
+
+// PlanRewind works out a rewind without writing anything. Its Plan goes
+// through Check and Apply as every edit (an import of the chosen values,
+// their number text kept as stored, so that the records put back are
+// byte for byte the ones committed then).
+func (e *Editor) PlanRewind(ctx context.Context, req RewindRequest) (*Rewind, error) {
+	if e.History == nil {
+		return nil, errNoHistoryReader
+	}
+	copies := e.storedCopies(req.Connector)
+	if len(copies) == 0 {
+		return nil, ErrNotSourceRewind
+	}
+	if isSink, err := e.sinkConnector(ctx, Request{Connector: req.Connector}); err != nil {
+		return nil, err
+	} else if isSink {
+		return nil, ErrNotSourceRewind
+	}
+	if err := e.requirePartitions(Request{Connector: req.Connector, Kind: KindSet, Items: itemsOf(req.Partitions)}, copies); err != nil {
+		return nil, err
+	}
+	home := e.homeTopic(req.Connector, e.topics())
+	want := map[string]bool{}
+	for _, p := range req.Partitions {
+		want[canonOf(p)] = true
+	}
+	// One choice per partition: the copy the task reads in the home topic.
+	rw := &Rewind{RewindRequest: req}
+	byKey := map[string]*keyHistory{}
+	live := map[string]model.PartitionRow{}
+	seen := map[string]bool{}
+	for _, c := range copies {
+		if c.row.ID.Topic != home || len(want) > 0 && !want[c.canon] {
+			continue
+		}
+		if c.row.Live {
+			live[c.canon] = c.row
+			byKey[c.row.ID.Key] = &keyHistory{}
+		}
+		if !seen[c.canon] {
+			seen[c.canon] = true
+			rw.Choices = append(rw.Choices, RewindChoice{Partition: c.row.Partition, object: c.partition})
+		}
+	}
+	logs, err := e.History(ctx, home, func(key []byte) bool { return byKey[string(key)] != nil }, func(r *HistoryRecord) error {
+		kh := byKey[string(r.Key)]
+		ref := &CommitRef{TopicPartition: model.TopicPartition{Topic: r.Topic, Partition: r.Partition}, Offset: r.Offset, Time: r.Time, LogAppendTime: r.LogAppendTime}
+		rw.LogAppendTime = rw.LogAppendTime || r.LogAppendTime
+		if kh.oldest == nil || r.Time.Before(kh.oldest.Time) {
+			kh.oldest, kh.oldestV = ref, clone(r.Value)
+		}
+		if !r.Time.After(req.At) && (kh.at == nil || !r.Time.Before(kh.at.Time)) {
+			kh.at, kh.atValue = ref, clone(r.Value)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	byTP := map[model.TopicPartition]RetainedLog{}
+	for _, l := range logs {
+		byTP[l.TopicPartition] = l
+	}
+	var items []Item
+	for i := range rw.Choices {
+		ch := &rw.Choices[i]
+		row, ok := live[canonOf(ch.object)]
+		if !ok {
+			ch.Action, ch.Reason = RewindLeft, "no copy the task reads: every stored copy is a stray"
+			continue
+		}
+		ch.Key = row.ID.Key
+		kh := byKey[row.ID.Key]
+		ch.Oldest = kh.oldest
+		if kh.oldest != nil {
+			ch.Complete = byTP[kh.oldest.TopicPartition].complete(kh.oldest.Offset)
+		}
+		value := kh.atValue
+		switch {
+		case kh.at != nil:
+			ch.Took, ch.Action = kh.at, RewindSet
+			if value == nil {
+				ch.Action = RewindReset
+			}
+		case kh.oldest == nil:
+			ch.Action, ch.Reason = RewindLeft, "no commit of it is left in the topic"
+		default:
+			ch.Reason = fmt.Sprintf("its retained history begins %s, after %s: older commits were compacted or deleted away", commitWhen(*kh.oldest), req.At.Format(time.RFC3339))
+			if ch.Complete {
+				ch.Reason = fmt.Sprintf("first committed %s, after %s", commitWhen(*kh.oldest), req.At.Format(time.RFC3339))
+			}
+			switch req.IfNewer {
+			case IfNewerReset:
+				ch.Action = RewindReset
+				value = nil
+			case IfNewerOldest:
+				ch.Took, ch.Action, value = kh.oldest, RewindOldest, kh.oldestV
+			default:
+				ch.Action = RewindLeft
+			}
+		}
+		if ch.Action == RewindLeft {
+			continue
+		}
+		ch.Value = value
+		var off java.Object
+		if value != nil {
+			if off, err = model.ParseOffset(value); err != nil || off == nil {
+				ch.Action, ch.Reason = RewindLeft, fmt.Sprintf("the commit then (%s) is no offset a task reads", commitWhen(*ch.Took))
+				continue
+			}
+		}
+		if (value == nil) == (row.Stored == nil) && bytes.Equal(value, row.Stored) {
+			ch.Action = RewindUnchanged
+			continue
+		}
+		items = append(items, Item{Partition: ch.object, Offset: off})
+	}
+	if len(items) == 0 {
+		return rw, nil
+	}
+	p, err := e.Plan(ctx, Request{Connector: req.Connector, Kind: KindImport, Items: items})
+	if err != nil {
+		return nil, err
+	}
+	if rw.LogAppendTime {
+		p.Warnings = append(p.Warnings, "The offsets topic stamps records with LogAppendTime: commit times are when the broker appended them, not when the worker made them.")
+	}
+	rw.Plan = p
+	return rw, nil
+}
+
+// Left lists the partitions a rewind leaves alone.
+func (rw *Rewind) Left() []RewindChoice {
+	var out []RewindChoice
+	for _, c := range rw.Choices {
+		if c.Action == RewindLeft {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// commitWhen says where and when a commit was made.
+func commitWhen(c CommitRef) string {
+	return fmt.Sprintf("at %s (%s, %s@%d)", c.Time.UTC().Format(time.RFC3339Nano), TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
+}
+
+// CommitText is commitWhen for callers.
+func CommitText(c CommitRef) string { return commitWhen(c) }
+
+func itemsOf(parts []java.Object) []Item {
+	var out []Item
+	for _, p := range parts {
+		out = append(out, Item{Partition: p})
+	}
+	return out
+}
+
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
+
+// Args is a koff command line of these arguments with the session's
+// globals, shell-quoted.
+func (c CommandLine) Args(args []string) string {
+	return joinArgs(append(append([]string{"koff"}, args...), c.Globals...))
+}

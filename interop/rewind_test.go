@@ -1,0 +1,107 @@
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// historyCommit is one commit of koff history -o json.
+type historyCommit struct {
+	Time          time.Time       `json:"time"`
+	TimestampType string          `json:"timestamp_type"`
+	Copy          string          `json:"copy"`
+	Value         json.RawMessage `json:"value"`
+}
+
+func koffHistory(t *testing.T, args ...string) []historyCommit {
+	t.Helper()
+	out := mustKoff(t, append([]string{"history", "-o", "json"}, args...)...)
+	var h struct {
+		Commits []historyCommit `json:"commits"`
+	}
+	decode(t, []byte(out), &h)
+	return h.Commits
+}
+
+// TestRewindToATimeBetweenTwoCommits: a real FileStreamSource commits the
+// end of its file, then, after more lines, the new end; koff set
+// --to-datetime a time between the two commits puts back the first, and
+// the real task resumes from there: with the first line appended after it.
+func TestRewindToATimeBetweenTwoCommits(t *testing.T) {
+	s := realStack(t)
+	f := s.newFileConnector(t, "rewind", 3)
+	first := f.position(4) // the end of lines 1-3
+	appendFile(t, f.path, lines(f.name, 4, 6))
+	f.content += lines(f.name, 4, 6)
+	f.waitRead(t)
+	s.stop(t, f.name)
+
+	commits := koffHistory(t, s.withTopic(f.name)...)
+	// The worker's last commit of the end of lines 1-3, and its next
+	// commit, whatever it holds (it may commit part of the new lines).
+	var at, next time.Time
+	for _, c := range commits {
+		if c.Copy == "live" && string(c.Value) == first && c.Time.After(at) {
+			at = c.Time
+		}
+	}
+	for _, c := range commits {
+		if c.Copy == "live" && c.Time.After(at) && (next.IsZero() || c.Time.Before(next)) {
+			next = c.Time
+		}
+	}
+	if at.IsZero() || next.IsZero() {
+		t.Fatalf("the worker's commits of %s and after are not in koff's history: %+v", first, commits)
+	}
+	between := at.Add(next.Sub(at) / 2)
+	out := mustKoff(t, s.withTopic("set", f.name, "--to-datetime", between.Format(time.RFC3339Nano), "--yes")...)
+	if !strings.Contains(out, first+", committed at "+at.UTC().Format(time.RFC3339Nano)+" (CreateTime") {
+		t.Errorf("the rewind plan does not name the commit it took:\n%s", out)
+	}
+	if got := f.resumeAndNext(t); got != f.name+"-4" {
+		t.Errorf("after a rewind to between the commits the task continued with %q, want %s-4", got, f.name)
+	}
+}
+
+// TestHistoryOfALogAppendTimeOffsetsTopic: a broker that stamps records
+// with its own time (message.timestamp.type=LogAppendTime) returns batches
+// marked so; koff reads their times as such and says so.
+func TestHistoryOfALogAppendTimeOffsetsTopic(t *testing.T) {
+	s := realStack(t)
+	const topic = "lat-offsets"
+	c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 30 * time.Second}
+	resp, err := c.CreateTopics(context.Background(), &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{
+		Topic: topic, NumPartitions: 1, ReplicationFactor: 1,
+		ConfigEntries: []kafka.ConfigEntry{{ConfigName: "cleanup.policy", ConfigValue: "compact"}, {ConfigName: "message.timestamp.type", ConfigValue: "LogAppendTime"}},
+	}}})
+	if err == nil {
+		err = resp.Errors[topic]
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.waitLeaders(t, c, topic, 1)
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	res, err := c.Produce(context.Background(), &kafka.ProduceRequest{Topic: topic, Partition: 0, RequiredAcks: kafka.RequireAll,
+		Records: kafka.NewRecordReader(kafka.Record{Key: kafka.NewBytes([]byte(`["lat",{"f":"a"}]`)), Value: kafka.NewBytes([]byte(`{"position":1}`)), Time: old})})
+	if err == nil {
+		err = res.Error
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"lat", "-b", s.Bootstrap, "--offsets-topic", topic, "--config-topic", ""}
+	commits := koffHistory(t, args...)
+	if len(commits) != 1 || commits[0].TimestampType != "LogAppendTime" || commits[0].Time.Year() == 2020 {
+		t.Errorf("want one commit with the broker's LogAppendTime, got %+v", commits)
+	}
+	out := mustKoff(t, append([]string{"history"}, args...)...)
+	if !strings.Contains(out, "Times are LogAppendTime") {
+		t.Errorf("text history does not say the times are LogAppendTime:\n%s", out)
+	}
+}
