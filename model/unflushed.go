@@ -50,6 +50,11 @@ func (r ConnectorRow) Flush(now time.Time, configured time.Duration) FlushReport
 	}
 	rep := AssessFlush(r.Flushes, now, in)
 	switch {
+	// REST says no task runs: whatever its newest records (another tool's
+	// edit writes records too, and an edit is no flush), it is idle.
+	case r.InREST && r.RESTStale == "" && r.Authoritative() && (r.REST.State == "STOPPED" || r.REST.State == "PAUSED"):
+		rep.Status = FlushIdle
+		rep.Reason = r.REST.State + ": no task flushes"
 	// A deleted connector flushes nothing, however recent its last
 	// records (its offsets' tombstones, or its last commit).
 	case r.Partitions == 0 && r.NoOffset == 0 && r.Deleted > 0:

@@ -44,22 +44,10 @@ func (st *Styles) FlushStyle(s model.FlushStatus) lipgloss.Style {
 	return st.Muted
 }
 
-// judgeFlush is the row's flush lag at now. A secondary copy (the
-// connector's tasks read its own offsets topic) that stopped flushing is
-// idle, not stalled: nothing is expected of it. A connector REST reports
-// STOPPED or PAUSED has no task flushing: it is idle whatever its newest
-// records are (an edit writes records too, and an edit is not a flush).
+// JudgeFlush is the row's flush lag at now: ConnectorRow.Flush, the same
+// judgement koff status prints and koff metrics exports.
 func JudgeFlush(r model.ConnectorRow, now time.Time, interval time.Duration) model.FlushReport {
-	rep := r.Flush(now, interval)
-	switch {
-	case r.InREST && r.RESTStale == "" && r.Authoritative() && (r.REST.State == "STOPPED" || r.REST.State == "PAUSED"):
-		rep.Status = model.FlushIdle
-		rep.Reason = r.REST.State + ": no task flushes"
-	case !r.Authoritative() && (rep.Status == model.FlushStalled || rep.Status == model.FlushUnknown):
-		rep.Status = model.FlushIdle
-		rep.Reason = "secondary copy: " + r.ID.Name + "'s tasks read " + r.OwnTopic
-	}
-	return rep
+	return r.Flush(now, interval)
 }
 
 // joinFit joins parts with sep in width w, leaving out whole parts from
