@@ -243,7 +243,8 @@ func TestMetricsListenOnDashboardAndServe(t *testing.T) {
 		keys := filepath.Join(dir, "ops")
 		os.WriteFile(keys, ssh.MarshalAuthorizedKey(sp), 0o600)
 		addr, sshAddr := freeAddr(t), freeAddr(t)
-		startKoff(t, "listening on", "serve", "--demo", "--flush-interval", "1s", "--ssh-listen", sshAddr, "--authorized-keys", keys,
+		// It says where the metrics are, beside where the SSH server listens.
+		startKoff(t, "koff serve: Prometheus metrics at http://"+addr+"/metrics", "serve", "--demo", "--flush-interval", "1s", "--ssh-listen", sshAddr, "--authorized-keys", keys,
 			"--host-key", filepath.Join(dir, "host"), "--metrics-listen", addr, "--audit-log", filepath.Join(dir, "audit-serve.jsonl"),
 			"--log-file", filepath.Join(dir, "serve.log"))
 		scrapeUntil(t, "http://"+addr+"/metrics", "jdbc-shop flushing", func(b string) bool {

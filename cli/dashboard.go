@@ -69,7 +69,7 @@ func dashboardOnce(g *Globals, env Env) (string, error) {
 	o := observe(ctx, g, rest)
 	defer o.stop()
 	o.run()
-	stopMetrics, err := g.startMetrics(o, rest != nil, env)
+	_, stopMetrics, err := g.startMetrics(o, rest != nil, env)
 	if err != nil {
 		return "", err
 	}

@@ -98,17 +98,18 @@ func (g *Globals) checkMetricsFlags() error {
 }
 
 // startMetrics serves --metrics-listen, if given, for the dashboard and
-// koff serve; the returned stop closes it (a no-op without the flag).
-func (g *Globals) startMetrics(obs *observer, rest bool, env Env) (func(), error) {
+// koff serve: it returns the endpoint's URL ("" without the flag) and a
+// stop that closes it.
+func (g *Globals) startMetrics(obs *observer, rest bool, env Env) (string, func(), error) {
 	if g.MetricsListen == "" {
-		return func() {}, nil
+		return "", func() {}, nil
 	}
 	ln, err := net.Listen("tcp", g.MetricsListen)
 	if err != nil {
-		return nil, fmt.Errorf("--metrics-listen: %w", err)
+		return "", nil, fmt.Errorf("--metrics-listen: %w", err)
 	}
 	s := g.serveMetricsOn(ln, obs, rest, env)
-	return func() { s.stop() }, nil
+	return fmt.Sprintf("http://%s/metrics", ln.Addr()), func() { s.stop() }, nil
 }
 
 type metricsServer struct {

@@ -110,7 +110,7 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 	obs := observe(ctx, g, rest)
 	defer obs.stop()
 	obs.run()
-	stopMetrics, err := g.startMetrics(obs, rest != nil, env)
+	metricsURL, stopMetrics, err := g.startMetrics(obs, rest != nil, env)
 	if err != nil {
 		return err
 	}
@@ -144,6 +144,9 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 	fmt.Fprintf(env.Stdout, "koff serve: listening on %s (host key %s); connect with: %s\n",
 		ln.Addr(), gossh.FingerprintSHA256(signer.PublicKey()), sshCommand(ln.Addr().String()))
 	g.logf("ssh listening on %s", ln.Addr())
+	if metricsURL != "" {
+		fmt.Fprintf(env.Stdout, "koff serve: Prometheus metrics at %s\n", metricsURL)
+	}
 
 	select {
 	case <-ctx.Done():
