@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	tea "charm.land/bubbletea/v2"
@@ -31,8 +30,7 @@ func (m *Model) readHistory(ds *screens.DetailScreen) tea.Cmd {
 	}
 	ed := m.opts.Editor
 	if ed == nil {
-		ds.SetHistory(nil, errors.New("the history needs the offsets topic's records: this dashboard was started without an edit pipeline"))
-		return nil
+		return nil // no reader of the offsets topic: the recent updates are all there is
 	}
 	k, err := model.ParseKey([]byte(ds.ID().Key))
 	if err != nil {
@@ -58,6 +56,7 @@ func (m *Model) handleHistory(msg historyMsg) {
 	for _, s := range m.stack {
 		if s == msg.screen {
 			msg.screen.SetHistory(msg.h, msg.err)
+			m.layout() // its help line names the history's keys now
 			return
 		}
 	}

@@ -270,6 +270,9 @@ func compactJSON(raw []byte) string {
 func (s *DetailScreen) ShortHelp() []key.Binding {
 	scroll := s.km.Down
 	scroll.SetHelp("↑↓/pgdn", "scroll")
+	if s.hist.h == nil { // no history read (yet): nothing to choose
+		return []key.Binding{scroll, s.km.Back, kit.Short(s.km.Clipboard, "copy offset"), s.km.Unparseable, s.km.Help, s.km.Quit}
+	}
 	commit := s.km.OlderCommit
 	commit.SetHelp("[/]", "choose commit")
 	return []key.Binding{scroll, commit, kit.Short(s.km.ToCommit, "edit to commit"), s.km.Back, kit.Short(s.km.Clipboard, "copy offset"), s.km.Help, s.km.Quit}

@@ -206,12 +206,12 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 		lines := kit.IndentWrap(strings.Join(head, " · "), w, "    ", 0)
 		lines[0] = "  " + mark + strings.TrimPrefix(lines[0], "    ")
 		out = append(out, lines...)
-		wrap("    ", st.Muted.Render(exactTime(c.Time)+" "+edit.TimestampType(c.LogAppendTime)))
+		wrap("      ", st.Muted.Render(exactTime(c.Time)+" "+edit.TimestampType(c.LogAppendTime)))
 		if c.Value == nil {
-			wrap("    ", st.Bad.Render("✕ tombstone (offset deleted)"))
+			wrap("      ", st.Bad.Render("✕ tombstone (offset deleted)"))
 		} else {
-			for _, l := range kit.WrapLines(kit.CleanBytes(text.JSONSafe(compactValue(c.Value)), kit.DetailMax), max(w-4, 8)) {
-				out = append(out, "    "+l)
+			for _, l := range kit.WrapLines(kit.CleanBytes(text.JSONSafe(compactValue(c.Value)), kit.DetailMax), max(w-6, 8)) {
+				out = append(out, "      "+l)
 			}
 		}
 	}
