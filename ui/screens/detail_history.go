@@ -134,8 +134,8 @@ func (s *DetailScreen) moveCommit(step int) {
 	switch {
 	case s.hist.selLine < top:
 		s.vp.SetYOffset(s.hist.selLine)
-	case s.hist.selLine+3 > top+h:
-		s.vp.SetYOffset(s.hist.selLine + 3 - h)
+	case s.hist.selLine+3 > top+h: // a third down, under the commits just passed
+		s.vp.SetYOffset(s.hist.selLine - h/3)
 	}
 }
 
