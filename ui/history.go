@@ -55,6 +55,9 @@ func (m *Model) readHistory(ds *screens.DetailScreen) tea.Cmd {
 func (m *Model) handleHistory(msg historyMsg) {
 	for _, s := range m.stack {
 		if s == msg.screen {
+			if msg.h != nil {
+				msg.h.At = m.opts.Now()
+			}
 			msg.screen.SetHistory(msg.h, msg.err)
 			m.layout() // its help line names the history's keys now
 			return

@@ -80,7 +80,7 @@ func TestDetailListsHistory(t *testing.T) {
 	requireCalls(t, ed, "history file-source")
 	out := contentText(m)
 	for _, want := range []string{
-		"History  newest first · 7 commits retained",
+		"History  newest first · 7 commits retained · read just now",
 		"live connect-offsets/", "stray connect-offsets/7: 1 commit from 2025-11-29T16:10:00.000Z",
 		"10s ago · live", "2025-11-29T18:09:50.000Z CreateTime", `{"position":143936}`,
 		"1m ago · live", `{"position":123456}`,
@@ -182,4 +182,24 @@ func stripAll(lines []string) string {
 		lines[i] = ansi.Strip(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// An edit applied from the detail (minutes after the partitions screen
+// under it last drew) is marked on that screen's flush timeline when esc
+// goes back to it, rather than falling off its end.
+func TestEditFromHistoryThenBackToPartitions(t *testing.T) {
+	clock := t0
+	_, ed, m := editModel(t, 80, 24, func(o *Options) { o.Now = func() time.Time { return clock } })
+	ed.state, ed.tasks = "STOPPED", 0
+	openHistory(t, m)
+	clock = t0.Add(3 * time.Minute)
+	send(t, m, press("]", "t")...)
+	pressSettle(t, m, "ctrl+s")
+	if m.confirm == nil {
+		t.Fatalf("no confirmation:\n%s", screenText(m))
+	}
+	pressSettle(t, m, "enter")
+	requireStatus(t, m, "set 1 partition of file-source")
+	send(t, m, press("esc")...)
+	requireContains(t, m, "Connectors › file-source", "✎")
 }

@@ -273,8 +273,8 @@ func (d *ConfirmDialog) Content(w int) []string {
 	if d.Note != "" {
 		fact("Strategy", d.Note)
 	}
-	for _, l := range d.Detail {
-		more(l, 0)
+	for _, l := range d.Detail { // times and values whole: wrapped at spaces only
+		out = append(out, kit.WrapAtSpaces(l, w, pad)...)
 	}
 	if p.State == "" {
 		// What the config topic says, or that koff cannot know.

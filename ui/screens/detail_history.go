@@ -40,6 +40,9 @@ type History struct {
 	Commits []HistoryCommit // newest first, at most HistoryMax
 	Read    int             // commits read: more than len(Commits) when older ones were dropped
 	Copies  []edit.CopyHistory
+	// At is when it was read: commits made since are not in it (esc and
+	// enter read it again).
+	At time.Time
 }
 
 // ReadHistory reads the history of one source partition (every stored copy
@@ -145,7 +148,7 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 	st := s.st
 	hs := &s.hist
 	wrap := func(indent, text string) {
-		out = append(out, kit.IndentWrap(text, w, indent, 0)...)
+		out = append(out, kit.WrapAtSpaces(text, w, indent)...)
 	}
 	switch {
 	case hs.loading:
@@ -163,14 +166,14 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 	for _, c := range h.Copies {
 		tombs += c.Tombstones
 	}
-	info := []string{"newest first", kit.Plural(h.Read, "commit", "commits") + " retained"}
+	info := []string{"newest first", kit.Plural(h.Read, "commit", "commits") + " retained", "read " + kit.Age(s.now, h.At)}
 	if tombs > 0 {
 		info = append(info, kit.Plural(tombs, "tombstone", "tombstones"))
 	}
 	out = append(out, "")
-	for i, l := range kit.IndentWrap(st.Section.Render("History")+st.Muted.Render("  "+strings.Join(info, " · ")), w, "", 0) {
-		if i > 0 {
-			l = "  " + l
+	for i, l := range kit.WrapAtSpaces(st.Section.Render("History")+st.Muted.Render("  "+strings.Join(info, " · ")), w, "  ") {
+		if i == 0 {
+			l = strings.TrimPrefix(l, "  ")
 		}
 		out = append(out, l)
 	}
@@ -203,7 +206,7 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 		case c.Koff:
 			head = append(head, st.Info.Render("written by koff"))
 		}
-		lines := kit.IndentWrap(strings.Join(head, " · "), w, "    ", 0)
+		lines := kit.WrapAtSpaces(strings.Join(head, " · "), w, "    ")
 		lines[0] = "  " + mark + strings.TrimPrefix(lines[0], "    ")
 		out = append(out, lines...)
 		wrap("      ", st.Muted.Render(exactTime(c.Time)+" "+edit.TimestampType(c.LogAppendTime)))
