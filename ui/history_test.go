@@ -203,3 +203,35 @@ func TestEditFromHistoryThenBackToPartitions(t *testing.T) {
 	send(t, m, press("esc")...)
 	requireContains(t, m, "Connectors › file-source", "✎")
 }
+
+// A history longer than the detail keeps shows its newest commits first,
+// says how many it read, and scrolls to the oldest it shows.
+func TestBigHistoryShowsNewestFirst(t *testing.T) {
+	f, _, m := editModel(t, 80, 24, nil)
+	for i := range 700 {
+		f.put(t0.Add(-time.Duration(700-i)*time.Hour), keyAppLog, fmt.Sprintf(`{"position":%d}`, 1_000_000+i))
+	}
+	openHistory(t, m)
+	out := contentText(m)
+	requireIn := func(want string) {
+		t.Helper()
+		if !strings.Contains(out, want) {
+			t.Fatalf("history lacks %q", want)
+		}
+	}
+	requireIn("707 commits retained")
+	requireIn(fmt.Sprintf("the newest %d of 707 shown: koff history lists them all", screens.HistoryMax))
+	if strings.Count(out, "CreateTime") != screens.HistoryMax {
+		t.Errorf("%d commits shown, want %d", strings.Count(out, "CreateTime"), screens.HistoryMax)
+	}
+	newest := strings.Index(out, `{"position":143936}`) // t0-10s, the fixture's newest
+	if newest < 0 || newest > strings.Index(out, `{"position":1000699}`) {
+		t.Errorf("the newest commit is not first")
+	}
+	if strings.Contains(out, `{"position":1000000}`) {
+		t.Errorf("the oldest commit is shown though %d newer ones are", screens.HistoryMax)
+	}
+	send(t, m, press("end")...)
+	requireContains(t, m, `{"position":1000`, "lines ")
+	requireLacks(t, m, "History  newest first")
+}
