@@ -98,7 +98,13 @@ func (m *Model) editToCommit(ds *screens.DetailScreen) tea.Cmd {
 			},
 		})
 	}
-	f := dialogs.NewOffsetForm(&m.km, m.styles, name, d.PartitionRow, k.Partition, nil)
+	row := d.PartitionRow
+	if !row.Live && d.LiveCopy != nil { // the edit is the partition's: show the offset its task reads
+		if live, ok := m.opts.Source.Partition(*d.LiveCopy); ok {
+			row = live.PartitionRow
+		}
+	}
+	f := dialogs.NewOffsetForm(&m.km, m.styles, name, row, k.Partition, nil)
 	f.FromCommit(string(c.Value), from)
 	return m.openForm(f)
 }

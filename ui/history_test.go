@@ -55,8 +55,14 @@ func awaitHistory(t *testing.T, m *Model, cmd tea.Cmd) {
 // and lets its history be read.
 func openHistory(t *testing.T, m *Model) {
 	t.Helper()
+	openHistoryIn(t, m, java.PartitionFor([]byte(keyAppLog), 25))
+}
+
+// openHistoryIn opens the application log's copy in one partition of the
+// offsets topic (7 holds a stray copy).
+func openHistoryIn(t *testing.T, m *Model, live int) {
+	t.Helper()
 	openConnectorNamed(t, m, "file-source")
-	live := java.PartitionFor([]byte(keyAppLog), 25)
 	for range 10 {
 		cmd := send(t, m, press("enter")...)
 		if ds, ok := m.top().(*screens.DetailScreen); ok && ds.ID().Key == keyAppLog && ds.ID().Partition == live {
@@ -234,4 +240,19 @@ func TestBigHistoryShowsNewestFirst(t *testing.T) {
 	send(t, m, press("end")...)
 	requireContains(t, m, `{"position":1000`, "lines ")
 	requireLacks(t, m, "History  newest first")
+}
+
+// t on a stray copy's history edits the partition: the form shows the
+// offset its task reads (the live copy's), not the stray's.
+func TestToCommitFromStrayShowsLiveOffset(t *testing.T) {
+	_, _, m := editModel(t, 100, 40, nil)
+	openHistoryIn(t, m, 7)
+	send(t, m, press("]", "t")...)
+	f, ok := m.form.(*dialogs.EditForm)
+	if !ok {
+		t.Fatalf("t did not open the offset form:\n%s", screenText(m))
+	}
+	if f.Current != `{"position":143936}` {
+		t.Errorf("current offset %s, want the live copy's", f.Current)
+	}
 }
