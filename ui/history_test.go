@@ -256,3 +256,27 @@ func TestToCommitFromStrayShowsLiveOffset(t *testing.T) {
 		t.Errorf("current offset %s, want the live copy's", f.Current)
 	}
 }
+
+// An edit applied from the history is in the history read next, marked as
+// koff's: who made it and its edit id, from the audit log.
+func TestHistoryMarksKoffEdits(t *testing.T) {
+	_, ed, m := editModel(t, 100, 40, nil)
+	ed.state, ed.tasks = "STOPPED", 0
+	openHistory(t, m)
+	send(t, m, press("]", "]", "t")...)
+	pressSettle(t, m, "ctrl+s")
+	pressSettle(t, m, "enter")
+	requireStatus(t, m, "set 1 partition of file-source")
+	send(t, m, press("esc")...)
+	cmd := send(t, m, press("enter")...)
+	awaitHistory(t, m, cmd)
+	out := contentText(m)
+	if !strings.Contains(out, "koff set by alice, edit ") {
+		t.Fatalf("the edit is not marked as koff's:\n%s", out)
+	}
+	// The edit wrote both copies of the duplicated key; no older commit
+	// is marked.
+	if strings.Count(out, "koff set by alice") != 2 || !strings.Contains(out, "10s ago · live · connect-offsets/5@5\n") {
+		t.Errorf("not exactly the two records koff wrote are marked:\n%s", out)
+	}
+}
