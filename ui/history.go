@@ -89,6 +89,10 @@ func (m *Model) editToCommit(ds *screens.DetailScreen) tea.Cmd {
 		name = k.Connector
 	}
 	from := fmt.Sprintf("%s (%s, %s@%d)", c.Time.UTC().Format("2006-01-02T15:04:05.000Z"), edit.TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
+	if c.Value == nil && d.Deleted {
+		m.setStatus(statusInfo, "this source partition's offset is already deleted (its latest record is a tombstone)")
+		return nil
+	}
 	if c.Value == nil {
 		return m.planWith(&dialogs.Submission{
 			Label: "planning reset of " + name + "…",

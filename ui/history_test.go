@@ -280,3 +280,46 @@ func TestHistoryMarksKoffEdits(t *testing.T) {
 		t.Errorf("not exactly the two records koff wrote are marked:\n%s", out)
 	}
 }
+
+// A tombstone is in the history as such; t on it plans a reset of the
+// partition (or says the offset is deleted already), and on the commit
+// before it puts that value back.
+func TestHistoryTombstone(t *testing.T) {
+	f, ed, m := editModel(t, 100, 40, nil)
+	openOldLog := func() {
+		t.Helper()
+		openConnectorNamed(t, m, "file-source")
+		for range 10 {
+			cmd := send(t, m, press("enter")...)
+			if ds, ok := m.top().(*screens.DetailScreen); ok && ds.ID().Key == keyOldLog {
+				awaitHistory(t, m, cmd)
+				return
+			}
+			send(t, m, press("esc", "down")...)
+		}
+		t.Fatal("no old.log partition")
+	}
+	openOldLog()
+	out := contentText(m)
+	for _, want := range []string{"2 commits retained · read just now · 1 tombstone", "1h ago · live", "✕ tombstone (offset deleted)", `{"position":99}`} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("history lacks %q:\n%s", want, out)
+		}
+	}
+	send(t, m, press("t")...)
+	requireStatus(t, m, "offset is already deleted")
+
+	// Recreated since: the tombstone is history, and t on it a reset.
+	f.put(t0.Add(-time.Minute), keyOldLog, `{"position":5}`)
+	send(t, m, press("esc", "esc", "esc")...)
+	openOldLog()
+	pressSettle(t, m, "]", "t")
+	if m.confirm == nil {
+		t.Fatalf("t on a tombstone planned no reset:\n%s", screenText(m))
+	}
+	requireCalls(t, ed, "history file-source", "history file-source", "plan reset file-source")
+	send(t, m, press("esc", "]", "t")...)
+	if f, ok := m.form.(*dialogs.EditForm); !ok || !strings.Contains(f.Fields[0].Area.Value(), "99") {
+		t.Fatalf("t on the commit before the tombstone did not fill in its value:\n%s", screenText(m))
+	}
+}
