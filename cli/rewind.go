@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"koff/edit"
-	"koff/model/java"
 )
 
 // rewindSource runs set --to-datetime for a source connector: each
@@ -16,13 +15,9 @@ import (
 // the connector has no source offsets (a sink: its group is set from its
 // data topics' record times instead).
 func rewindSource(s *editSession, o *setOptions, name string, t time.Time) (bool, error) {
-	req := edit.RewindRequest{Connector: name, At: t, IfNewer: edit.IfNewer(o.ifNewer)}
-	if o.partition != "" {
-		p, err := edit.ParsePartition(o.partition)
-		if err != nil {
-			return false, usagef("--partition: %v", err)
-		}
-		req.Partitions = []java.Object{p}
+	req, err := edit.NewRewindRequest(name, t, o.partition, edit.IfNewer(o.ifNewer))
+	if err != nil {
+		return false, usagef("%v", err)
 	}
 	rw, err := s.ed.PlanRewind(s.ctx, req)
 	if errors.Is(err, edit.ErrNotSourceRewind) {
@@ -36,10 +31,9 @@ func rewindSource(s *editSession, o *setOptions, name string, t time.Time) (bool
 	}
 	printRewind(s.env.Stdout, rw)
 	if rw.Plan == nil {
-		fmt.Fprintf(s.env.Stdout, "nothing to change: %s\n", nothingRewound(rw))
+		fmt.Fprintf(s.env.Stdout, "nothing to change: %s\n", rw.NothingText())
 		return true, nil
 	}
-	rw.Plan.Command = rewindCommand(s.ed, rw)
 	return true, s.runPlans([]*edit.Plan{rw.Plan}, o.writeFlags)
 }
 
@@ -49,45 +43,9 @@ func rewindSource(s *editSession, o *setOptions, name string, t time.Time) (bool
 func printRewind(w io.Writer, rw *edit.Rewind) {
 	fmt.Fprintf(w, "Rewind %s to %s: each partition's newest commit at or before it\n", field(rw.Connector), rw.At.UTC().Format(time.RFC3339Nano))
 	for _, c := range rw.Choices {
-		fmt.Fprintf(w, "  %s  ", jsonField(c.Partition))
-		switch c.Action {
-		case edit.RewindSet:
-			fmt.Fprintf(w, "%s, committed %s\n", jsonField(string(c.Value)), edit.CommitText(*c.Took))
-		case edit.RewindReset:
-			if c.Took != nil {
-				fmt.Fprintf(w, "deleted: a tombstone was in force, committed %s\n", edit.CommitText(*c.Took))
-			} else {
-				fmt.Fprintf(w, "deleted (--if-newer reset): %s\n", noteField(c.Reason))
-			}
-		case edit.RewindOldest:
-			fmt.Fprintf(w, "%s, its oldest retained commit %s (--if-newer oldest): %s\n", jsonField(string(c.Value)), edit.CommitText(*c.Took), noteField(c.Reason))
-		case edit.RewindUnchanged:
-			fmt.Fprintf(w, "unchanged: in force then and now, committed %s\n", edit.CommitText(*c.Took))
-		default:
-			fmt.Fprintf(w, "left alone: %s\n", noteField(c.Reason))
-		}
+		fmt.Fprintf(w, "  %s  %s\n", jsonField(c.Partition), c.Describe(jsonField, noteField))
 	}
-	if left := rw.Left(); len(left) > 0 {
-		fmt.Fprintf(w, "  %d partition(s) left alone: --if-newer reset deletes their offsets, --if-newer oldest takes their oldest retained commit\n", len(left))
+	if left := rw.LeftText(); left != "" {
+		fmt.Fprintf(w, "  %s\n", left)
 	}
-}
-
-func nothingRewound(rw *edit.Rewind) string {
-	if len(rw.Left()) > 0 {
-		return "every partition is as it was then, or left alone"
-	}
-	return "every partition is as it was then"
-}
-
-// rewindCommand is the command line of a rewind (a replan after a stop
-// shows the import of the same values instead).
-func rewindCommand(ed *edit.Editor, rw *edit.Rewind) string {
-	args := []string{"set", rw.Connector, "--to-datetime", rw.At.Format(time.RFC3339Nano)}
-	for _, p := range rw.Partitions {
-		args = append(args, "--partition", string(java.AppendJackson(nil, p)))
-	}
-	if rw.IfNewer != "" {
-		args = append(args, "--if-newer", string(rw.IfNewer))
-	}
-	return ed.Cmd.Args(args)
 }

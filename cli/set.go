@@ -167,14 +167,7 @@ func (o *setOptions) sinkStrategy() (edit.SinkStrategy, bool, error) {
 	return st, true, nil
 }
 
-func parseTime(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a time like 2026-11-29T08:00:00Z", s)
-}
+func parseTime(s string) (time.Time, error) { return edit.ParseTime(s) }
 
 func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, env Env) error {
 	req := edit.SinkRequest{Connector: name, Kind: edit.KindSet, Strategy: st, Create: o.create, Group: o.group}

@@ -213,6 +213,7 @@ func (e *Editor) PlanRewind(ctx context.Context, req RewindRequest) (*Rewind, er
 	if rw.LogAppendTime {
 		p.Warnings = append(p.Warnings, "The offsets topic stamps records with LogAppendTime: commit times are when the broker appended them, not when the worker made them.")
 	}
+	p.Command = rw.Command(e.Cmd)
 	rw.Plan = p
 	return rw, nil
 }

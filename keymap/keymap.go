@@ -44,6 +44,16 @@ type KeyMap struct {
 	// Copy gives another connector (named in a prompt) the selected
 	// connector's offsets: how an orphan's offsets reach its successor.
 	Copy key.Binding
+	// RewindTime puts a source connector back to where it was at a time
+	// (koff set NAME --to-datetime T): a dialog asks for the time.
+	RewindTime key.Binding
+	// In the partition detail's history, NewerCommit and OlderCommit
+	// choose a commit and ToCommit edits the partition to its value.
+	NewerCommit, OlderCommit, ToCommit key.Binding
+
+	// In the rewind dialog (a one-line input for the time), IfNewer
+	// cycles what it does with a partition it cannot place at the time.
+	IfNewer key.Binding
 
 	// While the filter input has focus, printable keys are text: only these
 	// bindings act, so none of them may be a printable key.
@@ -108,6 +118,11 @@ func Default() KeyMap {
 		Resume:       key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resume connector")),
 		Undo:         key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo last edit")),
 		Copy:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy offsets to another connector")),
+		RewindTime:   key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "rewind to a time")),
+		NewerCommit:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "newer commit")),
+		OlderCommit:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "older commit")),
+		ToCommit:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "edit offset to this commit")),
+		IfNewer:      key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "partitions newer than the time")),
 
 		FilterUp:    key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "up")),
 		FilterDown:  key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "down")),
@@ -146,7 +161,7 @@ func Default() KeyMap {
 // EditBindings are the bindings that change something: a read-only session
 // disables all of them.
 func (k *KeyMap) EditBindings() []*key.Binding {
-	return []*key.Binding{&k.EditOffset, &k.ResetOffset, &k.ResetAll, &k.NewPartition, &k.Stop, &k.Resume, &k.Undo, &k.Copy}
+	return []*key.Binding{&k.EditOffset, &k.ResetOffset, &k.ResetAll, &k.NewPartition, &k.Stop, &k.Resume, &k.Undo, &k.Copy, &k.RewindTime, &k.ToCommit}
 }
 
 // Scope names, as returned by Scopes.
@@ -159,20 +174,21 @@ const (
 	ScopeDialog = "dialog" // the confirmation dialog (may hold a name input)
 	ScopePicker = "picker" // the context picker (a filter input over context names)
 	ScopeStray  = "stray"  // the choice on a stray copy of a source partition
+	ScopeRewind = "rewind" // the rewind dialog (a one-line input for the time)
 )
 
 // TextScopes are the scopes in which printable keys must reach a text input.
-var TextScopes = []string{ScopeFilter, ScopeForm, ScopeSink, ScopeDialog, ScopePicker}
+var TextScopes = []string{ScopeFilter, ScopeForm, ScopeSink, ScopeDialog, ScopePicker, ScopeRewind}
 
 // Scopes returns the bindings that are active at the same time, by scope:
 // within one scope no two enabled bindings may share a key.
 func (k KeyMap) Scopes() map[string][]key.Binding {
 	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
 	global := []key.Binding{k.Back, k.Unparseable, k.Help, k.Quit, k.Clipboard, k.Context}
-	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo, k.Copy}
+	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo, k.Copy, k.RewindTime}
 	return map[string][]key.Binding{
 		ScopeTable:  concat(move, global, []key.Binding{k.Open, k.Filter, k.Sort}, edits),
-		ScopeDetail: concat(move, global),
+		ScopeDetail: concat(move, global, []key.Binding{k.NewerCommit, k.OlderCommit, k.ToCommit}),
 		ScopeFilter: {k.FilterUp, k.FilterDown, k.FilterApply, k.FilterClear, k.ForceQuit},
 		ScopeForm:   {k.FormSubmit, k.FormNext, k.FormCancel, k.ForceQuit},
 		ScopeSink:   {k.StrategyUp, k.StrategyDown, k.Scope, k.FormSubmit, k.FormCancel, k.ForceQuit},
@@ -180,6 +196,7 @@ func (k KeyMap) Scopes() map[string][]key.Binding {
 			k.DialogPageUp, k.DialogPageDown, k.ForceQuit},
 		ScopePicker: {k.PickerUp, k.PickerDown, k.PickerSelect, k.PickerCancel, k.ForceQuit},
 		ScopeStray:  {k.StrayDelete, k.StrayPartition, k.FormCancel, k.ForceQuit},
+		ScopeRewind: {k.IfNewer, k.FormSubmit, k.FormCancel, k.ForceQuit},
 	}
 }
 

@@ -42,7 +42,9 @@ for _ in $(seq 1 40); do tm send-keys -t $session BSpace; done
 typ '{"incrementing":1000}' ; keys C-s ; sleep 1
 shot confirm
 keys Escape ; keys R ; keys Enter ; sleep 2
-keys Escape ; keys Escape ; keys Escape
+keys Enter ; sleep 2 ; keys ']' # orders' history: a commit every few seconds
+shot history
+keys Escape ; keys Escape ; keys Escape ; keys Escape
 filter es-search ; keys Enter ; sleep 1
 shot sink
 keys e ; keys Down ; keys Down ; keys Down ; keys Tab

@@ -26,11 +26,12 @@ type (
 	jobMsg interface{ jobID() int }
 
 	planDoneMsg struct {
-		id   int
-		plan *edit.Plan
-		undo *edit.Undo // for an undo: the edit it undoes, and what is in its way
-		note string     // how the offsets were chosen (sink strategies, copies)
-		err  error
+		id     int
+		plan   *edit.Plan
+		undo   *edit.Undo // for an undo: the edit it undoes, and what is in its way
+		note   string     // how the offsets were chosen (sink strategies, copies)
+		detail []string   // what the note found: a rewind's commits
+		err    error
 	}
 	applyDoneMsg struct {
 		id  int
@@ -99,7 +100,7 @@ func (m *Model) planWith(sub *dialogs.Submission) tea.Cmd {
 	ed := m.opts.Editor
 	cmd := m.startJob(sub.Label, kit.PlanTimeout, func(ctx context.Context, id int) tea.Msg {
 		p, err := sub.Plan(ctx, ed)
-		return planDoneMsg{id: id, plan: p, note: sub.Note, err: err}
+		return planDoneMsg{id: id, plan: p, note: sub.Note, detail: sub.Detail, err: err}
 	})
 	m.planCancel = m.jobCancel
 	return cmd
@@ -212,7 +213,7 @@ func (m *Model) handlePlanDone(msg planDoneMsg) {
 	}
 	m.form = nil
 	m.confirm = dialogs.NewConfirmDialog(&m.km, m.styles, msg.plan, msg.undo, m.opts.Now())
-	m.confirm.Note = msg.note
+	m.confirm.Note, m.confirm.Detail = msg.note, msg.detail
 	m.layout()
 }
 
@@ -391,6 +392,15 @@ func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		t.name, t.sink, t.group = s.Name, true, s.Group()
 		t.sinkRow, t.hasSinkRow = s.Selected()
 		t.sinkRows = len(s.List.Items)
+	case *screens.DetailScreen:
+		if b != &m.km.ToCommit {
+			return nil, false
+		}
+		if reason := m.editBlocked(b); reason != "" {
+			m.setStatus(statusInfo, reason)
+			return nil, true
+		}
+		return m.editToCommit(s), true
 	default:
 		return nil, false // the detail and unparseable views have no edits
 	}
@@ -398,7 +408,13 @@ func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		m.setStatus(statusInfo, reason)
 		return nil, true
 	}
-	if t.sink {
+	switch {
+	case b == &m.km.ToCommit:
+		m.setStatus(statusInfo, "t edits to a commit of a partition's history: open a source partition first ("+m.km.Open.Help().Key+")")
+		return nil, true
+	case b == &m.km.RewindTime:
+		return m.rewindTime(t), true
+	case t.sink:
 		return m.handleSinkEditKey(b, t), true
 	}
 	return m.handleSourceEditKey(b, t), true

@@ -163,6 +163,7 @@ func newFakeEditor(t *testing.T, f *fixture) *fakeEditor {
 		Cmd:           edit.CommandLine{Globals: []string{"-b", "kafka-1.prod.internal:9092"}},
 		VerifyTimeout: time.Second,
 		Now:           func() time.Time { return t0 },
+		History:       f.readHistory,
 	}}
 }
 
@@ -234,6 +235,16 @@ func (e *fakeEditor) SinkRequests() []edit.SinkRequest {
 func (e *fakeEditor) CopyRequest(from, to string) (edit.Request, error) {
 	e.record("copy-request %s %s", from, to)
 	return e.real.CopyRequest(from, to)
+}
+
+func (e *fakeEditor) ReadHistory(ctx context.Context, req edit.HistoryRequest, each func(*edit.Commit) error) (*edit.History, error) {
+	e.record("history %s", req.Connector)
+	return e.real.ReadHistory(ctx, req, each)
+}
+
+func (e *fakeEditor) PlanRewind(ctx context.Context, req edit.RewindRequest) (*edit.Rewind, error) {
+	e.record("rewind %s %s %q", req.Connector, req.At.UTC().Format(time.RFC3339), req.IfNewer)
+	return e.real.PlanRewind(ctx, req)
 }
 
 // Replan keeps the plan: the fake's plans carry the state the test set.

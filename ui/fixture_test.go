@@ -1,13 +1,17 @@
 package ui
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"koff/edit"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
@@ -26,6 +30,10 @@ type fixture struct {
 	// groups is the latest poll of each sink group, for the fake Kafka
 	// side of the editor.
 	groups map[string]model.GroupPoll
+	// log is every record made, in order: the offsets topic's retained
+	// history, which readHistory serves as the broker would.
+	logMu sync.Mutex
+	log   []store.Record
 }
 
 func newFixture() *fixture {
@@ -61,7 +69,41 @@ func (f *fixture) recIn(topicName string, n int, at time.Time, key string, value
 	if value != nil {
 		r.Value = []byte(*value)
 	}
+	f.logMu.Lock()
+	f.log = append(f.log, r)
+	f.logMu.Unlock()
 	return r
+}
+
+// readHistory is edit.HistoryReader over the records the fixture made:
+// nothing compacted, by topic-partition then offset.
+func (f *fixture) readHistory(ctx context.Context, topicName string, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
+	f.logMu.Lock()
+	recs := slices.Clone(f.log)
+	f.logMu.Unlock()
+	slices.SortStableFunc(recs, func(a, b store.Record) int {
+		if a.Partition != b.Partition {
+			return a.Partition - b.Partition
+		}
+		return int(a.Offset - b.Offset)
+	})
+	ends := map[model.TopicPartition]int64{}
+	for _, r := range recs {
+		if r.Topic != topicName {
+			continue
+		}
+		ends[model.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = r.Offset + 1
+		if keep(r.Key) {
+			if err := fn(&edit.HistoryRecord{Record: r}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var logs []edit.RetainedLog
+	for tp, end := range ends {
+		logs = append(logs, edit.RetainedLog{TopicPartition: tp, End: end, FirstGap: end})
+	}
+	return logs, ctx.Err()
 }
 
 func (f *fixture) put(at time.Time, key, value string) {

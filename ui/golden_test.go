@@ -148,6 +148,10 @@ var goldenEdits = []struct {
 	name  string
 	drive func(t *testing.T, f *fixture, ed *fakeEditor, m *Model)
 }{
+	{"history", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		openHistory(t, m)
+		send(t, m, press("]")...) // scrolls to the chosen commit
+	}},
 	{"edit_invalid", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
 		selectPartition(t, m, "jdbc-orders", "rders")
 		send(t, m, press("e", "backspace")...) // the closing brace

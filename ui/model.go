@@ -158,6 +158,8 @@ type Model struct {
 	// and q must not wait for a Connect that does not answer.
 	planCancel context.CancelFunc
 	jobCancel  context.CancelFunc
+	// histCancel stops the partition detail's history read in flight.
+	histCancel context.CancelFunc
 
 	// picker is ":" while open; switchTo is the context chosen in it.
 	picker   *dialogs.ContextPicker
@@ -272,6 +274,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd := m.HandleKey(msg)
 		m.layout()
 		return m, tea.Batch(cmd, m.jobsCmd())
+	case historyMsg:
+		m.handleHistory(msg)
+		return m, nil
 	case jobMsg:
 		cmd := m.handleJob(msg)
 		m.layout()
@@ -367,6 +372,10 @@ func (m *Model) push(s screens.Screen) {
 }
 
 func (m *Model) pop() {
+	if _, ok := m.top().(*screens.DetailScreen); ok && m.histCancel != nil {
+		m.histCancel() // nobody will see the history it reads
+		m.histCancel = nil
+	}
 	if len(m.stack) > 1 {
 		m.stack = m.stack[:len(m.stack)-1]
 		m.layout()
@@ -442,7 +451,7 @@ func (m *Model) HandleKey(msg tea.KeyPressMsg) tea.Cmd {
 			s.CycleSort()
 		}
 	default:
-		m.handleAction(top.HandleKey(msg))
+		return m.handleAction(top.HandleKey(msg))
 	}
 	return nil
 }
@@ -477,7 +486,7 @@ func (m *Model) stopFilter() {
 	m.filter.Blur()
 }
 
-func (m *Model) handleAction(a screens.Action) {
+func (m *Model) handleAction(a screens.Action) tea.Cmd {
 	topics := len(m.topics())
 	switch a := a.(type) {
 	case screens.OpenConnector:
@@ -493,8 +502,11 @@ func (m *Model) handleAction(a screens.Action) {
 		if p, ok := m.top().(*screens.PartitionsScreen); ok {
 			conn = p.ID
 		}
-		m.push(screens.NewDetailScreen(&m.km, m.styles, conn, a.Id, topics))
+		ds := screens.NewDetailScreen(&m.km, m.styles, conn, a.Id, topics)
+		m.push(ds)
+		return m.readHistory(ds)
 	}
+	return nil
 }
 
 // layout gives every part its size: the header and footer take what they

@@ -34,6 +34,8 @@ type ConfirmDialog struct {
 	undo  *edit.Undo // an undo: the edit it undoes, and what is in its way
 	made  time.Time  // when the dialog opened, for the undo's age
 	Note  string     // how the offsets were chosen (a sink strategy)
+	// Detail is what the note found, a line each: a rewind's commits.
+	Detail []string
 
 	name     textinput.Model // reset-all: the connector's name, typed
 	needName bool
@@ -270,6 +272,9 @@ func (d *ConfirmDialog) Content(w int) []string {
 	fact("Kind", kind)
 	if d.Note != "" {
 		fact("Strategy", d.Note)
+	}
+	for _, l := range d.Detail { // times and values whole: wrapped at spaces only
+		out = append(out, kit.WrapAtSpaces(l, w, pad)...)
 	}
 	if p.State == "" {
 		// What the config topic says, or that koff cannot know.

@@ -73,6 +73,9 @@ type Submission struct {
 	Label string
 	Note  string
 	Plan  func(ctx context.Context, ed kit.Editor) (*edit.Plan, error)
+	// Detail is lines the confirmation shows under the note (a rewind's
+	// commits); Plan may fill it, and Note, with what it found.
+	Detail []string
 }
 
 // planRequest submits an edit.Request to Editor.Plan.
@@ -139,6 +142,7 @@ type EditForm struct {
 	ID            model.PartitionID
 	moved         bool // e: the offset in force changed while the form was open
 	NewPartition  bool
+	from          string          // t in the history: the commit whose value is filled in
 	known         map[string]bool // n: the connector's stored partitions, canonical
 	written       []java.Object   // the offset shapes the connector wrote
 	Fields        []*formField
@@ -189,6 +193,15 @@ func NewOffsetForm(km *keymap.KeyMap, st *kit.Styles, connector string, row mode
 	f.help.Styles = st.Help
 	f.Validate()
 	return f
+}
+
+// FromCommit fills the new offset with a commit's value from the
+// partition's history (t on the detail view); from says which commit.
+func (f *EditForm) FromCommit(value, from string) {
+	f.title = "Edit offset to a commit · " + kit.Clean(f.connector)
+	f.from = from
+	f.Fields[0].Area.SetValue(string(text.JSONSafe([]byte(initialOffset(value)))))
+	f.Validate()
 }
 
 // shapeAgainst warns of a new offset's shape against row's offset and
@@ -425,6 +438,9 @@ func (f *EditForm) SetSize(w, h int) {
 	if !f.NewPartition {
 		fixed += 4
 	}
+	if f.from != "" {
+		fixed += 1 + len(kit.IndentWrap(f.from, inner, "  ", 3))
+	}
 	lines = min(lines, max((h-fixed)/len(f.Fields), 1))
 	for _, fl := range f.Fields {
 		fl.Area.SetWidth(inner)
@@ -459,6 +475,10 @@ func (f *EditForm) View(spinner string) string {
 			cur = "(none: deleted)"
 		}
 		lines = append(lines, kit.IndentWrap(cur, inner, "  ", 3)...)
+	}
+	if f.from != "" {
+		lines = append(lines, st.FieldLabel.Render("From the commit"))
+		lines = append(lines, kit.IndentWrap(f.from, inner, "  ", 3)...)
 	}
 	for i, fl := range f.Fields {
 		if i > 0 || !f.NewPartition {

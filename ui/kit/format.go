@@ -322,3 +322,34 @@ func Short(b key.Binding, desc string) key.Binding {
 
 // clipWhatWidth is how much of a source partition the status bar names.
 const ClipWhatWidth = 40
+
+// WrapAtSpaces wraps text behind indent to width w at spaces only, never
+// inside a word: a time or an edit id (whose hyphens ansi's word wrap
+// breaks at) stays whole on its line, unless it is wider than the line.
+func WrapAtSpaces(text string, w int, indent string) []string {
+	room := max(w-ansi.StringWidth(indent), 8)
+	var out []string
+	line, width := "", 0
+	for _, word := range strings.Split(text, " ") {
+		ww := ansi.StringWidth(word)
+		switch {
+		case width == 0:
+			line, width = word, ww
+		case width+1+ww <= room:
+			line, width = line+" "+word, width+1+ww
+		default:
+			out = append(out, line)
+			line, width = word, ww
+		}
+		for width > room { // a word wider than the line: cut it where it must
+			out = append(out, ansi.Cut(line, 0, room))
+			line = ansi.Cut(line, room, width)
+			width = ansi.StringWidth(line)
+		}
+	}
+	out = append(out, line)
+	for i := range out {
+		out[i] = indent + out[i]
+	}
+	return out
+}

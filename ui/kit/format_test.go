@@ -2,6 +2,7 @@ package kit
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,5 +121,21 @@ func TestCountGroupsThousands(t *testing.T) {
 		if got := Count(n); got != want {
 			t.Errorf("count(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// A time's hyphens are no place to break it (ansi's word wrap breaks
+// there): it moves whole to the next line; a value wider than the line is
+// wrapped, every byte of it kept.
+func TestWrapAtSpacesKeepsTimesWhole(t *testing.T) {
+	got := WrapAtSpaces("stray connect-offsets/7: 1 commit from 2025-11-29T16:10:00.000Z, its first commit", 50, "  ")
+	want := []string{"  stray connect-offsets/7: 1 commit from", "  2025-11-29T16:10:00.000Z, its first commit"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	long := `{"position":` + strings.Repeat("9", 40) + `}`
+	lines := WrapAtSpaces(long, 20, "")
+	if len(lines) < 3 || strings.Join(lines, "") != long {
+		t.Errorf("long value wrapped as %q", lines)
 	}
 }

@@ -46,6 +46,12 @@ type Editor interface {
 	CopyRequest(from, to string) (edit.Request, error)
 	// Replan plans the same edit on the offsets as they are now.
 	Replan(ctx context.Context, p *edit.Plan) (*edit.Plan, error)
+	// ReadHistory reads a connector's commits still in the offsets topics
+	// (the partition detail's history), handing each on as it is read.
+	ReadHistory(ctx context.Context, req edit.HistoryRequest, each func(*edit.Commit) error) (*edit.History, error)
+	// PlanRewind plans a source connector's rewind to a time, as koff set
+	// NAME --to-datetime T does.
+	PlanRewind(ctx context.Context, req edit.RewindRequest) (*edit.Rewind, error)
 }
 
 // How long each call may take. Apply includes the wait for the tailer to
@@ -55,4 +61,6 @@ const (
 	ApplyTimeout  = 2 * time.Minute
 	StopTimeout   = 90 * time.Second
 	ResumeTimeout = 30 * time.Second
+	// HistoryTimeout bounds reading an offsets topic from its start.
+	HistoryTimeout = 2 * time.Minute
 )

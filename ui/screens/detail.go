@@ -35,6 +35,7 @@ type DetailScreen struct {
 	now           time.Time
 	vp            viewport.Model
 	width, height int
+	hist          historyState
 }
 
 func NewDetailScreen(km *keymap.KeyMap, st *kit.Styles, conn model.ConnectorID, id model.PartitionID, topics int) *DetailScreen {
@@ -71,7 +72,14 @@ func (s *DetailScreen) Sync() {
 }
 
 func (s *DetailScreen) HandleKey(msg tea.KeyPressMsg) Action {
-	kit.ScrollViewport(&s.vp, s.km, msg)
+	switch {
+	case key.Matches(msg, s.km.NewerCommit):
+		s.moveCommit(-1)
+	case key.Matches(msg, s.km.OlderCommit):
+		s.moveCommit(1)
+	default:
+		kit.ScrollViewport(&s.vp, s.km, msg)
+	}
 	return nil
 }
 
@@ -208,6 +216,9 @@ func (s *DetailScreen) Content() []string {
 		}
 	}
 
+	if s.hist.h != nil {
+		return s.historyLines(out, w) // every retained commit, which the recent updates are the tail of
+	}
 	section("Recent updates", "newest first", kit.Plural(len(d.History), "kept", "kept"))
 	for i := len(d.History) - 1; i >= 0; i-- {
 		u := d.History[i]
@@ -218,7 +229,7 @@ func (s *DetailScreen) Content() []string {
 			out = append(out, "      "+kit.Truncate(compactJSON(u.Value), w-6))
 		}
 	}
-	return out
+	return s.historyLines(out, w)
 }
 
 // updateSummary says what update i changed relative to update i-1.
@@ -259,12 +270,18 @@ func compactJSON(raw []byte) string {
 func (s *DetailScreen) ShortHelp() []key.Binding {
 	scroll := s.km.Down
 	scroll.SetHelp("↑↓/pgdn", "scroll")
-	return []key.Binding{scroll, s.km.Back, kit.Short(s.km.Clipboard, "copy offset"), s.km.Unparseable, s.km.Help, s.km.Quit}
+	if s.hist.h == nil { // no history read (yet): nothing to choose
+		return []key.Binding{scroll, s.km.Back, kit.Short(s.km.Clipboard, "copy offset"), s.km.Unparseable, s.km.Help, s.km.Quit}
+	}
+	commit := s.km.OlderCommit
+	commit.SetHelp("[/]", "choose commit")
+	return []key.Binding{scroll, commit, kit.Short(s.km.ToCommit, "edit to commit"), s.km.Back, kit.Short(s.km.Clipboard, "copy offset"), s.km.Help, s.km.Quit}
 }
 
 func (s *DetailScreen) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{s.km.Up, s.km.Down, s.km.PageUp, s.km.PageDown, s.km.Home, s.km.End},
+		{s.km.NewerCommit, s.km.OlderCommit, s.km.ToCommit},
 		{s.km.Back, kit.Short(s.km.Clipboard, "copy offset"), s.km.Context},
 		{s.km.Unparseable, s.km.Help, s.km.Quit},
 	}

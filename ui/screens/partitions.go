@@ -509,7 +509,7 @@ func (s *PartitionsScreen) ShortHelp() []key.Binding {
 func (s *PartitionsScreen) FullHelp() [][]key.Binding {
 	return append(tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.List.Filter, true), true, true, "copy offset"),
 		[]key.Binding{s.km.EditOffset, s.km.ResetOffset, s.km.NewPartition, s.km.ResetAll, kit.Short(s.km.Copy, "copy offsets to…"),
-			s.km.Stop, s.km.Resume, s.km.Undo})
+			s.km.RewindTime, s.km.Stop, s.km.Resume, s.km.Undo})
 }
 
 // pointers are the rows of read as the screen holds them.

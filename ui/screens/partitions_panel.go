@@ -81,7 +81,9 @@ func (s *PartitionsScreen) panel() []string {
 	cells := []rune(kit.Sparkline(buckets))
 	if edited && len(cells) > 0 { // ✎ in the cell of the edit
 		cell := timelineSpan / time.Duration(len(cells))
-		cells[max(len(cells)-1-int(s.now.Sub(edit)/cell), 0)] = '✎'
+		// An edit made on a screen above this one can be newer than the
+		// now this screen last drew at: it is in the newest cell.
+		cells[min(max(len(cells)-1-int(s.now.Sub(edit)/cell), 0), len(cells)-1)] = '✎'
 	}
 	spark := st.Info.Render(string(cells))
 	middle := "records per flush, " + kit.ShortDur(timelineSpan/time.Duration(max(w, 1))) + " a cell"
