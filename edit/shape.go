@@ -270,7 +270,7 @@ type shapeJudge struct {
 	// look at its own partition's history (thousands of partitions in one
 	// rewind or import would each parse theirs).
 	knownKeys map[string]bool
-	others []java.Object // its partition maps, one per set of field names
+	others    []java.Object // its partition maps, one per set of field names
 }
 
 func (e *Editor) shapeJudge(p *Plan, copies []storedCopy) *shapeJudge {
