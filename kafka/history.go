@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"sync"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
@@ -76,7 +75,7 @@ func (c Config) ReadHistory(ctx context.Context, topic string, keep func(key []b
 		lg.FirstGap = lg.End
 		out = append(out, lg)
 	}
-	bufs := &sync.Pool{New: func() any { return new(decoder) }}
+	bufs := newFetchBuffers()
 	var readers []*aheadReader
 	release := func(int) {}
 	if readAhead > 0 {

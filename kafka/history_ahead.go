@@ -3,7 +3,6 @@ package kafka
 import (
 	"context"
 	"encoding/binary"
-	"sync"
 
 	kafkago "github.com/segmentio/kafka-go"
 
@@ -19,6 +18,29 @@ import (
 var readAhead = 4
 
 const fetchesAhead = 2
+
+// fetchBuffers keeps the buffers of answers walked for the next fetches:
+// a fetch into a new buffer each time made a megabyte of garbage per
+// fetch, and the collector's work with it.
+type fetchBuffers chan *decoder
+
+func newFetchBuffers() fetchBuffers { return make(fetchBuffers, readAhead*(fetchesAhead+2)+1) }
+
+func (f fetchBuffers) get() *decoder {
+	select {
+	case d := <-f:
+		return d
+	default:
+		return new(decoder)
+	}
+}
+
+func (f fetchBuffers) put(d *decoder) {
+	select {
+	case f <- d:
+	default:
+	}
+}
 
 // fetched is one answer fetched ahead: the fetch from pos, and the
 // decoder whose buffer holds it.
@@ -39,7 +61,7 @@ type aheadReader struct {
 // fetchAhead starts fetching every partition of logs ahead, readAhead at
 // a time in their order; release(i) says the walk is done with logs[i].
 // The readers stop when ctx ends.
-func (c Config) fetchAhead(ctx context.Context, tr *kafkago.Transport, logs []RetainedLog, bufs *sync.Pool) (readers []*aheadReader, release func(i int)) {
+func (c Config) fetchAhead(ctx context.Context, tr *kafkago.Transport, logs []RetainedLog, bufs fetchBuffers) (readers []*aheadReader, release func(i int)) {
 	readers = make([]*aheadReader, len(logs))
 	slots := make(chan struct{}, max(readAhead, 1))
 	for i := range readers {
@@ -66,12 +88,12 @@ func (c Config) fetchAhead(ctx context.Context, tr *kafkago.Transport, logs []Re
 // guessing each next position from the batch headers as the walk finds
 // it; the walk checks the guess and fetches itself where it differs (a
 // batch it could not inflate, old-format batches, an error).
-func (c Config) readAheadOf(tr *kafkago.Transport, lg RetainedLog, r *aheadReader, bufs *sync.Pool) {
+func (c Config) readAheadOf(tr *kafkago.Transport, lg RetainedLog, r *aheadReader, bufs fetchBuffers) {
 	defer close(r.ch)
 	ctx := r.ctx
 	pos := lg.LogStart
 	for pos < lg.End {
-		dec := bufs.Get().(*decoder)
+		dec := bufs.get()
 		p, err := c.fetchCommitted(ctx, tr, lg.TopicPartition, pos, dec)
 		select {
 		case r.ch <- fetched{pos: pos, p: p, err: err, dec: dec}:
@@ -109,13 +131,13 @@ type aheadFetch struct {
 	c    Config
 	tr   *kafkago.Transport
 	r    *aheadReader
-	bufs *sync.Pool
+	bufs fetchBuffers
 	last *decoder
 }
 
 func (a *aheadFetch) fetch(ctx context.Context, tp model.TopicPartition, pos int64, d *decoder) (*fetchedPartition, error) {
 	if a.last != nil {
-		a.bufs.Put(a.last)
+		a.bufs.put(a.last)
 		a.last = nil
 	}
 	if a.r != nil {
@@ -132,7 +154,7 @@ func (a *aheadFetch) fetch(ctx context.Context, tp model.TopicPartition, pos int
 func (a *aheadFetch) done() {
 	a.stop()
 	if a.last != nil {
-		a.bufs.Put(a.last)
+		a.bufs.put(a.last)
 		a.last = nil
 	}
 }
