@@ -141,9 +141,14 @@ func (a *aheadFetch) fetch(ctx context.Context, tp model.TopicPartition, pos int
 		a.last = nil
 	}
 	if a.r != nil {
-		if f, ok := <-a.r.ch; ok && f.pos == pos {
-			a.last = f.dec
-			return f.p, f.err
+		select {
+		case f, ok := <-a.r.ch:
+			if ok && f.pos == pos {
+				a.last = f.dec
+				return f.p, f.err
+			}
+		case <-ctx.Done(): // its reader may never have started
+			return nil, ctx.Err()
 		}
 		a.stop()
 	}
@@ -159,13 +164,12 @@ func (a *aheadFetch) done() {
 	}
 }
 
-// stop ends the reader and lets its answers go.
+// stop ends the reader and lets its answers go (to the collector: a
+// reader stopped before it started never closes its channel).
 func (a *aheadFetch) stop() {
 	if a.r == nil {
 		return
 	}
 	a.r.cancel()
-	for range a.r.ch {
-	}
 	a.r = nil
 }

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -86,6 +87,26 @@ func TestHistoryReadAheadHandsOnWhatAReadInTurnDoes(t *testing.T) {
 			t.Fatalf("read ahead %d: %v", ahead, err)
 		}
 		return out, logs
+	}
+	// A callback's error, or the command's end, stops the read there.
+	stop := errors.New("stop")
+	for _, cancelIt := range []bool{false, true} {
+		rctx, cancel := context.WithCancel(ctx)
+		n := 0
+		_, err := Config{Brokers: []string{addr}}.ReadHistory(rctx, "connect-offsets", nil, func(r *HistoryRecord) error {
+			if n++; n == 20000 {
+				if cancelIt {
+					cancel()
+					return nil
+				}
+				return stop
+			}
+			return nil
+		})
+		cancel()
+		if cancelIt && !errors.Is(err, context.Canceled) && (err == nil || !strings.Contains(err.Error(), "canceled")) || !cancelIt && err != stop {
+			t.Errorf("cancelled %v: the read ended with %v after %d records", cancelIt, err, n)
+		}
 	}
 	for _, keep := range []func([]byte) bool{nil, func(k []byte) bool { return !strings.Contains(string(k), "big") || k[len(k)-3]%2 == 0 }} {
 		inTurn, inTurnLogs := read(0, keep)
