@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -96,14 +97,14 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	if err := s.ed.RequireSource(s.ctx, req.Connector, req.Partitions); err != nil {
 		return err
 	}
-	out := newAsyncWriter(env.Stdout)
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
 	var h *edit.History
 	if o.output == "json" {
 		h, err = writeHistoryJSON(s.ctx, s.ed, req, out)
 	} else {
 		h, err = writeHistoryText(s.ctx, s.ed, req, out)
 	}
-	if ferr := out.Close(); err == nil {
+	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}
 	if err != nil {

@@ -25,9 +25,8 @@ func (f *failingOutput) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// koff history into an output that fails stops there and says so in one
-// line, as it did when it wrote from its own goroutine: the lines made
-// meanwhile are not written after the failure.
+// koff history into an output that fails (a full disk) stops there and
+// says so in one line: nothing is written after the failure.
 func TestHistoryIntoAFailingOutputSaysSoInOneLine(t *testing.T) {
 	addr := offsetsBroker(t)
 	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
