@@ -229,16 +229,20 @@ func timesAre(logAppend bool) string {
 
 // writeHistoryJSON streams the history as one JSON object: the commits as
 // read, then each stored key's summary and each topic-partition's bounds.
-// Values are the stored bytes (numbers as stored), written by hand.
+// Values are the stored bytes (numbers as stored), written by hand. Only
+// the outside bytes (names, keys, values) go through text.JSONSafe: the
+// rest is koff's ASCII, and a million commits feel every byte scanned.
 func writeHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w io.Writer) (*edit.History, error) {
-	write := func(b []byte) { w.Write(text.JSONSafe(b)) }
-	var b []byte
+	var b, scratch []byte
 	b = append(b, `{"connector":`...)
-	b = java.AppendJackson(b, req.Connector)
+	b = appendJSONSafe(b, java.AppendJackson(nil, req.Connector))
 	b = append(b, `,"commits":[`...)
-	write(b)
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
 	n := 0
-	keys := map[string][]byte{} // each key as JSON with its partition map, made once
+	var refs refText
+	keys := map[*edit.CopyHistory][]byte{} // each key as JSON with its partition map, made once
 	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
 		b = b[:0]
 		if n > 0 {
@@ -246,30 +250,32 @@ func writeHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequ
 		}
 		n++
 		b = append(b, "\n{"...)
-		b = appendRef(b, edit.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime})
-		k, ok := keys[c.ID.Key]
+		b = refs.append(b, edit.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime})
+		k, ok := keys[c.Summary]
 		if !ok {
 			k = java.AppendJackson(nil, c.ID.Key)
 			k = append(k, `,"source_partition":`...)
 			k = appendRaw(k, []byte(c.Partition))
-			keys[c.ID.Key] = k
+			k = text.JSONSafe(k)
+			keys[c.Summary] = k
 		}
 		b = append(b, `,"key":`...)
 		b = append(b, k...)
 		b = append(b, `,"copy":"`...)
 		b = append(b, c.Copy...)
 		b = append(b, `","value":`...)
-		b = appendRaw(b, c.Value)
+		scratch = appendRaw(scratch[:0], c.Value)
+		b = appendJSONSafe(b, scratch)
 		if c.Edit != nil {
 			e, _ := json.Marshal(c.Edit)
-			b = append(append(b, `,"koff_edit":`...), e...)
+			b = appendJSONSafe(append(b, `,"koff_edit":`...), e)
 		}
 		if c.Koff {
 			b = append(b, `,"koff_header":true`...)
 		}
 		b = append(b, '}')
-		write(b)
-		return nil
+		_, err := w.Write(b)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -322,9 +328,15 @@ func writeHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequ
 		b = fmt.Appendf(b, "\n{\"topic\":%s,\"partition\":%d,\"log_start\":%d,\"end\":%d,\"first_gap\":%d}", java.AppendJackson(nil, l.Topic), l.Partition, l.LogStart, l.End, l.FirstGap)
 	}
 	b = append(b, "]}\n"...)
-	write(b)
-	return h, nil
+	_, err = w.Write(text.JSONSafe(b))
+	return h, err
 }
+
+// appendJSONSafe appends outside JSON text with text.JSONSafe's escapes.
+// Escaping it apart from koff's ASCII around it changes nothing: JSONSafe
+// looks at one character at a time, and at runs of combining marks, which
+// ASCII ends.
+func appendJSONSafe(b, part []byte) []byte { return append(b, text.JSONSafe(part)...) }
 
 // appendRef writes a commit's place and time as JSON fields.
 func appendRef(b []byte, c edit.CommitRef) []byte {
@@ -339,6 +351,48 @@ func appendRef(b []byte, c edit.CommitRef) []byte {
 	b = append(b, `,"offset":`...)
 	b = strconv.AppendInt(b, c.Offset, 10)
 	return b
+}
+
+// refText is appendRef for a stream of commits, escaped: the topic's JSON and the
+// time's text down to the second are made once for a run of commits that
+// share them.
+type refText struct {
+	topic     string
+	topicJSON []byte
+	sec       int64
+	secText   []byte // "2006-01-02T15:04:05." (nil: none yet)
+}
+
+func (r *refText) append(b []byte, c edit.CommitRef) []byte {
+	b = append(b, `"time":"`...)
+	b = r.appendTime(b, c.Time)
+	b = append(b, `","timestamp_type":"`...)
+	b = append(b, edit.TimestampType(c.LogAppendTime)...)
+	b = append(b, `","topic":`...)
+	if r.topicJSON == nil || r.topic != c.Topic {
+		r.topic, r.topicJSON = c.Topic, text.JSONSafe(java.AppendJackson(nil, c.Topic))
+	}
+	b = append(b, r.topicJSON...)
+	b = append(b, `,"partition":`...)
+	b = strconv.AppendInt(b, int64(c.Partition), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, c.Offset, 10)
+	return b
+}
+
+// appendTime is appendHistoryTime, the text up to the second made once
+// per second.
+func (r *refText) appendTime(b []byte, t time.Time) []byte {
+	if sec := t.Unix(); r.secText == nil || sec != r.sec {
+		full := appendHistoryTime(nil, t)
+		if len(full) != len("2006-01-02T15:04:05.000Z") {
+			return append(b, full...) // a year beyond 4 digits: as it is
+		}
+		r.sec, r.secText = sec, full[:len("2006-01-02T15:04:05.")]
+	}
+	b = append(b, r.secText...)
+	ms := t.Nanosecond() / 1e6
+	return append(b, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 }
 
 // appendRaw writes stored JSON as it is (numbers as stored), a value that

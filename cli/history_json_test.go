@@ -10,7 +10,13 @@ import (
 // writes a stored value as it is only when it is.
 func FuzzValidJSONAgreesWithEncodingJSON(f *testing.F) {
 	for _, s := range []string{`{"lsn":1}`, `{"a":-0.0,"b":1E+2,"c":[true,false,null]}`, ` {"x":"\u00e9\n"} `, `{"a":01}`,
-		`{"a":1.}`, `{"a":"\x"}`, `{"a" 1}`, `[1,]`, `{}`, `[]`, `"\ud800"`, "\"\x01\"", `nul`, `{"a":1}}`, "\"\xff\"", ``, `-`, `1e`, `{"a":[{"b":{}}]}`} {
+		`{"a":1.}`, `{"a":"\x"}`, `{"a" 1}`, `[1,]`, `{}`, `[]`, `"\ud800"`, "\"\x01\"", `nul`, `{"a":1}}`, "\"\xff\"", ``, `-`, `1e`, `{"a":[{"b":{}}]}`,
+		// Eight bytes at a time: runs of string bytes and digits, each with
+		// one byte that ends or spoils them at every place of a word.
+		`{"abcdefghijklmnopq":12345678901234567890.12345678901e12345678901}`, "\"abcdefg\x1fhijklmnop\"", "\"abcdefgh\x7fijklmnop\"",
+		`"abcdefg\"hijklmnop"`, `"abcdefgh\u00e9ijklmnop"`, `"abcdefg\qhijklmnop"`, "\"ééééééééé\xff\xfe\"", `12345678901234567a`,
+		`123456789012345678901234567890`, `-0.12345678901234567E+12345678`, `"abcdefghijklmnopqrstuvwxyz`, `1234567/89`, "1234567\xb089",
+		`"abcdefghijklmnop"`, `"a!#$%&'()*+,-./0123456789:;<=>?@[]^_{|}~"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -65,6 +65,9 @@ type Commit struct {
 	// Koff says the record carries koff's header (a direct write).
 	Edit *KoffEdit
 	Koff bool
+	// Summary is its stored key's summary so far: one pointer per key,
+	// which a writer can remember things by.
+	Summary *CopyHistory
 }
 
 // KoffEdit names an audited edit.
@@ -138,6 +141,10 @@ type keyFilter struct {
 	connector string
 	canons    map[string]bool // nil: every partition
 	keys      map[string]*keyInfo
+	// The key last asked about, by its bytes' place: the reader asks keep
+	// and then, for a record kept, info about the same bytes.
+	lastKey []byte
+	last    *keyInfo
 }
 
 func newKeyFilter(connector string, parts []java.Object) *keyFilter {
@@ -152,6 +159,15 @@ func newKeyFilter(connector string, parts []java.Object) *keyFilter {
 }
 
 func (f *keyFilter) info(key []byte) *keyInfo {
+	if len(key) > 0 && len(key) == len(f.lastKey) && &key[0] == &f.lastKey[0] {
+		return f.last // the record keep was just asked about
+	}
+	ki := f.lookup(key)
+	f.lastKey, f.last = key, ki
+	return ki
+}
+
+func (f *keyFilter) lookup(key []byte) *keyInfo {
 	if ki, ok := f.keys[string(key)]; ok {
 		return ki
 	}
@@ -225,7 +241,7 @@ func (e *Editor) ReadHistory(ctx context.Context, req HistoryRequest, each func(
 				return nil
 			}
 			c = Commit{ID: s.ID, Partition: ki.partition, Offset: r.Offset, Time: r.Time, LogAppendTime: r.LogAppendTime,
-				Value: r.Value, Copy: s.Copy, Koff: r.Koff, Edit: marks.match(r)}
+				Value: r.Value, Copy: s.Copy, Koff: r.Koff, Edit: marks.match(r), Summary: s}
 			h.Shown++
 			return each(&c)
 		})

@@ -134,10 +134,10 @@ func (e *Editor) PlanRewind(ctx context.Context, req RewindRequest) (*Rewind, er
 		ref := &CommitRef{TopicPartition: model.TopicPartition{Topic: r.Topic, Partition: r.Partition}, Offset: r.Offset, Time: r.Time, LogAppendTime: r.LogAppendTime}
 		rw.LogAppendTime = rw.LogAppendTime || r.LogAppendTime
 		if kh.oldest == nil || r.Time.Before(kh.oldest.Time) {
-			kh.oldest, kh.oldestV = ref, clone(r.Value)
+			kh.oldest, kh.oldestV = ref, reuse(kh.oldestV, r.Value)
 		}
 		if !r.Time.After(req.At) && (kh.at == nil || !r.Time.Before(kh.at.Time)) {
-			kh.at, kh.atValue = ref, clone(r.Value)
+			kh.at, kh.atValue = ref, reuse(kh.atValue, r.Value)
 		}
 		return nil
 	})
@@ -243,6 +243,15 @@ func itemsOf(parts []java.Object) []Item {
 		out = append(out, Item{Partition: p})
 	}
 	return out
+}
+
+// reuse is clone into old's bytes when they are room enough: a key's
+// commit in force is replaced at each of its records before the time.
+func reuse(old, b []byte) []byte {
+	if b == nil || cap(old) < len(b) {
+		return clone(b)
+	}
+	return append(old[:0], b...)
 }
 
 func clone(b []byte) []byte {

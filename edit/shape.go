@@ -266,7 +266,11 @@ type shapeJudge struct {
 	copies []storedCopy
 	read   bool
 	known  []java.Object // offset shapes of all the connector's partitions
-	others []java.Object // its partition maps, one per set of field names
+	// knownKeys are known's shapeKeys: an offset of one of them needs no
+	// look at its own partition's history (thousands of partitions in one
+	// rewind or import would each parse theirs).
+	knownKeys map[string]bool
+	others    []java.Object // its partition maps, one per set of field names
 }
 
 func (e *Editor) shapeJudge(p *Plan, copies []storedCopy) *shapeJudge {
@@ -290,6 +294,10 @@ func (j *shapeJudge) warnings(it Item, ch Change) []string {
 			}
 		}
 		j.known = WrittenShapes(j.e.Store, rows)
+		j.knownKeys = make(map[string]bool, len(j.known))
+		for _, o := range j.known {
+			j.knownKeys[shapeKey(o)] = true
+		}
 	}
 	canon := canonOf(it.Partition)
 	var mine []model.PartitionRow // the edited partition's own history counts whatever its rank
@@ -306,7 +314,14 @@ func (j *shapeJudge) warnings(it Item, ch Change) []string {
 			out = append(out, ch.PartitionJSON+": "+w)
 		}
 	}
-	known := append(WrittenShapes(j.e.Store, mine), j.known...)
+	var known []java.Object
+	if want := shapeKey(it.Offset); j.knownKeys[want] || inForce != nil && shapeKey(inForce) == want {
+		// A shape the connector writes: the partition's own history
+		// cannot change that.
+		known = j.known
+	} else {
+		known = append(WrittenShapes(j.e.Store, mine), j.known...)
+	}
 	for _, w := range OffsetShapeWarnings(it.Offset, inForce, known) {
 		out = append(out, ch.PartitionJSON+": offset "+w)
 	}

@@ -65,26 +65,43 @@ func (c Config) ReadHistory(ctx context.Context, topic string, keep func(key []b
 	}
 	tr := c.transport()
 	defer tr.CloseIdleConnections()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the readers ahead
 	var d decoder
 	d.borrow = true
 	out := make([]RetainedLog, 0, n)
 	for _, tp := range tps {
 		lg := RetainedLog{TopicPartition: tp, LogStart: starts[tp], End: ends[tp]}
 		lg.FirstGap = lg.End
-		if err := c.readRetained(ctx, tr, &d, &lg, keep, fn); err != nil {
+		out = append(out, lg)
+	}
+	bufs := newFetchBuffers()
+	var readers []*aheadReader
+	release := func(int) {}
+	if readAhead > 0 {
+		readers, release = c.fetchAhead(ctx, tr, out, bufs)
+	}
+	for i := range out {
+		a := &aheadFetch{c: c, tr: tr, bufs: bufs}
+		if readers != nil {
+			a.r = readers[i]
+		}
+		err := c.readRetained(ctx, a, &d, &out[i], keep, fn)
+		a.done()
+		release(i)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, lg)
 	}
 	return out, nil
 }
 
 // readRetained reads one partition for ReadHistory.
-func (c Config) readRetained(ctx context.Context, tr *kafkago.Transport, d *decoder, lg *RetainedLog, keep func([]byte) bool, fn func(*HistoryRecord) error) error {
+func (c Config) readRetained(ctx context.Context, a *aheadFetch, d *decoder, lg *RetainedLog, keep func([]byte) bool, fn func(*HistoryRecord) error) error {
 	w := historyWalk{log: lg, keep: keep, fn: fn, expect: lg.LogStart}
 	pos := lg.LogStart
 	for pos < lg.End {
-		p, err := c.fetchCommitted(ctx, tr, lg.TopicPartition, pos, d)
+		p, err := a.fetch(ctx, lg.TopicPartition, pos, d)
 		if err == nil && p.ErrorCode != 0 {
 			if e := kafkago.Error(p.ErrorCode); errors.Is(e, kafkago.OffsetOutOfRange) && p.LogStartOffset > pos {
 				// Deleted below while reading: the history starts later.

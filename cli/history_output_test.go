@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// failingOutput takes limit bytes, then fails as a full disk does.
+type failingOutput struct {
+	took, limit, after int
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+func (f *failingOutput) Write(p []byte) (int, error) {
+	if f.took+len(p) > f.limit {
+		f.after++
+		return 0, errDiskFull
+	}
+	f.took += len(p)
+	return len(p), nil
+}
+
+// koff history into an output that fails (a full disk) stops there and
+// says so in one line: nothing is written after the failure.
+func TestHistoryIntoAFailingOutputSaysSoInOneLine(t *testing.T) {
+	addr := offsetsBroker(t)
+	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	key := `["pg",{"server":"db"}]`
+	values := make([]string, 20000)
+	for i := range values {
+		values[i] = fmt.Sprintf(`{"lsn":%d}`, i)
+	}
+	produceMany(t, addr, 0, key, values, t0)
+	out := &failingOutput{limit: 200 << 10}
+	var errb bytes.Buffer
+	code := Main([]string{"history", "pg", "-b", addr, "-o", "json"}, Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	if code == 0 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "no space left on device") {
+		t.Errorf("exit %d, stderr %q: want one line that says the output failed", code, errb.String())
+	}
+	if out.after != 1 {
+		t.Errorf("%d writes after the first failed: want none", out.after-1)
+	}
+}
