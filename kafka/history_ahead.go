@@ -95,15 +95,18 @@ func (c Config) readAheadOf(tr *kafkago.Transport, lg RetainedLog, r *aheadReade
 	for pos < lg.End {
 		dec := bufs.get()
 		p, err := c.fetchCommitted(ctx, tr, lg.TopicPartition, pos, dec)
+		// Where the next fetch starts is read off the answer before it is
+		// handed on: once handed, the walk owns its buffer and gives it
+		// back for another fetch to write into.
+		next := pos
+		if err == nil && p.ErrorCode == 0 && p.legacy == nil {
+			next = nextAfter(pos, p)
+		}
 		select {
 		case r.ch <- fetched{pos: pos, p: p, err: err, dec: dec}:
 		case <-ctx.Done():
 			return
 		}
-		if err != nil || p.ErrorCode != 0 || p.legacy != nil {
-			return
-		}
-		next := nextAfter(pos, p)
 		if next <= pos {
 			return
 		}
@@ -144,7 +147,11 @@ func (a *aheadFetch) fetch(ctx context.Context, tp model.TopicPartition, pos int
 		select {
 		case f, ok := <-a.r.ch:
 			if ok && f.pos == pos {
-				a.last = f.dec
+				if f.err == nil {
+					// A failed fetch's buffer is not reused: a read cut
+					// short by its context may still be writing into it.
+					a.last = f.dec
+				}
 				return f.p, f.err
 			}
 		case <-ctx.Done(): // its reader may never have started
