@@ -57,8 +57,9 @@ func TestPrintedCommandRunsAsPrinted(t *testing.T) {
 		}
 	}
 	// And the sources copied and set: their tasks would flush between the
-	// two runs of a plan.
-	for _, src := range []string{"jdbc-shop", "jdbc-crm"} {
+	// two runs of a plan. file-logs too: it writes logs.app, whose end the
+	// sinks' plans measure their lag after by.
+	for _, src := range []string{"jdbc-shop", "jdbc-crm", "file-logs"} {
 		if err := c.StopConnector(src); err != nil {
 			t.Fatal(err)
 		}
