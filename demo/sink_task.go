@@ -9,7 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
+	"koff/demo/rest"
+
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -225,7 +226,7 @@ func (t *sinkTask) commit(ctx context.Context, cl *kgo.Client) {
 	cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 		failed = err
 		if err == nil {
-			failed = commitErr(resp)
+			failed = rest.CommitError(resp)
 		}
 	})
 	if failed != nil {
@@ -286,16 +287,4 @@ func sleep(ctx context.Context, d time.Duration) {
 type topicPartition struct {
 	topic     string
 	partition int32
-}
-
-// commitErr is the first partition error of an OffsetCommit response.
-func commitErr(resp *kmsg.OffsetCommitResponse) error {
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

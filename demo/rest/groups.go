@@ -92,10 +92,16 @@ func commitGroupOffsets(ctx context.Context, cl *kgo.Client, group string, offse
 	if err != nil {
 		return err
 	}
+	return CommitError(resp)
+}
+
+// CommitError is the first partition error of an OffsetCommit response,
+// as Admin reports it (and as the demo's sink tasks log their commits').
+func CommitError(resp *kmsg.OffsetCommitResponse) error {
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
 			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return err // the first partition error, as Admin reports it
+				return err
 			}
 		}
 	}

@@ -14,8 +14,8 @@ import (
 // "orders 1". It is how a narrow column shows a partition or an offset:
 // every number whole, so 1000 and 100000 never look alike. ok is false
 // for anything but a flat object.
-func JSONValues(s string) (string, bool) {
-	if vals, ok := PlainValues(s); ok {
+func jsonValues(s string) (string, bool) {
+	if vals, ok := plainValues(s); ok {
 		return vals, true
 	}
 	v, err := java.ParseJSON([]byte(s))
@@ -50,7 +50,7 @@ func FitJSON(s string, w int) string {
 	if ansi.StringWidth(full) <= w {
 		return full
 	}
-	if vals, ok := JSONValues(s); ok {
+	if vals, ok := jsonValues(s); ok {
 		return TruncateMiddle(Clean(vals), w)
 	}
 	return TruncateMiddle(full, w)
@@ -61,11 +61,11 @@ func CompactWidth(s string) int {
 	if plainCell(s) {
 		// Its values are printable ASCII too, and shorter: as wide as
 		// they are long, measured without making them.
-		if n, ok := PlainValuesLen(s); ok {
+		if n, ok := plainValuesLen(s); ok {
 			return n
 		}
 	}
-	if vals, ok := JSONValues(s); ok {
+	if vals, ok := jsonValues(s); ok {
 		return CellWidth(Clean(vals))
 	}
 	return CellWidth(CleanJSON(s))
@@ -75,7 +75,7 @@ func CompactWidth(s string) int {
 // strings without escapes, numbers, booleans and nulls that nearly every
 // partition and offset is: measuring a column of 100,000 rows on each
 // refresh was mostly parsing. ok is false for anything else.
-func PlainValues(s string) (string, bool) {
+func plainValues(s string) (string, bool) {
 	var b strings.Builder
 	if _, ok := walkPlainValues(s, &b); !ok {
 		return "", false
@@ -84,7 +84,7 @@ func PlainValues(s string) (string, bool) {
 }
 
 // plainValuesLen is the length of plainValues(s), without making it.
-func PlainValuesLen(s string) (int, bool) { return walkPlainValues(s, nil) }
+func plainValuesLen(s string) (int, bool) { return walkPlainValues(s, nil) }
 
 // valuesOut is where walkPlainValues puts the values: a builder, or
 // (nil) only their length.

@@ -225,7 +225,7 @@ func NaturalLess(a, b string) bool {
 	}
 	a, b = a[p:], b[p:]
 	for a != "" && b != "" {
-		da, db := DigitRun(a), DigitRun(b)
+		da, db := digitRun(a), digitRun(b)
 		if da > 0 && db > 0 {
 			na := strings.TrimLeft(a[:da], "0")
 			nb := strings.TrimLeft(b[:db], "0")
@@ -267,7 +267,7 @@ func CellWidth(s string) int {
 func NaturalKey(s string) string {
 	b := make([]byte, 0, len(s)+8)
 	for i := 0; i < len(s); {
-		d := DigitRun(s[i:])
+		d := digitRun(s[i:])
 		if d == 0 {
 			b = append(b, s[i])
 			i++
@@ -281,7 +281,7 @@ func NaturalKey(s string) string {
 	return string(b)
 }
 
-func DigitRun(s string) int {
+func digitRun(s string) int {
 	i := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++

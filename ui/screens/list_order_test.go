@@ -1,7 +1,6 @@
 package screens
 
 import (
-	"fmt"
 	"math/rand"
 	"slices"
 	"strconv"
@@ -11,8 +10,6 @@ import (
 
 	"koff/keymap"
 	"koff/model"
-	"koff/model/java"
-	"koff/model/text"
 	"koff/ui/kit"
 )
 
@@ -131,97 +128,6 @@ func TestIncrementalFilterSameAsFull(t *testing.T) {
 	}
 }
 
-// naturalLessReference is naturalLess before it skipped common prefixes.
-func naturalLessReference(a, b string) bool {
-	for a != "" && b != "" {
-		da, db := kit.DigitRun(a), kit.DigitRun(b)
-		if da > 0 && db > 0 {
-			na := strings.TrimLeft(a[:da], "0")
-			nb := strings.TrimLeft(b[:db], "0")
-			if len(na) != len(nb) {
-				return len(na) < len(nb)
-			}
-			if na != nb {
-				return na < nb
-			}
-			a, b = a[da:], b[db:]
-			continue
-		}
-		if a[0] != b[0] {
-			return a[0] < b[0]
-		}
-		a, b = a[1:], b[1:]
-	}
-	return len(a) < len(b)
-}
-
-// TestNaturalLessSkipsPrefixesExactly: skipping the common prefix changes
-// no answer.
-func TestNaturalLessSkipsPrefixesExactly(t *testing.T) {
-	rng := rand.New(rand.NewSource(11))
-	for range 50000 {
-		a := randomText(rng)
-		b := a[:rng.Intn(len(a)+1)] + randomText(rng)
-		if kit.NaturalLess(a, b) != naturalLessReference(a, b) || kit.NaturalLess(b, a) != naturalLessReference(b, a) {
-			t.Fatalf("naturalLess(%q, %q) changed", a, b)
-		}
-	}
-}
-
-// jsonValuesParsed is jsonValues through the parser alone.
-func jsonValuesParsed(s string) (string, bool) {
-	v, err := java.ParseJSON([]byte(s))
-	if err != nil {
-		return "", false
-	}
-	obj, isObj := v.(java.Object)
-	if !isObj {
-		return "", false
-	}
-	parts := make([]string, 0, len(obj))
-	for _, f := range obj {
-		switch x := f.Value.(type) {
-		case string:
-			parts = append(parts, x)
-		case java.Object, []any:
-			return "", false
-		case nil:
-			parts = append(parts, "null")
-		default:
-			parts = append(parts, fmt.Sprint(x))
-		}
-	}
-	return strings.Join(parts, " "), true
-}
-
-// TestPlainValuesSameAsParsed: the values read without parsing are what
-// parsing gives, for every map plainValues takes.
-func TestPlainValuesSameAsParsed(t *testing.T) {
-	cases := []string{`{}`, `{"table":"orders","protocol":"1"}`, `{"offset":4242}`, `{"a":-1.5e+3,"b":true,"c":false,"d":null}`,
-		`{"a":"x","a":"y"}`, `{"a":01}`, `{"a":1.}`, `{"a":-}`, `{"a":"\u00e9"}`, `{"a":{"b":1}}`, `{"a":[1]}`, `{"a":1}}`, `{"a":1,}`,
-		`{"a":tru}`, `{"a":nullx}`, `{"a" :1}`, `{"":""}`, `{"a":1`, `{"lsn":1152921504606846976}`}
-	rng := rand.New(rand.NewSource(9))
-	for range 20000 {
-		cases = append(cases, "{"+randomText(rng)+"}")
-	}
-	for _, c := range cases {
-		got, ok := kit.PlainValues(c)
-		if n, nok := kit.PlainValuesLen(c); nok != ok || n != len(got) {
-			t.Fatalf("plainValuesLen(%q) = %d, %v; plainValues gives %q, %v", c, n, nok, got, ok)
-		}
-		if !ok {
-			continue
-		}
-		want, wok := jsonValuesParsed(c)
-		if !wok || got != want {
-			t.Fatalf("plainValues(%q) = %q, parsing gives %q (%v)", c, got, want, wok)
-		}
-	}
-	if _, ok := kit.PlainValues(`{"table":"orders","protocol":"1"}`); !ok {
-		t.Fatal("a plain partition map takes the slow path")
-	}
-}
-
 // TestPrefixKeysCompareAsStrings: cutting the shared prefix and comparing
 // eight bytes as a number first orders keys as strings.Compare does,
 // zero bytes and keys that begin others included.
@@ -258,41 +164,6 @@ func TestIsPartitionSameAsIdentity(t *testing.T) {
 			if is(&b) != (partitionIdentity(a) == partitionIdentity(b)) {
 				t.Fatalf("%v against %v: %v", a.ID, b.ID, is(&b))
 			}
-		}
-	}
-}
-
-// TestPlainCellsMeasuredAsCleaned: the fast paths for printable ASCII give
-// what the full ones give: cleanJSON leaves such a cell as it is, and
-// compactWidth measures the values it would make, for random texts and
-// maps, cells at and past cellMax bytes, and bytes outside ASCII.
-func TestPlainCellsMeasuredAsCleaned(t *testing.T) {
-	rng := rand.New(rand.NewSource(23))
-	cases := []string{"", "{}", `{"offset":4242}`, `{"a":"","b":1}`, "{\"a\":\"\x7f\"}", "{\"a\":\"\u00e9\"}", "\x1b[2J",
-		`{"lsn":"` + strings.Repeat("9", kit.CellMax-10) + `"}`, `{"lsn":"` + strings.Repeat("9", kit.CellMax-9) + `"}`, strings.Repeat("x", kit.CellMax+1)}
-	for range 20000 {
-		c := randomText(rng)
-		if rng.Intn(2) == 0 {
-			c = "{" + c + "}"
-		}
-		if rng.Intn(8) == 0 { // a byte clean or cleanJSON changes
-			odd := []string{"\x7f", "\x1b", "\n", "é", "\u202e", "\xff"}[rng.Intn(6)]
-			i := rng.Intn(len(c) + 1)
-			c = c[:i] + odd + c[i:]
-		}
-		cases = append(cases, c)
-	}
-	for _, c := range cases {
-		slow := text.Sanitize(text.Clip(string(text.JSONSafe([]byte(c))), kit.CellMax))
-		if got := kit.CleanJSON(c); got != slow {
-			t.Fatalf("cleanJSON(%q) = %q, the full path %q", c, got, slow)
-		}
-		want := kit.CellWidth(kit.CleanJSON(c))
-		if vals, ok := kit.JSONValues(c); ok {
-			want = kit.CellWidth(kit.Clean(vals))
-		}
-		if got := kit.CompactWidth(c); got != want {
-			t.Fatalf("compactWidth(%q) = %d, made and measured %d", c, got, want)
 		}
 	}
 }
