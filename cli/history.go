@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -84,7 +84,7 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	if req.Until, err = optionalTime("--until", o.until); err != nil {
 		return err
 	}
-	s, err := openEditSession(g, env)
+	s, err := openReadSession(g, env)
 	if err != nil {
 		return err
 	}
@@ -97,14 +97,14 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	if err := s.ed.RequireSource(s.ctx, req.Connector, req.Partitions); err != nil {
 		return err
 	}
-	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	out := newPipeWriter(env.Stdout)
 	var h *edit.History
 	if o.output == "json" {
 		h, err = writeHistoryJSON(s.ctx, s.ed, req, out)
 	} else {
 		h, err = writeHistoryText(s.ctx, s.ed, req, out)
 	}
-	if ferr := out.Flush(); err == nil {
+	if ferr := out.Close(); err == nil {
 		err = ferr
 	}
 	if err != nil {
@@ -164,16 +164,11 @@ func appendHistoryTime(b []byte, t time.Time) []byte {
 	return append(b, 'Z')
 }
 
-func writeHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w io.Writer) (*edit.History, error) {
+func writeHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w *pipeWriter) (*edit.History, error) {
 	fmt.Fprintf(w, "%-24s  %-28s  %-5s  %s  %s\n", "TIME", "RECORD", "COPY", "PARTITION", "VALUE")
+	var lines historyLines
 	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
-		value := "(tombstone)"
-		if c.Value != nil {
-			value = jsonField(string(c.Value))
-		}
-		rec := fmt.Sprintf("%s@%d", c.ID.TopicPartition, c.Offset)
-		fmt.Fprintf(w, "%-24s  %-28s  %-5s  %s  %s%s\n", historyTime(c.Time), field(rec), c.Copy, jsonField(c.Partition), value, editMark(c))
-		return nil
+		return w.writeSafe(lines.append(c))
 	})
 	if err != nil {
 		return nil, err
@@ -189,6 +184,78 @@ func writeHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryRequ
 	}
 	fmt.Fprintf(w, "%d commits shown. Times are %s.\n", h.Shown, timesAre(h.LogAppendTime))
 	return h, nil
+}
+
+// historyLines lays out the text history's lines as fmt's
+// "%-24s  %-28s  %-5s  %s  %s%s" would, with field, jsonField and
+// editMark, but by hand: a million lines felt fmt's cost. What is the
+// same for a run of lines (a key's partition map, a topic-partition's
+// text, the time to the second) is made once. Every outside field goes
+// through field or jsonField: the lines are safe as made.
+type historyLines struct {
+	b     []byte
+	times refText
+	parts map[*edit.CopyHistory]string
+	tp    model.TopicPartition
+	tpTxt string // field of tp.String(), "" when it could be clipped
+}
+
+func (l *historyLines) append(c *edit.Commit) []byte {
+	b := l.b[:0]
+	b = l.times.appendTime(b, c.Time)
+	b = padRunes(b, 0, 24)
+	b = append(b, "  "...)
+	at := len(b)
+	if c.ID.TopicPartition != l.tp || l.tpTxt == "" {
+		l.tp, l.tpTxt = c.ID.TopicPartition, ""
+		// Sanitising the topic-partition apart from "@offset" changes
+		// nothing unless the whole is long enough to be clipped.
+		if tp := c.ID.TopicPartition.String(); len(tp)+21 <= cellMax {
+			l.tpTxt = field(tp)
+		}
+	}
+	if l.tpTxt != "" {
+		b = append(b, l.tpTxt...)
+		b = append(b, '@')
+		b = strconv.AppendInt(b, c.Offset, 10)
+	} else {
+		b = append(b, field(fmt.Sprintf("%s@%d", c.ID.TopicPartition, c.Offset))...)
+	}
+	b = padRunes(b, at, 28)
+	b = append(b, "  "...)
+	at = len(b)
+	b = append(b, c.Copy...)
+	b = padRunes(b, at, 5)
+	b = append(b, "  "...)
+	if l.parts == nil {
+		l.parts = map[*edit.CopyHistory]string{}
+	}
+	part, ok := l.parts[c.Summary]
+	if !ok || c.Summary == nil {
+		part = jsonField(c.Partition)
+		if c.Summary != nil {
+			l.parts[c.Summary] = part
+		}
+	}
+	b = append(b, part...)
+	b = append(b, "  "...)
+	if c.Value == nil {
+		b = append(b, "(tombstone)"...)
+	} else {
+		b = append(b, jsonField(string(c.Value))...)
+	}
+	b = append(b, editMark(c)...)
+	b = append(b, '\n')
+	l.b = b
+	return b
+}
+
+// padRunes pads b[at:] with spaces to width runes, as fmt's %-Ns does.
+func padRunes(b []byte, at, width int) []byte {
+	for n := utf8.RuneCount(b[at:]); n < width; n++ {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 func editMark(c *edit.Commit) string {
@@ -232,12 +299,12 @@ func timesAre(logAppend bool) string {
 // Values are the stored bytes (numbers as stored), written by hand. Only
 // the outside bytes (names, keys, values) go through text.JSONSafe: the
 // rest is koff's ASCII, and a million commits feel every byte scanned.
-func writeHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w io.Writer) (*edit.History, error) {
+func writeHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w *pipeWriter) (*edit.History, error) {
 	var b, scratch []byte
 	b = append(b, `{"connector":`...)
 	b = appendJSONSafe(b, java.AppendJackson(nil, req.Connector))
 	b = append(b, `,"commits":[`...)
-	if _, err := w.Write(b); err != nil {
+	if err := w.writeSafe(b); err != nil {
 		return nil, err
 	}
 	n := 0
@@ -256,7 +323,7 @@ func writeHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequ
 			k = java.AppendJackson(nil, c.ID.Key)
 			k = append(k, `,"source_partition":`...)
 			k = appendRaw(k, []byte(c.Partition))
-			k = text.JSONSafe(k)
+			k = outputSafe(k)
 			keys[c.Summary] = k
 		}
 		b = append(b, `,"key":`...)
@@ -274,8 +341,7 @@ func writeHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequ
 			b = append(b, `,"koff_header":true`...)
 		}
 		b = append(b, '}')
-		_, err := w.Write(b)
-		return err
+		return w.writeSafe(b)
 	})
 	if err != nil {
 		return nil, err
@@ -332,11 +398,16 @@ func writeHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequ
 	return h, err
 }
 
-// appendJSONSafe appends outside JSON text with text.JSONSafe's escapes.
+// appendJSONSafe appends outside JSON text made safe (outputSafe).
 // Escaping it apart from koff's ASCII around it changes nothing: JSONSafe
-// looks at one character at a time, and at runs of combining marks, which
-// ASCII ends.
-func appendJSONSafe(b, part []byte) []byte { return append(b, text.JSONSafe(part)...) }
+// and the output's guard look at one character at a time, and at runs of
+// combining marks, which ASCII ends.
+func appendJSONSafe(b, part []byte) []byte { return append(b, outputSafe(part)...) }
+
+// outputSafe is outside JSON text as the output's guard would pass it:
+// text.JSONSafe's escapes, then the guard's own (a raw carriage return,
+// which JSON allows between tokens).
+func outputSafe(part []byte) []byte { return text.SanitizeOutput(text.JSONSafe(part)) }
 
 // appendRef writes a commit's place and time as JSON fields.
 func appendRef(b []byte, c edit.CommitRef) []byte {
@@ -370,7 +441,7 @@ func (r *refText) append(b []byte, c edit.CommitRef) []byte {
 	b = append(b, edit.TimestampType(c.LogAppendTime)...)
 	b = append(b, `","topic":`...)
 	if r.topicJSON == nil || r.topic != c.Topic {
-		r.topic, r.topicJSON = c.Topic, text.JSONSafe(java.AppendJackson(nil, c.Topic))
+		r.topic, r.topicJSON = c.Topic, outputSafe(java.AppendJackson(nil, c.Topic))
 	}
 	b = append(b, r.topicJSON...)
 	b = append(b, `,"partition":`...)
@@ -401,7 +472,7 @@ func appendRaw(b, v []byte) []byte {
 	switch {
 	case v == nil:
 		return append(b, "null"...)
-	case validJSON(v):
+	case java.Valid(v):
 		return append(b, v...)
 	}
 	return java.AppendJackson(b, string(v))

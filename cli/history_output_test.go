@@ -46,3 +46,19 @@ func TestHistoryIntoAFailingOutputSaysSoInOneLine(t *testing.T) {
 		t.Errorf("%d writes after the first failed: want none", out.after-1)
 	}
 }
+
+
+func TestHistoryTimeIsRFC3339InUTCToTheMillisecond(t *testing.T) {
+	for _, tc := range []struct {
+		in   time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 29, 2, 3, 4, 5_000_000, time.UTC), "2026-11-29T02:03:04.005Z"},
+		{time.Date(1970, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 3600)), "1969-12-31T23:00:00.000Z"},
+		{time.UnixMilli(1796297652877), time.UnixMilli(1796297652877).UTC().Format("2006-01-02T15:04:05.000Z")},
+	} {
+		if got := historyTime(tc.in); got != tc.want {
+			t.Errorf("historyTime(%v) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,10 +1,11 @@
 package java
 
-// validJSON reports whether b is one valid JSON value, exactly as
+// Valid reports whether b is one valid JSON value, exactly as
 // encoding/json's Valid does (the same grammar, the same 10,000-level
 // nesting cap, bytes above 0x7F in strings accepted as they are), several
-// times faster: every record's value is checked on ingestion.
-func validJSON(b []byte) bool {
+// times faster: every record's value is checked on ingestion, and every
+// value koff history writes as stored.
+func Valid(b []byte) bool {
 	v := validator{b: b}
 	v.space()
 	if !v.value(0) {
@@ -18,7 +19,7 @@ func validJSON(b []byte) bool {
 func validObject(b []byte) bool {
 	v := validator{b: b}
 	v.space()
-	return v.i < len(b) && b[v.i] == '{' && validJSON(b)
+	return v.i < len(b) && b[v.i] == '{' && Valid(b)
 }
 
 // maxDepth is encoding/json's maxNestingDepth.

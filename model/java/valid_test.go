@@ -12,6 +12,13 @@ var validSeeds = []string{
 	``, ` `, `{`, `}`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `[,1]`, `01`, `-`, `1.`, `.1`, `1e`, `1e+`, `+1`,
 	`tru`, `nul`, `"a`, `"\x"`, `"\u12"`, `"\u12g4"`, "\"\x01\"", `{"a":1}x`, `{} {}`, `{"a":1 "b":2}`,
 	`{1:2}`, `[1 2]`, `NaN`, `Infinity`, "\t\r\n[]\n", `{"a":[{"b":{}}]}`, `"\/\b\f\r\t\\\""`,
+	`{"a":-0.0,"b":1E+2,"c":[true,false,null]}`, `{"a":01}`, `{"a":1.}`, `{"a":"\x"}`, `{"a" 1}`, `{"a":1}}`, "\"\xff\"",
+	// Runs of string bytes and digits, each with one byte that ends or
+	// spoils them at every place of an eight-byte word.
+	`{"abcdefghijklmnopq":12345678901234567890.12345678901e12345678901}`, "\"abcdefg\x1fhijklmnop\"", "\"abcdefgh\x7fijklmnop\"",
+	`"abcdefg\"hijklmnop"`, `"abcdefgh\u00e9ijklmnop"`, `"abcdefg\qhijklmnop"`, "\"ééééééééé\xff\xfe\"", `12345678901234567a`,
+	`123456789012345678901234567890`, `-0.12345678901234567E+12345678`, `"abcdefghijklmnopqrstuvwxyz`, `1234567/89`, "1234567\xb089",
+	`"a!#$%&'()*+,-./0123456789:;<=>?@[]^_{|}~"`,
 }
 
 // TestValidJSONAgreesWithEncodingJSON: the fast validator accepts exactly
@@ -23,8 +30,8 @@ func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 		cases = append(cases, strings.Repeat(`{"a":`, d)+"1"+strings.Repeat("}", d))
 	}
 	for _, c := range cases {
-		if got, want := validJSON([]byte(c)), json.Valid([]byte(c)); got != want {
-			t.Errorf("validJSON(%.40q) = %v, encoding/json says %v", c, got, want)
+		if got, want := Valid([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("Valid(%.40q) = %v, encoding/json says %v", c, got, want)
 		}
 		obj := json.Valid([]byte(c)) && strings.HasPrefix(strings.TrimLeft(c, " \t\r\n"), "{")
 		if got := validObject([]byte(c)); got != obj {
@@ -33,14 +40,14 @@ func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 	}
 }
 
-// FuzzValidJSON: validJSON and encoding/json's Valid never disagree.
+// FuzzValidJSON: Valid and encoding/json's Valid never disagree.
 func FuzzValidJSON(f *testing.F) {
 	for _, s := range validSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
 		}
 	})
 }
