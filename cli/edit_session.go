@@ -100,21 +100,32 @@ type editSession struct {
 	interrupt chan struct{}
 	stopOnce  sync.Once
 	sigs      chan os.Signal
+
+	// tapped: the first read was sessionOptions.tap's, and it read every
+	// offsets topic.
+	tapped bool
 }
 
 func openEditSession(g *Globals, env Env) (*editSession, error) {
-	return openSession(g, env, false)
+	return openSession(g, env, sessionOptions{})
 }
 
-// openReadSession is openEditSession for a command that writes nothing
-// (koff history): its Store is read once, as koff get reads it
-// (store.StoreOptions OneShot, kafka.TailerOptions Latest). What a task
-// reads and every flag are the same; the Store costs a third of the time.
-func openReadSession(g *Globals, env Env) (*editSession, error) {
-	return openSession(g, env, true)
+// sessionOptions say how an edit session first reads the offsets topics.
+type sessionOptions struct {
+	// oneShot reads the Store as koff get does (store.StoreOptions
+	// OneShot, kafka.TailerOptions Latest): what a task reads, every flag
+	// and each key's last updates are the same, at a third of the cost;
+	// only the dashboard reads what it leaves out (flush events, gaps).
+	oneShot bool
+	// tap, when set, makes the first read a history read whose records
+	// go to the tap it returns, and which loads the Store as it goes: one
+	// read of the topics for both (koff history, koff set --to-datetime).
+	// The Tailer goes on from where it ended. If it fails, the Tailer
+	// reads from scratch (and says what is wrong) and tapped is false.
+	tap func(*edit.Editor) edit.HistoryTap
 }
 
-func openSession(g *Globals, env Env, oneShot bool) (*editSession, error) {
+func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
 	if err := g.needBootstrap(); err != nil {
 		return nil, err
 	}
@@ -136,7 +147,7 @@ func openSession(g *Globals, env Env, oneShot bool) (*editSession, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(env.Context)
-	s := &editSession{g: g, env: env, store: store.NewStore(store.StoreOptions{OneShot: oneShot}), rest: rest, ctx: ctx, cancel: cancel,
+	s := &editSession{g: g, env: env, store: store.NewStore(store.StoreOptions{OneShot: o.oneShot}), rest: rest, ctx: ctx, cancel: cancel,
 		interrupt: make(chan struct{}), sigs: make(chan os.Signal, 2)}
 	signal.Notify(s.sigs, syscall.SIGINT, syscall.SIGTERM)
 	go s.watchSignals()
@@ -154,20 +165,44 @@ func openSession(g *Globals, env Env, oneShot bool) (*editSession, error) {
 			g.OffsetsTopics = append(g.OffsetsTopics, t)
 		}
 	}
+	topics := g.OffsetsTopics
+	s.ed = g.newEditor(s.store, func() []string { return topics }, rest, osUser(env), g.auditPath(env))
+	s.ed.Interrupt = s.interrupt
 	latest := 0
-	if oneShot {
+	if o.oneShot {
 		latest = s.store.History()
 	}
-	t, done := startTailerLatest(ctx, g, s.store, latest)
+	var from map[model.TopicPartition]int64
+	if o.tap != nil {
+		from, s.tapped = s.readTapped(o.tap(s.ed), latest)
+	}
+	t, done := startTailerFrom(ctx, g, s.store, latest, from)
 	s.done = done
 	if err := waitCaughtUp(ctx, g, t, 60*time.Second); err != nil {
 		s.close()
 		return nil, err
 	}
-	topics := g.OffsetsTopics
-	s.ed = g.newEditor(s.store, func() []string { return topics }, rest, osUser(env), g.auditPath(env))
-	s.ed.Interrupt = s.interrupt
 	return s, nil
+}
+
+// readTapped reads every offsets topic into tap, loading the Store, and
+// says where each partition's read ended. When it fails the Store is
+// emptied, for the Tailer to read from scratch.
+func (s *editSession) readTapped(tap edit.HistoryTap, latest int) (map[model.TopicPartition]int64, bool) {
+	read := historyReader(s.g.kafkaConfig(), &kafka.HistoryLoad{Handler: s.store, Latest: latest})
+	from := map[model.TopicPartition]int64{}
+	for _, topic := range s.g.OffsetsTopics {
+		logs, err := read(s.ctx, topic, tap.Keep, tap.Add)
+		if err != nil {
+			s.store.Reset()
+			return nil, false
+		}
+		tap.Read(logs)
+		for _, l := range logs {
+			from[l.TopicPartition] = l.End
+		}
+	}
+	return from, true
 }
 
 func (s *editSession) watchSignals() {
@@ -216,7 +251,7 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 		}(),
 		Audit:   &edit.AuditLog{Path: audit},
 		Cmd:     edit.CommandLine{Globals: g.shownGlobals(rest)},
-		History: historyReader(g.kafkaConfig()),
+		History: historyReader(g.kafkaConfig(), nil),
 	}
 	if rest != nil { // a nil *connect.Client in the interface would not be nil
 		ed.REST = rest

@@ -45,11 +45,12 @@ func init() {
 	})
 }
 
-// historyReader reads an offsets topic's records for the edit pipeline.
-func historyReader(cfg kafka.Config) edit.HistoryReader {
+// historyReader reads an offsets topic's records for the edit pipeline,
+// loading load's Store with every record as it goes (nil: none).
+func historyReader(cfg kafka.Config, load *kafka.HistoryLoad) edit.HistoryReader {
 	return func(ctx context.Context, topic string, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
 		var r edit.HistoryRecord
-		logs, err := cfg.ReadHistory(ctx, topic, keep, func(k *kafka.HistoryRecord) error {
+		logs, err := cfg.ReadHistoryLoading(ctx, topic, load, keep, func(k *kafka.HistoryRecord) error {
 			r = edit.HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime}
 			return fn(&r)
 		})
@@ -84,7 +85,9 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	if req.Until, err = optionalTime("--until", o.until); err != nil {
 		return err
 	}
-	s, err := openReadSession(g, env)
+	// The Store only says which copy each commit is: read as koff get
+	// reads it. The history read after it streams, keeping nothing.
+	s, err := openSession(g, env, sessionOptions{oneShot: true})
 	if err != nil {
 		return err
 	}
@@ -97,12 +100,15 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	if err := s.ed.RequireSource(s.ctx, req.Connector, req.Partitions); err != nil {
 		return err
 	}
+	read := func(each func(*edit.Commit) error) (*edit.History, error) {
+		return s.ed.ReadHistory(s.ctx, req, each)
+	}
 	out := newPipeWriter(env.Stdout)
 	var h *edit.History
 	if o.output == "json" {
-		h, err = writeHistoryJSON(s.ctx, s.ed, req, out)
+		h, err = writeHistoryJSON(req, read, out)
 	} else {
-		h, err = writeHistoryText(s.ctx, s.ed, req, out)
+		h, err = writeHistoryText(read, out)
 	}
 	if ferr := out.Close(); err == nil {
 		err = ferr
@@ -164,10 +170,14 @@ func appendHistoryTime(b []byte, t time.Time) []byte {
 	return append(b, 'Z')
 }
 
-func writeHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w *pipeWriter) (*edit.History, error) {
+// historyRead hands on a history's commits (edit.Editor ReadHistory, or
+// FinishHistory of a read done).
+type historyRead func(each func(*edit.Commit) error) (*edit.History, error)
+
+func writeHistoryText(read historyRead, w *pipeWriter) (*edit.History, error) {
 	fmt.Fprintf(w, "%-24s  %-28s  %-5s  %s  %s\n", "TIME", "RECORD", "COPY", "PARTITION", "VALUE")
 	var lines historyLines
-	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
+	h, err := read(func(c *edit.Commit) error {
 		return w.writeSafe(lines.append(c))
 	})
 	if err != nil {
@@ -299,7 +309,7 @@ func timesAre(logAppend bool) string {
 // Values are the stored bytes (numbers as stored), written by hand. Only
 // the outside bytes (names, keys, values) go through text.JSONSafe: the
 // rest is koff's ASCII, and a million commits feel every byte scanned.
-func writeHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w *pipeWriter) (*edit.History, error) {
+func writeHistoryJSON(req edit.HistoryRequest, read historyRead, w *pipeWriter) (*edit.History, error) {
 	var b, scratch []byte
 	b = append(b, `{"connector":`...)
 	b = appendJSONSafe(b, java.AppendJackson(nil, req.Connector))
@@ -310,7 +320,7 @@ func writeHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequ
 	n := 0
 	var refs refText
 	keys := map[*edit.CopyHistory][]byte{} // each key as JSON with its partition map, made once
-	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
+	h, err := read(func(c *edit.Commit) error {
 		b = b[:0]
 		if n > 0 {
 			b = append(b, ',')

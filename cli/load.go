@@ -20,7 +20,13 @@ func startTailer(ctx context.Context, g *Globals, h kafka.Handler) (*kafka.Taile
 // each key bytes of a fetch, with latest-1 times before it
 // (kafka.TailerOptions.Latest), when latest > 0: for a one-shot read.
 func startTailerLatest(ctx context.Context, g *Globals, h kafka.Handler, latest int) (*kafka.Tailer, <-chan struct{}) {
-	t := kafka.NewTailer(g.kafkaConfig(), g.OffsetsTopics, h, kafka.TailerOptions{Rescan: g.Refresh * 5, Logf: g.logf, Latest: latest})
+	return startTailerFrom(ctx, g, h, latest, nil)
+}
+
+// startTailerFrom is startTailerLatest going on from where a history
+// read loaded h (kafka.TailerOptions.From; nil: from the start).
+func startTailerFrom(ctx context.Context, g *Globals, h kafka.Handler, latest int, from map[model.TopicPartition]int64) (*kafka.Tailer, <-chan struct{}) {
+	t := kafka.NewTailer(g.kafkaConfig(), g.OffsetsTopics, h, kafka.TailerOptions{Rescan: g.Refresh * 5, Logf: g.logf, Latest: latest, From: from})
 	done := make(chan struct{})
 	go func() { t.Run(ctx); close(done) }()
 	return t, done

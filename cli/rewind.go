@@ -13,13 +13,19 @@ import (
 // partition back to the value committed at or before t, from the offsets
 // topic's retained history. It reports false, having done nothing, when
 // the connector has no source offsets (a sink: its group is set from its
-// data topics' record times instead).
-func rewindSource(s *editSession, o *setOptions, name string, t time.Time) (bool, error) {
+// data topics' record times instead). read is the session's read of the
+// history, if it made one.
+func rewindSource(s *editSession, o *setOptions, name string, t time.Time, read *edit.RewindRead) (bool, error) {
 	req, err := edit.NewRewindRequest(name, t, o.partition, edit.IfNewer(o.ifNewer))
 	if err != nil {
 		return false, usagef("%v", err)
 	}
-	rw, err := s.ed.PlanRewind(s.ctx, req)
+	var rw *edit.Rewind
+	if read != nil {
+		rw, err = s.ed.PlanRewindRead(s.ctx, read)
+	} else {
+		rw, err = s.ed.PlanRewind(s.ctx, req)
+	}
 	if errors.Is(err, edit.ErrNotSourceRewind) {
 		if o.ifNewer != "" {
 			return true, usagef("--if-newer is for source connectors; %s has no source offsets", name)

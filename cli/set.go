@@ -187,14 +187,28 @@ func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, en
 			req.Partitions = []model.TopicPartition{tp}
 		}
 	}
-	s, err := openEditSession(g, env)
+	var opts sessionOptions
+	var rr *edit.RewindRead
+	rewind := o.toDatetime != "" && len(o.topics) == 0
+	if req, err := edit.NewRewindRequest(name, st.Time, o.partition, edit.IfNewer(o.ifNewer)); rewind && err == nil {
+		// One read of the offsets topics loads the Store and a source's
+		// history (a sink's name reads nothing of it).
+		opts = sessionOptions{oneShot: true, tap: func(*edit.Editor) edit.HistoryTap {
+			rr = edit.StartRewind(req)
+			return rr
+		}}
+	}
+	s, err := openSession(g, env, opts)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	if o.toDatetime != "" && len(o.topics) == 0 {
+	if rewind {
 		// A source connector is rewound from its offsets topic's history.
-		if done, err := rewindSource(s, o, name, st.Time); done || err != nil {
+		if !s.tapped {
+			rr = nil
+		}
+		if done, err := rewindSource(s, o, name, st.Time, rr); done || err != nil {
 			return err
 		}
 	}

@@ -36,7 +36,7 @@ func (e *Editor) CopyRequest(from, to string) (Request, error) {
 		}
 		req.Items = append(req.Items, Item{Partition: c.partition, Offset: off})
 	}
-	if len(req.Items) == 0 && len(e.storedCopies(from)) == 0 {
+	if len(req.Items) == 0 && !e.hasStoredCopies(from) {
 		// A name koff sees nowhere is a typo: say which names are close.
 		ctx, cancel := contextWithTimeout(10 * time.Second)
 		defer cancel()

@@ -191,6 +191,32 @@ func (f *keyFilter) keep(key []byte) bool { return key != nil && f.info(key).kee
 // copyKey is a stored key's identity: topic-partition and raw key bytes.
 func copyKey(id model.PartitionID) string { return id.TopicPartition.String() + "\x00" + id.Key }
 
+// A HistoryTap is what a read of the offsets topics hands records to,
+// topic after topic: Keep says from the key's bytes whether Add wants
+// the record, and Read ends each topic with what it still holds. The
+// read may load the Store as it goes (kafka.Config.ReadHistoryLoading):
+// what depends on the Store is worked out after it (RewindRead).
+type HistoryTap interface {
+	Keep(key []byte) bool
+	Add(*HistoryRecord) error
+	Read(logs []RetainedLog)
+}
+
+// readTap reads every offsets topic into tap.
+func (e *Editor) readTap(ctx context.Context, tap HistoryTap) error {
+	if e.History == nil {
+		return errNoHistoryReader
+	}
+	for _, topic := range e.topics() {
+		logs, err := e.History(ctx, topic, tap.Keep, tap.Add)
+		if err != nil {
+			return err
+		}
+		tap.Read(logs)
+	}
+	return nil
+}
+
 // ReadHistory reads the history of a connector's source partitions from
 // every offsets topic, handing each commit within req's times to each in
 // the order read (by topic-partition, then offset), and returns a summary

@@ -73,7 +73,7 @@ type named struct {
 // among consumer groups with committed offsets.
 func (e *Editor) lookUp(ctx context.Context, name, group string) (named, error) {
 	var n named
-	n.copies = len(e.storedCopies(name)) > 0
+	n.copies = e.hasStoredCopies(name)
 	if e.REST != nil {
 		_, err := e.REST.Status(ctx, name)
 		switch {

@@ -139,10 +139,10 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, err
 	}
 	// Once it is known to be a source (REST may say it is a sink).
-	if err := e.requirePartitions(req, e.storedCopies(req.Connector)); err != nil {
+	copies := e.storedCopies(req.Connector)
+	if err := e.requirePartitions(req, copies); err != nil {
 		return nil, err
 	}
-	copies := e.storedCopies(req.Connector)
 	p.index = newCopyIndex(copies)
 	if req.Kind == KindResetAll {
 		p.Items = nil
@@ -240,7 +240,7 @@ func (e *Editor) sinkConnector(ctx context.Context, req Request) (bool, error) {
 			return false, err
 		}
 	}
-	if len(e.storedCopies(req.Connector)) > 0 {
+	if e.hasStoredCopies(req.Connector) {
 		return false, nil
 	}
 	if c, _, ok := e.configOf(req.Connector); ok && c.Config != nil && e.REST == nil && !strings.Contains(c.Class(), ".Mirror") {
@@ -273,7 +273,7 @@ func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
 		return false, e.planConfigTopic(p)
 	}
 	st, err := e.REST.Status(ctx, p.Connector)
-	if connect.IsNotFound(err) && (p.Kind == KindCopy || p.Create || len(e.storedCopies(p.Connector)) > 0) {
+	if connect.IsNotFound(err) && (p.Kind == KindCopy || p.Create || e.hasStoredCopies(p.Connector)) {
 		// An orphan, or the target of a copy not created yet: no task runs
 		// that could overwrite the edit, and REST cannot edit it. Any
 		// other unknown name is most likely a typo: Connect's 404 stands.
@@ -318,6 +318,16 @@ type storedCopy struct {
 	row       model.PartitionRow
 	partition java.Object
 	canon     string
+}
+
+// hasStoredCopies: some offsets topic holds a key of the connector.
+func (e *Editor) hasStoredCopies(name string) bool {
+	for _, t := range e.topics() {
+		if len(e.Store.Partitions(model.ConnectorID{Topic: t, Name: name})) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Editor) storedCopies(name string) []storedCopy {

@@ -84,6 +84,62 @@ var ErrNotSourceRewind = errors.New("no source offsets to rewind")
 type keyHistory struct {
 	at, oldest       *CommitRef
 	atValue, oldestV []byte
+	logAppend        bool // a commit read carries the broker's time
+}
+
+// rewindKey is a key's bytes (as the filter knows them) in one topic.
+type rewindKey struct {
+	key   *keyInfo
+	topic string
+}
+
+// RewindRead is a rewind's read of the offsets topics (a HistoryTap): for
+// each key of the connector in each topic, the newest commit at or before
+// the time and the oldest retained one. Which key the task reads, and in
+// which topic, is the Store's to say once the read is done (it may be the
+// read that loads the Store): PlanRewindRead.
+type RewindRead struct {
+	req    RewindRequest
+	filter *keyFilter
+	byKey  map[rewindKey]*keyHistory
+	logs   []RetainedLog
+}
+
+// StartRewind prepares a read for req (PlanRewind, or a read that also
+// loads the Store, PlanRewindRead after it).
+func StartRewind(req RewindRequest) *RewindRead {
+	return &RewindRead{req: req, filter: newKeyFilter(req.Connector, req.Partitions), byKey: map[rewindKey]*keyHistory{}}
+}
+
+func (rr *RewindRead) Keep(key []byte) bool { return rr.filter.keep(key) }
+
+func (rr *RewindRead) Read(logs []RetainedLog) { rr.logs = append(rr.logs, logs...) }
+
+func (rr *RewindRead) Add(r *HistoryRecord) error {
+	k := rewindKey{rr.filter.info(r.Key), r.Topic}
+	kh := rr.byKey[k]
+	if kh == nil {
+		kh = &keyHistory{}
+		rr.byKey[k] = kh
+	}
+	kh.logAppend = kh.logAppend || r.LogAppendTime
+	if kh.oldest == nil || r.Time.Before(kh.oldest.Time) {
+		kh.oldest, kh.oldestV = refOf(r, kh.oldest), reuse(kh.oldestV, r.Value)
+	}
+	if !r.Time.After(rr.req.At) && (kh.at == nil || !r.Time.Before(kh.at.Time)) {
+		kh.at, kh.atValue = refOf(r, kh.at), reuse(kh.atValue, r.Value)
+	}
+	return nil
+}
+
+// refOf is where and when r was committed, in old's place when it has
+// one: a key's commit in force changes at each of its records.
+func refOf(r *HistoryRecord, old *CommitRef) *CommitRef {
+	if old == nil {
+		old = new(CommitRef)
+	}
+	*old = CommitRef{TopicPartition: model.TopicPartition{Topic: r.Topic, Partition: r.Partition}, Offset: r.Offset, Time: r.Time, LogAppendTime: r.LogAppendTime}
+	return old
 }
 
 // PlanRewind works out a rewind without writing anything. Its Plan goes
@@ -94,6 +150,20 @@ func (e *Editor) PlanRewind(ctx context.Context, req RewindRequest) (*Rewind, er
 	if e.History == nil {
 		return nil, errNoHistoryReader
 	}
+	// A name with no source offsets reads nothing.
+	if !e.hasStoredCopies(req.Connector) {
+		return nil, ErrNotSourceRewind
+	}
+	rr := StartRewind(req)
+	if err := e.readTap(ctx, rr); err != nil {
+		return nil, err
+	}
+	return e.PlanRewindRead(ctx, rr)
+}
+
+// PlanRewindRead is PlanRewind from a read done.
+func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, error) {
+	req := rr.req
 	copies := e.storedCopies(req.Connector)
 	if len(copies) == 0 {
 		return nil, ErrNotSourceRewind
@@ -113,7 +183,6 @@ func (e *Editor) PlanRewind(ctx context.Context, req RewindRequest) (*Rewind, er
 	}
 	// One choice per partition: the copy the task reads in the home topic.
 	rw := &Rewind{RewindRequest: req}
-	byKey := map[string]*keyHistory{}
 	live := map[string]model.PartitionRow{}
 	seen := map[string]bool{}
 	for _, c := range copies {
@@ -122,32 +191,17 @@ func (e *Editor) PlanRewind(ctx context.Context, req RewindRequest) (*Rewind, er
 		}
 		if c.row.Live {
 			live[c.canon] = c.row
-			byKey[c.row.ID.Key] = &keyHistory{}
 		}
 		if !seen[c.canon] {
 			seen[c.canon] = true
 			rw.Choices = append(rw.Choices, RewindChoice{Partition: c.row.Partition, object: c.partition})
 		}
 	}
-	logs, err := e.History(ctx, home, func(key []byte) bool { return byKey[string(key)] != nil }, func(r *HistoryRecord) error {
-		kh := byKey[string(r.Key)]
-		ref := &CommitRef{TopicPartition: model.TopicPartition{Topic: r.Topic, Partition: r.Partition}, Offset: r.Offset, Time: r.Time, LogAppendTime: r.LogAppendTime}
-		rw.LogAppendTime = rw.LogAppendTime || r.LogAppendTime
-		if kh.oldest == nil || r.Time.Before(kh.oldest.Time) {
-			kh.oldest, kh.oldestV = ref, reuse(kh.oldestV, r.Value)
-		}
-		if !r.Time.After(req.At) && (kh.at == nil || !r.Time.Before(kh.at.Time)) {
-			kh.at, kh.atValue = ref, reuse(kh.atValue, r.Value)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
 	byTP := map[model.TopicPartition]RetainedLog{}
-	for _, l := range logs {
+	for _, l := range rr.logs {
 		byTP[l.TopicPartition] = l
 	}
+	var err error
 	var items []Item
 	for i := range rw.Choices {
 		ch := &rw.Choices[i]
@@ -157,7 +211,11 @@ func (e *Editor) PlanRewind(ctx context.Context, req RewindRequest) (*Rewind, er
 			continue
 		}
 		ch.Key = row.ID.Key
-		kh := byKey[row.ID.Key]
+		kh := rr.byKey[rewindKey{rr.filter.lookup([]byte(row.ID.Key)), home}]
+		if kh == nil {
+			kh = &keyHistory{}
+		}
+		rw.LogAppendTime = rw.LogAppendTime || kh.logAppend
 		ch.Oldest = kh.oldest
 		if kh.oldest != nil {
 			ch.Complete = byTP[kh.oldest.TopicPartition].complete(kh.oldest.Offset)

@@ -45,9 +45,28 @@ type HistoryRecord struct {
 // only the key bytes, so a caller can skip other connectors' records
 // before their values are looked at; nil keeps everything.
 func (c Config) ReadHistory(ctx context.Context, topic string, keep func(key []byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error) {
+	return c.ReadHistoryLoading(ctx, topic, nil, keep, fn)
+}
+
+// HistoryLoad is a Handler (a Store) a history read loads as it goes:
+// every record read, whatever keep says, is handed to it as the Tailer
+// hands them (with TailerOptions.Latest, here Latest), so that one read
+// of the topic serves both. A Tailer then goes on from each
+// RetainedLog's End (TailerOptions.From).
+type HistoryLoad struct {
+	Handler Handler
+	Latest  int
+}
+
+// ReadHistoryLoading is ReadHistory that also loads load (nil: none)
+// with every record below the end the read began with.
+func (c Config) ReadHistoryLoading(ctx context.Context, topic string, load *HistoryLoad, keep func(key []byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error) {
 	n, err := c.PartitionCount(ctx, topic)
 	if err != nil {
 		return nil, err
+	}
+	if load != nil {
+		load.Handler.SetTopicPartitions(topic, n)
 	}
 	tps := make([]model.TopicPartition, n)
 	for i := range tps {
@@ -74,6 +93,9 @@ func (c Config) ReadHistory(ctx context.Context, topic string, keep func(key []b
 		lg := RetainedLog{TopicPartition: tp, LogStart: starts[tp], End: ends[tp]}
 		lg.FirstGap = lg.End
 		out = append(out, lg)
+		if e, ok := handlerOf(load).(expecter); ok {
+			e.ExpectRecords(tp, lg.End-lg.LogStart)
+		}
 	}
 	bufs := newFetchBuffers()
 	var readers []*aheadReader
@@ -86,7 +108,9 @@ func (c Config) ReadHistory(ctx context.Context, topic string, keep func(key []b
 		if readers != nil {
 			a.r = readers[i]
 		}
-		err := c.readRetained(ctx, a, &d, &out[i], keep, fn)
+		ld := newHistoryLoader(load, out[i])
+		err := c.readRetained(ctx, a, &d, ld, &out[i], keep, fn)
+		ld.close()
 		a.done()
 		release(i)
 		if err != nil {
@@ -97,7 +121,7 @@ func (c Config) ReadHistory(ctx context.Context, topic string, keep func(key []b
 }
 
 // readRetained reads one partition for ReadHistory.
-func (c Config) readRetained(ctx context.Context, a *aheadFetch, d *decoder, lg *RetainedLog, keep func([]byte) bool, fn func(*HistoryRecord) error) error {
+func (c Config) readRetained(ctx context.Context, a *aheadFetch, d *decoder, ld *historyLoader, lg *RetainedLog, keep func([]byte) bool, fn func(*HistoryRecord) error) error {
 	w := historyWalk{log: lg, keep: keep, fn: fn, expect: lg.LogStart}
 	pos := lg.LogStart
 	for pos < lg.End {
@@ -116,9 +140,13 @@ func (c Config) readRetained(ctx context.Context, a *aheadFetch, d *decoder, lg 
 		}
 		var next int64
 		if p.legacy != nil {
-			next, err = w.legacy(d, pos, p)
+			next, err = w.legacy(d, pos, p, ld)
 		} else {
+			// The Store loads the answer beside the walk, which hands it
+			// back once both are done with it.
+			ld.load(pos, p)
 			next, err = w.batches(d, pos, p)
+			ld.wait()
 		}
 		if err != nil {
 			return err
@@ -234,8 +262,10 @@ func (w *historyWalk) batches(d *decoder, pos int64, p *fetchedPartition) (int64
 // legacy reads batches in the old message format (brokers before 4.0 may
 // hold them) through decode: their timestamp type and gaps are not known
 // to koff, so they read as CreateTime and complete.
-func (w *historyWalk) legacy(d *decoder, pos int64, p *fetchedPartition) (int64, error) {
+func (w *historyWalk) legacy(d *decoder, pos int64, p *fetchedPartition, ld *historyLoader) (int64, error) {
 	var ferr error
+	// Old-format answers are read once, as a stream: the loader takes the
+	// records the walk decoded, once the walk is done with them.
 	_, next := d.decode(w.log.TopicPartition, pos, p, func(recs []store.Record) {
 		for i := range recs {
 			if ferr != nil || recs[i].Offset >= w.log.End || w.keep != nil && !w.keep(recs[i].Key) {
@@ -243,6 +273,9 @@ func (w *historyWalk) legacy(d *decoder, pos int64, p *fetchedPartition) (int64,
 			}
 			w.rec = HistoryRecord{Record: recs[i]}
 			ferr = w.fn(&w.rec)
+		}
+		if ld != nil {
+			ld.ingest(recs)
 		}
 	})
 	w.expect = next

@@ -52,6 +52,11 @@ type TailerOptions struct {
 	// history): for a one-shot read (koff get), which shows only what the
 	// superseded records' values were replaced by.
 	Latest int
+	// From is where a partition's first read begins, when after its log
+	// start: the Handler already holds what is before it (a history read
+	// loaded it, kafka.Config.ReadHistoryLoading). A reload reads from
+	// scratch.
+	From map[model.TopicPartition]int64
 }
 
 // Tailer reads offsets topics from the beginning, every partition
@@ -78,6 +83,7 @@ type Tailer struct {
 	conn     connState
 	reload   reloadState
 	readers  readerGen
+	from     map[model.TopicPartition]int64 // opts.From until a reload
 }
 
 type partState struct {
@@ -115,6 +121,7 @@ func NewTailer(cfg Config, topics []string, h Handler, opts TailerOptions) *Tail
 		parts:    map[model.TopicPartition]*partState{},
 		caughtUp: make(chan struct{}),
 		conn:     connState{wake: make(chan struct{})},
+		from:     opts.From,
 	}
 }
 
@@ -280,6 +287,9 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 	}
 	backoff.reset()
 	t.mu.Lock()
+	if f, ok := t.from[tp]; ok && f > start {
+		start = f
+	}
 	ps := t.parts[tp]
 	ps.start, ps.target, ps.pos, ps.ready = start, target, start, true
 	t.mu.Unlock()

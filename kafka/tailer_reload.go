@@ -90,6 +90,7 @@ func (t *Tailer) restart(why string) {
 	t.mu.Lock()
 	t.parts = map[model.TopicPartition]*partState{}
 	t.seen = nil
+	t.from = nil
 	t.reload.at, t.reload.why = t.opts.Now(), why
 	t.mu.Unlock()
 	t.opts.Logf("tailer: reading every offsets topic again from scratch: %s", why)

@@ -309,13 +309,30 @@ func (ps *partState) decide(connector string, orders map[string]int32, tr *topic
 		ps.stray[e] = strayReason(e, ps, latest)
 	}
 	if ps.live != nil {
+		// Of the other copies of the live key's bytes, one whose value
+		// differs is the one to tell of, whichever was seen first.
+		var other *entry
 		for _, e := range ps.entries {
-			if e != ps.live && e.key == ps.live.key {
-				ps.note = joinNote(ps.note, sameBytesNote(ps.live, e, tr))
+			if e == ps.live || e.key != ps.live.key {
+				continue
+			}
+			if other == nil || !sameValue(e, ps.live) {
+				other = e
+			}
+			if !sameValue(e, ps.live) {
 				break
 			}
 		}
+		if other != nil {
+			ps.note = joinNote(ps.note, sameBytesNote(ps.live, other, tr))
+		}
 	}
+}
+
+// sameValue: two copies hold offsets a task reads alike.
+func sameValue(a, b *entry) bool {
+	av, bv := a.value(), b.value()
+	return av != nil && bv != nil && model.SameOffset(av, bv)
 }
 
 // topicRead is what decides a fresh read's order in an offsets topic: its
@@ -348,7 +365,7 @@ func readLast(a, b *entry, tr *topicRead) bool {
 // sameBytesNote explains which of two copies of the task's key bytes a
 // restarted task reads, and why an operator should not trust the newer.
 func sameBytesNote(live, other *entry, tr *topicRead) string {
-	if ov, lv := other.value(), live.value(); ov != nil && lv != nil && model.SameOffset(ov, lv) {
+	if sameValue(other, live) {
 		return "the same key bytes are in more than one partition of the topic, with the same value"
 	}
 	const differ = "the same key bytes are in more than one partition of the topic, with different values: a restarted worker reads the topic from the start and keeps the copy it reads last, which follows its consumer's partition order, not time; "

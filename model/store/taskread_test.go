@@ -144,6 +144,13 @@ func TestTaskReads_OffsetStorageReaderImplLooksUpTheTasksKeyBytes(t *testing.T) 
 			after = p
 		}
 	}
+	// Two partitions read before home when three hold records.
+	var before3 []int
+	for p := range 25 {
+		if p != home && model.ReadAfter("connect-offsets", home, p, 25, 3) && len(before3) < 2 {
+			before3 = append(before3, p)
+		}
+	}
 	runReadCases(t, []readCase{
 		{name: "the task's bytes win over a newer copy with spaces in the murmur2 partition",
 			recs: []raw{{other, good, `{"pos":1}`, 0}, {java.PartitionFor([]byte(spaced), 25), spaced, `{"pos":2}`, time.Minute}},
@@ -157,6 +164,9 @@ func TestTaskReads_OffsetStorageReaderImplLooksUpTheTasksKeyBytes(t *testing.T) 
 		{name: "the same bytes and value in two partitions",
 			recs: []raw{{home, good, `{"pos":1}`, 0}, {before, good, `{"pos":1}`, time.Minute}},
 			part: `{"f":"a"}`, reads: `{"pos":1}`, liveTP: home, liveKey: good, note: "with the same value"},
+		{name: "the same bytes in three partitions, one with another value: told, whichever was seen first",
+			recs: []raw{{home, good, `{"pos":1}`, 0}, {before3[0], good, `{"pos":1}`, time.Minute}, {before3[1], good, `{"pos":9}`, 2 * time.Minute}},
+			part: `{"f":"a"}`, reads: `{"pos":1}`, liveTP: home, liveKey: good, note: "with different values"},
 		{name: "only a copy with spaces: the task finds no key with its bytes",
 			recs: []raw{{3, spaced, `{"pos":1}`, 0}},
 			part: `{"f":"a"}`, reads: "", noOffset: `no stored key has the bytes the task looks up (["c",{"f":"a"}])`},
