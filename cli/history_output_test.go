@@ -47,7 +47,6 @@ func TestHistoryIntoAFailingOutputSaysSoInOneLine(t *testing.T) {
 	}
 }
 
-
 func TestHistoryTimeIsRFC3339InUTCToTheMillisecond(t *testing.T) {
 	for _, tc := range []struct {
 		in   time.Time
