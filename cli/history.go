@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -85,9 +83,13 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	if req.Until, err = optionalTime("--until", o.until); err != nil {
 		return err
 	}
-	// The Store only says which copy each commit is: read as koff get
-	// reads it. The history read after it streams, keeping nothing.
-	s, err := openSession(g, env, sessionOptions{oneShot: true})
+	// One read of the offsets topics loads the Store (as koff get reads
+	// it) and the history.
+	var hr *edit.HistoryRead
+	s, err := openSession(g, env, sessionOptions{oneShot: true, tap: func(ed *edit.Editor) edit.HistoryTap {
+		hr = ed.StartHistory(env.Context, req)
+		return hr
+	}})
 	if err != nil {
 		return err
 	}
@@ -100,8 +102,15 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	if err := s.ed.RequireSource(s.ctx, req.Connector, req.Partitions); err != nil {
 		return err
 	}
-	read := func(each func(*edit.Commit) error) (*edit.History, error) {
-		return s.ed.ReadHistory(s.ctx, req, each)
+	read := func(run func(int, func(func(*edit.Commit) error) error) error) (*edit.History, error) {
+		if !s.tapped {
+			// The first read failed, the Tailer's then did not: read again.
+			hr = s.ed.StartHistory(s.ctx, req)
+			if err := s.ed.ReadTap(s.ctx, hr); err != nil {
+				return nil, err
+			}
+		}
+		return s.ed.FinishHistoryRuns(hr, run)
 	}
 	out := newPipeWriter(env.Stdout)
 	var h *edit.History
@@ -170,16 +179,13 @@ func appendHistoryTime(b []byte, t time.Time) []byte {
 	return append(b, 'Z')
 }
 
-// historyRead hands on a history's commits (edit.Editor ReadHistory, or
-// FinishHistory of a read done).
-type historyRead func(each func(*edit.Commit) error) (*edit.History, error)
+// historyRead hands on a history's commits in runs
+// (edit.Editor.FinishHistoryRuns).
+type historyRead func(run func(i int, commits func(each func(*edit.Commit) error) error) error) (*edit.History, error)
 
 func writeHistoryText(read historyRead, w *pipeWriter) (*edit.History, error) {
 	fmt.Fprintf(w, "%-24s  %-28s  %-5s  %s  %s\n", "TIME", "RECORD", "COPY", "PARTITION", "VALUE")
-	var lines historyLines
-	h, err := read(func(c *edit.Commit) error {
-		return w.writeSafe(lines.append(c))
-	})
+	h, err := writeLines(read, func() lineMaker { return &historyLines{} }, w)
 	if err != nil {
 		return nil, err
 	}
@@ -194,78 +200,6 @@ func writeHistoryText(read historyRead, w *pipeWriter) (*edit.History, error) {
 	}
 	fmt.Fprintf(w, "%d commits shown. Times are %s.\n", h.Shown, timesAre(h.LogAppendTime))
 	return h, nil
-}
-
-// historyLines lays out the text history's lines as fmt's
-// "%-24s  %-28s  %-5s  %s  %s%s" would, with field, jsonField and
-// editMark, but by hand: a million lines felt fmt's cost. What is the
-// same for a run of lines (a key's partition map, a topic-partition's
-// text, the time to the second) is made once. Every outside field goes
-// through field or jsonField: the lines are safe as made.
-type historyLines struct {
-	b     []byte
-	times refText
-	parts map[*edit.CopyHistory]string
-	tp    model.TopicPartition
-	tpTxt string // field of tp.String(), "" when it could be clipped
-}
-
-func (l *historyLines) append(c *edit.Commit) []byte {
-	b := l.b[:0]
-	b = l.times.appendTime(b, c.Time)
-	b = padRunes(b, 0, 24)
-	b = append(b, "  "...)
-	at := len(b)
-	if c.ID.TopicPartition != l.tp || l.tpTxt == "" {
-		l.tp, l.tpTxt = c.ID.TopicPartition, ""
-		// Sanitising the topic-partition apart from "@offset" changes
-		// nothing unless the whole is long enough to be clipped.
-		if tp := c.ID.TopicPartition.String(); len(tp)+21 <= cellMax {
-			l.tpTxt = field(tp)
-		}
-	}
-	if l.tpTxt != "" {
-		b = append(b, l.tpTxt...)
-		b = append(b, '@')
-		b = strconv.AppendInt(b, c.Offset, 10)
-	} else {
-		b = append(b, field(fmt.Sprintf("%s@%d", c.ID.TopicPartition, c.Offset))...)
-	}
-	b = padRunes(b, at, 28)
-	b = append(b, "  "...)
-	at = len(b)
-	b = append(b, c.Copy...)
-	b = padRunes(b, at, 5)
-	b = append(b, "  "...)
-	if l.parts == nil {
-		l.parts = map[*edit.CopyHistory]string{}
-	}
-	part, ok := l.parts[c.Summary]
-	if !ok || c.Summary == nil {
-		part = jsonField(c.Partition)
-		if c.Summary != nil {
-			l.parts[c.Summary] = part
-		}
-	}
-	b = append(b, part...)
-	b = append(b, "  "...)
-	if c.Value == nil {
-		b = append(b, "(tombstone)"...)
-	} else {
-		b = append(b, jsonField(string(c.Value))...)
-	}
-	b = append(b, editMark(c)...)
-	b = append(b, '\n')
-	l.b = b
-	return b
-}
-
-// padRunes pads b[at:] with spaces to width runes, as fmt's %-Ns does.
-func padRunes(b []byte, at, width int) []byte {
-	for n := utf8.RuneCount(b[at:]); n < width; n++ {
-		b = append(b, ' ')
-	}
-	return b
 }
 
 func editMark(c *edit.Commit) string {
@@ -306,53 +240,17 @@ func timesAre(logAppend bool) string {
 
 // writeHistoryJSON streams the history as one JSON object: the commits as
 // read, then each stored key's summary and each topic-partition's bounds.
-// Values are the stored bytes (numbers as stored), written by hand. Only
-// the outside bytes (names, keys, values) go through text.JSONSafe: the
-// rest is koff's ASCII, and a million commits feel every byte scanned.
+// Values are the stored bytes (numbers as stored), written by hand
+// (jsonLines).
 func writeHistoryJSON(req edit.HistoryRequest, read historyRead, w *pipeWriter) (*edit.History, error) {
-	var b, scratch []byte
+	var b []byte
 	b = append(b, `{"connector":`...)
 	b = appendJSONSafe(b, java.AppendJackson(nil, req.Connector))
 	b = append(b, `,"commits":[`...)
 	if err := w.writeSafe(b); err != nil {
 		return nil, err
 	}
-	n := 0
-	var refs refText
-	keys := map[*edit.CopyHistory][]byte{} // each key as JSON with its partition map, made once
-	h, err := read(func(c *edit.Commit) error {
-		b = b[:0]
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
-		b = append(b, "\n{"...)
-		b = refs.append(b, edit.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime})
-		k, ok := keys[c.Summary]
-		if !ok {
-			k = java.AppendJackson(nil, c.ID.Key)
-			k = append(k, `,"source_partition":`...)
-			k = appendRaw(k, []byte(c.Partition))
-			k = outputSafe(k)
-			keys[c.Summary] = k
-		}
-		b = append(b, `,"key":`...)
-		b = append(b, k...)
-		b = append(b, `,"copy":"`...)
-		b = append(b, c.Copy...)
-		b = append(b, `","value":`...)
-		scratch = appendRaw(scratch[:0], c.Value)
-		b = appendJSONSafe(b, scratch)
-		if c.Edit != nil {
-			e, _ := json.Marshal(c.Edit)
-			b = appendJSONSafe(append(b, `,"koff_edit":`...), e)
-		}
-		if c.Koff {
-			b = append(b, `,"koff_header":true`...)
-		}
-		b = append(b, '}')
-		return w.writeSafe(b)
-	})
+	h, err := writeLines(read, func() lineMaker { return &jsonLines{keys: map[*edit.CopyHistory][]byte{}} }, w)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"sort"
 	"time"
 
 	"koff/model"
@@ -15,7 +14,8 @@ import (
 // The offsets topic is compacted, but until the cleaner reaches a record
 // it keeps every commit with its time: that is a connector's history.
 // Reading it streams (kafka.Config.ReadHistory): what is kept grows with
-// the connector's keys, never with the records read.
+// the connector's keys and the commits shown (history_read.go), never
+// with the rest of the records read.
 
 // HistoryRecord is one record of an offsets topic as the history reader
 // hands it on; Key and Value are valid only during the callback.
@@ -131,8 +131,9 @@ type keyInfo struct {
 	keep      bool
 	partition string
 	object    java.Object
-	// copies are its summaries, one per topic-partition it is in.
-	copies map[model.TopicPartition]*CopyHistory
+	// copies are its summaries, one per topic-partition it is in, by
+	// their index in the read's.
+	copies map[model.TopicPartition]int
 }
 
 // keyFilter keeps the records of one connector's keys (and of some
@@ -202,8 +203,8 @@ type HistoryTap interface {
 	Read(logs []RetainedLog)
 }
 
-// readTap reads every offsets topic into tap.
-func (e *Editor) readTap(ctx context.Context, tap HistoryTap) error {
+// ReadTap reads every offsets topic into tap.
+func (e *Editor) ReadTap(ctx context.Context, tap HistoryTap) error {
 	if e.History == nil {
 		return errNoHistoryReader
 	}
@@ -222,79 +223,11 @@ func (e *Editor) readTap(ctx context.Context, tap HistoryTap) error {
 // the order read (by topic-partition, then offset), and returns a summary
 // per stored key.
 func (e *Editor) ReadHistory(ctx context.Context, req HistoryRequest, each func(*Commit) error) (*History, error) {
-	if e.History == nil {
-		return nil, errNoHistoryReader
+	r := e.StartHistory(ctx, req)
+	if err := e.ReadTap(ctx, r); err != nil {
+		return nil, err
 	}
-	copies := map[string]model.PartitionRow{}
-	for _, t := range e.topics() {
-		for _, r := range e.Store.Partitions(model.ConnectorID{Topic: t, Name: req.Connector}) {
-			copies[copyKey(r.ID)] = r
-		}
-	}
-	marks := e.auditMarks(ctx, req.Connector)
-	filter := newKeyFilter(req.Connector, req.Partitions)
-	h := &History{Connector: req.Connector}
-	var sums []*CopyHistory
-	var c Commit
-	for _, topic := range e.topics() {
-		logs, err := e.History(ctx, topic, filter.keep, func(r *HistoryRecord) error {
-			ki := filter.info(r.Key)
-			tp := model.TopicPartition{Topic: r.Topic, Partition: r.Partition}
-			s := ki.copies[tp]
-			ref := CommitRef{TopicPartition: tp, Offset: r.Offset, Time: r.Time, LogAppendTime: r.LogAppendTime}
-			if s == nil {
-				id := model.PartitionID{TopicPartition: tp, Key: string(r.Key)}
-				s = &CopyHistory{ID: id, Partition: ki.partition, Copy: CopyGone, First: ref}
-				if row, ok := copies[copyKey(id)]; ok {
-					s.Copy, s.Stray = CopyStray, row.Stray
-					if row.Live {
-						s.Copy = CopyLive
-					}
-				}
-				if ki.copies == nil {
-					ki.copies = map[model.TopicPartition]*CopyHistory{}
-				}
-				ki.copies[tp] = s
-				sums = append(sums, s)
-			}
-			s.Commits++
-			s.Last = ref
-			if r.Value == nil {
-				s.Tombstones++
-			}
-			h.LogAppendTime = h.LogAppendTime || r.LogAppendTime
-			if !req.Since.IsZero() && r.Time.Before(req.Since) || !req.Until.IsZero() && r.Time.After(req.Until) {
-				return nil
-			}
-			c = Commit{ID: s.ID, Partition: ki.partition, Offset: r.Offset, Time: r.Time, LogAppendTime: r.LogAppendTime,
-				Value: r.Value, Copy: s.Copy, Koff: r.Koff, Edit: marks.match(r), Summary: s}
-			h.Shown++
-			return each(&c)
-		})
-		if err != nil {
-			return nil, err
-		}
-		h.Logs = append(h.Logs, logs...)
-	}
-	byTP := map[model.TopicPartition]RetainedLog{}
-	for _, l := range h.Logs {
-		byTP[l.TopicPartition] = l
-	}
-	for _, s := range sums {
-		s.Complete = byTP[s.First.TopicPartition].complete(s.First.Offset)
-		h.Copies = append(h.Copies, *s)
-	}
-	sort.Slice(h.Copies, func(i, j int) bool {
-		a, b := h.Copies[i], h.Copies[j]
-		if a.Partition != b.Partition {
-			return a.Partition < b.Partition
-		}
-		if a.ID.TopicPartition != b.ID.TopicPartition {
-			return a.ID.TopicPartition.String() < b.ID.TopicPartition.String()
-		}
-		return a.ID.Key < b.ID.Key
-	})
-	return h, nil
+	return e.FinishHistory(r, each)
 }
 
 // auditMark is one record a koff edit wrote (or had the worker write).

@@ -155,7 +155,7 @@ func (e *Editor) PlanRewind(ctx context.Context, req RewindRequest) (*Rewind, er
 		return nil, ErrNotSourceRewind
 	}
 	rr := StartRewind(req)
-	if err := e.readTap(ctx, rr); err != nil {
+	if err := e.ReadTap(ctx, rr); err != nil {
 		return nil, err
 	}
 	return e.PlanRewindRead(ctx, rr)

@@ -1,0 +1,139 @@
+package edit
+
+import (
+	"context"
+	"sort"
+
+	"koff/model"
+)
+
+// HistoryRead is a connector's history as read, before the Store says
+// which copy each key is (a HistoryTap): which copy a commit is (live,
+// stray, gone) is the Store's judgement once the whole topic is read, and
+// the read may be what loads the Store (koff history reads the topics
+// once). So the commits shown are kept in order (a spool), and what is
+// kept grows with them, never with the rest of the records read.
+type HistoryRead struct {
+	req    HistoryRequest
+	marks  auditMarks
+	filter *keyFilter
+	h      *History
+	sums   []*CopyHistory
+	edits  []*KoffEdit
+	sp     spool
+}
+
+// StartHistory prepares a read of req's history: ReadHistory, or
+// ReadTap or a read that also loads the Store, and FinishHistory after
+// it.
+func (e *Editor) StartHistory(ctx context.Context, req HistoryRequest) *HistoryRead {
+	return &HistoryRead{req: req, marks: e.auditMarks(ctx, req.Connector), filter: newKeyFilter(req.Connector, req.Partitions),
+		h: &History{Connector: req.Connector}}
+}
+
+func (r *HistoryRead) Keep(key []byte) bool { return r.filter.keep(key) }
+
+func (r *HistoryRead) Read(logs []RetainedLog) { r.h.Logs = append(r.h.Logs, logs...) }
+
+func (r *HistoryRead) Add(rec *HistoryRecord) error {
+	ki := r.filter.info(rec.Key)
+	tp := model.TopicPartition{Topic: rec.Topic, Partition: rec.Partition}
+	ref := CommitRef{TopicPartition: tp, Offset: rec.Offset, Time: rec.Time, LogAppendTime: rec.LogAppendTime}
+	i, ok := ki.copies[tp]
+	if !ok {
+		i = len(r.sums)
+		r.sums = append(r.sums, &CopyHistory{ID: model.PartitionID{TopicPartition: tp, Key: string(rec.Key)}, Partition: ki.partition, First: ref})
+		if ki.copies == nil {
+			ki.copies = map[model.TopicPartition]int{}
+		}
+		ki.copies[tp] = i
+	}
+	s := r.sums[i]
+	s.Commits++
+	s.Last = ref
+	if rec.Value == nil {
+		s.Tombstones++
+	}
+	r.h.LogAppendTime = r.h.LogAppendTime || rec.LogAppendTime
+	if !r.req.Since.IsZero() && rec.Time.Before(r.req.Since) || !r.req.Until.IsZero() && rec.Time.After(r.req.Until) {
+		return nil
+	}
+	edit := -1
+	if ed := r.marks.match(rec); ed != nil {
+		edit = len(r.edits)
+		r.edits = append(r.edits, ed)
+	}
+	r.h.Shown++
+	r.sp.put(spooled{copy: i, offset: rec.Offset, time: rec.Time, logAppend: rec.LogAppendTime, koff: rec.Koff, edit: edit, value: rec.Value})
+	return nil
+}
+
+// FinishHistory hands on the commits of a read done, in the order read,
+// each with the copy the Store now says it is.
+func (e *Editor) FinishHistory(r *HistoryRead, each func(*Commit) error) (*History, error) {
+	return e.FinishHistoryRuns(r, func(_ int, commits func(func(*Commit) error) error) error { return commits(each) })
+}
+
+// FinishHistoryRuns is FinishHistory in runs: run is called with each run
+// of commits in the order read, numbered from 0, and with a function that
+// hands on the run's commits in order. The runs' commits may be handed on
+// beside one another, on other goroutines, while run goes on: a history
+// is laid out by several (koff history). A commit's Value is valid as
+// long as the Commit.
+func (e *Editor) FinishHistoryRuns(r *HistoryRead, run func(i int, commits func(each func(*Commit) error) error) error) (*History, error) {
+	h := r.h
+	copies := map[string]model.PartitionRow{}
+	for _, t := range e.topics() {
+		for _, row := range e.Store.Partitions(model.ConnectorID{Topic: t, Name: r.req.Connector}) {
+			copies[copyKey(row.ID)] = row
+		}
+	}
+	byTP := map[model.TopicPartition]RetainedLog{}
+	for _, l := range h.Logs {
+		byTP[l.TopicPartition] = l
+	}
+	for _, s := range r.sums {
+		s.Copy = CopyGone
+		if row, ok := copies[copyKey(s.ID)]; ok {
+			s.Copy, s.Stray = CopyStray, row.Stray
+			if row.Live {
+				s.Copy = CopyLive
+			}
+		}
+		s.Complete = byTP[s.First.TopicPartition].complete(s.First.Offset)
+	}
+	// Read only from here on: the runs may be handed on at once.
+	sums, edits := r.sums, r.edits
+	for i, b := range r.sp.blocks {
+		err := run(i, func(each func(*Commit) error) error {
+			var c Commit
+			return eachSpooled(b, func(sp *spooled) error {
+				s := sums[sp.copy]
+				c = Commit{ID: s.ID, Partition: s.Partition, Offset: sp.offset, Time: sp.time, LogAppendTime: sp.logAppend,
+					Value: sp.value, Copy: s.Copy, Koff: sp.koff, Summary: s}
+				if sp.edit >= 0 {
+					c.Edit = edits[sp.edit]
+				}
+				return each(&c)
+			})
+		})
+		r.sp.blocks[i] = nil
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range r.sums {
+		h.Copies = append(h.Copies, *s)
+	}
+	sort.Slice(h.Copies, func(i, j int) bool {
+		a, b := h.Copies[i], h.Copies[j]
+		if a.Partition != b.Partition {
+			return a.Partition < b.Partition
+		}
+		if a.ID.TopicPartition != b.ID.TopicPartition {
+			return a.ID.TopicPartition.String() < b.ID.TopicPartition.String()
+		}
+		return a.ID.Key < b.ID.Key
+	})
+	return h, nil
+}
