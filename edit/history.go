@@ -222,12 +222,17 @@ func (e *Editor) ReadTap(ctx context.Context, tap HistoryTap) error {
 // every offsets topic, handing each commit within req's times to each in
 // the order read (by topic-partition, then offset), and returns a summary
 // per stored key.
+//
+// The Store is read already (the dashboard's): which copy each key is is
+// its judgement as the read begins, and each commit is handed on as it is
+// read, nothing kept of it.
 func (e *Editor) ReadHistory(ctx context.Context, req HistoryRequest, each func(*Commit) error) (*History, error) {
 	r := e.StartHistory(ctx, req)
+	r.each, r.copies = each, e.storedCopyRows(req.Connector)
 	if err := e.ReadTap(ctx, r); err != nil {
 		return nil, err
 	}
-	return e.FinishHistory(r, each)
+	return e.FinishHistory(r, nil)
 }
 
 // auditMark is one record a koff edit wrote (or had the worker write).

@@ -12,7 +12,9 @@ import (
 // stray, gone) is the Store's judgement once the whole topic is read, and
 // the read may be what loads the Store (koff history reads the topics
 // once). So the commits shown are kept in order (a spool), and what is
-// kept grows with them, never with the rest of the records read.
+// kept grows with them, never with the rest of the records read. On a
+// Store read already (ReadHistory) nothing is kept: each commit is handed
+// on as it is read.
 type HistoryRead struct {
 	req    HistoryRequest
 	marks  auditMarks
@@ -21,6 +23,11 @@ type HistoryRead struct {
 	sums   []*CopyHistory
 	edits  []*KoffEdit
 	sp     spool
+	// each, when set, is handed each commit as it is read, its copy
+	// judged by the Store as it was when the read began (ReadHistory, on
+	// a Store already read): nothing is spooled.
+	each   func(*Commit) error
+	copies map[string]model.PartitionRow
 }
 
 // StartHistory prepares a read of req's history: ReadHistory, or
@@ -43,6 +50,9 @@ func (r *HistoryRead) Add(rec *HistoryRecord) error {
 	if !ok {
 		i = len(r.sums)
 		r.sums = append(r.sums, &CopyHistory{ID: model.PartitionID{TopicPartition: tp, Key: string(rec.Key)}, Partition: ki.partition, First: ref})
+		if r.copies != nil {
+			judgeCopy(r.sums[i], r.copies)
+		}
 		if ki.copies == nil {
 			ki.copies = map[model.TopicPartition]int{}
 		}
@@ -64,8 +74,39 @@ func (r *HistoryRead) Add(rec *HistoryRecord) error {
 		r.edits = append(r.edits, ed)
 	}
 	r.h.Shown++
+	if r.each != nil {
+		c := Commit{ID: s.ID, Partition: s.Partition, Offset: rec.Offset, Time: rec.Time, LogAppendTime: rec.LogAppendTime,
+			Value: rec.Value, Copy: s.Copy, Koff: rec.Koff, Summary: s}
+		if edit >= 0 {
+			c.Edit = r.edits[edit]
+		}
+		return r.each(&c)
+	}
 	r.sp.put(spooled{copy: i, offset: rec.Offset, time: rec.Time, logAppend: rec.LogAppendTime, koff: rec.Koff, edit: edit, value: rec.Value})
 	return nil
+}
+
+// storedCopyRows are the connector's stored copies as the Store has them
+// now, by copyKey.
+func (e *Editor) storedCopyRows(connector string) map[string]model.PartitionRow {
+	copies := map[string]model.PartitionRow{}
+	for _, t := range e.topics() {
+		for _, row := range e.Store.Partitions(model.ConnectorID{Topic: t, Name: connector}) {
+			copies[copyKey(row.ID)] = row
+		}
+	}
+	return copies
+}
+
+// judgeCopy says which copy s is: live, stray (and why), or gone.
+func judgeCopy(s *CopyHistory, copies map[string]model.PartitionRow) {
+	s.Copy, s.Stray = CopyGone, ""
+	if row, ok := copies[copyKey(s.ID)]; ok {
+		s.Copy, s.Stray = CopyStray, row.Stray
+		if row.Live {
+			s.Copy = CopyLive
+		}
+	}
 }
 
 // FinishHistory hands on the commits of a read done, in the order read,
@@ -82,24 +123,16 @@ func (e *Editor) FinishHistory(r *HistoryRead, each func(*Commit) error) (*Histo
 // long as the Commit.
 func (e *Editor) FinishHistoryRuns(r *HistoryRead, run func(i int, commits func(each func(*Commit) error) error) error) (*History, error) {
 	h := r.h
-	copies := map[string]model.PartitionRow{}
-	for _, t := range e.topics() {
-		for _, row := range e.Store.Partitions(model.ConnectorID{Topic: t, Name: r.req.Connector}) {
-			copies[copyKey(row.ID)] = row
-		}
+	copies := r.copies
+	if copies == nil {
+		copies = e.storedCopyRows(r.req.Connector)
 	}
 	byTP := map[model.TopicPartition]RetainedLog{}
 	for _, l := range h.Logs {
 		byTP[l.TopicPartition] = l
 	}
 	for _, s := range r.sums {
-		s.Copy = CopyGone
-		if row, ok := copies[copyKey(s.ID)]; ok {
-			s.Copy, s.Stray = CopyStray, row.Stray
-			if row.Live {
-				s.Copy = CopyLive
-			}
-		}
+		judgeCopy(s, copies)
 		s.Complete = byTP[s.First.TopicPartition].complete(s.First.Offset)
 	}
 	// Read only from here on: the runs may be handed on at once.
