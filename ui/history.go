@@ -13,17 +13,34 @@ import (
 	"koff/ui/screens"
 )
 
-// historyMsg is a partition detail's history, read off the UI goroutine.
+// historyMsg is a partition detail's history, read off the UI goroutine
+// (again: refresh, in the background, what was read before staying on
+// screen meanwhile).
 type historyMsg struct {
-	screen *screens.DetailScreen
-	h      *screens.History
-	err    error
+	screen  *screens.DetailScreen
+	h       *screens.History
+	err     error
+	refresh bool
 }
 
 // readHistory starts reading the detail's history from the offsets topics
 // through the Editor; the screen says "reading history…" meanwhile. A read
 // still running when the screen closes is cancelled.
 func (m *Model) readHistory(ds *screens.DetailScreen) tea.Cmd {
+	return m.startHistory(ds, false)
+}
+
+// refreshHistory reads the detail's history again in the background, once
+// the partition has moved on past what was read (HistoryBehind).
+func (m *Model) refreshHistory() tea.Cmd {
+	ds, ok := m.top().(*screens.DetailScreen)
+	if !ok || !ds.HistoryBehind(m.opts.Now()) {
+		return nil
+	}
+	return m.startHistory(ds, true)
+}
+
+func (m *Model) startHistory(ds *screens.DetailScreen, refresh bool) tea.Cmd {
 	if m.histCancel != nil {
 		m.histCancel()
 		m.histCancel = nil
@@ -41,13 +58,17 @@ func (m *Model) readHistory(ds *screens.DetailScreen) tea.Cmd {
 	if name == "" {
 		name = k.Connector
 	}
-	ds.SetHistoryLoading()
+	if refresh {
+		ds.RefreshingHistory()
+	} else {
+		ds.SetHistoryLoading()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), kit.HistoryTimeout)
 	m.histCancel = cancel
 	return func() tea.Msg {
 		defer cancel()
 		h, err := screens.ReadHistory(ctx, ed, name, k.Partition)
-		return historyMsg{screen: ds, h: h, err: err}
+		return historyMsg{screen: ds, h: h, err: err, refresh: refresh}
 	}
 }
 
@@ -58,7 +79,11 @@ func (m *Model) handleHistory(msg historyMsg) {
 			if msg.h != nil {
 				msg.h.At = m.opts.Now()
 			}
-			msg.screen.SetHistory(msg.h, msg.err)
+			if msg.refresh {
+				msg.screen.RefreshHistory(msg.h, msg.err, m.opts.Now())
+			} else {
+				msg.screen.SetHistory(msg.h, msg.err)
+			}
 			m.layout() // its help line names the history's keys now
 			return
 		}

@@ -323,3 +323,39 @@ func TestHistoryTombstone(t *testing.T) {
 		t.Fatalf("t on the commit before the tombstone did not fill in its value:\n%s", screenText(m))
 	}
 }
+
+// A commit made while the detail is open is read in the background once
+// the history read is five seconds old: the history shown stays on screen
+// meanwhile (no "reading history…"), and the commit chosen stays chosen.
+func TestHistoryFollowsNewCommits(t *testing.T) {
+	now := t0
+	f, _, m := editModel(t, 80, 24, func(o *Options) { o.Now = func() time.Time { return now } })
+	openHistory(t, m)
+	send(t, m, press("]")...)
+	ds := m.top().(*screens.DetailScreen)
+	chosen, _ := ds.SelectedCommit()
+	f.put(now, keyAppLog, `{"position":150000}`)
+	now = now.Add(2 * time.Second)
+	send(t, m, tickMsg{})
+	if ds.HistoryBehind(now) {
+		t.Fatal("a history read 2s ago is read again at once")
+	}
+	now = now.Add(4 * time.Second)
+	cmd := send(t, m, tickMsg{})
+	if out := contentText(m); strings.Contains(out, "reading history…") || !strings.Contains(out, `{"position":143936}`) {
+		t.Fatalf("the history shown went away while it is read again:\n%s", out)
+	}
+	awaitHistory(t, m, cmd)
+	out := contentText(m)
+	for _, want := range []string{"8 commits retained · read just now", `{"position":150000}`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the history read again lacks %q:\n%s", want, out)
+		}
+	}
+	if got, _ := ds.SelectedCommit(); got.TopicPartition != chosen.TopicPartition || got.Offset != chosen.Offset {
+		t.Errorf("the chosen commit moved from %s@%d to %s@%d", chosen.TopicPartition, chosen.Offset, got.TopicPartition, got.Offset)
+	}
+	if ds.HistoryBehind(now.Add(time.Minute)) {
+		t.Error("a history that shows the newest commit is still behind")
+	}
+}

@@ -260,7 +260,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		m.handleTick()
-		return m, tea.Batch(m.tick(), m.jobsCmd())
+		return m, tea.Batch(m.tick(), m.jobsCmd(), m.refreshHistory())
 	case loadedMsg:
 		m.handleLoaded(msg)
 		return m, m.jobsCmd()

@@ -40,8 +40,8 @@ type History struct {
 	Commits []HistoryCommit // newest first, at most HistoryMax
 	Read    int             // commits read: more than len(Commits) when older ones were dropped
 	Copies  []edit.CopyHistory
-	// At is when it was read: commits made since are not in it (esc and
-	// enter read it again).
+	// At is when it was read: commits made since are read in the
+	// background once the partition moves on (HistoryBehind).
 	At time.Time
 }
 
@@ -91,6 +91,11 @@ type historyState struct {
 	h       *History
 	sel     int // the chosen commit, an index into h.Commits
 	selLine int // its first line in the content, for scrolling to it
+	// refreshing: h is being read again in the background (refreshErr:
+	// why the last such read failed).
+	refreshing bool
+	refreshErr string
+	failedAt   time.Time
 }
 
 // SetHistoryLoading shows "reading history…" until SetHistory.
@@ -104,6 +109,52 @@ func (s *DetailScreen) SetHistory(h *History, err error) {
 	s.hist = historyState{h: h}
 	if err != nil {
 		s.hist.err = err.Error()
+	}
+	s.Sync()
+}
+
+// historyRefresh is how soon after a read the detail reads its history
+// again when the partition has moved on (HistoryBehind).
+const historyRefresh = 5 * time.Second
+
+// HistoryBehind says the history read shows an older state than the
+// Store now has: a commit to this copy came after it, and the read is
+// historyRefresh old. The root then reads it again in the background
+// (RefreshHistory), the history shown meanwhile.
+func (s *DetailScreen) HistoryBehind(now time.Time) bool {
+	h := s.hist.h
+	if h == nil || s.hist.loading || s.hist.refreshing || !s.found || now.Sub(h.At) < historyRefresh || now.Sub(s.hist.failedAt) < historyRefresh {
+		return false
+	}
+	for _, c := range h.Commits {
+		if c.TopicPartition == s.id.TopicPartition && c.Offset >= s.d.RecordOffset {
+			return false
+		}
+	}
+	return true
+}
+
+// RefreshingHistory notes a read of the history in the background: the
+// one read before stays on screen until it ends.
+func (s *DetailScreen) RefreshingHistory() { s.hist.refreshing = true }
+
+// RefreshHistory shows a history read again, the same commit chosen if it
+// is still in it.
+func (s *DetailScreen) RefreshHistory(h *History, err error, now time.Time) {
+	chosen, ok := s.SelectedCommit()
+	if err != nil {
+		// Keep what was read; say why it could not be read again.
+		s.hist.refreshing, s.hist.refreshErr, s.hist.failedAt = false, err.Error(), now
+		s.Sync()
+		return
+	}
+	s.hist = historyState{h: h}
+	if ok {
+		for i, c := range h.Commits {
+			if c.TopicPartition == chosen.TopicPartition && c.Offset == chosen.Offset {
+				s.hist.sel = i
+			}
+		}
 	}
 	s.Sync()
 }
@@ -167,6 +218,9 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 		tombs += c.Tombstones
 	}
 	info := []string{"newest first", kit.Plural(h.Read, "commit", "commits") + " retained", "read " + kit.Age(s.now, h.At)}
+	if hs.refreshErr != "" {
+		info = append(info, "not read again: "+kit.Clean(hs.refreshErr))
+	}
 	if tombs > 0 {
 		info = append(info, kit.Plural(tombs, "tombstone", "tombstones"))
 	}
