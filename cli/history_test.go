@@ -345,3 +345,25 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// A typo in the name or the partition of a history or a rewind gets the
+// closest names, and no --create hint: neither makes a connector or a
+// partition.
+func TestHistoryAndRewindTyposSayNoCreate(t *testing.T) {
+	addr := offsetsBroker(t)
+	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	commitAt(t, addr, "connect-offsets", `["pg",{"server":"db"}]`, `{"lsn":1}`, t0)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"history", "pgg"}, "did you mean pg?"},
+		{[]string{"history", "pg", "--partition", `{"server":"dbb"}`}, `did you mean {"server":"db"}?`},
+		{[]string{"set", "pg", "--to-datetime", "2026-11-29T02:00:00Z", "--partition", `{"server":"dbb"}`, "--dry-run"}, `did you mean {"server":"db"}?`},
+	} {
+		_, errs, code := koff(t, append(tc.args, "-b", addr)...)
+		if code == 0 || !strings.Contains(errs, tc.want) || strings.Contains(errs, "--create") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("koff %s: exit %d, stderr %q: want one line with %q and no --create", strings.Join(tc.args, " "), code, errs, tc.want)
+		}
+	}
+}

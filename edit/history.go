@@ -325,12 +325,12 @@ func TimestampType(logAppend bool) string {
 // connector never had, as a set does, with the closest names.
 func (e *Editor) RequireSource(ctx context.Context, name string, parts []java.Object) error {
 	if err := e.requireKnown(ctx, KindSet, name, "", false); err != nil {
-		return err
+		return creatingNothing(err)
 	}
 	if len(parts) == 0 {
 		return nil
 	}
-	return e.requirePartitions(Request{Connector: name, Kind: KindSet, Items: itemsOf(parts)}, e.storedCopies(name))
+	return creatingNothing(e.requirePartitions(Request{Connector: name, Kind: KindSet, Items: itemsOf(parts)}, e.storedCopies(name)))
 }
 
 // SinkCommits is what Kafka keeps of a sink's commits: its group's latest

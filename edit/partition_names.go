@@ -3,6 +3,7 @@ package edit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -31,6 +32,9 @@ type UnknownPartitionError struct {
 	Unknown []UnknownPartition
 	// Reset: deleting cannot create, so Create does not help.
 	Reset bool
+	// NoCreate: the command creates nothing (a history, a rewind): no
+	// --create hint.
+	NoCreate bool
 }
 
 func (e *UnknownPartitionError) Error() string {
@@ -43,12 +47,28 @@ func (e *UnknownPartitionError) Error() string {
 	switch {
 	case e.Reset:
 		return s + "; nothing to reset."
+	case e.NoCreate:
+		return s + "."
 	case e.Sink:
 		return s + ". Pass --create to commit a partition the topic has."
 	case len(e.Unknown) == 1:
 		return s + ". Pass --create to add it as a new source partition."
 	}
 	return s + ". Pass --create to add them as new source partitions."
+}
+
+// creatingNothing leaves the --create hint out of err's refusal of a
+// name or partition: for commands that create nothing.
+func creatingNothing(err error) error {
+	var c *UnknownConnectorError
+	var p *UnknownPartitionError
+	switch {
+	case errors.As(err, &c):
+		c.NoCreate = true
+	case errors.As(err, &p):
+		p.NoCreate = true
+	}
+	return err
 }
 
 // list names each unknown partition and its did-you-mean, on one line.

@@ -174,7 +174,7 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 		return nil, ErrNotSourceRewind
 	}
 	if err := e.requirePartitions(Request{Connector: req.Connector, Kind: KindSet, Items: itemsOf(req.Partitions)}, copies); err != nil {
-		return nil, err
+		return nil, creatingNothing(err) // a rewind takes commits: it makes no partition
 	}
 	home := e.homeTopic(req.Connector, e.topics())
 	want := map[string]bool{}
