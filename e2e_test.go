@@ -204,6 +204,26 @@ func (s *tmuxSession) run(args ...string) string {
 
 func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", s.name) }
 
+// keys presses keys (tmux's names: Enter, Escape, End…); typ types text.
+func (s *tmuxSession) keys(k ...string) { s.run(append([]string{"send-keys", "-t", s.name}, k...)...) }
+func (s *tmuxSession) typ(text string)  { s.run("send-keys", "-t", s.name, "-l", text) }
+
+// openShopOrders goes from the connectors to jdbc-shop's partitions,
+// filtered to its orders row.
+func (s *tmuxSession) openShopOrders() {
+	s.waitFor("the connectors", 10*time.Second, func(scr string) bool { return strings.Contains(scr, "jdbc-shop") && strings.Contains(scr, "RUNNING") })
+	s.keys("/")
+	s.typ("jdbc-shop")
+	s.keys("Enter")
+	s.waitFor("the filter", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "mm2-primary") })
+	s.keys("Enter")
+	s.waitFor("jdbc-shop's partitions", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "shop.public.orders") })
+	s.keys("/")
+	s.typ(`"shop.public.orders"`)
+	s.keys("Enter")
+	s.waitFor("the orders row alone", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "shop.public.payments") })
+}
+
 func (s *tmuxSession) waitFor(what string, d time.Duration, ok func(string) bool) string {
 	s.t.Helper()
 	deadline := time.Now().Add(d)
@@ -264,20 +284,8 @@ func TestDashboardEditFlowUnderTmux(t *testing.T) {
 	dir := t.TempDir()
 	status := filepath.Join(dir, "status")
 	s := startTmux(t, 120, 35, fmt.Sprintf("%s --demo --flush-interval 1s --audit-log %s; echo $? > %s; sleep 30", koffBin, filepath.Join(dir, "audit.jsonl"), status))
-	keys := func(k ...string) { s.run(append([]string{"send-keys", "-t", s.name}, k...)...) }
-	typ := func(text string) { s.run("send-keys", "-t", s.name, "-l", text) }
-	s.waitFor("the connectors", 10*time.Second, func(scr string) bool { return strings.Contains(scr, "jdbc-shop") && strings.Contains(scr, "RUNNING") })
-
-	keys("/")
-	typ("jdbc-shop")
-	keys("Enter")
-	s.waitFor("the filter", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "mm2-primary") })
-	keys("Enter")
-	s.waitFor("jdbc-shop's partitions", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "shop.public.orders") })
-	keys("/")
-	typ(`"shop.public.orders"`)
-	keys("Enter")
-	s.waitFor("the orders row alone", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "shop.public.payments") })
+	keys, typ := s.keys, s.typ
+	s.openShopOrders()
 
 	keys("S")
 	s.waitFor("the stop confirmation", 5*time.Second, func(scr string) bool {

@@ -20,20 +20,8 @@ var commitLine = regexp.MustCompile(`· (connect-offsets/\d+)@([\d,]+)\s*\n\s+(\
 func TestDashboardHistoryAndRewindUnderTmux(t *testing.T) {
 	dir := t.TempDir()
 	s := startTmux(t, 80, 24, fmt.Sprintf("%s --demo --audit-log %s; sleep 30", koffBin, filepath.Join(dir, "audit.jsonl")))
-	keys := func(k ...string) { s.run(append([]string{"send-keys", "-t", s.name}, k...)...) }
-	typ := func(text string) { s.run("send-keys", "-t", s.name, "-l", text) }
-	s.waitFor("the connectors", 10*time.Second, func(scr string) bool { return strings.Contains(scr, "jdbc-shop") && strings.Contains(scr, "RUNNING") })
-
-	keys("/")
-	typ("jdbc-shop")
-	keys("Enter")
-	s.waitFor("the filter", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "mm2-primary") })
-	keys("Enter")
-	s.waitFor("jdbc-shop's partitions", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "shop.public.orders") })
-	keys("/")
-	typ(`"shop.public.orders"`)
-	keys("Enter")
-	s.waitFor("the orders row alone", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "shop.public.payments") })
+	keys, typ := s.keys, s.typ
+	s.openShopOrders()
 	// Two commits of orders in the topic (the task commits every few
 	// seconds), then the detail opened again reads them both.
 	keys("Enter")

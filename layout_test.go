@@ -25,6 +25,7 @@ var importRules = []importRule{
 	{pkg: "koff/model/store", allow: []string{"koff/model", "koff/model/java", "koff/model/text"}},
 	{pkg: "koff/keymap", thirdParty: true},
 	{pkg: "koff/internal/faultproxy", thirdParty: true},
+	{pkg: "koff/internal/sshtest", thirdParty: true},
 	{pkg: "koff/kafka/security", allow: []string{"koff/model/..."}, thirdParty: true},
 	{pkg: "koff/kafka", allow: []string{"koff/model/...", "koff/kafka/security"}, thirdParty: true},
 	{pkg: "koff/connect/...", allow: []string{"koff/model/...", "koff/connect/..."}, thirdParty: true},

@@ -30,7 +30,7 @@ func strayDeleteFlow(t *testing.T, w, h int, noColor bool) {
 		env = "NO_COLOR=1 "
 	}
 	s := startTmux(t, w, h, fmt.Sprintf("%s%s --demo --audit-log %s; sleep 30", env, koffBin, filepath.Join(t.TempDir(), "audit.jsonl")))
-	keys := func(k ...string) { s.run(append([]string{"send-keys", "-t", s.name}, k...)...) }
+	keys := s.keys
 	s.waitFor("the connectors", 10*time.Second, func(scr string) bool { return strings.Contains(scr, "file-logs") })
 	keys("/")
 	s.run("send-keys", "-t", s.name, "-l", "file-logs")

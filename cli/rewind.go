@@ -15,12 +15,10 @@ import (
 // the connector has no source offsets (a sink: its group is set from its
 // data topics' record times instead). read is the session's read of the
 // history, if it made one.
-func rewindSource(s *editSession, o *setOptions, name string, t time.Time, read *edit.RewindRead) (bool, error) {
-	req, err := edit.NewRewindRequest(name, t, o.partition, edit.IfNewer(o.ifNewer))
-	if err != nil {
-		return false, usagef("%v", err)
-	}
+func rewindSource(s *editSession, o *setOptions, req edit.RewindRequest, read *edit.RewindRead) (bool, error) {
+	name := req.Connector
 	var rw *edit.Rewind
+	var err error
 	if read != nil {
 		rw, err = s.ed.PlanRewindRead(s.ctx, read)
 	} else {

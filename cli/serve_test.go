@@ -3,11 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"io"
 	"koff/cli/serve"
+	"koff/internal/sshtest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,36 +19,12 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
-// clientKey is a fresh ed25519 key: its signer and its authorized_keys line.
-func clientKey(t *testing.T, comment string) (gossh.Signer, string) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := strings.TrimSpace(string(gossh.MarshalAuthorizedKey(signer.PublicKey())))
-	return signer, line + " " + comment
-}
-
-func writeFile(t *testing.T, dir, name, text string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // Startup errors are one line naming the file and line, exit 2.
 func TestServeUsageErrors(t *testing.T) {
 	dir := t.TempDir()
-	_, line := clientKey(t, "op")
-	ops := writeFile(t, dir, "ops", line+"\n")
-	bad := writeFile(t, dir, "bad", line+"\nssh-rsa nonsense\n")
+	_, line := sshtest.Key(t, "op")
+	ops := sshtest.WriteFile(t, dir, "ops", line+"\n")
+	bad := sshtest.WriteFile(t, dir, "bad", line+"\nssh-rsa nonsense\n")
 	host := filepath.Join(dir, "host")
 	for _, tc := range []struct {
 		args []string
@@ -103,11 +78,11 @@ func startServe(t *testing.T, extra ...string) *serveRun {
 	t.Helper()
 	r := &serveRun{t: t, dir: t.TempDir(), done: make(chan int, 1)}
 	var opLine, viewerLine string
-	r.op, opLine = clientKey(t, "op")
-	r.viewer, viewerLine = clientKey(t, "viewer")
+	r.op, opLine = sshtest.Key(t, "op")
+	r.viewer, viewerLine = sshtest.Key(t, "viewer")
 	args := append([]string{"serve", "--demo", "--ssh-listen", "127.0.0.1:0",
-		"--authorized-keys", writeFile(t, r.dir, "ops", opLine+"\n"),
-		"--viewer-keys", writeFile(t, r.dir, "viewers", viewerLine+"\n"),
+		"--authorized-keys", sshtest.WriteFile(t, r.dir, "ops", opLine+"\n"),
+		"--viewer-keys", sshtest.WriteFile(t, r.dir, "viewers", viewerLine+"\n"),
 		"--host-key", filepath.Join(r.dir, "host"), "--audit-log", filepath.Join(r.dir, "audit.jsonl"),
 		"--log-file", filepath.Join(r.dir, "log")}, extra...)
 	var ctx context.Context
@@ -318,7 +293,7 @@ func TestServeSessionsShutdownAndLeaks(t *testing.T) {
 		t.Errorf("third session: exit %d, stderr %q", code, third.errb.String())
 	}
 	// An unknown key never gets in.
-	stranger, _ := clientKey(t, "stranger")
+	stranger, _ := sshtest.Key(t, "stranger")
 	if c, err := dial(r.addr, "mallory", stranger); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
 		if c != nil {
 			c.Close()

@@ -188,13 +188,18 @@ func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, en
 		}
 	}
 	var opts sessionOptions
+	var rewind edit.RewindRequest
 	var rr *edit.RewindRead
-	rewind := o.toDatetime != "" && len(o.topics) == 0
-	if req, err := edit.NewRewindRequest(name, st.Time, o.partition, edit.IfNewer(o.ifNewer)); rewind && err == nil {
+	rewinds := o.toDatetime != "" && len(o.topics) == 0
+	if rewinds {
+		var err error
+		if rewind, err = edit.NewRewindRequest(name, st.Time, o.partition, edit.IfNewer(o.ifNewer)); err != nil {
+			return usagef("%v", err)
+		}
 		// One read of the offsets topics loads the Store and a source's
 		// history (a sink's name reads nothing of it).
 		opts = sessionOptions{oneShot: true, tap: func(*edit.Editor) edit.HistoryTap {
-			rr = edit.StartRewind(req)
+			rr = edit.StartRewind(rewind)
 			return rr
 		}}
 	}
@@ -203,12 +208,12 @@ func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, en
 		return err
 	}
 	defer s.close()
-	if rewind {
+	if rewinds {
 		// A source connector is rewound from its offsets topic's history.
 		if !s.tapped {
 			rr = nil
 		}
-		if done, err := rewindSource(s, o, name, st.Time, rr); done || err != nil {
+		if done, err := rewindSource(s, o, rewind, rr); done || err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package kafka
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -21,26 +20,7 @@ import (
 // after the answers before it.
 func resetOn(t *testing.T, key int16, opts ...kfake.Opt) *faultproxy.Proxy {
 	t.Helper()
-	p, err := faultproxy.Listen("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	adv, _ := net.ResolveTCPAddr("tcp", p.Addr())
-	var direct string
-	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.ListenFn(func(network, _ string) (net.Listener, error) {
-		l, err := net.Listen(network, "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		direct = l.Addr().String()
-		return advertised{l, adv}, nil
-	})}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	p.SetTarget(direct)
+	p, c, _ := proxiedCluster(t, opts...)
 	c.ControlKey(key, func(kmsg.Request) (kmsg.Response, error, bool) {
 		_ = p.Set(faultproxy.Reset)
 		return nil, nil, false

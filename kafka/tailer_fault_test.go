@@ -31,6 +31,14 @@ func (a advertised) Addr() net.Addr { return a.addr }
 // whatever the proxy does.
 func proxiedBroker(t *testing.T, opts ...kfake.Opt) (*faultproxy.Proxy, string) {
 	t.Helper()
+	p, _, direct := proxiedCluster(t, opts...)
+	return p, direct
+}
+
+// proxiedCluster is proxiedBroker with its cluster, for a test that
+// controls its answers.
+func proxiedCluster(t *testing.T, opts ...kfake.Opt) (*faultproxy.Proxy, *kfake.Cluster, string) {
+	t.Helper()
 	p, err := faultproxy.Listen("")
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +59,7 @@ func proxiedBroker(t *testing.T, opts ...kfake.Opt) (*faultproxy.Proxy, string) 
 	}
 	t.Cleanup(c.Close)
 	p.SetTarget(direct)
-	return p, direct
+	return p, c, direct
 }
 
 // directClient reaches the broker at direct whatever address metadata names.

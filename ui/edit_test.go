@@ -306,9 +306,16 @@ func editModel(t *testing.T, w, h int, opts func(*Options)) (*fixture, *fakeEdit
 }
 
 // awaitJob runs cmd (and every command of a batch) and returns the first
-// edit-job message it produces. Timers in the batch (spinner, cursor
-// blink) are left to run out on their own.
+// edit-job message it produces.
 func awaitJob(t *testing.T, cmd tea.Cmd) tea.Msg {
+	t.Helper()
+	return awaitMsg[jobMsg](t, cmd, "no edit job finished")
+}
+
+// awaitMsg runs cmd (and every command of a batch) and returns the first
+// message of type M it produces. Timers in the batch (spinner, cursor
+// blink) are left to run out on their own.
+func awaitMsg[M tea.Msg](t *testing.T, cmd tea.Cmd, none string) M {
 	t.Helper()
 	msgs := make(chan tea.Msg, 64)
 	var launch func(tea.Cmd)
@@ -332,12 +339,13 @@ func awaitJob(t *testing.T, cmd tea.Cmd) tea.Msg {
 	for {
 		select {
 		case msg := <-msgs:
-			if _, ok := msg.(jobMsg); ok {
-				return msg
+			if m, ok := msg.(M); ok {
+				return m
 			}
 		case <-timeout:
-			t.Fatal("no edit job finished")
-			return nil
+			t.Fatal(none)
+			var zero M
+			return zero
 		}
 	}
 }

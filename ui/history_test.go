@@ -18,36 +18,7 @@ import (
 // history read answers, and hands the answer to the model.
 func awaitHistory(t *testing.T, m *Model, cmd tea.Cmd) {
 	t.Helper()
-	msgs := make(chan tea.Msg, 64)
-	var launch func(tea.Cmd)
-	launch = func(c tea.Cmd) {
-		if c == nil {
-			return
-		}
-		go func() {
-			msg := c()
-			if b, ok := msg.(tea.BatchMsg); ok {
-				for _, c := range b {
-					launch(c)
-				}
-				return
-			}
-			msgs <- msg
-		}()
-	}
-	launch(cmd)
-	timeout := time.After(10 * time.Second)
-	for {
-		select {
-		case msg := <-msgs:
-			if _, ok := msg.(historyMsg); ok {
-				send(t, m, msg)
-				return
-			}
-		case <-timeout:
-			t.Fatal("the history read did not answer")
-		}
-	}
+	send(t, m, awaitMsg[historyMsg](t, cmd, "the history read did not answer"))
 }
 
 // openHistory opens file-source's live application log partition, whose

@@ -3,8 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"io"
 	"net"
@@ -17,36 +15,13 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"koff/edit"
+	"koff/internal/sshtest"
 )
 
-// sshKey is a fresh ed25519 key: its signer and its authorized_keys line.
-func sshKey(t *testing.T, comment string) (gossh.Signer, string) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := strings.TrimSpace(string(gossh.MarshalAuthorizedKey(signer.PublicKey())))
-	return signer, line + " " + comment
-}
-
-func writeKeys(t *testing.T, dir, name, text string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestParseAuthorizedKeys(t *testing.T) {
-	a, lineA := sshKey(t, "alice@laptop")
-	b, lineB := sshKey(t, "")
-	c, lineC := sshKey(t, "carol with spaces in the comment")
+	a, lineA := sshtest.Key(t, "alice@laptop")
+	b, lineB := sshtest.Key(t, "")
+	c, lineC := sshtest.Key(t, "carol with spaces in the comment")
 	good := "# operators\n\n" + lineA + "\r\n" +
 		`no-pty,command="/bin/false",from="10.0.0.0/8" ` + lineB + "\n" +
 		"   " + lineC + "   \n# the end"
@@ -79,11 +54,11 @@ func TestParseAuthorizedKeys(t *testing.T) {
 
 func TestKeyringRoles(t *testing.T) {
 	dir := t.TempDir()
-	op, opLine := sshKey(t, "op")
-	viewer, viewerLine := sshKey(t, "viewer")
-	both, bothLine := sshKey(t, "both")
-	stranger, _ := sshKey(t, "stranger")
-	k, err := LoadKeyring(writeKeys(t, dir, "ops", opLine+"\n"+bothLine+"\n"), writeKeys(t, dir, "viewers", viewerLine+"\n"+bothLine+"\n"))
+	op, opLine := sshtest.Key(t, "op")
+	viewer, viewerLine := sshtest.Key(t, "viewer")
+	both, bothLine := sshtest.Key(t, "both")
+	stranger, _ := sshtest.Key(t, "stranger")
+	k, err := LoadKeyring(sshtest.WriteFile(t, dir, "ops", opLine+"\n"+bothLine+"\n"), sshtest.WriteFile(t, dir, "viewers", viewerLine+"\n"+bothLine+"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,11 +78,11 @@ func TestKeyringRoles(t *testing.T) {
 	}
 
 	// No viewers file: operators only.
-	k, err = LoadKeyring(writeKeys(t, dir, "ops2", opLine), "")
+	k, err = LoadKeyring(sshtest.WriteFile(t, dir, "ops2", opLine), "")
 	if err != nil || k.role(op.PublicKey()) != roleOperator || k.role(viewer.PublicKey()) != roleNone {
 		t.Errorf("operators only: %v", err)
 	}
-	if _, err := LoadKeyring(writeKeys(t, dir, "empty", "# nobody\n"), ""); err == nil || !strings.Contains(err.Error(), "holds no key") {
+	if _, err := LoadKeyring(sshtest.WriteFile(t, dir, "empty", "# nobody\n"), ""); err == nil || !strings.Contains(err.Error(), "holds no key") {
 		t.Errorf("empty operators file: %v", err)
 	}
 	if _, err := LoadKeyring(filepath.Join(dir, "missing"), ""); err == nil || !errors.Is(err, os.ErrNotExist) {
@@ -222,10 +197,10 @@ func (f *fakeSession) Context() ssh.Context  { return nil }
 // key the auth callback accepted (soft-serve's re-check).
 func TestIdentifyRechecksTheKeyUsed(t *testing.T) {
 	dir := t.TempDir()
-	op, opLine := sshKey(t, "op")
-	viewer, viewerLine := sshKey(t, "viewer")
-	stranger, _ := sshKey(t, "stranger")
-	keys, err := LoadKeyring(writeKeys(t, dir, "ops", opLine), writeKeys(t, dir, "viewers", viewerLine))
+	op, opLine := sshtest.Key(t, "op")
+	viewer, viewerLine := sshtest.Key(t, "viewer")
+	stranger, _ := sshtest.Key(t, "stranger")
+	keys, err := LoadKeyring(sshtest.WriteFile(t, dir, "ops", opLine), sshtest.WriteFile(t, dir, "viewers", viewerLine))
 	if err != nil {
 		t.Fatal(err)
 	}

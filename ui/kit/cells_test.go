@@ -1,38 +1,12 @@
 package kit
 
 import (
-	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
 
-	"koff/model/java"
 	"koff/model/text"
 )
-
-// naturalLessReference is naturalLess before it skipped common prefixes.
-func naturalLessReference(a, b string) bool {
-	for a != "" && b != "" {
-		da, db := digitRun(a), digitRun(b)
-		if da > 0 && db > 0 {
-			na := strings.TrimLeft(a[:da], "0")
-			nb := strings.TrimLeft(b[:db], "0")
-			if len(na) != len(nb) {
-				return len(na) < len(nb)
-			}
-			if na != nb {
-				return na < nb
-			}
-			a, b = a[da:], b[db:]
-			continue
-		}
-		if a[0] != b[0] {
-			return a[0] < b[0]
-		}
-		a, b = a[1:], b[1:]
-	}
-	return len(a) < len(b)
-}
 
 // TestNaturalLessSkipsPrefixesExactly: skipping the common prefix changes
 // no answer.
@@ -41,36 +15,10 @@ func TestNaturalLessSkipsPrefixesExactly(t *testing.T) {
 	for range 50000 {
 		a := randomText(rng)
 		b := a[:rng.Intn(len(a)+1)] + randomText(rng)
-		if NaturalLess(a, b) != naturalLessReference(a, b) || NaturalLess(b, a) != naturalLessReference(b, a) {
+		if NaturalLess(a, b) != naturalLessFrom(a, b) || NaturalLess(b, a) != naturalLessFrom(b, a) {
 			t.Fatalf("naturalLess(%q, %q) changed", a, b)
 		}
 	}
-}
-
-// jsonValuesParsed is jsonValues through the parser alone.
-func jsonValuesParsed(s string) (string, bool) {
-	v, err := java.ParseJSON([]byte(s))
-	if err != nil {
-		return "", false
-	}
-	obj, isObj := v.(java.Object)
-	if !isObj {
-		return "", false
-	}
-	parts := make([]string, 0, len(obj))
-	for _, f := range obj {
-		switch x := f.Value.(type) {
-		case string:
-			parts = append(parts, x)
-		case java.Object, []any:
-			return "", false
-		case nil:
-			parts = append(parts, "null")
-		default:
-			parts = append(parts, fmt.Sprint(x))
-		}
-	}
-	return strings.Join(parts, " "), true
 }
 
 // TestPlainValuesSameAsParsed: the values read without parsing are what
@@ -91,7 +39,7 @@ func TestPlainValuesSameAsParsed(t *testing.T) {
 		if !ok {
 			continue
 		}
-		want, wok := jsonValuesParsed(c)
+		want, wok := parsedValues(c)
 		if !wok || got != want {
 			t.Fatalf("plainValues(%q) = %q, parsing gives %q (%v)", c, got, want, wok)
 		}

@@ -18,6 +18,12 @@ func jsonValues(s string) (string, bool) {
 	if vals, ok := plainValues(s); ok {
 		return vals, true
 	}
+	return parsedValues(s)
+}
+
+// parsedValues is jsonValues through the parser: for what plainValues
+// does not take.
+func parsedValues(s string) (string, bool) {
 	v, err := java.ParseJSON([]byte(s))
 	if err != nil {
 		return "", false

@@ -223,7 +223,11 @@ func NaturalLess(a, b string) bool {
 	for p > 0 && a[p-1] >= '0' && a[p-1] <= '9' {
 		p--
 	}
-	a, b = a[p:], b[p:]
+	return naturalLessFrom(a[p:], b[p:])
+}
+
+// naturalLessFrom is NaturalLess compared from the first byte.
+func naturalLessFrom(a, b string) bool {
 	for a != "" && b != "" {
 		da, db := digitRun(a), digitRun(b)
 		if da > 0 && db > 0 {
