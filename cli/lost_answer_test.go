@@ -461,3 +461,51 @@ func TestARESTEditAppliedLateIsUnknownAndUndone(t *testing.T) {
 		t.Errorf("undo: exit %d, offset %s, want %s\n%s%s", code, got, before, out, errs)
 	}
 }
+
+// A rewind (set --to-datetime) reads the topic once, its Store loaded by
+// the history read and tailed on from there: a produce answer it loses is
+// still told truly. Appended while koff reads for it, the record is
+// verified; appended only after koff gave up, the partition may have been
+// written (exit 3, audit unknown), and once it has landed undo puts the
+// value before back.
+func TestARewindWhoseAnswerIsLostIsToldTruly(t *testing.T) {
+	for _, late := range []bool{false, true} {
+		c := newCutBroker(t)
+		k := bulkKey(0)
+		p := java.PartitionFor([]byte(k), 25)
+		tp := fmt.Sprintf("connect-offsets/%d", p)
+		now := time.Now()
+		if err := c.kafka.WriteRecords(context.Background(), []store.Record{
+			{Topic: "connect-offsets", Partition: p, Key: []byte(k), Value: []byte(`{"id":1}`), Time: now.Add(-2 * time.Hour)},
+			{Topic: "connect-offsets", Partition: p, Key: []byte(k), Value: []byte(`{"id":2}`), Time: now.Add(-time.Hour)},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		release := make(chan struct{})
+		hold := func() { time.Sleep(1500 * time.Millisecond) }
+		if late {
+			hold = func() { <-release }
+		}
+		c.cut(kmsg.Produce, 1, toOffsetsTopic, hold)
+		out, errs, code := c.koff("set", "bulk", "--yes", "--to-datetime", now.Add(-90*time.Minute).UTC().Format(time.RFC3339))
+		close(release)
+		if c.cuts.Load() != 1 {
+			t.Fatalf("late %v: %d requests cut", late, c.cuts.Load())
+		}
+		ed := c.lastEdit(edit.KindImport)
+		if !late {
+			if code != ExitOK || !strings.Contains(out, "read back") || strings.Contains(out+errs, "written: none") || c.inForce()[k] != `{"id":1}` || ed.Result() != edit.ResultVerified {
+				t.Errorf("a rewind whose answer was lost and whose record landed soon: exit %d, in force %s, audit %s\n%s%s", code, c.inForce()[k], ed.Result(), out, errs)
+			}
+			continue
+		}
+		if code != ExitUnknown || !strings.Contains(errs, "may have been written: "+tp+" (") || strings.Contains(errs, "written: none") || ed.Result() != edit.ResultUnknown || !ed.UnknownSet()[tp] {
+			t.Errorf("a rewind whose answer was lost: exit %d, audit %s %v\n%s%s", code, ed.Result(), ed.UnknownSet(), out, errs)
+		}
+		c.waitValue(k, `{"id":1}`)
+		out, errs, code = c.koff("undo", "bulk", "--yes")
+		if code != ExitOK || c.inForce()[k] != `{"id":2}` {
+			t.Errorf("undo of the rewind: exit %d, in force %s\n%s%s", code, c.inForce()[k], out, errs)
+		}
+	}
+}
