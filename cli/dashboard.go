@@ -26,7 +26,7 @@ var dashboardCommand = &command{
 
 func runDashboard(g *Globals, _ any, args []string, env Env) error {
 	if len(args) > 0 {
-		return usagef("unknown command %q (see koff --help)", args[0])
+		return unknownCommand(args[0])
 	}
 	if !g.Demo {
 		if err := g.needBootstrap(); err != nil {

@@ -29,7 +29,8 @@ import (
 // ahead.
 func init() {
 	register(&command{
-		name: "history-today",
+		name:   "history-today",
+		hidden: true,
 		flags: func(fs *pflag.FlagSet) any {
 			o := &historyOptions{}
 			fs.StringVar(&o.partition, "partition", "", "")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +56,8 @@ type command struct {
 	summary string
 	flags   func(fs *pflag.FlagSet) any
 	run     func(g *Globals, opts any, args []string, env Env) error
+	// hidden: not listed by koff help (a tool of the tests).
+	hidden bool
 }
 
 var commands []*command
@@ -107,12 +110,12 @@ func run(args []string, env Env) error {
 		// koff help [COMMAND] is koff [COMMAND] --help.
 		cmd, rest = helpTarget(rest)
 		if cmd == nil {
-			return usagef("unknown command %q (see koff help)", rest[0])
+			return unknownCommand(rest[0])
 		}
 		rest = append(rest, "--help")
 	} else if name != "" {
 		if cmd = lookup(name); cmd == nil {
-			return usagef("unknown command %q (see koff help)", name)
+			return unknownCommand(name)
 		}
 	}
 	if cmd != dashboardCommand && env.Stdout != nil && env.Stderr != nil {
@@ -191,7 +194,37 @@ func takesValue(fs *pflag.FlagSet, arg string) bool {
 }
 
 // commandOrder is how --help lists commands: reading first, then writing.
-var commandOrder = []string{"get", "tail", "status", "set", "reset", "export", "import", "copy", "undo", "audit", "stop", "resume", "serve", "demo-cluster", "version"}
+// A command missing here is still listed (listedCommands), after these.
+var commandOrder = []string{"get", "tail", "status", "history", "export", "set", "reset", "import", "copy", "undo", "audit", "stop", "resume", "serve", "metrics", "demo-cluster", "version"}
+
+// listedCommands are the commands koff help lists: every one registered
+// but the hidden, in commandOrder, then any other by name.
+func listedCommands() []*command {
+	var out []*command
+	for _, name := range commandOrder {
+		if c := lookup(name); c != nil && !c.hidden {
+			out = append(out, c)
+		}
+	}
+	var rest []*command
+	for _, c := range commands {
+		if !c.hidden && !slices.Contains(commandOrder, c.name) {
+			rest = append(rest, c)
+		}
+	}
+	slices.SortFunc(rest, func(a, b *command) int { return strings.Compare(a.name, b.name) })
+	return append(out, rest...)
+}
+
+// unknownCommand refuses a word that names no command, with the closest
+// command names, as an unknown connector name is refused.
+func unknownCommand(name string) error {
+	names := []string{"help"}
+	for _, c := range listedCommands() {
+		names = append(names, c.name)
+	}
+	return usagef("unknown command %q%s (koff help lists the commands)", name, edit.DidYouMean(edit.ClosestNames(name, names)))
+}
 
 // helpTarget is the command `koff help ARGS` asks about: the first
 // argument that is not a flag, or the dashboard for none. The rest are
@@ -244,10 +277,8 @@ Usage:
 
 Commands:
 `)
-		for _, name := range commandOrder {
-			if c := lookup(name); c != nil {
-				fmt.Fprintf(w, "  %-14s %s\n", c.name, wrapText(c.summary, width, 17))
-			}
+		for _, c := range listedCommands() {
+			fmt.Fprintf(w, "  %-14s %s\n", c.name, wrapText(c.summary, width, 17))
 		}
 		fmt.Fprint(w, "\nRun koff help COMMAND for a command's own flags.\n\nGlobal flags, accepted by every command (koff help CMD lists those CMD uses):\n")
 		fmt.Fprint(w, flagUsages(globals))

@@ -125,7 +125,7 @@ func TestHelpCommandAndFlagDefaults(t *testing.T) {
 			}
 		}
 	}
-	if _, errs, code := koff(t, "help", "nosuch"); code != ExitUsage || errs != "koff: unknown command \"nosuch\" (see koff help)\n" {
+	if _, errs, code := koff(t, "help", "nosuch"); code != ExitUsage || errs != "koff: unknown command \"nosuch\" (koff help lists the commands)\n" {
 		t.Errorf("koff help nosuch: exit %d %q", code, errs)
 	}
 	// A command's help lists the global flags it uses, not the others.
