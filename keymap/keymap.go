@@ -86,6 +86,10 @@ type KeyMap struct {
 	Confirm, StopApplyResume, Cancel key.Binding
 	DialogUp, DialogDown             key.Binding
 	DialogPageUp, DialogPageDown     key.Binding
+
+	// ctrl+c while a dialog is open asks first: QuitYes quits, QuitNo
+	// goes back to the dialog as it was.
+	QuitYes, QuitNo key.Binding
 }
 
 // Default returns the standard bindings.
@@ -155,6 +159,9 @@ func Default() KeyMap {
 		DialogDown:      key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll down")),
 		DialogPageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
 		DialogPageDown:  key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+
+		QuitYes: key.NewBinding(key.WithKeys("y", "ctrl+c"), key.WithHelp("y/ctrl+c", "quit koff")),
+		QuitNo:  key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "back to the dialog")),
 	}
 }
 
@@ -175,6 +182,7 @@ const (
 	ScopePicker = "picker" // the context picker (a filter input over context names)
 	ScopeStray  = "stray"  // the choice on a stray copy of a source partition
 	ScopeRewind = "rewind" // the rewind dialog (a one-line input for the time)
+	ScopeQuit   = "quit"   // ctrl+c over an open dialog: quit or go back
 )
 
 // TextScopes are the scopes in which printable keys must reach a text input.
@@ -188,7 +196,7 @@ func (k KeyMap) Scopes() map[string][]key.Binding {
 	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo, k.Copy, k.RewindTime}
 	return map[string][]key.Binding{
 		ScopeTable:  concat(move, global, []key.Binding{k.Open, k.Filter, k.Sort}, edits),
-		ScopeDetail: concat(move, global, []key.Binding{k.NewerCommit, k.OlderCommit, k.ToCommit}),
+		ScopeDetail: concat(move, global, []key.Binding{k.NewerCommit, k.OlderCommit, k.ToCommit}, edits),
 		ScopeFilter: {k.FilterUp, k.FilterDown, k.FilterApply, k.FilterClear, k.ForceQuit},
 		ScopeForm:   {k.FormSubmit, k.FormNext, k.FormCancel, k.ForceQuit},
 		ScopeSink:   {k.StrategyUp, k.StrategyDown, k.Scope, k.FormSubmit, k.FormCancel, k.ForceQuit},
@@ -197,6 +205,7 @@ func (k KeyMap) Scopes() map[string][]key.Binding {
 		ScopePicker: {k.PickerUp, k.PickerDown, k.PickerSelect, k.PickerCancel, k.ForceQuit},
 		ScopeStray:  {k.StrayDelete, k.StrayPartition, k.FormCancel, k.ForceQuit},
 		ScopeRewind: {k.IfNewer, k.FormSubmit, k.FormCancel, k.ForceQuit},
+		ScopeQuit:   {k.QuitYes, k.QuitNo},
 	}
 }
 

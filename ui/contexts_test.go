@@ -113,6 +113,10 @@ func TestPickerEscCancels(t *testing.T) {
 	if m.picker == nil || m.picker.Input.Value() != "q" {
 		t.Fatal("q did not type into the picker's filter")
 	}
+	// ctrl+c over the picker asks first; a second one quits.
+	if isQuit(send(t, m, press("ctrl+c")...)) || m.quit == nil {
+		t.Fatal("ctrl+c in the picker quit without asking")
+	}
 	if !isQuit(send(t, m, press("ctrl+c")...)) || m.SwitchTo() != "" {
 		t.Fatalf("ctrl+c in the picker: SwitchTo %q", m.SwitchTo())
 	}

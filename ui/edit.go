@@ -106,15 +106,17 @@ func (m *Model) planWith(sub *dialogs.Submission) tea.Cmd {
 	return cmd
 }
 
-// undoJob reads the audit log for the last edit of this cluster and plans
-// putting its before-values back. Newer values it would overwrite, and
-// newer edits that wrote nothing, are shown in the confirmation: enter
-// there is the operator's go-ahead (the CLI's --force and --yes).
-func (m *Model) undoJob() tea.Cmd {
+// undoJob reads the audit log for the last edit of connector on this
+// cluster and plans putting its before-values back: u acts on the
+// selected connector as every key does, never on another's edit. Newer
+// values it would overwrite, and newer edits that wrote nothing, are shown
+// in the confirmation: enter there is the operator's go-ahead (the CLI's
+// --force and --yes).
+func (m *Model) undoJob(connector string) tea.Cmd {
 	ed := m.opts.Editor
 	defer func() { m.planCancel = m.jobCancel }()
-	return m.startJob("finding the last edit in the audit log…", kit.PlanTimeout, func(ctx context.Context, id int) tea.Msg {
-		u, err := ed.FindUndo(ctx, edit.UndoQuery{})
+	return m.startJob("finding the last edit of "+kit.Clean(connector)+" in the audit log…", kit.PlanTimeout, func(ctx context.Context, id int) tea.Msg {
+		u, err := ed.FindUndo(ctx, edit.UndoQuery{Connector: connector})
 		if err != nil {
 			return planDoneMsg{id: id, err: err}
 		}
@@ -393,16 +395,25 @@ func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		t.sinkRow, t.hasSinkRow = s.Selected()
 		t.sinkRows = len(s.List.Items)
 	case *screens.DetailScreen:
-		if b != &m.km.ToCommit {
-			return nil, false
+		// The partition shown, and its connector.
+		t.name = s.Connector().Name
+		if k, err := model.ParseKey([]byte(s.ID().Key)); err == nil && t.name == "" {
+			t.name = k.Connector
 		}
-		if reason := m.editBlocked(b); reason != "" {
-			m.setStatus(statusInfo, reason)
-			return nil, true
+		d, found := s.Detail()
+		t.row, t.hasRow = d.PartitionRow, found
+		if b == &m.km.ToCommit {
+			if reason := m.editBlocked(b); reason != "" {
+				m.setStatus(statusInfo, reason)
+				return nil, true
+			}
+			return m.editToCommit(s), true
 		}
-		return m.editToCommit(s), true
 	default:
-		return nil, false // the detail and unparseable views have no edits
+		// The unparseable records belong to no connector.
+		m.setStatus(statusInfo, fmt.Sprintf("%s: %s; unparseable records belong to no connector: select one on the connectors screen (%s)",
+			b.Help().Key, b.Help().Desc, m.km.Back.Help().Key))
+		return nil, true
 	}
 	if reason := m.editBlocked(b); reason != "" {
 		m.setStatus(statusInfo, reason)
@@ -410,7 +421,7 @@ func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 	}
 	switch {
 	case b == &m.km.ToCommit:
-		m.setStatus(statusInfo, "t edits to a commit of a partition's history: open a source partition first ("+m.km.Open.Help().Key+")")
+		m.setStatus(statusInfo, b.Help().Key+": edits to a commit of a partition's history; open a source partition first ("+m.km.Open.Help().Key+")")
 		return nil, true
 	case b == &m.km.RewindTime:
 		return m.rewindTime(t), true
@@ -423,9 +434,14 @@ func (m *Model) handleEditKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 // handleSourceEditKey acts on an edit key for a source connector.
 func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 	parts, onPartitions := t.screen.(*screens.PartitionsScreen)
+	_, onDetail := t.screen.(*screens.DetailScreen)
 	needsPartition := b == &m.km.EditOffset || b == &m.km.ResetOffset
-	if !onPartitions && (needsPartition || b == &m.km.NewPartition) {
-		m.setStatus(statusInfo, fmt.Sprintf("%s works on source partitions: open a connector first (%s)", b.Help().Desc, m.km.Open.Help().Key))
+	switch {
+	case onDetail && b == &m.km.NewPartition:
+		m.setStatus(statusInfo, fmt.Sprintf("%s: %s; on the partitions screen (%s goes back)", b.Help().Key, b.Help().Desc, m.km.Back.Help().Key))
+		return nil
+	case !onPartitions && !onDetail && (needsPartition || b == &m.km.NewPartition):
+		m.setStatus(statusInfo, fmt.Sprintf("%s: %s works on source partitions; open a connector first (%s)", b.Help().Key, b.Help().Desc, m.km.Open.Help().Key))
 		return nil
 	}
 	var partition java.Object
@@ -449,7 +465,11 @@ func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 	}
 	switch b {
 	case &m.km.EditOffset:
-		return m.openForm(dialogs.NewOffsetForm(&m.km, m.styles, name, t.row, partition, parts.SiblingShapes(m.opts.Source, t.row).Offsets))
+		var shapes []java.Object
+		if onPartitions {
+			shapes = parts.SiblingShapes(m.opts.Source, t.row).Offsets
+		}
+		return m.openForm(dialogs.NewOffsetForm(&m.km, m.styles, name, t.row, partition, shapes))
 	case &m.km.NewPartition:
 		return m.openForm(dialogs.NewPartitionForm(&m.km, m.styles, name, t.row, t.hasRow, parts.KnownPartitions(), parts.SiblingShapes(m.opts.Source, t.row)))
 	case &m.km.ResetOffset:
@@ -516,7 +536,7 @@ func (m *Model) handleConnectorKey(b *key.Binding, name string, sink bool) tea.C
 		m.state = dialogs.NewStateDialog(&m.km, m.styles, b == &m.km.Stop, name, sink, m.rest)
 		m.layout()
 	case &m.km.Undo:
-		return m.undoJob()
+		return m.undoJob(name)
 	}
 	return nil
 }

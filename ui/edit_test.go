@@ -727,7 +727,7 @@ func TestUndoShowsWhichEditItUndoes(t *testing.T) {
 	requireContains(t, m, "Undo the last edit · jdbc-orders", "Undoes", "set of jdbc-orders by alice",
 		"2025-11-29 18:10:00 UTC", "verified", `{"incrementing":1} → {"incrementing":9002}`)
 	pressSettle(t, m, "enter")
-	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders", `undo-request ""`, "plan undo jdbc-orders", "apply undo jdbc-orders")
+	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders", `undo-request "jdbc-orders"`, "plan undo jdbc-orders", "apply undo jdbc-orders")
 	requireStatus(t, m, "undid the last edit: 1 partition of jdbc-orders: read back, NOT verified for the worker")
 	send(t, m, tickMsg{})
 	requireContains(t, m, `{"incrementing":9002}`)
@@ -755,7 +755,7 @@ func TestUndoShowsANewerValueBeforeConfirming(t *testing.T) {
 	requireContains(t, m, "Undo the last edit · jdbc-orders", "cluster prod-cluster", "NEWER VALUE:",
 		`{"incrementing":7}, not {"incrementing":1} as the edit wrote`, "not written by koff", "undo overwrites it")
 	pressSettle(t, m, "enter")
-	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders", `undo-request ""`, "plan undo jdbc-orders", "apply undo jdbc-orders")
+	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders", `undo-request "jdbc-orders"`, "plan undo jdbc-orders", "apply undo jdbc-orders")
 	send(t, m, tickMsg{})
 	requireContains(t, m, `{"incrementing":9002}`)
 }
@@ -790,7 +790,7 @@ func TestUndoNamesANewerEditThatWroteNothing(t *testing.T) {
 func TestUndoWithNothingToUndo(t *testing.T) {
 	_, _, m := editModel(t, 80, 24, nil)
 	pressSettle(t, m, "u")
-	requireStatus(t, m, "no edit in")
+	requireStatus(t, m, "no edit of jdbc-orders in")
 }
 
 func TestNewPartitionValidatesBothFields(t *testing.T) {

@@ -162,6 +162,10 @@ type Model struct {
 	histCancel context.CancelFunc
 
 	// picker is ":" while open; switchTo is the context chosen in it.
+	// quit asks before ctrl+c quits over an open dialog (nil when not
+	// asking); the dialog stays under it.
+	quit *dialogs.QuitDialog
+
 	picker   *dialogs.ContextPicker
 	switchTo string
 	// every is how often the tick looks at the Source.
@@ -390,6 +394,12 @@ func (m *Model) pop() {
 
 func (m *Model) HandleKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
+	case m.quit != nil:
+		return m.handleQuitKey(msg)
+	case m.dialogOpen() && key.Matches(msg, m.km.ForceQuit):
+		m.quit = dialogs.NewQuitDialog(&m.km, m.styles, m.dialogName(), m.busy)
+		m.layout()
+		return nil
 	case m.picker != nil:
 		return m.handlePickerKey(msg)
 	case m.confirm != nil:
@@ -535,6 +545,9 @@ func (m *Model) layout() {
 	if m.picker != nil {
 		m.picker.SetSize(m.width, m.height)
 	}
+	if m.quit != nil {
+		m.quit.SetSize(w, h)
+	}
 }
 
 // View renders header, screen and footer, cut to the terminal so nothing
@@ -560,6 +573,9 @@ func (m *Model) View() tea.View {
 		lines = kit.Overlay(lines, m.confirm.View(m.spinner.View()), m.width)
 	case m.state != nil:
 		lines = kit.Overlay(lines, m.state.View(), m.width)
+	}
+	if m.quit != nil {
+		lines = kit.Overlay(lines, m.quit.View(), m.width)
 	}
 	for i, l := range lines {
 		if ansi.StringWidth(l) > m.width {

@@ -282,6 +282,9 @@ func (s *DetailScreen) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{s.km.Up, s.km.Down, s.km.PageUp, s.km.PageDown, s.km.Home, s.km.End},
 		{s.km.NewerCommit, s.km.OlderCommit, s.km.ToCommit},
+		// The partition shown, and its connector, as on its row.
+		{s.km.EditOffset, s.km.ResetOffset, s.km.ResetAll, kit.Short(s.km.Copy, "copy offsets to…"),
+			s.km.RewindTime, s.km.Stop, s.km.Resume, s.km.Undo},
 		{s.km.Back, kit.Short(s.km.Clipboard, "copy offset"), s.km.Context},
 		{s.km.Unparseable, s.km.Help, s.km.Quit},
 	}
