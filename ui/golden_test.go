@@ -172,6 +172,16 @@ var goldenEdits = []struct {
 		pressSettle(t, m, "X")
 		send(t, m, press("jdbc-")...)
 	}},
+	// The help under an edit's outcome: one page, the edit keys on it.
+	{"help_partitions", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		openConnectorNamed(t, m, "jdbc-orders")
+		m.setStatus(statusOK, "set 1 partition of jdbc-orders: verified")
+		send(t, m, press("?")...)
+	}},
+	{"help_detail", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		openHistory(t, m)
+		send(t, m, press("?")...)
+	}},
 }
 
 func TestGoldenEdit(t *testing.T) {

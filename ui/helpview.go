@@ -33,9 +33,20 @@ func (m *Model) shortHelpLine() string {
 
 // fullHelpPages lays the full help out in the width: its columns side by
 // side as far as they fit, then below, in pages of at most h lines. ?
-// turns the pages; after the last it closes the help.
+// turns the pages; after the last it closes the help. When that takes
+// more than one page, the groups are packed tighter (packedHelpPages):
+// the help fits on one page whenever it can.
 func (m *Model) fullHelpPages(h int) []string {
 	groups := m.FullHelp()
+	if pages := m.rowHelpPages(groups, h); len(pages) == 1 {
+		return pages
+	}
+	return m.packedHelpPages(groups, h)
+}
+
+// rowHelpPages puts groups side by side as far as the width allows, and
+// such rows of groups one under the other.
+func (m *Model) rowHelpPages(groups [][]key.Binding, h int) []string {
 	gap := "    "
 	var blocks []string
 	for i := 0; i < len(groups); {
@@ -62,37 +73,93 @@ func (m *Model) fullHelpPages(h int) []string {
 	return append(pages, page)
 }
 
-// helpColumns renders binding groups as columns, each key then its
-// description, with gap between the columns.
-func (m *Model) helpColumns(groups [][]key.Binding, gap string) string {
-	st := m.styles.Help
-	var cols [][]string
-	height := 0
+// packedHelpPages fills columns of h lines with the groups one under the
+// other (a group longer than h goes on in the next column), and pages with
+// as many columns as the width holds. The groups that change offsets come
+// first, so that a key that writes is never behind a page while the first
+// has room.
+func (m *Model) packedHelpPages(groups [][]key.Binding, h int) []string {
+	edits := map[key.Help]bool{}
+	for _, b := range m.km.EditBindings() {
+		edits[b.Help()] = true
+	}
+	writes := func(g []key.Binding) bool {
+		for _, b := range g {
+			if edits[b.Help()] && b.Enabled() {
+				return true
+			}
+		}
+		return false
+	}
+	var ordered [][]key.Binding
 	for _, g := range groups {
-		kw := 0
-		for _, b := range g {
-			if b.Enabled() {
-				kw = max(kw, ansi.StringWidth(b.Help().Key))
-			}
-		}
-		var col []string
-		for _, b := range g {
-			if !b.Enabled() {
-				continue
-			}
-			k := b.Help().Key
-			col = append(col, st.FullKey.Render(k+strings.Repeat(" ", kw-ansi.StringWidth(k)))+" "+st.FullDesc.Render(b.Help().Desc))
-		}
-		if len(col) > 0 {
-			cols = append(cols, col)
-			height = max(height, len(col))
+		if writes(g) {
+			ordered = append(ordered, g)
 		}
 	}
+	for _, g := range groups {
+		if !writes(g) {
+			ordered = append(ordered, g)
+		}
+	}
+	// Columns of at most h lines, a blank line between groups.
+	h = max(h, 1)
+	var cols [][]string
+	var col []string
+	for _, g := range ordered {
+		lines := m.helpGroupLines(g)
+		if len(lines) == 0 {
+			continue
+		}
+		if len(col) > 0 && len(col)+1+len(lines) > h {
+			cols, col = append(cols, col), nil
+		}
+		if len(col) > 0 {
+			col = append(col, "")
+		}
+		for _, l := range lines {
+			if len(col) == h {
+				cols, col = append(cols, col), nil
+			}
+			col = append(col, l)
+		}
+	}
+	if len(col) > 0 {
+		cols = append(cols, col)
+	}
+	// Pages of as many columns as fit side by side.
+	gap := "    "
+	var pages []string
+	for i := 0; i < len(cols); {
+		j, w := i+1, colWidth(cols[i])
+		for j < len(cols) && w+len(gap)+colWidth(cols[j]) <= m.width {
+			w += len(gap) + colWidth(cols[j])
+			j++
+		}
+		pages = append(pages, joinColumns(cols[i:j], gap))
+		i = j
+	}
+	if len(pages) == 0 {
+		return []string{""}
+	}
+	return pages
+}
+
+func colWidth(col []string) int {
+	w := 0
+	for _, l := range col {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return w
+}
+
+// joinColumns sets columns of lines side by side, gap between them.
+func joinColumns(cols [][]string, gap string) string {
+	height := 0
 	widths := make([]int, len(cols))
 	for i, c := range cols {
-		for _, l := range c {
-			widths[i] = max(widths[i], ansi.StringWidth(l))
-		}
+		height = max(height, len(c))
+		widths[i] = colWidth(c)
 	}
 	lines := make([]string, height)
 	for r := range height {
@@ -113,6 +180,39 @@ func (m *Model) helpColumns(groups [][]key.Binding, gap string) string {
 		lines[r] = strings.TrimRight(b.String(), " ")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// helpGroupLines renders one group: each enabled key, aligned, then its
+// description.
+func (m *Model) helpGroupLines(g []key.Binding) []string {
+	st := m.styles.Help
+	kw := 0
+	for _, b := range g {
+		if b.Enabled() {
+			kw = max(kw, ansi.StringWidth(b.Help().Key))
+		}
+	}
+	var col []string
+	for _, b := range g {
+		if !b.Enabled() {
+			continue
+		}
+		k := b.Help().Key
+		col = append(col, st.FullKey.Render(k+strings.Repeat(" ", kw-ansi.StringWidth(k)))+" "+st.FullDesc.Render(b.Help().Desc))
+	}
+	return col
+}
+
+// helpColumns renders binding groups as columns, each key then its
+// description, with gap between the columns.
+func (m *Model) helpColumns(groups [][]key.Binding, gap string) string {
+	var cols [][]string
+	for _, g := range groups {
+		if col := m.helpGroupLines(g); len(col) > 0 {
+			cols = append(cols, col)
+		}
+	}
+	return joinColumns(cols, gap)
 }
 
 // fullHelpFooter is the line under the full help: how to turn its pages
