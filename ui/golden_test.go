@@ -172,6 +172,10 @@ var goldenEdits = []struct {
 		pressSettle(t, m, "X")
 		send(t, m, press("jdbc-")...)
 	}},
+	{"rewind", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		selectConnector(t, m, "jdbc-orders")
+		send(t, m, press("T")...)
+	}},
 	// The help under an edit's outcome: one page, the edit keys on it.
 	{"help_partitions", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
 		openConnectorNamed(t, m, "jdbc-orders")

@@ -150,28 +150,55 @@ func (f *RewindForm) SetSize(w, h int) {
 func (f *RewindForm) View(spinner string) string {
 	inner := f.width - kit.DialogFrameW
 	st := f.st
-	lines := []string{st.DialogTitle.Render("Rewind to a time · " + kit.Clean(f.connector)), ""}
-	lines = append(lines, kit.IndentWrap(st.Muted.Render("Each source partition back to its newest commit at or before the time, from the offsets topic's retained history."), inner, "", 3)...)
-	lines = append(lines, "", st.FieldFocus.Render("Time (RFC 3339, or 2006-01-02 15:04:05 local)"), f.Input.View())
+	title := []string{st.DialogTitle.Render("Rewind to a time · " + kit.Clean(f.connector))}
+	intro := kit.IndentWrap(st.Muted.Render("Each source partition back to its newest commit at or before the time, from the offsets topic's retained history."), inner, "", 3)
+	at := []string{st.FieldFocus.Render("Time (RFC 3339, or 2006-01-02 15:04:05 local)"), f.Input.View()}
 	switch {
 	case f.Err == errEmpty:
-		lines = append(lines, st.Muted.Render("  type the time"))
+		at = append(at, st.Muted.Render("  type the time"))
 	case f.Err != nil:
-		lines = append(lines, kit.IndentWrap(st.Bad.Render("✗ "+f.Err.Error()), inner, "", 2)...)
+		at = append(at, kit.IndentWrap(st.Bad.Render("✗ "+f.Err.Error()), inner, "", 2)...)
 	default:
 		read := fmt.Sprintf("%s · %s (%s)", f.At.UTC().Format(time.RFC3339Nano), f.At.In(f.now.Location()).Format("2006-01-02 15:04:05 MST"), kit.Age(f.now, f.At))
-		lines = append(lines, kit.IndentWrap(st.OK.Render("✓ ")+st.Muted.Render("read as "+read), inner, "", 3)...)
+		at = append(at, kit.IndentWrap(st.OK.Render("✓ ")+st.Muted.Render("read as "+read), inner, "", 3)...)
 	}
-	lines = append(lines, "", st.FieldFocus.Render("Partitions first committed after it, or whose history begins after it"))
+	// The choices are whole at every width: each wraps under its label.
+	choices := kit.IndentWrap(st.FieldFocus.Render("Partitions first committed after it, or whose history begins after it"), inner, "", 0)
 	for i, c := range ifNewerChoices {
 		mark, label := "○ ", st.FieldLabel.Render(c.label)
 		if i == f.ifNewer {
 			mark, label = st.FieldFocus.Render("● "), st.FieldFocus.Render(c.label)
 		}
-		lines = append(lines, kit.IndentWrap(mark+label+st.Muted.Render("  "+c.hint), inner, "  ", 2)...)
+		lines := kit.IndentWrap(mark+label+st.Muted.Render("  "+c.hint), inner, "    ", 0)
+		lines[0] = "  " + strings.TrimPrefix(lines[0], "    ")
+		choices = append(choices, lines...)
 	}
-	lines = append(lines, "")
-	lines = append(lines, planFooter(st, spinner, f.Planning, "reading the offsets topic's history", f.PlanErr, inner, f.keys(inner))...)
+	foot := planFooter(st, spinner, f.Planning, "reading the offsets topic's history", f.PlanErr, inner, f.keys(inner))
+	// On a short screen the introduction goes first, then the blank lines
+	// between the parts: the time, every choice and the keys stay whole.
+	room := f.height - kit.DialogFrameH
+	parts := [][]string{title, intro, at, choices, foot}
+	size := func(gaps bool) int {
+		n := 0
+		for _, p := range parts {
+			n += len(p)
+		}
+		if gaps {
+			n += len(parts) - 1
+		}
+		return n
+	}
+	if size(true) > room {
+		parts = [][]string{title, at, choices, foot}
+	}
+	gaps := size(true) <= room
+	var lines []string
+	for i, p := range parts {
+		if i > 0 && gaps {
+			lines = append(lines, "")
+		}
+		lines = append(lines, p...)
+	}
 	return kit.RenderBox(st, f.width, f.height, lines)
 }
 
