@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -21,26 +22,62 @@ type historyMsg struct {
 	h       *screens.History
 	err     error
 	refresh bool
+	// gen is the Tailer's Reloaded when the read began: a read that
+	// straddles a reload is of a log that is gone, and is dropped.
+	gen time.Time
 }
 
 // readHistory starts reading the detail's history from the offsets topics
 // through the Editor; the screen says "reading history…" meanwhile. A read
 // still running when the screen closes is cancelled.
 func (m *Model) readHistory(ds *screens.DetailScreen) tea.Cmd {
-	return m.startHistory(ds, false)
+	return m.startHistory(ds, false, "")
 }
 
-// refreshHistory reads the detail's history again in the background, once
+// refreshHistory reads the detail's history again: at once and from
+// scratch after the Tailer read the offsets topics again (HistoryStale),
+// the history read before gone from the screen; in the background, once
 // the partition has moved on past what was read (HistoryBehind).
 func (m *Model) refreshHistory() tea.Cmd {
 	ds, ok := m.top().(*screens.DetailScreen)
-	if !ok || !ds.HistoryBehind(m.opts.Now()) {
+	if !ok {
 		return nil
 	}
-	return m.startHistory(ds, true)
+	if why, stale := ds.HistoryStale(); stale {
+		return m.startHistory(ds, false, againWords(why))
+	}
+	if !ds.HistoryBehind(m.opts.Now()) {
+		return nil
+	}
+	return m.startHistory(ds, true, "")
 }
 
-func (m *Model) startHistory(ds *screens.DetailScreen, refresh bool) tea.Cmd {
+// againWords say why the history is read again from scratch.
+func againWords(why string) string {
+	if why == "" {
+		return "koff read the offsets topics again from scratch"
+	}
+	return "koff read the offsets topics again from scratch: " + why
+}
+
+// historyBlocked says why no commit of the detail's history may be chosen
+// now ("" when one may): the history is being read again after a reload,
+// or is from before one.
+func (m *Model) historyBlocked(ds *screens.DetailScreen) string {
+	if again := ds.HistoryAgain(); again != "" {
+		return "history is being read again (" + again + "): choose a commit once it is read"
+	}
+	st := m.opts.Source.Stats().Status
+	if why, stale := ds.HistoryStale(); stale || st.Reloaded.After(ds.HistoryGen()) {
+		if !stale {
+			why = st.ReloadReason
+		}
+		return "history is being read again (" + againWords(why) + "): choose a commit once it is read"
+	}
+	return ""
+}
+
+func (m *Model) startHistory(ds *screens.DetailScreen, refresh bool, again string) tea.Cmd {
 	if m.histCancel != nil {
 		m.histCancel()
 		m.histCancel = nil
@@ -58,22 +95,32 @@ func (m *Model) startHistory(ds *screens.DetailScreen, refresh bool) tea.Cmd {
 	if name == "" {
 		name = k.Connector
 	}
+	ds.NoteTail(m.opts.Source.Stats().Status)
 	if refresh {
 		ds.RefreshingHistory()
 	} else {
-		ds.SetHistoryLoading()
+		ds.SetHistoryLoading(again)
 	}
+	gen := ds.HistoryGen()
 	ctx, cancel := context.WithTimeout(context.Background(), kit.HistoryTimeout)
 	m.histCancel = cancel
 	return func() tea.Msg {
 		defer cancel()
 		h, err := screens.ReadHistory(ctx, ed, name, k.Partition)
-		return historyMsg{screen: ds, h: h, err: err, refresh: refresh}
+		return historyMsg{screen: ds, h: h, err: err, refresh: refresh, gen: gen}
 	}
 }
 
 // handleHistory shows a history read on its screen, if it is still open.
-func (m *Model) handleHistory(msg historyMsg) {
+// A read begun before the Tailer's last reload is dropped, and the
+// history read again.
+func (m *Model) handleHistory(msg historyMsg) tea.Cmd {
+	if st := m.opts.Source.Stats().Status; st.Reloaded.After(msg.gen) {
+		if m.top() == msg.screen {
+			return m.startHistory(msg.screen, false, againWords(st.ReloadReason))
+		}
+		return nil
+	}
 	for _, s := range m.stack {
 		if s == msg.screen {
 			if msg.h != nil {
@@ -85,15 +132,20 @@ func (m *Model) handleHistory(msg historyMsg) {
 				msg.screen.SetHistory(msg.h, msg.err)
 			}
 			m.layout() // its help line names the history's keys now
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 // editToCommit is t on the detail's history: the offset form for the
 // partition, filled with the chosen commit's value (a tombstone plans a
 // reset); enter then shows the plan as every edit.
 func (m *Model) editToCommit(ds *screens.DetailScreen) tea.Cmd {
+	if why := m.historyBlocked(ds); why != "" {
+		m.setStatus(statusInfo, why) // its commits may be of a log that is gone
+		return nil
+	}
 	c, ok := ds.SelectedCommit()
 	if !ok {
 		if ds.HistoryLoading() {

@@ -22,6 +22,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -279,8 +280,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, tea.Batch(cmd, m.jobsCmd())
 	case historyMsg:
-		m.handleHistory(msg)
-		return m, nil
+		return m, m.handleHistory(msg)
 	case jobMsg:
 		cmd := m.handleJob(msg)
 		m.layout()
@@ -459,6 +459,17 @@ func (m *Model) HandleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.km.Sort):
 		if s, ok := top.(screens.Sortable); ok {
 			s.CycleSort()
+		}
+	case key.Matches(msg, m.km.NewerCommit, m.km.OlderCommit):
+		ds, ok := top.(*screens.DetailScreen)
+		switch {
+		case !ok:
+			m.setStatus(statusInfo, fmt.Sprintf("%s/%s: choose a commit of a partition's history; open a source partition first (%s)",
+				m.km.NewerCommit.Help().Key, m.km.OlderCommit.Help().Key, m.km.Open.Help().Key))
+		case m.historyBlocked(ds) != "":
+			m.setStatus(statusInfo, m.historyBlocked(ds))
+		default:
+			return m.handleAction(top.HandleKey(msg))
 		}
 	default:
 		return m.handleAction(top.HandleKey(msg))

@@ -90,6 +90,10 @@ func TestEditKeysSayWhyWhereTheyDoNothing(t *testing.T) {
 	send(t, m, press("esc", "esc")...)
 	send(t, m, press("t")...)
 	requireStatus(t, m, "t: edits to a commit of a partition's history; open a source partition first")
+	for _, k := range []string{"[", "]"} {
+		send(t, m, press(k)...)
+		requireStatus(t, m, "[/]: choose a commit of a partition's history; open a source partition first")
+	}
 	selectPartition(t, m, "jdbc-orders", "customers")
 	send(t, m, press("enter", "n")...)
 	requireStatus(t, m, "n: new partition; on the partitions screen")

@@ -36,6 +36,12 @@ type DetailScreen struct {
 	vp            viewport.Model
 	width, height int
 	hist          historyState
+	// live is the copy the task reads (d itself when it is live), for the
+	// history's commit in force; tail the Tailer's state, whose Reloaded
+	// says when what was read is gone.
+	live      model.PartitionDetail
+	liveFound bool
+	tail      model.TailStatus
 }
 
 func NewDetailScreen(km *keymap.KeyMap, st *kit.Styles, conn model.ConnectorID, id model.PartitionID, topics int) *DetailScreen {
@@ -46,7 +52,14 @@ func (s *DetailScreen) Refresh(src kit.Source, now time.Time, reload bool) {
 	s.now = now
 	if reload {
 		s.d, s.found = src.Partition(s.id)
-		s.partitions = src.Stats().Topics[s.id.Topic]
+		s.live, s.liveFound = s.d, s.found && s.d.Live
+		if s.found && !s.d.Live && s.d.LiveCopy != nil {
+			s.live, s.liveFound = src.Partition(*s.d.LiveCopy)
+		}
+		stats := src.Stats()
+		s.partitions = stats.Topics[s.id.Topic]
+		s.tail = stats.Status
+		s.followStore()
 	}
 	s.Sync()
 }
@@ -56,6 +69,10 @@ func (s *DetailScreen) Prefetch() func(kit.Source, *Snapshot) {
 	return func(src kit.Source, snap *Snapshot) {
 		d, _ := src.Partition(id)
 		snap.detail = map[model.PartitionID]model.PartitionDetail{id: d}
+		if d.LiveCopy != nil && *d.LiveCopy != id {
+			live, _ := src.Partition(*d.LiveCopy)
+			snap.detail[*d.LiveCopy] = live
+		}
 	}
 }
 

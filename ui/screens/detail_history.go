@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"koff/edit"
 	"koff/model"
@@ -33,6 +36,10 @@ type HistoryCommit struct {
 	Copy  string // edit.CopyLive, CopyStray or CopyGone
 	Edit  *edit.KoffEdit
 	Koff  bool
+	// Tailed: the Tailer read it into the Store after the history was
+	// read; the next read of the history says more of it (its timestamp
+	// type, whether koff wrote it).
+	Tailed bool
 }
 
 // History is what the detail read of one partition's history.
@@ -43,6 +50,9 @@ type History struct {
 	// At is when it was read: commits made since are read in the
 	// background once the partition moves on (HistoryBehind).
 	At time.Time
+	// Partial is why the read stopped before the end (a broker gone, the
+	// time up): Commits are those read until then, not every one.
+	Partial string
 }
 
 // ReadHistory reads the history of one source partition (every stored copy
@@ -50,14 +60,8 @@ type History struct {
 // It does I/O: call it only inside a tea.Cmd.
 func ReadHistory(ctx context.Context, ed kit.Editor, connector string, partition java.Object) (*History, error) {
 	h := &History{}
-	newest := func(a, b HistoryCommit) bool {
-		if !a.Time.Equal(b.Time) {
-			return a.Time.After(b.Time)
-		}
-		return a.Offset > b.Offset
-	}
 	trim := func() {
-		sort.SliceStable(h.Commits, func(i, j int) bool { return newest(h.Commits[i], h.Commits[j]) })
+		sort.SliceStable(h.Commits, func(i, j int) bool { return newestFirst(h.Commits[i], h.Commits[j]) })
 		if len(h.Commits) > HistoryMax {
 			h.Commits = h.Commits[:HistoryMax:HistoryMax]
 		}
@@ -76,12 +80,25 @@ func ReadHistory(ctx context.Context, ed kit.Editor, connector string, partition
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && (len(h.Commits) == 0 || ctx.Err() == context.Canceled) {
 		return nil, err
 	}
 	trim()
-	h.Copies = got.Copies
+	if err != nil {
+		h.Partial = err.Error() // what was read is shown, and said to be part
+	}
+	if got != nil {
+		h.Copies = got.Copies
+	}
 	return h, nil
+}
+
+// newestFirst orders commits by time, then by offset.
+func newestFirst(a, b HistoryCommit) bool {
+	if !a.Time.Equal(b.Time) {
+		return a.Time.After(b.Time)
+	}
+	return a.Offset > b.Offset
 }
 
 // historyState is the detail's history: loading, failed, or read.
@@ -96,21 +113,128 @@ type historyState struct {
 	refreshing bool
 	refreshErr string
 	failedAt   time.Time
+	// gen is the Tailer's Reloaded when the read began: once the Tailer
+	// reads from scratch (another cluster, a recreated topic) the commits
+	// read before are of a log that is gone (HistoryStale). again says
+	// why a read is a new one after such a reload.
+	gen   time.Time
+	again string
 }
 
-// SetHistoryLoading shows "reading history…" until SetHistory.
-func (s *DetailScreen) SetHistoryLoading() {
-	s.hist = historyState{loading: true}
+// SetHistoryLoading shows "reading history…" until SetHistory; again is
+// why the history is read again from scratch ("" for the first read).
+func (s *DetailScreen) SetHistoryLoading(again string) {
+	s.hist = historyState{loading: true, gen: s.tail.Reloaded, again: again}
 	s.Sync()
 }
 
 // SetHistory shows what ReadHistory returned.
 func (s *DetailScreen) SetHistory(h *History, err error) {
-	s.hist = historyState{h: h}
+	s.hist = historyState{h: h, gen: s.hist.gen}
 	if err != nil {
 		s.hist.err = err.Error()
 	}
+	s.followStore()
 	s.Sync()
+}
+
+// HistoryGen is the Tailer's Reloaded when the history shown (or being
+// read) began to be read.
+func (s *DetailScreen) HistoryGen() time.Time { return s.hist.gen }
+
+// HistoryStale says the Tailer read the offsets topics again from scratch
+// since the history was read: its commits may be of a log that is gone,
+// and none may be chosen until it is read again. why is the Tailer's
+// reason.
+func (s *DetailScreen) HistoryStale() (why string, stale bool) {
+	hs := &s.hist
+	if hs.h == nil && !hs.loading && !hs.refreshing && hs.err == "" || !s.tail.Reloaded.After(hs.gen) {
+		return "", false
+	}
+	return s.tail.ReloadReason, true
+}
+
+// NoteTail takes the Tailer's state as the Source has it now, before a
+// read of the history begins: the read is of the log since its Reloaded.
+func (s *DetailScreen) NoteTail(st model.TailStatus) {
+	if st.Reloaded.After(s.tail.Reloaded) || st.Reloaded.Equal(s.tail.Reloaded) {
+		s.tail = st
+	}
+}
+
+// HistoryAgain is why the history is being read again from scratch, ""
+// when it is not.
+func (s *DetailScreen) HistoryAgain() string {
+	if s.hist.loading {
+		return s.hist.again
+	}
+	return ""
+}
+
+// followStore puts the commits the Tailer read since the history was read
+// at its top, from the Store's recent updates of this copy and of the
+// copy the task reads: the commit in force is on screen at once, not at
+// the next read of the history. The commit chosen stays chosen.
+func (s *DetailScreen) followStore() {
+	h := s.hist.h
+	if h == nil || !s.hist.gen.Equal(s.tail.Reloaded) {
+		return
+	}
+	chosen, hasChosen := s.SelectedCommit()
+	added := false
+	add := func(d model.PartitionDetail, found bool) {
+		if !found {
+			return
+		}
+		read := int64(-1)
+		for _, c := range h.Commits {
+			if c.TopicPartition == d.ID.TopicPartition && c.Key == d.ID.Key {
+				read = max(read, c.Offset)
+			}
+		}
+		copyWord := edit.CopyStray
+		if d.Live {
+			copyWord = edit.CopyLive
+		}
+		for _, u := range d.History {
+			if u.RecordOffset <= read {
+				continue
+			}
+			hc := HistoryCommit{CommitRef: edit.CommitRef{TopicPartition: d.ID.TopicPartition, Offset: u.RecordOffset, Time: u.Time},
+				Key: d.ID.Key, Copy: copyWord, Tailed: true}
+			if u.Value != nil {
+				hc.Value = append([]byte{}, u.Value...)
+			}
+			h.Commits = append(h.Commits, hc)
+			h.Read++
+			read, added = u.RecordOffset, true
+		}
+	}
+	add(s.d, s.found)
+	if s.liveFound && s.live.ID != s.d.ID {
+		add(s.live, true)
+	}
+	if !added {
+		return
+	}
+	sort.SliceStable(h.Commits, func(i, j int) bool { return newestFirst(h.Commits[i], h.Commits[j]) })
+	if len(h.Commits) > HistoryMax {
+		h.Commits = h.Commits[:HistoryMax:HistoryMax]
+	}
+	s.hist.sel = 0
+	if hasChosen {
+		for i, c := range h.Commits {
+			if c.TopicPartition == chosen.TopicPartition && c.Offset == chosen.Offset {
+				s.hist.sel = i
+			}
+		}
+	}
+}
+
+// inForce is the commit the task reads now: the latest record of the
+// live copy, as the Store holds it.
+func (s *DetailScreen) inForce(c HistoryCommit) bool {
+	return s.liveFound && s.live.Live && c.TopicPartition == s.live.ID.TopicPartition && c.Key == s.live.ID.Key && c.Offset == s.live.RecordOffset
 }
 
 // historyRefresh is how soon after a read the detail reads its history
@@ -125,6 +249,11 @@ func (s *DetailScreen) HistoryBehind(now time.Time) bool {
 	h := s.hist.h
 	if h == nil || s.hist.loading || s.hist.refreshing || !s.found || now.Sub(h.At) < historyRefresh || now.Sub(s.hist.failedAt) < historyRefresh {
 		return false
+	}
+	for _, c := range h.Commits {
+		if c.Tailed {
+			return true // shown from the Store: read for what it says of them
+		}
 	}
 	for _, c := range h.Commits {
 		if c.TopicPartition == s.id.TopicPartition && c.Offset >= s.d.RecordOffset {
@@ -142,13 +271,17 @@ func (s *DetailScreen) RefreshingHistory() { s.hist.refreshing = true }
 // is still in it.
 func (s *DetailScreen) RefreshHistory(h *History, err error, now time.Time) {
 	chosen, ok := s.SelectedCommit()
+	if err == nil && h.Partial != "" {
+		err = errors.New(h.Partial) // a part of it is no better than what is shown
+	}
 	if err != nil {
 		// Keep what was read; say why it could not be read again.
 		s.hist.refreshing, s.hist.refreshErr, s.hist.failedAt = false, err.Error(), now
 		s.Sync()
 		return
 	}
-	s.hist = historyState{h: h}
+	s.hist = historyState{h: h, gen: s.hist.gen}
+	s.followStore()
 	if ok {
 		for i, c := range h.Commits {
 			if c.TopicPartition == chosen.TopicPartition && c.Offset == chosen.Offset {
@@ -202,6 +335,10 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 		out = append(out, kit.WrapAtSpaces(text, w, indent)...)
 	}
 	switch {
+	case hs.loading && hs.again != "":
+		out = append(out, "", st.Section.Render("History"))
+		wrap("  ", st.Warn.Render("⟳ ")+"history is being read again: "+kit.Clean(hs.again)+"; the commits read before are of a log that is gone")
+		return out
 	case hs.loading:
 		out = append(out, "", st.Section.Render("History"), "  "+st.Muted.Render("reading history… (the offsets topic from its start)"))
 		return out
@@ -218,9 +355,6 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 		tombs += c.Tombstones
 	}
 	info := []string{"newest first", kit.Plural(h.Read, "commit", "commits") + " retained", "read " + kit.Age(s.now, h.At)}
-	if hs.refreshErr != "" {
-		info = append(info, "not read again: "+kit.Clean(hs.refreshErr))
-	}
 	if tombs > 0 {
 		info = append(info, kit.Plural(tombs, "tombstone", "tombstones"))
 	}
@@ -243,8 +377,24 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 	if len(h.Commits) < h.Read {
 		wrap("  ", st.Muted.Render(fmt.Sprintf("the newest %s of %s shown: koff history lists them all", kit.Count(len(h.Commits)), kit.Count(h.Read))))
 	}
+	// A read that did not end is said where the commits are.
+	if h.Partial != "" {
+		wrap("  ", st.Bad.Render("✕ ")+"the read stopped before the end: "+kit.Clean(h.Partial)+"; only the commits read until then are listed, and newer ones may be missing")
+	}
+	if hs.refreshErr != "" {
+		wrap("  ", st.Bad.Render("✕ ")+"not read again: "+kit.Clean(hs.refreshErr)+"; the commits below are as read "+kit.Age(s.now, h.At)+", and those since only as the tailer saw them")
+	}
 	if len(h.Commits) == 0 {
 		wrap("  ", st.Muted.Render("no commit of this partition is left in the offsets topic"))
+		return out
+	}
+	if lines, ok := s.commitLines(h.Commits, w); ok {
+		for i, l := range lines {
+			if i == hs.sel {
+				hs.selLine = len(out)
+			}
+			out = append(out, l)
+		}
 		return out
 	}
 	for i, c := range h.Commits {
@@ -254,16 +404,20 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 			hs.selLine = len(out)
 		}
 		head := []string{kit.Age(s.now, c.Time), copyWord(st, c.Copy), kit.Clean(c.TopicPartition.String()) + "@" + kit.Count(c.Offset)}
-		switch {
-		case c.Edit != nil:
-			head = append(head, st.Info.Render(fmt.Sprintf("koff %s by %s, edit %s", c.Edit.Kind, kit.Clean(orUnknown(c.Edit.User)), kit.Clean(c.Edit.ID))))
-		case c.Koff:
-			head = append(head, st.Info.Render("written by koff"))
+		if s.inForce(c) {
+			head = append(head, st.OK.Render("in force"))
+		}
+		if m := s.commitMark(c); m != "" {
+			head = append(head, m)
 		}
 		lines := kit.WrapAtSpaces(strings.Join(head, " · "), w, "    ")
 		lines[0] = "  " + mark + strings.TrimPrefix(lines[0], "    ")
 		out = append(out, lines...)
-		wrap("      ", st.Muted.Render(exactTime(c.Time)+" "+edit.TimestampType(c.LogAppendTime)))
+		when := exactTime(c.Time) + " " + edit.TimestampType(c.LogAppendTime)
+		if c.Tailed {
+			when = exactTime(c.Time) + " (read by the tailer since)"
+		}
+		wrap("      ", st.Muted.Render(when))
 		if c.Value == nil {
 			wrap("      ", st.Bad.Render("✕ tombstone (offset deleted)"))
 		} else {
@@ -273,6 +427,66 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 		}
 	}
 	return out
+}
+
+// commitMark says who wrote a commit, when koff did.
+func (s *DetailScreen) commitMark(c HistoryCommit) string {
+	switch {
+	case c.Edit != nil:
+		return s.st.Info.Render(fmt.Sprintf("koff %s by %s, edit %s", c.Edit.Kind, kit.Clean(orUnknown(c.Edit.User)), kit.Clean(c.Edit.ID)))
+	case c.Koff:
+		return s.st.Info.Render("written by koff")
+	}
+	return ""
+}
+
+// commitLines lays the commits out one a line, in columns (time, age,
+// copy, place, in force, value, who wrote it), when every one fits the
+// width w; ok is false when one does not, and they are wrapped instead.
+func (s *DetailScreen) commitLines(commits []HistoryCommit, w int) (lines []string, ok bool) {
+	st := s.st
+	ageW, placeW, forceW := 0, 0, 0
+	for _, c := range commits {
+		ageW = max(ageW, ansi.StringWidth(kit.Age(s.now, c.Time)))
+		placeW = max(placeW, ansi.StringWidth(kit.Clean(c.TopicPartition.String())+"@"+kit.Count(c.Offset)))
+		if s.inForce(c) {
+			forceW = len("in force")
+		}
+	}
+	pad := func(text string, n int) string { return text + strings.Repeat(" ", max(n-ansi.StringWidth(text), 0)) }
+	for i, c := range commits {
+		mark := "  "
+		if i == s.hist.sel {
+			mark = st.FieldFocus.Render("▶ ")
+		}
+		when := exactTime(c.Time)
+		if c.LogAppendTime {
+			when += " LogAppendTime"
+		}
+		cols := []string{"  " + mark + when, pad(kit.Age(s.now, c.Time), ageW), pad(copyWord(st, c.Copy), 5),
+			pad(kit.Clean(c.TopicPartition.String())+"@"+kit.Count(c.Offset), placeW)}
+		if forceW > 0 {
+			force := ""
+			if s.inForce(c) {
+				force = st.OK.Render("in force")
+			}
+			cols = append(cols, pad(force, forceW))
+		}
+		value := st.Bad.Render("✕ tombstone (offset deleted)")
+		if c.Value != nil {
+			value = kit.CleanBytes(text.JSONSafe(compactValue(c.Value)), kit.DetailMax)
+		}
+		cols = append(cols, value)
+		if m := s.commitMark(c); m != "" {
+			cols = append(cols, m)
+		}
+		l := strings.Join(cols, "  ")
+		if ansi.StringWidth(l) > w {
+			return nil, false
+		}
+		lines = append(lines, l)
+	}
+	return lines, true
 }
 
 // exactTime is a commit's time as koff history prints it: RFC 3339 in UTC,
