@@ -1,6 +1,8 @@
 package dialogs
 
 import (
+	"strings"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 
@@ -40,7 +42,7 @@ func (d *QuitDialog) View() string {
 	if d.Open != "" {
 		what += " (" + d.Open + ")"
 	}
-	lines = append(lines, kit.IndentWrap(what+" is closed; nothing more is written.", w, "", 0)...)
+	lines = append(lines, kit.IndentWrap("Quitting closes "+strings.ToLower(what[:1])+what[1:]+": nothing of it is written.", w, "", 0)...)
 	if d.Busy != "" {
 		lines = append(lines, "")
 		lines = append(lines, kit.IndentWrap(st.Warn.Render("⚠ ")+"In flight: "+d.Busy+" Quitting stops it where it is; the audit log keeps what it wrote (koff undo puts it back).", w, "", 0)...)

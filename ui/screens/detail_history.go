@@ -107,6 +107,9 @@ type historyState struct {
 	err     string
 	h       *History
 	sel     int // the chosen commit, an index into h.Commits
+	// chose: [ or ] chose sel; until then the newest commit is chosen,
+	// whatever commits come.
+	chose   bool
 	selLine int // its first line in the content, for scrolling to it
 	// refreshing: h is being read again in the background (refreshErr:
 	// why the last such read failed).
@@ -222,7 +225,7 @@ func (s *DetailScreen) followStore() {
 		h.Commits = h.Commits[:HistoryMax:HistoryMax]
 	}
 	s.hist.sel = 0
-	if hasChosen {
+	if hasChosen && s.hist.chose {
 		for i, c := range h.Commits {
 			if c.TopicPartition == chosen.TopicPartition && c.Offset == chosen.Offset {
 				s.hist.sel = i
@@ -280,9 +283,10 @@ func (s *DetailScreen) RefreshHistory(h *History, err error, now time.Time) {
 		s.Sync()
 		return
 	}
-	s.hist = historyState{h: h, gen: s.hist.gen}
+	chose := s.hist.chose
+	s.hist = historyState{h: h, gen: s.hist.gen, chose: chose}
 	s.followStore()
-	if ok {
+	if ok && chose {
 		for i, c := range h.Commits {
 			if c.TopicPartition == chosen.TopicPartition && c.Offset == chosen.Offset {
 				s.hist.sel = i
@@ -316,6 +320,7 @@ func (s *DetailScreen) moveCommit(step int) {
 		return
 	}
 	s.hist.sel = min(max(s.hist.sel+step, 0), len(s.hist.h.Commits)-1)
+	s.hist.chose = true
 	s.Sync()
 	top, h := s.vp.YOffset(), s.vp.Height()
 	switch {
