@@ -563,7 +563,7 @@ func (m *Model) handleStateKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) openForm(f dialogs.FormDialog) tea.Cmd {
-	m.form = f
+	m.form, m.commitGen = f, nil
 	m.layout()
 	return f.FocusCmd()
 }
@@ -628,6 +628,9 @@ func (m *Model) handleConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.km.Cancel):
 		m.closeConfirm()
 		m.setStatus(statusInfo, "cancelled: nothing was written")
+		return nil
+	case key.Matches(msg, m.km.Confirm, m.km.StopApplyResume) && m.commitReloaded() != "":
+		m.dropCommitEdit()
 		return nil
 	case key.Matches(msg, m.km.Confirm):
 		if !d.CanApply() {

@@ -170,6 +170,8 @@ func (m *Model) editToCommit(ds *screens.DetailScreen) tea.Cmd {
 		m.setStatus(statusInfo, "this source partition's offset is already deleted (its latest record is a tombstone)")
 		return nil
 	}
+	gen := ds.HistoryGen()
+	defer func() { m.commitGen = &gen }() // the form or plan now open is of this history
 	if c.Value == nil {
 		return m.planWith(&dialogs.Submission{
 			Label: "planning reset of " + name + "…",
@@ -197,4 +199,36 @@ func (m *Model) rewindTime(t editTarget) tea.Cmd {
 		return nil
 	}
 	return m.openForm(dialogs.NewRewindForm(&m.km, m.styles, t.name, m.opts.Now()))
+}
+
+// commitReloaded says why the edit open from a commit of a history
+// (t) must not go on: koff read the offsets topics again from scratch
+// since that history was read, so the commit may be of a log that is
+// gone. "" when it may, or no such edit is open.
+func (m *Model) commitReloaded() string {
+	if m.commitGen == nil {
+		return ""
+	}
+	if m.form == nil && m.confirm == nil && m.busy == "" {
+		m.commitGen = nil // the edit is over
+		return ""
+	}
+	st := m.opts.Source.Stats().Status
+	if !st.Reloaded.After(*m.commitGen) {
+		return ""
+	}
+	return "nothing was written: " + againWords(st.ReloadReason) + " since the history was read, so the commit chosen may be of a log that is gone; choose it again once the history is read"
+}
+
+// dropCommitEdit closes the edit open from a commit of a history read
+// before a reload (commitReloaded), unless it is being applied already.
+func (m *Model) dropCommitEdit() {
+	why := m.commitReloaded()
+	if why == "" || m.confirm != nil && m.confirm.Running {
+		return
+	}
+	m.cancelPlan()
+	m.form, m.confirm, m.commitGen = nil, nil, nil
+	m.layout()
+	m.setStatus(statusWarn, why)
 }

@@ -196,3 +196,41 @@ func TestHistoryOneLinePerCommitWhenWide(t *testing.T) {
 		t.Errorf("the wrapped commit lacks its time:\n%s", contentText(m))
 	}
 }
+
+// An edit made from a commit (t) of a history read before a reload is
+// closed, not applied: its value may be of a log that is gone.
+func TestEditFromACommitIsDroppedAfterAReload(t *testing.T) {
+	for _, stage := range []string{"form", "confirm"} {
+		t.Run(stage, func(t *testing.T) {
+			now := t0
+			f, ed, m := editModel(t, 100, 40, func(o *Options) { o.Now = func() time.Time { return now } })
+			openHistory(t, m)
+			send(t, m, press("]", "t")...)
+			if m.form == nil {
+				t.Fatalf("t opened no form:\n%s", screenText(m))
+			}
+			if stage == "confirm" {
+				pressSettle(t, m, "ctrl+s")
+				if m.confirm == nil {
+					t.Fatalf("no confirmation:\n%s", screenText(m))
+				}
+			}
+			now = now.Add(time.Second)
+			reload(f, now)
+			if stage == "confirm" {
+				send(t, m, press("enter")...) // before any tick
+			} else {
+				send(t, m, tickMsg{})
+			}
+			if m.form != nil || m.confirm != nil || m.busy != "" {
+				t.Fatalf("the edit from a commit of a log that is gone is still open:\n%s", screenText(m))
+			}
+			requireStatus(t, m, "nothing was written: koff read the offsets topics again from scratch")
+			for _, c := range ed.Calls() {
+				if strings.HasPrefix(c, "apply") {
+					t.Fatalf("applied: %v", ed.Calls())
+				}
+			}
+		})
+	}
+}

@@ -161,6 +161,10 @@ type Model struct {
 	jobCancel  context.CancelFunc
 	// histCancel stops the partition detail's history read in flight.
 	histCancel context.CancelFunc
+	// commitGen is the Tailer's Reloaded of the history whose commit the
+	// open edit was made from (t), nil when none is open: a reload since
+	// closes it (dropCommitEdit).
+	commitGen *time.Time
 
 	// picker is ":" while open; switchTo is the context chosen in it.
 	// quit asks before ctrl+c quits over an open dialog (nil when not
@@ -265,6 +269,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		m.handleTick()
+		m.dropCommitEdit()
 		return m, tea.Batch(m.tick(), m.jobsCmd(), m.refreshHistory())
 	case loadedMsg:
 		m.handleLoaded(msg)
