@@ -32,6 +32,8 @@ type (
 		note   string     // how the offsets were chosen (sink strategies, copies)
 		detail []string   // what the note found: a rewind's commits
 		err    error
+		// none: the connector has no edit to undo, which is no failure.
+		none bool
 	}
 	applyDoneMsg struct {
 		id  int
@@ -118,7 +120,7 @@ func (m *Model) undoJob(connector string) tea.Cmd {
 	return m.startJob("finding the last edit of "+kit.Clean(connector)+" in the audit log…", kit.PlanTimeout, func(ctx context.Context, id int) tea.Msg {
 		u, err := ed.FindUndo(ctx, edit.UndoQuery{Connector: connector})
 		if err != nil {
-			return planDoneMsg{id: id, err: err}
+			return planDoneMsg{id: id, err: err, none: strings.HasPrefix(err.Error(), "no edit of ")}
 		}
 		p, err := ed.Plan(ctx, u.Request)
 		return planDoneMsg{id: id, plan: p, undo: u, err: err}
@@ -206,7 +208,7 @@ func (m *Model) handlePlanDone(msg planDoneMsg) {
 			}
 		}
 		var none *edit.NothingToResetError
-		if errors.As(msg.err, &none) {
+		if errors.As(msg.err, &none) || msg.none {
 			m.setStatus(statusInfo, words) // as Connect's 200 to a second DELETE: no failure
 			return
 		}
