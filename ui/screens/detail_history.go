@@ -209,7 +209,6 @@ func (s *DetailScreen) followStore() {
 				hc.Value = append([]byte{}, u.Value...)
 			}
 			h.Commits = append(h.Commits, hc)
-			h.Read++
 			read, added = u.RecordOffset, true
 		}
 	}
@@ -359,7 +358,16 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 	for _, c := range h.Copies {
 		tombs += c.Tombstones
 	}
+	tailed := 0
+	for _, c := range h.Commits {
+		if c.Tailed {
+			tailed++
+		}
+	}
 	info := []string{"newest first", kit.Plural(h.Read, "commit", "commits") + " retained", "read " + kit.Age(s.now, h.At)}
+	if tailed > 0 {
+		info = append(info, kit.Plural(tailed, "commit", "commits")+" since, seen by the tailer")
+	}
 	if tombs > 0 {
 		info = append(info, kit.Plural(tombs, "tombstone", "tombstones"))
 	}
@@ -379,8 +387,8 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 		wrap("  ", fmt.Sprintf("%s %s: %s from %s, %s", copyWord(st, c.Copy), kit.Clean(c.ID.TopicPartition.String()),
 			kit.Plural(c.Commits, "commit", "commits"), exactTime(c.First.Time), begins))
 	}
-	if len(h.Commits) < h.Read {
-		wrap("  ", st.Muted.Render(fmt.Sprintf("the newest %s of %s shown: koff history lists them all", kit.Count(len(h.Commits)), kit.Count(h.Read))))
+	if len(h.Commits) < h.Read+tailed {
+		wrap("  ", st.Muted.Render(fmt.Sprintf("the newest %s of %s shown: koff history lists them all", kit.Count(len(h.Commits)), kit.Count(h.Read+tailed))))
 	}
 	// A read that did not end is said where the commits are.
 	if h.Partial != "" {
