@@ -176,6 +176,10 @@ var goldenEdits = []struct {
 		selectConnector(t, m, "jdbc-orders")
 		send(t, m, press("T")...)
 	}},
+	{"quit_over_dialog", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
+		selectConnector(t, m, "jdbc-orders")
+		send(t, m, press("S", "ctrl+c")...)
+	}},
 	// The help under an edit's outcome: one page, the edit keys on it.
 	{"help_partitions", func(t *testing.T, f *fixture, ed *fakeEditor, m *Model) {
 		openConnectorNamed(t, m, "jdbc-orders")
