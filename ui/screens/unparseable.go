@@ -91,21 +91,13 @@ func (s *UnparseableScreen) Sync() {
 		needReason = max(needReason, len(u.Reason))
 	}
 	tp = min(tp, 28)
-	// The time of day alone only when every record is from today: records
-	// that span days show their date.
-	loc := s.now.Location()
-	timeFmt := "15:04:05"
-	today := s.now.In(loc).Format("2006-01-02")
-	for _, u := range s.list.Items {
-		if u.Time.In(loc).Format("2006-01-02") != today {
-			timeFmt = "01-02 15:04:05"
-			break
-		}
+	// Times as koff shows them everywhere (model.TimeText), to the second
+	// where the table is narrow: either reads back as the instant shown.
+	timeText := model.TimeText
+	if s.width < 120 {
+		timeText = func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") }
 	}
-	if s.width >= 120 {
-		timeFmt = "2006-01-02 15:04:05"
-	}
-	tw := len(timeFmt)
+	tw := len(timeText(time.Time{}))
 	avail := max(s.width-(2+tp+1+off+1+tw+1+3), 6)
 	reason := min(needReason, avail/2)
 	keyW := (avail - reason) / 2
@@ -122,7 +114,7 @@ func (s *UnparseableScreen) Sync() {
 		return []string{
 			kit.Clean(u.TopicPartition.String()),
 			kit.FitRight(strconv.FormatInt(u.Offset, 10), off),
-			u.Time.In(loc).Format(timeFmt),
+			timeText(u.Time),
 			kit.Truncate(kit.Clean(u.Reason), reason),
 			kit.Truncate(u.Key, keyW),
 			kit.Truncate(u.Value, valW),
