@@ -91,12 +91,26 @@ func (s *UnparseableScreen) Sync() {
 		needReason = max(needReason, len(u.Reason))
 	}
 	tp = min(tp, 28)
-	// Times as koff shows them everywhere (model.TimeText), to the second
-	// where the table is narrow: either reads back as the instant shown.
-	timeText := model.TimeText
-	if s.width < 120 {
-		timeText = func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") }
+	// Times as koff shows them everywhere (model.TimeText: UTC, the zone
+	// named); a narrower table cuts them from the front, to the second,
+	// then to the time of day when every record is from today (UTC). The
+	// whole record (enter) has the whole time.
+	layout := model.TimeLayout
+	switch {
+	case s.width >= 120:
+	case s.width >= 100:
+		layout = "2006-01-02 15:04:05 MST"
+	default:
+		layout = "15:04:05 MST"
+		today := s.now.UTC().Format("2006-01-02")
+		for _, u := range s.list.Items {
+			if u.Time.UTC().Format("2006-01-02") != today {
+				layout = "01-02 15:04:05 MST"
+				break
+			}
+		}
 	}
+	timeText := func(t time.Time) string { return t.UTC().Format(layout) }
 	tw := len(timeText(time.Time{}))
 	avail := max(s.width-(2+tp+1+off+1+tw+1+3), 6)
 	reason := min(needReason, avail/2)
