@@ -132,6 +132,9 @@ func (o *setOptions) sinkStrategy(env Env) (edit.SinkStrategy, bool, error) {
 		if err != nil {
 			return st, false, usagef("--by-duration: %v", err)
 		}
+		if d < -model.ClockSkew { // a time after now, as every time koff reads
+			return st, false, usagef("--by-duration %s is %s in the future: give a duration back from now, like PT1H", o.byDuration, model.Span(-d))
+		}
 		got, st = append(got, "--by-duration"), edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: time.Now().Add(-d)}
 	}
 	if o.fromFile != "" {

@@ -114,6 +114,7 @@ func TestFutureTimesAndBackwardRangesAreRefused(t *testing.T) {
 		{[]string{"set", "pg", "--to-datetime", "now+1h"}, "--to-datetime: "},
 		{[]string{"set", "pg", "--to-datetime", tomorrow}, "in the future: give a time up to now"},
 		{[]string{"set", "es", "--to-datetime", "+PT2H", "--topic", "logs"}, "in the future"},
+		{[]string{"set", "es", "--by-duration", "-PT2H"}, "--by-duration -PT2H is 2h in the future"},
 		{[]string{"history", "pg", "--since", tomorrow}, "--since: "},
 		{[]string{"history", "pg", "--until", "now+10m"}, "--until: "},
 		{[]string{"history", "pg", "--since", "-1h", "--until", "-2h"}, "is after --until"},
