@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"koff/model"
 	"koff/ui/dialogs"
 )
 
@@ -73,5 +74,24 @@ func TestRewindDialogInNewYorkReadsTimesAsTheScreensShowThem(t *testing.T) {
 			t.Fatalf("%q in the future was planned: %v", typed, ed.Calls()[calls:])
 		}
 		send(t, m, press("esc", "esc")...)
+	}
+}
+
+// The header's outage and reload times are koff's one time form (UTC, the
+// zone named), whatever the dashboard's zone: before, New York saw
+// "disconnected since 13:08:00", a wall-clock time with no zone five hours
+// off every other time on the screen.
+func TestHeaderTimesAreUTCWithTheZoneNamed(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skipf("no zone database: %v", err)
+	}
+	f, _, m := editModel(t, 160, 30, func(o *Options) { o.Now = func() time.Time { return t0.In(ny) } })
+	f.store.SetStatus(model.TailStatus{State: model.TailDisconnected, Reason: "connection refused",
+		Since: t0.Add(-2 * time.Minute).In(ny), Reloaded: t0.Add(-time.Minute).In(ny), ReloadReason: "a new cluster id"})
+	send(t, m, tickMsg{})
+	requireContains(t, m, "disconnected since 2025-11-29 18:08:00.000 UTC", "↻ reloaded 2025-11-29 18:09:00.000 UTC: a new cluster id")
+	if strings.Contains(screenText(m), "13:08") {
+		t.Errorf("the header shows New York's wall clock:\n%s", screenText(m))
 	}
 }
