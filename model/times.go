@@ -151,6 +151,12 @@ func absolute(m []string, s string, loc *time.Location) (time.Time, error) {
 		return bad("hours go to 23, minutes and seconds to 59")
 	}
 	zone := m[8]
+	if i := strings.IndexByte(zone, '('); i >= 0 && strings.HasSuffix(zone, ")") {
+		zone = strings.TrimSpace(zone[:i]) // a whole echo: "… UTC (… EST, 5m ago)"
+	}
+	if o := goZone.FindStringSubmatch(zone); o != nil {
+		zone = o[1] // Go's time.String: "+0000 UTC"
+	}
 	switch z := strings.ToUpper(zone); {
 	case z == "", z == "Z", z == "UTC", z == "GMT":
 		return time.Date(y, time.Month(mo), d, h, mi, sec, ns, time.UTC), nil
@@ -177,6 +183,8 @@ func absolute(m []string, s string, loc *time.Location) (time.Time, error) {
 	}
 	return bad(fmt.Sprintf("%q is not a zone: give Z, UTC or an offset such as -05:00", zone))
 }
+
+var goZone = regexp.MustCompile(`^([+-]\d{2}:?\d{2})\s+(?:[A-Za-z]{2,6}|[+-]\d{2,4})$`)
 
 var offsetZone = regexp.MustCompile(`^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$`)
 

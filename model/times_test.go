@@ -49,6 +49,10 @@ func TestParseTimeReadsEveryFormAsOneInstant(t *testing.T) {
 		{"2026-12-05 09:11:07 +05:30", utc(2026, 12, 5, 3, 41, 7, 0)},
 		{"2026-12-05 03:41:07,250 GMT", utc(2026, 12, 5, 3, 41, 7, 250e6)},
 		{"2026-12-05 03:41:07 UTC+00:00", utc(2026, 12, 5, 3, 41, 7, 0)},
+		// A whole echo, and Go's time.String.
+		{"2026-12-05 03:41:07.123 UTC (2026-12-04 22:41:07.123 EST, 5m ago)", utc(2026, 12, 5, 3, 41, 7, 123e6)},
+		{"2026-12-04 22:41:07.123 -0500 EST", utc(2026, 12, 5, 3, 41, 7, 123e6)},
+		{"2026-12-05 03:41:07.123 +0000 UTC", utc(2026, 12, 5, 3, 41, 7, 123e6)},
 		// The reader's own zone by its abbreviation, as the echoes show it.
 		{"2026-12-04 22:41:07.123 EST", utc(2026, 12, 5, 3, 41, 7, 123e6)},
 		{"2026-07-04 12:00:00 EDT", utc(2026, 7, 4, 16, 0, 0, 0)},
@@ -160,7 +164,7 @@ func TestTimesKoffPrintsReadBackAsTheSameInstant(t *testing.T) {
 	}
 	for _, at := range instants {
 		for _, loc := range []*time.Location{time.UTC, ny, time.FixedZone("-03", -3*3600)} {
-			for _, shown := range []string{TimeText(at), TimeArg(at), TimeIn(at, loc)} {
+			for _, shown := range []string{TimeText(at), TimeArg(at), TimeIn(at, loc), TimeEcho(at, now, loc), at.In(loc).String()} {
 				got, err := ParseTime(shown, now, loc)
 				if err != nil || !got.Equal(at) {
 					t.Errorf("%s: %q read back as %s (%v), want %s", loc, shown, TimeText(got), err, TimeText(at))
