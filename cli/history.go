@@ -33,7 +33,7 @@ func init() {
 		flags: func(fs *pflag.FlagSet) any {
 			o := &historyOptions{}
 			fs.StringVar(&o.partition, "partition", "", `only this source partition map, e.g. '{"filename":"/data/in.txt"}'`)
-			fs.StringVar(&o.since, "since", "", "only commits at or after this time (e.g. '2026-11-29 08:00:00' (UTC without a zone), 2026-11-29T03:00:00-05:00, now-2h, -30m or PT1H)")
+			fs.StringVar(&o.since, "since", "", "only commits at or after this time (UTC unless a zone is given: '2026-11-29 08:00:00', 2026-11-29T03:00:00-05:00, now-2h, -30m, PT1H)")
 			fs.StringVar(&o.until, "until", "", "only commits at or before this time")
 			fs.StringVarP(&o.output, "output", "o", "text", "text, or json (numbers as stored)")
 			fs.StringVar(&o.group, "group", "", "a sink's consumer group, when Connect cannot name it")

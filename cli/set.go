@@ -43,7 +43,7 @@ func init() {
 			fs.Var(&o.toOffset, "to-offset", "sink: commit this offset")
 			fs.BoolVar(&o.toEarliest, "to-earliest", false, "sink: commit the log start (reprocess everything retained)")
 			fs.BoolVar(&o.toLatest, "to-latest", false, "sink: commit the log end (skip everything not yet consumed)")
-			fs.StringVar(&o.toDatetime, "to-datetime", "", "source: each partition back to the value committed at or before this time (from the offsets topic's history); sink: commit the first offset at or after it (e.g. '2026-11-29 08:00:00' (UTC without a zone), 2026-11-29T03:00:00-05:00, now-2h, -30m or PT1H)")
+			fs.StringVar(&o.toDatetime, "to-datetime", "", "source: each partition back to the value committed at or before this time (from the offsets topic's history); sink: commit the first offset at or after it (UTC unless a zone is given: '2026-11-29 08:00:00', 2026-11-29T03:00:00-05:00, now-2h, -30m, PT1H)")
 			fs.StringVar(&o.ifNewer, "if-newer", "", "source --to-datetime: a partition first committed after the time, or whose retained history begins after it: reset (delete its offset) or oldest (its oldest retained commit); default: leave it alone")
 			fs.Var(&o.shiftBy, "shift-by", "sink: move the committed offsets by ±N (e.g. 1 skips a poison record)")
 			fs.StringVar(&o.byDuration, "by-duration", "", "sink: commit the first offset at or after this long ago (PT1H, P1DT12H: as kafka-consumer-groups)")
