@@ -129,3 +129,41 @@ func TestFutureTimesAndBackwardRangesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// A sink's --to-datetime follows the same rule: a time without a zone is
+// UTC in New York too, and the plan says the instant it read; the
+// printed command line pins it in RFC 3339.
+func TestSinkToDatetimeReadsNoZoneAsUTCAndEchoesIt(t *testing.T) {
+	needZone(t, "America/New_York")
+	c := demoCluster(t)
+	time.Sleep(1500 * time.Millisecond) // the sink's first commits
+	rest := []string{"-b", c.Bootstrap(), "--connect-url", c.ConnectURL()}
+	if _, errs, code := koff(t, append([]string{"stop", "es-search"}, rest...)...); code != 0 {
+		t.Fatal(errs)
+	}
+	// Read as New York's, this would be five hours ahead: refused.
+	at := time.Now().Add(-30 * time.Second).UTC().Truncate(time.Second)
+	typed := at.Format("2006-01-02 15:04:05")
+	out, errs, code := koffTZ(t, "America/New_York", append([]string{"set", "es-search", "--to-datetime", typed, "--topic", "logs.app", "--dry-run"}, rest...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	local := at.In(mustZone(t, "America/New_York")).Format("2006-01-02 15:04:05.000 MST")
+	for _, want := range []string{
+		"Set es-search's committed offsets to each partition's first record at or after " + typed + ".000 UTC (" + local + ", 3",
+		"--to-datetime " + at.Format(time.RFC3339),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func mustZone(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
