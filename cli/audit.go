@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/model"
 	"koff/model/text"
 )
 
@@ -157,7 +158,7 @@ func printAuditTable(w io.Writer, rows []auditRow) error {
 		if r.Undoes != "" {
 			kind += " of " + r.Undoes
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", field(r.ID), r.Time.Local().Format(time.RFC3339), field(r.User), field(cluster),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", field(r.ID), model.TimeText(r.Time), field(r.User), field(cluster),
 			field(r.Connector), field(kind), field(outcome), r.Partitions)
 	}
 	return tw.Flush()

@@ -340,7 +340,7 @@ func printOffsetsTable(env Env, store *store.Store, conns map[string]*selected, 
 			if flags == "" {
 				flags = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(n), jsonField(r.Partition), offsetText(r), task, field(r.ID.TopicPartition.String()), r.Updated.Local().Format(time.RFC3339), flags)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(n), jsonField(r.Partition), offsetText(r), task, field(r.ID.TopicPartition.String()), model.TimeText(r.Updated), flags)
 			if note != "" {
 				where := r.ID.TopicPartition.String()
 				if r.Flags&model.FlagNotCanonical != 0 {

@@ -33,7 +33,7 @@ func init() {
 		flags: func(fs *pflag.FlagSet) any {
 			o := &historyOptions{}
 			fs.StringVar(&o.partition, "partition", "", `only this source partition map, e.g. '{"filename":"/data/in.txt"}'`)
-			fs.StringVar(&o.since, "since", "", "only commits at or after this time (RFC 3339, e.g. 2026-11-29T08:00:00Z, or 2026-11-29 08:00:00 local)")
+			fs.StringVar(&o.since, "since", "", "only commits at or after this time (UTC unless a zone is given: '2026-11-29 08:00:00', 2026-11-29T03:00:00-05:00, now-2h, -30m, PT1H)")
 			fs.StringVar(&o.until, "until", "", "only commits at or before this time")
 			fs.StringVarP(&o.output, "output", "o", "text", "text, or json (numbers as stored)")
 			fs.StringVar(&o.group, "group", "", "a sink's consumer group, when Connect cannot name it")
@@ -77,10 +77,7 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 		}
 		req.Partitions = []java.Object{p}
 	}
-	if req.Since, err = optionalTime("--since", o.since); err != nil {
-		return err
-	}
-	if req.Until, err = optionalTime("--until", o.until); err != nil {
+	if req.Since, req.Until, err = timeRange(o.since, o.until, env); err != nil {
 		return err
 	}
 	// One read of the offsets topics loads the Store (as koff get reads
@@ -131,23 +128,38 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	return nil
 }
 
-func optionalTime(flag, s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
+// timeRange reads --since and --until (either may be left out), refuses
+// a since after the until, and says on stderr which instants it read.
+func timeRange(since, until string, env Env) (s, u time.Time, err error) {
+	now := time.Now()
+	if since != "" {
+		if s, err = readTime("--since", since, now, env); err != nil {
+			return s, u, err
+		}
 	}
-	t, err := parseTime(s)
-	if err != nil {
-		return t, usagef("%s: %v", flag, err)
+	if until != "" {
+		if u, err = readTime("--until", until, now, env); err != nil {
+			return s, u, err
+		}
 	}
-	return t, nil
+	if msg := model.TimeRangeError(s, u); msg != "" {
+		return s, u, usagef("%s", msg)
+	}
+	if !s.IsZero() {
+		fmt.Fprintf(env.Stderr, "koff: commits since %s\n", timeEcho(s, env))
+	}
+	if !u.IsZero() {
+		fmt.Fprintf(env.Stderr, "koff: commits until %s\n", timeEcho(u, env))
+	}
+	return s, u, nil
 }
 
-// historyTime is a commit's time as text: RFC 3339 in UTC, to the
-// millisecond Kafka keeps.
-func historyTime(t time.Time) string { return string(appendHistoryTime(nil, t)) }
+// historyTime is a commit's time as text, as koff shows every time
+// (model.TimeText: UTC, to the millisecond Kafka keeps).
+func historyTime(t time.Time) string { return model.TimeText(t) }
 
-// appendHistoryTime is historyTime without time.Format's cost, which a
-// million commits feel.
+// appendHistoryTime is a commit's time in JSON, RFC 3339 in UTC, without
+// time.Format's cost, which a million commits feel.
 func appendHistoryTime(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	y, mo, d := t.Date()
@@ -184,7 +196,7 @@ func appendHistoryTime(b []byte, t time.Time) []byte {
 type historyRead func(run func(i int, commits func(each func(*edit.Commit) error) error) error) (*edit.History, error)
 
 func writeHistoryText(read historyRead, w *pipeWriter) (*edit.History, error) {
-	fmt.Fprintf(w, "%-24s  %-28s  %-5s  %s  %s\n", "TIME", "RECORD", "COPY", "PARTITION", "VALUE")
+	fmt.Fprintf(w, "%-27s  %-28s  %-5s  %s  %s\n", "TIME", "RECORD", "COPY", "PARTITION", "VALUE")
 	h, err := writeLines(read, func() lineMaker { return &historyLines{} }, w)
 	if err != nil {
 		return nil, err
@@ -340,6 +352,7 @@ type refText struct {
 	topicJSON []byte
 	sec       int64
 	secText   []byte // "2006-01-02T15:04:05." (nil: none yet)
+	text      bool   // koff's text form (model.TimeText), not JSON's
 }
 
 func (r *refText) append(b []byte, c edit.CommitRef) []byte {
@@ -364,14 +377,24 @@ func (r *refText) append(b []byte, c edit.CommitRef) []byte {
 func (r *refText) appendTime(b []byte, t time.Time) []byte {
 	if sec := t.Unix(); r.secText == nil || sec != r.sec {
 		full := appendHistoryTime(nil, t)
-		if len(full) != len("2006-01-02T15:04:05.000Z") {
-			return append(b, full...) // a year beyond 4 digits: as it is
+		if len(full) != len("2006-01-02T15:04:05.000Z") { // a year beyond 4 digits: as it is
+			if r.text {
+				return append(b, model.TimeText(t)...)
+			}
+			return append(b, full...)
 		}
 		r.sec, r.secText = sec, full[:len("2006-01-02T15:04:05.")]
+		if r.text {
+			r.secText[len("2006-01-02")] = ' '
+		}
 	}
 	b = append(b, r.secText...)
 	ms := t.Nanosecond() / 1e6
-	return append(b, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
+	b = append(b, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	if r.text {
+		return append(b, " UTC"...)
+	}
+	return append(b, 'Z')
 }
 
 // appendRaw writes stored JSON as it is (numbers as stored), a value that

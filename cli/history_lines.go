@@ -88,7 +88,7 @@ func writeLines(read historyRead, newMaker func() lineMaker, w *pipeWriter) (*ed
 }
 
 // historyLines lays out the text history's lines as fmt's
-// "%-24s  %-28s  %-5s  %s  %s%s" would, with field, jsonField and
+// "%-27s  %-28s  %-5s  %s  %s%s" would, with field, jsonField and
 // editMark, but by hand: a million lines felt fmt's cost. What is the
 // same for a run of lines (a key's partition map, a topic-partition's
 // text, the time to the second) is made once. Every outside field goes
@@ -102,8 +102,9 @@ type historyLines struct {
 
 func (l *historyLines) line(b []byte, c *edit.Commit, _ bool) []byte {
 	at := len(b)
+	l.times.text = true
 	b = l.times.appendTime(b, c.Time)
-	b = padRunes(b, at, 24)
+	b = padRunes(b, at, 27)
 	b = append(b, "  "...)
 	at = len(b)
 	if c.ID.TopicPartition != l.tp || l.tpTxt == "" {

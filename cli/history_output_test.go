@@ -47,17 +47,32 @@ func TestHistoryIntoAFailingOutputSaysSoInOneLine(t *testing.T) {
 	}
 }
 
-func TestHistoryTimeIsRFC3339InUTCToTheMillisecond(t *testing.T) {
+// A commit's time is koff's one time form in text (UTC, to the
+// millisecond, the zone named) and RFC 3339 in UTC in JSON.
+func TestHistoryTimeIsKoffsTimeInTextAndRFC3339InJSON(t *testing.T) {
 	for _, tc := range []struct {
-		in   time.Time
-		want string
+		in         time.Time
+		text, json string
 	}{
-		{time.Date(2026, 11, 29, 2, 3, 4, 5_000_000, time.UTC), "2026-11-29T02:03:04.005Z"},
-		{time.Date(1970, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 3600)), "1969-12-31T23:00:00.000Z"},
-		{time.UnixMilli(1796297652877), time.UnixMilli(1796297652877).UTC().Format("2006-01-02T15:04:05.000Z")},
+		{time.Date(2026, 11, 29, 2, 3, 4, 5_000_000, time.UTC), "2026-11-29 02:03:04.005 UTC", "2026-11-29T02:03:04.005Z"},
+		{time.Date(1970, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 3600)), "1969-12-31 23:00:00.000 UTC", "1969-12-31T23:00:00.000Z"},
+		{time.UnixMilli(1796297652877), time.UnixMilli(1796297652877).UTC().Format("2006-01-02 15:04:05.000 UTC"), time.UnixMilli(1796297652877).UTC().Format("2006-01-02T15:04:05.000Z")},
 	} {
-		if got := historyTime(tc.in); got != tc.want {
-			t.Errorf("historyTime(%v) = %s, want %s", tc.in, got, tc.want)
+		if got := historyTime(tc.in); got != tc.text {
+			t.Errorf("historyTime(%v) = %s, want %s", tc.in, got, tc.text)
+		}
+		if got := string(appendHistoryTime(nil, tc.in)); got != tc.json {
+			t.Errorf("appendHistoryTime(%v) = %s, want %s", tc.in, got, tc.json)
+		}
+		for _, text := range []bool{true, false} {
+			r := refText{text: text}
+			want := tc.json
+			if text {
+				want = tc.text
+			}
+			if got := string(r.appendTime(r.appendTime(nil, tc.in)[:0], tc.in)); got != want {
+				t.Errorf("refText{text: %v}.appendTime(%v) = %s, want %s", text, tc.in, got, want)
+			}
 		}
 	}
 }

@@ -100,9 +100,9 @@ func TestRewindToATimeBetweenCommits(t *testing.T) {
 		t.Fatalf("dry run: exit %d: %s\n%s", code, errs, out)
 	}
 	for _, want := range []string{
-		`{"server":"db"}  {"lsn":9007199254740995}, committed at 2026-11-29T02:00:00Z (CreateTime, connect-offsets/` + strconv.Itoa(java.PartitionFor([]byte(key), 25)) + "@" + strconv.Itoa(int(second)) + ")",
-		`{"server":"gone"}  deleted: a tombstone was in force, committed at 2026-11-29T02:00:00Z`,
-		`{"server":"new"}  left alone: first committed at 2026-11-29T03:00:00Z`,
+		`{"server":"db"}  {"lsn":9007199254740995}, committed at 2026-11-29 02:00:00.000 UTC (CreateTime, connect-offsets/` + strconv.Itoa(java.PartitionFor([]byte(key), 25)) + "@" + strconv.Itoa(int(second)) + ")",
+		`{"server":"gone"}  deleted: a tombstone was in force, committed at 2026-11-29 02:00:00.000 UTC`,
+		`{"server":"new"}  left alone: first committed at 2026-11-29 03:00:00.000 UTC`,
 		"dry run: nothing written",
 	} {
 		if !strings.Contains(out, want) {
@@ -252,11 +252,11 @@ func TestRewindWhereTheHistoryBeginsAfterTheTime(t *testing.T) {
 	}
 	at := t0.Add(30 * time.Minute).Format(time.RFC3339)
 	out, _, code := koff(t, "set", "pg", "-b", addr, "--to-datetime", at, "--dry-run")
-	if code != 0 || !strings.Contains(out, "left alone: its retained history begins at 2026-11-29T02:00:00Z") || !strings.Contains(out, "nothing to change") {
+	if code != 0 || !strings.Contains(out, "left alone: its retained history begins at 2026-11-29 02:00:00.000 UTC") || !strings.Contains(out, "nothing to change") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	out, _, code = koff(t, "set", "pg", "-b", addr, "--to-datetime", at, "--if-newer", "oldest", "--dry-run")
-	if code != 0 || !strings.Contains(out, `{"lsn":2}, its oldest retained commit at 2026-11-29T02:00:00Z`) || !strings.Contains(out, `{"lsn":3} → {"lsn":2}`) {
+	if code != 0 || !strings.Contains(out, `{"lsn":2}, its oldest retained commit at 2026-11-29 02:00:00.000 UTC`) || !strings.Contains(out, `{"lsn":3} → {"lsn":2}`) {
 		t.Errorf("--if-newer oldest: exit %d:\n%s", code, out)
 	}
 }

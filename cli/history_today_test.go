@@ -139,10 +139,7 @@ func runTodaysHistory(g *Globals, opts any, args []string, env Env) error {
 		}
 		req.Partitions = []java.Object{p}
 	}
-	if req.Since, err = optionalTime("--since", o.since); err != nil {
-		return err
-	}
-	if req.Until, err = optionalTime("--until", o.until); err != nil {
+	if req.Since, req.Until, err = timeRange(o.since, o.until, env); err != nil {
 		return err
 	}
 	s, err := openEditSession(g, env)
@@ -288,14 +285,14 @@ func todaysRef(b []byte, c edit.CommitRef) []byte {
 }
 
 func todaysHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w io.Writer) (*edit.History, error) {
-	fmt.Fprintf(w, "%-24s  %-28s  %-5s  %s  %s\n", "TIME", "RECORD", "COPY", "PARTITION", "VALUE")
+	fmt.Fprintf(w, "%-27s  %-28s  %-5s  %s  %s\n", "TIME", "RECORD", "COPY", "PARTITION", "VALUE")
 	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
 		value := "(tombstone)"
 		if c.Value != nil {
 			value = jsonField(string(c.Value))
 		}
 		rec := fmt.Sprintf("%s@%d", c.ID.TopicPartition, c.Offset)
-		fmt.Fprintf(w, "%-24s  %-28s  %-5s  %s  %s%s\n", historyTime(c.Time), field(rec), c.Copy, jsonField(c.Partition), value, editMark(c))
+		fmt.Fprintf(w, "%-27s  %-28s  %-5s  %s  %s%s\n", historyTime(c.Time), field(rec), c.Copy, jsonField(c.Partition), value, editMark(c))
 		return nil
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"koff/edit"
 )
@@ -33,7 +32,7 @@ func rewindSource(s *editSession, o *setOptions, req edit.RewindRequest, read *e
 	if err != nil {
 		return true, err
 	}
-	printRewind(s.env.Stdout, rw)
+	printRewind(s.env.Stdout, rw, timeEcho(rw.At, s.env))
 	if rw.Plan == nil {
 		fmt.Fprintf(s.env.Stdout, "nothing to change: %s\n", rw.NothingText())
 		return true, nil
@@ -44,8 +43,9 @@ func rewindSource(s *editSession, o *setOptions, req edit.RewindRequest, read *e
 // printRewind says, for every partition, which commit the rewind takes
 // (its time, timestamp type and place in the offsets topic) or why it
 // leaves the partition alone.
-func printRewind(w io.Writer, rw *edit.Rewind) {
-	fmt.Fprintf(w, "Rewind %s to %s: each partition's newest commit at or before it\n", field(rw.Connector), rw.At.UTC().Format(time.RFC3339Nano))
+// at is the rewind's time as the reader is told it (timeEcho).
+func printRewind(w io.Writer, rw *edit.Rewind, at string) {
+	fmt.Fprintf(w, "Rewind %s to %s: each partition's newest commit at or before it\n", field(rw.Connector), at)
 	for _, c := range rw.Choices {
 		fmt.Fprintf(w, "  %s  %s\n", jsonField(c.Partition), c.Describe(jsonField, noteField))
 	}

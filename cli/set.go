@@ -43,7 +43,7 @@ func init() {
 			fs.Var(&o.toOffset, "to-offset", "sink: commit this offset")
 			fs.BoolVar(&o.toEarliest, "to-earliest", false, "sink: commit the log start (reprocess everything retained)")
 			fs.BoolVar(&o.toLatest, "to-latest", false, "sink: commit the log end (skip everything not yet consumed)")
-			fs.StringVar(&o.toDatetime, "to-datetime", "", "source: each partition back to the value committed at or before this time (from the offsets topic's history); sink: commit the first offset at or after it (RFC 3339, e.g. 2026-11-29T08:00:00Z)")
+			fs.StringVar(&o.toDatetime, "to-datetime", "", "source: each partition back to the value committed at or before this time (from the offsets topic's history); sink: commit the first offset at or after it (UTC unless a zone is given: '2026-11-29 08:00:00', 2026-11-29T03:00:00-05:00, now-2h, -30m, PT1H)")
 			fs.StringVar(&o.ifNewer, "if-newer", "", "source --to-datetime: a partition first committed after the time, or whose retained history begins after it: reset (delete its offset) or oldest (its oldest retained commit); default: leave it alone")
 			fs.Var(&o.shiftBy, "shift-by", "sink: move the committed offsets by ±N (e.g. 1 skips a poison record)")
 			fs.StringVar(&o.byDuration, "by-duration", "", "sink: commit the first offset at or after this long ago (PT1H, P1DT12H: as kafka-consumer-groups)")
@@ -62,7 +62,7 @@ func runSet(g *Globals, opts any, args []string, env Env) error {
 	if len(args) != 1 {
 		return usagef("set needs exactly one CONNECTOR")
 	}
-	strategy, isSink, err := o.sinkStrategy()
+	strategy, isSink, err := o.sinkStrategy(env)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func runSet(g *Globals, opts any, args []string, env Env) error {
 }
 
 // sinkStrategy reads the sink strategy flags; at most one may be given.
-func (o *setOptions) sinkStrategy() (edit.SinkStrategy, bool, error) {
+func (o *setOptions) sinkStrategy(env Env) (edit.SinkStrategy, bool, error) {
 	var got []string
 	var st edit.SinkStrategy
 	if o.toOffset.set {
@@ -121,9 +121,9 @@ func (o *setOptions) sinkStrategy() (edit.SinkStrategy, bool, error) {
 		got, st = append(got, "--to-latest"), edit.SinkStrategy{Kind: edit.SinkToLatest}
 	}
 	if o.toDatetime != "" {
-		t, err := parseTime(o.toDatetime)
+		t, err := readTime("--to-datetime", o.toDatetime, time.Now(), env)
 		if err != nil {
-			return st, false, usagef("--to-datetime: %v", err)
+			return st, false, err
 		}
 		got, st = append(got, "--to-datetime"), edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: t}
 	}
@@ -131,6 +131,9 @@ func (o *setOptions) sinkStrategy() (edit.SinkStrategy, bool, error) {
 		d, err := parseJavaDuration(o.byDuration)
 		if err != nil {
 			return st, false, usagef("--by-duration: %v", err)
+		}
+		if d < -model.ClockSkew { // a time after now, as every time koff reads
+			return st, false, usagef("--by-duration %s is %s in the future: give a duration back from now, like PT1H", o.byDuration, model.Span(-d))
 		}
 		got, st = append(got, "--by-duration"), edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: time.Now().Add(-d)}
 	}
@@ -166,8 +169,6 @@ func (o *setOptions) sinkStrategy() (edit.SinkStrategy, bool, error) {
 	}
 	return st, true, nil
 }
-
-func parseTime(s string) (time.Time, error) { return edit.ParseTime(s) }
 
 func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, env Env) error {
 	req := edit.SinkRequest{Connector: name, Kind: edit.KindSet, Strategy: st, Create: o.create, Group: o.group}
@@ -237,6 +238,9 @@ func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, en
 	p, err := s.ed.PlanSink(s.ctx, req)
 	if err != nil {
 		return err
+	}
+	if st.Kind == edit.SinkToTimestamp {
+		fmt.Fprintf(s.env.Stdout, "Set %s's committed offsets to each partition's first record at or after %s\n", field(name), timeEcho(st.Time, env))
 	}
 	return s.runPlans([]*edit.Plan{p}, o.writeFlags)
 }

@@ -112,7 +112,7 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 			err = printStatusJSON(env.Stdout, ob.store, rows, g, now)
 		} else {
 			if o.watch {
-				fmt.Fprintf(env.Stdout, "%s\n", now.Format(time.RFC3339))
+				fmt.Fprintf(env.Stdout, "%s\n", model.TimeText(now))
 			}
 			err = printStatusTable(env.Stdout, ob.store, rows, g, now)
 		}
@@ -255,7 +255,7 @@ func printStatusTable(w io.Writer, store *store.Store, rows []model.ConnectorRow
 		}
 		last, age := "-", "-"
 		if !f.Last.IsZero() {
-			last, age = f.Last.Local().Format(time.RFC3339), ageText(f.Age)
+			last, age = model.TimeText(f.Last), ageText(f.Age)
 		}
 		interval := "-"
 		if f.Interval > 0 {

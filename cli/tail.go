@@ -75,7 +75,7 @@ func (p *tailPrinter) print(r *store.Record) {
 				jsonString(stamp(r.Time)), jsonString(r.Topic), r.Partition, r.Offset, jsonString(err.Error()))))
 			return
 		}
-		fmt.Fprintf(p.w, "%s  %s/%d@%d  unparseable: %s  key=%s\n", stamp(r.Time), field(r.Topic), r.Partition, r.Offset, field(err.Error()), model.Preview(r.Key, 60))
+		fmt.Fprintf(p.w, "%s  %s/%d@%d  unparseable: %s  key=%s\n", model.TimeText(r.Time), field(r.Topic), r.Partition, r.Offset, field(err.Error()), model.Preview(r.Key, 60))
 		return
 	}
 	if len(p.only) > 0 && !p.only[k.Connector] {
@@ -105,7 +105,7 @@ func (p *tailPrinter) print(r *store.Record) {
 			jsonString(stamp(r.Time)), jsonString(k.Connector), part, offJSON, extra, jsonString(r.Topic), r.Partition, r.Offset)))
 		return
 	}
-	fmt.Fprintf(p.w, "%s  %s  %s  %s  %s/%d@%d\n", stamp(r.Time), field(k.Connector), jsonField(part), jsonField(off), field(r.Topic), r.Partition, r.Offset)
+	fmt.Fprintf(p.w, "%s  %s  %s  %s  %s/%d@%d\n", model.TimeText(r.Time), field(k.Connector), jsonField(part), jsonField(off), field(r.Topic), r.Partition, r.Offset)
 }
 
 func runTail(g *Globals, opts any, args []string, env Env) error {
@@ -192,10 +192,10 @@ func (c *connReport) update(st model.TailStatus) {
 		}
 		c.down = st.State
 		if st.State == model.TailStalled {
-			fmt.Fprintf(c.w, "koff: stalled since %s: %s (waiting)\n", stamp(st.Since), text.Sanitize(st.Reason))
+			fmt.Fprintf(c.w, "koff: stalled since %s: %s (waiting)\n", model.TimeText(st.Since), text.Sanitize(st.Reason))
 			return
 		}
-		fmt.Fprintf(c.w, "koff: disconnected since %s: %s (retrying)\n", stamp(st.Since), text.Sanitize(st.Reason))
+		fmt.Fprintf(c.w, "koff: disconnected since %s: %s (retrying)\n", model.TimeText(st.Since), text.Sanitize(st.Reason))
 	case model.TailLive:
 		if c.down == model.TailDisconnected || c.down == model.TailStalled {
 			fmt.Fprintf(c.w, "koff: reconnected after %s\n", ageText(time.Since(c.since)))
@@ -204,6 +204,7 @@ func (c *connReport) update(st model.TailStatus) {
 	}
 }
 
+// stamp is a time in JSON: RFC 3339 in UTC to the millisecond.
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 func jsonString(s string) string { return string(java.AppendJackson(nil, s)) }

@@ -29,15 +29,15 @@ func TestTailReportsOneOutageOnce(t *testing.T) {
 		c.update(st)
 	}
 	got := out.String()
-	want := "koff: stalled since 2026-12-01T10:00:00.000Z: no fetch answered for 6s (waiting)\n" +
-		"koff: disconnected since 2026-12-01T10:00:00.000Z: timed out waiting for the broker (retrying)\n"
+	want := "koff: stalled since 2026-12-01 10:00:00.000 UTC: no fetch answered for 6s (waiting)\n" +
+		"koff: disconnected since 2026-12-01 10:00:00.000 UTC: timed out waiting for the broker (retrying)\n"
 	if !strings.HasPrefix(got, want) {
 		t.Fatalf("got\n%s\nwant it to begin\n%s", got, want)
 	}
 	if n := strings.Count(got, "reconnected after"); n != 1 {
 		t.Errorf("%d reconnected lines:\n%s", n, got)
 	}
-	if !strings.HasSuffix(got, `koff: disconnected since 2026-12-01T10:01:00.000Z: bad\x1b]0;x\x07 (retrying)`+"\n") {
+	if !strings.HasSuffix(got, `koff: disconnected since 2026-12-01 10:01:00.000 UTC: bad\x1b]0;x\x07 (retrying)`+"\n") {
 		t.Errorf("a second outage, its reason escaped:\n%s", got)
 	}
 }

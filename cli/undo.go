@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/model"
 	"koff/model/text"
 )
 
@@ -95,7 +96,7 @@ func printUndo(env Env, u *edit.Undo) {
 		fmt.Fprintf(w, "  so this undoes the older edit %s, not the last one\n", text.Sanitize(edit.AuditEdit{Start: u.Edit}.ID()))
 	}
 	if u.UndoneBy != nil {
-		fmt.Fprintf(w, "  already undone by the undo by %s at %s (edit %s)\n", text.Sanitize(u.UndoneBy.User), u.UndoneBy.Time.Local().Format("2006-01-02T15:04:05Z07:00"), text.Sanitize(u.UndoneBy.ID))
+		fmt.Fprintf(w, "  already undone by the undo by %s at %s (edit %s)\n", text.Sanitize(u.UndoneBy.User), model.TimeText(u.UndoneBy.Time), text.Sanitize(u.UndoneBy.ID))
 	}
 	for _, n := range u.Newer {
 		fmt.Fprintf(w, "  newer value: %s\n", text.Sanitize(n.String()))

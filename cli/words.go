@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"koff/edit"
+	"koff/model"
 	"koff/model/store"
 )
 
@@ -18,21 +19,7 @@ func ageText(d time.Duration) string {
 	if d < 0 {
 		d = 0 // a producer clock slightly ahead of ours
 	}
-	s := int64(d / time.Second)
-	units := []struct {
-		n    int64
-		name string
-	}{{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}}
-	for i, u := range units[:len(units)-1] {
-		if s >= u.n {
-			major, minor := s/u.n, (s%u.n)/units[i+1].n
-			if minor == 0 {
-				return fmt.Sprintf("%d%s", major, u.name)
-			}
-			return fmt.Sprintf("%d%s %d%s", major, u.name, minor, units[i+1].name)
-		}
-	}
-	return fmt.Sprintf("%ds", s)
+	return model.Span(d)
 }
 
 // intervalText is a flush interval: tenths of a second below 10s ("5.3s"),

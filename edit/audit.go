@@ -468,7 +468,7 @@ func (ed AuditEdit) Notice() string {
 		counted = fmt.Sprintf("at least %d of %d topic-partitions written", written, total)
 	}
 	return fmt.Sprintf("INTERRUPTED EDIT: %s of %s by %s at %s (%s; %s): run `koff undo %s` to put back exactly what it wrote, or repeat the edit",
-		s.Kind, s.Connector, s.User, s.Time.Local().Format(time.RFC3339), how, counted, s.Connector)
+		s.Kind, s.Connector, s.User, model.TimeText(s.Time), how, counted, s.Connector)
 }
 
 // Headline is Notice for a one-line header: what to do first, details
@@ -489,7 +489,7 @@ func (ed AuditEdit) Headline() string {
 		written += fmt.Sprintf(" (+%d may have been)", n)
 	}
 	return fmt.Sprintf("INTERRUPTED EDIT of %s: koff undo %s puts back what it wrote (%s by %s at %s, %s topic-partitions written)",
-		s.Connector, s.Connector, s.Kind, s.User, s.Time.Local().Format("2006-01-02 15:04"), written)
+		s.Connector, s.Connector, s.Kind, s.User, model.TimeText(s.Time), written)
 }
 
 // UndoRequest is the request that puts back the before-values of the last
@@ -581,7 +581,7 @@ func undoRequestOf(ed AuditEdit) (Request, error) {
 	for _, ch := range undoChanges(ed) {
 		p, err := ParsePartition(string(ch.Partition))
 		if err != nil {
-			return req, fmt.Errorf("audit log entry of %s: %w", en.Time.Format(time.RFC3339), err)
+			return req, fmt.Errorf("audit log entry of %s: %w", model.TimeText(en.Time), err)
 		}
 		it := Item{Partition: p}
 		if en.Path == PathTopic && len(ch.Records) > 0 {
@@ -597,14 +597,14 @@ func undoRequestOf(ed AuditEdit) (Request, error) {
 		if string(ch.Before) != "null" && len(ch.Before) > 0 {
 			o, err := model.ParseOffset(ch.Before)
 			if err != nil {
-				return req, fmt.Errorf("audit log entry of %s: %w", en.Time.Format(time.RFC3339), err)
+				return req, fmt.Errorf("audit log entry of %s: %w", model.TimeText(en.Time), err)
 			}
 			it.Offset = o
 		}
 		req.Items = append(req.Items, it)
 	}
 	if len(req.Items) == 0 {
-		return req, fmt.Errorf("the %s of %s at %s wrote nothing: nothing to undo", en.Kind, en.Connector, en.Time.Local().Format(time.RFC3339))
+		return req, fmt.Errorf("the %s of %s at %s wrote nothing: nothing to undo", en.Kind, en.Connector, model.TimeText(en.Time))
 	}
 	return req, nil
 }

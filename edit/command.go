@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"time"
+
+	"koff/model"
 )
 
 // CommandLine renders the koff command equivalent to a plan, so a dialog
@@ -133,7 +134,7 @@ func sinkArgs(p *Plan) []string {
 	case SinkToLatest:
 		args = []string{"set", r.Connector, "--to-latest"}
 	case SinkToTimestamp:
-		args = []string{"set", r.Connector, "--to-datetime", s.Time.UTC().Format(time.RFC3339Nano)}
+		args = []string{"set", r.Connector, "--to-datetime", model.TimeArg(s.Time)}
 	case SinkShiftBy:
 		args = []string{"set", r.Connector, "--shift-by", strconv.FormatInt(s.Shift, 10)}
 	case SinkReset:

@@ -416,7 +416,7 @@ func (e *Editor) whoWrote(key, value []byte) string {
 					if s.Host != "" {
 						who += "@" + s.Host
 					}
-					return fmt.Sprintf("%s (koff %s at %s, pid %d)", who, s.Kind, s.Time.Local().Format("15:04:05.000"), s.PID)
+					return fmt.Sprintf("%s (koff %s at %s, pid %d)", who, s.Kind, model.TimeText(s.Time), s.PID)
 				}
 			}
 		}

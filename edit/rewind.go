@@ -230,9 +230,9 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 		case kh.oldest == nil:
 			ch.Action, ch.Reason = RewindLeft, "no commit of it is left in the topic"
 		default:
-			ch.Reason = fmt.Sprintf("its retained history begins %s, after %s: older commits were compacted or deleted away", commitWhen(*kh.oldest), req.At.Format(time.RFC3339))
+			ch.Reason = fmt.Sprintf("its retained history begins %s, after %s: older commits were compacted or deleted away", commitWhen(*kh.oldest), model.TimeText(req.At))
 			if ch.Complete {
-				ch.Reason = fmt.Sprintf("first committed %s, after %s", commitWhen(*kh.oldest), req.At.Format(time.RFC3339))
+				ch.Reason = fmt.Sprintf("first committed %s, after %s", commitWhen(*kh.oldest), model.TimeText(req.At))
 			}
 			switch req.IfNewer {
 			case IfNewerReset:
@@ -289,7 +289,7 @@ func (rw *Rewind) Left() []RewindChoice {
 
 // commitWhen says where and when a commit was made.
 func commitWhen(c CommitRef) string {
-	return fmt.Sprintf("at %s (%s, %s@%d)", c.Time.UTC().Format(time.RFC3339Nano), TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
+	return fmt.Sprintf("at %s (%s, %s@%d)", model.TimeText(c.Time), TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
 }
 
 // CommitText is commitWhen for callers.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"koff/model"
 	"koff/model/java"
 )
 
@@ -11,19 +12,9 @@ import (
 // "rewind to a time" build their rewinds here, so both read the same times,
 // ask for the same request and print the same plan.
 
-// timeLayouts are the forms a time may be typed in: RFC 3339, or without a
-// zone (the local time), or a day (its midnight, local).
-var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"}
-
-// ParseTime reads a time as --to-datetime, --since and --until take it.
-func ParseTime(s string) (time.Time, error) {
-	for _, layout := range timeLayouts {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a time like 2026-11-29T08:00:00Z", s)
-}
+// ParseTime reads a time as --to-datetime, --since and --until take it
+// (model.ParseTime's one rule), now and in this machine's zone.
+func ParseTime(s string) (time.Time, error) { return model.ParseTime(s, time.Now(), time.Local) }
 
 // NewRewindRequest is the rewind koff set NAME --to-datetime AT asks for:
 // partition is --partition's JSON ("" for every partition) and ifNewer
@@ -48,7 +39,7 @@ func NewRewindRequest(name string, at time.Time, partition string, ifNewer IfNew
 // Command is the command line of a rewind (a replan after a stop shows the
 // import of the same values instead).
 func (rw *Rewind) Command(c CommandLine) string {
-	args := []string{"set", rw.Connector, "--to-datetime", rw.At.Format(time.RFC3339Nano)}
+	args := []string{"set", rw.Connector, "--to-datetime", model.TimeArg(rw.At)}
 	for _, p := range rw.Partitions {
 		args = append(args, "--partition", string(java.AppendJackson(nil, p)))
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	"koff/model"
 )
@@ -199,7 +198,7 @@ func recordBy(d model.PartitionDetail, found bool) string {
 		what = "a tombstone"
 	}
 	return fmt.Sprintf("%s at %s, offset %s, not written by koff: a task flushed, or another tool wrote", what,
-		d.Updated.Local().Format(time.RFC3339), strconv.FormatInt(d.RecordOffset, 10))
+		model.TimeText(d.Updated), strconv.FormatInt(d.RecordOffset, 10))
 }
 
 // sinkOffsetBefore is the committed offset a sink change replaced (-1:

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
+
+	"koff/model"
 )
 
 // UndoQuery says which edit undo puts back.
@@ -67,7 +68,7 @@ func shownValue(b []byte) string {
 // EditName names an edit for one line: "set of NAME by USER at TIME (edit ID)".
 func EditName(en AuditEntry) string {
 	return fmt.Sprintf("%s of %s by %s at %s (edit %s)", en.Kind, en.Connector, orUnknownUser(en.User),
-		en.Time.Local().Format(time.RFC3339), AuditEdit{Start: en}.ID())
+		model.TimeText(en.Time), AuditEdit{Start: en}.ID())
 }
 
 func orUnknownUser(u string) string {
@@ -116,7 +117,7 @@ type UndoneError struct{ Undo *Undo }
 func (e *UndoneError) Error() string {
 	by := e.Undo.UndoneBy
 	return fmt.Sprintf("not undone: the %s was undone already by the undo by %s at %s (edit %s): koff undo --edit %s puts its values back; pass --force to undo it again",
-		EditName(e.Undo.Edit), orUnknownUser(by.User), by.Time.Local().Format(time.RFC3339), by.ID, by.ID)
+		EditName(e.Undo.Edit), orUnknownUser(by.User), model.TimeText(by.Time), by.ID, by.ID)
 }
 
 // Refusal is why a CLI undo must not go on: a later undo already put the

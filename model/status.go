@@ -63,7 +63,7 @@ type TailStatus struct {
 func (s TailStatus) Blind(now time.Time) (time.Time, string) {
 	switch {
 	case s.State == TailDisconnected || s.State == TailStalled:
-		return s.Since, "Kafka " + s.State.String() + " since " + s.Since.Local().Format("15:04:05")
+		return s.Since, "Kafka " + s.State.String() + " since " + TimeText(s.Since)
 	case !s.Silent.IsZero():
 		return s.Silent, "no answer from Kafka for " + Itoa(int(now.Sub(s.Silent)/time.Second)) + "s"
 	}

@@ -504,7 +504,7 @@ func (m *Model) handleSinkEditKey(b *key.Binding, t editTarget) tea.Cmd {
 				m.setStatus(statusInfo, "group "+t.group+" has no committed offsets to set")
 				return nil
 			}
-			return m.openForm(dialogs.NewSinkForm(&m.km, m.styles, name, t.group, t.sinkRow, t.hasSinkRow, t.sinkRows, m.opts.Now()))
+			return m.openForm(dialogs.NewSinkForm(&m.km, m.styles, name, t.group, t.sinkRow, t.hasSinkRow, t.sinkRows, m.opts.Now))
 		}
 		if !t.hasSinkRow {
 			m.setStatus(statusInfo, "no topic-partition selected")

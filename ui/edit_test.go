@@ -725,7 +725,7 @@ func TestUndoShowsWhichEditItUndoes(t *testing.T) {
 		t.Fatalf("u opened no dialog:\n%s", screenText(m))
 	}
 	requireContains(t, m, "Undo the last edit · jdbc-orders", "Undoes", "set of jdbc-orders by alice",
-		"2025-11-29 18:10:00 UTC", "verified", `{"incrementing":1} → {"incrementing":9002}`)
+		"2025-11-29 18:10:00.000 UTC", "verified", `{"incrementing":1} → {"incrementing":9002}`)
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders", `undo-request "jdbc-orders"`, "plan undo jdbc-orders", "apply undo jdbc-orders")
 	requireStatus(t, m, "undid the last edit: 1 partition of jdbc-orders: read back, NOT verified for the worker")

@@ -122,11 +122,11 @@ func (m *Model) headerLines() []string {
 	state := st.Status.State
 	word := state.String()
 	if state == model.TailDisconnected && !st.Status.Since.IsZero() {
-		word += " since " + st.Status.Since.Local().Format("15:04:05")
+		word += " since " + model.TimeText(st.Status.Since)
 	}
 	if !st.Status.Silent.IsZero() {
 		// Not stalled yet, but no flush since then could have shown.
-		word += ", no answer since " + st.Status.Silent.Local().Format("15:04:05")
+		word += ", no answer since " + model.TimeText(st.Status.Silent)
 	}
 	stateWord := m.tailStyle(state)(tailGlyph(state) + " " + word)
 	totals := m.totals()
@@ -165,7 +165,7 @@ func (m *Model) reloadNote() string {
 	if st.Reloaded.IsZero() || m.now.Sub(st.Reloaded) > kit.ReloadShown {
 		return ""
 	}
-	return m.styles.Warn.Render("↻ reloaded " + st.Reloaded.Local().Format("15:04:05") + ": " + kit.Clean(st.ReloadReason))
+	return m.styles.Warn.Render("↻ reloaded " + model.TimeText(st.Reloaded) + ": " + kit.Clean(st.ReloadReason))
 }
 
 // totals are the header's counts, most important first: the connectors

@@ -165,7 +165,7 @@ func (m *Model) editToCommit(ds *screens.DetailScreen) tea.Cmd {
 	if name == "" {
 		name = k.Connector
 	}
-	from := fmt.Sprintf("%s (%s, %s@%d)", c.Time.UTC().Format("2006-01-02T15:04:05.000Z"), edit.TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
+	from := fmt.Sprintf("%s (%s, %s@%d)", model.TimeText(c.Time), edit.TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
 	if c.Value == nil && d.Deleted {
 		m.setStatus(statusInfo, "this source partition's offset is already deleted (its latest record is a tombstone)")
 		return nil
@@ -198,7 +198,7 @@ func (m *Model) rewindTime(t editTarget) tea.Cmd {
 		m.setStatus(statusInfo, t.name+" is a sink: e on its partitions sets its group to a time (to timestamp)")
 		return nil
 	}
-	return m.openForm(dialogs.NewRewindForm(&m.km, m.styles, t.name, m.opts.Now()))
+	return m.openForm(dialogs.NewRewindForm(&m.km, m.styles, t.name, m.opts.Now))
 }
 
 // commitReloaded says why the edit open from a commit of a history

@@ -182,7 +182,7 @@ func TestHistoryOneLinePerCommitWhenWide(t *testing.T) {
 	_, _, m := editModel(t, 200, 50, nil)
 	openHistory(t, m)
 	l := lineWith(m, `{"position":139840}`)
-	for _, want := range []string{"2025-11-29T18:09:40.000Z", "20s ago", "live", "connect-offsets/", `{"position":139840}`} {
+	for _, want := range []string{"2025-11-29 18:09:40.000 UTC", "20s ago", "live", "connect-offsets/", `{"position":139840}`} {
 		if !strings.Contains(l, want) {
 			t.Errorf("the commit's line lacks %q: %q\n%s", want, l, contentText(m))
 		}
@@ -192,7 +192,7 @@ func TestHistoryOneLinePerCommitWhenWide(t *testing.T) {
 	if l := lineWith(m, `{"position":139840}`); strings.Contains(l, "20s ago") {
 		t.Errorf("at 60 columns the commit is not wrapped: %q", l)
 	}
-	if !strings.Contains(contentText(m), "2025-11-29T18:09:40.000Z CreateTime") {
+	if !strings.Contains(contentText(m), "2025-11-29 18:09:40.000 UTC CreateTime") {
 		t.Errorf("the wrapped commit lacks its time:\n%s", contentText(m))
 	}
 }

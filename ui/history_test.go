@@ -58,8 +58,8 @@ func TestDetailListsHistory(t *testing.T) {
 	out := contentText(m)
 	for _, want := range []string{
 		"History  newest first · 7 commits retained · read just now",
-		"live connect-offsets/", "stray connect-offsets/7: 1 commit from 2025-11-29T16:10:00.000Z",
-		"10s ago · live", "2025-11-29T18:09:50.000Z CreateTime", `{"position":143936}`,
+		"live connect-offsets/", "stray connect-offsets/7: 1 commit from 2025-11-29 16:10:00.000 UTC",
+		"10s ago · live", "2025-11-29 18:09:50.000 UTC CreateTime", `{"position":143936}`,
 		"1m ago · live", `{"position":123456}`,
 	} {
 		if !strings.Contains(out, want) {
@@ -118,15 +118,15 @@ func TestRewindDialogPlansRewind(t *testing.T) {
 	}
 	form.Input.SetValue("")
 	send(t, m, press("2025-11-29T18:09:25Z")...)
-	requireContains(t, m, "read as 2025-11-29T18:09:25Z")
+	requireContains(t, m, "read as 2025-11-29 18:09:25.000 UTC (35s ago)")
 	pressSettle(t, m, "enter")
 	if m.confirm == nil {
 		t.Fatalf("no confirmation: %s\n%s", m.statusView(), screenText(m))
 	}
 	requireCalls(t, ed, `rewind file-source 2025-11-29T18:09:25Z ""`)
 	out := strings.Join(m.confirm.Content(200), "\n")
-	for _, want := range []string{"rewind to 2025-11-29T18:09:25Z",
-		`{"position":131648}, committed at 2025-11-29T18:09:20Z (CreateTime, connect-offsets/`,
+	for _, want := range []string{"rewind to 2025-11-29 18:09:25.000 UTC (35s ago)",
+		`{"position":131648}, committed at 2025-11-29 18:09:20.000 UTC (CreateTime, connect-offsets/`,
 		"set file-source --to-datetime 2025-11-29T18:09:25Z"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("confirmation lacks %q:\n%s", want, out)

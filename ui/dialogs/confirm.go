@@ -313,10 +313,9 @@ func (d *ConfirmDialog) Content(w int) []string {
 	}
 	if d.undo != nil {
 		u := d.undo.Edit
-		at := u.Time.In(d.made.Location())
 		// The audit log is a file: its words are cleaned like any other.
 		fact("Undoes", fmt.Sprintf("%s of %s by %s", kit.Clean(string(u.Kind)), kit.Clean(u.Connector), kit.Clean(orUnknown(u.User))))
-		more(fmt.Sprintf("at %s (%s) · %s", at.Format("2006-01-02 15:04:05 MST"), kit.Age(d.made, u.Time), kit.Clean(u.Result)), 0)
+		more(fmt.Sprintf("at %s (%s) · %s", model.TimeText(u.Time), kit.Age(d.made, u.Time), kit.Clean(u.Result)), 0)
 		more(st.Muted.Render(fmt.Sprintf("edit %s · cluster %s", kit.Clean(edit.AuditEdit{Start: u}.ID()), kit.Clean(orUnknown(u.Cluster)))), 0)
 		d.undoWarnings(more)
 	}

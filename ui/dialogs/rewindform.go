@@ -14,6 +14,7 @@ import (
 
 	"koff/edit"
 	"koff/keymap"
+	"koff/model"
 	"koff/model/text"
 	"koff/ui/kit"
 )
@@ -27,7 +28,7 @@ type RewindForm struct {
 	km        *keymap.KeyMap
 	st        *kit.Styles
 	connector string
-	now       time.Time
+	clock     func() time.Time // the dashboard's: relative times count back from it
 	Input     textinput.Model
 	ifNewer   int // index into ifNewerChoices
 	At        time.Time
@@ -36,6 +37,10 @@ type RewindForm struct {
 	help          help.Model
 	width, height int
 }
+
+// TimeLabel names a time field and the rule it reads by: the one rule of
+// every time koff reads (model.ParseTime).
+const TimeLabel = "Time (UTC unless a zone is given; or now-2h, -30m, PT1H)"
 
 // ifNewerChoices are --if-newer's answers: a partition first committed
 // after the time, or whose retained history begins after it.
@@ -48,15 +53,16 @@ var ifNewerChoices = []struct {
 	{edit.IfNewerOldest, "oldest", "their oldest retained commit (--if-newer oldest)"},
 }
 
-// NewRewindForm opens the dialog with a time an hour before now.
-func NewRewindForm(km *keymap.KeyMap, st *kit.Styles, connector string, now time.Time) *RewindForm {
-	f := &RewindForm{km: km, st: st, connector: connector, now: now, help: help.New()}
+// NewRewindForm opens the dialog with a time an hour before now, in the
+// form koff shows times (UTC).
+func NewRewindForm(km *keymap.KeyMap, st *kit.Styles, connector string, clock func() time.Time) *RewindForm {
+	f := &RewindForm{km: km, st: st, connector: connector, clock: clock, help: help.New()}
 	f.help.Styles = st.Help
 	f.Input = textinput.New()
 	f.Input.Prompt = "› "
-	f.Input.Placeholder = "2026-11-29T02:00:00Z"
+	f.Input.Placeholder = "2026-11-29 02:00:00 UTC, or -30m"
 	f.Input.SetStyles(st.Input)
-	f.Input.SetValue(now.Add(-time.Hour).Truncate(time.Minute).Format(time.RFC3339))
+	f.Input.SetValue(clock().Add(-time.Hour).Truncate(time.Minute).UTC().Format("2006-01-02 15:04 MST"))
 	f.Input.CursorEnd()
 	f.Validate()
 	return f
@@ -64,7 +70,8 @@ func NewRewindForm(km *keymap.KeyMap, st *kit.Styles, connector string, now time
 
 func (f *RewindForm) FocusCmd() tea.Cmd { return f.Input.Focus() }
 
-// Validate reads the time as the CLI's --to-datetime does.
+// Validate reads the time as the CLI's --to-datetime does (model.ParseTime:
+// no zone is UTC, as koff shows times), in the dashboard's zone.
 func (f *RewindForm) Validate() {
 	v := strings.TrimSpace(f.Input.Value())
 	f.At, f.Err = time.Time{}, nil
@@ -72,7 +79,8 @@ func (f *RewindForm) Validate() {
 		f.Err = errEmpty
 		return
 	}
-	f.At, f.Err = edit.ParseTime(v)
+	now := f.clock()
+	f.At, f.Err = model.ParseTime(v, now, now.Location())
 }
 
 func (f *RewindForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
@@ -88,7 +96,7 @@ func (f *RewindForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 		if f.Validate(); f.Err != nil {
 			return nil, nil // the line under the input says why
 		}
-		return nil, RewindSubmission(f.connector, f.At, ifNewerChoices[f.ifNewer].v)
+		return nil, RewindSubmission(f.connector, f.At, ifNewerChoices[f.ifNewer].v, f.clock)
 	}
 	cmd := f.typeInto(&f.Input, msg)
 	f.Validate()
@@ -98,7 +106,7 @@ func (f *RewindForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 // RewindSubmission plans the rewind through the same request the CLI
 // builds; its plan's choices (which commit each partition takes) become
 // the confirmation's Detail.
-func RewindSubmission(connector string, at time.Time, ifNewer edit.IfNewer) *Submission {
+func RewindSubmission(connector string, at time.Time, ifNewer edit.IfNewer, clock func() time.Time) *Submission {
 	sub := &Submission{Label: fmt.Sprintf("planning a rewind of %s: reading the offsets topic's history…", connector)}
 	sub.Plan = func(ctx context.Context, ed kit.Editor) (*edit.Plan, error) {
 		req, err := edit.NewRewindRequest(connector, at, "", ifNewer)
@@ -112,7 +120,7 @@ func RewindSubmission(connector string, at time.Time, ifNewer edit.IfNewer) *Sub
 		if err != nil {
 			return nil, err
 		}
-		sub.Note, sub.Detail = RewindText(rw)
+		sub.Note, sub.Detail = RewindText(rw, clock())
 		if rw.Plan == nil {
 			return nil, fmt.Errorf("nothing to change: %s", rw.NothingText())
 		}
@@ -122,10 +130,11 @@ func RewindSubmission(connector string, at time.Time, ifNewer edit.IfNewer) *Sub
 }
 
 // RewindText is the rewind's plan as koff set --to-datetime prints it: the
-// time, then each partition's commit, made safe to draw.
-func RewindText(rw *edit.Rewind) (string, []string) {
+// time (in UTC and now's zone), then each partition's commit, made safe to
+// draw.
+func RewindText(rw *edit.Rewind, now time.Time) (string, []string) {
 	value := func(s string) string { return kit.CleanBlock(string(text.JSONSafe([]byte(s))), kit.DetailMax) }
-	head := "rewind to " + rw.At.UTC().Format(time.RFC3339Nano)
+	head := "rewind to " + model.TimeEcho(rw.At, now, now.Location())
 	lines := []string{"each partition's newest commit at or before it:"}
 	for _, c := range rw.Choices {
 		lines = append(lines, kit.CleanJSON(c.Partition)+"  "+c.Describe(value, kit.Clean))
@@ -152,15 +161,15 @@ func (f *RewindForm) View(spinner string) string {
 	st := f.st
 	title := []string{st.DialogTitle.Render("Rewind to a time · " + kit.Clean(f.connector))}
 	intro := kit.IndentWrap(st.Muted.Render("Each source partition back to its newest commit at or before the time, from the offsets topic's retained history."), inner, "", 3)
-	at := []string{st.FieldFocus.Render("Time (RFC 3339, or 2006-01-02 15:04:05 local)"), f.Input.View()}
+	at := []string{st.FieldFocus.Render(TimeLabel), f.Input.View()}
 	switch {
 	case f.Err == errEmpty:
 		at = append(at, st.Muted.Render("  type the time"))
 	case f.Err != nil:
-		at = append(at, kit.IndentWrap(st.Bad.Render("✗ "+f.Err.Error()), inner, "", 2)...)
+		at = append(at, kit.IndentWrap(st.Bad.Render("✗ "+f.Err.Error()), inner, "", 0)...)
 	default:
-		read := fmt.Sprintf("%s · %s (%s)", f.At.UTC().Format(time.RFC3339Nano), f.At.In(f.now.Location()).Format("2006-01-02 15:04:05 MST"), kit.Age(f.now, f.At))
-		at = append(at, kit.IndentWrap(st.OK.Render("✓ ")+st.Muted.Render("read as "+read), inner, "", 3)...)
+		now := f.clock()
+		at = append(at, kit.IndentWrap(st.OK.Render("✓ ")+st.Muted.Render("read as "+model.TimeEcho(f.At, now, now.Location())), inner, "", 3)...)
 	}
 	// The choices are whole at every width: each wraps under its label.
 	choices := kit.IndentWrap(st.FieldFocus.Render("Partitions first committed after it, or whose history begins after it"), inner, "", 0)

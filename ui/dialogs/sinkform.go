@@ -32,7 +32,7 @@ var sinkStrategies = []sinkStrategy{
 	{kind: edit.SinkToEarliest, label: "to earliest", hint: "the log start: read everything kept again"},
 	{kind: edit.SinkToLatest, label: "to latest", hint: "the log end: skip everything not read yet"},
 	{kind: edit.SinkToTimestamp, label: "to timestamp", hint: "the first record at or after a time",
-		input: "Time (RFC3339, or 2006-01-02 15:04:05 local)", placeholder: "2025-11-29T18:00:00Z"},
+		input: TimeLabel, placeholder: "2025-11-29 18:00:00 UTC, or -30m"},
 	{kind: edit.SinkShiftBy, label: "shift by", hint: "± records from the committed offset", input: "Shift (±N)", placeholder: "-1000"},
 }
 
@@ -46,8 +46,9 @@ type SinkForm struct {
 	group     string
 	sel       model.SinkPartitionRow
 	hasSel    bool
-	rows      int // topic-partitions the group has
-	now       time.Time
+	rows      int              // topic-partitions the group has
+	clock     func() time.Time // the dashboard's: relative times count back from it
+	at        time.Time        // the time read, for to timestamp
 	choice    int
 	all       bool
 	Input     textinput.Model
@@ -60,9 +61,9 @@ type SinkForm struct {
 	width, height int
 }
 
-func NewSinkForm(km *keymap.KeyMap, st *kit.Styles, connector, group string, sel model.SinkPartitionRow, hasSel bool, rows int, now time.Time) *SinkForm {
+func NewSinkForm(km *keymap.KeyMap, st *kit.Styles, connector, group string, sel model.SinkPartitionRow, hasSel bool, rows int, clock func() time.Time) *SinkForm {
 	f := &SinkForm{km: km, st: st, connector: connector, group: group, sel: sel, hasSel: hasSel, rows: rows,
-		now: now, all: !hasSel, values: make([]string, len(sinkStrategies)), help: help.New()}
+		clock: clock, all: !hasSel, values: make([]string, len(sinkStrategies)), help: help.New()}
 	f.help.Styles = st.Help
 	f.Input = textinput.New()
 	f.Input.Prompt = "› "
@@ -111,16 +112,14 @@ func (f *SinkForm) Validate() {
 	case edit.SinkToLatest:
 		after = f.sel.End
 	case edit.SinkToTimestamp:
-		t, err := parseSinkTime(v, f.now.Location())
+		now := f.clock()
+		t, err := model.ParseTime(v, now, now.Location())
 		if err != nil {
 			f.Err = err
 			return
 		}
-		at := t.In(f.now.Location()).Format("2006-01-02 15:04:05 MST")
-		f.note = at + " (" + kit.Age(f.now, t) + "): each partition's first record at or after it"
-		if t.After(f.now) {
-			f.note = at + ": in the future, so each partition goes to its log end"
-		}
+		f.at = t
+		f.note = "read as " + model.TimeEcho(t, now, now.Location()) + ": each partition's first record at or after it"
 		return
 	case edit.SinkShiftBy:
 		n, err := parseCount(v)
@@ -172,20 +171,6 @@ func parseCount(s string) (int64, error) {
 	return strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 64)
 }
 
-// parseSinkTime reads RFC3339, or a local "2006-01-02 15:04:05" (also with
-// a T) in loc.
-func parseSinkTime(s string, loc *time.Location) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a time: type 2025-11-29T18:00:00Z (RFC3339) or 2025-11-29 18:00:00 (local)", s)
-}
-
 func (f *SinkForm) Valid() bool {
 	f.Validate()
 	return f.Err == nil
@@ -203,8 +188,9 @@ func (f *SinkForm) request() (edit.SinkRequest, string) {
 		req.Strategy.Offset, _ = parseCount(v)
 		note += " " + kit.Count(req.Strategy.Offset)
 	case edit.SinkToTimestamp:
-		req.Strategy.Time, _ = parseSinkTime(v, f.now.Location())
-		note += " " + req.Strategy.Time.In(f.now.Location()).Format("2006-01-02 15:04:05 MST")
+		now := f.clock()
+		req.Strategy.Time = f.at
+		note += " " + model.TimeEcho(f.at, now, now.Location())
 	case edit.SinkShiftBy:
 		req.Strategy.Shift, _ = parseCount(v)
 		note += fmt.Sprintf(" %+d", req.Strategy.Shift)

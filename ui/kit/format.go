@@ -2,7 +2,6 @@ package kit
 
 import (
 	"encoding/json"
-	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
@@ -15,26 +14,10 @@ import (
 	"koff/model/java"
 )
 
-// age is how long ago t was, in the largest whole unit: "4s ago", "3m ago".
-// It is computed from the injected clock, never time.Now.
-func Age(now, t time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Second:
-		return "just now" // includes producer clocks slightly ahead of ours
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d/time.Second))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d/time.Minute))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d/time.Hour))
-	default:
-		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
-	}
-}
+// Age is how long ago t was, in the largest whole unit: "4s ago", "3m ago"
+// (model.Ago, which the command line's echoes say too). It is computed from
+// the injected clock, never time.Now.
+func Age(now, t time.Time) string { return model.Ago(now, t) }
 
 // count formats an integer with thousands separators: 12,345.
 func Count[T ~int | ~int64](n T) string {

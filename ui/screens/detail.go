@@ -239,7 +239,7 @@ func (s *DetailScreen) Content() []string {
 	section("Recent updates", "newest first", kit.Plural(len(d.History), "kept", "kept"))
 	for i := len(d.History) - 1; i >= 0; i-- {
 		u := d.History[i]
-		head := fmt.Sprintf("%s  record offset %s  ", u.Time.In(s.now.Location()).Format("2006-01-02 15:04:05.000"), kit.Count(u.RecordOffset))
+		head := fmt.Sprintf("%s  record offset %s  ", model.TimeText(u.Time), kit.Count(u.RecordOffset))
 		head += s.st.Info.Render(updateSummary(d.History, i))
 		out = append(out, "  "+ansi.Truncate(head, w-2, "…"))
 		if u.Value != nil {

@@ -502,9 +502,9 @@ func (s *DetailScreen) commitLines(commits []HistoryCommit, w int) (lines []stri
 	return lines, true
 }
 
-// exactTime is a commit's time as koff history prints it: RFC 3339 in UTC,
-// to the millisecond Kafka keeps.
-func exactTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+// exactTime is a commit's time as koff history prints it (model.TimeText:
+// UTC, to the millisecond Kafka keeps).
+func exactTime(t time.Time) string { return model.TimeText(t) }
 
 func copyWord(st *kit.Styles, copy string) string {
 	switch copy {

@@ -210,7 +210,7 @@ func (s *SinkScreen) panel() []string {
 		facts = append([]string{st.Bad.Render("✗ poll failed: " + kit.Clean(kit.OneLine(sum.Err))), st.Muted.Render("the last numbers read")}, facts...)
 	}
 	if !sum.Reloaded.IsZero() && s.now.Sub(sum.Reloaded) <= kit.ReloadShown {
-		facts = append([]string{st.Warn.Render("↻ history restarted " + sum.Reloaded.Local().Format("15:04:05") + ": " + kit.Clean(sum.ReloadReason))}, facts...)
+		facts = append([]string{st.Warn.Render("↻ history restarted " + model.TimeText(sum.Reloaded) + ": " + kit.Clean(sum.ReloadReason))}, facts...)
 	}
 	return []string{kit.Truncate(line1, w), kit.JoinFit(w, sep, facts...)}
 }

@@ -91,21 +91,27 @@ func (s *UnparseableScreen) Sync() {
 		needReason = max(needReason, len(u.Reason))
 	}
 	tp = min(tp, 28)
-	// The time of day alone only when every record is from today: records
-	// that span days show their date.
-	loc := s.now.Location()
-	timeFmt := "15:04:05"
-	today := s.now.In(loc).Format("2006-01-02")
-	for _, u := range s.list.Items {
-		if u.Time.In(loc).Format("2006-01-02") != today {
-			timeFmt = "01-02 15:04:05"
-			break
+	// Times as koff shows them everywhere (model.TimeText: UTC, the zone
+	// named); a narrower table cuts them from the front, to the second,
+	// then to the time of day when every record is from today (UTC). The
+	// whole record (enter) has the whole time.
+	layout := model.TimeLayout
+	switch {
+	case s.width >= 120:
+	case s.width >= 100:
+		layout = "2006-01-02 15:04:05 MST"
+	default:
+		layout = "15:04:05 MST"
+		today := s.now.UTC().Format("2006-01-02")
+		for _, u := range s.list.Items {
+			if u.Time.UTC().Format("2006-01-02") != today {
+				layout = "01-02 15:04:05 MST"
+				break
+			}
 		}
 	}
-	if s.width >= 120 {
-		timeFmt = "2006-01-02 15:04:05"
-	}
-	tw := len(timeFmt)
+	timeText := func(t time.Time) string { return t.UTC().Format(layout) }
+	tw := len(timeText(time.Time{}))
 	avail := max(s.width-(2+tp+1+off+1+tw+1+3), 6)
 	reason := min(needReason, avail/2)
 	keyW := (avail - reason) / 2
@@ -122,7 +128,7 @@ func (s *UnparseableScreen) Sync() {
 		return []string{
 			kit.Clean(u.TopicPartition.String()),
 			kit.FitRight(strconv.FormatInt(u.Offset, 10), off),
-			u.Time.In(loc).Format(timeFmt),
+			timeText(u.Time),
 			kit.Truncate(kit.Clean(u.Reason), reason),
 			kit.Truncate(u.Key, keyW),
 			kit.Truncate(u.Value, valW),

@@ -51,7 +51,7 @@ func (s *unparseableDetail) Content() []string {
 		out = append(out, st.Label.Render(fmt.Sprintf("%-*s", kit.LabelW+2, label))+value)
 	}
 	fact("Record", kit.Clean(u.TopicPartition.String())+" @ "+kit.Count(u.Offset))
-	fact("Written", u.Time.In(s.now.Location()).Format("2006-01-02 15:04:05.000 MST")+st.Muted.Render(" ("+kit.Age(s.now, u.Time)+")"))
+	fact("Written", model.TimeText(u.Time)+st.Muted.Render(" ("+kit.Age(s.now, u.Time)+")"))
 	out = append(out, kit.IndentWrap(st.Label.Render(fmt.Sprintf("%-*s", kit.LabelW+2, "Reason"))+kit.Clean(u.Reason), w, "", 0)...)
 	bytesOf := func(label string, raw []byte, n int, null bool) {
 		out = append(out, "")
