@@ -28,6 +28,9 @@ type HistoryRead struct {
 	// a Store already read): nothing is spooled.
 	each   func(*Commit) error
 	copies map[string]model.PartitionRow
+	// own is the connector's own offsets topic ("": none, or unknown):
+	// its copies elsewhere are strays, as its tasks never read them.
+	own string
 }
 
 // StartHistory prepares a read of req's history: ReadHistory, or
@@ -35,7 +38,7 @@ type HistoryRead struct {
 // it.
 func (e *Editor) StartHistory(ctx context.Context, req HistoryRequest) *HistoryRead {
 	return &HistoryRead{req: req, marks: e.auditMarks(ctx, req.Connector), filter: newKeyFilter(req.Connector, req.Partitions),
-		h: &History{Connector: req.Connector}}
+		h: &History{Connector: req.Connector}, own: e.ownTopic(ctx, req.Connector)}
 }
 
 func (r *HistoryRead) Keep(key []byte) bool { return r.filter.keep(key) }
@@ -51,7 +54,7 @@ func (r *HistoryRead) Add(rec *HistoryRecord) error {
 		i = len(r.sums)
 		r.sums = append(r.sums, &CopyHistory{ID: model.PartitionID{TopicPartition: tp, Key: string(rec.Key)}, Partition: ki.partition, First: ref})
 		if r.copies != nil {
-			judgeCopy(r.sums[i], r.copies)
+			judgeCopy(r.sums[i], r.copies, r.own)
 		}
 		if ki.copies == nil {
 			ki.copies = map[model.TopicPartition]int{}
@@ -98,12 +101,17 @@ func (e *Editor) storedCopyRows(connector string) map[string]model.PartitionRow 
 	return copies
 }
 
-// judgeCopy says which copy s is: live, stray (and why), or gone.
-func judgeCopy(s *CopyHistory, copies map[string]model.PartitionRow) {
+// judgeCopy says which copy s is: live, stray (and why), or gone. Within
+// one offsets topic the Store says (model/store/taskread.go); a copy
+// outside the connector's own topic own is never read (ownTopic).
+func judgeCopy(s *CopyHistory, copies map[string]model.PartitionRow, own string) {
 	s.Copy, s.Stray = CopyGone, ""
 	if row, ok := copies[copyKey(s.ID)]; ok {
 		s.Copy, s.Stray = CopyStray, row.Stray
-		if row.Live {
+		switch {
+		case own != "" && s.ID.Topic != own:
+			s.Stray = NotReadText(own)
+		case row.Live:
 			s.Copy = CopyLive
 		}
 	}
@@ -132,7 +140,7 @@ func (e *Editor) FinishHistoryRuns(r *HistoryRead, run func(i int, commits func(
 		byTP[l.TopicPartition] = l
 	}
 	for _, s := range r.sums {
-		judgeCopy(s, copies)
+		judgeCopy(s, copies, r.own)
 		s.Complete = byTP[s.First.TopicPartition].complete(s.First.Offset)
 	}
 	// Read only from here on: the runs may be handed on at once.

@@ -131,7 +131,7 @@ func RewindText(rw *edit.Rewind) (string, []string) {
 		lines = append(lines, kit.CleanJSON(c.Partition)+"  "+c.Describe(value, kit.Clean))
 	}
 	if left := rw.LeftText(); left != "" {
-		lines = append(lines, left)
+		lines = append(lines, kit.Clean(left))
 	}
 	return head, lines
 }
