@@ -201,7 +201,7 @@ func TestHistoryListsEveryRetainedCommit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("history: %s", errs)
 	}
-	if !strings.Contains(text, "2 commits shown. Times are CreateTime") || !strings.Contains(text, "(tombstone)") {
+	if !strings.Contains(text, "2 commits shown, in time order. Times are CreateTime") || !strings.Contains(text, "(tombstone)") {
 		t.Errorf("text history:\n%s", text)
 	}
 	_, errs, code = koff(t, "history", "pgg", "-b", addr)
