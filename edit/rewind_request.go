@@ -98,17 +98,27 @@ func (rw *Rewind) LeftSummary() string {
 	if len(left) == 0 {
 		return ""
 	}
-	parts := make([]string, len(left))
-	for i, c := range left {
-		parts[i] = c.Partition + " (" + c.Reason + ")"
+	var parts []string
+	for _, c := range left[:min(len(left), leftNamed)] {
+		parts = append(parts, c.Partition+" ("+c.Reason+")")
+	}
+	if more := len(left) - leftNamed; more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more, each listed in the plan", more))
 	}
 	return fmt.Sprintf("%s of %s left alone, not rewound to %s: %s", partitionCount(len(left)), rw.Connector, rw.At.UTC().Format(time.RFC3339Nano), strings.Join(parts, "; "))
 }
 
+// leftNamed is how many partitions left alone one line names: the plan
+// lists every one of them.
+const leftNamed = 10
+
 func leftNames(left []RewindChoice) string {
-	names := make([]string, len(left))
-	for i, c := range left {
-		names[i] = c.Partition
+	var names []string
+	for _, c := range left[:min(len(left), leftNamed)] {
+		names = append(names, c.Partition)
+	}
+	if more := len(left) - leftNamed; more > 0 {
+		names = append(names, fmt.Sprintf("and %d more", more))
 	}
 	return strings.Join(names, ", ")
 }

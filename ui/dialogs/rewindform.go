@@ -114,6 +114,9 @@ func RewindSubmission(connector string, at time.Time, ifNewer edit.IfNewer) *Sub
 		}
 		sub.Note, sub.Detail = RewindText(rw)
 		if rw.Plan == nil {
+			if left := rw.LeftSummary(); left != "" {
+				return nil, fmt.Errorf("nothing to change: %s", left) // each partition left alone, and why
+			}
 			return nil, fmt.Errorf("nothing to change: %s", rw.NothingText())
 		}
 		return rw.Plan, nil
