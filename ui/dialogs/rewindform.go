@@ -114,9 +114,8 @@ func RewindSubmission(connector string, at time.Time, ifNewer edit.IfNewer) *Sub
 		}
 		sub.Note, sub.Detail = RewindText(rw)
 		if rw.Plan == nil {
-			if left := rw.LeftSummary(); left != "" {
-				return nil, fmt.Errorf("nothing to change: %s", left) // each partition left alone, and why
-			}
+			// Names every partition left alone (NothingText): a small
+			// dialog still shows which.
 			return nil, fmt.Errorf("nothing to change: %s", rw.NothingText())
 		}
 		return rw.Plan, nil
