@@ -48,6 +48,10 @@ func appendValueJSON(b, v []byte) []byte {
 	switch {
 	case v == nil:
 		return append(b, "null"...)
+	case store.PlainOffset(v):
+		// Nearly every value: compact, printable ASCII, an offset every
+		// task reads. Nothing to escape, compact or say.
+		return append(b, v...)
 	case valueIsJSON(v):
 		b = appendJSONSafe(b, compactJSON(v))
 	default:
@@ -124,6 +128,9 @@ func appendBytesString(b, v []byte) []byte {
 func historyValueText(v []byte) string {
 	if v == nil {
 		return "(tombstone)"
+	}
+	if store.PlainOffset(v) {
+		return field(string(v)) // printable ASCII JSON: nothing to escape
 	}
 	s := ""
 	if valueIsJSON(v) {

@@ -3,6 +3,7 @@ package edit
 import (
 	"context"
 	"sort"
+	"sync/atomic"
 
 	"koff/model"
 )
@@ -171,7 +172,7 @@ func (e *Editor) JudgeHistory(r *HistoryRead) *History {
 }
 
 // timeRun is how many commits in time order make one run.
-const timeRun = 8192
+const timeRun = 2048
 
 // FinishHistoryRuns is FinishHistory in runs: run is called with each run
 // of commits in order, numbered from 0, and with a function that hands on
@@ -208,6 +209,12 @@ func (e *Editor) FinishHistoryRuns(r *HistoryRead, run func(i int, commits func(
 		return h, nil
 	}
 	refs := r.tl.inTime()
+	// Each block is let go once the last of its commits was handed on, as
+	// in read order: a history's output is most of its memory's life.
+	left := make([]atomic.Int32, len(blocks))
+	for _, ref := range refs {
+		left[ref.block].Add(1)
+	}
 	for i := 0; len(refs) > 0; i++ {
 		n := min(len(refs), timeRun)
 		part := refs[:n]
@@ -215,8 +222,17 @@ func (e *Editor) FinishHistoryRuns(r *HistoryRead, run func(i int, commits func(
 		err := run(i, func(each func(*Commit) error) error {
 			var c Commit
 			var sp spooled
+			used := map[uint32]int32{}
+			defer func() {
+				for b, n := range used {
+					if left[b].Add(-n) == 0 {
+						blocks[b] = nil // no other run reads it: all its commits were handed on
+					}
+				}
+			}()
 			for _, ref := range part {
 				spooledAt(blocks[ref.block], int(ref.at), &sp)
+				used[ref.block]++
 				commit(&c, &sp)
 				if err := each(&c); err != nil {
 					return err
