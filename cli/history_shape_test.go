@@ -106,3 +106,15 @@ func decodeB64(t *testing.T, s string) string {
 	}
 	return string(b)
 }
+
+// A rewind's plan says a commit has no timestamp rather than dating it 1969.
+func TestRewindSaysACommitHasNoTimestamp(t *testing.T) {
+	addr := offsetsBroker(t)
+	key := `["pg",{"server":"db"}]`
+	commitAt(t, addr, "connect-offsets", key, `{"lsn":1}`, time.UnixMilli(-1))
+	commitAt(t, addr, "connect-offsets", key, `{"lsn":2}`, time.Date(2026, 11, 29, 2, 0, 0, 0, time.UTC))
+	out, errs, code := koff(t, withAudit(t, "set", "pg", "-b", addr, "--to-datetime", "2026-11-29T01:00:00Z", "--dry-run")...)
+	if code != 0 || strings.Contains(out, "1969") || !strings.Contains(out, `{"lsn":1}, committed without a timestamp (CreateTime, connect-offsets/`) {
+		t.Errorf("exit %d %s:\n%s", code, errs, out)
+	}
+}

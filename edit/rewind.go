@@ -320,6 +320,9 @@ func (rw *Rewind) Left() []RewindChoice {
 
 // commitWhen says where and when a commit was made.
 func commitWhen(c CommitRef) string {
+	if c.Time.UnixMilli() == -1 { // Kafka's NO_TIMESTAMP: never a 1969 date
+		return fmt.Sprintf("without a timestamp (%s, %s@%d)", TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
+	}
 	return fmt.Sprintf("at %s (%s, %s@%d)", c.Time.UTC().Format(time.RFC3339Nano), TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
 }
 
