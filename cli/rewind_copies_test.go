@@ -190,3 +190,20 @@ func TestRewindOfJdbcCrmNeverTakesTheWorkersTopicCopy(t *testing.T) {
 		t.Errorf("the stray's value is planned into the connector's own topic:\n%s", out)
 	}
 }
+
+// A partition of a connector with its own offsets topic that only the
+// workers' topic holds is no commit its task reads: the rewind names it,
+// leaves it alone, and exits ExitLeftAlone.
+func TestRewindLeavesAlonePartitionsOnlyTheWorkersTopicHolds(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	addr, _ := ownTopicCluster(t, t0)
+	commitAt(t, addr, "connect-offsets", `["crm",{"protocol":"1","table":"crm.public.old"}]`, `{"incrementing":9}`, t0)
+	out, errs, code := koff(t, withAudit(t, "set", "crm", "-b", addr, "--to-datetime", t0.Add(90*time.Minute).Format(time.RFC3339), "--dry-run")...)
+	if code != ExitLeftAlone || !strings.Contains(out, `{"protocol":"1","table":"crm.public.old"}  left alone: not in its own offsets topic crm-offsets`) ||
+		!strings.Contains(errs, `{"protocol":"1","table":"crm.public.old"} (not in its own offsets topic crm-offsets`) {
+		t.Errorf("exit %d (want %d) %s\n%s", code, ExitLeftAlone, errs, out)
+	}
+	if strings.Contains(out, `{"incrementing":9}`) || !strings.Contains(out, `{"incrementing":4180} → {"incrementing":4120}`) {
+		t.Errorf("the rewind took the workers' copy, or left the rest alone:\n%s", out)
+	}
+}

@@ -204,7 +204,7 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 			continue
 		}
 		if c.row.ID.Topic != home {
-			if own != "" && elsewhere[c.canon] == "" {
+			if own != "" && !c.row.Deleted && elsewhere[c.canon] == "" {
 				elsewhere[c.canon] = c.row.ID.TopicPartition.String()
 			}
 			continue
