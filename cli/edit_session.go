@@ -106,6 +106,10 @@ type editSession struct {
 	tapped bool
 }
 
+// sessionReadBound bounds an edit session's first read of the offsets
+// topics (a test shortens it).
+var sessionReadBound = 60 * time.Second
+
 func openEditSession(g *Globals, env Env) (*editSession, error) {
 	return openSession(g, env, sessionOptions{})
 }
@@ -173,12 +177,21 @@ func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
 		latest = s.store.History()
 	}
 	var from map[model.TopicPartition]int64
+	// One bound for the whole first read, the history's and the Tailer's:
+	// a broker that answers nothing is one line, not a hang per step.
+	start := time.Now()
+	readBound := sessionReadBound
 	if o.tap != nil {
-		from, s.tapped = s.readTapped(o.tap(s.ed), latest)
+		from, s.tapped = s.readTapped(o.tap(s.ed), latest, readBound)
+		if !s.tapped && time.Since(start) >= readBound {
+			signal.Stop(s.sigs)
+			cancel()
+			return nil, fmt.Errorf("timed out after %s reading the history of %s", waited(start), strings.Join(g.OffsetsTopics, ", "))
+		}
 	}
 	t, done := startTailerFrom(ctx, g, s.store, latest, from)
 	s.done = done
-	if err := waitCaughtUp(ctx, g, t, 60*time.Second); err != nil {
+	if err := waitCaughtUp(ctx, g, t, max(readBound-time.Since(start), time.Second)); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -188,11 +201,13 @@ func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
 // readTapped reads every offsets topic into tap, loading the Store, and
 // says where each partition's read ended. When it fails the Store is
 // emptied, for the Tailer to read from scratch.
-func (s *editSession) readTapped(tap edit.HistoryTap, latest int) (map[model.TopicPartition]int64, bool) {
+func (s *editSession) readTapped(tap edit.HistoryTap, latest int, bound time.Duration) (map[model.TopicPartition]int64, bool) {
 	read := historyReader(s.g.kafkaConfig(), &kafka.HistoryLoad{Handler: s.store, Latest: latest})
 	from := map[model.TopicPartition]int64{}
+	ctx, cancel := context.WithTimeout(s.ctx, bound)
+	defer cancel()
 	for _, topic := range s.g.OffsetsTopics {
-		logs, err := read(s.ctx, topic, tap.Keep, tap.Add)
+		logs, err := read(ctx, topic, tap.Keep, tap.Add)
 		if err != nil {
 			s.store.Reset()
 			return nil, false

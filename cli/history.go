@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -23,12 +25,14 @@ type historyOptions struct {
 	since, until string
 	output       string
 	group        string
+	order        string
+	timeout      time.Duration
 }
 
 func init() {
 	register(&command{
 		name:    "history",
-		args:    "CONNECTOR [--partition JSON] [--since T] [--until T] [-o text|json] [--group G]",
+		args:    "CONNECTOR [--partition JSON] [--since T] [--until T] [--order time|log] [-o text|json] [--group G] [--timeout D]",
 		summary: "every commit of a source connector still in the offsets topic, with its time, where each partition's history begins, and koff's own edits",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &historyOptions{}
@@ -37,6 +41,8 @@ func init() {
 			fs.StringVar(&o.until, "until", "", "only commits at or before this time")
 			fs.StringVarP(&o.output, "output", "o", "text", "text, or json (numbers as stored)")
 			fs.StringVar(&o.group, "group", "", "a sink's consumer group, when Connect cannot name it")
+			fs.StringVar(&o.order, "order", "time", "time: every commit in time order, across topic-partitions; log: topic-partition after topic-partition, each in log (offset) order")
+			fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "give up reading after this long")
 			return o
 		},
 		run: runHistory,
@@ -68,7 +74,13 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	if o.output != "text" && o.output != "json" {
 		return usagef("-o must be text or json, got %q", o.output)
 	}
-	req := edit.HistoryRequest{Connector: args[0]}
+	if o.order != "time" && o.order != "log" {
+		return usagef("--order must be time or log, got %q", o.order)
+	}
+	if o.timeout <= 0 {
+		return usagef("--timeout must be positive, got %s", o.timeout)
+	}
+	req := edit.HistoryRequest{Connector: args[0], ReadOrder: o.order == "log"}
 	var err error
 	if o.partition != "" {
 		p, err := edit.ParsePartition(o.partition)
@@ -80,32 +92,57 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	if req.Since, req.Until, err = timeRange(o.since, o.until, env); err != nil {
 		return err
 	}
+	// Every wait for Kafka and Connect is bounded, as get's: a broker that
+	// answers nothing is one line after --timeout, not a silent hang.
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(env.Context, o.timeout)
+	defer cancel()
+	bounded := env
+	bounded.Context = ctx
+	fail := func(err error) error {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return err
+		}
+		// The step that was waiting says what for; the time is the whole
+		// command's.
+		what := err.Error()
+		if rest, ok := strings.CutPrefix(what, "timed out after "); ok {
+			if _, after, ok := strings.Cut(rest, " "); ok {
+				what = after
+			}
+		}
+		return fmt.Errorf("timed out after %s reading the history of %s: %s", waited(start), field(req.Connector), what)
+	}
 	// One read of the offsets topics loads the Store (as koff get reads
 	// it) and the history.
 	var hr *edit.HistoryRead
-	s, err := openSession(g, env, sessionOptions{oneShot: true, tap: func(ed *edit.Editor) edit.HistoryTap {
-		hr = ed.StartHistory(env.Context, req)
+	s, err := openSession(g, bounded, sessionOptions{oneShot: true, tap: func(ed *edit.Editor) edit.HistoryTap {
+		hr = ed.StartHistory(ctx, req)
 		return hr
 	}})
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	defer s.close()
 	if poll, group, isSink, err := s.ed.SinkCommits(s.ctx, req.Connector, o.group); err != nil {
-		return err
+		return fail(err)
 	} else if isSink {
 		return printSinkHistory(env.Stdout, req.Connector, group, poll, o.output == "json")
 	}
 	if err := s.ed.RequireSource(s.ctx, req.Connector, req.Partitions); err != nil {
-		return err
+		return fail(err)
 	}
-	read := func(run func(int, func(func(*edit.Commit) error) error) error) (*edit.History, error) {
-		if !s.tapped {
-			// The first read failed, the Tailer's then did not: read again.
-			hr = s.ed.StartHistory(s.ctx, req)
-			if err := s.ed.ReadTap(s.ctx, hr); err != nil {
-				return nil, err
-			}
+	if !s.tapped {
+		// The first read failed, the Tailer's then did not: read again.
+		hr = s.ed.StartHistory(s.ctx, req)
+		if err := s.ed.ReadTap(s.ctx, hr); err != nil {
+			return fail(err)
+		}
+	}
+	// Read: what is left is laying it out.
+	read := func(ready func(*edit.History), run func(int, func(func(*edit.Commit) error) error) error) (*edit.History, error) {
+		if ready != nil {
+			ready(s.ed.JudgeHistory(hr))
 		}
 		return s.ed.FinishHistoryRuns(hr, run)
 	}
@@ -192,12 +229,39 @@ func appendHistoryTime(b []byte, t time.Time) []byte {
 }
 
 // historyRead hands on a history's commits in runs
-// (edit.Editor.FinishHistoryRuns).
-type historyRead func(run func(i int, commits func(each func(*edit.Commit) error) error) error) (*edit.History, error)
+// (edit.Editor.FinishHistoryRuns), calling ready first, when it is not
+// nil, with the History's copies judged (edit.Editor.JudgeHistory).
+type historyRead func(ready func(*edit.History), run func(i int, commits func(each func(*edit.Commit) error) error) error) (*edit.History, error)
+
+// historyColumns are the widths of the text history's columns, in runes:
+// the widest record place and partition map of the commits shown, so that
+// every line's columns start where the header's do.
+type historyColumns struct {
+	record, partition int
+}
+
+func columnsOf(h *edit.History) historyColumns {
+	cols := historyColumns{record: len("RECORD"), partition: len("PARTITION")}
+	for _, c := range h.Copies {
+		if c.Shown == 0 {
+			continue
+		}
+		cols.record = max(cols.record, utf8.RuneCountInString(recordText(c.ID.TopicPartition, c.LastShown)))
+		cols.partition = max(cols.partition, utf8.RuneCountInString(jsonField(c.Partition)))
+	}
+	return cols
+}
+
+// historyTimeWidth is the TIME column's: 2026-12-03 11:55:35.568 UTC.
+const historyTimeWidth = 27
 
 func writeHistoryText(read historyRead, w *pipeWriter) (*edit.History, error) {
-	fmt.Fprintf(w, "%-27s  %-28s  %-5s  %s  %s\n", "TIME", "RECORD", "COPY", "PARTITION", "VALUE")
-	h, err := writeLines(read, func() lineMaker { return &historyLines{} }, w)
+	cols := &historyColumns{}
+	ready := func(h *edit.History) {
+		*cols = columnsOf(h)
+		fmt.Fprintf(w, "%-*s  %-*s  %-5s  %-*s  %s\n", historyTimeWidth, "TIME", cols.record, "RECORD", "COPY", cols.partition, "PARTITION", "VALUE")
+	}
+	h, err := writeLines(read, ready, func() lineMaker { return &historyLines{cols: cols} }, w)
 	if err != nil {
 		return nil, err
 	}
@@ -210,8 +274,16 @@ func writeHistoryText(read historyRead, w *pipeWriter) (*edit.History, error) {
 			fmt.Fprintf(w, "      stray: %s\n", noteField(c.Stray))
 		}
 	}
-	fmt.Fprintf(w, "%d commits shown. Times are %s.\n", h.Shown, timesAre(h.LogAppendTime))
+	fmt.Fprintf(w, "%d commits shown, %s. Times are %s.\n", h.Shown, orderText(h), timesAre(h.LogAppendTime))
 	return h, nil
+}
+
+// orderText says in which order the commits were listed.
+func orderText(h *edit.History) string {
+	if h.ReadOrder {
+		return "each topic-partition's in log order"
+	}
+	return "in time order"
 }
 
 func editMark(c *edit.Commit) string {
@@ -240,7 +312,7 @@ func copySummary(c edit.CopyHistory) string {
 	if !c.Complete {
 		begins = "older commits were compacted or deleted away"
 	}
-	return fmt.Sprintf("%s, %s to %s; history begins %s@%d: %s", n, historyTime(c.First.Time), historyTime(c.Last.Time), c.First.TopicPartition, c.First.Offset, begins)
+	return fmt.Sprintf("%s, %s to %s; history begins %s@%d: %s", n, historyWhen(c.First.Time), historyWhen(c.Last.Time), c.First.TopicPartition, c.First.Offset, begins)
 }
 
 func timesAre(logAppend bool) string {
@@ -262,7 +334,7 @@ func writeHistoryJSON(req edit.HistoryRequest, read historyRead, w *pipeWriter) 
 	if err := w.writeSafe(b); err != nil {
 		return nil, err
 	}
-	h, err := writeLines(read, func() lineMaker { return &jsonLines{keys: map[*edit.CopyHistory][]byte{}} }, w)
+	h, err := writeLines(read, nil, func() lineMaker { return &jsonLines{keys: map[*edit.CopyHistory][]byte{}} }, w)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +346,7 @@ func writeHistoryJSON(req edit.HistoryRequest, read historyRead, w *pipeWriter) 
 		b = append(b, "\n{\"source_partition\":"...)
 		b = appendRaw(b, []byte(c.Partition))
 		b = append(b, `,"key":`...)
-		b = java.AppendJackson(b, c.ID.Key)
+		b = appendKeyJSON(b, c.ID.Key)
 		b = append(b, `,"topic":`...)
 		b = java.AppendJackson(b, c.ID.Topic)
 		b = append(b, `,"partition":`...)
@@ -331,9 +403,8 @@ func outputSafe(part []byte) []byte { return text.SanitizeOutput(text.JSONSafe(p
 
 // appendRef writes a commit's place and time as JSON fields.
 func appendRef(b []byte, c edit.CommitRef) []byte {
-	b = append(b, `"time":"`...)
-	b = appendHistoryTime(b, c.Time)
-	b = append(b, `","timestamp_type":"`...)
+	b = appendTimeJSON(b, c.Time, nil)
+	b = append(b, `,"timestamp_type":"`...)
 	b = append(b, edit.TimestampType(c.LogAppendTime)...)
 	b = append(b, `","topic":`...)
 	b = java.AppendJackson(b, c.Topic)
@@ -356,9 +427,8 @@ type refText struct {
 }
 
 func (r *refText) append(b []byte, c edit.CommitRef) []byte {
-	b = append(b, `"time":"`...)
-	b = r.appendTime(b, c.Time)
-	b = append(b, `","timestamp_type":"`...)
+	b = appendTimeJSON(b, c.Time, r)
+	b = append(b, `,"timestamp_type":"`...)
 	b = append(b, edit.TimestampType(c.LogAppendTime)...)
 	b = append(b, `","topic":`...)
 	if r.topicJSON == nil || r.topic != c.Topic {

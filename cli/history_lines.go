@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"runtime"
 	"strconv"
 	"sync"
@@ -10,7 +9,6 @@ import (
 
 	"koff/edit"
 	"koff/model"
-	"koff/model/java"
 )
 
 // A lineMaker appends one commit's line of a history. Each worker of
@@ -24,7 +22,7 @@ type lineMaker interface {
 // commits (edit.Editor.FinishHistoryRuns) are laid out by workers beside
 // one another, a million lines being most of a history's work, and
 // written in order by one more.
-func writeLines(read historyRead, newMaker func() lineMaker, w *pipeWriter) (*edit.History, error) {
+func writeLines(read historyRead, ready func(*edit.History), newMaker func() lineMaker, w *pipeWriter) (*edit.History, error) {
 	type job struct {
 		i       int
 		commits func(func(*edit.Commit) error) error
@@ -71,7 +69,7 @@ func writeLines(read historyRead, newMaker func() lineMaker, w *pipeWriter) (*ed
 			}
 		}
 	}()
-	h, err := read(func(i int, commits func(func(*edit.Commit) error) error) error {
+	h, err := read(ready, func(i int, commits func(func(*edit.Commit) error) error) error {
 		out := make(chan []byte, 1)
 		order <- out
 		jobs <- job{i: i, commits: commits, out: out}
@@ -88,12 +86,14 @@ func writeLines(read historyRead, newMaker func() lineMaker, w *pipeWriter) (*ed
 }
 
 // historyLines lays out the text history's lines as fmt's
-// "%-27s  %-28s  %-5s  %s  %s%s" would, with field, jsonField and
-// editMark, but by hand: a million lines felt fmt's cost. What is the
-// same for a run of lines (a key's partition map, a topic-partition's
-// text, the time to the second) is made once. Every outside field goes
-// through field or jsonField: the lines are safe as made.
+// "%-27s  %-*s  %-5s  %-*s  %s%s" would, with historyWhen, recordText,
+// jsonField, historyValueText and editMark, but by hand: a million lines
+// felt fmt's cost. What is the same for a run of lines (a key's partition
+// map, a topic-partition's text, the time to the second) is made once.
+// Every outside field goes through field or jsonField: the lines are safe
+// as made.
 type historyLines struct {
+	cols  *historyColumns
 	times refText
 	parts map[*edit.CopyHistory]string
 	tp    model.TopicPartition
@@ -102,9 +102,13 @@ type historyLines struct {
 
 func (l *historyLines) line(b []byte, c *edit.Commit, _ bool) []byte {
 	at := len(b)
-	l.times.text = true
-	b = l.times.appendTime(b, c.Time)
-	b = padRunes(b, at, 27)
+	if noTimestamp(c.Time) {
+		b = append(b, noTimestampText...)
+	} else {
+		l.times.text = true
+		b = l.times.appendTime(b, c.Time)
+	}
+	b = padRunes(b, at, historyTimeWidth)
 	b = append(b, "  "...)
 	at = len(b)
 	if c.ID.TopicPartition != l.tp || l.tpTxt == "" {
@@ -120,9 +124,9 @@ func (l *historyLines) line(b []byte, c *edit.Commit, _ bool) []byte {
 		b = append(b, '@')
 		b = strconv.AppendInt(b, c.Offset, 10)
 	} else {
-		b = append(b, field(fmt.Sprintf("%s@%d", c.ID.TopicPartition, c.Offset))...)
+		b = append(b, recordText(c.ID.TopicPartition, c.Offset)...)
 	}
-	b = padRunes(b, at, 28)
+	b = padRunes(b, at, l.cols.record)
 	b = append(b, "  "...)
 	at = len(b)
 	b = append(b, c.Copy...)
@@ -138,13 +142,11 @@ func (l *historyLines) line(b []byte, c *edit.Commit, _ bool) []byte {
 			l.parts[c.Summary] = part
 		}
 	}
+	at = len(b)
 	b = append(b, part...)
+	b = padRunes(b, at, l.cols.partition)
 	b = append(b, "  "...)
-	if c.Value == nil {
-		b = append(b, "(tombstone)"...)
-	} else {
-		b = append(b, jsonField(string(c.Value))...)
-	}
+	b = append(b, historyValueText(c.Value)...)
 	b = append(b, editMark(c)...)
 	return append(b, '\n')
 }
@@ -161,9 +163,8 @@ func padRunes(b []byte, at, width int) []byte {
 // (names, keys, values) go through outputSafe; the rest is koff's ASCII,
 // and a million commits feel every byte scanned.
 type jsonLines struct {
-	refs    refText
-	keys    map[*edit.CopyHistory][]byte // each key as JSON with its partition map, made once
-	scratch []byte
+	refs refText
+	keys map[*edit.CopyHistory][]byte // each key as JSON with its partition map, made once
 }
 
 func (l *jsonLines) line(b []byte, c *edit.Commit, first bool) []byte {
@@ -174,7 +175,7 @@ func (l *jsonLines) line(b []byte, c *edit.Commit, first bool) []byte {
 	b = l.refs.append(b, edit.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime})
 	k, ok := l.keys[c.Summary]
 	if !ok {
-		k = java.AppendJackson(nil, c.ID.Key)
+		k = appendKeyJSON(nil, c.ID.Key)
 		k = append(k, `,"source_partition":`...)
 		k = appendRaw(k, []byte(c.Partition))
 		k = outputSafe(k)
@@ -184,9 +185,8 @@ func (l *jsonLines) line(b []byte, c *edit.Commit, first bool) []byte {
 	b = append(b, k...)
 	b = append(b, `,"copy":"`...)
 	b = append(b, c.Copy...)
-	b = append(b, `","value":`...)
-	l.scratch = appendRaw(l.scratch[:0], c.Value)
-	b = appendJSONSafe(b, l.scratch)
+	b = append(b, `",`...)
+	b = appendValueJSON(b, c.Value)
 	if c.Edit != nil {
 		e, _ := json.Marshal(c.Edit)
 		b = appendJSONSafe(append(b, `,"koff_edit":`...), e)

@@ -95,11 +95,14 @@ func TestRewindToATimeBetweenCommits(t *testing.T) {
 
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	at := t0.Add(90 * time.Minute).Format(time.RFC3339)
+	// "new" is left alone: the command says so and exits ExitLeftAlone,
+	// having rewound the others (with --dry-run: would have).
 	out, errs, code := koff(t, "set", "pg", "-b", addr, "--to-datetime", at, "--dry-run", "--audit-log", audit)
-	if code != 0 {
-		t.Fatalf("dry run: exit %d: %s\n%s", code, errs, out)
+	if code != ExitLeftAlone || !strings.Contains(errs, `left alone, not rewound to 2026-11-29 02:30:00.000 UTC: {"server":"new"} (first committed at 2026-11-29 03:00:00.000 UTC`) {
+		t.Fatalf("dry run: exit %d (want %d): %s\n%s", code, ExitLeftAlone, errs, out)
 	}
 	for _, want := range []string{
+		`1 partition left alone ({"server":"new"}): --if-newer reset deletes their offsets`,
 		`{"server":"db"}  {"lsn":9007199254740995}, committed at 2026-11-29 02:00:00.000 UTC (CreateTime, connect-offsets/` + strconv.Itoa(java.PartitionFor([]byte(key), 25)) + "@" + strconv.Itoa(int(second)) + ")",
 		`{"server":"gone"}  deleted: a tombstone was in force, committed at 2026-11-29 02:00:00.000 UTC`,
 		`{"server":"new"}  left alone: first committed at 2026-11-29 03:00:00.000 UTC`,
@@ -110,8 +113,8 @@ func TestRewindToATimeBetweenCommits(t *testing.T) {
 		}
 	}
 	before := getOffsets(t, addr, "pg")
-	if _, _, code := koff(t, "set", "pg", "-b", addr, "--to-datetime", at, "--yes", "--audit-log", audit); code != 0 {
-		t.Fatal("rewind failed")
+	if _, errs, code := koff(t, "set", "pg", "-b", addr, "--to-datetime", at, "--yes", "--audit-log", audit); code != ExitLeftAlone {
+		t.Fatalf("rewind: exit %d, want %d (new left alone): %s", code, ExitLeftAlone, errs)
 	}
 	got := getOffsets(t, addr, "pg")
 	if !strings.Contains(got, `{"partition":{"server":"db"},"offset":{"lsn":9007199254740995}}`) {
@@ -198,7 +201,7 @@ func TestHistoryListsEveryRetainedCommit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("history: %s", errs)
 	}
-	if !strings.Contains(text, "2 commits shown. Times are CreateTime") || !strings.Contains(text, "(tombstone)") {
+	if !strings.Contains(text, "2 commits shown, in time order. Times are CreateTime") || !strings.Contains(text, "(tombstone)") {
 		t.Errorf("text history:\n%s", text)
 	}
 	_, errs, code = koff(t, "history", "pgg", "-b", addr)
@@ -251,9 +254,12 @@ func TestRewindWhereTheHistoryBeginsAfterTheTime(t *testing.T) {
 		t.Fatalf("the history does not say older commits are gone: %v", parts)
 	}
 	at := t0.Add(30 * time.Minute).Format(time.RFC3339)
-	out, _, code := koff(t, "set", "pg", "-b", addr, "--to-datetime", at, "--dry-run")
-	if code != 0 || !strings.Contains(out, "left alone: its retained history begins at 2026-11-29 02:00:00.000 UTC") || !strings.Contains(out, "nothing to change") {
-		t.Errorf("exit %d:\n%s", code, out)
+	out, errs, code := koff(t, "set", "pg", "-b", addr, "--to-datetime", at, "--dry-run")
+	if code != ExitLeftAlone || !strings.Contains(out, "left alone: its retained history begins at 2026-11-29 02:00:00.000 UTC") || !strings.Contains(out, `nothing to change: every partition is as it was then, or left alone: {"server":"db"}`) {
+		t.Errorf("exit %d (want %d, partitions left alone):\n%s", code, ExitLeftAlone, out)
+	}
+	if want := `koff: 1 partition of pg left alone, not rewound to 2026-11-29 01:30:00.000 UTC: {"server":"db"} (its retained history begins at 2026-11-29 02:00:00.000 UTC`; !strings.HasPrefix(errs, want) || strings.Count(errs, "\n") != 1 {
+		t.Errorf("stderr %q, want one line beginning %q", errs, want)
 	}
 	out, _, code = koff(t, "set", "pg", "-b", addr, "--to-datetime", at, "--if-newer", "oldest", "--dry-run")
 	if code != 0 || !strings.Contains(out, `{"lsn":2}, its oldest retained commit at 2026-11-29 02:00:00.000 UTC`) || !strings.Contains(out, `{"lsn":3} → {"lsn":2}`) {

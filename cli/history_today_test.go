@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/spf13/pflag"
@@ -21,12 +24,14 @@ import (
 	"koff/model/text"
 )
 
-// The history's fast path (issue 23: a million commits in kcat's time)
-// must print what it printed before, byte for byte. history-today is koff
-// history with the writers as they were before it: the test runs both on
-// one topic of strays, tombstones, koff's own edits, outside bytes a
-// terminal would act on, and partitions of several fetches each, read
-// ahead.
+// The history's fast path (a million commits in kcat's time) must print
+// what the plain way prints, byte for byte. history-today is koff history
+// written the plain way: every commit read, kept, put in time order by a
+// stable sort (unless --order log), its columns as wide as the widest
+// cell, laid out with fmt. The test runs both on one topic of strays,
+// tombstones, koff's own edits, outside bytes a terminal would act on,
+// values that are not JSON or not UTF-8, a record without a timestamp, and
+// partitions of several fetches each, read ahead.
 func init() {
 	register(&command{
 		name:   "history-today",
@@ -38,6 +43,7 @@ func init() {
 			fs.StringVar(&o.until, "until", "", "")
 			fs.StringVarP(&o.output, "output", "o", "text", "")
 			fs.StringVar(&o.group, "group", "", "")
+			fs.StringVar(&o.order, "order", "time", "")
 			return o
 		},
 		run: runTodaysHistory,
@@ -93,6 +99,13 @@ func TestHistoryPrintsWhatItPrintedBefore(t *testing.T) {
 	commitAt(t, addr, "connect-offsets", `["pg",{"server":"bad"}]`, "not json \x07\xff\r\n", t0.Add(5*time.Hour))
 	commitAt(t, addr, "connect-offsets", `["pg",{"server":"bad"}]`, "", t0.Add(6*time.Hour))
 	commitAt(t, addr, "connect-offsets", `["other",{"server":"db"}]`, `{"lsn":3}`, t0)
+	// Values a worker cannot read, or reads with whitespace between tokens;
+	// a record without a timestamp; times that go back in one partition.
+	odd := `["pg",{"server":"odd"}]`
+	commitAt(t, addr, "connect-offsets", odd, "{\"lsn\":1,\r\"x\":\t2 }", t0.Add(7*time.Hour))
+	commitAt(t, addr, "connect-offsets", odd, "{\"lsn\":\"\xfe\"}", t0.Add(6*time.Hour+30*time.Minute))
+	commitAt(t, addr, "connect-offsets", odd, `{"lsn":2}`, time.UnixMilli(-1))
+	commitAt(t, addr, "connect-offsets", "[\"pg\",{\"server\":\"\xff\"}]", `{"lsn":8}`, t0.Add(8*time.Hour))
 	// koff's own edit, in the audit log.
 	if _, errs, code := koff(t, "set", "pg", "-b", addr, "--partition", `{"server":"db"}`, "--offset", `{"lsn":5}`, "--yes", "--audit-log", audit); code != 0 {
 		t.Fatalf("set: %s", errs)
@@ -102,6 +115,8 @@ func TestHistoryPrintsWhatItPrintedBefore(t *testing.T) {
 		{},
 		{"-o", "json", "--since", t0.Add(90 * time.Minute).Format(time.RFC3339), "--until", t0.Add(5 * time.Hour).Format(time.RFC3339)},
 		{"--partition", `{"server":"db"}`},
+		{"--order", "log"},
+		{"-o", "json", "--order", "log"},
 	} {
 		args = append([]string{"pg", "-b", addr, "--audit-log", audit}, args...)
 		now, errNow, codeNow := koff(t, append([]string{"history"}, args...)...)
@@ -115,6 +130,9 @@ func TestHistoryPrintsWhatItPrintedBefore(t *testing.T) {
 				i++
 			}
 			t.Errorf("history %v prints other bytes than before, from byte %d:\nnow:    %q\nbefore: %q", args, i, now[i:min(len(now), i+300)], then[i:min(len(then), i+300)])
+		}
+		if slices.Contains(args, "json") && !json.Valid([]byte(now)) {
+			t.Errorf("history %v is not valid JSON:\n%s", args, now)
 		}
 		if !strings.Contains(strings.Join(args, " "), "--until") && !strings.Contains(now, "← koff set") && !strings.Contains(now, `"koff_edit":{`) {
 			t.Errorf("history %v does not mark koff's edit", args)
@@ -130,7 +148,7 @@ func runTodaysHistory(g *Globals, opts any, args []string, env Env) error {
 	if o.output != "text" && o.output != "json" {
 		return usagef("-o must be text or json, got %q", o.output)
 	}
-	req := edit.HistoryRequest{Connector: args[0]}
+	req := edit.HistoryRequest{Connector: args[0], ReadOrder: o.order == "log"}
 	var err error
 	if o.partition != "" {
 		p, err := edit.ParsePartition(o.partition)
@@ -174,6 +192,35 @@ func runTodaysHistory(g *Globals, opts any, args []string, env Env) error {
 	return nil
 }
 
+// todaysCommit is a commit kept whole.
+type todaysCommit struct {
+	edit.Commit
+	value []byte
+}
+
+// todaysCommits reads every commit, kept, in the order asked: time, ties
+// in the order read, or as read.
+func todaysCommits(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest) ([]todaysCommit, *edit.History, error) {
+	var all []todaysCommit
+	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
+		all = append(all, todaysCommit{Commit: *c, value: append([]byte(nil), c.Value...)})
+		if c.Value == nil {
+			all[len(all)-1].value = nil
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !req.ReadOrder {
+		sort.SliceStable(all, func(i, j int) bool { return all[i].Time.UnixMilli() < all[j].Time.UnixMilli() })
+	}
+	for i := range all {
+		all[i].Value = all[i].value
+	}
+	return all, h, nil
+}
+
 func todaysHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w io.Writer) (*edit.History, error) {
 	write := func(b []byte) { w.Write(text.JSONSafe(b)) }
 	var b []byte
@@ -181,29 +228,25 @@ func todaysHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryReq
 	b = java.AppendJackson(b, req.Connector)
 	b = append(b, `,"commits":[`...)
 	write(b)
-	n := 0
-	keys := map[string][]byte{} // each key as JSON with its partition map, made once
-	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
+	all, h, err := todaysCommits(ctx, ed, req)
+	if err != nil {
+		return nil, err
+	}
+	for n, c := range all {
 		b = b[:0]
 		if n > 0 {
 			b = append(b, ',')
 		}
-		n++
 		b = append(b, "\n{"...)
 		b = todaysRef(b, edit.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime})
-		k, ok := keys[c.ID.Key]
-		if !ok {
-			k = java.AppendJackson(nil, c.ID.Key)
-			k = append(k, `,"source_partition":`...)
-			k = appendRaw(k, []byte(c.Partition))
-			keys[c.ID.Key] = k
-		}
 		b = append(b, `,"key":`...)
-		b = append(b, k...)
+		b = appendKeyJSON(b, c.ID.Key)
+		b = append(b, `,"source_partition":`...)
+		b = appendRaw(b, []byte(c.Partition))
 		b = append(b, `,"copy":"`...)
 		b = append(b, c.Copy...)
-		b = append(b, `","value":`...)
-		b = appendRaw(b, c.Value)
+		b = append(b, `",`...)
+		b = appendValueJSON(b, c.Value)
 		if c.Edit != nil {
 			e, _ := json.Marshal(c.Edit)
 			b = append(append(b, `,"koff_edit":`...), e...)
@@ -213,10 +256,6 @@ func todaysHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryReq
 		}
 		b = append(b, '}')
 		write(b)
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	b = append(b[:0], "],\n\"partitions\":["...)
 	for i, c := range h.Copies {
@@ -226,7 +265,7 @@ func todaysHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryReq
 		b = append(b, "\n{\"source_partition\":"...)
 		b = appendRaw(b, []byte(c.Partition))
 		b = append(b, `,"key":`...)
-		b = java.AppendJackson(b, c.ID.Key)
+		b = appendKeyJSON(b, c.ID.Key)
 		b = append(b, `,"topic":`...)
 		b = java.AppendJackson(b, c.ID.Topic)
 		b = append(b, `,"partition":`...)
@@ -271,9 +310,14 @@ func todaysHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryReq
 }
 
 func todaysRef(b []byte, c edit.CommitRef) []byte {
-	b = append(b, `"time":"`...)
-	b = appendHistoryTime(b, c.Time)
-	b = append(b, `","timestamp_type":"`...)
+	if c.Time.UnixMilli() == -1 {
+		b = append(b, `"time":null`...)
+	} else {
+		b = append(b, `"time":"`...)
+		b = append(b, c.Time.UTC().Format("2006-01-02T15:04:05.000Z")...)
+		b = append(b, '"')
+	}
+	b = append(b, `,"timestamp_type":"`...)
 	b = append(b, edit.TimestampType(c.LogAppendTime)...)
 	b = append(b, `","topic":`...)
 	b = java.AppendJackson(b, c.Topic)
@@ -285,18 +329,23 @@ func todaysRef(b []byte, c edit.CommitRef) []byte {
 }
 
 func todaysHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w io.Writer) (*edit.History, error) {
-	fmt.Fprintf(w, "%-27s  %-28s  %-5s  %s  %s\n", "TIME", "RECORD", "COPY", "PARTITION", "VALUE")
-	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
-		value := "(tombstone)"
-		if c.Value != nil {
-			value = jsonField(string(c.Value))
-		}
-		rec := fmt.Sprintf("%s@%d", c.ID.TopicPartition, c.Offset)
-		fmt.Fprintf(w, "%-27s  %-28s  %-5s  %s  %s%s\n", historyTime(c.Time), field(rec), c.Copy, jsonField(c.Partition), value, editMark(c))
-		return nil
-	})
+	all, h, err := todaysCommits(ctx, ed, req)
 	if err != nil {
 		return nil, err
+	}
+	recW, partW := len("RECORD"), len("PARTITION")
+	for _, c := range all {
+		recW = max(recW, utf8.RuneCountInString(field(fmt.Sprintf("%s@%d", c.ID.TopicPartition, c.Offset))))
+		partW = max(partW, utf8.RuneCountInString(jsonField(c.Partition)))
+	}
+	fmt.Fprintf(w, "%-27s  %-*s  %-5s  %-*s  %s\n", "TIME", recW, "RECORD", "COPY", partW, "PARTITION", "VALUE")
+	for _, c := range all {
+		when := historyTime(c.Time)
+		if c.Time.UnixMilli() == -1 {
+			when = "(no timestamp)"
+		}
+		rec := fmt.Sprintf("%s@%d", c.ID.TopicPartition, c.Offset)
+		fmt.Fprintf(w, "%-27s  %-*s  %-5s  %-*s  %s%s\n", when, recW, field(rec), c.Copy, partW, jsonField(c.Partition), historyValueText(c.Value), editMark(&c.Commit))
 	}
 	if len(h.Copies) > 0 {
 		fmt.Fprintln(w, "\nWhere each partition's history begins:")
@@ -307,6 +356,10 @@ func todaysHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryReq
 			fmt.Fprintf(w, "      stray: %s\n", noteField(c.Stray))
 		}
 	}
-	fmt.Fprintf(w, "%d commits shown. Times are %s.\n", h.Shown, timesAre(h.LogAppendTime))
+	order := "in time order"
+	if req.ReadOrder {
+		order = "each topic-partition's in log order"
+	}
+	fmt.Fprintf(w, "%d commits shown, %s. Times are %s.\n", h.Shown, order, timesAre(h.LogAppendTime))
 	return h, nil
 }

@@ -32,6 +32,11 @@ const (
 	// connector still commits: no flush for more than 3× its interval, and
 	// no evidence (REST state, unflushed records) either way.
 	ExitFlushUnknown = 4
+	// ExitLeftAlone: `koff set --to-datetime` left partitions it was asked
+	// to rewind as they are (first committed after the time, its history
+	// not reaching back to it, no copy its task reads): each is named, and
+	// the others were rewound (or, with --dry-run, would be).
+	ExitLeftAlone = 5
 )
 
 // Env is what a command may touch of the outside world.
@@ -99,6 +104,10 @@ func Main(args []string, env Env) int {
 	}
 	if errors.Is(err, errFlushUnknown) {
 		return ExitFlushUnknown
+	}
+	var left leftAloneError
+	if errors.As(err, &left) {
+		return ExitLeftAlone
 	}
 	return ExitFailed
 }

@@ -34,11 +34,23 @@ func rewindSource(s *editSession, o *setOptions, req edit.RewindRequest, read *e
 	}
 	printRewind(s.env.Stdout, rw, timeEcho(rw.At, s.env))
 	if rw.Plan == nil {
-		fmt.Fprintf(s.env.Stdout, "nothing to change: %s\n", rw.NothingText())
-		return true, nil
+		fmt.Fprintf(s.env.Stdout, "nothing to change: %s\n", noteField(rw.NothingText()))
+	} else if err := s.runPlans([]*edit.Plan{rw.Plan}, o.writeFlags); err != nil {
+		return true, err
 	}
-	return true, s.runPlans([]*edit.Plan{rw.Plan}, o.writeFlags)
+	if left := rw.LeftSummary(); left != "" {
+		// The partitions asked for that were not put back: a script must
+		// not take them for done.
+		return true, leftAloneError{left}
+	}
+	return true, nil
 }
+
+// leftAloneError: a rewind left partitions it was asked for as they are
+// (ExitLeftAlone), whatever it did with the others.
+type leftAloneError struct{ msg string }
+
+func (e leftAloneError) Error() string { return e.msg }
 
 // printRewind says, for every partition, which commit the rewind takes
 // (its time, timestamp type and place in the offsets topic) or why it
@@ -50,6 +62,6 @@ func printRewind(w io.Writer, rw *edit.Rewind, at string) {
 		fmt.Fprintf(w, "  %s  %s\n", jsonField(c.Partition), c.Describe(jsonField, noteField))
 	}
 	if left := rw.LeftText(); left != "" {
-		fmt.Fprintf(w, "  %s\n", left)
+		fmt.Fprintf(w, "  %s\n", noteField(left))
 	}
 }

@@ -93,6 +93,10 @@ type CopyHistory struct {
 	// first retained commit, so that is the key's first commit. Otherwise
 	// older commits may have been compacted or deleted away.
 	Complete bool
+	// Shown is how many of its commits are handed on (within the times),
+	// LastShown the log offset of the newest of them.
+	Shown     int
+	LastShown int64
 }
 
 // CommitRef is where and when a commit was made.
@@ -112,6 +116,9 @@ type History struct {
 	LogAppendTime bool
 	// Shown is how many commits were handed on (within Since and Until).
 	Shown int
+	// ReadOrder: they were handed on as read (HistoryRequest.ReadOrder),
+	// not in time order.
+	ReadOrder bool
 }
 
 // HistoryRequest asks for one connector's history.
@@ -121,6 +128,10 @@ type HistoryRequest struct {
 	Partitions []java.Object
 	// Since and Until bound the commits handed on (zero: unbounded).
 	Since, Until time.Time
+	// ReadOrder hands the commits of a spooled read (FinishHistoryRuns)
+	// on as read, topic-partition after topic-partition, each in log
+	// order; otherwise they come in time order across topic-partitions.
+	ReadOrder bool
 }
 
 // errNoHistoryReader: an Editor without a History reader.

@@ -3,6 +3,7 @@ package edit
 import (
 	"context"
 	"sort"
+	"sync/atomic"
 
 	"koff/model"
 )
@@ -23,11 +24,17 @@ type HistoryRead struct {
 	sums   []*CopyHistory
 	edits  []*KoffEdit
 	sp     spool
+	tl     timeline
 	// each, when set, is handed each commit as it is read, its copy
 	// judged by the Store as it was when the read began (ReadHistory, on
 	// a Store already read): nothing is spooled.
 	each   func(*Commit) error
 	copies map[string]model.PartitionRow
+	// own is the connector's own offsets topic ("": none, or unknown):
+	// its copies elsewhere are strays, as its tasks never read them.
+	own string
+	// judged: the copies were judged, and History.Copies made (Judge).
+	judged bool
 }
 
 // StartHistory prepares a read of req's history: ReadHistory, or
@@ -35,7 +42,7 @@ type HistoryRead struct {
 // it.
 func (e *Editor) StartHistory(ctx context.Context, req HistoryRequest) *HistoryRead {
 	return &HistoryRead{req: req, marks: e.auditMarks(ctx, req.Connector), filter: newKeyFilter(req.Connector, req.Partitions),
-		h: &History{Connector: req.Connector}}
+		h: &History{Connector: req.Connector, ReadOrder: req.ReadOrder}, own: e.ownTopic(ctx, req.Connector)}
 }
 
 func (r *HistoryRead) Keep(key []byte) bool { return r.filter.keep(key) }
@@ -51,7 +58,7 @@ func (r *HistoryRead) Add(rec *HistoryRecord) error {
 		i = len(r.sums)
 		r.sums = append(r.sums, &CopyHistory{ID: model.PartitionID{TopicPartition: tp, Key: string(rec.Key)}, Partition: ki.partition, First: ref})
 		if r.copies != nil {
-			judgeCopy(r.sums[i], r.copies)
+			judgeCopy(r.sums[i], r.copies, r.own)
 		}
 		if ki.copies == nil {
 			ki.copies = map[model.TopicPartition]int{}
@@ -74,6 +81,8 @@ func (r *HistoryRead) Add(rec *HistoryRecord) error {
 		r.edits = append(r.edits, ed)
 	}
 	r.h.Shown++
+	s.Shown++
+	s.LastShown = rec.Offset
 	if r.each != nil {
 		c := Commit{ID: s.ID, Partition: s.Partition, Offset: rec.Offset, Time: rec.Time, LogAppendTime: rec.LogAppendTime,
 			Value: rec.Value, Copy: s.Copy, Koff: rec.Koff, Summary: s}
@@ -82,7 +91,10 @@ func (r *HistoryRead) Add(rec *HistoryRecord) error {
 		}
 		return r.each(&c)
 	}
-	r.sp.put(spooled{copy: i, offset: rec.Offset, time: rec.Time, logAppend: rec.LogAppendTime, koff: rec.Koff, edit: edit, value: rec.Value})
+	at := r.sp.put(spooled{copy: i, offset: rec.Offset, time: rec.Time, logAppend: rec.LogAppendTime, koff: rec.Koff, edit: edit, value: rec.Value})
+	if !r.req.ReadOrder {
+		r.tl.add(tp, at)
+	}
 	return nil
 }
 
@@ -98,31 +110,39 @@ func (e *Editor) storedCopyRows(connector string) map[string]model.PartitionRow 
 	return copies
 }
 
-// judgeCopy says which copy s is: live, stray (and why), or gone.
-func judgeCopy(s *CopyHistory, copies map[string]model.PartitionRow) {
+// judgeCopy says which copy s is: live, stray (and why), or gone. Within
+// one offsets topic the Store says (model/store/taskread.go); a copy
+// outside the connector's own topic own is never read (ownTopic).
+func judgeCopy(s *CopyHistory, copies map[string]model.PartitionRow, own string) {
 	s.Copy, s.Stray = CopyGone, ""
 	if row, ok := copies[copyKey(s.ID)]; ok {
 		s.Copy, s.Stray = CopyStray, row.Stray
-		if row.Live {
+		switch {
+		case own != "" && s.ID.Topic != own:
+			s.Stray = NotReadText(own)
+		case row.Live:
 			s.Copy = CopyLive
 		}
 	}
 }
 
-// FinishHistory hands on the commits of a read done, in the order read,
-// each with the copy the Store now says it is.
+// FinishHistory hands on the commits of a read done, each with the copy
+// the Store now says it is: in time order across topic-partitions, or as
+// read (HistoryRequest.ReadOrder).
 func (e *Editor) FinishHistory(r *HistoryRead, each func(*Commit) error) (*History, error) {
 	return e.FinishHistoryRuns(r, func(_ int, commits func(func(*Commit) error) error) error { return commits(each) })
 }
 
-// FinishHistoryRuns is FinishHistory in runs: run is called with each run
-// of commits in the order read, numbered from 0, and with a function that
-// hands on the run's commits in order. The runs' commits may be handed on
-// beside one another, on other goroutines, while run goes on: a history
-// is laid out by several (koff history). A commit's Value is valid as
-// long as the Commit.
-func (e *Editor) FinishHistoryRuns(r *HistoryRead, run func(i int, commits func(each func(*Commit) error) error) error) (*History, error) {
+// JudgeHistory says, once a read is done, which copy each stored key is,
+// and where its history begins: the History FinishHistoryRuns returns,
+// its Copies known before a commit is handed on (koff history sizes its
+// columns by them).
+func (e *Editor) JudgeHistory(r *HistoryRead) *History {
 	h := r.h
+	if r.judged {
+		return h
+	}
+	r.judged = true
 	copies := r.copies
 	if copies == nil {
 		copies = e.storedCopyRows(r.req.Connector)
@@ -132,28 +152,8 @@ func (e *Editor) FinishHistoryRuns(r *HistoryRead, run func(i int, commits func(
 		byTP[l.TopicPartition] = l
 	}
 	for _, s := range r.sums {
-		judgeCopy(s, copies)
+		judgeCopy(s, copies, r.own)
 		s.Complete = byTP[s.First.TopicPartition].complete(s.First.Offset)
-	}
-	// Read only from here on: the runs may be handed on at once.
-	sums, edits := r.sums, r.edits
-	for i, b := range r.sp.blocks {
-		err := run(i, func(each func(*Commit) error) error {
-			var c Commit
-			return eachSpooled(b, func(sp *spooled) error {
-				s := sums[sp.copy]
-				c = Commit{ID: s.ID, Partition: s.Partition, Offset: sp.offset, Time: sp.time, LogAppendTime: sp.logAppend,
-					Value: sp.value, Copy: s.Copy, Koff: sp.koff, Summary: s}
-				if sp.edit >= 0 {
-					c.Edit = edits[sp.edit]
-				}
-				return each(&c)
-			})
-		})
-		r.sp.blocks[i] = nil
-		if err != nil {
-			return nil, err
-		}
 	}
 	for _, s := range r.sums {
 		h.Copies = append(h.Copies, *s)
@@ -168,5 +168,82 @@ func (e *Editor) FinishHistoryRuns(r *HistoryRead, run func(i int, commits func(
 		}
 		return a.ID.Key < b.ID.Key
 	})
+	return h
+}
+
+// timeRun is how many commits in time order make one run.
+const timeRun = 2048
+
+// FinishHistoryRuns is FinishHistory in runs: run is called with each run
+// of commits in order, numbered from 0, and with a function that hands on
+// the run's commits in order. The runs' commits may be handed on beside
+// one another, on other goroutines, while run goes on: a history is laid
+// out by several (koff history). A commit's Value is valid as long as the
+// Commit.
+func (e *Editor) FinishHistoryRuns(r *HistoryRead, run func(i int, commits func(each func(*Commit) error) error) error) (*History, error) {
+	h := e.JudgeHistory(r)
+	// Read only from here on: the runs may be handed on at once.
+	sums, edits, blocks := r.sums, r.edits, r.sp.blocks
+	commit := func(c *Commit, sp *spooled) {
+		s := sums[sp.copy]
+		*c = Commit{ID: s.ID, Partition: s.Partition, Offset: sp.offset, Time: sp.time, LogAppendTime: sp.logAppend,
+			Value: sp.value, Copy: s.Copy, Koff: sp.koff, Summary: s}
+		if sp.edit >= 0 {
+			c.Edit = edits[sp.edit]
+		}
+	}
+	if r.req.ReadOrder || r.tl.sorted {
+		for i, b := range blocks {
+			err := run(i, func(each func(*Commit) error) error {
+				var c Commit
+				return eachSpooled(b, func(sp *spooled) error {
+					commit(&c, sp)
+					return each(&c)
+				})
+			})
+			r.sp.blocks[i] = nil
+			if err != nil {
+				return nil, err
+			}
+		}
+		return h, nil
+	}
+	refs := r.tl.inTime()
+	// Each block is let go once the last of its commits was handed on, as
+	// in read order: a history's output is most of its memory's life.
+	left := make([]atomic.Int32, len(blocks))
+	for _, ref := range refs {
+		left[ref.block].Add(1)
+	}
+	for i := 0; len(refs) > 0; i++ {
+		n := min(len(refs), timeRun)
+		part := refs[:n]
+		refs = refs[n:]
+		err := run(i, func(each func(*Commit) error) error {
+			var c Commit
+			var sp spooled
+			used := map[uint32]int32{}
+			defer func() {
+				for b, n := range used {
+					if left[b].Add(-n) == 0 {
+						blocks[b] = nil // no other run reads it: all its commits were handed on
+					}
+				}
+			}()
+			for _, ref := range part {
+				spooledAt(blocks[ref.block], int(ref.at), &sp)
+				used[ref.block]++
+				commit(&c, &sp)
+				if err := each(&c); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	r.sp.blocks, r.tl = nil, timeline{}
 	return h, nil
 }

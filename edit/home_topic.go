@@ -2,6 +2,8 @@ package edit
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"koff/model"
 	"koff/model/java"
@@ -67,4 +69,34 @@ func (e *Editor) planSecondaryWrites(ctx context.Context, p *Plan) error {
 		ch.Writes = append(ch.Writes, w)
 	}
 	return nil
+}
+
+// ownTopic is the connector's own offsets.storage.topic when it is not the
+// workers' ("" when it has none, or neither REST nor the config topic can
+// say): REST's config first, else the config topic's, as the Store judges
+// it (model.ConnectorRow.OwnTopic). Its tasks read that topic only:
+// ConnectorOffsetBackingStore#get overlays the workers' store with the
+// connector's, whose KafkaOffsetBackingStore answers every key asked, null
+// for one it lacks, so no copy in the workers' topic is ever read.
+func (e *Editor) ownTopic(ctx context.Context, name string) string {
+	own := ""
+	known := false
+	if e.REST != nil {
+		if cfg, err := e.REST.ConnectorConfig(ctx, name); err == nil {
+			own, known = strings.TrimSpace(cfg["offsets.storage.topic"]), true
+		}
+	}
+	if c, _, ok := e.configOf(name); !known && ok && c.Config != nil {
+		own = c.OwnOffsetsTopic()
+	}
+	if topics := e.topics(); len(topics) > 0 && own == topics[0] {
+		return ""
+	}
+	return own
+}
+
+// NotReadText says why a copy in another offsets topic than the
+// connector's own is not what its tasks read (koff get's "not read").
+func NotReadText(own string) string {
+	return fmt.Sprintf("the connector has its own offsets.storage.topic %s, which its tasks read instead of this one (ConnectorOffsetBackingStore)", own)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"koff/model"
 	"koff/model/store"
@@ -41,7 +40,7 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 	out := AuditEntry{
 		ID: s.ID, Time: e.now().UTC(), User: s.User, Host: s.Host, PID: s.PID, Connector: s.Connector,
 		Kind: s.Kind, Path: s.Path, Result: ResultInterrupted, Cluster: s.Cluster, Undoes: s.Undoes,
-		Message: fmt.Sprintf("its process ended without an outcome; reconciled with the log at %s", e.now().UTC().Format(time.RFC3339)),
+		Message: fmt.Sprintf("its process ended without an outcome; reconciled with the log at %s", model.TimeText(e.now())),
 	}
 	if group := groupOf(s); group != "" {
 		// A group commit is one request: it landed if the group holds

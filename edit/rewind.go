@@ -87,17 +87,19 @@ type keyHistory struct {
 	logAppend        bool // a commit read carries the broker's time
 }
 
-// rewindKey is a key's bytes (as the filter knows them) in one topic.
+// rewindKey is a key's bytes (as the filter knows them) in one
+// topic-partition: the same bytes in two partitions are two copies, of
+// which the task reads one (model/store/taskread.go).
 type rewindKey struct {
-	key   *keyInfo
-	topic string
+	key *keyInfo
+	tp  model.TopicPartition
 }
 
 // RewindRead is a rewind's read of the offsets topics (a HistoryTap): for
-// each key of the connector in each topic, the newest commit at or before
-// the time and the oldest retained one. Which key the task reads, and in
-// which topic, is the Store's to say once the read is done (it may be the
-// read that loads the Store): PlanRewindRead.
+// each key of the connector in each topic-partition, the newest commit at
+// or before the time and the oldest retained one. Which key the task
+// reads, in which topic-partition, is the Store's to say once the read is
+// done (it may be the read that loads the Store): PlanRewindRead.
 type RewindRead struct {
 	req    RewindRequest
 	filter *keyFilter
@@ -116,7 +118,7 @@ func (rr *RewindRead) Keep(key []byte) bool { return rr.filter.keep(key) }
 func (rr *RewindRead) Read(logs []RetainedLog) { rr.logs = append(rr.logs, logs...) }
 
 func (rr *RewindRead) Add(r *HistoryRecord) error {
-	k := rewindKey{rr.filter.info(r.Key), r.Topic}
+	k := rewindKey{rr.filter.info(r.Key), model.TopicPartition{Topic: r.Topic, Partition: r.Partition}}
 	kh := rr.byKey[k]
 	if kh == nil {
 		kh = &keyHistory{}
@@ -176,7 +178,18 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 	if err := e.requirePartitions(Request{Connector: req.Connector, Kind: KindSet, Items: itemsOf(req.Partitions)}, copies); err != nil {
 		return nil, creatingNothing(err) // a rewind takes commits: it makes no partition
 	}
+	// The topic the task reads: the connector's own offsets topic when it
+	// has one (ConnectorOffsetBackingStore#get: the workers' topic is
+	// never read then), else the one holding its offsets, the topic the
+	// plan writes to. A copy anywhere else is never a rewind's source.
 	home := e.homeTopic(req.Connector, e.topics())
+	own := e.ownTopic(ctx, req.Connector)
+	if own != "" {
+		if !contains(e.topics(), own) {
+			return nil, fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic): add --offsets-topic %s so koff can read its history", req.Connector, own, own)
+		}
+		home = own
+	}
 	want := map[string]bool{}
 	for _, p := range req.Partitions {
 		want[canonOf(p)] = true
@@ -185,8 +198,15 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 	rw := &Rewind{RewindRequest: req}
 	live := map[string]model.PartitionRow{}
 	seen := map[string]bool{}
+	elsewhere := map[string]string{} // partitions stored only outside its own topic: where
 	for _, c := range copies {
-		if c.row.ID.Topic != home || len(want) > 0 && !want[c.canon] {
+		if len(want) > 0 && !want[c.canon] {
+			continue
+		}
+		if c.row.ID.Topic != home {
+			if own != "" && !c.row.Deleted && elsewhere[c.canon] == "" {
+				elsewhere[c.canon] = c.row.ID.TopicPartition.String()
+			}
 			continue
 		}
 		if c.row.Live {
@@ -197,6 +217,13 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 			rw.Choices = append(rw.Choices, RewindChoice{Partition: c.row.Partition, object: c.partition})
 		}
 	}
+	for _, c := range copies {
+		if where := elsewhere[c.canon]; where != "" && !seen[c.canon] {
+			seen[c.canon] = true
+			rw.Choices = append(rw.Choices, RewindChoice{Partition: c.row.Partition, object: c.partition, Action: RewindLeft,
+				Reason: fmt.Sprintf("not in its own offsets topic %s, which its tasks read (ConnectorOffsetBackingStore): the copy in %s is never read, so it is no commit to put back", own, where)})
+		}
+	}
 	byTP := map[model.TopicPartition]RetainedLog{}
 	for _, l := range rr.logs {
 		byTP[l.TopicPartition] = l
@@ -205,13 +232,17 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 	var items []Item
 	for i := range rw.Choices {
 		ch := &rw.Choices[i]
+		if ch.Action == RewindLeft {
+			continue
+		}
 		row, ok := live[canonOf(ch.object)]
 		if !ok {
 			ch.Action, ch.Reason = RewindLeft, "no copy the task reads: every stored copy is a stray"
 			continue
 		}
 		ch.Key = row.ID.Key
-		kh := rr.byKey[rewindKey{rr.filter.lookup([]byte(row.ID.Key)), home}]
+		// The commits of the copy the task reads, and of no other.
+		kh := rr.byKey[rewindKey{rr.filter.lookup([]byte(row.ID.Key)), row.ID.TopicPartition}]
 		if kh == nil {
 			kh = &keyHistory{}
 		}
@@ -289,6 +320,9 @@ func (rw *Rewind) Left() []RewindChoice {
 
 // commitWhen says where and when a commit was made.
 func commitWhen(c CommitRef) string {
+	if c.Time.UnixMilli() == -1 { // Kafka's NO_TIMESTAMP: never a 1969 date
+		return fmt.Sprintf("without a timestamp (%s, %s@%d)", TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
+	}
 	return fmt.Sprintf("at %s (%s, %s@%d)", model.TimeText(c.Time), TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
 }
 

@@ -33,9 +33,17 @@ const (
 	spoolTombstone
 )
 
+// spoolRef is where a commit is in a spool (its block, and where in it)
+// and its time, in milliseconds: what puts a read's commits in time order.
+type spoolRef struct {
+	ms    int64
+	block uint32
+	at    uint32
+}
+
 // put appends r: its index, offset and time as varints, its flags, its
-// edit's index, and its value's length and bytes.
-func (s *spool) put(r spooled) {
+// edit's index, and its value's length and bytes. It says where.
+func (s *spool) put(r spooled) spoolRef {
 	b := s.tmp[:0]
 	b = binary.AppendUvarint(b, uint64(r.copy))
 	b = binary.AppendVarint(b, r.offset)
@@ -64,7 +72,9 @@ func (s *spool) put(r spooled) {
 		s.blocks = append(s.blocks, make([]byte, 0, max(spoolBlock, n)))
 	}
 	last := &s.blocks[len(s.blocks)-1]
+	ref := spoolRef{ms: r.time.UnixMilli(), block: uint32(len(s.blocks) - 1), at: uint32(len(*last))}
 	*last = append(append(*last, b...), r.value...)
+	return ref
 }
 
 // eachSpooled hands on the commits put in one of a spool's blocks, in
@@ -72,29 +82,35 @@ func (s *spool) put(r spooled) {
 func eachSpooled(b []byte, fn func(*spooled) error) error {
 	var r spooled
 	for i := 0; i < len(b); {
-		idx, n := binary.Uvarint(b[i:])
-		i += n
-		off, n := binary.Varint(b[i:])
-		i += n
-		ms, n := binary.Varint(b[i:])
-		i += n
-		flags := b[i]
-		i++
-		r = spooled{copy: int(idx), offset: off, time: time.UnixMilli(ms), logAppend: flags&spoolLogAppend != 0, koff: flags&spoolKoff != 0, edit: -1}
-		if flags&spoolEdit != 0 {
-			e, n := binary.Uvarint(b[i:])
-			i += n
-			r.edit = int(e)
-		}
-		l, n := binary.Uvarint(b[i:])
-		i += n
-		if flags&spoolTombstone == 0 {
-			r.value = b[i : i+int(l) : i+int(l)]
-		}
-		i += int(l)
+		i = spooledAt(b, i, &r)
 		if err := fn(&r); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// spooledAt reads the commit put at b[i:] into r and says where the next
+// begins.
+func spooledAt(b []byte, i int, r *spooled) int {
+	idx, n := binary.Uvarint(b[i:])
+	i += n
+	off, n := binary.Varint(b[i:])
+	i += n
+	ms, n := binary.Varint(b[i:])
+	i += n
+	flags := b[i]
+	i++
+	*r = spooled{copy: int(idx), offset: off, time: time.UnixMilli(ms), logAppend: flags&spoolLogAppend != 0, koff: flags&spoolKoff != 0, edit: -1}
+	if flags&spoolEdit != 0 {
+		e, n := binary.Uvarint(b[i:])
+		i += n
+		r.edit = int(e)
+	}
+	l, n := binary.Uvarint(b[i:])
+	i += n
+	if flags&spoolTombstone == 0 {
+		r.value = b[i : i+int(l) : i+int(l)]
+	}
+	return i + int(l)
 }

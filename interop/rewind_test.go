@@ -8,11 +8,14 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"koff/model/java"
 )
 
 // historyCommit is one commit of koff history -o json.
 type historyCommit struct {
 	Time          time.Time       `json:"time"`
+	Topic         string          `json:"topic"`
 	TimestampType string          `json:"timestamp_type"`
 	Copy          string          `json:"copy"`
 	Value         json.RawMessage `json:"value"`
@@ -103,5 +106,80 @@ func TestHistoryOfALogAppendTimeOffsetsTopic(t *testing.T) {
 	out := mustKoff(t, append([]string{"history"}, args...)...)
 	if !strings.Contains(out, "Times are LogAppendTime") {
 		t.Errorf("text history does not say the times are LogAppendTime:\n%s", out)
+	}
+}
+
+// TestRewindOfAConnectorWithItsOwnTopicResumesFromItsOwnCommit: a real
+// FileStreamSource with its own offsets.storage.topic commits there (and,
+// best effort, to the workers' topic too); a stray copy of its key in the
+// workers' topic, committed between its two commits, holds position 0.
+// Apache Kafka 4.1.1 decides what the task reads in
+// ConnectorOffsetBackingStore#get: the workers' KafkaOffsetBackingStore's
+// answer overlaid with the connector's own, which answers every key asked
+// (null for one it lacks), so the workers' topic is never read. koff
+// history calls the workers' copies strays, and koff set --to-datetime a
+// time between the two commits takes its own topic's first commit, never
+// the stray's newer position 0: the real task resumes with line 4, not
+// line 1.
+func TestRewindOfAConnectorWithItsOwnTopicResumesFromItsOwnCommit(t *testing.T) {
+	s := realStack(t)
+	const own = "rewind-own-offsets"
+	f := s.newFileConnectorWith(t, "rewind-own", 3, map[string]string{"offsets.storage.topic": own})
+	first := f.position(4) // the end of lines 1-3
+	appendFile(t, f.path, lines(f.name, 4, 6))
+	f.content += lines(f.name, 4, 6)
+	f.waitRead(t)
+	s.stop(t, f.name)
+
+	commits := koffHistory(t, s.withREST(f.name)...)
+	var at, next time.Time
+	for _, c := range commits {
+		if c.Topic == own && c.Copy == "live" && string(c.Value) == first && c.Time.After(at) {
+			at = c.Time
+		}
+	}
+	for _, c := range commits {
+		if c.Topic == own && c.Copy == "live" && c.Time.After(at) && (next.IsZero() || c.Time.Before(next)) {
+			next = c.Time
+		}
+	}
+	if at.IsZero() || next.IsZero() {
+		t.Fatalf("the worker's commits of %s and after in %s are not in koff's history: %+v", first, own, commits)
+	}
+	between := at.Add(next.Sub(at) / 2)
+	// The stray: the task's own key bytes in the workers' topic, at its
+	// murmur2 partition, newer than the commit in force at the time.
+	key := f.key()
+	produceAt(t, s.Bootstrap, "connect-offsets", java.PartitionFor([]byte(key), 25), key, `{"position":0}`, at.Add(between.Sub(at)/2))
+
+	for _, c := range koffHistory(t, s.withREST(f.name)...) {
+		if want := map[bool]string{true: "live", false: "stray"}[c.Topic == own]; c.Copy != want {
+			t.Errorf("koff history calls the commit %s in %s at %s %s, want %s", c.Value, c.Topic, c.Time.Format(time.RFC3339Nano), c.Copy, want)
+		}
+	}
+	out := mustKoff(t, s.withREST("set", f.name, "--to-datetime", between.Format(time.RFC3339Nano), "--yes")...)
+	t.Logf("koff set --to-datetime:\n%s", out)
+	if !strings.Contains(out, first+", committed at "+at.UTC().Format(time.RFC3339Nano)+" (CreateTime, "+own+"/") {
+		t.Errorf("the rewind plan does not take the commit in the connector's own topic:\n%s", out)
+	}
+	if strings.Contains(out, `{"position":0}`) {
+		t.Errorf("the rewind took the stray copy in the workers' topic:\n%s", out)
+	}
+	if got := f.resumeAndNext(t); got != f.name+"-4" {
+		t.Errorf("after a rewind to between its own commits the task continued with %q, want %s-4 (%s-1 is the stray's position 0)", got, f.name, f.name)
+	}
+}
+
+// produceAt writes one record with a chosen CreateTime.
+func produceAt(t *testing.T, bootstrap, topic string, partition int, key, value string, at time.Time) {
+	t.Helper()
+	c := &kafka.Client{Addr: kafka.TCP(bootstrap), Timeout: 30 * time.Second}
+	res, err := c.Produce(context.Background(), &kafka.ProduceRequest{Topic: topic, Partition: partition, RequiredAcks: kafka.RequireAll,
+		Records: kafka.NewRecordReader(kafka.Record{Key: kafka.NewBytes([]byte(key)), Value: kafka.NewBytes([]byte(value)), Time: at})})
+	if err == nil {
+		err = res.Error
+	}
+	if err != nil {
+		t.Fatalf("produce %s to %s/%d: %v", key, topic, partition, err)
 	}
 }

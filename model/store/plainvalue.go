@@ -190,3 +190,8 @@ func plainWord[T string | []byte](raw T, i int, w string) int {
 	}
 	return i + len(w)
 }
+
+// PlainOffset is plainOffset for callers outside the Store: raw is an
+// offset every task reads, known without parsing it (koff history's hot
+// path).
+func PlainOffset(raw []byte) bool { return plainOffset(raw) }

@@ -122,6 +122,8 @@ func RewindSubmission(connector string, at time.Time, ifNewer edit.IfNewer, cloc
 		}
 		sub.Note, sub.Detail = RewindText(rw, clock())
 		if rw.Plan == nil {
+			// Names every partition left alone (NothingText): a small
+			// dialog still shows which.
 			return nil, fmt.Errorf("nothing to change: %s", rw.NothingText())
 		}
 		return rw.Plan, nil
@@ -140,7 +142,7 @@ func RewindText(rw *edit.Rewind, now time.Time) (string, []string) {
 		lines = append(lines, kit.CleanJSON(c.Partition)+"  "+c.Describe(value, kit.Clean))
 	}
 	if left := rw.LeftText(); left != "" {
-		lines = append(lines, left)
+		lines = append(lines, kit.Clean(left))
 	}
 	return head, lines
 }
