@@ -3,6 +3,8 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"koff/model"
@@ -160,6 +162,11 @@ func (t *Tailer) report() {
 	default:
 		st.State = model.TailCatchingUp
 	}
+	st.Missing, st.Deleted = joinSorted(t.missing), joinSorted(keys(t.deleted))
+	if st.Deleted != "" && st.State != model.TailDisconnected && st.State != model.TailStalled {
+		// What koff read of it is gone with it: never live then.
+		st.State, st.Reason = model.TailWaitingForTopic, deletedReason(st.DeletedTopics(), t.opts.Rescan)
+	}
 	st.Since = t.since(st, now, oldest)
 	if st.State != model.TailDisconnected && st.State != model.TailStalled && len(t.parts) > 0 && now.Sub(oldest) > t.opts.MaxWait+silentAfter {
 		// Not stalled yet, but a fetch is overdue: flushes since oldest
@@ -209,6 +216,28 @@ func (t *Tailer) since(st model.TailStatus, now, oldest time.Time) time.Time {
 // silentAfter is how long past its MaxWait a fetch may go unanswered
 // before koff says it sees nothing (TailStatus.Silent): a round trip.
 const silentAfter = 250 * time.Millisecond
+
+func deletedReason(topics []string, every time.Duration) string {
+	verb := "was"
+	if len(topics) > 1 {
+		verb = "were"
+	}
+	return fmt.Sprintf("offsets topic %s %s deleted: its connectors' offsets are gone; checking every %s", strings.Join(topics, ", "), verb, every)
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func joinSorted(names []string) string {
+	names = append([]string(nil), names...)
+	sort.Strings(names)
+	return strings.Join(names, ",")
+}
 
 func tpLess(a, b model.TopicPartition) bool {
 	if a.Topic != b.Topic {

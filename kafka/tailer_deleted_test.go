@@ -1,0 +1,73 @@
+package kafka
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+
+	"koff/model"
+)
+
+// An offsets topic deleted while koff reads it is never "live": with two
+// offsets topics and one deleted, the Tailer says which was deleted
+// (waiting for it) while it reads the other, until it is there again.
+func TestTailerSaysADeletedOffsetsTopicIsGone(t *testing.T) {
+	_, addr := startBroker(t, 0)
+	createTopic(t, addr, "connect-offsets", 2)
+	createTopic(t, addr, "crm-offsets", 1)
+	produce(t, addr, "connect-offsets", 0, kv{key: key("shop", 0), value: `{"offset":1}`})
+	produce(t, addr, "crm-offsets", 0, kv{key: key("crm", 0), value: `{"offset":2}`})
+	tl, store := runTailer(t, addr, []string{"connect-offsets", "crm-offsets"}, TailerOptions{Rescan: 200 * time.Millisecond, MaxWait: 100 * time.Millisecond})
+	waitFor(t, "live with both connectors", 10*time.Second, func() bool {
+		return tl.Status().State == model.TailLive && len(store.Connectors()) == 2
+	})
+	if st := tl.Status(); st.Deleted != "" || st.Missing != "" {
+		t.Fatalf("before the deletion: deleted %q, missing %q", st.Deleted, st.Missing)
+	}
+
+	res, err := Config{Brokers: []string{addr}}.Client().DeleteTopics(context.Background(), &kafkago.DeleteTopicsRequest{Topics: []string{"crm-offsets"}})
+	if err != nil || res.Errors["crm-offsets"] != nil {
+		t.Fatalf("delete topic: %v %v", err, res.Errors)
+	}
+	waitFor(t, "the deletion seen", 10*time.Second, func() bool { return tl.Status().Deleted == "crm-offsets" })
+	// It keeps saying so, over many reports, while it reads the other.
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		st := tl.Status()
+		if st.State != model.TailWaitingForTopic || st.Deleted != "crm-offsets" || st.Missing != "crm-offsets" {
+			t.Fatalf("after the deletion: %v %q deleted %q missing %q, want waiting for topic crm-offsets", st.State, st.Reason, st.Deleted, st.Missing)
+		}
+		if !strings.Contains(st.Reason, "offsets topic crm-offsets was deleted") {
+			t.Fatalf("reason %q", st.Reason)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if cs := store.Connectors(); len(cs) != 1 || cs[0].ID.Name != "shop" {
+		t.Errorf("connectors after the deletion: %v, want shop alone", cs)
+	}
+	if _, why := tl.Status().Blind(time.Now()); why != "" {
+		t.Errorf("blind (%s): the other topic is read", why)
+	}
+
+	// Created again, it is read from scratch and the Tailer is live.
+	createTopic(t, addr, "crm-offsets", 1)
+	produce(t, addr, "crm-offsets", 0, kv{key: key("crm", 1), value: `{"offset":3}`})
+	waitFor(t, "live again with both", 10*time.Second, func() bool {
+		st := tl.Status()
+		return st.State == model.TailLive && st.Deleted == "" && st.Missing == "" && len(store.Connectors()) == 2
+	})
+}
+
+// A topic koff never read that does not exist is missing, not deleted.
+func TestTailerMissingTopicIsNotDeleted(t *testing.T) {
+	_, addr := startBroker(t, 0)
+	createTopic(t, addr, "connect-offsets", 1)
+	tl, _ := runTailer(t, addr, []string{"connect-offsets", "nope-offsets"}, TailerOptions{Rescan: 200 * time.Millisecond, MaxWait: 100 * time.Millisecond})
+	waitFor(t, "live", 10*time.Second, func() bool { return tl.Status().State == model.TailLive })
+	if st := tl.Status(); st.Missing != "nope-offsets" || st.Deleted != "" {
+		t.Errorf("missing %q deleted %q, want nope-offsets missing and none deleted", st.Missing, st.Deleted)
+	}
+}
