@@ -92,7 +92,7 @@ func TestMetricsCountEditsOfThisClusterByOutcome(t *testing.T) {
 	if _, errs, code := koff(t, "set", "src", "-b", addr, "--partition", `{"server":"db"}`, "--offset", `{"lsn":2}`, "--yes", "--audit-log", audit); code != 0 {
 		t.Fatalf("koff set: exit %d %s", code, errs)
 	}
-	body = scrapeFor(t, url, done, `koff_edits_total{result="verified"} 1`)
+	body = scrapeFor(t, url, done, `koff_edits_total{kind="set",result="verified"} 1`)
 	if strings.Contains(body, `result="failed"`) {
 		t.Errorf("another cluster's edit counted:\n%s", body)
 	}
@@ -112,10 +112,15 @@ func TestMetricsFlagsFailAtOnce(t *testing.T) {
 		want string
 	}{
 		{[]string{"metrics", "--listen", l.Addr().String(), "-b", "127.0.0.1:1"}, ExitFailed, "koff: --listen: listen tcp " + l.Addr().String() + ": bind: address already in use\n"},
-		{[]string{"metrics", "--metrics-sink-partitions", "-1", "-b", "127.0.0.1:1"}, ExitUsage, "koff: --metrics-sink-partitions must not be negative, got -1\n"},
-		{[]string{"metrics", "--metrics-listen", ":9464", "-b", "127.0.0.1:1"}, ExitUsage, "koff: koff metrics listens on --listen; --metrics-listen is for the dashboard and koff serve\n"},
+		{[]string{"metrics", "--web.listen-address", l.Addr().String(), "-b", "127.0.0.1:1"}, ExitFailed, "koff: --web.listen-address: listen tcp " + l.Addr().String() + ": bind: address already in use\n"},
+		{[]string{"metrics", "--metrics-sink-partitions", "-1", "-b", "127.0.0.1:1"}, ExitUsage, "koff: --metrics-sink-partitions must be 0 to 20000 (past it a scrape nears Prometheus' 10s timeout), got -1\n"},
+		{[]string{"metrics", "--metrics-sink-partitions", "200000", "-b", "127.0.0.1:1"}, ExitUsage, "koff: --metrics-sink-partitions must be 0 to 20000 (past it a scrape nears Prometheus' 10s timeout), got 200000\n"},
+		{[]string{"metrics", "--metrics-connectors", "0", "-b", "127.0.0.1:1"}, ExitUsage, "koff: --metrics-connectors must be at least 1, got 0\n"},
+		{[]string{"metrics", "--web.config.file", "/nonexistent/web.yml", "-b", "127.0.0.1:1"}, ExitFailed, "koff: --web.config.file: "},
+		{[]string{"metrics", "--web.telemetry-path", "metrics", "-b", "127.0.0.1:1"}, ExitUsage, "koff: --web.telemetry-path must be a path below /, like /metrics, got \"metrics\"\n"},
+		{[]string{"metrics", "--metrics-listen", ":10186", "-b", "127.0.0.1:1"}, ExitUsage, "koff: koff metrics listens on --web.listen-address; --metrics-listen is for the dashboard and koff serve\n"},
 		{[]string{"metrics"}, ExitUsage, "koff: no Kafka bootstrap servers"},
-		{[]string{"serve", "--demo", "--authorized-keys", "/nonexistent", "--metrics-sink-partitions", "-2"}, ExitUsage, "koff: --metrics-sink-partitions must not be negative, got -2\n"},
+		{[]string{"serve", "--demo", "--authorized-keys", "/nonexistent", "--metrics-sink-partitions", "-2"}, ExitUsage, "koff: --metrics-sink-partitions must be 0 to 20000 (past it a scrape nears Prometheus' 10s timeout), got -2\n"},
 	} {
 		_, errs, code := koff(t, tc.args...)
 		if code != tc.code || !strings.HasPrefix(errs, tc.want) || strings.Count(errs, "\n") != 1 {

@@ -74,7 +74,7 @@ type Tailer struct {
 	parts    map[model.TopicPartition]*partState
 	missing  []string
 	deleted  map[string]bool // offsets topics read since start and gone now (TailStatus.Deleted)
-	metaErr  string // the last metadata error, cleared by a metadata answer
+	metaErr  string          // the last metadata error, cleared by a metadata answer
 	status   model.TailStatus
 	caughtUp chan struct{}
 	caught   bool

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+
+	"koff/kafka"
+)
+
+// koff metrics is a service: its log is stderr by default, one line per
+// event. Its offsets topic deleted is one line, a series and never live;
+// the broker gone is one line, however many partitions fail.
+func TestMetricsLogsEachEventOnceOnStderr(t *testing.T) {
+	b := broker(t)
+	if err := b.CreateTopic("connect-offsets", 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
+		t.Fatal(err)
+	}
+	addr := b.Bootstrap()
+	produceConnect(t, addr, [2]string{`["src",{"server":"db"}]`, `{"lsn":1}`})
+	listen := freeLoopback(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var out, errb syncBuffer
+	go func() {
+		done <- Main([]string{"metrics", "--web.listen-address", listen, "-b", addr, "--refresh", "200ms"},
+			Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	}()
+	defer func() { cancel(); <-done }()
+	url := "http://" + listen + "/metrics"
+	scrapeFor(t, url, done, `koff_connector_source_partitions{connector="src",offsets_topic="connect-offsets"} 1`, `koff_tailer_state{state="live"} 1`)
+
+	res, err := kafka.Config{Brokers: []string{addr}}.Client().DeleteTopics(context.Background(), &kafkago.DeleteTopicsRequest{Topics: []string{"connect-offsets"}})
+	if err != nil || res.Errors["connect-offsets"] != nil {
+		t.Fatalf("delete topic: %v %v", err, res.Errors)
+	}
+	body := scrapeFor(t, url, done, `koff_offsets_topic_deleted{topic="connect-offsets"} 1`, `koff_offsets_topic_missing{topic="connect-offsets"} 1`)
+	if !strings.Contains(body, `koff_tailer_state{state="live"} 0`) {
+		t.Errorf("live with its offsets topic deleted:\n%s", body)
+	}
+	waitLog(t, &errb, "koff: kafka: offsets topic connect-offsets was deleted: every offset in it is gone; koff waits for it\n")
+
+	time.Sleep(time.Second)
+	log := errb.String()
+	if n := strings.Count(log, "was deleted"); n != 1 || strings.Contains(log, "cannot read") || strings.Contains(log, "tailer:") {
+		t.Errorf("the deletion in %d lines, want 1 and nothing else:\n%s", n, log)
+	}
+}
+
+// The broker gone is one line on stderr, however many partitions fail.
+func TestMetricsLogsAnOutageOnce(t *testing.T) {
+	b := broker(t)
+	if err := b.CreateTopic("connect-offsets", 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
+		t.Fatal(err)
+	}
+	addr := b.Bootstrap()
+	produceConnect(t, addr, [2]string{`["src",{"server":"db"}]`, `{"lsn":1}`})
+	listen := freeLoopback(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var out, errb syncBuffer
+	go func() {
+		done <- Main([]string{"metrics", "--web.listen-address", listen, "-b", addr, "--refresh", "200ms"},
+			Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	}()
+	defer func() { cancel(); <-done }()
+	scrapeFor(t, "http://"+listen+"/metrics", done, `koff_tailer_state{state="live"} 1`)
+	b.Close()
+	waitLog(t, &errb, "koff: kafka: cannot read the offsets topics since ")
+	time.Sleep(2 * time.Second)
+	log := errb.String()
+	if n := strings.Count(log, "cannot read the offsets topics"); n != 1 || strings.Contains(log, "tailer:") {
+		t.Errorf("the outage in %d lines, want 1 and no diagnostics:\n%s", n, log)
+	}
+}
+
+func waitLog(t *testing.T, b *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(b.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q on stderr in 20s:\n%s", want, b.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
