@@ -2,10 +2,13 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
 
 	"koff/model"
 )
@@ -45,6 +48,11 @@ func (t *Tailer) failed(tp model.TopicPartition, err error) {
 	changed := ps != nil && ps.failure != why
 	if ps != nil {
 		ps.failure = why
+	}
+	if errors.Is(err, kafkago.UnknownTopicOrPartition) {
+		// Deleted, most likely: read metadata now, not at the next rescan,
+		// to say so.
+		t.rescan = true
 	}
 	t.mu.Unlock()
 	if changed {
