@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"koff/edit"
+	"koff/metrics"
 )
 
 func freeLoopback(t *testing.T) string {
@@ -125,6 +126,33 @@ func TestMetricsFlagsFailAtOnce(t *testing.T) {
 		_, errs, code := koff(t, tc.args...)
 		if code != tc.code || !strings.HasPrefix(errs, tc.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("koff %s: exit %d %q, want %d %q", strings.Join(tc.args, " "), code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+// A stop and a resume are counted beside offset edits, by kind.
+func TestAuditCountsStopAndResumeByKind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	log := &edit.AuditLog{Path: path}
+	for i, en := range []edit.AuditEntry{
+		{ID: "s1", Kind: edit.KindStop, Connector: "src", Result: edit.ResultDone},
+		{ID: "r1", Kind: edit.KindResume, Connector: "src", Result: edit.ResultDone},
+		{ID: "r2", Kind: edit.KindResume, Connector: "src", Result: edit.ResultRefused},
+		{ID: "e1", Kind: edit.KindSet, Connector: "src", Result: edit.ResultVerified, Cluster: "c1"},
+	} {
+		en.Time = time.Now().Add(time.Duration(i) * time.Second)
+		if err := log.Append(en); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := (&auditCounts{log: log, cluster: func() string { return "c1" }}).counts()
+	want := map[metrics.EditCount]int{{Kind: "stop", Result: "done"}: 1, {Kind: "resume", Result: "done"}: 1, {Kind: "resume", Result: "refused"}: 1, {Kind: "set", Result: "verified"}: 1}
+	if len(got) != len(want) {
+		t.Fatalf("counts %v, want %v", got, want)
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%v: %d, want %d (all: %v)", k, got[k], n, got)
 		}
 	}
 }
