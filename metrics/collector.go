@@ -95,11 +95,18 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	e := &emitter{ch: ch, c: c}
 	now := c.o.Now()
-	st := c.o.Store.Stats()
-	_, blindWhy := st.Status.Blind(now)
-	blind := blindWhy != ""
-	all := c.o.Store.Connectors()
-	c.lifetimeRecords(all)
+	blind := false
+	e.guard("tailer", func() {
+		st := c.o.Store.Stats()
+		_, why := st.Status.Blind(now)
+		blind = why != ""
+		c.tailer(e, st)
+	})
+	var all []model.ConnectorRow
+	e.guard("connectors", func() {
+		all = c.o.Store.Connectors()
+		c.lifetimeRecords(all)
+	})
 	picked, total, flushCounts := c.pick(all, now)
 	for i := range picked {
 		e.guard("connector "+picked[i].name, func() { c.connector(e, &picked[i], blind) })
@@ -110,10 +117,11 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		e.gauge(connectorsByFlush, float64(flushCounts[s]), string(s))
 	}
 	e.guard("sink partitions", func() { c.sinkPartitions(e, picked) })
-	c.tailer(e, st)
 	if c.o.REST {
-		r := c.o.Store.REST()
-		e.gauge(restUp, bool01(r.Err == "" && !r.At.IsZero()))
+		e.guard("rest", func() {
+			r := c.o.Store.REST()
+			e.gauge(restUp, bool01(r.Err == "" && !r.At.IsZero()))
+		})
 	}
 	if c.o.Edits != nil {
 		e.guard("edits", func() {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -150,3 +151,50 @@ func promtoolCheck(t *testing.T, body string) {
 }
 
 func ci() bool { return os.Getenv("CI") == "true" }
+
+// panicky is a Store one of whose reads panics.
+type panicky struct {
+	Store
+	connectors, sinks bool
+}
+
+func (p panicky) Connectors() []koffmodel.ConnectorRow {
+	if p.connectors {
+		panic("a bug reading connectors")
+	}
+	return p.Store.Connectors()
+}
+
+func (p panicky) SinkPartitions(group string) []koffmodel.SinkPartitionRow {
+	if p.sinks {
+		panic("a bug reading " + group)
+	}
+	return p.Store.SinkPartitions(group)
+}
+
+// A bug reading one part of the Store costs that part's series, not the
+// scrape: 200, the rest there, the error counted and logged, and nothing
+// of koff's internals (a stack, a source path) in the answer.
+func TestABugCostsItsOwnSeriesOnly(t *testing.T) {
+	s := fillStore(t, 20, 2, 4, time.Now())
+	for _, tc := range []struct {
+		name  string
+		store panicky
+		kept  string
+	}{
+		{"connectors", panicky{Store: s, connectors: true}, "\nkoff_tailer_blind 0\n"},
+		{"sink partitions", panicky{Store: s, sinks: true}, `koff_connector_info{connector="debezium-00"`},
+	} {
+		var logged []string
+		body := scrape(t, New(Options{Store: tc.store, SinkPartitionLimit: 100, Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }}))
+		if !strings.Contains(body, tc.kept) || !strings.Contains(body, "\nkoff_scrape_errors_total 1\n") {
+			t.Errorf("%s: want %q and one error counted:\n%s", tc.name, tc.kept, grep(body, "koff_"))
+		}
+		if strings.Contains(body, "goroutine ") || strings.Contains(body, ".go:") || strings.Contains(body, "a bug") {
+			t.Errorf("%s: internals in the answer", tc.name)
+		}
+		if len(logged) != 1 || !strings.Contains(logged[0], "a bug reading") {
+			t.Errorf("%s: logged %q", tc.name, logged)
+		}
+	}
+}

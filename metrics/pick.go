@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -34,32 +35,13 @@ func (c *Collector) pick(rows []model.ConnectorRow, now time.Time) (out []picked
 	seen := make(map[[2]string]bool, len(rows))
 	out = make([]picked, 0, len(rows))
 	for i := range rows {
-		r := &rows[i]
-		p := picked{row: r, name: label(r.ID.Name), topic: label(r.ID.Topic), key: r.ID.Name + "\x00" + r.ID.Topic}
-		if seen[[2]string{p.name, p.topic}] {
+		p, ok := c.judge(&rows[i], now)
+		if !ok || seen[[2]string{p.name, p.topic}] {
 			continue
 		}
 		seen[[2]string{p.name, p.topic}] = true
-		if r.InREST && r.RESTStale == "" {
-			for _, t := range r.REST.Tasks {
-				if t.State == "FAILED" {
-					p.failed++
-				}
-			}
-			p.attention = p.failed > 0 || r.REST.State == "FAILED"
-		}
-		if r.Type != "sink" {
-			p.flush = r.Flush(now, c.o.FlushInterval)
+		if p.row.Type != "sink" {
 			flushCounts[p.flush.Status]++
-			if !r.Authoritative() {
-				// Every copy here is one the connector's tasks never read.
-				p.stray = r.Partitions + r.NoOffset
-			}
-			switch p.flush.Status {
-			case model.FlushLate, model.FlushStalled, model.FlushUnknown:
-				p.attention = true
-			}
-			p.attention = p.attention || r.Suspect > 0 || p.stray > 0
 		}
 		out = append(out, p)
 	}
@@ -78,4 +60,37 @@ func (c *Collector) pick(rows []model.ConnectorRow, now time.Time) (out []picked
 		return a.topic < b.topic
 	})
 	return out[:c.o.ConnectorLimit], total, flushCounts
+}
+
+// judge is what a row's series say; ok is false for a row koff could not
+// judge (a bug: logged and counted, the other rows exported).
+func (c *Collector) judge(r *model.ConnectorRow, now time.Time) (p picked, ok bool) {
+	defer func() {
+		if x := recover(); x != nil {
+			c.failed(fmt.Sprintf("connector %s: %v", label(r.ID.Name), x))
+			ok = false
+		}
+	}()
+	p = picked{row: r, name: label(r.ID.Name), topic: label(r.ID.Topic), key: r.ID.Name + "\x00" + r.ID.Topic}
+	if r.InREST && r.RESTStale == "" {
+		for _, t := range r.REST.Tasks {
+			if t.State == "FAILED" {
+				p.failed++
+			}
+		}
+		p.attention = p.failed > 0 || r.REST.State == "FAILED"
+	}
+	if r.Type != "sink" {
+		p.flush = r.Flush(now, c.o.FlushInterval)
+		if !r.Authoritative() {
+			// Every copy here is one the connector's tasks never read.
+			p.stray = r.Partitions + r.NoOffset
+		}
+		switch p.flush.Status {
+		case model.FlushLate, model.FlushStalled, model.FlushUnknown:
+			p.attention = true
+		}
+		p.attention = p.attention || r.Suspect > 0 || p.stray > 0
+	}
+	return p, true
 }
