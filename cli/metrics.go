@@ -50,8 +50,8 @@ type metricsFlags struct {
 
 // addMetricsFlags adds the global flags of the endpoint (addGlobals).
 func addMetricsFlags(fs *pflag.FlagSet, g *Globals) {
-	fs.StringVar(&g.MetricsListen, "metrics-listen", "", "serve Prometheus metrics at http://ADDR/metrics (empty: none)")
-	fs.IntVar(&g.MetricsSinkPartitions, "metrics-sink-partitions", defaultSinkPartitionSeries, fmt.Sprintf("export per-partition sink series while all sinks together have at most this many partitions (0: never, at most %d); per-connector series always", metrics.MaxSinkPartitionSeries))
+	fs.StringVar(&g.MetricsListen, "metrics-listen", "", "serve Prometheus metrics on ADDR, at --web.telemetry-path (empty: none)")
+	fs.IntVar(&g.MetricsSinkPartitions, "metrics-sink-partitions", defaultSinkPartitionSeries, fmt.Sprintf("export per-partition sink series while all sinks together have at most this many partitions (0: never, at most %d); each sink's totals always", metrics.MaxSinkPartitionSeries))
 	fs.IntVar(&g.Metrics.connectors, "metrics-connectors", defaultConnectorSeries, "export per-connector series for at most this many connectors, those needing attention first (koff_connectors_without_series counts the rest)")
 	fs.StringVar(&g.Metrics.webConfig, "web.config.file", "", "exporter-toolkit web configuration (TLS, client certificates, basic auth) for the metrics endpoint")
 	fs.StringVar(&g.Metrics.telemetryPath, "web.telemetry-path", "/metrics", "path of the metrics endpoint")

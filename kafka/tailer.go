@@ -92,6 +92,7 @@ type partState struct {
 	ready              bool      // start and target known
 	answered           time.Time // the broker's last answer for this partition (or when it was first seen)
 	failure            string    // the last request's error, "" once answered again
+	unknown            bool      // that error is the broker's "unknown topic or partition": deleted, most likely
 }
 
 // NewTailer prepares a Tailer for the given offsets topics.

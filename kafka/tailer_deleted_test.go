@@ -32,7 +32,14 @@ func TestTailerSaysADeletedOffsetsTopicIsGone(t *testing.T) {
 	if err != nil || res.Errors["crm-offsets"] != nil {
 		t.Fatalf("delete topic: %v %v", err, res.Errors)
 	}
-	waitFor(t, "the deletion seen", 10*time.Second, func() bool { return tl.Status().Deleted == "crm-offsets" })
+	// Never blind on the way: the broker answers, without the topic.
+	waitFor(t, "the deletion seen", 10*time.Second, func() bool {
+		st := tl.Status()
+		if since, why := st.Blind(time.Now()); !since.IsZero() {
+			t.Fatalf("while the topic goes: %v %q (blind: %s)", st.State, st.Reason, why)
+		}
+		return st.Deleted == "crm-offsets"
+	})
 	// It keeps saying so, over many reports, while it reads the other.
 	deadline := time.Now().Add(time.Second)
 	for time.Now().Before(deadline) {
