@@ -59,8 +59,9 @@ type Options struct {
 
 // Collector is a prometheus.Collector over a Store.
 type Collector struct {
-	o    Options
-	life lifetime
+	o      Options
+	readMu sync.Mutex
+	life   lifetime
 	// errors counts series left out since start (koff_scrape_errors_total).
 	errMu  sync.Mutex
 	errors int
@@ -95,18 +96,35 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	e := &emitter{ch: ch, c: c}
 	now := c.o.Now()
-	blind := false
+	// One scrape reads the Store and counts on from it at a time: two
+	// interleaved would take each other's counts for a reload.
+	var (
+		st          model.Stats
+		read, unp   float64
+		all         []model.ConnectorRow
+		stOK, allOK bool
+	)
+	c.readMu.Lock()
 	e.guard("tailer", func() {
-		st := c.o.Store.Stats()
-		_, why := st.Status.Blind(now)
-		blind = why != ""
-		c.tailer(e, st)
+		st = c.o.Store.Stats()
+		read, unp = c.life.add("\x00read", float64(st.Records)), c.life.add("\x00unparseable", float64(st.Unparseable))
+		stOK = true
 	})
-	var all []model.ConnectorRow
 	e.guard("connectors", func() {
 		all = c.o.Store.Connectors()
 		c.lifetimeRecords(all)
+		allOK = true
 	})
+	c.readMu.Unlock()
+	blind := false
+	if stOK {
+		_, why := st.Status.Blind(now)
+		blind = why != ""
+		e.guard("tailer", func() { c.tailer(e, st, read, unp) })
+	}
+	if !allOK {
+		all = nil
+	}
 	picked, total, flushCounts := c.pick(all, now)
 	for i := range picked {
 		e.guard("connector "+picked[i].name, func() { c.connector(e, &picked[i], blind) })
@@ -299,15 +317,15 @@ var tailStates = []model.TailState{model.TailConnecting, model.TailWaitingForTop
 
 func stateLabel(s model.TailState) string { return strings.ReplaceAll(s.String(), " ", "_") }
 
-func (c *Collector) tailer(e *emitter, st model.Stats) {
+func (c *Collector) tailer(e *emitter, st model.Stats, read, unp float64) {
 	for _, s := range tailStates {
 		e.gauge(tailerState, bool01(st.Status.State == s), stateLabel(s))
 	}
 	since, _ := st.Status.Blind(c.o.Now())
 	e.gauge(tailerBlind, bool01(!since.IsZero()))
 	e.gauge(tailerProgress, st.Status.Progress())
-	e.counter(recordsRead, c.life.add("\x00read", float64(st.Records)))
-	e.counter(unparseable, c.life.add("\x00unparseable", float64(st.Unparseable)))
+	e.counter(recordsRead, read)
+	e.counter(unparseable, unp)
 	e.gauge(connectors, float64(st.Connectors))
 	e.gauge(sourcePartitions, float64(st.Partitions))
 	// Every offsets topic koff reads or looks for: 1 while it is absent,

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,54 @@ func TestBuildInfo(t *testing.T) {
 	body := scrape(t, New(Options{Store: fillStore(t, 2, 1, 0, time.Now()), Version: "1.2.3"}))
 	if !strings.Contains(body, `koff_build_info{goversion="go`) || !strings.Contains(body, `version="1.2.3"} 1`) {
 		t.Errorf("build info:\n%s", grep(body, "koff_build_info"))
+	}
+}
+
+// Concurrent scrapes while the Store is reloaded and read again: each
+// scrape's koff_offsets_records_read_total is at least the one before it
+// in the same goroutine, and the end count is every record read.
+func TestCountersHoldUnderConcurrentScrapesAndReloads(t *testing.T) {
+	s := fillStore(t, 20, 2, 0, time.Now())
+	c := New(Options{Store: s})
+	h := Handler(c)
+	done := make(chan struct{})
+	errs := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			last := -1.0
+			for {
+				select {
+				case <-done:
+					errs <- ""
+					return
+				default:
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+				var v float64
+				for _, l := range strings.Split(rec.Body.String(), "\n") {
+					if n, ok := strings.CutPrefix(l, "koff_offsets_records_read_total "); ok {
+						fmt.Sscan(n, &v)
+					}
+				}
+				if rec.Code != 200 || v < last {
+					errs <- fmt.Sprintf("scrape %d: records read %v after %v", rec.Code, v, last)
+					return
+				}
+				last = v
+			}
+		}()
+	}
+	k := []byte(`["debezium-00",{"server":"inventory-00","database":"db_000000"}]`)
+	for i := 0; i < 50; i++ {
+		s.Reset()
+		s.Ingest([]store.Record{{Topic: "connect-offsets", Partition: java.PartitionFor(k, 25), Offset: 1, Key: k, Value: []byte(`{"lsn":1}`), Time: time.Now()}})
+		time.Sleep(time.Millisecond)
+	}
+	close(done)
+	for g := 0; g < 8; g++ {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
 	}
 }
