@@ -96,13 +96,6 @@ func runMetrics(g *Globals, opts any, args []string, env Env) error {
 		}
 	}
 	defer g.close()
-	// A service logs its events to stderr (journald, a container's log)
-	// unless --log-file is given: one line per event. The diagnostics
-	// (a line per partition and retry) go only to --log-file.
-	g.Metrics.events = g.logger
-	if g.LogFile == "" {
-		g.Metrics.events = log.New(env.Stderr, "koff: ", 0)
-	}
 	// Listen before starting anything else: a port in use, or a web
 	// config that cannot be used, fails at once.
 	if err := web.Validate(g.Metrics.webConfig); err != nil {
@@ -130,7 +123,7 @@ func runMetrics(g *Globals, opts any, args []string, env Env) error {
 	obs := observe(ctx, g, rest)
 	defer obs.stop()
 	obs.run()
-	go logEvents(ctx, obs.store, g.Metrics.events.Printf)
+	g.startEventLog(ctx, obs.store, env)
 	srv := g.serveMetricsOn(ln, obs, rest != nil, env)
 	fmt.Fprintf(env.Stdout, "koff metrics: serving %s\n", g.metricsURL(ln))
 	select {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"log"
 	"strings"
 	"time"
 
@@ -13,6 +14,18 @@ import (
 // again, an offsets topic deleted or missing and back, Connect's REST
 // API going out of reach and answering again. Not one line per partition
 // or per poll: a transition, once.
+// startEventLog logs a service's events (koff metrics, koff serve): to
+// stderr, which journald or a container keeps, unless --log-file is
+// given. Diagnostics (a line per partition and retry) go to --log-file
+// only.
+func (g *Globals) startEventLog(ctx context.Context, s *store.Store, env Env) {
+	g.Metrics.events = g.logger
+	if g.LogFile == "" {
+		g.Metrics.events = log.New(env.Stderr, "koff: ", 0)
+	}
+	go logEvents(ctx, s, g.Metrics.events.Printf)
+}
+
 // An outage is logged once it lasted outageAfter: a deleted topic's
 // fetches fail for a moment before the Tailer sees it is gone.
 func logEvents(ctx context.Context, s *store.Store, logf func(string, ...any)) {

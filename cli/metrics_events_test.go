@@ -2,11 +2,16 @@ package cli
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	gossh "golang.org/x/crypto/ssh"
 
 	"koff/kafka"
 )
@@ -86,4 +91,33 @@ func waitLog(t *testing.T, b *syncBuffer, want string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// koff serve is a service too: its events go to stderr (journald),
+// never to an SSH session.
+func TestServeLogsAnOutageOnStderr(t *testing.T) {
+	b := broker(t)
+	if err := b.CreateTopic("connect-offsets", 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
+		t.Fatal(err)
+	}
+	addr := b.Bootstrap()
+	produceConnect(t, addr, [2]string{`["src",{"server":"db"}]`, `{"lsn":1}`})
+	dir := t.TempDir()
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	signer, _ := gossh.NewSignerFromKey(priv)
+	keys := filepath.Join(dir, "ops.keys")
+	os.WriteFile(keys, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o600)
+	metricsAddr := freeLoopback(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var out, errb syncBuffer
+	go func() {
+		done <- Main([]string{"serve", "-b", addr, "--authorized-keys", keys, "--host-key", filepath.Join(dir, "host"),
+			"--ssh-listen", freeLoopback(t), "--metrics-listen", metricsAddr, "--audit-log", filepath.Join(dir, "audit.jsonl"), "--refresh", "200ms"},
+			Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	}()
+	defer func() { cancel(); <-done }()
+	scrapeFor(t, "http://"+metricsAddr+"/metrics", done, `koff_tailer_state{state="live"} 1`)
+	b.Close()
+	waitLog(t, &errb, "koff: kafka: cannot read the offsets topics since ")
 }
