@@ -121,3 +121,27 @@ func TestServeLogsAnOutageOnStderr(t *testing.T) {
 	b.Close()
 	waitLog(t, &errb, "koff: kafka: cannot read the offsets topics since ")
 }
+
+// Each change is one line, said once: a topic missing, deleted, back;
+// Connect's REST API gone and back; nothing while nothing changes.
+func TestEventLinesSayEachChangeOnce(t *testing.T) {
+	steps := []struct {
+		st   eventState
+		want []string
+	}{
+		{eventState{missing: "nope"}, []string{"kafka: offsets topic nope does not exist; koff waits for it"}},
+		{eventState{missing: "nope"}, nil},
+		{eventState{missing: "crm,nope", deleted: "crm"}, []string{"kafka: offsets topic crm was deleted: every offset in it is gone; koff waits for it"}},
+		{eventState{missing: "crm,nope", deleted: "crm", restAsked: true, restErr: "connection refused"}, []string{"connect: the REST API does not answer: connection refused"}},
+		{eventState{missing: "crm,nope", deleted: "crm", restAsked: true, restErr: "timeout"}, nil},
+		{eventState{missing: "nope", restAsked: true}, []string{"kafka: offsets topic crm exists again: reading it from the start", "connect: the REST API answers again"}},
+	}
+	var last eventState
+	for i, s := range steps {
+		got := s.st.since(last, i == 0)
+		if strings.Join(got, "|") != strings.Join(s.want, "|") {
+			t.Errorf("step %d: %q, want %q", i, got, s.want)
+		}
+		last = s.st
+	}
+}
