@@ -264,14 +264,18 @@ func (c *Collector) sink(e *emitter, r *model.ConnectorRow, name string) {
 		return // its group not polled yet
 	}
 	group := label(s.Group)
-	e.gauge(sinkLag, float64(s.TotalLag), name, group)
-	e.gauge(sinkPartitions, float64(s.Partitions), name, group)
-	e.gauge(sinkMembers, float64(s.Members), name, group)
-	if s.Trend != "" {
-		e.gauge(sinkLagRate, s.Rate, name, group)
-	}
-	if s.Trend == "shrinking" && s.CatchUp > 0 {
-		e.gauge(sinkCatchUp, s.CatchUp.Seconds(), name, group)
+	// While its polls fail the Store keeps the last good poll's numbers:
+	// left out, Prometheus marks them stale rather than flat.
+	if s.Err == "" {
+		e.gauge(sinkLag, float64(s.TotalLag), name, group)
+		e.gauge(sinkPartitions, float64(s.Partitions), name, group)
+		e.gauge(sinkMembers, float64(s.Members), name, group)
+		if s.Trend != "" {
+			e.gauge(sinkLagRate, s.Rate, name, group)
+		}
+		if s.Trend == "shrinking" && s.CatchUp > 0 {
+			e.gauge(sinkCatchUp, s.CatchUp.Seconds(), name, group)
+		}
 	}
 	if !s.LastCommit.IsZero() {
 		e.gauge(sinkLastCommit, float64(s.LastCommit.UnixMilli())/1e3, name, group)
@@ -296,7 +300,7 @@ func (c *Collector) sinkPartitions(e *emitter, rows []picked) {
 	seen := map[string]bool{}
 	for _, p := range rows {
 		r := p.row
-		if r.Type != "sink" || r.Sink == nil || r.Sink.Partitions == 0 || seen[p.name] {
+		if r.Type != "sink" || r.Sink == nil || r.Sink.Partitions == 0 || r.Sink.Err != "" || seen[p.name] {
 			continue
 		}
 		seen[p.name] = true

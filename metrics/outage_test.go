@@ -178,3 +178,22 @@ func TestCountersHoldUnderConcurrentScrapesAndReloads(t *testing.T) {
 		}
 	}
 }
+
+// A sink group poll that fails (Kafka out of reach) leaves out the lag
+// the poll before measured, rather than keep it flat.
+func TestFailedGroupPollDropsTheSinksLag(t *testing.T) {
+	s := fillStore(t, 2, 1, 4, time.Now())
+	if body := scrape(t, New(Options{Store: s, SinkPartitionLimit: 10})); !strings.Contains(body, "\nkoff_sink_lag_records{") {
+		t.Fatalf("no sink lag before the failure:\n%s", grep(body, "koff_sink"))
+	}
+	s.SetGroups(time.Now(), []model.GroupPoll{{Group: "connect-es-search", Err: "connection refused"}})
+	body := scrape(t, New(Options{Store: s, SinkPartitionLimit: 10}))
+	for _, gone := range []string{"koff_sink_lag_records{", "koff_sink_partition_lag_records{", "koff_sink_group_members{"} {
+		if strings.Contains(body, "\n"+gone) {
+			t.Errorf("%s while the poll fails:\n%s", gone, grep(body, gone))
+		}
+	}
+	if !strings.Contains(body, `koff_connector_info{connector="es-search"`) {
+		t.Errorf("the sink itself is gone:\n%s", grep(body, "koff_connector_info"))
+	}
+}
