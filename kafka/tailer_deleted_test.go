@@ -52,6 +52,9 @@ func TestTailerSaysADeletedOffsetsTopicIsGone(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	if n := tl.Status().Reloads; n != 1 {
+		t.Errorf("%d reloads after the deletion, want 1", n)
+	}
 	if cs := store.Connectors(); len(cs) != 1 || cs[0].ID.Name != "shop" {
 		t.Errorf("connectors after the deletion: %v, want shop alone", cs)
 	}
@@ -76,5 +79,35 @@ func TestTailerMissingTopicIsNotDeleted(t *testing.T) {
 	waitFor(t, "live", 10*time.Second, func() bool { return tl.Status().State == model.TailLive })
 	if st := tl.Status(); st.Missing != "nope-offsets" || st.Deleted != "" {
 		t.Errorf("missing %q deleted %q, want nope-offsets missing and none deleted", st.Missing, st.Deleted)
+	}
+}
+
+// An offsets topic deleted and created again at once (a worker's
+// producer auto-creates it) is read again from scratch, and counted:
+// every offset it held is gone, whether or not koff saw it missing.
+func TestTailerCountsARecreatedOffsetsTopic(t *testing.T) {
+	_, addr := startBroker(t, 0)
+	createTopic(t, addr, "connect-offsets", 2)
+	for i := 0; i < 3; i++ {
+		produce(t, addr, "connect-offsets", 0, kv{key: key("old", i), value: `{"offset":1}`})
+	}
+	tl, store := runTailer(t, addr, []string{"connect-offsets"}, TailerOptions{Rescan: 200 * time.Millisecond, MaxWait: 100 * time.Millisecond})
+	waitFor(t, "live", 10*time.Second, func() bool { return tl.Status().State == model.TailLive && len(store.Connectors()) == 1 })
+	if n := tl.Status().Reloads; n != 0 {
+		t.Fatalf("%d reloads before", n)
+	}
+	res, err := Config{Brokers: []string{addr}}.Client().DeleteTopics(context.Background(), &kafkago.DeleteTopicsRequest{Topics: []string{"connect-offsets"}})
+	if err != nil || res.Errors["connect-offsets"] != nil {
+		t.Fatalf("delete topic: %v %v", err, res.Errors)
+	}
+	createTopic(t, addr, "connect-offsets", 1)
+	produce(t, addr, "connect-offsets", 0, kv{key: key("new", 0), value: `{"offset":2}`})
+	waitFor(t, "the new topic's offsets alone", 20*time.Second, func() bool {
+		cs := store.Connectors()
+		st := tl.Status()
+		return st.State == model.TailLive && st.Deleted == "" && len(cs) == 1 && cs[0].ID.Name == "new"
+	})
+	if n := tl.Status().Reloads; n < 1 {
+		t.Errorf("%d reloads after the topic was recreated, want at least 1", n)
 	}
 }

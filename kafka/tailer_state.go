@@ -153,7 +153,7 @@ func (t *Tailer) report() {
 			all = false
 		}
 	}
-	st := model.TailStatus{Read: read, Total: total, Reloaded: t.reload.at, ReloadReason: t.reload.why}
+	st := model.TailStatus{Read: read, Total: total, Reloaded: t.reload.at, ReloadReason: t.reload.why, Reloads: t.reload.n}
 	switch {
 	case failing > 0:
 		st.State, st.Reason = model.TailDisconnected, failure

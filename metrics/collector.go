@@ -330,6 +330,7 @@ func (c *Collector) tailer(e *emitter, st model.Stats, read, unp float64) {
 	e.gauge(tailerProgress, st.Status.Progress())
 	e.counter(recordsRead, read)
 	e.counter(unparseable, unp)
+	e.counter(reloads, float64(st.Status.Reloads))
 	e.gauge(connectors, float64(st.Connectors))
 	e.gauge(sourcePartitions, float64(st.Partitions))
 	// Every offsets topic koff reads or looks for: 1 while it is absent,

@@ -62,6 +62,7 @@ var (
 	tailerProgress   = desc("koff_tailer_catch_up_ratio", "How much of the offsets topics the Tailer has read since it started, 0 to 1.")
 	recordsRead      = desc("koff_offsets_records_read_total", "Records read from the offsets topics since koff started (a reload reads them again).")
 	unparseable      = desc("koff_offsets_unparseable_records_total", "Records of the offsets topics koff (and Connect's worker) cannot read as an offset, since koff started.")
+	reloads          = desc("koff_offsets_reloads_total", "Times koff threw away what it had read and read every offsets topic again from scratch: a different cluster at its address, or an offsets topic deleted and created again (every offset in it lost).")
 	topicMissing     = desc("koff_offsets_topic_missing", "1 while an offsets topic koff reads or looks for does not exist.", "topic")
 	topicDeleted     = desc("koff_offsets_topic_deleted", "1 while an offsets topic koff had read is gone: deleted, with every offset in it.", "topic")
 	connectors       = desc("koff_connectors", "Connectors with records in the offsets topics (one per offsets topic).")
@@ -79,6 +80,6 @@ var allDescs = []*prometheus.Desc{
 	sinkLag, sinkPartitions, sinkMembers, sinkLagRate, sinkCatchUp, sinkLastCommit,
 	sinkPartitionsLimited, partCommitted, partEnd, partLag,
 	connectorsLimited, connectorsLeftOut, connectorsByFlush,
-	tailerState, tailerBlind, tailerProgress, recordsRead, unparseable, topicMissing, topicDeleted, connectors, sourcePartitions, restUp, edits,
+	tailerState, tailerBlind, tailerProgress, recordsRead, unparseable, reloads, topicMissing, topicDeleted, connectors, sourcePartitions, restUp, edits,
 	buildInfo, scrapeErrors,
 }

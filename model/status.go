@@ -54,6 +54,8 @@ type TailStatus struct {
 	// and ReloadReason why; zero if never.
 	Reloaded     time.Time
 	ReloadReason string
+	// Reloads counts them since the Tailer started.
+	Reloads int
 	// Silent, while not yet stalled, is the last moment every partition
 	// had answered, once a fetch is overdue (a live fetch answers within
 	// its MaxWait): from then on koff sees no new flush. Zero while
