@@ -48,7 +48,7 @@ func TestBlindKoffDropsWhatItCannotSee(t *testing.T) {
 // merely missing, and koff is not live.
 func TestDeletedOffsetsTopicSeries(t *testing.T) {
 	s := fillStore(t, 20, 2, 0, time.Now())
-	s.SetStatus(model.TailStatus{State: model.TailWaitingForTopic, Missing: "crm-offsets,nope-offsets", Deleted: "crm-offsets"})
+	s.SetStatus(model.TailStatus{State: model.TailWaitingForTopic, Missing: "crm-offsets,nope-offsets", Deleted: "crm-offsets", Reloads: 1})
 	body := scrape(t, New(Options{Store: s}))
 	for _, want := range []string{
 		`koff_offsets_topic_deleted{topic="crm-offsets"} 1`,
@@ -59,6 +59,7 @@ func TestDeletedOffsetsTopicSeries(t *testing.T) {
 		`koff_offsets_topic_missing{topic="connect-offsets"} 0`,
 		`koff_tailer_state{state="live"} 0`,
 		`koff_tailer_state{state="waiting_for_topic"} 1`,
+		"\nkoff_offsets_reloads_total 1\n",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("missing %s in:\n%s", want, grep(body, "koff_offsets_topic"))
