@@ -67,6 +67,8 @@ type eventState struct {
 	deleted, missing string
 	restErr          string
 	restAsked        bool
+	reloads          int
+	reloadWhy        string
 }
 
 func readEvents(s *store.Store, now time.Time) eventState {
@@ -79,6 +81,7 @@ func readEvents(s *store.Store, now time.Time) eventState {
 		}
 	}
 	e.deleted, e.missing = st.Deleted, st.Missing
+	e.reloads, e.reloadWhy = st.Reloads, st.ReloadReason
 	r := s.REST()
 	e.restAsked, e.restErr = !r.At.IsZero() || r.Err != "", r.Err
 	return e
@@ -87,6 +90,9 @@ func readEvents(s *store.Store, now time.Time) eventState {
 // since is the lines for what changed from last to e, outages aside.
 func (e eventState) since(last eventState, first bool) []string {
 	var out []string
+	if e.reloads > last.reloads {
+		out = append(out, "kafka: reading every offsets topic again from scratch: "+e.reloadWhy)
+	}
 	for _, t := range added(e.deleted, last.deleted) {
 		out = append(out, "kafka: offsets topic "+t+" was deleted: every offset in it is gone; koff waits for it")
 	}

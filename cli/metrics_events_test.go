@@ -50,8 +50,8 @@ func TestMetricsLogsEachEventOnceOnStderr(t *testing.T) {
 
 	time.Sleep(time.Second)
 	log := errb.String()
-	if n := strings.Count(log, "was deleted"); n != 1 || strings.Contains(log, "cannot read") || strings.Contains(log, "tailer:") {
-		t.Errorf("the deletion in %d lines, want 1 and nothing else:\n%s", n, log)
+	if n := strings.Count(log, "was deleted"); n != 1 || strings.Count(log, "\n") != 3 || strings.Contains(log, "cannot read") || strings.Contains(log, "tailer:") {
+		t.Errorf("the deletion in %d lines, want 1 and the reload's:\n%s", n, log)
 	}
 }
 
@@ -131,10 +131,12 @@ func TestEventLinesSayEachChangeOnce(t *testing.T) {
 	}{
 		{eventState{missing: "nope"}, []string{"kafka: offsets topic nope does not exist; koff waits for it"}},
 		{eventState{missing: "nope"}, nil},
-		{eventState{missing: "crm,nope", deleted: "crm"}, []string{"kafka: offsets topic crm was deleted: every offset in it is gone; koff waits for it"}},
-		{eventState{missing: "crm,nope", deleted: "crm", restAsked: true, restErr: "connection refused"}, []string{"connect: the REST API does not answer: connection refused"}},
-		{eventState{missing: "crm,nope", deleted: "crm", restAsked: true, restErr: "timeout"}, nil},
-		{eventState{missing: "nope", restAsked: true}, []string{"kafka: offsets topic crm exists again: reading it from the start", "connect: the REST API answers again"}},
+		{eventState{missing: "crm,nope", deleted: "crm", reloads: 1, reloadWhy: "topic crm no longer exists"}, []string{
+			"kafka: reading every offsets topic again from scratch: topic crm no longer exists",
+			"kafka: offsets topic crm was deleted: every offset in it is gone; koff waits for it"}},
+		{eventState{missing: "crm,nope", deleted: "crm", reloads: 1, restAsked: true, restErr: "connection refused"}, []string{"connect: the REST API does not answer: connection refused"}},
+		{eventState{missing: "crm,nope", deleted: "crm", reloads: 1, restAsked: true, restErr: "timeout"}, nil},
+		{eventState{missing: "nope", reloads: 1, restAsked: true}, []string{"kafka: offsets topic crm exists again: reading it from the start", "connect: the REST API answers again"}},
 	}
 	var last eventState
 	for i, s := range steps {
