@@ -45,6 +45,10 @@ func TestEveryAlertHasARunbookAndATest(t *testing.T) {
 	if err := yaml.Unmarshal(b, &rf); err != nil {
 		t.Fatal(err)
 	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests, err := os.ReadFile("alerts/koff.rules.test.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -53,8 +57,18 @@ func TestEveryAlertHasARunbookAndATest(t *testing.T) {
 	for _, g := range rf.Groups {
 		for _, r := range g.Rules {
 			n++
-			if rb := r.Annotations["runbook"]; !strings.Contains(rb, "`koff ") {
-				t.Errorf("%s: runbook %q names no koff command", r.Alert, rb)
+			if rb := r.Annotations["description"]; !strings.Contains(rb, "`koff ") {
+				t.Errorf("%s: description %q names no koff command", r.Alert, rb)
+			}
+			// runbook_url, as Alertmanager's templates expect it: the
+			// alert's runbook in the README.
+			if u, want := r.Annotations["runbook_url"], "README.md#"+strings.ToLower(r.Alert); u != want {
+				t.Errorf("%s: runbook_url %q, want %q", r.Alert, u, want)
+			} else if !strings.Contains(string(readme), "\n#### "+r.Alert+"\n") {
+				t.Errorf("%s: no runbook heading #### %s in the README", r.Alert, r.Alert)
+			}
+			if _, ok := r.Annotations["runbook"]; ok {
+				t.Errorf("%s: a runbook annotation: Prometheus tooling reads runbook_url", r.Alert)
 			}
 			if r.Annotations["summary"] == "" {
 				t.Errorf("%s: no summary", r.Alert)

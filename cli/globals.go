@@ -36,9 +36,10 @@ type Globals struct {
 	AuditLog            string
 	ConnectorTopics     []string
 	// MetricsListen and MetricsSinkPartitions: the Prometheus endpoint
-	// (metrics.go).
+	// (metrics.go), with the rest of its flags.
 	MetricsListen         string
 	MetricsSinkPartitions int
+	Metrics               metricsFlags
 	// ConfigTopic is Connect's config.storage.topic; configTopicGiven says
 	// it was named (flag or context): then it must exist.
 	ConfigTopic      string
@@ -344,7 +345,8 @@ var (
 		"read-only": {writers}, "audit-log": {{"", "history", "set", "reset", "import", "copy", "undo", "audit", "stop", "resume", "serve", "metrics"}},
 		"connector-topics": {liveUsers}, "flush-interval": {liveUsers, demoClusterCmd},
 		"demo": {metricsUsers}, "fps": {dashboards},
-		"metrics-listen": {dashboards}, "metrics-sink-partitions": {metricsUsers},
+		"metrics-listen": {dashboards}, "metrics-sink-partitions": {metricsUsers}, "metrics-connectors": {metricsUsers},
+		"web.config.file": {metricsUsers}, "web.telemetry-path": {metricsUsers},
 	}
 )
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"koff/edit"
+	"koff/metrics"
 )
 
 func freeLoopback(t *testing.T) string {
@@ -92,7 +93,7 @@ func TestMetricsCountEditsOfThisClusterByOutcome(t *testing.T) {
 	if _, errs, code := koff(t, "set", "src", "-b", addr, "--partition", `{"server":"db"}`, "--offset", `{"lsn":2}`, "--yes", "--audit-log", audit); code != 0 {
 		t.Fatalf("koff set: exit %d %s", code, errs)
 	}
-	body = scrapeFor(t, url, done, `koff_edits_total{result="verified"} 1`)
+	body = scrapeFor(t, url, done, `koff_edits_total{kind="set",result="verified"} 1`)
 	if strings.Contains(body, `result="failed"`) {
 		t.Errorf("another cluster's edit counted:\n%s", body)
 	}
@@ -112,14 +113,46 @@ func TestMetricsFlagsFailAtOnce(t *testing.T) {
 		want string
 	}{
 		{[]string{"metrics", "--listen", l.Addr().String(), "-b", "127.0.0.1:1"}, ExitFailed, "koff: --listen: listen tcp " + l.Addr().String() + ": bind: address already in use\n"},
-		{[]string{"metrics", "--metrics-sink-partitions", "-1", "-b", "127.0.0.1:1"}, ExitUsage, "koff: --metrics-sink-partitions must not be negative, got -1\n"},
-		{[]string{"metrics", "--metrics-listen", ":9464", "-b", "127.0.0.1:1"}, ExitUsage, "koff: koff metrics listens on --listen; --metrics-listen is for the dashboard and koff serve\n"},
+		{[]string{"metrics", "--web.listen-address", l.Addr().String(), "-b", "127.0.0.1:1"}, ExitFailed, "koff: --web.listen-address: listen tcp " + l.Addr().String() + ": bind: address already in use\n"},
+		{[]string{"metrics", "--metrics-sink-partitions", "-1", "-b", "127.0.0.1:1"}, ExitUsage, "koff: --metrics-sink-partitions must be 0 to 20000 (past it a scrape nears Prometheus' 10s timeout), got -1\n"},
+		{[]string{"metrics", "--metrics-sink-partitions", "200000", "-b", "127.0.0.1:1"}, ExitUsage, "koff: --metrics-sink-partitions must be 0 to 20000 (past it a scrape nears Prometheus' 10s timeout), got 200000\n"},
+		{[]string{"metrics", "--metrics-connectors", "0", "-b", "127.0.0.1:1"}, ExitUsage, "koff: --metrics-connectors must be at least 1, got 0\n"},
+		{[]string{"metrics", "--web.config.file", "/nonexistent/web.yml", "-b", "127.0.0.1:1"}, ExitFailed, "koff: --web.config.file: "},
+		{[]string{"metrics", "--web.telemetry-path", "metrics", "-b", "127.0.0.1:1"}, ExitUsage, "koff: --web.telemetry-path must be a path below /, like /metrics, got \"metrics\"\n"},
+		{[]string{"metrics", "--metrics-listen", ":10186", "-b", "127.0.0.1:1"}, ExitUsage, "koff: koff metrics listens on --web.listen-address; --metrics-listen is for the dashboard and koff serve\n"},
 		{[]string{"metrics"}, ExitUsage, "koff: no Kafka bootstrap servers"},
-		{[]string{"serve", "--demo", "--authorized-keys", "/nonexistent", "--metrics-sink-partitions", "-2"}, ExitUsage, "koff: --metrics-sink-partitions must not be negative, got -2\n"},
+		{[]string{"serve", "--demo", "--authorized-keys", "/nonexistent", "--metrics-sink-partitions", "-2"}, ExitUsage, "koff: --metrics-sink-partitions must be 0 to 20000 (past it a scrape nears Prometheus' 10s timeout), got -2\n"},
 	} {
 		_, errs, code := koff(t, tc.args...)
 		if code != tc.code || !strings.HasPrefix(errs, tc.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("koff %s: exit %d %q, want %d %q", strings.Join(tc.args, " "), code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+// A stop and a resume are counted beside offset edits, by kind.
+func TestAuditCountsStopAndResumeByKind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	log := &edit.AuditLog{Path: path}
+	for i, en := range []edit.AuditEntry{
+		{ID: "s1", Kind: edit.KindStop, Connector: "src", Result: edit.ResultDone},
+		{ID: "r1", Kind: edit.KindResume, Connector: "src", Result: edit.ResultDone},
+		{ID: "r2", Kind: edit.KindResume, Connector: "src", Result: edit.ResultRefused},
+		{ID: "e1", Kind: edit.KindSet, Connector: "src", Result: edit.ResultVerified, Cluster: "c1"},
+	} {
+		en.Time = time.Now().Add(time.Duration(i) * time.Second)
+		if err := log.Append(en); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := (&auditCounts{log: log, cluster: func() string { return "c1" }}).counts()
+	want := map[metrics.EditCount]int{{Kind: "stop", Result: "done"}: 1, {Kind: "resume", Result: "done"}: 1, {Kind: "resume", Result: "refused"}: 1, {Kind: "set", Result: "verified"}: 1}
+	if len(got) != len(want) {
+		t.Fatalf("counts %v, want %v", got, want)
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%v: %d, want %d (all: %v)", k, got[k], n, got)
 		}
 	}
 }

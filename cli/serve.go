@@ -110,6 +110,7 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 	obs := observe(ctx, g, rest)
 	defer obs.stop()
 	obs.run()
+	g.startEventLog(ctx, obs.store, env)
 	metricsURL, stopMetrics, err := g.startMetrics(obs, rest != nil, env)
 	if err != nil {
 		return err

@@ -73,7 +73,8 @@ type Tailer struct {
 	mu       sync.Mutex
 	parts    map[model.TopicPartition]*partState
 	missing  []string
-	metaErr  string // the last metadata error, cleared by a metadata answer
+	deleted  map[string]bool // offsets topics read since start and gone now (TailStatus.Deleted)
+	metaErr  string          // the last metadata error, cleared by a metadata answer
 	status   model.TailStatus
 	caughtUp chan struct{}
 	caught   bool
@@ -91,6 +92,7 @@ type partState struct {
 	ready              bool      // start and target known
 	answered           time.Time // the broker's last answer for this partition (or when it was first seen)
 	failure            string    // the last request's error, "" once answered again
+	unknown            bool      // that error is the broker's "unknown topic or partition": deleted, most likely
 }
 
 // NewTailer prepares a Tailer for the given offsets topics.
@@ -218,6 +220,9 @@ func (t *Tailer) discover(ctx context.Context) error {
 			return fmt.Errorf("topic %s: %s", tm.Name, kerr.Title())
 		}
 		found[tm.Name] = true
+		t.mu.Lock()
+		delete(t.deleted, tm.Name) // there again: read from scratch
+		t.mu.Unlock()
 		if why := t.topicShrank(tm.Name, len(tm.Partitions)); why != "" {
 			t.requestReload(why)
 			return nil
@@ -246,6 +251,12 @@ func (t *Tailer) discover(ctx context.Context) error {
 	for _, name := range topics {
 		if !found[name] {
 			if why := t.topicShrank(name, 0); why != "" {
+				t.mu.Lock()
+				if t.deleted == nil {
+					t.deleted = map[string]bool{}
+				}
+				t.deleted[name] = true
+				t.mu.Unlock()
 				t.requestReload(why)
 				return nil
 			}

@@ -19,6 +19,7 @@ type reloadState struct {
 	want    string // a reload asked for; Run does it
 	at      time.Time
 	why     string // of the last reload
+	n       int    // reloads since start
 	cluster string // the cluster id of the last metadata answer
 }
 
@@ -92,6 +93,7 @@ func (t *Tailer) restart(why string) {
 	t.seen = nil
 	t.from = nil
 	t.reload.at, t.reload.why = t.opts.Now(), why
+	t.reload.n++
 	t.mu.Unlock()
 	t.opts.Logf("tailer: reading every offsets topic again from scratch: %s", why)
 	t.h.Reset()

@@ -2,8 +2,14 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/protocol"
 
 	"koff/model"
 )
@@ -22,7 +28,7 @@ func (t *Tailer) answered(tp model.TopicPartition, report bool) {
 	ps := t.parts[tp]
 	recovered := ps != nil && ps.failure != ""
 	if ps != nil {
-		ps.failure = ""
+		ps.failure, ps.unknown = "", false
 		ps.answered = t.opts.Now()
 	}
 	if recovered {
@@ -43,6 +49,12 @@ func (t *Tailer) failed(tp model.TopicPartition, err error) {
 	changed := ps != nil && ps.failure != why
 	if ps != nil {
 		ps.failure = why
+		ps.unknown = topicUnknown(err)
+	}
+	if topicUnknown(err) {
+		// Deleted, most likely: read metadata now, not at the next rescan,
+		// to say so.
+		t.rescan = true
 	}
 	t.mu.Unlock()
 	if changed {
@@ -112,12 +124,17 @@ func (t *Tailer) report() {
 	all := len(t.parts) > 0
 	var (
 		failing int
+		gone    = map[string]bool{} // topics a partition of which the broker no longer knows
 		failure string
 		firstTP model.TopicPartition
 		oldest  time.Time // the oldest last answer of a partition not failing
 	)
 	for tp, ps := range t.parts {
-		if ps.failure != "" {
+		if ps.unknown {
+			// The broker answers, without the topic: no outage, a topic
+			// going (metadata, cached for a while, confirms it).
+			gone[tp.Topic] = true
+		} else if ps.failure != "" {
 			// One partition's words, the same each time: the first in order.
 			if failing == 0 || tpLess(tp, firstTP) {
 				failure, firstTP = ps.failure, tp
@@ -136,7 +153,7 @@ func (t *Tailer) report() {
 			all = false
 		}
 	}
-	st := model.TailStatus{Read: read, Total: total, Reloaded: t.reload.at, ReloadReason: t.reload.why}
+	st := model.TailStatus{Read: read, Total: total, Reloaded: t.reload.at, ReloadReason: t.reload.why, Reloads: t.reload.n}
 	switch {
 	case failing > 0:
 		st.State, st.Reason = model.TailDisconnected, failure
@@ -145,6 +162,8 @@ func (t *Tailer) report() {
 		}
 	case len(t.parts) == 0 && t.metaErr != "":
 		st.State, st.Reason = model.TailDisconnected, t.metaErr
+	case len(gone) > 0:
+		st.State, st.Reason = model.TailWaitingForTopic, goneReason(keys(gone))
 	case len(t.parts) > 0 && now.Sub(oldest) > t.opts.StallAfter:
 		st.State = model.TailStalled
 		st.Reason = fmt.Sprintf("no fetch answered for %ds", int(now.Sub(oldest)/time.Second))
@@ -159,6 +178,11 @@ func (t *Tailer) report() {
 		}
 	default:
 		st.State = model.TailCatchingUp
+	}
+	st.Missing, st.Deleted = joinSorted(t.missing), joinSorted(keys(t.deleted))
+	if st.Deleted != "" && st.State != model.TailDisconnected && st.State != model.TailStalled {
+		// What koff read of it is gone with it: never live then.
+		st.State, st.Reason = model.TailWaitingForTopic, deletedReason(st.DeletedTopics(), t.opts.Rescan)
 	}
 	st.Since = t.since(st, now, oldest)
 	if st.State != model.TailDisconnected && st.State != model.TailStalled && len(t.parts) > 0 && now.Sub(oldest) > t.opts.MaxWait+silentAfter {
@@ -209,6 +233,39 @@ func (t *Tailer) since(st model.TailStatus, now, oldest time.Time) time.Time {
 // silentAfter is how long past its MaxWait a fetch may go unanswered
 // before koff says it sees nothing (TailStatus.Silent): a round trip.
 const silentAfter = 250 * time.Millisecond
+
+// topicUnknown: the broker answered that it knows no such topic, or
+// kafka-go's metadata no longer has it.
+func topicUnknown(err error) bool {
+	return errors.Is(err, kafkago.UnknownTopicOrPartition) || errors.Is(err, protocol.ErrNoTopic)
+}
+
+func goneReason(topics []string) string {
+	sort.Strings(topics)
+	return fmt.Sprintf("offsets topic %s: the broker knows it no more (deleted?)", strings.Join(topics, ", "))
+}
+
+func deletedReason(topics []string, every time.Duration) string {
+	verb := "was"
+	if len(topics) > 1 {
+		verb = "were"
+	}
+	return fmt.Sprintf("offsets topic %s %s deleted: its connectors' offsets are gone; checking every %s", strings.Join(topics, ", "), verb, every)
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func joinSorted(names []string) string {
+	names = append([]string(nil), names...)
+	sort.Strings(names)
+	return strings.Join(names, ",")
+}
 
 func tpLess(a, b model.TopicPartition) bool {
 	if a.Topic != b.Topic {

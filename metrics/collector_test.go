@@ -93,7 +93,7 @@ func TestFlushStatusIsKoffStatusJudgement(t *testing.T) {
 // The exposition passes Prometheus' own linter (names, units, help).
 func TestMetricsLint(t *testing.T) {
 	c := New(Options{Store: fillStore(t, 20, 2, 4, time.Now()), SinkPartitionLimit: 10, REST: true,
-		Edits: func() map[string]int { return map[string]int{"verified": 2, "unknown": 1} }})
+		Edits: func() map[EditCount]int { return map[EditCount]int{{"set", "verified"}: 2, {"stop", "done"}: 1} }})
 	problems, err := testutil.CollectAndLint(c)
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,11 @@ var (
 	noOffsetPartitions = desc("koff_connector_no_offset_source_partitions", "Source partitions whose task gets no offset for another reason (a null or unreadable value).", connLabels...)
 	suspect            = desc("koff_connector_suspect_partitions", "Source partitions with duplicate, misplaced or stray keys, or values the task cannot read.", connLabels...)
 	strayCopies        = desc("koff_connector_stray_copies", "Source partitions stored in an offsets topic the connector's tasks do not read (its own offsets.storage.topic is another).", connLabels...)
-	records            = desc("koff_connector_offset_records", "Records of the connector koff read from the offsets topic since it started.", connLabels...)
+	records            = desc("koff_connector_offset_records_total", "Records of the connector koff read from the offsets topic since it started (a reload reads them again).", connLabels...)
+
+	connectorsLimited = desc("koff_connector_series_limited", "1 when some connectors' series are left out: there are more than --metrics-connectors (those needing attention are kept first).")
+	connectorsLeftOut = desc("koff_connectors_without_series", "Connectors (one per offsets topic) whose series are left out past --metrics-connectors.")
+	connectorsByFlush = desc("koff_source_connectors_by_flush_status", "Source connectors (one per offsets topic) by flush status, over all of them, --metrics-connectors or not.", "status")
 
 	sinkLag        = desc("koff_sink_lag_records", "A sink connector's consumer group lag over all its partitions.", sinkLabels...)
 	sinkPartitions = desc("koff_sink_partitions", "Topic-partitions the sink's group has committed offsets for or consumes.", sinkLabels...)
@@ -56,12 +60,17 @@ var (
 	tailerState      = desc("koff_tailer_state", "1 for the offsets-topic Tailer's state (connecting, waiting_for_topic, catching_up, live, disconnected, stalled), 0 for the others.", "state")
 	tailerBlind      = desc("koff_tailer_blind", "1 while koff cannot read the offsets topics (disconnected, stalled, or a fetch overdue): it sees no flush then.")
 	tailerProgress   = desc("koff_tailer_catch_up_ratio", "How much of the offsets topics the Tailer has read since it started, 0 to 1.")
-	recordsRead      = desc("koff_offsets_records_read_total", "Records read from the offsets topics.")
-	unparseable      = desc("koff_offsets_unparseable_records_total", "Records of the offsets topics koff (and Connect's worker) cannot read as an offset.")
+	recordsRead      = desc("koff_offsets_records_read_total", "Records read from the offsets topics since koff started (a reload reads them again).")
+	unparseable      = desc("koff_offsets_unparseable_records_total", "Records of the offsets topics koff (and Connect's worker) cannot read as an offset, since koff started.")
+	reloads          = desc("koff_offsets_reloads_total", "Times koff threw away what it had read and read every offsets topic again from scratch: a different cluster at its address, or an offsets topic deleted and created again (every offset in it lost).")
+	topicMissing     = desc("koff_offsets_topic_missing", "1 while an offsets topic koff reads or looks for does not exist.", "topic")
+	topicDeleted     = desc("koff_offsets_topic_deleted", "1 while an offsets topic koff had read is gone: deleted, with every offset in it.", "topic")
 	connectors       = desc("koff_connectors", "Connectors with records in the offsets topics (one per offsets topic).")
 	sourcePartitions = desc("koff_source_partitions", "Source partitions whose task reads an offset, over every connector.")
 	restUp           = desc("koff_connect_rest_up", "1 when Connect's REST API answered koff's last poll.")
-	edits            = desc("koff_edits_total", "koff's edits of this cluster in its audit log, by outcome (verified, unverified, overwritten, lost, partial, unknown, interrupted, refused, failed, in-progress).", "result")
+	edits            = desc("koff_edits_total", "koff's writes to this cluster in its audit log, by kind (set, reset, reset-all, import, copy, undo, delete-stray of offsets; stop and resume of connectors) and outcome (verified, unverified, overwritten, lost, partial, unknown, interrupted, refused, failed, in-progress; done for a stop or resume).", "kind", "result")
+	buildInfo        = desc("koff_build_info", "1, labelled with koff's version, VCS revision and Go version.", "version", "revision", "goversion")
+	scrapeErrors     = desc("koff_scrape_errors_total", "Series koff left out of a scrape since it started because it could not make them (each is logged).")
 )
 
 var allDescs = []*prometheus.Desc{
@@ -70,5 +79,7 @@ var allDescs = []*prometheus.Desc{
 	partitions, deletedPartitions, noOffsetPartitions, suspect, strayCopies, records,
 	sinkLag, sinkPartitions, sinkMembers, sinkLagRate, sinkCatchUp, sinkLastCommit,
 	sinkPartitionsLimited, partCommitted, partEnd, partLag,
-	tailerState, tailerBlind, tailerProgress, recordsRead, unparseable, connectors, sourcePartitions, restUp, edits,
+	connectorsLimited, connectorsLeftOut, connectorsByFlush,
+	tailerState, tailerBlind, tailerProgress, recordsRead, unparseable, reloads, topicMissing, topicDeleted, connectors, sourcePartitions, restUp, edits,
+	buildInfo, scrapeErrors,
 }

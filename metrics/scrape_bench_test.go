@@ -11,12 +11,37 @@ import (
 // default --metrics-sink-partitions): the body's bytes and the time to
 // read the Store and encode it.
 func BenchmarkScrape(b *testing.B) {
-	now := time.Now()
-	store := fillStore(b, 100_000, 70, 5000, now)
-	if got := store.Stats().Partitions; got != 100_000 {
-		b.Fatalf("%d source partitions stored, want 100000", got)
+	benchScrape(b, 100_000, 70, 5000, Options{SinkPartitionLimit: 1000, ConnectorLimit: 1000, REST: true})
+}
+
+// BenchmarkScrape10kConnectors is one scrape at 10,000 source connectors
+// (20,000 partitions) with the default --metrics-connectors: at most
+// 2 MB and 0.5 s (TestScrapeAt10kConnectorsIsBounded checks the size).
+func BenchmarkScrape10kConnectors(b *testing.B) {
+	n := 10_000
+	if testing.Short() {
+		n = 1000
 	}
-	h := Handler(New(Options{Store: store, SinkPartitionLimit: 1000, REST: true}))
+	benchScrape(b, 2*n, n, 0, Options{ConnectorLimit: 1000, REST: true})
+}
+
+// BenchmarkScrapeSinkPartitionsAtTheCap is one scrape with a sink of as
+// many partitions as --metrics-sink-partitions allows, all exported.
+func BenchmarkScrapeSinkPartitionsAtTheCap(b *testing.B) {
+	n := MaxSinkPartitionSeries
+	if testing.Short() {
+		n = 1000
+	}
+	benchScrape(b, 1000, 10, n, Options{SinkPartitionLimit: n, ConnectorLimit: 1000, REST: true})
+}
+
+func benchScrape(b *testing.B, parts, conns, sinkParts int, o Options) {
+	now := time.Now()
+	o.Store = fillStore(b, parts, conns, sinkParts, now)
+	if got := o.Store.Stats().Partitions; got != parts {
+		b.Fatalf("%d source partitions stored, want %d", got, parts)
+	}
+	h := Handler(New(o))
 	var bytes int
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -27,4 +52,24 @@ func BenchmarkScrape(b *testing.B) {
 	}
 	b.ReportMetric(float64(bytes), "bytes/scrape")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/scrape")
+}
+
+// At 10,000 source connectors a scrape with the default
+// --metrics-connectors stays under 2 MB, says that connectors were left
+// out, and counts every one by flush status.
+func TestScrapeAt10kConnectorsIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 10,000 connectors")
+	}
+	now := time.Now()
+	c := New(Options{Store: fillStore(t, 20_000, 10_000, 0, now), ConnectorLimit: 1000, REST: true, Now: func() time.Time { return now }})
+	start := time.Now()
+	body := scrape(t, c)
+	took := time.Since(start)
+	if len(body) > 2<<20 {
+		t.Errorf("a scrape at 10,000 connectors is %d bytes, want at most 2 MB", len(body))
+	}
+	wantLine(t, body, "koff_connectors_without_series 9000")
+	wantLine(t, body, `koff_source_connectors_by_flush_status{status="ok"} 10000`)
+	t.Logf("%d bytes, %d koff_ series, %v", len(body), koffSeries(body), took)
 }

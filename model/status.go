@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // TailState is where the offsets-topic tailer stands.
 type TailState int
@@ -51,11 +54,31 @@ type TailStatus struct {
 	// and ReloadReason why; zero if never.
 	Reloaded     time.Time
 	ReloadReason string
+	// Reloads counts them since the Tailer started.
+	Reloads int
 	// Silent, while not yet stalled, is the last moment every partition
 	// had answered, once a fetch is overdue (a live fetch answers within
 	// its MaxWait): from then on koff sees no new flush. Zero while
 	// answers come.
 	Silent time.Time
+	// Missing is the offsets topics that did not exist at the last
+	// metadata read, comma-separated in order; Deleted those of them koff
+	// had read since it started: a topic deleted under it, whose
+	// connectors' offsets are gone (never "live" while one is).
+	Missing, Deleted string
+}
+
+// DeletedTopics lists Deleted.
+func (s TailStatus) DeletedTopics() []string { return splitTopics(s.Deleted) }
+
+// MissingTopics lists Missing.
+func (s TailStatus) MissingTopics() []string { return splitTopics(s.Missing) }
+
+func splitTopics(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",") // Kafka's topic names have no comma
 }
 
 // Blind is since when koff has seen nothing of the offsets topics, and
