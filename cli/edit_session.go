@@ -342,6 +342,9 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 		if res.Message != "" {
 			fmt.Fprintf(s.env.Stdout, "Connect: %s\n", text.Sanitize(res.Message))
 		}
+		if undo := res.UndoCommand(); undo != "" {
+			fmt.Fprintf(s.env.Stdout, "  undo: %s\n", text.Sanitize(undo))
+		}
 		if !res.Verified && failed == nil {
 			switch {
 			case len(res.Lost) > 0:
@@ -391,7 +394,11 @@ func printPlan(w io.Writer, p *edit.Plan) {
 	if n == 1 {
 		plural = ""
 	}
-	fmt.Fprintf(w, "Plan: %s %d partition%s of %s\n", p.Kind, n, plural, field(p.Connector))
+	to := ""
+	if rw := p.Request.Rewind; rw != nil {
+		to = " to " + rw.At
+	}
+	fmt.Fprintf(w, "Plan: %s %d partition%s of %s%s\n", p.Kind, n, plural, field(p.Connector), to)
 	fmt.Fprintf(w, "  state:  %s\n", field(p.StateText()))
 	via := "offsets topic " + field(p.Topic)
 	switch p.Path {

@@ -330,8 +330,8 @@ var (
 	dashboards     = []string{"", "serve"}
 	metricsUsers   = []string{"", "serve", "metrics"}
 	demoClusterCmd = []string{"demo-cluster"}
-	// koff audit asks Kafka only for its cluster id.
-	clusterIDUsers = []string{"audit"}
+	// koff audit, stop and resume ask Kafka only for its cluster id.
+	clusterIDUsers = []string{"audit", "stop", "resume"}
 	globalUsedBy   = map[string][][]string{
 		"bootstrap-server": {kafkaUsers, clusterIDUsers}, "offsets-topic": {kafkaUsers}, "refresh": {kafkaUsers},
 		"command-config": {kafkaUsers, clusterIDUsers}, "tls": {kafkaUsers, clusterIDUsers}, "tls-ca": {kafkaUsers, clusterIDUsers}, "tls-cert": {kafkaUsers, clusterIDUsers}, "tls-key": {kafkaUsers, clusterIDUsers},
@@ -341,7 +341,7 @@ var (
 		"connect-user": {restUsers, demoClusterCmd}, "connect-password-file": {restUsers, demoClusterCmd}, "connect-token-file": {restUsers, demoClusterCmd},
 		"context":   {kafkaUsers, restUsers, clusterIDUsers},
 		"log-file":  {kafkaUsers, restUsers, clusterIDUsers, demoClusterCmd},
-		"read-only": {writers}, "audit-log": {{"", "set", "reset", "import", "copy", "undo", "audit", "serve", "metrics"}},
+		"read-only": {writers}, "audit-log": {{"", "set", "reset", "import", "copy", "undo", "audit", "stop", "resume", "serve", "metrics"}},
 		"connector-topics": {liveUsers}, "flush-interval": {liveUsers, demoClusterCmd},
 		"demo": {metricsUsers}, "fps": {dashboards},
 		"metrics-listen": {dashboards}, "metrics-sink-partitions": {metricsUsers},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -49,6 +50,15 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 	}
 	defer s.close()
 	u, err := s.ed.FindUndo(s.ctx, edit.UndoQuery{Connector: name, EditID: o.edit})
+	warnUnreadable(env, s.ed.Audit)
+	var skipped *edit.AuditReadError
+	if errors.As(err, &skipped) {
+		err = skipped.Err // said on stderr just above
+	}
+	var amb *edit.AmbiguousEditError
+	if errors.As(err, &amb) {
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -105,4 +115,15 @@ func printUndo(env Env, u *edit.Undo) {
 func stdinIsTerminal(env Env) bool {
 	in, ok := env.Stdin.(*os.File)
 	return ok && term.IsTerminal(in.Fd())
+}
+
+// warnUnreadable says on stderr which lines of the audit log koff could
+// not read and skipped: an edit it cannot see must not pass in silence.
+func warnUnreadable(env Env, log *edit.AuditLog) {
+	if log == nil {
+		return
+	}
+	for _, u := range log.Unreadable() {
+		fmt.Fprintf(env.Stderr, "koff: warning: %s\n", text.Sanitize(u.String()))
+	}
 }

@@ -70,7 +70,7 @@ func (r *editRun) refused(err error) {
 		res = ResultRefused
 	}
 	en := r.entry(res)
-	en.Changes = r.changes()
+	en.Changes, en.Rewind, en.Command = r.changes(), r.p.Request.Rewind, r.p.Command
 	en.Error = err.Error()
 	_ = r.append(en)
 }
@@ -80,7 +80,7 @@ func (r *editRun) refused(err error) {
 // unless it is.
 func (r *editRun) begin(positions map[string]int64) error {
 	en := r.entry(ResultInProgress)
-	en.Changes = r.changes()
+	en.Changes, en.Rewind, en.Command = r.changes(), r.p.Request.Rewind, r.p.Command
 	en.Positions = positions
 	if err := r.append(en); err != nil {
 		return fmt.Errorf("audit log %s: %v: nothing written (koff logs every edit before its first write)", r.e.Audit.Path, err)

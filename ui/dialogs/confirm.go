@@ -212,6 +212,10 @@ func (d *ConfirmDialog) View(spinner string) string {
 
 func (d *ConfirmDialog) titleLine(w int) string {
 	title := d.st.DialogTitle.Render(kindTitle(d.shown) + " · " + d.shown.Connector)
+	if rw := d.shown.Request.Rewind; rw != nil {
+		// The rewind's time is what the operator checks first.
+		title = d.st.DialogTitle.Render(fmt.Sprintf("Rewind of %s to %s", d.shown.Connector, rw.At))
+	}
 	total := d.vp.TotalLineCount()
 	if total <= d.vp.Height() {
 		return title
@@ -239,6 +243,8 @@ func kindTitle(p *edit.Plan) string {
 		return "Undo the last edit"
 	case edit.KindImport:
 		return "Import " + offsets
+	case edit.KindRewind:
+		return "Rewind " + offsets
 	case edit.KindCopy:
 		return fmt.Sprintf("Copy %s from %s", offsets, p.From)
 	case edit.KindDeleteStray:
@@ -315,7 +321,7 @@ func (d *ConfirmDialog) Content(w int) []string {
 		u := d.undo.Edit
 		at := u.Time.In(d.made.Location())
 		// The audit log is a file: its words are cleaned like any other.
-		fact("Undoes", fmt.Sprintf("%s of %s by %s", kit.Clean(string(u.Kind)), kit.Clean(u.Connector), kit.Clean(orUnknown(u.User))))
+		fact("Undoes", fmt.Sprintf("%s by %s", kit.Clean(u.What()), kit.Clean(orUnknown(u.User))))
 		more(fmt.Sprintf("at %s (%s) · %s", at.Format("2006-01-02 15:04:05 MST"), kit.Age(d.made, u.Time), kit.Clean(u.Result)), 0)
 		more(st.Muted.Render(fmt.Sprintf("edit %s · cluster %s", kit.Clean(edit.AuditEdit{Start: u}.ID()), kit.Clean(orUnknown(u.Cluster)))), 0)
 		d.undoWarnings(more)
