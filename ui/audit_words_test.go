@@ -1,0 +1,76 @@
+package ui
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"koff/ui/dialogs"
+)
+
+// The T rewind is a rewind wherever the dashboard tells it: the
+// confirmation's title, the result in the status bar, and u's undo.
+func TestTheDashboardTellsARewindAsARewind(t *testing.T) {
+	_, ed, m := editModel(t, 100, 40, nil)
+	openConnectorNamed(t, m, "file-source")
+	send(t, m, press("T")...)
+	form, ok := m.form.(*dialogs.RewindForm)
+	if !ok {
+		t.Fatalf("T did not open the rewind dialog:\n%s", screenText(m))
+	}
+	form.Input.SetValue("")
+	send(t, m, press("2025-11-29T18:09:25Z")...)
+	pressSettle(t, m, "enter")
+	if m.confirm == nil {
+		t.Fatalf("no confirmation: %s\n%s", m.statusView(), screenText(m))
+	}
+	const at = "2025-11-29T18:09:25.000Z"
+	requireContains(t, m, "Rewind of file-source to "+at)
+	requireLacks(t, m, "Import")
+	pressSettle(t, m, "enter")
+	requireStatus(t, m, "rewound 1 partition of file-source to "+at)
+
+	eds, err := ed.real.Audit.Edits()
+	if err != nil || len(eds) != 1 {
+		t.Fatalf("audit: %v %d edits", err, len(eds))
+	}
+	if s := eds[0].Start; s.Kind != "rewind" || s.Rewind == nil || s.Rewind.At != at || s.Rewind.Given != "2025-11-29T18:09:25Z" || s.Rewind.IfNewer != "leave" ||
+		!strings.Contains(s.Command, "set file-source --to-datetime") {
+		t.Errorf("the audit line of the dashboard's rewind: kind %s, rewind %+v, command %q", s.Kind, s.Rewind, s.Command)
+	}
+	send(t, m, tickMsg{})
+	pressSettle(t, m, "u")
+	if m.confirm == nil {
+		t.Fatalf("u opened no dialog: %s\n%s", m.statusView(), screenText(m))
+	}
+	requireContains(t, m, "rewind of file-source to "+at+" by alice")
+}
+
+// u says in the status bar which lines of the audit log it skipped: the
+// edit meant may be in one of them.
+func TestUndoSaysWhichAuditLinesItSkipped(t *testing.T) {
+	_, ed, m := editModel(t, 100, 40, nil)
+	selectPartition(t, m, "jdbc-orders", "customers")
+	send(t, m, press("e")...)
+	setField(m, 0, `{"incrementing":1}`)
+	pressSettle(t, m, "ctrl+s")
+	pressSettle(t, m, "enter")
+	f, err := os.OpenFile(ed.real.Audit.Path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"id":"x","time":"2025-`)
+	f.Close()
+	send(t, m, tickMsg{})
+	pressSettle(t, m, "u")
+	if m.confirm == nil {
+		t.Fatalf("u opened no dialog: %s", m.statusView())
+	}
+	requireStatus(t, m, "line 4: cut short (not a whole JSON line): skipped")
+
+	// Nothing left to undo but the skipped line: the refusal says it too.
+	send(t, m, press("esc")...)
+	os.WriteFile(ed.real.Audit.Path, []byte("garbage\n"), 0o600)
+	pressSettle(t, m, "u")
+	requireStatus(t, m, "line 1: not an audit line")
+}
