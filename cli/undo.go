@@ -27,7 +27,7 @@ func init() {
 		flags: func(fs *pflag.FlagSet) any {
 			o := &undoOptions{}
 			addWriteFlags(fs, &o.writeFlags)
-			fs.StringVar(&o.edit, "edit", "", "undo this edit (its id as koff audit lists it, or a prefix only it has) instead of the last one")
+			fs.StringVar(&o.edit, "edit", "", "undo this edit (its id as koff audit lists it, or any part of it only that id has: its start, its random end) instead of the last one")
 			fs.BoolVar(&o.force, "force", false, "undo even though a partition no longer holds what the edit wrote (a task flushed since, or another tool wrote): overwrites that newer value")
 			return o
 		},
