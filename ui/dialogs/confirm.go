@@ -222,7 +222,20 @@ func (d *ConfirmDialog) titleLine(w int) string {
 	}
 	first := d.vp.YOffset() + 1
 	last := min(d.vp.YOffset()+d.vp.Height(), total)
-	return kit.Spread(title, d.st.Muted.Render(fmt.Sprintf("lines %d–%d of %d", first, last, total)), w)
+	where := fmt.Sprintf("lines %d–%d of %d", first, last, total)
+	if d.shown.Request.Rewind != nil {
+		// A rewind's time is cut last: the place in the text gives way.
+		for _, w2 := range []string{where, fmt.Sprintf("%d–%d/%d", first, last, total), ""} {
+			where = w2
+			if ansi.StringWidth(title)+2+ansi.StringWidth(where) <= w {
+				break
+			}
+		}
+		if where == "" {
+			return kit.Spread(title, "", w)
+		}
+	}
+	return kit.Spread(title, d.st.Muted.Render(where), w)
 }
 
 // kindTitle names what the edit does, in the words of its kind.
