@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"koff/ui/dialogs"
 )
@@ -11,7 +14,13 @@ import (
 // The T rewind is a rewind wherever the dashboard tells it: the
 // confirmation's title, the result in the status bar, and u's undo.
 func TestTheDashboardTellsARewindAsARewind(t *testing.T) {
-	_, ed, m := editModel(t, 100, 40, nil)
+	for _, sz := range [][2]int{{60, 20}, {100, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) { dashboardTellsARewind(t, sz[0], sz[1]) })
+	}
+}
+
+func dashboardTellsARewind(t *testing.T, w, h int) {
+	_, ed, m := editModel(t, w, h, nil)
 	openConnectorNamed(t, m, "file-source")
 	send(t, m, press("T")...)
 	form, ok := m.form.(*dialogs.RewindForm)
@@ -43,7 +52,10 @@ func TestTheDashboardTellsARewindAsARewind(t *testing.T) {
 	if m.confirm == nil {
 		t.Fatalf("u opened no dialog: %s\n%s", m.statusView(), screenText(m))
 	}
-	requireContains(t, m, "rewind of file-source to "+at+" by alice")
+	undo := ansi.Strip(strings.Join(m.confirm.Content(w-4), "\n"))
+	if !strings.Contains(undo, "Undoes   rewind of file-source\n") || !strings.Contains(undo, "to "+at+" by alice") {
+		t.Errorf("u does not name the rewind it undoes:\n%s", undo)
+	}
 }
 
 // u says in the status bar which lines of the audit log it skipped: the

@@ -334,7 +334,14 @@ func (d *ConfirmDialog) Content(w int) []string {
 		u := d.undo.Edit
 		at := u.Time.In(d.made.Location())
 		// The audit log is a file: its words are cleaned like any other.
-		fact("Undoes", fmt.Sprintf("%s by %s", kit.Clean(u.What()), kit.Clean(orUnknown(u.User))))
+		by := "by " + kit.Clean(orUnknown(u.User))
+		if u.Kind == edit.KindRewind && u.Rewind != nil {
+			// A rewind's time on a line of its own: never cut.
+			fact("Undoes", fmt.Sprintf("%s of %s", kit.Clean(string(u.Kind)), kit.Clean(u.Connector)))
+			more(fmt.Sprintf("to %s %s", kit.Clean(u.Rewind.At), by), 0)
+		} else {
+			fact("Undoes", fmt.Sprintf("%s %s", kit.Clean(u.What()), by))
+		}
 		more(fmt.Sprintf("at %s (%s) · %s", at.Format("2006-01-02 15:04:05 MST"), kit.Age(d.made, u.Time), kit.Clean(u.Result)), 0)
 		more(st.Muted.Render(fmt.Sprintf("edit %s · cluster %s", kit.Clean(edit.AuditEdit{Start: u}.ID()), kit.Clean(orUnknown(u.Cluster)))), 0)
 		d.undoWarnings(more)
