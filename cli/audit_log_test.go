@@ -144,3 +144,34 @@ func TestStopAndResumeAreAuditedOrRefused(t *testing.T) {
 		}
 	}
 }
+
+// Each demo broker is its own cluster: an edit interrupted on one is
+// announced there, never on a demo started after it.
+func TestAnInterruptedEditOfOneDemoIsNotAnnouncedOnAnother(t *testing.T) {
+	var addrs, ids []string
+	for range 2 {
+		addr := offsetsBroker(t)
+		produceConnect(t, addr, [2]string{`["src",{"file":"a"}]`, `{"pos":1}`})
+		id, err := kafka.Config{Brokers: []string{addr}}.ClusterID(t.Context())
+		if err != nil || !strings.HasPrefix(id, "koff-demo-") {
+			t.Fatalf("a demo broker's cluster id: %q %v", id, err)
+		}
+		addrs, ids = append(addrs, addr), append(ids, id)
+	}
+	if ids[0] == ids[1] {
+		t.Fatalf("two demo brokers share the cluster id %s", ids[0])
+	}
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	if err := (&edit.AuditLog{Path: audit}).Append(edit.AuditEntry{ID: "20261201T100000.000Z-0000cafe", Time: time.Now().UTC(), User: "someone",
+		Host: "another-host", PID: 1, Connector: "src", Kind: edit.KindImport, Path: edit.PathTopic, Result: edit.ResultInProgress, Cluster: ids[0],
+		Positions: map[string]int64{"connect-offsets/3": 0}}); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, _ := koff(t, "status", "-b", addrs[0], "--audit-log", audit)
+	if !strings.Contains(errs, "INTERRUPTED EDIT: import of src") || !strings.Contains(errs, "koff undo src --edit 20261201T100000.000Z-0000cafe") {
+		t.Errorf("the demo it was interrupted on does not announce it: %q", errs)
+	}
+	if _, errs, _ := koff(t, "status", "-b", addrs[1], "--audit-log", audit); strings.Contains(errs, "INTERRUPTED") {
+		t.Errorf("another demo announces it: %q", errs)
+	}
+}
