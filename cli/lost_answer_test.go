@@ -297,7 +297,7 @@ func importRound(t *testing.T, r cutRound) cutStats {
 		}
 	}
 	out, errs, code = c.koff("undo", "bulk", "--yes")
-	if code != ExitOK || !strings.Contains(out, "read back, NOT verified for the worker: undid the last edit:") {
+	if code != ExitOK || !strings.Contains(out, "read back, NOT verified for the worker: undid the import of bulk:") {
 		t.Fatalf("undo: exit %d\n%s%s", code, out, errs)
 	}
 	now := c.inForce()

@@ -93,6 +93,9 @@ func (r Result) summary(short bool) string {
 	if verb == "" {
 		verb = "set"
 	}
+	if r.Plan.Kind == KindUndo && r.Plan.Request.UndoesWhat != "" {
+		verb = "undid the " + r.Plan.Request.UndoesWhat + ":"
+	}
 	of := r.Plan.Connector
 	if rw := r.Plan.Request.Rewind; rw != nil {
 		of += " to " + rw.At

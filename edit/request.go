@@ -64,8 +64,9 @@ type Request struct {
 	// (its consumer.override.group.id); "" takes it from REST, or from a
 	// connect-<name> group that has committed offsets.
 	Group string
-	// Undoes is the id of the edit an undo puts back (KindUndo).
-	Undoes string
+	// Undoes is the id of the edit an undo puts back (KindUndo), and
+	// UndoesWhat names it ("rewind of NAME to T").
+	Undoes, UndoesWhat string
 	// Rewind is what a rewind was asked (KindRewind): its time, as typed
 	// and as read, and what it does with partitions newer than it.
 	Rewind *RewindAsked

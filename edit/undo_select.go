@@ -206,7 +206,7 @@ func (e *Editor) findUndo(ctx context.Context, edits []AuditEdit, q UndoQuery, u
 	if u.Request, err = undoRequestOf(ed); err != nil {
 		return nil, err
 	}
-	u.Request.Undoes = ed.ID()
+	u.Request.Undoes, u.Request.UndoesWhat = ed.ID(), ed.Start.What()
 	u.Edit = ed.Start
 	u.Edit.Result = ed.Result()
 	u.Edit.Written = sortedKeys(ed.WrittenSet())
