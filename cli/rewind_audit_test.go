@@ -119,8 +119,9 @@ func TestARewindSaysWhenItTakesKoffsOwnEdit(t *testing.T) {
 }
 
 // --edit takes any part of an id only one edit has: its start, as git
-// takes a short sha, or its random end. A part several have lists them
-// and exits 2; a part none has is one line, exit 1.
+// takes a short sha, or its random end; among the edits undo could put
+// back (of the connector named) first. A part several have lists them and
+// exits 2; a part none has is one line, exit 1.
 func TestUndoEditTakesAUniquePartOfTheID(t *testing.T) {
 	addr := offsetsBroker(t)
 	produceConnect(t, addr, [2]string{`["src",{"file":"a"}]`, `{"pos":1}`})
@@ -152,6 +153,16 @@ func TestUndoEditTakesAUniquePartOfTheID(t *testing.T) {
 	_, errs, code = koff(t, "undo", "src", "--edit", first[:8], "-b", addr, "--audit-log", audit, "--dry-run")
 	if code != ExitUsage || !strings.Contains(errs, first) || !strings.Contains(errs, second) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 		t.Errorf("an ambiguous --edit: exit %d %q", code, errs)
+	}
+	// Among the edits undo could put back: the one edit of other that day.
+	produceConnect(t, addr, [2]string{`["other",{"file":"b"}]`, `{"pos":1}`})
+	if _, errs, code := koff(t, "set", "other", "-b", addr, "--partition", `{"file":"b"}`, "--offset", `{"pos":2}`, "--yes", "--audit-log", audit); code != 0 {
+		t.Fatal(errs)
+	}
+	third := auditEdits(t, audit)[2].ID()
+	out, errs, code = koff(t, "undo", "other", "--edit", first[:8], "-b", addr, "--audit-log", audit, "--dry-run")
+	if code != 0 || !strings.Contains(out, "(edit "+third+")") {
+		t.Errorf("--edit %s of other: exit %d %s\n%s", first[:8], code, errs, out)
 	}
 	_, errs, code = koff(t, "undo", "src", "--edit", "nosuchedit", "-b", addr, "--audit-log", audit, "--dry-run")
 	if code != ExitFailed || !strings.Contains(errs, "no edit nosuchedit") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {

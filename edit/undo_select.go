@@ -380,7 +380,22 @@ func FindEdit(edits []AuditEdit, part string) (int, error) {
 
 // namedEdit finds the edit --edit names and checks it may be undone here.
 func (e *Editor) namedEdit(ctx context.Context, edits []AuditEdit, q UndoQuery, u *Undo) (int, error) {
-	i, err := FindEdit(edits, q.EditID)
+	// A part of an id is looked for first among the edits this undo could
+	// put back (offset edits, of the connector named): a stop or an edit
+	// of another connector sharing the part is no choice to make.
+	var could []AuditEdit
+	var at []int
+	for j, ed := range edits {
+		if isOffsetEdit(ed.Start) && (q.Connector == "" || ed.Start.Connector == q.Connector) {
+			could, at = append(could, ed), append(at, j)
+		}
+	}
+	i, err := FindEdit(could, q.EditID)
+	if err == nil && i >= 0 {
+		i = at[i]
+	} else if err == nil {
+		i, err = FindEdit(edits, q.EditID) // to say what it names instead
+	}
 	if err != nil {
 		return 0, err
 	}
