@@ -619,8 +619,10 @@ func (ed AuditEdit) Headline() string {
 	if n := len(ed.UnknownSet()); n > 0 {
 		written += fmt.Sprintf(" (+%d may have been)", n)
 	}
+	// The id's random end is enough for --edit, and keeps the command whole
+	// in 80 columns.
 	return fmt.Sprintf("INTERRUPTED EDIT of %s: %s puts back what it wrote (%s by %s at %s, %s topic-partitions written)",
-		s.Connector, UndoCommand(s.Connector, ed.ID()), s.KindText(), s.User, s.Time.Local().Format("2006-01-02 15:04"), written)
+		s.Connector, UndoCommand(s.Connector, ed.ShortID()), s.KindText(), s.User, s.Time.Local().Format("2006-01-02 15:04"), written)
 }
 
 // UndoRequest is the request that puts back the before-values of the last

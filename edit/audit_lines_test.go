@@ -126,3 +126,22 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// The interrupted-edit notices name the edit in their undo command: koff
+// status the whole id, the dashboard's header its random end, which keeps
+// the command whole in 80 columns and which --edit takes as well.
+func TestTheInterruptedNoticesNameTheEdit(t *testing.T) {
+	en := testEntry("20261201T100000.000Z-deadbeef", "jdbc-orders", ResultInProgress)
+	ed := AuditEdit{Start: en}
+	if n := ed.Notice(); !strings.Contains(n, "run `koff undo jdbc-orders --edit 20261201T100000.000Z-deadbeef`") {
+		t.Errorf("koff status's notice: %s", n)
+	}
+	h := ed.Headline()
+	cmd := "koff undo jdbc-orders --edit deadbeef puts back"
+	if i := strings.Index(h, cmd); i < 0 || len("⚠ ")+i+len("koff undo jdbc-orders --edit deadbeef") > 80 {
+		t.Errorf("the header's notice does not name the edit within 80 columns: %s", h)
+	}
+	if i, err := FindEdit([]AuditEdit{{Start: testEntry("20261201T090000.000Z-cafef00d", "jdbc-orders", ResultVerified)}, ed}, "deadbeef"); err != nil || i != 1 {
+		t.Errorf("--edit deadbeef: %d %v", i, err)
+	}
+}

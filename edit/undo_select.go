@@ -161,6 +161,16 @@ func (ed AuditEdit) ID() string {
 	return ed.Start.Time.UTC().Format("20060102T150405.000Z")
 }
 
+// ShortID is the random end of the edit's id (its 8 hex digits), which
+// --edit takes as it takes the whole id; the whole id when it has none.
+func (ed AuditEdit) ShortID() string {
+	id := ed.ID()
+	if i := strings.LastIndexByte(id, '-'); i > 0 && len(id)-i-1 == 8 {
+		return id[i+1:]
+	}
+	return id
+}
+
 // isOffsetEdit: the edit changed offsets (stop and resume did not).
 func isOffsetEdit(en AuditEntry) bool { return en.Kind != KindStop && en.Kind != KindResume }
 
