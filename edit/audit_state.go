@@ -41,8 +41,8 @@ func (e *Editor) stateCluster(ctx context.Context) string {
 	if id, err := e.ClusterID(ctx); err == nil && id != "" {
 		return id
 	}
-	if e.REST == nil {
-		return ""
+	if e.REST == nil || e.ReadOnly {
+		return "" // a refused stop or resume never reaches Connect
 	}
 	if info, err := e.REST.ServerInfo(ctx); err == nil {
 		return info.KafkaClusterID
