@@ -90,8 +90,8 @@ func runAudit(g *Globals, opts any, args []string, env Env) error {
 		cluster = id
 	}
 	log := &edit.AuditLog{Path: g.auditPath(env)}
-	edits, err := log.Edits()
-	warnUnreadable(env, log)
+	edits, bad, err := log.EditsRead()
+	warnUnreadable(env, bad)
 	if err != nil {
 		return fmt.Errorf("read audit log: %w", err)
 	}

@@ -50,10 +50,13 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 	}
 	defer s.close()
 	u, err := s.ed.FindUndo(s.ctx, edit.UndoQuery{Connector: name, EditID: o.edit})
-	warnUnreadable(env, s.ed.Audit)
 	var skipped *edit.AuditReadError
-	if errors.As(err, &skipped) {
+	switch {
+	case errors.As(err, &skipped):
+		warnUnreadable(env, skipped.Unreadable)
 		err = skipped.Err // said on stderr just above
+	case err == nil:
+		warnUnreadable(env, u.Unreadable)
 	}
 	var amb *edit.AmbiguousEditError
 	if errors.As(err, &amb) {
@@ -119,11 +122,8 @@ func stdinIsTerminal(env Env) bool {
 
 // warnUnreadable says on stderr which lines of the audit log koff could
 // not read and skipped: an edit it cannot see must not pass in silence.
-func warnUnreadable(env Env, log *edit.AuditLog) {
-	if log == nil {
-		return
-	}
-	for _, u := range log.Unreadable() {
+func warnUnreadable(env Env, bad []edit.UnreadableLine) {
+	for _, u := range bad {
 		fmt.Fprintf(env.Stderr, "koff: warning: %s\n", text.Sanitize(u.String()))
 	}
 }

@@ -319,15 +319,22 @@ func UnreadableText(bad []UnreadableLine) string {
 // line glued to it (written by a koff that did not start each line
 // afresh) gives up the cut part only.
 func (a *AuditLog) Entries() ([]AuditEntry, error) {
+	out, _, err := a.read()
+	return out, err
+}
+
+// read is Entries with the lines it skipped, as one read saw them (the
+// dashboard reads the log from several goroutines).
+func (a *AuditLog) read() ([]AuditEntry, []UnreadableLine, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.unreadable = nil
 	f, err := os.Open(a.Path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	var out []AuditEntry
@@ -351,7 +358,7 @@ func (a *AuditLog) Entries() ([]AuditEntry, error) {
 		}
 		a.unreadable = append(a.unreadable, UnreadableLine{Path: a.Path, Line: n, Why: why})
 	}
-	return out, sc.Err()
+	return out, slices.Clone(a.unreadable), sc.Err()
 }
 
 // parseAuditLine reads one line as an entry, or says why it is none.
@@ -471,11 +478,17 @@ func (ed AuditEdit) UndoSet() map[string]bool {
 
 // Edits groups the log's lines into edits, oldest first.
 func (a *AuditLog) Edits() ([]AuditEdit, error) {
-	entries, err := a.Entries()
+	eds, _, err := a.EditsRead()
+	return eds, err
+}
+
+// EditsRead is Edits with the lines this read skipped.
+func (a *AuditLog) EditsRead() ([]AuditEdit, []UnreadableLine, error) {
+	entries, bad, err := a.read()
 	if err != nil {
-		return nil, err
+		return nil, bad, err
 	}
-	return groupEdits(entries), nil
+	return groupEdits(entries), bad, nil
 }
 
 func groupEdits(entries []AuditEntry) []AuditEdit {

@@ -189,11 +189,11 @@ func (e *Editor) FindUndo(ctx context.Context, q UndoQuery) (*Undo, error) {
 	if err := e.sameClusterAsConnect(ctx, cluster); err != nil {
 		return nil, err
 	}
-	edits, err := e.Audit.Edits()
+	edits, bad, err := e.Audit.EditsRead()
 	if err != nil {
 		return nil, fmt.Errorf("read audit log: %w", err)
 	}
-	u := &Undo{Cluster: cluster, Unreadable: e.Audit.Unreadable()}
+	u := &Undo{Cluster: cluster, Unreadable: bad}
 	u2, err := e.findUndo(ctx, edits, q, u)
 	if err != nil && len(u.Unreadable) > 0 {
 		return nil, &AuditReadError{Err: err, Unreadable: u.Unreadable}
