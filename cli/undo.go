@@ -123,7 +123,12 @@ func stdinIsTerminal(env Env) bool {
 // warnUnreadable says on stderr which lines of the audit log koff could
 // not read and skipped: an edit it cannot see must not pass in silence.
 func warnUnreadable(env Env, bad []edit.UnreadableLine) {
-	for _, u := range bad {
+	const most = 10 // a log full of garbage is said, not recited
+	for i, u := range bad {
+		if i == most {
+			fmt.Fprintf(env.Stderr, "koff: warning: and %d more lines of audit log %s unreadable: skipped\n", len(bad)-most, text.Sanitize(u.Path))
+			break
+		}
 		fmt.Fprintf(env.Stderr, "koff: warning: %s\n", text.Sanitize(u.String()))
 	}
 }

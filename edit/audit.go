@@ -306,9 +306,13 @@ func UnreadableText(bad []UnreadableLine) string {
 	case 1:
 		return bad[0].String()
 	}
-	lines := make([]string, len(bad))
+	var lines []string
 	for i, u := range bad {
-		lines[i] = strconv.Itoa(u.Line)
+		if i == 5 {
+			lines = append(lines, fmt.Sprintf("and %d more", len(bad)-5))
+			break
+		}
+		lines = append(lines, strconv.Itoa(u.Line))
 	}
 	return fmt.Sprintf("audit log %s lines %s: unreadable (%s, …): skipped", bad[0].Path, strings.Join(lines, ", "), bad[0].Why)
 }

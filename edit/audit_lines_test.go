@@ -110,7 +110,7 @@ func TestLinesThatAreNoEditAreReportedNotShown(t *testing.T) {
 	if want := []int{2, 3, 4, 5, 6, 9}; !equalInts(got, want) {
 		t.Errorf("unreadable lines %v, want %v", got, want)
 	}
-	if txt := UnreadableText(log.Unreadable()); !strings.Contains(txt, path+" lines 2, 3, 4, 5, 6, 9") {
+	if txt := UnreadableText(log.Unreadable()); !strings.Contains(txt, path+" lines 2, 3, 4, 5, 6, and 1 more: unreadable") {
 		t.Errorf("the one-line report: %q", txt)
 	}
 }
