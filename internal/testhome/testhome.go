@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -51,8 +52,19 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// Set points HOME, XDG_STATE_HOME and XDG_CONFIG_HOME into dir.
+// Set points HOME, XDG_STATE_HOME and XDG_CONFIG_HOME into dir. The Go
+// tool's own places, which it derives from the home, stay where they are:
+// a test that runs go build or go list must find the module and build
+// caches (offline in CI) and the go env file it was started with.
 func Set(dir string) error {
+	for k, v := range goPlaces() {
+		if os.Getenv(k) != "" || v == "" {
+			continue
+		}
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
 	for k, v := range map[string]string{
 		"HOME":            dir,
 		"XDG_STATE_HOME":  filepath.Join(dir, "state"),
@@ -143,6 +155,31 @@ func (f files) oursIn(changed []string) []string {
 				out = append(out, path+": "+line)
 			}
 		}
+	}
+	return out
+}
+
+// goPlaces are the Go tool's paths as it sees them now (its env file
+// included), or as it derives them from the home when it cannot say.
+func goPlaces() map[string]string {
+	names := []string{"GOENV", "GOPATH", "GOMODCACHE", "GOCACHE"}
+	out := map[string]string{}
+	if b, err := exec.Command("go", append([]string{"env"}, names...)...).Output(); err == nil {
+		if vals := strings.Split(strings.TrimRight(string(b), "\n"), "\n"); len(vals) == len(names) {
+			for i, k := range names {
+				out[k] = vals[i]
+			}
+			return out
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		out["GOPATH"] = filepath.Join(home, "go")
+	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		out["GOCACHE"] = filepath.Join(cache, "go-build")
+	}
+	if config, err := os.UserConfigDir(); err == nil {
+		out["GOENV"] = filepath.Join(config, "go", "env")
 	}
 	return out
 }
