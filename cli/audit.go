@@ -25,7 +25,7 @@ func init() {
 	register(&command{
 		name:    "audit",
 		args:    "[CONNECTOR] [-o table|json] [--all-clusters]",
-		summary: "list the edits in the audit log made on this cluster (of CONNECTOR): id, when, who, cluster, kind, outcome; koff undo --edit ID undoes one",
+		summary: "list the edits in the audit log made on this cluster (of CONNECTOR; every cluster's while the brokers do not answer): id, when, who, cluster, kind, outcome; koff undo NAME --edit ID undoes one",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &auditOptions{}
 			fs.StringVarP(&o.output, "output", "o", "table", "table or json")
