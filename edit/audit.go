@@ -262,20 +262,37 @@ func (a *AuditLog) Append(e AuditEntry) error {
 	return f.Sync()
 }
 
-// CheckWritable says whether a line could be appended now (the directory
-// made, the file opened for appending), writing nothing: a stop or resume
-// asks before it acts, as an edit writes its write-ahead line first.
-func (a *AuditLog) CheckWritable() error {
+// CheckWritable says whether a line of n bytes could be appended now,
+// leaving the log as it was: a stop or resume asks before it acts, as an
+// edit writes its write-ahead line first. It writes n bytes (spaces, a
+// blank line should it be left behind) and cuts them off again, so a full
+// disk or a file size limit refuses here, not after Connect acted.
+func (a *AuditLog) CheckWritable(n int) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(a.Path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(a.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(a.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
-	return f.Close()
+	defer f.Close()
+	if err := lockFile(f); err != nil {
+		return err
+	}
+	defer unlockFile(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	probe := bytes.Repeat([]byte{' '}, max(n, 2))
+	probe[0], probe[len(probe)-1] = '\n', '\n'
+	_, err = f.Write(probe)
+	if terr := f.Truncate(fi.Size()); err == nil {
+		err = terr
+	}
+	return err
 }
 
 // UnreadableLine is a line of the audit log koff could not read as an

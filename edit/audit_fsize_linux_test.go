@@ -57,3 +57,43 @@ func TestAnAppendCutByTheFileSizeLimitLeavesNoHalfLine(t *testing.T) {
 		t.Errorf("after the cut append: %+v, unreadable %v", eds, log.Unreadable())
 	}
 }
+
+// A stop or resume asks first whether its line fits: under a file size
+// limit (as on a full disk) the check fails, and leaves the log as it was.
+func TestCheckWritableFailsWhereTheLineWouldNotFit(t *testing.T) {
+	if path := os.Getenv("KOFF_TEST_FSIZE_CHECK"); path != "" {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lim := uint64(fi.Size() + 100)
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: lim, Max: lim}); err != nil {
+			t.Skip("setrlimit:", err)
+		}
+		log := &AuditLog{Path: path}
+		if err := log.CheckWritable(50); err != nil {
+			t.Fatalf("a line that fits: %v", err)
+		}
+		if err := log.CheckWritable(2048); !errors.Is(err, syscall.EFBIG) {
+			t.Fatalf("want EFBIG for a line past the limit, got %v", err)
+		}
+		return
+	}
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	if err := (&AuditLog{Path: path}).Append(testEntry("e1", "src", ResultVerified)); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckWritableFailsWhereTheLineWouldNotFit$", "-test.v")
+	cmd.Env = append(os.Environ(), "KOFF_TEST_FSIZE_CHECK="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "PASS") {
+		t.Fatalf("the limited check: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "SKIP") {
+		t.Skip("no RLIMIT_FSIZE here")
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Errorf("the check changed the log:\n%q\n%q", before, after)
+	}
+}

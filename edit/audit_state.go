@@ -19,7 +19,8 @@ func (e *Editor) auditReady(kind Kind) error {
 	if e.ReadOnly || e.Audit == nil {
 		return nil
 	}
-	if err := e.Audit.CheckWritable(); err != nil {
+	// Room for the line, its error and a long name: what it will need.
+	if err := e.Audit.CheckWritable(2048); err != nil {
 		return fmt.Errorf("audit log %s: %v: not %s (koff logs every stop and resume, as every edit)", e.Audit.Path, err, doneWord(kind))
 	}
 	return nil
