@@ -52,7 +52,7 @@ func TestARewindIsAuditedAndToldAsARewind(t *testing.T) {
 	id := eds[0].ID()
 	for _, want := range []string{
 		"Plan: rewind 2 partitions of pg to " + at + "\n",
-		"rewound 2 partitions of pg to " + at + " via offsets topic",
+		": rewind of pg to " + at + ", 2 partitions via offsets topic",
 		"  undo: koff undo pg --edit " + id + "\n",
 	} {
 		if !strings.Contains(out, want) {

@@ -96,9 +96,11 @@ func (r Result) summary(short bool) string {
 	if r.Plan.Kind == KindUndo && r.Plan.Request.UndoesWhat != "" {
 		verb = "undid the " + r.Plan.Request.UndoesWhat + ":"
 	}
-	of := r.Plan.Connector
-	if rw := r.Plan.Request.Rewind; rw != nil {
-		of += " to " + rw.At
+	// did is what the edit did: "imported 3 partitions of NAME", and for a
+	// rewind "rewind of NAME to T, 3 partitions", as its audit line names it.
+	did := fmt.Sprintf("%s %s of %s", verb, what, r.Plan.Connector)
+	if r.Plan.Request.Rewind != nil {
+		did = fmt.Sprintf("%s, %s", r.Plan.What(), what)
 	}
 	via := "offsets topic"
 	switch r.Plan.Path {
@@ -111,17 +113,17 @@ func (r Result) summary(short bool) string {
 	case len(r.Lost) > 0:
 		return fmt.Sprintf("NOT applied: lost a race with a concurrent edit of %s: %s first; koff put that value back over its own write%s", r.Plan.Connector, r.Lost[0], more(len(r.Lost)))
 	case len(r.Overwritten) > 0:
-		return fmt.Sprintf("written, then overwritten: %s %s of %s via %s, but %s%s", verb, what, of, via, r.Overwritten[0], more(len(r.Overwritten)))
+		return fmt.Sprintf("written, then overwritten: %s via %s, but %s%s", did, via, r.Overwritten[0], more(len(r.Overwritten)))
 	case r.ReadBackOnly():
 		// Read back, but koff cannot tell the worker reads that topic.
 		if short {
-			return fmt.Sprintf("%s %s of %s: read back, NOT verified for the worker", verb, what, of)
+			return fmt.Sprintf("%s: read back, NOT verified for the worker", did)
 		}
-		return fmt.Sprintf("written and read back, NOT verified for the worker: %s %s of %s via %s; %s", verb, what, of, via, r.Plan.Unsure)
+		return fmt.Sprintf("written and read back, NOT verified for the worker: %s via %s; %s", did, via, r.Plan.Unsure)
 	case r.Verified:
-		return fmt.Sprintf("verified: %s %s of %s via %s", verb, what, of, via)
+		return fmt.Sprintf("verified: %s via %s", did, via)
 	}
-	return fmt.Sprintf("written but NOT verified: %s %s of %s via %s; the tailer has not read it back", verb, what, of, via)
+	return fmt.Sprintf("written but NOT verified: %s via %s; the tailer has not read it back", did, via)
 }
 
 func more(n int) string {

@@ -37,7 +37,7 @@ func dashboardTellsARewind(t *testing.T, w, h int) {
 	requireContains(t, m, "Rewind of file-source to "+at)
 	requireLacks(t, m, "Import")
 	pressSettle(t, m, "enter")
-	requireStatus(t, m, "rewound 1 partition of file-source to "+at)
+	requireStatus(t, m, "rewind of file-source to "+at+", 1 partition")
 
 	eds, err := ed.real.Audit.Edits()
 	if err != nil || len(eds) != 1 {
