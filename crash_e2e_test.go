@@ -228,7 +228,7 @@ func (c *crashCluster) checkOutcome(before map[int]int64, wantResult string) (re
 	if err != nil {
 		c.t.Fatalf("koff undo: %v\n%s", err, undoOut)
 	}
-	if !strings.Contains(string(undoOut), "verified: undid the last edit:") {
+	if !strings.Contains(string(undoOut), "verified: undid the import of bulk:") {
 		c.t.Errorf("undo output:\n%s", lastLines(string(undoOut), 5))
 	}
 	edits, err := c.audit().Edits()

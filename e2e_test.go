@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"koff/internal/testhome"
 )
 
 var koffBin string
@@ -30,7 +32,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build koff: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := testhome.Main(m) // the binary's runs get the test home too
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

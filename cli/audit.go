@@ -26,7 +26,7 @@ func init() {
 	register(&command{
 		name:    "audit",
 		args:    "[CONNECTOR] [-o table|json] [--all-clusters]",
-		summary: "list the edits in the audit log made on this cluster (of CONNECTOR): id, when, who, cluster, kind, outcome; koff undo --edit ID undoes one",
+		summary: "list the edits in the audit log made on this cluster (of CONNECTOR; every cluster's while the brokers do not answer): id, when, who, cluster, kind, outcome; koff undo NAME --edit ID undoes one",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &auditOptions{}
 			fs.StringVarP(&o.output, "output", "o", "table", "table or json")
@@ -55,7 +55,14 @@ type auditRow struct {
 	Undoes        string    `json:"undoes,omitempty"`
 	UndoneBy      string    `json:"undone_by,omitempty"`
 	Error         string    `json:"error,omitempty"`
+	// Rewind is a rewind's time (as read and as typed) and --if-newer.
+	Rewind  *edit.RewindAsked `json:"rewind,omitempty"`
+	Command string            `json:"command,omitempty"`
+	kind    string
 }
+
+// auditClusterWait bounds koff audit's question for the cluster id.
+var auditClusterWait = 10 * time.Second
 
 func runAudit(g *Globals, opts any, args []string, env Env) error {
 	o := opts.(*auditOptions)
@@ -70,19 +77,22 @@ func runAudit(g *Globals, opts any, args []string, env Env) error {
 		if len(g.Bootstrap) == 0 {
 			return usagef("no Kafka bootstrap servers: pass -b HOST:PORT (koff lists the edits of the cluster it is connected to), or --all-clusters")
 		}
-		ctx, cancel := context.WithTimeout(env.Context, 30*time.Second)
+		// The log is local: a broker that is down (when the log is needed
+		// most) costs a bounded wait and the filter by cluster, not the list.
+		ctx, cancel := context.WithTimeout(env.Context, auditClusterWait)
 		defer cancel()
 		id, err := g.kafkaConfig().ClusterID(ctx)
-		if err != nil {
-			return err
-		}
-		if id == "" {
-			return fmt.Errorf("the brokers did not say which cluster this is: pass --all-clusters to list every edit")
+		switch {
+		case err != nil:
+			fmt.Fprintf(env.Stderr, "koff: cannot tell which cluster this is (%s): listing the edits of every cluster (see the CLUSTER column)\n", text.Sanitize(errorLine(err)))
+		case id == "":
+			fmt.Fprintln(env.Stderr, "koff: the brokers did not say which cluster this is: listing the edits of every cluster (see the CLUSTER column)")
 		}
 		cluster = id
 	}
 	log := &edit.AuditLog{Path: g.auditPath(env)}
-	edits, err := log.Edits()
+	edits, bad, err := log.EditsRead()
+	warnUnreadable(env, bad)
 	if err != nil {
 		return fmt.Errorf("read audit log: %w", err)
 	}
@@ -118,7 +128,8 @@ func runAudit(g *Globals, opts any, args []string, env Env) error {
 func auditRowOf(ed edit.AuditEdit, later []edit.AuditEdit) auditRow {
 	s := ed.Start
 	r := auditRow{ID: ed.ID(), Time: s.Time.UTC(), User: s.User, Host: s.Host, Cluster: s.Cluster, OffsetsTopics: s.OffsetsTopics,
-		ConnectURL: s.ConnectURL, Connector: s.Connector, Kind: s.Kind, Outcome: ed.Result(), Partitions: len(s.Changes), Undoes: s.Undoes, Error: s.Error}
+		ConnectURL: s.ConnectURL, Connector: s.Connector, Kind: s.Kind, Outcome: ed.Result(), Partitions: len(s.Changes), Undoes: s.Undoes, Error: s.Error,
+		Rewind: s.Rewind, Command: s.Command, kind: s.KindText()}
 	if ed.Outcome != nil {
 		r.NotWritten = ed.Outcome.NotWritten
 		if r.Error == "" {
@@ -154,7 +165,7 @@ func printAuditTable(w io.Writer, rows []auditRow) error {
 		if r.UndoneBy != "" {
 			outcome += ", undone by " + r.UndoneBy
 		}
-		kind := string(r.Kind)
+		kind := r.kind
 		if r.Undoes != "" {
 			kind += " of " + r.Undoes
 		}

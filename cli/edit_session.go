@@ -126,7 +126,7 @@ type sessionOptions struct {
 	// read of the topics for both (koff history, koff set --to-datetime).
 	// The Tailer goes on from where it ended. If it fails, the Tailer
 	// reads from scratch (and says what is wrong) and tapped is false.
-	tap func(*edit.Editor) edit.HistoryTap
+	tap func(context.Context, *edit.Editor) edit.HistoryTap
 }
 
 func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
@@ -182,7 +182,12 @@ func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
 	start := time.Now()
 	readBound := sessionReadBound
 	if o.tap != nil {
-		from, s.tapped = s.readTapped(o.tap(s.ed), latest, readBound)
+		// What the tap reads first (the audit log's edits of this cluster,
+		// whose id asks the brokers) is within the same bound.
+		tapCtx, tapCancel := context.WithTimeout(ctx, readBound)
+		tap := o.tap(tapCtx, s.ed)
+		tapCancel()
+		from, s.tapped = s.readTapped(tap, latest, readBound-time.Since(start))
 		if !s.tapped && time.Since(start) >= readBound {
 			signal.Stop(s.sigs)
 			cancel()
@@ -357,6 +362,9 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 		if res.Message != "" {
 			fmt.Fprintf(s.env.Stdout, "Connect: %s\n", text.Sanitize(res.Message))
 		}
+		if undo := res.UndoCommand(); undo != "" {
+			fmt.Fprintf(s.env.Stdout, "  undo: %s\n", text.Sanitize(undo))
+		}
 		if !res.Verified && failed == nil {
 			switch {
 			case len(res.Lost) > 0:
@@ -406,7 +414,11 @@ func printPlan(w io.Writer, p *edit.Plan) {
 	if n == 1 {
 		plural = ""
 	}
-	fmt.Fprintf(w, "Plan: %s %d partition%s of %s\n", p.Kind, n, plural, field(p.Connector))
+	to := ""
+	if rw := p.Request.Rewind; rw != nil {
+		to = " to " + rw.AtText()
+	}
+	fmt.Fprintf(w, "Plan: %s %d partition%s of %s%s\n", p.Kind, n, plural, field(p.Connector), to)
 	fmt.Fprintf(w, "  state:  %s\n", field(p.StateText()))
 	via := "offsets topic " + field(p.Topic)
 	switch p.Path {

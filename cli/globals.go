@@ -331,8 +331,8 @@ var (
 	dashboards     = []string{"", "serve"}
 	metricsUsers   = []string{"", "serve", "metrics"}
 	demoClusterCmd = []string{"demo-cluster"}
-	// koff audit asks Kafka only for its cluster id.
-	clusterIDUsers = []string{"audit"}
+	// koff audit, stop and resume ask Kafka only for its cluster id.
+	clusterIDUsers = []string{"audit", "stop", "resume"}
 	globalUsedBy   = map[string][][]string{
 		"bootstrap-server": {kafkaUsers, clusterIDUsers}, "offsets-topic": {kafkaUsers}, "refresh": {kafkaUsers},
 		"command-config": {kafkaUsers, clusterIDUsers}, "tls": {kafkaUsers, clusterIDUsers}, "tls-ca": {kafkaUsers, clusterIDUsers}, "tls-cert": {kafkaUsers, clusterIDUsers}, "tls-key": {kafkaUsers, clusterIDUsers},

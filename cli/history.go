@@ -116,7 +116,7 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	// One read of the offsets topics loads the Store (as koff get reads
 	// it) and the history.
 	var hr *edit.HistoryRead
-	s, err := openSession(g, bounded, sessionOptions{oneShot: true, tap: func(ed *edit.Editor) edit.HistoryTap {
+	s, err := openSession(g, bounded, sessionOptions{oneShot: true, tap: func(_ context.Context, ed *edit.Editor) edit.HistoryTap {
 		hr = ed.StartHistory(ctx, req)
 		return hr
 	}})

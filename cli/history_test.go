@@ -133,7 +133,7 @@ func TestRewindToATimeBetweenCommits(t *testing.T) {
 		t.Fatalf("want the rewind's 2 records since 04:00, got %d: %v", len(commits), commits)
 	}
 	for _, c := range commits {
-		if e, ok := c.(map[string]any)["koff_edit"].(map[string]any); !ok || e["kind"] != "import" {
+		if e, ok := c.(map[string]any)["koff_edit"].(map[string]any); !ok || e["kind"] != "rewind" {
 			t.Errorf("a record of the rewind is not marked as koff's edit: %v", c)
 		}
 	}
@@ -337,7 +337,7 @@ func TestRewindThroughRESTIsMarkedInTheHistory(t *testing.T) {
 			marked = append(marked, string(mustJSON(t, m["value"]))+" "+e["kind"].(string))
 		}
 	}
-	want := string(mustJSON(t, first["value"])) + " import"
+	want := string(mustJSON(t, first["value"])) + " rewind"
 	if len(marked) != 1 || marked[0] != want {
 		t.Errorf("want only the worker's record of the rewind marked (%s), got %v", want, marked)
 	}

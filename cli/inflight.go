@@ -48,6 +48,7 @@ func (e *inflightEditor) finish(stderr io.Writer, limit time.Duration) {
 	select {
 	case <-done:
 	case <-time.After(limit):
-		fmt.Fprintln(stderr, "koff: gave up waiting; koff status and koff undo find what it wrote")
+		// No bare koff undo to paste: it could undo another edit by then.
+		fmt.Fprintln(stderr, "koff: gave up waiting; koff status names the edit and the koff undo NAME --edit ID that puts back what it wrote")
 	}
 }

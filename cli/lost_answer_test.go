@@ -297,7 +297,7 @@ func importRound(t *testing.T, r cutRound) cutStats {
 		}
 	}
 	out, errs, code = c.koff("undo", "bulk", "--yes")
-	if code != ExitOK || !strings.Contains(out, "read back, NOT verified for the worker: undid the last edit:") {
+	if code != ExitOK || !strings.Contains(out, "read back, NOT verified for the worker: undid the import of bulk:") {
 		t.Fatalf("undo: exit %d\n%s%s", code, out, errs)
 	}
 	now := c.inForce()
@@ -492,7 +492,7 @@ func TestARewindWhoseAnswerIsLostIsToldTruly(t *testing.T) {
 		if c.cuts.Load() != 1 {
 			t.Fatalf("late %v: %d requests cut", late, c.cuts.Load())
 		}
-		ed := c.lastEdit(edit.KindImport)
+		ed := c.lastEdit(edit.KindRewind)
 		if !late {
 			if code != ExitOK || !strings.Contains(out, "read back") || strings.Contains(out+errs, "written: none") || c.inForce()[k] != `{"id":1}` || ed.Result() != edit.ResultVerified {
 				t.Errorf("a rewind whose answer was lost and whose record landed soon: exit %d, in force %s, audit %s\n%s%s", code, c.inForce()[k], ed.Result(), out, errs)

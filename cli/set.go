@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -197,10 +198,12 @@ func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, en
 		if rewind, err = edit.NewRewindRequest(name, st.Time, o.partition, edit.IfNewer(o.ifNewer)); err != nil {
 			return usagef("%v", err)
 		}
+		rewind.Given = o.toDatetime
 		// One read of the offsets topics loads the Store and a source's
 		// history (a sink's name reads nothing of it).
-		opts = sessionOptions{oneShot: true, tap: func(*edit.Editor) edit.HistoryTap {
+		opts = sessionOptions{oneShot: true, tap: func(ctx context.Context, ed *edit.Editor) edit.HistoryTap {
 			rr = edit.StartRewind(rewind)
+			ed.MarkEdits(ctx, rr)
 			return rr
 		}}
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -27,7 +28,7 @@ func init() {
 		flags: func(fs *pflag.FlagSet) any {
 			o := &undoOptions{}
 			addWriteFlags(fs, &o.writeFlags)
-			fs.StringVar(&o.edit, "edit", "", "undo this edit (its id as koff audit lists it, or a prefix only it has) instead of the last one")
+			fs.StringVar(&o.edit, "edit", "", "undo this edit (its id as koff audit lists it, or any part of it only that id has: its start, its random end) instead of the last one")
 			fs.BoolVar(&o.force, "force", false, "undo even though a partition no longer holds what the edit wrote (a task flushed since, or another tool wrote): overwrites that newer value")
 			return o
 		},
@@ -50,6 +51,18 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 	}
 	defer s.close()
 	u, err := s.ed.FindUndo(s.ctx, edit.UndoQuery{Connector: name, EditID: o.edit})
+	var skipped *edit.AuditReadError
+	switch {
+	case errors.As(err, &skipped):
+		warnUnreadable(env, skipped.Unreadable)
+		err = skipped.Err // said on stderr just above
+	case err == nil:
+		warnUnreadable(env, u.Unreadable)
+	}
+	var amb *edit.AmbiguousEditError
+	if errors.As(err, &amb) {
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -106,4 +119,17 @@ func printUndo(env Env, u *edit.Undo) {
 func stdinIsTerminal(env Env) bool {
 	in, ok := env.Stdin.(*os.File)
 	return ok && term.IsTerminal(in.Fd())
+}
+
+// warnUnreadable says on stderr which lines of the audit log koff could
+// not read and skipped: an edit it cannot see must not pass in silence.
+func warnUnreadable(env Env, bad []edit.UnreadableLine) {
+	const most = 10 // a log full of garbage is said, not recited
+	for i, u := range bad {
+		if i == most {
+			fmt.Fprintf(env.Stderr, "koff: warning: and %d more lines of audit log %s unreadable: skipped\n", len(bad)-most, text.Sanitize(u.Path))
+			break
+		}
+		fmt.Fprintf(env.Stderr, "koff: warning: %s\n", text.Sanitize(u.String()))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -221,7 +222,7 @@ func TestABareUndoAfterAnEditThatWroteNothingAsks(t *testing.T) {
 // A Connect REST URL whose workers use another Kafka cluster than -b
 // (GET / names it): undo refuses before planning anything.
 func TestUndoRefusesAConnectOfAnotherCluster(t *testing.T) {
-	c := demoCluster(t)                                       // cluster koff-demo
+	c := demoCluster(t)                                       // cluster koff-demo-<hex>
 	b := clusterBroker(t, "cluster-b", "connect-offsets-crm") // a demo connector's own offsets topic
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	produceConnect(t, b, [2]string{`["src",{"file":"x"}]`, `{"pos":1}`})
@@ -230,7 +231,7 @@ func TestUndoRefusesAConnectOfAnotherCluster(t *testing.T) {
 	}
 	before := endOffsets(t, b)
 	_, errs, code := koff(t, "undo", "src", "-b", b, "--connect-url", c.ConnectURL(), "--audit-log", audit, "--yes")
-	if code != ExitFailed || !strings.Contains(errs, "use Kafka cluster koff-demo, but the brokers koff reads are cluster cluster-b") {
+	if code != ExitFailed || !regexp.MustCompile(`use Kafka cluster koff-demo-[0-9a-f]{8}, but the brokers koff reads are cluster cluster-b`).MatchString(errs) {
 		t.Errorf("undo with another cluster's Connect: exit %d %q", code, errs)
 	}
 	if after := endOffsets(t, b); after != before {

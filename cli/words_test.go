@@ -133,8 +133,10 @@ func TestHelpCommandAndFlagDefaults(t *testing.T) {
 	if !strings.Contains(tail, "--bootstrap-server") || strings.Contains(tail, "--connect-url") || strings.Contains(tail, "--fps") {
 		t.Errorf("koff help tail lists the wrong global flags:\n%s", tail)
 	}
+	// stop asks Kafka only its cluster id, for its audit line.
 	stop, _, _ := koff(t, "help", "stop")
-	if !strings.Contains(stop, "--connect-url") || strings.Contains(stop, "--bootstrap-server") {
+	if !strings.Contains(stop, "--connect-url") || !strings.Contains(stop, "--audit-log") || !strings.Contains(stop, "--bootstrap-server") ||
+		strings.Contains(stop, "--offsets-topic") || strings.Contains(stop, "--fps") {
 		t.Errorf("koff help stop lists the wrong global flags:\n%s", stop)
 	}
 	// --to-offset has no default, and a negative one is refused.

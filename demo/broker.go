@@ -53,7 +53,7 @@ func startBroker(o BrokerOptions, sec *security) (*Broker, error) {
 	}
 	clusterID := o.ClusterID
 	if clusterID == "" {
-		clusterID = "koff-demo"
+		clusterID = newClusterID()
 	}
 	b := &Broker{sec: sec}
 	// kfake always asks for 127.0.0.1:<port>; ListenFn lets us listen where

@@ -40,8 +40,9 @@ type BrokerOptions struct {
 	// reach it through something else (a fault-injecting proxy in tests);
 	// its own listen address when empty.
 	Advertise string
-	// ClusterID is the cluster id the broker reports ("koff-demo" when
-	// empty): a broker restarted empty with another id is a new cluster.
+	// ClusterID is the cluster id the broker reports (a new koff-demo-<hex>
+	// for each broker when empty): a broker restarted empty with another
+	// id is a new cluster.
 	ClusterID string
 }
 

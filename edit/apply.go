@@ -33,6 +33,23 @@ type Result struct {
 	Overwritten []Contest
 	// Interrupted: a signal stopped the edit between produce requests.
 	Interrupted bool
+	// EditID is the edit's id in the audit log ("" when none was logged).
+	EditID string
+}
+
+// UndoCommand is the command that undoes this edit and no other, "" when
+// it was not logged.
+func (r Result) UndoCommand() string {
+	if r.EditID == "" || r.Plan == nil {
+		return ""
+	}
+	return UndoCommand(r.Plan.Connector, r.EditID)
+}
+
+// UndoCommand is koff undo pinned to one edit: pasted later, it never
+// undoes another.
+func UndoCommand(connector, id string) string {
+	return joinArgs([]string{"koff", "undo", connector, "--edit", id})
 }
 
 // Contest is a partition another writer also wrote during an edit.
@@ -72,9 +89,18 @@ func (r Result) summary(short bool) string {
 	if n != 1 {
 		what += "s"
 	}
-	verb := map[Kind]string{KindReset: "reset", KindResetAll: "reset", KindImport: "imported", KindUndo: "undid the last edit:", KindCopy: "copied", KindDeleteStray: "deleted a stray copy:"}[r.Plan.Kind]
+	verb := map[Kind]string{KindReset: "reset", KindResetAll: "reset", KindImport: "imported", KindRewind: "rewound", KindUndo: "undid the last edit:", KindCopy: "copied", KindDeleteStray: "deleted a stray copy:"}[r.Plan.Kind]
 	if verb == "" {
 		verb = "set"
+	}
+	if r.Plan.Kind == KindUndo && r.Plan.Request.UndoesWhat != "" {
+		verb = "undid the " + r.Plan.Request.UndoesWhat + ":"
+	}
+	// did is what the edit did: "imported 3 partitions of NAME", and for a
+	// rewind "rewind of NAME to T, 3 partitions", as its audit line names it.
+	did := fmt.Sprintf("%s %s of %s", verb, what, r.Plan.Connector)
+	if r.Plan.Request.Rewind != nil {
+		did = fmt.Sprintf("%s, %s", r.Plan.What(), what)
 	}
 	via := "offsets topic"
 	switch r.Plan.Path {
@@ -87,17 +113,17 @@ func (r Result) summary(short bool) string {
 	case len(r.Lost) > 0:
 		return fmt.Sprintf("NOT applied: lost a race with a concurrent edit of %s: %s first; koff put that value back over its own write%s", r.Plan.Connector, r.Lost[0], more(len(r.Lost)))
 	case len(r.Overwritten) > 0:
-		return fmt.Sprintf("written, then overwritten: %s %s of %s via %s, but %s%s", verb, what, r.Plan.Connector, via, r.Overwritten[0], more(len(r.Overwritten)))
+		return fmt.Sprintf("written, then overwritten: %s via %s, but %s%s", did, via, r.Overwritten[0], more(len(r.Overwritten)))
 	case r.ReadBackOnly():
 		// Read back, but koff cannot tell the worker reads that topic.
 		if short {
-			return fmt.Sprintf("%s %s of %s: read back, NOT verified for the worker", verb, what, r.Plan.Connector)
+			return fmt.Sprintf("%s: read back, NOT verified for the worker", did)
 		}
-		return fmt.Sprintf("written and read back, NOT verified for the worker: %s %s of %s via %s; %s", verb, what, r.Plan.Connector, via, r.Plan.Unsure)
+		return fmt.Sprintf("written and read back, NOT verified for the worker: %s via %s; %s", did, via, r.Plan.Unsure)
 	case r.Verified:
-		return fmt.Sprintf("verified: %s %s of %s via %s", verb, what, r.Plan.Connector, via)
+		return fmt.Sprintf("verified: %s via %s", did, via)
 	}
-	return fmt.Sprintf("written but NOT verified: %s %s of %s via %s; the tailer has not read it back", verb, what, r.Plan.Connector, via)
+	return fmt.Sprintf("written but NOT verified: %s via %s; the tailer has not read it back", did, via)
 }
 
 func more(n int) string {
@@ -115,11 +141,13 @@ type WriteError struct {
 	// unknown (its partitions are in Unknown).
 	Group string
 	Err   error
+	// Connector and EditID name the edit, for the undo command.
+	Connector, EditID string
 }
 
 func (e *WriteError) Error() string {
 	if e.Group != "" {
-		return fmt.Sprintf("may have been written: the commit to group %s (its answer was lost and the group does not show it yet: %v): %s (koff undo puts back the offsets it held before)", e.Group, e.Err, tpList(e.Unknown))
+		return fmt.Sprintf("may have been written: the commit to group %s (its answer was lost and the group does not show it yet: %v): %s (%s puts back the offsets it held before)", e.Group, e.Err, tpList(e.Unknown), e.undoCommand())
 	}
 	if len(e.Unknown) > 0 {
 		// The outcome first: a status bar may cut the rest.
@@ -130,12 +158,12 @@ func (e *WriteError) Error() string {
 		if len(e.NotWritten) > 0 {
 			s += "; not written: " + tpList(e.NotWritten)
 		}
-		return s + undoHint(len(e.Written)+len(e.Unknown))
+		return s + e.undoHint(len(e.Written)+len(e.Unknown))
 	}
 	if len(e.Written) == 0 && errors.Is(e.Err, ErrInterrupted) {
 		return "interrupted before writing: nothing was written"
 	}
-	return fmt.Sprintf("%v; written: %s; not written: %s%s", e.Err, tpList(e.Written), tpList(e.NotWritten), undoHint(len(e.Written)))
+	return fmt.Sprintf("%v; written: %s; not written: %s%s", e.Err, tpList(e.Written), tpList(e.NotWritten), e.undoHint(len(e.Written)))
 }
 
 func (e *WriteError) Unwrap() error { return e.Err }
@@ -143,11 +171,20 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // ErrInterrupted: a signal asked koff to stop while it was writing.
 var ErrInterrupted = errors.New("interrupted by a signal: stopped after the produce request in flight")
 
-func undoHint(n int) string {
+func (e *WriteError) undoHint(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return " (koff undo puts back the values before)"
+	return " (" + e.undoCommand() + " puts back the values before)"
+}
+
+// undoCommand is the undo of this edit, pinned by its id once Apply has
+// named it.
+func (e *WriteError) undoCommand() string {
+	if e.EditID == "" {
+		return "koff undo"
+	}
+	return UndoCommand(e.Connector, e.EditID)
 }
 
 func tpList(tps []model.TopicPartition) string {
@@ -207,6 +244,14 @@ func (e *Editor) Apply(ctx context.Context, p *Plan) (Result, error) {
 		err = e.applySource(ctx, p, run, &res)
 	}
 	run.finish(&res, err)
+	if run.begun && e.Audit != nil {
+		res.EditID = run.id
+		// Its undo hint names this edit: pasted later, it undoes this one.
+		var we *WriteError
+		if errors.As(err, &we) {
+			we.Connector, we.EditID = p.Connector, run.id
+		}
+	}
 	return res, err
 }
 
@@ -596,9 +641,13 @@ func sameValue(stored, want []byte, path Path) bool {
 // are gone, as PATCH and DELETE require. Stop and resume are audited like
 // edits, naming the Editor's User.
 func (e *Editor) StopConnector(ctx context.Context, name string) error {
+	if err := e.auditReady(KindStop); err != nil {
+		return err
+	}
+	cluster := e.stateCluster(ctx)
 	before := e.stateBefore(ctx, name)
 	err := e.stopConnector(ctx, name)
-	e.auditState(KindStop, name, before, err)
+	e.auditState(KindStop, name, before, cluster, err)
 	return err
 }
 
@@ -642,9 +691,13 @@ func (e *Editor) stopConnector(ctx context.Context, name string) error {
 
 // ResumeConnector resumes a stopped or paused connector through REST.
 func (e *Editor) ResumeConnector(ctx context.Context, name string) error {
+	if err := e.auditReady(KindResume); err != nil {
+		return err
+	}
+	cluster := e.stateCluster(ctx)
 	before := e.stateBefore(ctx, name)
 	err := e.resumeConnector(ctx, name)
-	e.auditState(KindResume, name, before, err)
+	e.auditState(KindResume, name, before, cluster, err)
 	return err
 }
 

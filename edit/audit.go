@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +32,8 @@ import (
 type AuditLog struct {
 	Path string
 	mu   sync.Mutex
+	// unreadable are the lines the last read skipped.
+	unreadable []UnreadableLine
 
 	// The interrupted-edit notice, cached by the file's size and time.
 	noticeMu      sync.Mutex
@@ -122,6 +126,10 @@ type AuditEntry struct {
 	ConnectURL    string   `json:"connect_url,omitempty"`
 	// Undoes is the id of the edit an undo put back.
 	Undoes string `json:"undoes,omitempty"`
+	// Rewind is what a rewind was asked: its time and --if-newer.
+	Rewind *RewindAsked `json:"rewind,omitempty"`
+	// Command is the koff command line that makes the same edit.
+	Command string `json:"command,omitempty"`
 }
 
 // AuditChange is one source partition of an audited edit.
@@ -207,60 +215,211 @@ func rawOrNull(b []byte) json.RawMessage {
 
 // Append writes one entry as a JSON line and syncs it to disk before it
 // returns: the write-ahead line must survive a crash of the next instant.
-// Offsets are written verbatim (no HTML escaping, numbers exact).
+// Offsets are written verbatim (no HTML escaping, numbers exact). The line
+// starts on a fresh line: a line an earlier write left cut short (a full
+// disk, a file size limit, a crash) would otherwise swallow this one. A
+// write that fails part way is cut back off, so it leaves no half line.
 func (a *AuditLog) Append(e AuditEntry) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(a.Path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(a.Path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(e); err != nil {
-		f.Close()
 		return err
 	}
-	if _, err := f.Write(b.Bytes()); err != nil {
-		f.Close()
+	f, err := os.OpenFile(a.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
+	defer f.Close()
+	// Other koffs append too: the last byte and the append are one step.
+	if err := lockFile(f); err != nil {
 		return err
 	}
-	return f.Close()
+	defer unlockFile(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	line := b.Bytes()
+	if size := fi.Size(); size > 0 {
+		var last [1]byte
+		if _, err := f.ReadAt(last[:], size-1); err != nil {
+			return err
+		}
+		if last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	if _, err := f.Write(line); err != nil {
+		_ = f.Truncate(fi.Size())
+		return err
+	}
+	return f.Sync()
+}
+
+// CheckWritable says whether a line of n bytes could be appended now,
+// leaving the log as it was: a stop or resume asks before it acts, as an
+// edit writes its write-ahead line first. It writes n bytes (spaces, a
+// blank line should it be left behind) and cuts them off again, so a full
+// disk or a file size limit refuses here, not after Connect acted.
+func (a *AuditLog) CheckWritable(n int) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(a.Path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(a.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := lockFile(f); err != nil {
+		return err
+	}
+	defer unlockFile(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	probe := bytes.Repeat([]byte{' '}, max(n, 2))
+	probe[0], probe[len(probe)-1] = '\n', '\n'
+	_, err = f.Write(probe)
+	if terr := f.Truncate(fi.Size()); err == nil {
+		err = terr
+	}
+	return err
+}
+
+// UnreadableLine is a line of the audit log koff could not read as an
+// edit's, and skipped.
+type UnreadableLine struct {
+	Path string
+	Line int // 1-based
+	Why  string
+}
+
+func (u UnreadableLine) String() string {
+	return fmt.Sprintf("audit log %s line %d: %s: skipped", u.Path, u.Line, u.Why)
+}
+
+// Unreadable are the lines the last read of the log skipped.
+func (a *AuditLog) Unreadable() []UnreadableLine {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.unreadable)
+}
+
+// UnreadableText is one line about skipped lines, "" when there are none:
+// for a status bar.
+func UnreadableText(bad []UnreadableLine) string {
+	switch len(bad) {
+	case 0:
+		return ""
+	case 1:
+		return bad[0].String()
+	}
+	var lines []string
+	for i, u := range bad {
+		if i == 5 {
+			lines = append(lines, fmt.Sprintf("and %d more", len(bad)-5))
+			break
+		}
+		lines = append(lines, strconv.Itoa(u.Line))
+	}
+	return fmt.Sprintf("audit log %s lines %s: unreadable (%s, …): skipped", bad[0].Path, strings.Join(lines, ", "), bad[0].Why)
 }
 
 // Entries reads every line of the log; a missing log has none. A line
-// that is not an entry (cut short by a crash) is skipped.
+// that is not an edit's (cut short by a crash, garbage, no edit's fields)
+// is skipped and noted in Unreadable. A line cut short with the next
+// line glued to it (written by a koff that did not start each line
+// afresh) gives up the cut part only.
 func (a *AuditLog) Entries() ([]AuditEntry, error) {
+	out, _, err := a.read()
+	return out, err
+}
+
+// read is Entries with the lines it skipped, as one read saw them (the
+// dashboard reads the log from several goroutines).
+func (a *AuditLog) read() ([]AuditEntry, []UnreadableLine, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.unreadable = nil
 	f, err := os.Open(a.Path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	var out []AuditEntry
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	n := 0
 	for sc.Scan() {
-		var e AuditEntry
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.UseNumber()
-		if dec.Decode(&e) == nil {
+		n++
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		e, why := parseAuditLine(line)
+		if why == "" {
 			out = append(out, e)
+			continue
+		}
+		if e, ok := gluedEntry(line); ok {
+			out = append(out, e)
+			why = "an earlier line cut short (no newline) with the next glued to it: its cut part"
+		}
+		a.unreadable = append(a.unreadable, UnreadableLine{Path: a.Path, Line: n, Why: why})
+	}
+	return out, slices.Clone(a.unreadable), sc.Err()
+}
+
+// parseAuditLine reads one line as an entry, or says why it is none.
+func parseAuditLine(line []byte) (AuditEntry, string) {
+	var e AuditEntry
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&e); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return e, "cut short (not a whole JSON line)"
+		}
+		return e, "not an audit line (" + err.Error() + ")"
+	}
+	if dec.More() {
+		return e, "not an audit line (more after its JSON)"
+	}
+	if e.Time.IsZero() || e.Connector == "" || e.Kind == "" || e.Result == "" {
+		return e, "not an edit's line (it lacks time, connector, kind or result)"
+	}
+	return e, ""
+}
+
+// gluedEntry finds a whole entry after the start of a line: the line an
+// append wrote after an earlier one was cut short. Every entry's JSON
+// begins with its id (or, of older koffs, its time); the text cannot
+// occur inside a JSON string, whose quotes are escaped.
+func gluedEntry(line []byte) (AuditEntry, bool) {
+	for _, start := range [][]byte{[]byte(`{"id":"`), []byte(`{"time":"`)} {
+		for i := 1; i < len(line); {
+			j := bytes.Index(line[i:], start)
+			if j < 0 {
+				break
+			}
+			if e, why := parseAuditLine(line[i+j:]); why == "" {
+				return e, true
+			}
+			i += j + 1
 		}
 	}
-	return out, sc.Err()
+	return AuditEntry{}, false
 }
 
 // AuditEdit is one edit as the log tells it: its first line (the plan),
@@ -340,11 +499,17 @@ func (ed AuditEdit) UndoSet() map[string]bool {
 
 // Edits groups the log's lines into edits, oldest first.
 func (a *AuditLog) Edits() ([]AuditEdit, error) {
-	entries, err := a.Entries()
+	eds, _, err := a.EditsRead()
+	return eds, err
+}
+
+// EditsRead is Edits with the lines this read skipped.
+func (a *AuditLog) EditsRead() ([]AuditEdit, []UnreadableLine, error) {
+	entries, bad, err := a.read()
 	if err != nil {
-		return nil, err
+		return nil, bad, err
 	}
-	return groupEdits(entries), nil
+	return groupEdits(entries), bad, nil
 }
 
 func groupEdits(entries []AuditEntry) []AuditEdit {
@@ -467,8 +632,8 @@ func (ed AuditEdit) Notice() string {
 	if ed.Result() == ResultInProgress {
 		counted = fmt.Sprintf("at least %d of %d topic-partitions written", written, total)
 	}
-	return fmt.Sprintf("INTERRUPTED EDIT: %s of %s by %s at %s (%s; %s): run `koff undo %s` to put back exactly what it wrote, or repeat the edit",
-		s.Kind, s.Connector, s.User, model.TimeText(s.Time), how, counted, s.Connector)
+	return fmt.Sprintf("INTERRUPTED EDIT: %s by %s at %s (%s; %s): run `%s` to put back exactly what it wrote, or repeat the edit",
+		s.What(), s.User, model.TimeText(s.Time), how, counted, UndoCommand(s.Connector, ed.ID()))
 }
 
 // Headline is Notice for a one-line header: what to do first, details
@@ -488,8 +653,10 @@ func (ed AuditEdit) Headline() string {
 	if n := len(ed.UnknownSet()); n > 0 {
 		written += fmt.Sprintf(" (+%d may have been)", n)
 	}
-	return fmt.Sprintf("INTERRUPTED EDIT of %s: koff undo %s puts back what it wrote (%s by %s at %s, %s topic-partitions written)",
-		s.Connector, s.Connector, s.Kind, s.User, model.TimeText(s.Time), written)
+	// The id's random end is enough for --edit, and keeps the command whole
+	// in 80 columns.
+	return fmt.Sprintf("INTERRUPTED EDIT of %s: %s puts back what it wrote (%s by %s at %s, %s topic-partitions written)",
+		s.Connector, UndoCommand(s.Connector, ed.ShortID()), s.KindText(), s.User, model.TimeText(s.Time), written)
 }
 
 // UndoRequest is the request that puts back the before-values of the last
@@ -604,7 +771,7 @@ func undoRequestOf(ed AuditEdit) (Request, error) {
 		req.Items = append(req.Items, it)
 	}
 	if len(req.Items) == 0 {
-		return req, fmt.Errorf("the %s of %s at %s wrote nothing: nothing to undo", en.Kind, en.Connector, model.TimeText(en.Time))
+		return req, fmt.Errorf("the %s at %s wrote nothing: nothing to undo", en.What(), model.TimeText(en.Time))
 	}
 	return req, nil
 }

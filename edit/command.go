@@ -37,7 +37,14 @@ func (c CommandLine) For(p *Plan) string {
 		// The same selection of the same audit log (the globals carry
 		// --audit-log): a set or import of the before-values would write
 		// the key the task reads, not each copy's own value back.
-		return joinArgs(append(append(args, "undo", p.Connector), c.Globals...))
+		// Pinned to the edit: run later, it undoes this one, not the last.
+		args = append(args, "undo", p.Connector)
+		if p.Request.Undoes != "" {
+			args = append(args, "--edit", p.Request.Undoes)
+		}
+		return joinArgs(append(args, c.Globals...))
+	case p.Kind == KindRewind && p.Request.Rewind != nil:
+		return c.rewindCommand(p)
 	case p.Kind == KindResetAll:
 		args = append(args, "reset", p.Connector)
 	case p.Kind == KindCopy:
@@ -64,7 +71,7 @@ func nameArgs(p *Plan) []string {
 	if p.Request.Create {
 		out = append(out, "--create")
 	}
-	if p.Request.Group != "" && p.Kind != KindImport && p.Kind != KindCopy && p.Kind != KindUndo {
+	if p.Request.Group != "" && p.Kind != KindImport && p.Kind != KindCopy && p.Kind != KindUndo && p.Kind != KindRewind {
 		out = append(out, "--group", p.Request.Group)
 	}
 	return out

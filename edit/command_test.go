@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every kind of edit prints a command that does the same edit, carrying
@@ -37,6 +38,11 @@ func TestCommandLineForEveryKind(t *testing.T) {
 			`koff import <(printf '%s\n' '{"it'\''s":{"offsets":[{"partition":{"a":1},"offset":{"o":1}},{"partition":{"a":2},"offset":null}]}}')` + globals},
 		{"undo", Plan{Request: Request{Connector: "jdbc", Kind: KindUndo}, Changes: []Change{ch(`{"a":1}`, `{"o":1}`), ch(`{"a":2}`, `{"o":9}`)}},
 			`koff undo jdbc` + globals},
+		{"undo of an edit", Plan{Request: Request{Connector: "jdbc", Kind: KindUndo, Undoes: "20261203T081502.113Z-9f2c41d0"}, Changes: []Change{ch(`{"a":1}`, `{"o":1}`)}},
+			`koff undo jdbc --edit 20261203T081502.113Z-9f2c41d0` + globals},
+		{"rewind", Plan{Request: Request{Connector: "pg", Kind: KindRewind, Rewind: rewindAsked(RewindRequest{Connector: "pg", At: time.Date(2026, 11, 29, 2, 0, 0, 0, time.UTC), IfNewer: IfNewerOldest})},
+			Changes: []Change{ch(`{"a":1}`, `{"o":1}`), ch(`{"a":2}`, `{"o":9}`)}},
+			`koff set pg --to-datetime 2026-11-29T02:00:00Z --if-newer oldest` + globals},
 		{"delete stray", Plan{Request: Request{Connector: "jdbc", Kind: KindDeleteStray}, Changes: []Change{ch(`{"a":1}`, "")}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

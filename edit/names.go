@@ -51,7 +51,9 @@ func DidYouMean(closest []string) string {
 
 // creates: the kinds of edit that --create lets write offsets for a new
 // name. A reset of a name koff has never seen has nothing to reset.
-func creates(k Kind) bool { return k != KindReset && k != KindResetAll && k != KindUndo }
+func creates(k Kind) bool {
+	return k != KindReset && k != KindResetAll && k != KindUndo && k != KindRewind
+}
 
 // connectorLister is the part of *connect.Client that lists connectors,
 // for the names closest to a typo.

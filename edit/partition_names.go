@@ -97,7 +97,7 @@ func PartitionDidYouMean(closest []string) string {
 // reset is still the connector's), unless create adds them.
 func (e *Editor) requirePartitions(req Request, copies []storedCopy) error {
 	switch req.Kind {
-	case KindSet, KindImport:
+	case KindSet, KindImport, KindRewind:
 		if req.Create {
 			return nil
 		}

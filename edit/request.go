@@ -16,7 +16,10 @@ const (
 	KindReset    Kind = "reset"     // delete the offsets of some source partitions
 	KindResetAll Kind = "reset-all" // delete every offset of a connector
 	KindImport   Kind = "import"    // offsets from an export file
-	KindUndo     Kind = "undo"      // the before-values of the last edit
+	// KindRewind puts a source connector's partitions back to the commits
+	// in force at a time (koff set --to-datetime, the dashboard's T).
+	KindRewind Kind = "rewind"
+	KindUndo   Kind = "undo" // the before-values of the last edit
 	// KindDeleteStray tombstones one stray copy of a partition (a key the
 	// task does not read); the task's offset stays as it is.
 	KindDeleteStray Kind = "delete-stray"
@@ -61,8 +64,12 @@ type Request struct {
 	// (its consumer.override.group.id); "" takes it from REST, or from a
 	// connect-<name> group that has committed offsets.
 	Group string
-	// Undoes is the id of the edit an undo puts back (KindUndo).
-	Undoes string
+	// Undoes is the id of the edit an undo puts back (KindUndo), and
+	// UndoesWhat names it ("rewind of NAME to T").
+	Undoes, UndoesWhat string
+	// Rewind is what a rewind was asked (KindRewind): its time, as typed
+	// and as read, and what it does with partitions newer than it.
+	Rewind *RewindAsked
 }
 
 // ParsePartition reads a source partition map given on a command line or

@@ -253,3 +253,35 @@ func TestOrphanResetAndCopyWithREST(t *testing.T) {
 		}
 	}
 }
+
+// The Editor's stop and resume (the CLI's, the dashboard's S and R, koff
+// serve's) follow every edit's rule: no audit line, no action. Done, the
+// line names the cluster.
+func TestStopAndResumeAreRefusedWithoutTheirAuditLine(t *testing.T) {
+	h, c := demoHarness(t)
+	ctx := context.Background()
+	good := h.ed.Audit
+	h.ed.Audit = &AuditLog{Path: t.TempDir()} // a directory: nothing can be appended
+	if err := h.ed.StopConnector(ctx, "jdbc-shop"); err == nil || !strings.Contains(err.Error(), "not stopped") {
+		t.Errorf("stop without its audit line: %v", err)
+	}
+	if st := c.ConnectorState("jdbc-shop"); st != "RUNNING" {
+		t.Errorf("the connector was stopped unaudited: %s", st)
+	}
+	h.ed.Audit = good
+	if err := h.ed.StopConnector(ctx, "jdbc-shop"); err != nil {
+		t.Fatal(err)
+	}
+	h.ed.Audit = &AuditLog{Path: t.TempDir()}
+	if err := h.ed.ResumeConnector(ctx, "jdbc-shop"); err == nil || !strings.Contains(err.Error(), "not resumed") {
+		t.Errorf("resume without its audit line: %v", err)
+	}
+	if st := c.ConnectorState("jdbc-shop"); st != "STOPPED" {
+		t.Errorf("the connector was resumed unaudited: %s", st)
+	}
+	cluster, _ := h.kafka.ClusterID(ctx)
+	eds, _ := good.Edits()
+	if len(eds) != 1 || eds[0].Start.Kind != KindStop || eds[0].Start.Cluster != cluster || cluster == "" {
+		t.Errorf("the stop's line: %+v (cluster %q)", eds, cluster)
+	}
+}

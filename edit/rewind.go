@@ -32,6 +32,8 @@ const (
 type RewindRequest struct {
 	Connector string
 	At        time.Time
+	// Given is the time as typed, for the audit log ("" : not typed).
+	Given string
 	// Partitions limits it to these partition maps (nil: all).
 	Partitions []java.Object
 	IfNewer    IfNewer
@@ -57,6 +59,9 @@ type RewindChoice struct {
 	// that commit's value (nil: a tombstone).
 	Took  *CommitRef
 	Value []byte
+	// TookEdit is the koff edit that wrote Took (nil: a worker's flush or
+	// another writer): putting back an edit's value is worth knowing.
+	TookEdit *KoffEdit
 	// Oldest is the partition's oldest retained commit (nil: none);
 	// Complete says it is its first commit ever.
 	Oldest   *CommitRef
@@ -85,6 +90,9 @@ type keyHistory struct {
 	at, oldest       *CommitRef
 	atValue, oldestV []byte
 	logAppend        bool // a commit read carries the broker's time
+	// atEdit and oldestEdit are the koff edits that wrote those commits
+	// (nil: a worker's flush, or another writer).
+	atEdit, oldestEdit *KoffEdit
 }
 
 // rewindKey is a key's bytes (as the filter knows them) in one
@@ -105,6 +113,15 @@ type RewindRead struct {
 	filter *keyFilter
 	byKey  map[rewindKey]*keyHistory
 	logs   []RetainedLog
+	// marks are koff's audited edits of the connector, to tell which
+	// commits koff wrote (MarkEdits).
+	marks auditMarks
+}
+
+// MarkEdits has the read tell which commits koff's own edits wrote, from
+// the audit log, as koff history marks them. Before the read.
+func (e *Editor) MarkEdits(ctx context.Context, rr *RewindRead) {
+	rr.marks = e.auditMarks(ctx, rr.req.Connector)
 }
 
 // StartRewind prepares a read for req (PlanRewind, or a read that also
@@ -125,11 +142,14 @@ func (rr *RewindRead) Add(r *HistoryRecord) error {
 		rr.byKey[k] = kh
 	}
 	kh.logAppend = kh.logAppend || r.LogAppendTime
+	// Matched at every record of the key, in the log's order, as history
+	// does: an edit's record is the first of its value after its position.
+	by := rr.marks.match(r)
 	if kh.oldest == nil || r.Time.Before(kh.oldest.Time) {
-		kh.oldest, kh.oldestV = refOf(r, kh.oldest), reuse(kh.oldestV, r.Value)
+		kh.oldest, kh.oldestV, kh.oldestEdit = refOf(r, kh.oldest), reuse(kh.oldestV, r.Value), by
 	}
 	if !r.Time.After(rr.req.At) && (kh.at == nil || !r.Time.Before(kh.at.Time)) {
-		kh.at, kh.atValue = refOf(r, kh.at), reuse(kh.atValue, r.Value)
+		kh.at, kh.atValue, kh.atEdit = refOf(r, kh.at), reuse(kh.atValue, r.Value), by
 	}
 	return nil
 }
@@ -145,7 +165,7 @@ func refOf(r *HistoryRecord, old *CommitRef) *CommitRef {
 }
 
 // PlanRewind works out a rewind without writing anything. Its Plan goes
-// through Check and Apply as every edit (an import of the chosen values,
+// through Check and Apply as every edit (a rewind of the chosen values,
 // their number text kept as stored, so that the records put back are
 // byte for byte the ones committed then).
 func (e *Editor) PlanRewind(ctx context.Context, req RewindRequest) (*Rewind, error) {
@@ -157,6 +177,7 @@ func (e *Editor) PlanRewind(ctx context.Context, req RewindRequest) (*Rewind, er
 		return nil, ErrNotSourceRewind
 	}
 	rr := StartRewind(req)
+	e.MarkEdits(ctx, rr)
 	if err := e.ReadTap(ctx, rr); err != nil {
 		return nil, err
 	}
@@ -254,7 +275,7 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 		value := kh.atValue
 		switch {
 		case kh.at != nil:
-			ch.Took, ch.Action = kh.at, RewindSet
+			ch.Took, ch.Action, ch.TookEdit = kh.at, RewindSet, kh.atEdit
 			if value == nil {
 				ch.Action = RewindReset
 			}
@@ -270,7 +291,7 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 				ch.Action = RewindReset
 				value = nil
 			case IfNewerOldest:
-				ch.Took, ch.Action, value = kh.oldest, RewindOldest, kh.oldestV
+				ch.Took, ch.Action, value, ch.TookEdit = kh.oldest, RewindOldest, kh.oldestV, kh.oldestEdit
 			default:
 				ch.Action = RewindLeft
 			}
@@ -295,7 +316,7 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 	if len(items) == 0 {
 		return rw, nil
 	}
-	p, err := e.Plan(ctx, Request{Connector: req.Connector, Kind: KindImport, Items: items})
+	p, err := e.Plan(ctx, Request{Connector: req.Connector, Kind: KindRewind, Items: items, Rewind: rewindAsked(req)})
 	if err != nil {
 		return nil, err
 	}

@@ -56,16 +56,16 @@ func (rw *Rewind) Command(c CommandLine) string {
 func (c RewindChoice) Describe(value, note func(string) string) string {
 	switch c.Action {
 	case RewindSet:
-		return fmt.Sprintf("%s, committed %s", value(string(c.Value)), CommitText(*c.Took))
+		return fmt.Sprintf("%s, committed %s%s", value(string(c.Value)), CommitText(*c.Took), c.byEdit(note))
 	case RewindReset:
 		if c.Took != nil {
-			return "deleted: a tombstone was in force, committed " + CommitText(*c.Took)
+			return "deleted: a tombstone was in force, committed " + CommitText(*c.Took) + c.byEdit(note)
 		}
 		return "deleted (--if-newer reset): " + note(c.Reason)
 	case RewindOldest:
-		return fmt.Sprintf("%s, its oldest retained commit %s (--if-newer oldest): %s", value(string(c.Value)), CommitText(*c.Took), note(c.Reason))
+		return fmt.Sprintf("%s, its oldest retained commit %s%s (--if-newer oldest): %s", value(string(c.Value)), CommitText(*c.Took), c.byEdit(note), note(c.Reason))
 	case RewindUnchanged:
-		return "unchanged: in force then and now, committed " + CommitText(*c.Took)
+		return "unchanged: in force then and now, committed " + CommitText(*c.Took) + c.byEdit(note)
 	}
 	return "left alone: " + note(c.Reason)
 }
@@ -128,4 +128,13 @@ func (rw *Rewind) NothingText() string {
 		return fmt.Sprintf("every partition is as it was then, or left alone: %s", leftNames(left))
 	}
 	return "every partition is as it was then"
+}
+
+// byEdit says a commit was koff's own edit, as koff history marks it: "
+// ← koff set ID by USER at TIME" ("" for a worker's flush).
+func (c RewindChoice) byEdit(note func(string) string) string {
+	if c.TookEdit == nil {
+		return ""
+	}
+	return " ← " + note(c.TookEdit.String())
 }

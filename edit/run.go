@@ -56,6 +56,16 @@ func (r *editRun) changes() []AuditChange {
 	return out
 }
 
+// auditCommand is the plan's command line for its audit line, unless it
+// is long: an import's command carries its whole export, which the line
+// has already.
+func (r *editRun) auditCommand() string {
+	if len(r.p.Command) > 4096 {
+		return ""
+	}
+	return r.p.Command
+}
+
 func (r *editRun) append(en AuditEntry) error {
 	if r.e.Audit == nil {
 		return nil
@@ -70,7 +80,7 @@ func (r *editRun) refused(err error) {
 		res = ResultRefused
 	}
 	en := r.entry(res)
-	en.Changes = r.changes()
+	en.Changes, en.Rewind, en.Command = r.changes(), r.p.Request.Rewind, r.auditCommand()
 	en.Error = err.Error()
 	_ = r.append(en)
 }
@@ -80,7 +90,7 @@ func (r *editRun) refused(err error) {
 // unless it is.
 func (r *editRun) begin(positions map[string]int64) error {
 	en := r.entry(ResultInProgress)
-	en.Changes = r.changes()
+	en.Changes, en.Rewind, en.Command = r.changes(), r.p.Request.Rewind, r.auditCommand()
 	en.Positions = positions
 	if err := r.append(en); err != nil {
 		return fmt.Errorf("audit log %s: %v: nothing written (koff logs every edit before its first write)", r.e.Audit.Path, err)

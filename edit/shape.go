@@ -279,7 +279,7 @@ func (e *Editor) shapeJudge(p *Plan, copies []storedCopy) *shapeJudge {
 
 // warnings are a set's or an import's shape warnings for one change.
 func (j *shapeJudge) warnings(it Item, ch Change) []string {
-	if it.Offset == nil || (j.p.Kind != KindSet && j.p.Kind != KindImport) || isSinkPartition(it.Partition) {
+	if it.Offset == nil || (j.p.Kind != KindSet && j.p.Kind != KindImport && j.p.Kind != KindRewind) || isSinkPartition(it.Partition) {
 		return nil
 	}
 	if !j.read {

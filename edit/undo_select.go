@@ -39,7 +39,24 @@ type Undo struct {
 	// Notes are facts worth printing: an edit of the same name on another
 	// cluster, an edit that names no cluster.
 	Notes []string
+	// Unreadable are the audit log's lines koff skipped: an edit there
+	// is one undo cannot see.
+	Unreadable []UnreadableLine
 }
+
+// AuditReadError is an undo's refusal (nothing to undo, no such edit…)
+// read from an audit log with lines koff could not read: the edit meant
+// may be in one of them.
+type AuditReadError struct {
+	Err        error
+	Unreadable []UnreadableLine
+}
+
+func (e *AuditReadError) Error() string {
+	return fmt.Sprintf("%v (and %s)", e.Err, UnreadableText(e.Unreadable))
+}
+
+func (e *AuditReadError) Unwrap() error { return e.Err }
 
 // NewerValue is one partition whose value is not what the edit wrote.
 type NewerValue struct {
@@ -65,9 +82,10 @@ func shownValue(b []byte) string {
 	return string(b)
 }
 
-// EditName names an edit for one line: "set of NAME by USER at TIME (edit ID)".
+// EditName names an edit for one line: "set of NAME by USER at TIME (edit
+// ID)", "rewind of NAME to T by …".
 func EditName(en AuditEntry) string {
-	return fmt.Sprintf("%s of %s by %s at %s (edit %s)", en.Kind, en.Connector, orUnknownUser(en.User),
+	return fmt.Sprintf("%s by %s at %s (edit %s)", en.What(), orUnknownUser(en.User),
 		model.TimeText(en.Time), AuditEdit{Start: en}.ID())
 }
 
@@ -116,8 +134,8 @@ type UndoneError struct{ Undo *Undo }
 
 func (e *UndoneError) Error() string {
 	by := e.Undo.UndoneBy
-	return fmt.Sprintf("not undone: the %s was undone already by the undo by %s at %s (edit %s): koff undo --edit %s puts its values back; pass --force to undo it again",
-		EditName(e.Undo.Edit), orUnknownUser(by.User), model.TimeText(by.Time), by.ID, by.ID)
+	return fmt.Sprintf("not undone: the %s was undone already by the undo by %s at %s (edit %s): %s puts its values back; pass --force to undo it again",
+		EditName(e.Undo.Edit), orUnknownUser(by.User), model.TimeText(by.Time), by.ID, UndoCommand(by.Connector, by.ID))
 }
 
 // Refusal is why a CLI undo must not go on: a later undo already put the
@@ -144,6 +162,16 @@ func (ed AuditEdit) ID() string {
 	return ed.Start.Time.UTC().Format("20060102T150405.000Z")
 }
 
+// ShortID is the random end of the edit's id (its 8 hex digits), which
+// --edit takes as it takes the whole id; the whole id when it has none.
+func (ed AuditEdit) ShortID() string {
+	id := ed.ID()
+	if i := strings.LastIndexByte(id, '-'); i > 0 && len(id)-i-1 == 8 {
+		return id[i+1:]
+	}
+	return id
+}
+
 // isOffsetEdit: the edit changed offsets (stop and resume did not).
 func isOffsetEdit(en AuditEntry) bool { return en.Kind != KindStop && en.Kind != KindResume }
 
@@ -162,11 +190,20 @@ func (e *Editor) FindUndo(ctx context.Context, q UndoQuery) (*Undo, error) {
 	if err := e.sameClusterAsConnect(ctx, cluster); err != nil {
 		return nil, err
 	}
-	edits, err := e.Audit.Edits()
+	edits, bad, err := e.Audit.EditsRead()
 	if err != nil {
 		return nil, fmt.Errorf("read audit log: %w", err)
 	}
-	u := &Undo{Cluster: cluster}
+	u := &Undo{Cluster: cluster, Unreadable: bad}
+	u2, err := e.findUndo(ctx, edits, q, u)
+	if err != nil && len(u.Unreadable) > 0 {
+		return nil, &AuditReadError{Err: err, Unreadable: u.Unreadable}
+	}
+	return u2, err
+}
+
+func (e *Editor) findUndo(ctx context.Context, edits []AuditEdit, q UndoQuery, u *Undo) (*Undo, error) {
+	var err error
 	var i int
 	if q.EditID != "" {
 		i, err = e.namedEdit(ctx, edits, q, u)
@@ -180,7 +217,7 @@ func (e *Editor) FindUndo(ctx context.Context, q UndoQuery) (*Undo, error) {
 	if u.Request, err = undoRequestOf(ed); err != nil {
 		return nil, err
 	}
-	u.Request.Undoes = ed.ID()
+	u.Request.Undoes, u.Request.UndoesWhat = ed.ID(), ed.Start.What()
 	u.Edit = ed.Start
 	u.Edit.Result = ed.Result()
 	u.Edit.Written = sortedKeys(ed.WrittenSet())
@@ -205,7 +242,7 @@ func (e *Editor) settleEdit(ctx context.Context, edits []AuditEdit, i int) error
 		return nil
 	}
 	if ed.Alive() {
-		return fmt.Errorf("the %s of %s by %s (pid %d) is still writing: let it finish", ed.Start.Kind, ed.Start.Connector, ed.Start.User, ed.Start.PID)
+		return fmt.Errorf("the %s by %s (pid %d) is still writing: let it finish", ed.Start.What(), ed.Start.User, ed.Start.PID)
 	}
 	ed, err := e.Reconcile(ctx, ed)
 	if err != nil {
@@ -243,8 +280,8 @@ func (e *Editor) lastEdit(ctx context.Context, edits []AuditEdit, connector stri
 			if !undoable(ed) {
 				continue
 			}
-			return 0, fmt.Errorf("not undone: the last edit that wrote anything, the %s, does not name its cluster (an older koff logged it): if it was made on this cluster (%s), koff undo --edit %s puts it back",
-				EditName(s), u.Cluster, ed.ID())
+			return 0, fmt.Errorf("not undone: the last edit that wrote anything, the %s, does not name its cluster (an older koff logged it): if it was made on this cluster (%s), %s puts it back",
+				EditName(s), u.Cluster, UndoCommand(s.Connector, ed.ID()))
 		}
 		if err := e.settleEdit(ctx, edits, i); err != nil {
 			return 0, err
@@ -297,21 +334,81 @@ func (e *Editor) lastEdit(ctx context.Context, edits []AuditEdit, connector stri
 	return 0, fmt.Errorf("no edit%s in %s to undo%s", of, e.Audit.Path, DidYouMean(ClosestNames(connector, names)))
 }
 
-// namedEdit finds the edit --edit names and checks it may be undone here.
-func (e *Editor) namedEdit(ctx context.Context, edits []AuditEdit, q UndoQuery, u *Undo) (int, error) {
-	i := -1
+// AmbiguousEditError: --edit names a part of more than one edit's id.
+type AmbiguousEditError struct {
+	Part       string
+	Candidates []AuditEntry
+}
+
+func (e *AmbiguousEditError) Error() string {
+	names := make([]string, len(e.Candidates))
+	for i, c := range e.Candidates {
+		names[i] = EditName(c)
+	}
+	return fmt.Sprintf("--edit %s: %d edits have ids with it: %s; give more of the id", e.Part, len(e.Candidates), strings.Join(names, "; "))
+}
+
+// FindEdit is the edit whose id is part, or the one edit whose id has
+// part in it (a prefix as git takes a short sha, or any other piece:
+// the random end, the time). Its index in edits; an error when none or
+// several have it.
+func FindEdit(edits []AuditEdit, part string) (int, error) {
+	if part == "" {
+		return -1, errors.New("--edit needs an edit id (koff audit lists them)")
+	}
+	var prefix, within []int
 	for j, ed := range edits {
 		id := ed.ID()
-		if id == q.EditID {
-			i = j
-			break
+		switch {
+		case id == part:
+			return j, nil
+		case strings.HasPrefix(id, part):
+			prefix = append(prefix, j)
+		case strings.Contains(id, part):
+			within = append(within, j)
 		}
-		if strings.HasPrefix(id, q.EditID) {
-			if i >= 0 {
-				return 0, fmt.Errorf("edit %s: more than one edit has an id that begins so (%s, %s): give more of it", q.EditID, edits[i].ID(), id)
-			}
-			i = j
+	}
+	// A prefix goes first, as in git: a short id that begins one id and
+	// is inside another names the first.
+	found := prefix
+	if len(found) == 0 {
+		found = within
+	}
+	switch len(found) {
+	case 0:
+		return -1, nil
+	case 1:
+		return found[0], nil
+	}
+	amb := &AmbiguousEditError{Part: part}
+	for _, j := range found {
+		en := edits[j].Start
+		en.ID = edits[j].ID()
+		amb.Candidates = append(amb.Candidates, en)
+	}
+	return -1, amb
+}
+
+// namedEdit finds the edit --edit names and checks it may be undone here.
+func (e *Editor) namedEdit(ctx context.Context, edits []AuditEdit, q UndoQuery, u *Undo) (int, error) {
+	// A part of an id is looked for first among the edits this undo could
+	// put back (offset edits, of the connector named): a stop or an edit
+	// of another connector sharing the part is no choice to make.
+	var could []AuditEdit
+	var at []int
+	for j, ed := range edits {
+		if isOffsetEdit(ed.Start) && (q.Connector == "" || ed.Start.Connector == q.Connector) {
+			could, at = append(could, ed), append(at, j)
 		}
+	}
+	i, err := FindEdit(could, q.EditID)
+	if err == nil && i >= 0 {
+		i = at[i]
+	} else if err == nil {
+		i, err = FindEdit(edits, q.EditID) // to say what it names instead
+	}
+	if err != nil {
+		return 0, err
 	}
 	if i < 0 {
 		return 0, fmt.Errorf("no edit %s in %s (koff audit lists the edits and their ids)", q.EditID, e.Audit.Path)

@@ -10,7 +10,7 @@ import (
 // import restores every value byte for byte. Offsets typed for set are
 // written as a task would write them (Java's double forms). Through
 // Connect's REST API the worker re-serialises every offset either way.
-func keepsNumberText(k Kind) bool { return k == KindImport || k == KindCopy }
+func keepsNumberText(k Kind) bool { return k == KindImport || k == KindCopy || k == KindRewind }
 
 // keptNumberNotes says, of an offset written with its number text as given,
 // what a task reads when that differs (beyond 64 bits, beyond or below a

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"koff/internal/testhome"
 )
 
 // stack is the one real broker and worker every test of this package shares,
@@ -28,9 +30,9 @@ func runMain(m *testing.M) int {
 			return 1
 		}
 		skipReason = "real-stack tests skipped: " + missing
-		return m.Run()
+		return testhome.Main(m)
 	}
-	code := m.Run()
+	code := testhome.Main(m)
 	if pgServer != nil {
 		pgServer.Stop()
 	}

@@ -66,6 +66,13 @@ func TestRewindToATimeBetweenTwoCommits(t *testing.T) {
 	if !strings.Contains(out, first+", committed at "+at.UTC().Format("2006-01-02 15:04:05.000 UTC")+" (CreateTime") {
 		t.Errorf("the rewind plan does not name the commit it took:\n%s", out)
 	}
+	// Told as a rewind to its time, with the undo of this edit and no other.
+	to := f.name + " to " + between.UTC().Format("2006-01-02T15:04:05.000Z")
+	for _, want := range []string{"Plan: rewind 1 partition of " + to, ": rewind of " + to + ", 1 partition via", "  undo: koff undo " + f.name + " --edit "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the rewind's output lacks %q:\n%s", want, out)
+		}
+	}
 	if got := f.resumeAndNext(t); got != f.name+"-4" {
 		t.Errorf("after a rewind to between the commits the task continued with %q, want %s-4", got, f.name)
 	}

@@ -218,6 +218,10 @@ func (m *Model) handlePlanDone(msg planDoneMsg) {
 	m.form = nil
 	m.confirm = dialogs.NewConfirmDialog(&m.km, m.styles, msg.plan, msg.undo, m.opts.Now())
 	m.confirm.Note, m.confirm.Detail = msg.note, msg.detail
+	if msg.undo != nil && len(msg.undo.Unreadable) > 0 {
+		// An edit in a skipped line is one this undo cannot see.
+		m.setStatus(statusWarn, edit.UnreadableText(msg.undo.Unreadable))
+	}
 	m.layout()
 }
 

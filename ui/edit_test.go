@@ -728,7 +728,7 @@ func TestUndoShowsWhichEditItUndoes(t *testing.T) {
 		"2025-11-29 18:10:00.000 UTC", "verified", `{"incrementing":1} → {"incrementing":9002}`)
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders", `undo-request "jdbc-orders"`, "plan undo jdbc-orders", "apply undo jdbc-orders")
-	requireStatus(t, m, "undid the last edit: 1 partition of jdbc-orders: read back, NOT verified for the worker")
+	requireStatus(t, m, "undid the set of jdbc-orders: 1 partition of jdbc-orders: read back, NOT verified for the worker")
 	send(t, m, tickMsg{})
 	requireContains(t, m, `{"incrementing":9002}`)
 	_ = f

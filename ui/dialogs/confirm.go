@@ -212,13 +212,30 @@ func (d *ConfirmDialog) View(spinner string) string {
 
 func (d *ConfirmDialog) titleLine(w int) string {
 	title := d.st.DialogTitle.Render(kindTitle(d.shown) + " · " + d.shown.Connector)
+	if rw := d.shown.Request.Rewind; rw != nil {
+		// The rewind's time is what the operator checks first.
+		title = d.st.DialogTitle.Render(fmt.Sprintf("Rewind of %s to %s", kit.Clean(d.shown.Connector), rw.AtText()))
+	}
 	total := d.vp.TotalLineCount()
 	if total <= d.vp.Height() {
 		return title
 	}
 	first := d.vp.YOffset() + 1
 	last := min(d.vp.YOffset()+d.vp.Height(), total)
-	return kit.Spread(title, d.st.Muted.Render(fmt.Sprintf("lines %d–%d of %d", first, last, total)), w)
+	where := fmt.Sprintf("lines %d–%d of %d", first, last, total)
+	if d.shown.Request.Rewind != nil {
+		// A rewind's time is cut last: the place in the text gives way.
+		for _, w2 := range []string{where, fmt.Sprintf("%d–%d/%d", first, last, total), ""} {
+			where = w2
+			if ansi.StringWidth(title)+2+ansi.StringWidth(where) <= w {
+				break
+			}
+		}
+		if where == "" {
+			return kit.Spread(title, "", w)
+		}
+	}
+	return kit.Spread(title, d.st.Muted.Render(where), w)
 }
 
 // kindTitle names what the edit does, in the words of its kind.
@@ -239,6 +256,8 @@ func kindTitle(p *edit.Plan) string {
 		return "Undo the last edit"
 	case edit.KindImport:
 		return "Import " + offsets
+	case edit.KindRewind:
+		return "Rewind " + offsets
 	case edit.KindCopy:
 		return fmt.Sprintf("Copy %s from %s", offsets, p.From)
 	case edit.KindDeleteStray:
@@ -314,7 +333,14 @@ func (d *ConfirmDialog) Content(w int) []string {
 	if d.undo != nil {
 		u := d.undo.Edit
 		// The audit log is a file: its words are cleaned like any other.
-		fact("Undoes", fmt.Sprintf("%s of %s by %s", kit.Clean(string(u.Kind)), kit.Clean(u.Connector), kit.Clean(orUnknown(u.User))))
+		by := "by " + kit.Clean(orUnknown(u.User))
+		if u.Kind == edit.KindRewind && u.Rewind != nil {
+			// A rewind's time on a line of its own: never cut.
+			fact("Undoes", fmt.Sprintf("%s of %s", kit.Clean(string(u.Kind)), kit.Clean(u.Connector)))
+			more(fmt.Sprintf("to %s %s", kit.Clean(u.Rewind.AtText()), by), 0)
+		} else {
+			fact("Undoes", fmt.Sprintf("%s %s", kit.Clean(u.What()), by))
+		}
 		more(fmt.Sprintf("at %s (%s) · %s", model.TimeText(u.Time), kit.Age(d.made, u.Time), kit.Clean(u.Result)), 0)
 		more(st.Muted.Render(fmt.Sprintf("edit %s · cluster %s", kit.Clean(edit.AuditEdit{Start: u}.ID()), kit.Clean(orUnknown(u.Cluster)))), 0)
 		d.undoWarnings(more)

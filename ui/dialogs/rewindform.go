@@ -96,7 +96,7 @@ func (f *RewindForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 		if f.Validate(); f.Err != nil {
 			return nil, nil // the line under the input says why
 		}
-		return nil, RewindSubmission(f.connector, f.At, ifNewerChoices[f.ifNewer].v, f.clock)
+		return nil, RewindSubmission(f.connector, f.At, strings.TrimSpace(f.Input.Value()), ifNewerChoices[f.ifNewer].v, f.clock)
 	}
 	cmd := f.typeInto(&f.Input, msg)
 	f.Validate()
@@ -105,14 +105,15 @@ func (f *RewindForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 
 // RewindSubmission plans the rewind through the same request the CLI
 // builds; its plan's choices (which commit each partition takes) become
-// the confirmation's Detail.
-func RewindSubmission(connector string, at time.Time, ifNewer edit.IfNewer, clock func() time.Time) *Submission {
+// the confirmation's Detail. given is the time as typed, for the audit log.
+func RewindSubmission(connector string, at time.Time, given string, ifNewer edit.IfNewer, clock func() time.Time) *Submission {
 	sub := &Submission{Label: fmt.Sprintf("planning a rewind of %s: reading the offsets topic's history…", connector)}
 	sub.Plan = func(ctx context.Context, ed kit.Editor) (*edit.Plan, error) {
 		req, err := edit.NewRewindRequest(connector, at, "", ifNewer)
 		if err != nil {
 			return nil, err
 		}
+		req.Given = given
 		rw, err := ed.PlanRewind(ctx, req)
 		if errors.Is(err, edit.ErrNotSourceRewind) {
 			return nil, fmt.Errorf("%s has no source offsets to rewind: a sink's group is set from its topics' record times (e on its partitions, to timestamp)", connector)
