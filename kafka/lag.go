@@ -57,14 +57,19 @@ func (c Config) PollGroupsOnce(ctx context.Context, store GroupStore) error {
 
 // GroupPolls polls the named groups and every connect-* group once.
 func (c Config) GroupPolls(ctx context.Context, named []string) ([]model.GroupPoll, error) {
-	client := c.Client()
-	t := client.Transport.(*kafkago.Transport)
-	// The poll asks its own Metadata (logbounds.go): kafka-go's cache of
-	// every topic's partitions, which its transport fetches first, would
-	// be decoded for nothing (100 MB of garbage a minute at 100k partitions).
-	t.MetadataTopics = []string{"__consumer_offsets"}
-	defer t.CloseIdleConnections()
+	client := c.lagClient()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
 	return groupPolls(ctx, client, named)
+}
+
+// lagClient is the lag poll's client. The poll asks its own Metadata
+// (logbounds.go): kafka-go's cache of every topic's partitions, which its
+// transport fetches first, would be decoded for nothing (100 MB of garbage
+// a minute at 100k partitions).
+func (c Config) lagClient() *kafkago.Client {
+	client := c.Client()
+	client.Transport.(*kafkago.Transport).MetadataTopics = []string{"__consumer_offsets"}
+	return client
 }
 
 func groupPolls(ctx context.Context, c *kafkago.Client, named []string) ([]model.GroupPoll, error) {

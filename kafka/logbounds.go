@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 
@@ -103,7 +104,7 @@ func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartitio
 		starts.size(t, len(ls.byTopic[t]))
 		ends.size(t, len(ls.byTopic[t]))
 	}
-	for _, leader := range slices.Sorted(mapKeys(byLeader)) {
+	for _, leader := range slices.Sorted(maps.Keys(byLeader)) {
 		parts := byLeader[leader]
 		for _, at := range []int64{kafkago.FirstOffset, kafkago.LastOffset} {
 			out := starts
@@ -123,16 +124,6 @@ func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartitio
 	return starts, ends, ls.cluster, nil
 }
 
-func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 // leaderBounds asks one leader for the offsets at at (FirstOffset or
 // LastOffset, read uncommitted) of its partitions, into out.
 func leaderBounds(ctx context.Context, c *kafkago.Client, clientID string, leader int32, parts map[string][]int32, at int64, out topicOffsets) error {
@@ -145,7 +136,7 @@ func leaderBounds(ctx context.Context, c *kafkago.Client, clientID string, leade
 			w.int32(-1) // replica_id
 			w.int8(int8(kafkago.ReadUncommitted))
 			w.int32(int32(len(parts)))
-			for _, t := range slices.Sorted(mapKeys(parts)) {
+			for _, t := range slices.Sorted(maps.Keys(parts)) {
 				w.plainString(t)
 				w.int32(int32(len(parts[t])))
 				for _, p := range parts[t] {

@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -92,15 +93,56 @@ func (s *Store) SetGroups(at time.Time, polls []model.GroupPoll) {
 // sortedPartitions sorts ps by topic-partition in place, unless it is
 // already (a broker answers in the same order poll after poll).
 func sortedPartitions(ps []model.GroupPartition) []model.GroupPartition {
-	if !slices.IsSortedFunc(ps, compareGroupPartitions) {
-		slices.SortFunc(ps, compareGroupPartitions)
+	if slices.IsSortedFunc(ps, compareGroupPartitions) {
+		return ps
 	}
+	if out, ok := placedPartitions(ps); ok {
+		return out
+	}
+	slices.SortFunc(ps, compareGroupPartitions)
 	return ps
 }
 
+// placedPartitions sorts ps by placing each partition by its number in
+// its topic's range, a pass instead of a sort of 100,000 comparisons. Not
+// ok for partition numbers far sparser than the partitions, or repeats.
+func placedPartitions(ps []model.GroupPartition) ([]model.GroupPartition, bool) {
+	top := map[string]int{} // highest partition number + 1, by topic
+	for _, p := range ps {
+		if p.Partition < 0 {
+			return nil, false
+		}
+		top[p.Topic] = max(top[p.Topic], p.Partition+1)
+	}
+	topics := slices.Sorted(maps.Keys(top))
+	base, n := make(map[string]int, len(top)), 0
+	for _, t := range topics {
+		base[t] = n
+		n += top[t]
+	}
+	if n > 4*len(ps)+1024 {
+		return nil, false
+	}
+	place := make([]int32, n)
+	for i, p := range ps {
+		at := &place[base[p.Topic]+p.Partition]
+		if *at != 0 {
+			return nil, false
+		}
+		*at = int32(i) + 1
+	}
+	out := make([]model.GroupPartition, 0, len(ps))
+	for _, i := range place {
+		if i != 0 {
+			out = append(out, ps[i-1])
+		}
+	}
+	return out, true
+}
+
 func compareGroupPartitions(a, b model.GroupPartition) int {
-	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-		return c
+	if a.Topic != b.Topic { // one string per topic of a poll: mostly the same pointer
+		return strings.Compare(a.Topic, b.Topic)
 	}
 	return cmp.Compare(a.Partition, b.Partition)
 }
