@@ -52,7 +52,9 @@ func (g *refSinkGroup) rows() []model.SinkPartitionRow {
 	for _, p := range g.poll.Partitions {
 		rows = append(rows, model.SinkPartitionRow{GroupPartition: p, Lag: p.Lag(), CommittedAt: g.committed[p.TopicPartition].at})
 	}
-	slices.SortFunc(rows, func(a, b model.SinkPartitionRow) int { return compareGroupPartitions(a.GroupPartition, b.GroupPartition) })
+	slices.SortFunc(rows, func(a, b model.SinkPartitionRow) int {
+		return compareGroupPartitions(a.GroupPartition, b.GroupPartition)
+	})
 	return rows
 }
 
