@@ -171,7 +171,10 @@ func clonePoll(p model.GroupPoll) model.GroupPoll {
 //
 //	go test ./model/store -run XXX -bench SetGroups100k
 func BenchmarkSetGroups100k(b *testing.B) {
-	const parts = 100_000
+	parts := 100_000
+	if testing.Short() {
+		parts = 5_000
+	}
 	base := make([]model.GroupPartition, parts)
 	for i := range base {
 		base[i] = model.GroupPartition{TopicPartition: model.TopicPartition{Topic: "sink-topic", Partition: (i * 7919) % parts}, Committed: 10, End: 12}
