@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"koff/model"
 )
@@ -65,6 +68,56 @@ func TestLogBoundsSameAsLeaderOffsets(t *testing.T) {
 		if _, _, _, err := logBounds(ctx, c, []model.TopicPartition{bad}); err == nil {
 			t.Errorf("%s, which does not exist, gave no error", bad)
 		}
+	}
+}
+
+// On a cluster of three brokers, each partition's offsets come from its
+// own leader, as leaderOffsets asks them.
+func TestLogBoundsAsksEachLeader(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	addr := c.ListenAddrs()[0]
+	createTopic(t, addr, "orders", 9)
+	var tps []model.TopicPartition
+	for p := range 9 {
+		var recs []kv
+		for i := range p + 1 {
+			recs = append(recs, kv{key: fmt.Sprint(i), value: "x"})
+		}
+		produce(t, addr, "orders", p, recs...)
+		tps = append(tps, model.TopicPartition{Topic: "orders", Partition: p})
+	}
+	ctx := context.Background()
+	starts, ends, _, err := logBounds(ctx, Config{Brokers: []string{addr}}.lagClient(), tps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaders := map[int32]bool{}
+	var asked atomic.Int64
+	c.Control(func(r kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if r.Key() == kmsg.ListOffsets.Int16() {
+			asked.Add(1)
+		}
+		return nil, nil, false
+	})
+	if _, _, _, err := logBounds(ctx, Config{Brokers: []string{addr}}.lagClient(), tps); err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range tps {
+		leaders[c.LeaderFor(tp.Topic, int32(tp.Partition))] = true
+		if starts.of(tp) != 0 || ends.of(tp) != int64(tp.Partition+1) {
+			t.Errorf("%s: start %d end %d, want 0 and %d", tp, starts.of(tp), ends.of(tp), tp.Partition+1)
+		}
+	}
+	if len(leaders) < 2 {
+		t.Fatalf("the partitions' leaders are %v: not a test of several", leaders)
+	}
+	if n := asked.Load(); n != int64(2*len(leaders)) {
+		t.Errorf("%d ListOffsets requests, want one for the starts and one for the ends per leader (%d)", n, 2*len(leaders))
 	}
 }
 

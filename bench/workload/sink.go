@@ -24,15 +24,29 @@ func LoadSink(addr, name, topic string, partitions int) error {
 		for p := lo; p < hi; p++ {
 			commit.Topics[topic] = append(commit.Topics[topic], kafkago.OffsetCommit{Partition: p, Offset: 0})
 		}
-		res, err := c.OffsetCommit(ctx, commit)
+		var err error
+		for range 50 { // a broker just started may still be loading its group coordinator
+			if err = commitAll(ctx, c, commit); err == nil {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 		if err != nil {
 			return fmt.Errorf("commit connect-%s: %w", name, err)
 		}
-		for _, ps := range res.Topics {
-			for _, p := range ps {
-				if p.Error != nil {
-					return fmt.Errorf("commit connect-%s %s/%d: %w", name, topic, p.Partition, p.Error)
-				}
+	}
+	return nil
+}
+
+func commitAll(ctx context.Context, c *kafkago.Client, commit *kafkago.OffsetCommitRequest) error {
+	res, err := c.OffsetCommit(ctx, commit)
+	if err != nil {
+		return err
+	}
+	for topic, ps := range res.Topics {
+		for _, p := range ps {
+			if p.Error != nil {
+				return fmt.Errorf("%s/%d: %w", topic, p.Partition, p.Error)
 			}
 		}
 	}
