@@ -34,7 +34,7 @@ type SinkScreen struct {
 	needs         sinkNeeds
 }
 
-type sinkNeeds struct{ topic, committed, end, start, lag int }
+type sinkNeeds struct{ topic, part, committed, end, start, lag int }
 
 func NewSinkScreen(km *keymap.KeyMap, st *kit.Styles, name string) *SinkScreen {
 	return &SinkScreen{
@@ -91,12 +91,12 @@ func (s *SinkScreen) Refresh(src kit.Source, now time.Time, reload bool) {
 }
 
 func (s *SinkScreen) measure() {
-	n := sinkNeeds{topic: len("TOPIC"), committed: len("COMMITTED"), end: len("END"), start: len("LOG START"), lag: len("LAG")}
+	n := sinkNeeds{topic: len("TOPIC"), part: len("PART"), committed: len("COMMITTED"), end: len("END"), start: len("LOG START"), lag: len("LAG")}
 	// A count's cell is no narrower than a smaller count's, so the widest
 	// of each column is that of its biggest number: one cell formatted
 	// per column, not 100,000 (each topic's name measured once).
 	var committed, end, start, lag int64
-	none, topic := false, ""
+	none, topic, part := false, "", 0
 	for i, r := range s.List.Items {
 		if i == 0 || r.Topic != topic {
 			topic = r.Topic
@@ -105,6 +105,7 @@ func (s *SinkScreen) measure() {
 		if r.Committed < 0 {
 			none = true
 		}
+		part = max(part, r.Partition)
 		committed, end = max(committed, r.Committed), max(end, r.End)
 		start, lag = max(start, r.Start), max(lag, r.Lag)
 	}
@@ -112,6 +113,7 @@ func (s *SinkScreen) measure() {
 	if none {
 		n.committed = max(n.committed, len(kit.CommittedCell(-1)))
 	}
+	n.part = max(n.part, len(strconv.Itoa(part))) // partition 12345 is not "123…"
 	n.end = max(n.end, len(kit.Count(end)))
 	n.start = max(n.start, len(kit.Count(start)))
 	n.lag = max(n.lag, len(kit.Count(lag)))
@@ -151,7 +153,7 @@ func (s *SinkScreen) HandleKey(msg tea.KeyPressMsg) Action {
 
 func (s *SinkScreen) Sync() {
 	n := s.needs
-	part, lastW := len("PART"), len("LAST COMMIT")
+	part, lastW := max(n.part, len("PART")), len("LAST COMMIT")
 	committed, end, lag := n.committed, n.end, n.lag
 	fixed := 2 + part + 1 + committed + 1 + end + 1 + lag + 1 + lastW + 1
 	// LOG START stays while the topic keeps room for its name (up to 16):
