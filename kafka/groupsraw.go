@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol"
@@ -264,10 +265,12 @@ func offsetFetchRequest(clientID string, node int32, groups []string) *rawGroupR
 				var g fetchedOffsets
 				for range r.length() {
 					topic := r.string()
-					for range r.length() {
+					n := r.length()
+					g.offsets = slices.Grow(g.offsets, n)
+					for range n {
 						c := committedOffset{tp: model.TopicPartition{Topic: topic, Partition: int(r.int32())}, offset: r.int64()}
-						r.int32()  // committed_leader_epoch
-						r.string() // metadata
+						r.int32()     // committed_leader_epoch
+						r.skipBytes() // metadata
 						c.err = r.int16()
 						r.tags()
 						g.offsets = append(g.offsets, c)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -56,9 +57,19 @@ func (c Config) PollGroupsOnce(ctx context.Context, store GroupStore) error {
 
 // GroupPolls polls the named groups and every connect-* group once.
 func (c Config) GroupPolls(ctx context.Context, named []string) ([]model.GroupPoll, error) {
-	client := c.Client()
+	client := c.lagClient()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
 	return groupPolls(ctx, client, named)
+}
+
+// lagClient is the lag poll's client. The poll asks its own Metadata
+// (logbounds.go): kafka-go's cache of every topic's partitions, which its
+// transport fetches first, would be decoded for nothing (100 MB of garbage
+// a minute at 100k partitions).
+func (c Config) lagClient() *kafkago.Client {
+	client := c.Client()
+	client.Transport.(*kafkago.Transport).MetadataTopics = []string{"__consumer_offsets"}
+	return client
 }
 
 func groupPolls(ctx context.Context, c *kafkago.Client, named []string) ([]model.GroupPoll, error) {
@@ -96,34 +107,43 @@ func groupPolls(ctx context.Context, c *kafkago.Client, named []string) ([]model
 	if err != nil {
 		return nil, err
 	}
+	// Each partition once, however many groups read it.
 	var tps []model.TopicPartition
-	seen := map[model.TopicPartition]bool{}
+	seen := map[string][]bool{}
 	for _, id := range ids {
 		for _, gp := range polls[id].Partitions {
-			if !seen[gp.TopicPartition] {
-				seen[gp.TopicPartition] = true
+			if gp.Partition < 0 {
+				continue
+			}
+			s := seen[gp.Topic]
+			if gp.Partition >= len(s) {
+				s = append(s, make([]bool, gp.Partition+1-len(s))...)
+				seen[gp.Topic] = s
+			}
+			if !s[gp.Partition] {
+				s[gp.Partition] = true
 				tps = append(tps, gp.TopicPartition)
 			}
 		}
 	}
 	// Log start and end offsets of every partition any group reads: one
-	// request per kind, split per partition leader by kafka-go.
-	starts, err := listOffsets(ctx, c, tps, kafkago.FirstOffset, kafkago.ReadUncommitted)
-	if err != nil {
-		return nil, fmt.Errorf("list offsets: %w", err)
-	}
-	ends, err := listOffsets(ctx, c, tps, kafkago.LastOffset, kafkago.ReadUncommitted)
-	if err != nil {
-		return nil, fmt.Errorf("list offsets: %w", err)
+	// request per kind and partition leader (logbounds.go).
+	cluster := ""
+	var starts, ends topicOffsets
+	if len(tps) > 0 {
+		if starts, ends, cluster, err = logBounds(ctx, c, tps); err != nil {
+			return nil, fmt.Errorf("list offsets: %w", err)
+		}
+	} else {
+		cluster = clusterID(ctx, c)
 	}
 	out := make([]model.GroupPoll, 0, len(ids))
-	cluster := clusterID(ctx, c)
 	for _, id := range ids {
 		p := polls[id]
 		p.ClusterID = cluster
 		for i := range p.Partitions {
 			gp := &p.Partitions[i]
-			gp.Start, gp.End = starts[gp.TopicPartition], ends[gp.TopicPartition]
+			gp.Start, gp.End = starts.of(gp.TopicPartition), ends.of(gp.TopicPartition)
 		}
 		out = append(out, *p)
 	}
@@ -187,6 +207,7 @@ func batchedGroupPolls(ctx context.Context, c *kafkago.Client, ids []string) (ma
 				p.Err = security.Describe(kafkago.Error(f.err))
 				continue
 			}
+			p.Partitions = slices.Grow(p.Partitions, len(f.offsets))
 			for _, co := range f.offsets {
 				if co.err == 0 && co.offset >= 0 {
 					p.Partitions = append(p.Partitions, model.GroupPartition{TopicPartition: co.tp, Committed: co.offset})

@@ -43,6 +43,7 @@ func run() error {
 		keys       = flag.Int("keys", 7_000, "distinct source partitions")
 		connectors = flag.Int("connectors", 70, "connectors the keys are spread over")
 		configs    = flag.String("config", "", "extra topic configs, k=v,k=v")
+		sinkParts  = flag.Int("sink-partitions", 0, "also make sink connector bench-sink: group connect-bench-sink committed on every partition of a topic bench-sink-topic of this many partitions")
 	)
 	flag.Parse()
 	if (*serve == "") == (*bootstrap == "") {
@@ -79,6 +80,13 @@ func run() error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "load: %d records, %d keys (%s) into %s/%s in %s\n", *records, *keys, w.Kind, addr, *topic, time.Since(start).Round(time.Millisecond))
+	if *sinkParts > 0 {
+		start = time.Now()
+		if err := workload.LoadSink(addr, "bench-sink", "bench-sink-topic", *sinkParts); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "load: group connect-bench-sink committed on %d partitions in %s\n", *sinkParts, time.Since(start).Round(time.Millisecond))
+	}
 	if broker == nil {
 		return nil
 	}

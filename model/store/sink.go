@@ -1,21 +1,30 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"koff/model"
 )
 
 type sinkGroup struct {
-	poll      model.GroupPoll
-	at        time.Time
-	committed map[model.TopicPartition]commitMark
-	lag       []model.LagPoint // ring of total lag per poll, oldest first
-	trend     string           // lagTrend of lag, kept for its hysteresis
-	rate      float64
+	poll model.GroupPoll // its Partitions sorted by topic-partition
+	at   time.Time
+	// committed is where each of poll.Partitions' committed offsets was
+	// last seen to move, by place in poll.Partitions.
+	committed []commitMark
+	// totalLag and lastCommit are the summary's, worked out once a poll:
+	// the dashboard and the metrics read them far more often than that.
+	totalLag   int64
+	lastCommit time.Time
+	lag        []model.LagPoint // ring of total lag per poll, oldest first
+	trend      string           // lagTrend of lag, kept for its hysteresis
+	rate       float64
 	// reloaded is when the group's history was thrown away, and why: a
 	// new cluster, or a topic whose end offset went backwards.
 	reloaded  time.Time
@@ -29,6 +38,9 @@ type commitMark struct {
 
 // SetGroups records a poll of sink consumer groups at time at. The commit
 // age of a partition is derived from when its committed offset last moved.
+// A poll costs one pass over its partitions when they are those of the
+// last poll (a sink's usual case, 100,000 of them for a big one), and a
+// sort and a merge with the last poll when they are not.
 func (s *Store) SetGroups(at time.Time, polls []model.GroupPoll) {
 	s.mu.Lock()
 	if s.groups == nil {
@@ -39,7 +51,7 @@ func (s *Store) SetGroups(at time.Time, polls []model.GroupPoll) {
 		seen[p.Group] = true
 		g := s.groups[p.Group]
 		if g == nil {
-			g = &sinkGroup{committed: map[model.TopicPartition]commitMark{}}
+			g = &sinkGroup{}
 			s.groups[p.Group] = g
 		}
 		if p.Err != "" && g.poll.Partitions != nil && p.Partitions == nil {
@@ -48,29 +60,25 @@ func (s *Store) SetGroups(at time.Time, polls []model.GroupPoll) {
 			g.poll = p
 			continue
 		}
+		p.Partitions = sortedPartitions(p.Partitions)
 		if why := g.notTheSame(p); why != "" {
 			// Commit ages and the lag trend were of another log: start over.
-			g.committed, g.lag, g.trend, g.rate = map[model.TopicPartition]commitMark{}, nil, "", 0
+			g.poll.Partitions, g.committed, g.lag, g.trend, g.rate = nil, nil, nil, "", 0
 			g.reloaded, g.reloadWhy = at, why
 		}
+		g.committed = movedCommits(g.poll.Partitions, g.committed, p.Partitions, at)
 		g.poll, g.at = p, at
-		var total int64
-		for _, gp := range p.Partitions {
-			// A commit is dated only when it is seen to move: the first
-			// sight of an offset says nothing about when it was committed.
-			m, ok := g.committed[gp.TopicPartition]
-			switch {
-			case !ok:
-				g.committed[gp.TopicPartition] = commitMark{offset: gp.Committed}
-			case m.offset != gp.Committed:
-				g.committed[gp.TopicPartition] = commitMark{offset: gp.Committed, at: at}
+		g.totalLag, g.lastCommit = 0, time.Time{}
+		for i, gp := range p.Partitions {
+			g.totalLag += gp.Lag()
+			if m := g.committed[i]; m.at.After(g.lastCommit) && gp.Committed >= 0 {
+				g.lastCommit = m.at
 			}
-			total += gp.Lag()
 		}
 		if len(g.lag) >= model.LagHistory {
 			g.lag = g.lag[1:]
 		}
-		g.lag = append(g.lag, model.LagPoint{At: at, Lag: total})
+		g.lag = append(g.lag, model.LagPoint{At: at, Lag: g.totalLag})
 		g.trend, g.rate = model.LagTrend(g.lag, g.trend)
 	}
 	for name := range s.groups {
@@ -80,6 +88,109 @@ func (s *Store) SetGroups(at time.Time, polls []model.GroupPoll) {
 	}
 	s.mu.Unlock()
 	s.bump()
+}
+
+// sortedPartitions sorts ps by topic-partition in place, unless it is
+// already (a broker answers in the same order poll after poll).
+func sortedPartitions(ps []model.GroupPartition) []model.GroupPartition {
+	if slices.IsSortedFunc(ps, compareGroupPartitions) {
+		return ps
+	}
+	if out, ok := placedPartitions(ps); ok {
+		return out
+	}
+	slices.SortFunc(ps, compareGroupPartitions)
+	return ps
+}
+
+// placedPartitions sorts ps by placing each partition by its number in
+// its topic's range, a pass instead of a sort of 100,000 comparisons. Not
+// ok for partition numbers far sparser than the partitions, or repeats.
+func placedPartitions(ps []model.GroupPartition) ([]model.GroupPartition, bool) {
+	top := map[string]int{} // highest partition number + 1, by topic
+	for _, p := range ps {
+		if p.Partition < 0 {
+			return nil, false
+		}
+		top[p.Topic] = max(top[p.Topic], p.Partition+1)
+	}
+	topics := slices.Sorted(maps.Keys(top))
+	base, n := make(map[string]int, len(top)), 0
+	for _, t := range topics {
+		base[t] = n
+		n += top[t]
+	}
+	if n > 4*len(ps)+1024 {
+		return nil, false
+	}
+	place := make([]int32, n)
+	for i, p := range ps {
+		at := &place[base[p.Topic]+p.Partition]
+		if *at != 0 {
+			return nil, false
+		}
+		*at = int32(i) + 1
+	}
+	out := make([]model.GroupPartition, 0, len(ps))
+	for _, i := range place {
+		if i != 0 {
+			out = append(out, ps[i-1])
+		}
+	}
+	return out, true
+}
+
+func compareGroupPartitions(a, b model.GroupPartition) int {
+	if a.Topic != b.Topic { // one string per topic of a poll: mostly the same pointer
+		return strings.Compare(a.Topic, b.Topic)
+	}
+	return cmp.Compare(a.Partition, b.Partition)
+}
+
+// movedCommits is the commit marks of next's partitions, from those of
+// prev (marks, by place): a commit is dated only when it is seen to move,
+// since the first sight of an offset says nothing about when it was
+// committed. Both are sorted by topic-partition.
+func movedCommits(prev []model.GroupPartition, marks []commitMark, next []model.GroupPartition, at time.Time) []commitMark {
+	if samePartitions(prev, next) {
+		// In place: each mark read is the one about to be written.
+		for i, gp := range next {
+			if marks[i].offset != gp.Committed {
+				marks[i] = commitMark{offset: gp.Committed, at: at}
+			}
+		}
+		return marks
+	}
+	out := make([]commitMark, len(next))
+	j := 0
+	for i, gp := range next {
+		for j < len(prev) && compareGroupPartitions(prev[j], gp) < 0 {
+			j++
+		}
+		switch {
+		case j >= len(prev) || prev[j].TopicPartition != gp.TopicPartition:
+			out[i] = commitMark{offset: gp.Committed}
+		case marks[j].offset != gp.Committed:
+			out[i] = commitMark{offset: gp.Committed, at: at}
+		default:
+			out[i] = marks[j]
+		}
+	}
+	return out
+}
+
+// samePartitions says whether a and b are of the same topic-partitions in
+// the same order.
+func samePartitions(a, b []model.GroupPartition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].TopicPartition != b[i].TopicPartition {
+			return false
+		}
+	}
+	return true
 }
 
 // SinkGroups lists the consumer groups REST says sinks use, for the lag
@@ -130,13 +241,14 @@ func (g *sinkGroup) notTheSame(p model.GroupPoll) string {
 	if prev.ClusterID != "" && p.ClusterID != "" && prev.ClusterID != p.ClusterID {
 		return "a different cluster answers (cluster id " + p.ClusterID + ", was " + prev.ClusterID + ")"
 	}
-	ends := make(map[model.TopicPartition]int64, len(prev.Partitions))
-	for _, gp := range prev.Partitions {
-		ends[gp.TopicPartition] = gp.End
-	}
+	// Both sorted by topic-partition: a merge.
+	j := 0
 	for _, gp := range p.Partitions {
-		if end, ok := ends[gp.TopicPartition]; ok && gp.End < end {
-			return fmt.Sprintf("%s ends at offset %d, was %d: the topic was recreated", gp.TopicPartition, gp.End, end)
+		for j < len(prev.Partitions) && compareGroupPartitions(prev.Partitions[j], gp) < 0 {
+			j++
+		}
+		if j < len(prev.Partitions) && prev.Partitions[j].TopicPartition == gp.TopicPartition && gp.End < prev.Partitions[j].End {
+			return fmt.Sprintf("%s ends at offset %d, was %d: the topic was recreated", gp.TopicPartition, gp.End, prev.Partitions[j].End)
 		}
 	}
 	return ""
@@ -145,12 +257,7 @@ func (g *sinkGroup) notTheSame(p model.GroupPoll) string {
 func (g *sinkGroup) summary() model.SinkSummary {
 	s := model.SinkSummary{Group: g.poll.Group, State: g.poll.State, Members: g.poll.Members, Clients: g.poll.Clients, Partitions: len(g.poll.Partitions), Err: g.poll.Err, At: g.at,
 		Reloaded: g.reloaded, ReloadReason: g.reloadWhy}
-	for _, p := range g.poll.Partitions {
-		s.TotalLag += p.Lag()
-		if m := g.committed[p.TopicPartition]; m.at.After(s.LastCommit) && p.Committed >= 0 {
-			s.LastCommit = m.at
-		}
-	}
+	s.TotalLag, s.LastCommit = g.totalLag, g.lastCommit
 	s.Trend, s.Rate = g.trend, g.rate
 	if s.Rate < 0 && s.TotalLag > 0 {
 		s.CatchUp = time.Duration(float64(s.TotalLag) / -s.Rate * float64(time.Second))
@@ -166,15 +273,9 @@ func (s *Store) SinkPartitions(group string) []model.SinkPartitionRow {
 	if g == nil {
 		return nil
 	}
-	rows := make([]model.SinkPartitionRow, 0, len(g.poll.Partitions))
-	for _, p := range g.poll.Partitions {
-		rows = append(rows, model.SinkPartitionRow{GroupPartition: p, Lag: p.Lag(), CommittedAt: g.committed[p.TopicPartition].at})
+	rows := make([]model.SinkPartitionRow, len(g.poll.Partitions))
+	for i, p := range g.poll.Partitions { // sorted by SetGroups
+		rows[i] = model.SinkPartitionRow{GroupPartition: p, Lag: p.Lag(), CommittedAt: g.committed[i].at}
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].Topic != rows[j].Topic {
-			return rows[i].Topic < rows[j].Topic
-		}
-		return rows[i].Partition < rows[j].Partition
-	})
 	return rows
 }

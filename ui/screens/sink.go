@@ -34,7 +34,7 @@ type SinkScreen struct {
 	needs         sinkNeeds
 }
 
-type sinkNeeds struct{ topic, committed, end, start, lag int }
+type sinkNeeds struct{ topic, part, committed, end, start, lag int }
 
 func NewSinkScreen(km *keymap.KeyMap, st *kit.Styles, name string) *SinkScreen {
 	return &SinkScreen{
@@ -80,21 +80,43 @@ func (s *SinkScreen) Refresh(src kit.Source, now time.Time, reload bool) {
 			}
 		}
 		s.restOn = kit.RESTAvailable(src.REST())
-		s.List.SetItems(src.SinkPartitions(s.Group()))
+		rows := src.SinkPartitions(s.Group())
+		// A big group's filter and sort are worked out off the UI
+		// goroutine, as a big source's partitions are (ViewCmd).
+		s.List.Async = len(rows) >= BigSource
+		s.List.SetItems(rows)
 		s.measure()
 	}
 	s.Sync()
 }
 
 func (s *SinkScreen) measure() {
-	n := sinkNeeds{topic: len("TOPIC"), committed: len("COMMITTED"), end: len("END"), start: len("LOG START"), lag: len("LAG")}
-	for _, r := range s.List.Items {
-		n.topic = max(n.topic, len(kit.Clean(r.Topic)))
-		n.committed = max(n.committed, len(kit.CommittedCell(r.Committed)))
-		n.end = max(n.end, len(kit.Count(r.End)))
-		n.start = max(n.start, len(kit.Count(r.Start)))
-		n.lag = max(n.lag, len(kit.Count(r.Lag)))
+	n := sinkNeeds{topic: len("TOPIC"), part: len("PART"), committed: len("COMMITTED"), end: len("END"), start: len("LOG START"), lag: len("LAG")}
+	// A count's cell is no narrower than a smaller count's, so the widest
+	// of each column is that of its biggest number: one cell formatted
+	// per column, not 100,000 (each topic's name measured once).
+	var committed, end, start, lag int64
+	none, topic, part := false, "", 0
+	for i, r := range s.List.Items {
+		if i == 0 || r.Topic != topic {
+			topic = r.Topic
+			n.topic = max(n.topic, len(kit.Clean(r.Topic)))
+		}
+		if r.Committed < 0 {
+			none = true
+		}
+		part = max(part, r.Partition)
+		committed, end = max(committed, r.Committed), max(end, r.End)
+		start, lag = max(start, r.Start), max(lag, r.Lag)
 	}
+	n.committed = max(n.committed, len(kit.CommittedCell(committed)))
+	if none {
+		n.committed = max(n.committed, len(kit.CommittedCell(-1)))
+	}
+	n.part = max(n.part, len(strconv.Itoa(part))) // partition 12345 is not "123…"
+	n.end = max(n.end, len(kit.Count(end)))
+	n.start = max(n.start, len(kit.Count(start)))
+	n.lag = max(n.lag, len(kit.Count(lag)))
 	s.needs = n
 }
 
@@ -113,6 +135,15 @@ func (s *SinkScreen) CycleSort()          { s.List.CycleSort(); s.Sync() }
 
 func (s *SinkScreen) Selected() (model.SinkPartitionRow, bool) { return s.List.Selected() }
 
+func (s *SinkScreen) ViewCmd() tea.Cmd { return s.List.ViewCmd() }
+func (s *SinkScreen) Viewing() bool    { return s.List.Viewing() }
+
+func (s *SinkScreen) ViewDone(msg kit.ViewMsg) {
+	if s.List.ViewDone(msg) {
+		s.Sync()
+	}
+}
+
 func (s *SinkScreen) HandleKey(msg tea.KeyPressMsg) Action {
 	if moveList(&s.List, s.km, msg) {
 		s.Sync()
@@ -122,7 +153,7 @@ func (s *SinkScreen) HandleKey(msg tea.KeyPressMsg) Action {
 
 func (s *SinkScreen) Sync() {
 	n := s.needs
-	part, lastW := len("PART"), len("LAST COMMIT")
+	part, lastW := max(n.part, len("PART")), len("LAST COMMIT")
 	committed, end, lag := n.committed, n.end, n.lag
 	fixed := 2 + part + 1 + committed + 1 + end + 1 + lag + 1 + lastW + 1
 	// LOG START stays while the topic keeps room for its name (up to 16):
