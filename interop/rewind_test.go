@@ -67,7 +67,7 @@ func TestRewindToATimeBetweenTwoCommits(t *testing.T) {
 		t.Errorf("the rewind plan does not name the commit it took:\n%s", out)
 	}
 	// Told as a rewind to its time, with the undo of this edit and no other.
-	to := f.name + " to " + between.UTC().Format("2006-01-02T15:04:05.000Z")
+	to := f.name + " to " + between.UTC().Format("2006-01-02 15:04:05.000 UTC")
 	for _, want := range []string{"Plan: rewind 1 partition of " + to, ": rewind of " + to + ", 1 partition via", "  undo: koff undo " + f.name + " --edit "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the rewind's output lacks %q:\n%s", want, out)
