@@ -2,10 +2,12 @@ package store
 
 import (
 	"hash/maphash"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"koff/model"
 	"koff/model/java"
@@ -112,6 +114,7 @@ type connector struct {
 	// of the same hash); the others follow it through entry.nextCopy.
 	copies   hashIndex
 	collided map[string]*entry
+	oddParts []string // partitions not found in their key's bytes (entry.partFrom)
 	// gen moves with every record of the connector; parts caches what the
 	// task reads of each partition (see partsOf) for that gen.
 	gen        uint64
@@ -136,12 +139,9 @@ type connector struct {
 // where it is needed) and the latest value, time and record offset are
 // those of the newest update in the history ring.
 type entry struct {
-	key          string // raw key bytes; the topic is the connector's (pid)
-	conn         *connector
-	nextHome     *entry // the next entry of the topic whose key bytes have the same hash
-	nextCopy     *entry // the next copy of the same partition (Java-equal map) in the connector
-	partitionStr string // compact JSON of the source partition map
-	identity     string // JavaIdentity of the partition: equal for copies of one partition
+	key      string // raw key bytes; the topic is the connector's (pid)
+	conn     *connector
+	identity string // JavaIdentity of the partition: equal for copies of one partition
 	// history is a ring of the most recent updates: in order while it
 	// grows, then the oldest at head. Never empty.
 	history   []model.Update
@@ -153,11 +153,22 @@ type entry struct {
 	// over a connector's partitions is its tasks' flush interval.
 	gaps    int32
 	updates int32
-	idx     int32  // position in conn.entries
-	shape   int32  // field order (keyShapes), -1 for fewer than two fields
-	hash    int32  // murmur2 of the key bytes
-	homes   uint16 // partitions of the topic holding the same key bytes
-	state   valueState
+	idx     int32 // position in conn.entries
+	shape   int32 // field order (keyShapes), -1 for fewer than two fields
+	hash    int32 // murmur2 of the key bytes
+	// nextHome is the next entry of the topic whose key bytes have the
+	// same hash, nextCopy the next copy of the same partition (Java-equal
+	// map) in the connector: numbers+1 (Store.entryAt), 0 for none. A
+	// number is half a pointer, and not one for the collector to follow.
+	nextHome, nextCopy uint32
+	// partFrom and partTo place the compact JSON of the source partition
+	// map (partitionStr) in key, where nearly every worker's key has it:
+	// half the bytes of a string of its own. A key written otherwise
+	// (spaces, another number form) has it in conn.oddParts[partTo], and
+	// partFrom oddPart.
+	partFrom, partTo uint32
+	homes            uint16 // partitions of the topic holding the same key bytes
+	state            valueState
 	// canonical: the key REST writes (HashMap order); taskForm: bytes a
 	// task's own map serialises to (in the stored field order); nested: a
 	// field of the partition map holds an object or array.
@@ -180,6 +191,31 @@ func (e *entry) tp() model.TopicPartition {
 	return model.TopicPartition{Topic: e.conn.id.Topic, Partition: int(e.partition)}
 }
 func (e *entry) pid() model.PartitionID { return model.PartitionID{TopicPartition: e.tp(), Key: e.key} }
+
+// oddPart is partFrom for a partition kept in conn.oddParts.
+const oddPart = math.MaxUint32
+
+// partitionStr is the compact JSON of the source partition map.
+func (e *entry) partitionStr() string {
+	if e.partFrom != oddPart {
+		return e.key[e.partFrom:e.partTo]
+	}
+	return e.conn.oddParts[e.partTo]
+}
+
+// setPartitionStr keeps p as e's partitionStr: as its place in e.key when
+// p is bytes of e.key, in e.conn.oddParts otherwise.
+func (e *entry) setPartitionStr(p string) {
+	if len(e.key) < oddPart {
+		k, q := uintptr(unsafe.Pointer(unsafe.StringData(e.key))), uintptr(unsafe.Pointer(unsafe.StringData(p)))
+		if len(p) > 0 && q >= k && q+uintptr(len(p)) <= k+uintptr(len(e.key)) {
+			e.partFrom, e.partTo = uint32(q-k), uint32(q-k)+uint32(len(p))
+			return
+		}
+	}
+	e.partFrom, e.partTo = oddPart, uint32(len(e.conn.oddParts))
+	e.conn.oddParts = append(e.conn.oddParts, p)
+}
 
 // last is the newest update.
 func (e *entry) last() *model.Update {

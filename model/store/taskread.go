@@ -143,7 +143,7 @@ func buildParts(c *connector, tr *topicRead, window time.Duration, shapes []keyS
 		}
 		ps := &states[len(cp.parts)]
 		from := len(flat)
-		for x := e; x != nil; x = x.nextCopy {
+		for x := e; x != nil; x = tr.store.entryAt(x.nextCopy) {
 			flat = append(flat, x)
 			cp.of[x.idx] = ps
 		}
