@@ -15,16 +15,16 @@ import (
 // partitions, at the size the memory figures of docs/PERFORMANCE.md were
 // measured with: each 8 bytes more is 8 MB more to fault in and write.
 func TestEntryIsSmall(t *testing.T) {
-	if got := unsafe.Sizeof(entry{}); got > 144 {
-		t.Errorf("an entry is %d bytes, want at most 144", got)
+	if got := unsafe.Sizeof(entry{}); got > 136 {
+		t.Errorf("an entry is %d bytes, want at most 136", got)
 	}
 }
 
 // TestPartitionInTheKeyIsTheParsedPartition: an entry keeps its partition
-// as a place in its key bytes, or aside when a key is written otherwise
-// (spaces, number forms, escapes); either way each row's partition, and
-// each connector's GET offsets body, is the compact JSON the parsed key
-// gives, for random keys of both kinds, copies in several partitions of
+// and its identity as places in its key bytes, or aside when a key is
+// written otherwise (spaces, number forms, escapes, fields out of name
+// order); either way each is what the parsed key gives, and so is each
+// row's partition and each connector's GET offsets body, for random keys of both kinds, copies in several partitions of
 // the topic, duplicates, tombstones and keys of no partition map.
 func TestPartitionInTheKeyIsTheParsedPartition(t *testing.T) {
 	forms := []func(r *rand.Rand, c, i int) string{
@@ -42,7 +42,7 @@ func TestPartitionInTheKeyIsTheParsedPartition(t *testing.T) {
 			return fmt.Sprintf(`["c%d",{"z":%d,"a":{"b":[1,2]}}]`, c, i)
 		},
 	}
-	odd := 0
+	odd, oddIdents := 0, 0
 	for seed := range uint64(30) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		s := NewStore(StoreOptions{})
@@ -80,6 +80,16 @@ func TestPartitionInTheKeyIsTheParsedPartition(t *testing.T) {
 		}
 		for _, c := range s.connectors {
 			odd += len(c.oddParts)
+			oddIdents += len(c.oddIdents)
+			for _, e := range c.entries {
+				f, err := parsedKeyFacts(e.key, &keyShapes{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e.partitionStr() != f.partition || e.identity() != f.identity {
+					t.Fatalf("seed %d: key %s: partition %q, identity %q, want %q, %q", seed, e.key, e.partitionStr(), e.identity(), f.partition, f.identity)
+				}
+			}
 		}
 		// The bodies are made from the entries without the rows.
 		for _, id := range ids {
@@ -88,8 +98,8 @@ func TestPartitionInTheKeyIsTheParsedPartition(t *testing.T) {
 			}
 		}
 	}
-	if odd == 0 {
-		t.Error("no key kept its partition aside")
+	if odd == 0 || oddIdents == 0 {
+		t.Errorf("%d keys kept their partition aside, %d their identity: want some of each", odd, oddIdents)
 	}
 }
 

@@ -243,7 +243,7 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 		e, ref = s.alloc()
 		*e = entry{
 			key: same.key, partition: int32(tp.Partition), conn: same.conn,
-			partFrom: same.partFrom, partTo: same.partTo, identity: same.identity, shape: same.shape, hash: same.hash,
+			partFrom: same.partFrom, partTo: same.partTo, identFrom: same.identFrom, identTo: same.identTo, shape: same.shape, hash: same.hash,
 			canonical: same.canonical, taskForm: same.taskForm, nested: same.nested, homes: same.homes + 1,
 		}
 		for x := head; x != nil; x = s.entryAt(x.nextHome) {
@@ -271,10 +271,11 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 		e, ref = s.alloc()
 		*e = entry{
 			key: key, partition: int32(tp.Partition), conn: c,
-			identity: f.identity, shape: f.shape, hash: murmur,
+			shape: f.shape, hash: murmur,
 			canonical: f.canonical, taskForm: f.taskForm, nested: f.nested, homes: 1,
 		}
 		e.setPartitionStr(f.partition)
+		e.setIdentity(f.identity)
 	}
 	// Last in the chain of its hash: a copy's nextHome order is the order
 	// first seen.
@@ -294,7 +295,7 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 	if k != nil && same == nil {
 		ih = k.ihash
 	} else {
-		ih = hashString(keySeed, e.identity)
+		ih = hashString(keySeed, e.identity())
 	}
 	s.addCopy(c, e, ref, ih)
 	return e, true
@@ -325,12 +326,12 @@ func (s *Store) addCopy(c *connector, e *entry, ref uint32, ih uint64) {
 		c.copies.Put(ih, ref)
 		e.firstCopy = true
 		return
-	case first.identity != e.identity: // another partition of the same hash
-		if first = c.collided[e.identity]; first == nil {
+	case first.identity() != e.identity(): // another partition of the same hash
+		if first = c.collided[e.identity()]; first == nil {
 			if c.collided == nil {
 				c.collided = map[string]*entry{}
 			}
-			c.collided[e.identity] = e
+			c.collided[e.identity()] = e
 			e.firstCopy = true
 			return
 		}

@@ -58,8 +58,8 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 			}
 			kept := mine[:0]
 			for _, e := range mine {
-				if !seen[e.identity] {
-					seen[e.identity] = true
+				if !seen[e.identity()] {
+					seen[e.identity()] = true
 					kept = append(kept, e)
 				}
 			}

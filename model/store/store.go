@@ -112,9 +112,10 @@ type connector struct {
 	// copies finds the first stored copy of each partition by the hash of
 	// its identity (collided by the identity itself for another partition
 	// of the same hash); the others follow it through entry.nextCopy.
-	copies   hashIndex
-	collided map[string]*entry
-	oddParts []string // partitions not found in their key's bytes (entry.partFrom)
+	copies    hashIndex
+	collided  map[string]*entry
+	oddParts  []string // partitions not found in their key's bytes (entry.partFrom)
+	oddIdents []string // identities not found in their key's bytes (entry.identFrom)
 	// gen moves with every record of the connector; parts caches what the
 	// task reads of each partition (see partsOf) for that gen.
 	gen        uint64
@@ -139,9 +140,8 @@ type connector struct {
 // where it is needed) and the latest value, time and record offset are
 // those of the newest update in the history ring.
 type entry struct {
-	key      string // raw key bytes; the topic is the connector's (pid)
-	conn     *connector
-	identity string // JavaIdentity of the partition: equal for copies of one partition
+	key  string // raw key bytes; the topic is the connector's (pid)
+	conn *connector
 	// history is a ring of the most recent updates: in order while it
 	// grows, then the oldest at head. Never empty.
 	history   []model.Update
@@ -167,8 +167,12 @@ type entry struct {
 	// (spaces, another number form) has it in conn.oddParts[partTo], and
 	// partFrom oddPart.
 	partFrom, partTo uint32
-	homes            uint16 // partitions of the topic holding the same key bytes
-	state            valueState
+	// identFrom and identTo place the JavaIdentity of the partition (equal
+	// for copies of one partition) the same way, in conn.oddIdents when
+	// not in key (fields stored out of name order).
+	identFrom, identTo uint32
+	homes              uint16 // partitions of the topic holding the same key bytes
+	state              valueState
 	// canonical: the key REST writes (HashMap order); taskForm: bytes a
 	// task's own map serialises to (in the stored field order); nested: a
 	// field of the partition map holds an object or array.
@@ -192,7 +196,8 @@ func (e *entry) tp() model.TopicPartition {
 }
 func (e *entry) pid() model.PartitionID { return model.PartitionID{TopicPartition: e.tp(), Key: e.key} }
 
-// oddPart is partFrom for a partition kept in conn.oddParts.
+// oddPart is partFrom (identFrom) for a partition (identity) kept in
+// conn.oddParts (conn.oddIdents).
 const oddPart = math.MaxUint32
 
 // partitionStr is the compact JSON of the source partition map.
@@ -203,18 +208,33 @@ func (e *entry) partitionStr() string {
 	return e.conn.oddParts[e.partTo]
 }
 
-// setPartitionStr keeps p as e's partitionStr: as its place in e.key when
-// p is bytes of e.key, in e.conn.oddParts otherwise.
+// identity is JavaIdentity of the partition.
+func (e *entry) identity() string {
+	if e.identFrom != oddPart {
+		return e.key[e.identFrom:e.identTo]
+	}
+	return e.conn.oddIdents[e.identTo]
+}
+
+// setPartitionStr and setIdentity keep p as e's partitionStr or identity:
+// as its place in e.key when p is bytes of e.key, aside otherwise.
 func (e *entry) setPartitionStr(p string) {
+	e.partFrom, e.partTo = e.placeOf(p, &e.conn.oddParts)
+}
+
+func (e *entry) setIdentity(p string) {
+	e.identFrom, e.identTo = e.placeOf(p, &e.conn.oddIdents)
+}
+
+func (e *entry) placeOf(p string, odd *[]string) (from, to uint32) {
 	if len(e.key) < oddPart {
 		k, q := uintptr(unsafe.Pointer(unsafe.StringData(e.key))), uintptr(unsafe.Pointer(unsafe.StringData(p)))
 		if len(p) > 0 && q >= k && q+uintptr(len(p)) <= k+uintptr(len(e.key)) {
-			e.partFrom, e.partTo = uint32(q-k), uint32(q-k)+uint32(len(p))
-			return
+			return uint32(q - k), uint32(q-k) + uint32(len(p))
 		}
 	}
-	e.partFrom, e.partTo = oddPart, uint32(len(e.conn.oddParts))
-	e.conn.oddParts = append(e.conn.oddParts, p)
+	*odd = append(*odd, p)
+	return oddPart, uint32(len(*odd) - 1)
 }
 
 // last is the newest update.

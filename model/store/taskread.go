@@ -438,7 +438,7 @@ func pickOrder(cands []*entry, orders map[string]int32, nparts int, flushed func
 func flushedWith(parts []*partState, window time.Duration) func(*entry) bool {
 	return func(e *entry) bool {
 		for _, ps := range parts {
-			if ps.entries[0].identity == e.identity {
+			if ps.entries[0].identity() == e.identity() {
 				continue
 			}
 			for _, o := range ps.entries {
