@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"koff/model"
@@ -119,7 +120,7 @@ func (s *Store) ingest(r *Record, keys *hashIndex, p prepared, k *keptKey) {
 	h := p.hash
 	head := s.entryAt(keys.get(h))
 	var e, same *entry // this copy; the first copy of the same bytes
-	for x := head; x != nil; x = x.nextHome {
+	for x := head; x != nil; x = s.entryAt(x.nextHome) {
 		if x.key == string(r.Key) {
 			if same == nil {
 				same = x
@@ -242,10 +243,10 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 		e, ref = s.alloc()
 		*e = entry{
 			key: same.key, partition: int32(tp.Partition), conn: same.conn,
-			partitionStr: same.partitionStr, identity: same.identity, shape: same.shape, hash: same.hash,
+			partFrom: same.partFrom, partTo: same.partTo, identFrom: same.identFrom, identTo: same.identTo, shape: same.shape, hash: same.hash,
 			canonical: same.canonical, taskForm: same.taskForm, nested: same.nested, homes: same.homes + 1,
 		}
-		for x := head; x != nil; x = x.nextHome {
+		for x := head; x != nil; x = s.entryAt(x.nextHome) {
 			if x.key == e.key {
 				x.homes = e.homes
 			}
@@ -270,9 +271,11 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 		e, ref = s.alloc()
 		*e = entry{
 			key: key, partition: int32(tp.Partition), conn: c,
-			partitionStr: f.partition, identity: f.identity, shape: f.shape, hash: murmur,
+			shape: f.shape, hash: murmur,
 			canonical: f.canonical, taskForm: f.taskForm, nested: f.nested, homes: 1,
 		}
+		e.setPartitionStr(f.partition)
+		e.setIdentity(f.identity)
 	}
 	// Last in the chain of its hash: a copy's nextHome order is the order
 	// first seen.
@@ -280,19 +283,19 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 		s.reserve(keys)
 		keys.Put(h, ref)
 	} else {
-		for x.nextHome != nil {
-			x = x.nextHome
+		for x.nextHome != 0 {
+			x = s.entryAt(x.nextHome)
 		}
-		x.nextHome = e
+		x.nextHome = ref
 	}
 	c := e.conn
 	e.idx = int32(len(c.entries))
-	c.entries = append(c.entries, e)
+	c.entries = appendDoubling(c.entries, e)
 	var ih uint64
 	if k != nil && same == nil {
 		ih = k.ihash
 	} else {
-		ih = hashString(keySeed, e.identity)
+		ih = hashString(keySeed, e.identity())
 	}
 	s.addCopy(c, e, ref, ih)
 	return e, true
@@ -323,20 +326,20 @@ func (s *Store) addCopy(c *connector, e *entry, ref uint32, ih uint64) {
 		c.copies.Put(ih, ref)
 		e.firstCopy = true
 		return
-	case first.identity != e.identity: // another partition of the same hash
-		if first = c.collided[e.identity]; first == nil {
+	case first.identity() != e.identity(): // another partition of the same hash
+		if first = c.collided[e.identity()]; first == nil {
 			if c.collided == nil {
 				c.collided = map[string]*entry{}
 			}
-			c.collided[e.identity] = e
+			c.collided[e.identity()] = e
 			e.firstCopy = true
 			return
 		}
 	}
-	for first.nextCopy != nil {
-		first = first.nextCopy
+	for first.nextCopy != 0 {
+		first = s.entryAt(first.nextCopy)
 	}
-	first.nextCopy = e
+	first.nextCopy = ref
 }
 
 func (s *Store) addUnparseable(r *Record, reason string) {
@@ -377,4 +380,16 @@ func partitionIdentity(p java.Object) string {
 		return "null"
 	}
 	return java.JavaIdentity(p)
+}
+
+// appendDoubling is append growing a full slice to twice its capacity.
+// append grows big slices by a quarter, so a connector's entries reaching
+// a million would be copied some forty times, leaving about five times
+// their final size behind; a one-shot read collects none of it (see
+// cli/gc.go). Doubling leaves about twice.
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(8, len(s)))
+	}
+	return append(s, v)
 }

@@ -42,9 +42,9 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 			for _, ps := range s.partsOf(c).parts {
 				// The rows OffsetsBody keeps: live, an offset the task
 				// reads, a partition map.
-				if e := ps.live; e != nil && e.state == valueOffset && e.partitionStr != "null" {
+				if e := ps.live; e != nil && e.state == valueOffset && e.partitionStr() != "null" {
 					picks = append(picks, e)
-					size += len(e.partitionStr) + len(e.value()) + len(`,{"partition":,"offset":}`)
+					size += len(e.partitionStr()) + len(e.value()) + len(`,{"partition":,"offset":}`)
 				}
 			}
 		}
@@ -58,8 +58,8 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 			}
 			kept := mine[:0]
 			for _, e := range mine {
-				if !seen[e.identity] {
-					seen[e.identity] = true
+				if !seen[e.identity()] {
+					seen[e.identity()] = true
 					kept = append(kept, e)
 				}
 			}
@@ -69,7 +69,7 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 	// Equal partition text is an equal identity, so after the above every
 	// pick has its own text and the order by (text, identity) is by text.
 	if len(ids) > 1 {
-		slices.SortStableFunc(picks, func(a, b *entry) int { return cmp.Compare(a.partitionStr, b.partitionStr) })
+		slices.SortStableFunc(picks, func(a, b *entry) int { return cmp.Compare(a.partitionStr(), b.partitionStr()) })
 	}
 	// Sized for the stored values: a compacted one is no longer.
 	b := slices.Grow(dst, size+len(`{"offsets":[]}`))
@@ -79,7 +79,7 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"partition":`...)
-		b = append(b, e.partitionStr...)
+		b = append(b, e.partitionStr()...)
 		b = append(b, `,"offset":`...)
 		if v := e.value(); e.plain {
 			b = append(b, v...) // already compact (valueTexts)
@@ -104,12 +104,12 @@ func singleCopyPicks(c *connector, picks []*entry, size int) ([]*entry, int, boo
 	}
 	from, was := len(picks), size
 	for _, e := range c.entries {
-		if !e.firstCopy || e.nextCopy != nil || !e.taskForm {
+		if !e.firstCopy || e.nextCopy != 0 || !e.taskForm {
 			return picks[:from], was, false
 		}
-		if e.state == valueOffset && e.partitionStr != "null" {
+		if e.state == valueOffset && e.partitionStr() != "null" {
 			picks = append(picks, e)
-			size += len(e.partitionStr) + len(e.value()) + len(`,{"partition":,"offset":}`)
+			size += len(e.partitionStr()) + len(e.value()) + len(`,{"partition":,"offset":}`)
 		}
 	}
 	return picks, size, true
@@ -135,7 +135,7 @@ func sortByPartition(es []*entry) {
 	ks := slices.Grow(sc.keys[:0], len(es))[:len(es)]
 	tmp := slices.Grow(sc.tmp[:0], len(es))[:len(es)]
 	for i, e := range es {
-		ks[i].text, ks[i].e = e.partitionStr, e
+		ks[i].text, ks[i].e = e.partitionStr(), e
 	}
 	sortTexts(ks, tmp, 0)
 	for i := range ks {
@@ -154,7 +154,7 @@ type textScratch struct{ keys, tmp []textKey }
 
 type textKey struct {
 	word uint64 // 8 bytes of the text, big-endian, zero past its end
-	text string // e.partitionStr: read without a cache miss on e
+	text string // e.partitionStr(): read without a cache miss on e
 	e    *entry
 }
 

@@ -17,7 +17,8 @@ func BenchmarkSortByPartition(b *testing.B) {
 	es := make([]*entry, n)
 	for j := range es {
 		text := fmt.Appendf(nil, `{"cluster":"primary","partition":%d,"topic":"orders.region-3.topic-%d"}`, j%100, j/100)
-		es[j] = &entry{partitionStr: keep.keep(text), idx: int32(j)}
+		t := keep.keep(text)
+		es[j] = &entry{key: t, partTo: uint32(len(t)), idx: int32(j)}
 	}
 	work := make([]*entry, n)
 	b.ResetTimer()

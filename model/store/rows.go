@@ -223,7 +223,7 @@ func (s *Store) rowInto(r *model.PartitionRow, live *model.PartitionID, e *entry
 	*r = model.PartitionRow{
 		ID:           e.pid(),
 		Connector:    e.conn.id.Name,
-		Partition:    e.partitionStr,
+		Partition:    e.partitionStr(),
 		Deleted:      u.Value == nil,
 		Stored:       u.Value,
 		Updated:      u.Time,
@@ -330,7 +330,7 @@ func (s *Store) Partition(id model.PartitionID) (model.PartitionDetail, bool) {
 	}
 	if n := s.partitions[id.Topic]; n > 0 {
 		d.Expected = int(e.hash&0x7fffffff) % n
-		for h := s.home(id.Topic, hashString(keySeed, id.Key)); h != nil; h = h.nextHome {
+		for h := s.home(id.Topic, hashString(keySeed, id.Key)); h != nil; h = s.entryAt(h.nextHome) {
 			if h.key == id.Key && int(h.partition) < n {
 				d.Homes = append(d.Homes, int(h.partition))
 			}
@@ -342,7 +342,7 @@ func (s *Store) Partition(id model.PartitionID) (model.PartitionDetail, bool) {
 
 // find returns the stored copy id names, or nil.
 func (s *Store) find(id model.PartitionID) *entry {
-	for e := s.home(id.Topic, hashString(keySeed, id.Key)); e != nil; e = e.nextHome {
+	for e := s.home(id.Topic, hashString(keySeed, id.Key)); e != nil; e = s.entryAt(e.nextHome) {
 		if e.key == id.Key && int(e.partition) == id.Partition {
 			return e
 		}

@@ -2,10 +2,12 @@ package store
 
 import (
 	"hash/maphash"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"koff/model"
 	"koff/model/java"
@@ -110,8 +112,10 @@ type connector struct {
 	// copies finds the first stored copy of each partition by the hash of
 	// its identity (collided by the identity itself for another partition
 	// of the same hash); the others follow it through entry.nextCopy.
-	copies   hashIndex
-	collided map[string]*entry
+	copies    hashIndex
+	collided  map[string]*entry
+	oddParts  []string // partitions not found in their key's bytes (entry.partFrom)
+	oddIdents []string // identities not found in their key's bytes (entry.identFrom)
 	// gen moves with every record of the connector; parts caches what the
 	// task reads of each partition (see partsOf) for that gen.
 	gen        uint64
@@ -136,12 +140,8 @@ type connector struct {
 // where it is needed) and the latest value, time and record offset are
 // those of the newest update in the history ring.
 type entry struct {
-	key          string // raw key bytes; the topic is the connector's (pid)
-	conn         *connector
-	nextHome     *entry // the next entry of the topic whose key bytes have the same hash
-	nextCopy     *entry // the next copy of the same partition (Java-equal map) in the connector
-	partitionStr string // compact JSON of the source partition map
-	identity     string // JavaIdentity of the partition: equal for copies of one partition
+	key  string // raw key bytes; the topic is the connector's (pid)
+	conn *connector
 	// history is a ring of the most recent updates: in order while it
 	// grows, then the oldest at head. Never empty.
 	history   []model.Update
@@ -153,11 +153,26 @@ type entry struct {
 	// over a connector's partitions is its tasks' flush interval.
 	gaps    int32
 	updates int32
-	idx     int32  // position in conn.entries
-	shape   int32  // field order (keyShapes), -1 for fewer than two fields
-	hash    int32  // murmur2 of the key bytes
-	homes   uint16 // partitions of the topic holding the same key bytes
-	state   valueState
+	idx     int32 // position in conn.entries
+	shape   int32 // field order (keyShapes), -1 for fewer than two fields
+	hash    int32 // murmur2 of the key bytes
+	// nextHome is the next entry of the topic whose key bytes have the
+	// same hash, nextCopy the next copy of the same partition (Java-equal
+	// map) in the connector: numbers+1 (Store.entryAt), 0 for none. A
+	// number is half a pointer, and not one for the collector to follow.
+	nextHome, nextCopy uint32
+	// partFrom and partTo place the compact JSON of the source partition
+	// map (partitionStr) in key, where nearly every worker's key has it:
+	// half the bytes of a string of its own. A key written otherwise
+	// (spaces, another number form) has it in conn.oddParts[partTo], and
+	// partFrom oddPart.
+	partFrom, partTo uint32
+	// identFrom and identTo place the JavaIdentity of the partition (equal
+	// for copies of one partition) the same way, in conn.oddIdents when
+	// not in key (fields stored out of name order).
+	identFrom, identTo uint32
+	homes              uint16 // partitions of the topic holding the same key bytes
+	state              valueState
 	// canonical: the key REST writes (HashMap order); taskForm: bytes a
 	// task's own map serialises to (in the stored field order); nested: a
 	// field of the partition map holds an object or array.
@@ -180,6 +195,47 @@ func (e *entry) tp() model.TopicPartition {
 	return model.TopicPartition{Topic: e.conn.id.Topic, Partition: int(e.partition)}
 }
 func (e *entry) pid() model.PartitionID { return model.PartitionID{TopicPartition: e.tp(), Key: e.key} }
+
+// oddPart is partFrom (identFrom) for a partition (identity) kept in
+// conn.oddParts (conn.oddIdents).
+const oddPart = math.MaxUint32
+
+// partitionStr is the compact JSON of the source partition map.
+func (e *entry) partitionStr() string {
+	if e.partFrom != oddPart {
+		return e.key[e.partFrom:e.partTo]
+	}
+	return e.conn.oddParts[e.partTo]
+}
+
+// identity is JavaIdentity of the partition.
+func (e *entry) identity() string {
+	if e.identFrom != oddPart {
+		return e.key[e.identFrom:e.identTo]
+	}
+	return e.conn.oddIdents[e.identTo]
+}
+
+// setPartitionStr and setIdentity keep p as e's partitionStr or identity:
+// as its place in e.key when p is bytes of e.key, aside otherwise.
+func (e *entry) setPartitionStr(p string) {
+	e.partFrom, e.partTo = e.placeOf(p, &e.conn.oddParts)
+}
+
+func (e *entry) setIdentity(p string) {
+	e.identFrom, e.identTo = e.placeOf(p, &e.conn.oddIdents)
+}
+
+func (e *entry) placeOf(p string, odd *[]string) (from, to uint32) {
+	if len(e.key) < oddPart {
+		k, q := uintptr(unsafe.Pointer(unsafe.StringData(e.key))), uintptr(unsafe.Pointer(unsafe.StringData(p)))
+		if len(p) > 0 && q >= k && q+uintptr(len(p)) <= k+uintptr(len(e.key)) {
+			return uint32(q - k), uint32(q-k) + uint32(len(p))
+		}
+	}
+	*odd = append(*odd, p)
+	return oddPart, uint32(len(*odd) - 1)
+}
 
 // last is the newest update.
 func (e *entry) last() *model.Update {

@@ -143,7 +143,7 @@ func buildParts(c *connector, tr *topicRead, window time.Duration, shapes []keyS
 		}
 		ps := &states[len(cp.parts)]
 		from := len(flat)
-		for x := e; x != nil; x = x.nextCopy {
+		for x := e; x != nil; x = tr.store.entryAt(x.nextCopy) {
 			flat = append(flat, x)
 			cp.of[x.idx] = ps
 		}
@@ -438,7 +438,7 @@ func pickOrder(cands []*entry, orders map[string]int32, nparts int, flushed func
 func flushedWith(parts []*partState, window time.Duration) func(*entry) bool {
 	return func(e *entry) bool {
 		for _, ps := range parts {
-			if ps.entries[0].identity == e.identity {
+			if ps.entries[0].identity() == e.identity() {
 				continue
 			}
 			for _, o := range ps.entries {

@@ -1,0 +1,139 @@
+package store
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"koff/model"
+)
+
+// TestEntryIsSmall keeps the entry, one of a million at a million source
+// partitions, at the size the memory figures of docs/PERFORMANCE.md were
+// measured with: each 8 bytes more is 8 MB more to fault in and write.
+func TestEntryIsSmall(t *testing.T) {
+	if got := unsafe.Sizeof(entry{}); got > 136 {
+		t.Errorf("an entry is %d bytes, want at most 136", got)
+	}
+}
+
+// TestPartitionInTheKeyIsTheParsedPartition: an entry keeps its partition
+// and its identity as places in its key bytes, or aside when a key is
+// written otherwise (spaces, number forms, escapes, fields out of name
+// order); either way each is what the parsed key gives, and so is each
+// row's partition and each connector's GET offsets body, for random keys of both kinds, copies in several partitions of
+// the topic, duplicates, tombstones and keys of no partition map.
+func TestPartitionInTheKeyIsTheParsedPartition(t *testing.T) {
+	forms := []func(r *rand.Rand, c, i int) string{
+		func(r *rand.Rand, c, i int) string { // as workers write them
+			return fmt.Sprintf(`["c%d",{"cluster":"primary","partition":%d,"topic":"t-%d"}]`, c, i%7, i)
+		},
+		func(r *rand.Rand, c, i int) string { // spaces: compact form not in the key
+			return fmt.Sprintf(`[ "c%d", { "table" : "t%d" , "schema":"s" } ]`, c, i)
+		},
+		func(r *rand.Rand, c, i int) string { // another number form, an escape
+			return fmt.Sprintf(`["c%d",{"n":%d.0,"s":"\u0041%d"}]`, c, i, i)
+		},
+		func(r *rand.Rand, c, i int) string { return fmt.Sprintf(`["c%d",null]`, c) },
+		func(r *rand.Rand, c, i int) string { // fields out of order, nested
+			return fmt.Sprintf(`["c%d",{"z":%d,"a":{"b":[1,2]}}]`, c, i)
+		},
+	}
+	odd, oddIdents := 0, 0
+	for seed := range uint64(30) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		s := NewStore(StoreOptions{})
+		s.SetTopicPartitions("connect-offsets", 5)
+		var batch []Record
+		for off := range int64(400) {
+			key := forms[r.IntN(len(forms))](r, r.IntN(3), r.IntN(60))
+			value := fmt.Sprintf(`{"offset":%d}`, r.IntN(1000))
+			if r.IntN(8) == 0 {
+				value = "" // tombstone
+			}
+			batch = append(batch, rec(r.IntN(5), off, key, value, 0))
+			if r.IntN(50) == 0 {
+				s.Ingest(batch)
+				batch = nil
+			}
+		}
+		s.Ingest(batch)
+		var ids []model.ConnectorID
+		for _, c := range s.ConnectorList() {
+			ids = append(ids, c.ID)
+			for _, row := range s.Partitions(c.ID) {
+				k, err := model.ParseKey([]byte(row.ID.Key))
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, err := parsedKeyFacts(row.ID.Key, &keyShapes{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if row.Partition != f.partition || k.Partition == nil && row.Partition != "null" {
+					t.Fatalf("seed %d: key %s: partition %q, want %q", seed, row.ID.Key, row.Partition, f.partition)
+				}
+			}
+		}
+		for _, c := range s.connectors {
+			odd += len(c.oddParts)
+			oddIdents += len(c.oddIdents)
+			for _, e := range c.entries {
+				f, err := parsedKeyFacts(e.key, &keyShapes{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e.partitionStr() != f.partition || e.identity() != f.identity {
+					t.Fatalf("seed %d: key %s: partition %q, identity %q, want %q, %q", seed, e.key, e.partitionStr(), e.identity(), f.partition, f.identity)
+				}
+			}
+		}
+		// The bodies are made from the entries without the rows.
+		for _, id := range ids {
+			if got, want := string(s.OffsetsBody([]model.ConnectorID{id})), string(model.OffsetsBody(s.Partitions(id))); got != want {
+				t.Fatalf("seed %d: %s: body\n%s\nwant\n%s", seed, id.Name, got, want)
+			}
+		}
+	}
+	if odd == 0 || oddIdents == 0 {
+		t.Errorf("%d keys kept their partition aside, %d their identity: want some of each", odd, oddIdents)
+	}
+}
+
+// TestAppendDoublingLeavesLittleBehind: a connector's entries reaching a
+// million are the same slice append makes, with at most about twice their
+// final size allocated on the way (append's quarter steps leave five
+// times), which a one-shot read keeps to its end.
+func TestAppendDoublingLeavesLittleBehind(t *testing.T) {
+	const n = 1 << 20
+	es := make([]entry, 3)
+	var plain, doubled []*entry
+	allocated := func(f func()) uint64 {
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		f()
+		runtime.ReadMemStats(&b)
+		return b.TotalAlloc - a.TotalAlloc
+	}
+	plainBytes := allocated(func() {
+		for i := range n {
+			plain = append(plain, &es[i%3])
+		}
+	})
+	doubledBytes := allocated(func() {
+		for i := range n {
+			doubled = appendDoubling(doubled, &es[i%3])
+		}
+	})
+	if !slices.Equal(plain, doubled) {
+		t.Fatal("appendDoubling made another slice than append")
+	}
+	final := uint64(n * unsafe.Sizeof(&es[0]))
+	if doubledBytes > 5*final/2 {
+		t.Errorf("appendDoubling allocated %d bytes for %d of final size (append: %d)", doubledBytes, final, plainBytes)
+	}
+	t.Logf("allocated for %d bytes: append %d, appendDoubling %d", final, plainBytes, doubledBytes)
+}
