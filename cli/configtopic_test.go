@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log"
 	"path/filepath"
@@ -36,9 +37,19 @@ func produceTo(t *testing.T, addr, topic string, partition int, recs ...[2]strin
 		if p < 0 {
 			p = java.PartitionFor([]byte(r[0]), 25)
 		}
-		res, err := c.Produce(context.Background(), &kafkago.ProduceRequest{Topic: topic, Partition: p, RequiredAcks: kafkago.RequireAll, Records: kafkago.NewRecordReader(rec)})
-		if err == nil {
-			err = res.Error
+		var err error
+		// A topic just created can be missing from the first metadata
+		// answer on a loaded machine: asked again, briefly.
+		for try := 0; try < 50; try++ {
+			var res *kafkago.ProduceResponse
+			res, err = c.Produce(context.Background(), &kafkago.ProduceRequest{Topic: topic, Partition: p, RequiredAcks: kafkago.RequireAll, Records: kafkago.NewRecordReader(rec)})
+			if err == nil {
+				err = res.Error
+			}
+			if err == nil || !strings.Contains(err.Error(), "topic not found") && !errors.Is(err, kafkago.UnknownTopicOrPartition) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 		if err != nil {
 			t.Fatalf("produce %s to %s: %v", r[0], topic, err)
