@@ -66,6 +66,23 @@ func historyReader(cfg kafka.Config, load *kafka.HistoryLoad) edit.HistoryReader
 	}
 }
 
+// historyFromReader reads what an offsets topic gained since a read
+// before (kafka.Config.ReadHistoryFrom): a shared history's follow.
+func historyFromReader(cfg kafka.Config) edit.HistoryFromReader {
+	return func(ctx context.Context, topic string, from []int64, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
+		var r edit.HistoryRecord
+		logs, err := cfg.ReadHistoryFrom(ctx, topic, from, keep, func(k *kafka.HistoryRecord) error {
+			r = edit.HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime}
+			return fn(&r)
+		})
+		out := make([]edit.RetainedLog, len(logs))
+		for i, l := range logs {
+			out[i] = edit.RetainedLog{TopicPartition: l.TopicPartition, LogStart: l.LogStart, End: l.End, FirstGap: l.FirstGap}
+		}
+		return out, err
+	}
+}
+
 func runHistory(g *Globals, opts any, args []string, env Env) error {
 	o := opts.(*historyOptions)
 	if len(args) != 1 {
