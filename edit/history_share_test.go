@@ -23,7 +23,9 @@ func historyReaders(cfg kafka.Config, fulls, follows *atomic.Int64) (HistoryRead
 		return out
 	}
 	hand := func(fn func(*HistoryRecord) error) func(*kafka.HistoryRecord) error {
-		return func(k *kafka.HistoryRecord) error { return fn(&HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime}) }
+		return func(k *kafka.HistoryRecord) error {
+			return fn(&HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime})
+		}
 	}
 	full := func(ctx context.Context, topic string, keep func([]byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error) {
 		fulls.Add(1)
