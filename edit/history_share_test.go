@@ -2,6 +2,7 @@ package edit
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"koff/kafka"
 	"koff/model/java"
+	"koff/model/store"
 )
 
 // historyReaders are the Editor's readers of the offsets topics over a
@@ -191,5 +193,58 @@ func TestFourViewersCauseOneRead(t *testing.T) {
 	}
 	if fulls.Load() != 1 || follows.Load() != 1 || got.Read != 2 {
 		t.Errorf("a commit seen by 4 viewers: %d reads from the start, %d follows, %d commits; want 1, 1, 2", fulls.Load(), follows.Load(), got.Read)
+	}
+}
+
+// What a viewer's refresh of a partition's history costs once a commit
+// was made: a fresh read of the whole offsets topic, as each viewer did,
+// against the shared history's follow of what the topic gained.
+func BenchmarkPartitionHistoryRefresh(b *testing.B) {
+	records := 200_000
+	if testing.Short() {
+		records = 2_000
+	}
+	h := newHarness(b)
+	var fulls, follows atomic.Int64
+	h.ed.History, h.ed.HistoryFrom = historyReaders(h.kafka, &fulls, &follows)
+	ctx := context.Background()
+	var batch []store.Record
+	for i := range records {
+		key := fmt.Sprintf(`["jdbc",{"table":"t%d"}]`, i%1000)
+		batch = append(batch, store.Record{Topic: "connect-offsets", Partition: java.PartitionFor([]byte(key), 25), Key: []byte(key), Value: fmt.Appendf(nil, `{"incrementing":%d}`, i), Time: time.Now()})
+		if len(batch) == 5000 || i == records-1 {
+			if err := h.kafka.WriteRecords(ctx, batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	part, err := ParsePartition(`{"table":"t7"}`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := `["jdbc",{"table":"t7"}]`
+	commit := func(n int) { h.workerWrite(key, fmt.Sprintf(`{"incrementing":%d}`, records+n)) } // and the Store reads it
+	for _, shared := range []bool{false, true} {
+		name := "fresh-read"
+		ed := *h.ed
+		if shared {
+			name, ed.Shared = "followed", &HistoryShare{}
+		}
+		b.Run(name, func(b *testing.B) {
+			if _, err := ed.PartitionHistory(ctx, "jdbc", part, 500); err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for b.Loop() {
+				b.StopTimer()
+				n++
+				commit(n)
+				b.StartTimer()
+				if _, err := ed.PartitionHistory(ctx, "jdbc", part, 500); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
