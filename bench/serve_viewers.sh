@@ -7,7 +7,9 @@
 # history the detail follows. Prints koff serve's CPU (user + system, from
 # /proc) over a fixed window for a koff built from --before (each viewer
 # re-reads the topic) and for this tree, side by side, each run on the
-# same broker one after the other.
+# same broker one after the other; and, for this tree, with the viewers on
+# the connector's partitions screen instead, which reads no history: the
+# sessions' own screens' share.
 #
 #   bench/serve_viewers.sh                        # before: ec18500, 600k records, 30 s windows
 #   bench/serve_viewers.sh --before REV --records 600000 --window 30 --viewers "0 1 4"
@@ -77,13 +79,19 @@ addr=$(awk '/^ready/ { print $2 }' "$work/load.ready")
 cat "$work/load.log" >&2
 
 tick=$(getconf CLK_TCK)
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+    echo $((20000 + RANDOM % 20000))
+}
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-# measure BIN N prints koff serve's CPU % over the window with N viewers
-# on debezium-00's first partition's detail.
+# measure BIN N [list] prints koff serve's CPU % over the window with N
+# viewers on debezium-00's first partition's detail, or (list) on its
+# partitions screen, which reads no history: what a session's screen
+# costs besides.
 measure() {
-  local bin=$1 n=$2 port out spid i s t0 t1
-  port=$((20000 + RANDOM % 20000))
+  local bin=$1 n=$2 mode=${3:-detail} port out spid i s t0 t1 want=retained
+  port=$(free_port)
   out="$work/serve.$port"
   XDG_STATE_HOME="$work/state" "$bin" serve -b "$addr" --ssh-listen "127.0.0.1:$port" \
     --authorized-keys "$work/ops" --host-key "$work/host" >"$out" 2>&1 &
@@ -101,13 +109,13 @@ measure() {
     for _ in $(seq 100); do tmux capture-pane -p -t "$s" | grep -q "debezium-00" && break; sleep 0.2; done
     tmux send-keys -t "$s" Enter
     sleep 1
-    tmux send-keys -t "$s" Enter
+    if [ "$mode" = detail ]; then tmux send-keys -t "$s" Enter; else want="source partitions · sort"; fi
   done
   for i in $(seq "$n"); do
     s="koffviewers-$$-$i"
-    for _ in $(seq 150); do tmux capture-pane -p -t "$s" | grep -q "retained" && break; sleep 0.2; done
-    tmux capture-pane -p -t "$s" | grep -q "retained" ||
-      { echo "serve_viewers.sh: viewer $i is not on a detail's history:" >&2; tmux capture-pane -p -t "$s" >&2; exit 1; }
+    for _ in $(seq 150); do tmux capture-pane -p -t "$s" | grep -q "$want" && break; sleep 0.2; done
+    tmux capture-pane -p -t "$s" | grep -q "$want" ||
+      { echo "serve_viewers.sh: viewer $i is not on the $mode screen:" >&2; tmux capture-pane -p -t "$s" >&2; exit 1; }
   done
   sleep "$warmup"
   t0=$(cpu_ticks "$spid")
@@ -120,10 +128,11 @@ measure() {
 }
 
 echo "koff serve's CPU with viewers on one partition's detail ($records records, $keys keys, debezium-00 flushing every second; ${window}s windows)"
-printf '%-8s %12s %12s\n' viewers before after
+printf '%-8s %12s %12s %22s\n' viewers before after "after, on the list"
 for n in $viewers; do
   b=$(measure "$work/koff-before" "$n")
   a=$(measure "$work/koff-after" "$n")
-  printf '%-8s %11s%% %11s%%\n' "$n" "$b" "$a"
+  l=$(measure "$work/koff-after" "$n" list)
+  printf '%-8s %11s%% %11s%% %21s%%\n' "$n" "$b" "$a" "$l"
 done
-echo "before: $before; after: this tree"
+echo "before: $before; after: this tree; on the list: the same viewers on debezium-00's partitions screen, which reads no history"
