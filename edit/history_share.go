@@ -177,7 +177,7 @@ func (s *HistoryShare) history(ctx context.Context, e *Editor, connector string,
 	case h.r == nil || gen.After(h.gen) || now.Sub(h.readAt) > shareMaxAge || !slices.Equal(h.topics, e.topics()):
 		h.began = s.seq.Add(1)
 		s.reads.Add(1)
-		h.readAt = now
+		h.readAt, h.checkedAt = now, now
 		if err := h.readAll(ctx, e, gen); err != nil {
 			if h.read == 0 || ctx.Err() == context.Canceled {
 				return nil, err
@@ -186,10 +186,11 @@ func (s *HistoryShare) history(ctx context.Context, e *Editor, connector string,
 		}
 	case h.began > arrived:
 		// A read begun after this request arrived answers it.
-	case e.HistoryFrom != nil && !h.moved(e) && now.Sub(h.checkedAt) < shareRecheck:
+	case !h.moved(e) && now.Sub(h.checkedAt) < shareRecheck:
 		// The Store has no record of the partition past what was read.
 	default:
 		h.began = s.seq.Add(1)
+		h.checkedAt = now
 		s.follows.Add(1)
 		err := errReadAgain
 		if e.HistoryFrom != nil {
@@ -207,7 +208,6 @@ func (s *HistoryShare) history(ctx context.Context, e *Editor, connector string,
 			}
 		}
 	}
-	h.checkedAt = now
 	return h.snapshot(e), nil
 }
 
