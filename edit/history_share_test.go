@@ -267,7 +267,7 @@ func TestHistoryShareLetsGoOfPartitionsNobodyViews(t *testing.T) {
 	if s.entry("jdbc", part(0), 500) == first {
 		t.Error("the partition asked for longest ago was kept")
 	}
-	if s.entry("jdbc", part(shareMaxEntries+9), 500) != s.entry("jdbc", part(shareMaxEntries+9), 500) {
+	if a, b := s.entry("jdbc", part(shareMaxEntries+9), 500), s.entry("jdbc", part(shareMaxEntries+9), 500); a != b {
 		t.Error("one partition asked for twice is two histories")
 	}
 	now = now.Add(shareIdle + time.Second)
