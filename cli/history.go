@@ -58,11 +58,7 @@ func historyReader(cfg kafka.Config, load *kafka.HistoryLoad) edit.HistoryReader
 			r = edit.HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime}
 			return fn(&r)
 		})
-		out := make([]edit.RetainedLog, len(logs))
-		for i, l := range logs {
-			out[i] = edit.RetainedLog{TopicPartition: l.TopicPartition, LogStart: l.LogStart, End: l.End, FirstGap: l.FirstGap}
-		}
-		return out, err
+		return retainedLogs(logs), err
 	}
 }
 
@@ -75,12 +71,17 @@ func historyFromReader(cfg kafka.Config) edit.HistoryFromReader {
 			r = edit.HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime}
 			return fn(&r)
 		})
-		out := make([]edit.RetainedLog, len(logs))
-		for i, l := range logs {
-			out[i] = edit.RetainedLog{TopicPartition: l.TopicPartition, LogStart: l.LogStart, End: l.End, FirstGap: l.FirstGap}
-		}
-		return out, err
+		return retainedLogs(logs), err
 	}
+}
+
+// retainedLogs are a read's logs as edit takes them.
+func retainedLogs(logs []kafka.RetainedLog) []edit.RetainedLog {
+	out := make([]edit.RetainedLog, len(logs))
+	for i, l := range logs {
+		out[i] = edit.RetainedLog{TopicPartition: l.TopicPartition, LogStart: l.LogStart, End: l.End, FirstGap: l.FirstGap}
+	}
+	return out
 }
 
 func runHistory(g *Globals, opts any, args []string, env Env) error {
