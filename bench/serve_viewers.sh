@@ -85,6 +85,15 @@ free_port() {
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
+# measure_end ends what measure started: it runs in $(…), so the script's
+# own cleanup does not know of it.
+measure_end() {
+  local i
+  for i in $(seq "$1"); do tmux kill-session -t "koffviewers-$$-$i" 2>/dev/null || true; done
+  kill "$2" 2>/dev/null || true
+  wait "$2" 2>/dev/null || true
+}
+
 # measure BIN N [list] prints koff serve's CPU % over the window with N
 # viewers on debezium-00's first partition's detail, or (list) on its
 # partitions screen, which reads no history: what a session's screen
@@ -98,7 +107,7 @@ measure() {
   spid=$!
   pids+=("$spid")
   for _ in $(seq 200); do grep -q "listening on" "$out" 2>/dev/null && break; sleep 0.1; done
-  grep -q "listening on" "$out" || { echo "serve_viewers.sh: koff serve did not start: $(cat "$out")" >&2; exit 1; }
+  grep -q "listening on" "$out" || { echo "serve_viewers.sh: koff serve did not start: $(cat "$out")" >&2; measure_end 0 "$spid"; exit 1; }
   for i in $(seq "$n"); do
     s="koffviewers-$$-$i"
     sessions+=("$s")
@@ -115,15 +124,13 @@ measure() {
     s="koffviewers-$$-$i"
     for _ in $(seq 150); do tmux capture-pane -p -t "$s" | grep -q "$want" && break; sleep 0.2; done
     tmux capture-pane -p -t "$s" | grep -q "$want" ||
-      { echo "serve_viewers.sh: viewer $i is not on the $mode screen:" >&2; tmux capture-pane -p -t "$s" >&2; exit 1; }
+      { echo "serve_viewers.sh: viewer $i is not on the $mode screen:" >&2; tmux capture-pane -p -t "$s" >&2; measure_end "$n" "$spid"; exit 1; }
   done
   sleep "$warmup"
   t0=$(cpu_ticks "$spid")
   sleep "$window"
   t1=$(cpu_ticks "$spid")
-  for i in $(seq "$n"); do tmux kill-session -t "koffviewers-$$-$i" 2>/dev/null || true; done
-  kill "$spid"
-  wait "$spid" 2>/dev/null || true
+  measure_end "$n" "$spid"
   awk -v d=$((t1 - t0)) -v hz="$tick" -v w="$window" 'BEGIN { printf "%.1f", 100 * d / hz / w }'
 }
 
