@@ -77,6 +77,7 @@ func dashboardOnce(g *Globals, env Env) (string, error) {
 
 	opts := g.uiOptions(o, rest != nil)
 	ed := newInflightEditor(g.newEditor(o.store, o.tailer.Topics, rest, osUser(env), g.auditPath(env)))
+	ed.Shared = o.histories
 	opts.Editor = ed
 	if g.contexts != nil {
 		opts.Contexts = g.contexts.names()

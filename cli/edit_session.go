@@ -269,9 +269,10 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 			}
 			return ""
 		}(),
-		Audit:   &edit.AuditLog{Path: audit},
-		Cmd:     edit.CommandLine{Globals: g.shownGlobals(rest)},
-		History: historyReader(g.kafkaConfig(), nil),
+		Audit:       &edit.AuditLog{Path: audit},
+		Cmd:         edit.CommandLine{Globals: g.shownGlobals(rest)},
+		History:     historyReader(g.kafkaConfig(), nil),
+		HistoryFrom: historyFromReader(g.kafkaConfig()),
 	}
 	if rest != nil { // a nil *connect.Client in the interface would not be nil
 		ed.REST = rest

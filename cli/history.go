@@ -58,12 +58,30 @@ func historyReader(cfg kafka.Config, load *kafka.HistoryLoad) edit.HistoryReader
 			r = edit.HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime}
 			return fn(&r)
 		})
-		out := make([]edit.RetainedLog, len(logs))
-		for i, l := range logs {
-			out[i] = edit.RetainedLog{TopicPartition: l.TopicPartition, LogStart: l.LogStart, End: l.End, FirstGap: l.FirstGap}
-		}
-		return out, err
+		return retainedLogs(logs), err
 	}
+}
+
+// historyFromReader reads what an offsets topic gained since a read
+// before (kafka.Config.ReadHistoryFrom): a shared history's follow.
+func historyFromReader(cfg kafka.Config) edit.HistoryFromReader {
+	return func(ctx context.Context, topic string, from []int64, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
+		var r edit.HistoryRecord
+		logs, err := cfg.ReadHistoryFrom(ctx, topic, from, keep, func(k *kafka.HistoryRecord) error {
+			r = edit.HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime}
+			return fn(&r)
+		})
+		return retainedLogs(logs), err
+	}
+}
+
+// retainedLogs are a read's logs as edit takes them.
+func retainedLogs(logs []kafka.RetainedLog) []edit.RetainedLog {
+	out := make([]edit.RetainedLog, len(logs))
+	for i, l := range logs {
+		out[i] = edit.RetainedLog{TopicPartition: l.TopicPartition, LogStart: l.LogStart, End: l.End, FirstGap: l.FirstGap}
+	}
+	return out
 }
 
 func runHistory(g *Globals, opts any, args []string, env Env) error {

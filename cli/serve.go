@@ -117,13 +117,15 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 	}
 	defer stopMetrics()
 
+	base := g.newEditor(obs.store, obs.tailer.Topics, rest, "", g.auditPath(env))
+	base.Shared = obs.histories // every session's detail shares one read
 	s := serve.NewServer(serve.Config{
 		Keys: keys, MaxSessions: o.maxSessions, Idle: o.idle,
 		// Sessions share the cluster; switching contexts is the local
 		// dashboard's, so no context list here.
 		UI: g.uiOptions(obs, rest != nil),
 		// Each session copies it and names its SSH user (editorFor).
-		Base: *g.newEditor(obs.store, obs.tailer.Topics, rest, "", g.auditPath(env)),
+		Base: *base,
 		Logf: g.logf, Age: ageText,
 	})
 	srv, err := wish.NewServer(

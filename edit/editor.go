@@ -76,6 +76,13 @@ type Editor struct {
 	Audit   *AuditLog
 	// History reads an offsets topic's retained records (history, rewind).
 	History HistoryReader
+	// HistoryFrom reads what an offsets topic gained since a read before
+	// (kafka.Config.ReadHistoryFrom): a shared history follows with it.
+	HistoryFrom HistoryFromReader
+	// Shared, when set, is the partition histories of this cluster that
+	// every dashboard shares (PartitionHistory): copies of an Editor (koff
+	// serve's sessions) share it.
+	Shared *HistoryShare
 	// Cmd renders the equivalent koff command line of a plan.
 	Cmd CommandLine
 	// VerifyTimeout bounds the wait for the tailer to read a write back (10s).

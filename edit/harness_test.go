@@ -18,7 +18,7 @@ import (
 
 // harness is a real broker, a live tailer feeding a Store, and an Editor.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	broker *demo.Broker
 	addr   string
 	store  *store.Store
@@ -26,14 +26,14 @@ type harness struct {
 	kafka  kafka.Config
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	return newClusterHarness(t, "")
 }
 
 // newClusterHarness is a harness on a broker whose cluster id is id
 // ("koff-demo" when empty): two of them are two clusters.
-func newClusterHarness(t *testing.T, id string) *harness {
+func newClusterHarness(t testing.TB, id string) *harness {
 	t.Helper()
 	b, err := demo.StartBrokerWith(demo.BrokerOptions{Listen: "127.0.0.1:0", ClusterID: id})
 	if err != nil {

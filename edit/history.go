@@ -44,6 +44,12 @@ func (l RetainedLog) complete(offset int64) bool {
 // (kafka.Config.ReadHistory, through the CLI).
 type HistoryReader func(ctx context.Context, topic string, keep func(key []byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error)
 
+// HistoryFromReader reads every record of an offsets topic that keep
+// accepts from from[i] on in partition i (from its log start where from
+// has no such partition) to the end as of the call: what the topic gained
+// since a read that ended at from (kafka.Config.ReadHistoryFrom).
+type HistoryFromReader func(ctx context.Context, topic string, from []int64, keep func(key []byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error)
+
 // Which copy of a source partition a record's key is, as the Store judges
 // it now (model/taskread.go).
 const (

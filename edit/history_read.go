@@ -158,8 +158,14 @@ func (e *Editor) JudgeHistory(r *HistoryRead) *History {
 	for _, s := range r.sums {
 		h.Copies = append(h.Copies, *s)
 	}
-	sort.Slice(h.Copies, func(i, j int) bool {
-		a, b := h.Copies[i], h.Copies[j]
+	sortCopies(h.Copies)
+	return h
+}
+
+// sortCopies orders summaries by partition, topic-partition and key.
+func sortCopies(cs []CopyHistory) {
+	sort.Slice(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
 		if a.Partition != b.Partition {
 			return a.Partition < b.Partition
 		}
@@ -168,7 +174,6 @@ func (e *Editor) JudgeHistory(r *HistoryRead) *History {
 		}
 		return a.ID.Key < b.ID.Key
 	})
-	return h
 }
 
 // timeRun is how many commits in time order make one run.

@@ -61,6 +61,24 @@ type HistoryLoad struct {
 // ReadHistoryLoading is ReadHistory that also loads load (nil: none)
 // with every record below the end the read began with.
 func (c Config) ReadHistoryLoading(ctx context.Context, topic string, load *HistoryLoad, keep func(key []byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error) {
+	return c.readHistory(ctx, topic, load, nil, keep, fn)
+}
+
+// ReadHistoryFrom is ReadHistory of what each partition gained since a
+// read before: partition i is read from from[i] (from its log start when
+// from has no such partition, or when its log start is later), to its
+// last stable offset now. Each RetainedLog's FirstGap is of what was
+// read, its LogStart the partition's now. It follows a history read
+// once, at the cost of the records added since, not of the topic.
+func (c Config) ReadHistoryFrom(ctx context.Context, topic string, from []int64, keep func(key []byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error) {
+	if from == nil {
+		from = []int64{}
+	}
+	return c.readHistory(ctx, topic, nil, from, keep, fn)
+}
+
+// readHistory reads from the log starts (from nil) or from from.
+func (c Config) readHistory(ctx context.Context, topic string, load *HistoryLoad, from []int64, keep func(key []byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error) {
 	n, err := c.PartitionCount(ctx, topic)
 	if err != nil {
 		return nil, err
@@ -97,11 +115,22 @@ func (c Config) ReadHistoryLoading(ctx context.Context, topic string, load *Hist
 			e.ExpectRecords(tp, lg.End-lg.LogStart)
 		}
 	}
+	begin := make([]int64, n) // where each partition's read begins
+	for i, lg := range out {
+		begin[i] = lg.LogStart
+		if from != nil && i < len(from) && from[i] > lg.LogStart {
+			begin[i] = min(from[i], lg.End)
+		}
+	}
 	bufs := newFetchBuffers()
 	var readers []*aheadReader
 	release := func(int) {}
 	if readAhead > 0 {
-		readers, release = c.fetchAhead(ctx, tr, out, bufs)
+		ahead := append([]RetainedLog(nil), out...)
+		for i := range ahead {
+			ahead[i].LogStart = begin[i]
+		}
+		readers, release = c.fetchAhead(ctx, tr, ahead, bufs)
 	}
 	for i := range out {
 		a := &aheadFetch{c: c, tr: tr, bufs: bufs}
@@ -109,7 +138,7 @@ func (c Config) ReadHistoryLoading(ctx context.Context, topic string, load *Hist
 			a.r = readers[i]
 		}
 		ld := newHistoryLoader(load, out[i])
-		err := c.readRetained(ctx, a, &d, ld, &out[i], keep, fn)
+		err := c.readRetained(ctx, a, &d, ld, &out[i], begin[i], keep, fn)
 		ld.close()
 		a.done()
 		release(i)
@@ -121,9 +150,9 @@ func (c Config) ReadHistoryLoading(ctx context.Context, topic string, load *Hist
 }
 
 // readRetained reads one partition for ReadHistory.
-func (c Config) readRetained(ctx context.Context, a *aheadFetch, d *decoder, ld *historyLoader, lg *RetainedLog, keep func([]byte) bool, fn func(*HistoryRecord) error) error {
-	w := historyWalk{log: lg, keep: keep, fn: fn, expect: lg.LogStart}
-	pos := lg.LogStart
+func (c Config) readRetained(ctx context.Context, a *aheadFetch, d *decoder, ld *historyLoader, lg *RetainedLog, start int64, keep func([]byte) bool, fn func(*HistoryRecord) error) error {
+	w := historyWalk{log: lg, keep: keep, fn: fn, expect: start}
+	pos := start
 	for pos < lg.End {
 		p, err := a.fetch(ctx, lg.TopicPartition, pos, d)
 		if err == nil && p.ErrorCode != 0 {

@@ -16,6 +16,7 @@ import (
 
 	"koff/edit"
 	"koff/model"
+	"koff/model/java"
 	"koff/model/store"
 	"koff/ui/dialogs"
 	"koff/ui/kit"
@@ -164,6 +165,10 @@ func newFakeEditor(t *testing.T, f *fixture) *fakeEditor {
 		VerifyTimeout: time.Second,
 		Now:           func() time.Time { return t0 },
 		History:       f.readHistory,
+		HistoryFrom:   f.readHistoryFrom,
+		// The detail's history is the cluster's shared one, as under koff
+		// serve and the dashboard.
+		Shared: &edit.HistoryShare{Reloaded: func() time.Time { return f.store.Stats().Status.Reloaded }},
 	}}
 }
 
@@ -240,6 +245,11 @@ func (e *fakeEditor) CopyRequest(from, to string) (edit.Request, error) {
 func (e *fakeEditor) ReadHistory(ctx context.Context, req edit.HistoryRequest, each func(*edit.Commit) error) (*edit.History, error) {
 	e.record("history %s", req.Connector)
 	return e.real.ReadHistory(ctx, req, each)
+}
+
+func (e *fakeEditor) PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*edit.PartitionHistory, error) {
+	e.record("history %s", connector)
+	return e.real.PartitionHistory(ctx, connector, partition, keep)
 }
 
 func (e *fakeEditor) PlanRewind(ctx context.Context, req edit.RewindRequest) (*edit.Rewind, error) {

@@ -78,6 +78,12 @@ func (f *fixture) recIn(topicName string, n int, at time.Time, key string, value
 // readHistory is edit.HistoryReader over the records the fixture made:
 // nothing compacted, by topic-partition then offset.
 func (f *fixture) readHistory(ctx context.Context, topicName string, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
+	return f.readHistoryFrom(ctx, topicName, nil, keep, fn)
+}
+
+// readHistoryFrom is readHistory from from[partition] on: what the log
+// gained since (edit.HistoryFromReader).
+func (f *fixture) readHistoryFrom(ctx context.Context, topicName string, from []int64, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
 	f.logMu.Lock()
 	recs := slices.Clone(f.log)
 	f.logMu.Unlock()
@@ -93,6 +99,9 @@ func (f *fixture) readHistory(ctx context.Context, topicName string, keep func([
 			continue
 		}
 		ends[model.TopicPartition{Topic: r.Topic, Partition: r.Partition}] = r.Offset + 1
+		if r.Partition < len(from) && r.Offset < from[r.Partition] {
+			continue
+		}
 		if keep(r.Key) {
 			if err := fn(&edit.HistoryRecord{Record: r}); err != nil {
 				return nil, err

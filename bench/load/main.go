@@ -4,6 +4,7 @@
 //
 //	go run ./bench/load -serve 127.0.0.1:19092 -workload debezium -records 1000000 -keys 7000
 //	go run ./bench/load -b 127.0.0.1:9092 -workload mm2 -records 1000000 -keys 1000000
+//	go run ./bench/load -serve 127.0.0.1:19092 -records 600000 -flush 1s   # debezium-00 goes on committing
 //
 // With -serve it starts an embedded kfake broker, loads it, prints
 // "ready ADDR" and serves until stdin closes or SIGINT; with -b it loads
@@ -44,6 +45,7 @@ func run() error {
 		connectors = flag.Int("connectors", 70, "connectors the keys are spread over")
 		configs    = flag.String("config", "", "extra topic configs, k=v,k=v")
 		sinkParts  = flag.Int("sink-partitions", 0, "also make sink connector bench-sink: group connect-bench-sink committed on every partition of a topic bench-sink-topic of this many partitions")
+		flush      = flag.Duration("flush", 0, "with -serve: write an offset of each of the first connector's partitions this often, as its worker's flush does (0: never)")
 	)
 	flag.Parse()
 	if (*serve == "") == (*bootstrap == "") {
@@ -91,8 +93,24 @@ func run() error {
 		return nil
 	}
 	fmt.Printf("ready %s\n", addr)
-	// Serve until stdin closes (the script's pipe) or a signal.
 	done := make(chan struct{})
+	if *flush > 0 {
+		go func() {
+			t := time.NewTicker(*flush)
+			defer t.Stop()
+			for n := (*records + *keys - 1) / *keys; ; n++ {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+				}
+				if err := workload.Flush(addr, *topic, *partitions, 0, n, w); err != nil {
+					fmt.Fprintln(os.Stderr, "load: flush:", err)
+				}
+			}
+		}()
+	}
+	// Serve until stdin closes (the script's pipe) or a signal.
 	go func() { io.Copy(io.Discard, bufio.NewReader(os.Stdin)); close(done) }()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)

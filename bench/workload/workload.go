@@ -221,3 +221,29 @@ func produce(c *kafkago.Client, topic string, p int, in <-chan kafkago.Record) e
 	}
 	return nil
 }
+
+// Flush writes one offset of each source partition of connector c, as
+// its worker's offset flush does: round n's values, stamped now. A
+// benchmark that needs the partitions to move (a dashboard following
+// them) flushes every second.
+func Flush(addr, topic string, partitions, c, n int, w Spec) error {
+	client := &kafkago.Client{Addr: kafkago.TCP(addr), Timeout: 30 * time.Second}
+	byPart := map[int][]kafkago.Record{}
+	now := time.Now()
+	for i := c; i < w.Keys; i += w.conns() {
+		k := w.Key(i)
+		p := java.PartitionFor(k, partitions)
+		byPart[p] = append(byPart[p], kafkago.Record{Key: kafkago.NewBytes(k), Value: kafkago.NewBytes(w.Value(i, n, now)), Time: now})
+	}
+	for p, recs := range byPart {
+		ch := make(chan kafkago.Record, len(recs))
+		for _, r := range recs {
+			ch <- r
+		}
+		close(ch)
+		if err := produce(client, topic, p, ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}

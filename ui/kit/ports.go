@@ -6,6 +6,7 @@ import (
 
 	"koff/edit"
 	"koff/model"
+	"koff/model/java"
 )
 
 // Source is what the UI reads: *store.Store satisfies it. Every method
@@ -52,6 +53,14 @@ type Editor interface {
 	// PlanRewind plans a source connector's rewind to a time, as koff set
 	// NAME --to-datetime T does.
 	PlanRewind(ctx context.Context, req edit.RewindRequest) (*edit.Rewind, error)
+}
+
+// PartitionHistories is an Editor that shares each partition's history
+// among the dashboards of a cluster (*edit.Editor): the detail reads it
+// through PartitionHistory when its Editor has it, the newest keep
+// commits read once and followed however many viewers look.
+type PartitionHistories interface {
+	PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*edit.PartitionHistory, error)
 }
 
 // How long each call may take. Apply includes the wait for the tailer to

@@ -59,6 +59,9 @@ type History struct {
 // of its partition map) of connector, keeping the newest HistoryMax commits.
 // It does I/O: call it only inside a tea.Cmd.
 func ReadHistory(ctx context.Context, ed kit.Editor, connector string, partition java.Object) (*History, error) {
+	if ph, ok := ed.(kit.PartitionHistories); ok {
+		return sharedHistory(ctx, ph, connector, partition)
+	}
 	h := &History{}
 	trim := func() {
 		sort.SliceStable(h.Commits, func(i, j int) bool { return newestFirst(h.Commits[i], h.Commits[j]) })
@@ -93,12 +96,38 @@ func ReadHistory(ctx context.Context, ed kit.Editor, connector string, partition
 	return h, nil
 }
 
-// newestFirst orders commits by time, then by offset.
+// sharedHistory is the partition's history as the cluster's dashboards
+// share it (kit.PartitionHistories): read once, followed since.
+func sharedHistory(ctx context.Context, ph kit.PartitionHistories, connector string, partition java.Object) (*History, error) {
+	got, err := ph.PartitionHistory(ctx, connector, partition, HistoryMax)
+	if err != nil {
+		return nil, err
+	}
+	h := &History{Read: got.Read, Copies: got.Copies, Partial: got.Partial, Commits: make([]HistoryCommit, len(got.Commits))}
+	for i, c := range got.Commits {
+		// The values are shared by every viewer, and never written to.
+		h.Commits[i] = HistoryCommit{CommitRef: edit.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime},
+			Key: c.ID.Key, Value: c.Value, Copy: c.Copy, Edit: c.Edit, Koff: c.Koff}
+	}
+	return h, nil
+}
+
+// newestFirst orders commits by time, then by offset (then by where they
+// are, as edit.NewerCommit does).
 func newestFirst(a, b HistoryCommit) bool {
 	if !a.Time.Equal(b.Time) {
 		return a.Time.After(b.Time)
 	}
-	return a.Offset > b.Offset
+	if a.Offset != b.Offset {
+		return a.Offset > b.Offset
+	}
+	if a.Topic != b.Topic {
+		return a.Topic < b.Topic
+	}
+	if a.Partition != b.Partition {
+		return a.Partition < b.Partition
+	}
+	return a.Key < b.Key
 }
 
 // historyState is the detail's history: loading, failed, or read.
