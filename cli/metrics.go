@@ -153,6 +153,11 @@ func (g *Globals) checkMetricsFlags() error {
 // stop that closes it.
 func (g *Globals) startMetrics(obs *observer, rest bool, env Env) (string, func(), error) {
 	if g.MetricsListen == "" {
+		// The endpoint's settings without the endpoint are a mistake: a
+		// web config meant to guard it would guard nothing.
+		if g.Metrics.webConfig != "" || g.Metrics.telemetryPath != "/metrics" {
+			return "", nil, usagef("--web.config.file and --web.telemetry-path set up --metrics-listen's endpoint: give --metrics-listen ADDR too")
+		}
 		return "", func() {}, nil
 	}
 	if err := web.Validate(g.Metrics.webConfig); err != nil {

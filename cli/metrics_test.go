@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"koff/internal/sshtest"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -153,6 +154,24 @@ func TestAuditCountsStopAndResumeByKind(t *testing.T) {
 	for k, n := range want {
 		if got[k] != n {
 			t.Errorf("%v: %d, want %d (all: %v)", k, got[k], n, got)
+		}
+	}
+}
+
+// The endpoint's web settings without --metrics-listen guard nothing:
+// koff serve (and the dashboard) refuse them in one line rather than serve
+// with no endpoint at all.
+func TestWebSettingsWithoutMetricsListenAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	_, line := sshtest.Key(t, "op")
+	ops := sshtest.WriteFile(t, dir, "ops", line+"\n")
+	web := sshtest.WriteFile(t, dir, "web.yml", "basic_auth_users:\n  prom: $2y$10$abcdefghijklmnopqrstuu5Wq8bX1yqZr8tQ0JvX9QY0QY0QY0QY0\n")
+	for _, extra := range [][]string{{"--web.config.file", web}, {"--web.telemetry-path", "/m"}} {
+		args := append([]string{"serve", "--demo", "--ssh-listen", "127.0.0.1:0", "--authorized-keys", ops, "--host-key", filepath.Join(dir, "host")}, extra...)
+		_, errs, code := koff(t, args...)
+		want := "koff: --web.config.file and --web.telemetry-path set up --metrics-listen's endpoint: give --metrics-listen ADDR too\n"
+		if code != ExitUsage || errs != want {
+			t.Errorf("koff %s: exit %d %q, want %d %q", strings.Join(args, " "), code, errs, ExitUsage, want)
 		}
 	}
 }
