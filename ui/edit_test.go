@@ -162,8 +162,11 @@ func newFakeEditor(t *testing.T, f *fixture) *fakeEditor {
 		Cluster:       "prod-cluster",
 		Cmd:           edit.CommandLine{Globals: []string{"-b", "kafka-1.prod.internal:9092"}},
 		VerifyTimeout: time.Second,
-		Now:           func() time.Time { return t0 },
-		History:       f.readHistory,
+		// State unknown (no REST): edits are watched after the read-back,
+		// briefly here.
+		WatchLimit: 200 * time.Millisecond,
+		Now:        func() time.Time { return t0 },
+		History:    f.readHistory,
 	}}
 }
 

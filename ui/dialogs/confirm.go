@@ -287,6 +287,11 @@ func (d *ConfirmDialog) Content(w int) []string {
 		state := st.StateStyle(p.State).Render(kit.StateText(p.State))
 		fact("State", state+st.Muted.Render(" · "+kit.Plural(p.Tasks, "task", "tasks")))
 	}
+	if p.Watch > 0 {
+		// Not STOPPED by Connect's word: a task may still commit over it.
+		fact("Verify", st.Warn.Render("watch "+p.WatchFor())+" after the read-back for a task's commit over it")
+		more(st.Muted.Render(kit.Clean(p.WatchWhy)), 0)
+	}
 	if sink {
 		members := st.Muted.Render(" · no active members")
 		switch {

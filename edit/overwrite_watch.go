@@ -1,0 +1,205 @@
+package edit
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"koff/model"
+	"koff/model/store"
+)
+
+// A direct write is read back within milliseconds, but a task that still
+// runs commits its own offsets at its next flush: on a real worker 13–80 ms
+// after koff's read-back when the connector was STOPPED only in the config
+// topic (its tasks not yet gone), or at any point of a flush interval when
+// its state is unknown. So unless Connect's REST API says the connector is
+// STOPPED, koff goes on reading the written partitions after the read-back
+// for the time in which a running task would commit again, and an
+// overwrite in that time is reported as one, naming the writer.
+
+const (
+	// WatchFloor is the shortest watch: a stop's last commit lands within
+	// tens of milliseconds of the target state, a flush of a short
+	// interval within one interval; a second covers both with room.
+	WatchFloor = time.Second
+	// WatchCap is the longest: one and a half of Connect's default
+	// offset.flush.interval.ms (60 s), koff's "ok" bound for a flush.
+	WatchCap = 90 * time.Second
+)
+
+// watchWindow is how long past the read-back an edit is watched for a
+// task's commit over it, given the flush interval: 1.5× the interval
+// (a flush is on time up to 1.5× its interval, model.AssessFlush),
+// within [WatchFloor, limit].
+func watchWindow(interval, limit time.Duration) time.Duration {
+	return min(max(interval*3/2, WatchFloor), limit)
+}
+
+func (e *Editor) watchLimit() time.Duration {
+	if e.WatchLimit > 0 {
+		return e.WatchLimit
+	}
+	return WatchCap
+}
+
+// planWatch decides whether and how long the plan's writes are watched
+// after the read-back (Plan.Watch), and says why (Plan.WatchWhy).
+func (e *Editor) planWatch(p *Plan) {
+	p.Watch, p.WatchWhy = 0, ""
+	switch {
+	case p.Group != "":
+		// Kafka refuses a commit to a group with members: a sink task
+		// that still runs makes the edit fail, not vanish.
+		return
+	case p.Kind == KindDeleteStray || p.Absent:
+		// No task reads or writes the key (a stray), or none exists.
+		return
+	case p.State == "STOPPED" && p.Tasks == 0:
+		// Connect's REST status says its tasks are gone: the short
+		// verification is enough.
+		return
+	}
+	var why string
+	switch {
+	case p.State == "" && p.Target == "":
+		why = "its state is unknown (no --connect-url, no config topic)"
+	case p.State == "":
+		why = fmt.Sprintf("its target state is %s in config topic %s, which says nothing of tasks still running", p.Target, p.ConfigTopic)
+	default:
+		why = fmt.Sprintf("Connect REST says %s, not STOPPED: a task may still run", p.State)
+	}
+	interval, from := e.flushIntervalOf(p)
+	p.Watch = watchWindow(interval, e.watchLimit())
+	p.WatchWhy = fmt.Sprintf("%s, and a running task commits over the edit within its flush interval (%s, %s)", why, shortDuration(interval), from)
+}
+
+// flushIntervalOf is the connector's flush interval, and where it comes
+// from: --flush-interval (the workers' offset.flush.interval.ms), else the
+// Store's estimate from the connector's flushes, else Connect's default.
+func (e *Editor) flushIntervalOf(p *Plan) (time.Duration, string) {
+	if e.FlushInterval > 0 {
+		return e.FlushInterval, "--flush-interval"
+	}
+	if l, ok := e.Store.(interface{ Connectors() []model.ConnectorRow }); ok {
+		var best time.Duration
+		for _, r := range l.Connectors() {
+			if r.ID.Name != p.Connector || p.Topic != "" && r.ID.Topic != p.Topic {
+				continue
+			}
+			est := r.PartitionInterval
+			if est <= 0 {
+				est = model.EstimateInterval(r.Flushes)
+			}
+			if est > 0 && (best == 0 || est < best) {
+				best = est
+			}
+		}
+		if best > 0 {
+			return best, "estimated from its flushes"
+		}
+	}
+	return model.DefaultFlushInterval, "Connect's default offset.flush.interval.ms: koff saw fewer than two of its flushes"
+}
+
+// shortDuration is a duration as an operator types it: 5s, 1.5s, 250ms, 1m30s.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	default:
+		return d.Round(time.Millisecond).String()
+	}
+}
+
+// WatchText says, for the plan and the dialog, how long koff watches the
+// edit after reading it back, and why ("" when it does not).
+func (p *Plan) WatchText() string {
+	if p.Watch <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("after the read-back, koff watches the written partitions for %s for a task's commit over the edit: %s", shortDuration(p.Watch), p.WatchWhy)
+}
+
+// WatchFor is Plan.Watch as the plan says it ("9s", "1.5s").
+func (p *Plan) WatchFor() string { return shortDuration(p.Watch) }
+
+// keepWatching goes on reading the written partitions for Plan.Watch after
+// a verified read-back: another writer's record that replaces the edit's
+// in that time makes it overwritten, never verified. A signal (Interrupt)
+// or a cancelled ctx ends the watch early: the edit is then written and
+// read back, but not verified (Result.Unwatched).
+func (e *Editor) keepWatching(ctx context.Context, p *Plan, w *watch, res *Result) {
+	if p.Watch <= 0 || !res.Verified {
+		return
+	}
+	start := time.Now()
+	end := start.Add(p.Watch)
+	for {
+		if over := w.overwrites(ctx, res); len(over) > 0 {
+			res.Verified, res.Overwritten = false, over
+			return
+		}
+		now := time.Now()
+		if !now.Before(end) {
+			return
+		}
+		if e.Progress != nil {
+			e.Progress(p, end.Sub(now))
+		}
+		select {
+		case <-ctx.Done():
+		case <-e.Interrupt:
+		case <-time.After(min(250*time.Millisecond, end.Sub(now))):
+			continue
+		}
+		res.Verified, res.Unwatched = false, max(time.Since(start), time.Millisecond)
+		return
+	}
+}
+
+// overwrites are the written keys whose record in force is another
+// writer's, with a different value.
+func (w *watch) overwrites(ctx context.Context, res *Result) []Contest {
+	p := w.p
+	if w.rr == nil {
+		// No log to read (a test fake): the Store's value is the word.
+		var out []Contest
+		for _, ch := range p.Changes {
+			for _, wr := range ch.Writes {
+				if now := w.e.current(wr); !sameRecordValue(now, wr.Value, p.Path) {
+					out = append(out, Contest{Partition: ch.PartitionJSON, Value: now, By: w.e.whoWrote(wr.Key, now)})
+				}
+			}
+		}
+		return out
+	}
+	vs, err := w.judge(ctx, res.Written)
+	if err != nil {
+		return nil // a failed read proves nothing; the next one may answer
+	}
+	var out []Contest
+	for _, v := range vs {
+		if rec := v.overwritten; rec != nil {
+			out = append(out, Contest{Partition: p.Changes[v.ref.ch].PartitionJSON, Value: rec.Value, By: w.e.writerOf(*rec)})
+		}
+	}
+	return out
+}
+
+// writerOf names who wrote a record: the edit in the audit log that wrote
+// it, else what its headers say (Connect writes none; koff's direct writes
+// carry its header), with where and when it landed.
+func (e *Editor) writerOf(rec store.Record) string {
+	if by := e.whoWrote(rec.Key, rec.Value); by != "" {
+		return by
+	}
+	at := fmt.Sprintf("%s offset %d", model.TopicPartition{Topic: rec.Topic, Partition: rec.Partition}, rec.Offset)
+	if !rec.Time.IsZero() {
+		at += " at " + rec.Time.UTC().Format("15:04:05.000Z")
+	}
+	if rec.Koff {
+		return fmt.Sprintf("another koff, not in this audit log (a record with koff's header, %s)", at)
+	}
+	return fmt.Sprintf("a Connect worker: the connector's task (a record without koff's header, %s)", at)
+}

@@ -1,0 +1,234 @@
+package edit
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+
+	"koff/model"
+	"koff/model/java"
+)
+
+// connectWrite produces a record as a Connect worker does: no headers.
+func (h *harness) connectWrite(key, value string) {
+	h.t.Helper()
+	c := &kafkago.Client{Addr: kafkago.TCP(h.addr), Timeout: 10 * time.Second}
+	res, err := c.Produce(context.Background(), &kafkago.ProduceRequest{
+		Topic: "connect-offsets", Partition: java.PartitionFor([]byte(key), 25), RequiredAcks: kafkago.RequireAll,
+		Records: kafkago.NewRecordReader(kafkago.Record{Key: kafkago.NewBytes([]byte(key)), Value: kafkago.NewBytes([]byte(value)), Time: time.Now()}),
+	})
+	if err == nil {
+		err = res.Error
+	}
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func setRequest(t *testing.T, conn, partition, offset string) Request {
+	return Request{Connector: conn, Kind: KindSet, Items: []Item{{Partition: mustPartition(t, partition), Offset: mustOffset(t, offset)}}}
+}
+
+// Without Connect's REST API koff cannot know whether a task still runs:
+// a commit of the task that lands after koff read its write back (here:
+// once the watch has begun) is an overwrite, naming the worker's record,
+// never "verified"; the audit log says overwritten.
+func TestATaskCommitAfterTheReadBackIsAnOverwriteNotVerified(t *testing.T) {
+	h := newHarness(t)
+	key := `["files",{"filename":"/var/log/a.log"}]`
+	h.workerWrite(key, `{"position":100}`)
+	h.ed.WatchLimit, h.ed.FlushInterval = 0, 2*time.Second
+	p, err := h.ed.Plan(context.Background(), setRequest(t, "files", `{"filename":"/var/log/a.log"}`, `{"position":5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Watch != 3*time.Second || !strings.Contains(p.WatchText(), "for 3s") || !strings.Contains(p.WatchWhy, "state is unknown") || !strings.Contains(p.WatchWhy, "2s, --flush-interval") {
+		t.Fatalf("watch %s: %s", p.Watch, p.WatchText())
+	}
+	var calls int
+	h.ed.Progress = func(_ *Plan, left time.Duration) {
+		calls++
+		if calls == 1 {
+			// The edit was read back: the task's next flush commits its own position.
+			if !h.ed.writesVisible(p) {
+				t.Error("the watch began before the read-back")
+			}
+			h.connectWrite(key, `{"position":130}`)
+		}
+	}
+	start := time.Now()
+	res, err := h.ed.Apply(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summary()
+	if res.Verified || len(res.Overwritten) != 1 || !strings.Contains(s, `written, then overwritten`) || !strings.Contains(s, `holds {"position":130}, written by a Connect worker: the connector's task (a record without koff's header, connect-offsets/`) {
+		t.Fatalf("summary: %s", s)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("an overwrite ends the watch: took %s", took)
+	}
+	edits, _ := h.ed.Audit.Edits()
+	if last := edits[len(edits)-1]; last.Result() != ResultOverwritten || !strings.Contains(last.Outcome.Message, "a Connect worker") {
+		t.Errorf("audit: %s %q", last.Result(), last.Outcome.Message)
+	}
+}
+
+// Nothing after the read-back: verified once the whole watch passed, and
+// not before.
+func TestAnEditWatchedToTheEndIsVerified(t *testing.T) {
+	h := newHarness(t)
+	key := `["files",{"filename":"/var/log/a.log"}]`
+	h.workerWrite(key, `{"position":100}`)
+	h.ed.WatchLimit, h.ed.FlushInterval = 0, 100*time.Millisecond
+	p, err := h.ed.Plan(context.Background(), setRequest(t, "files", `{"filename":"/var/log/a.log"}`, `{"position":5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Watch != WatchFloor {
+		t.Fatalf("a short interval is watched for the floor: %s", p.Watch)
+	}
+	start := time.Now()
+	res, err := h.ed.Apply(context.Background(), p)
+	if err != nil || !res.Verified {
+		t.Fatalf("%v: %s", err, res.Summary())
+	}
+	if took := time.Since(start); took < WatchFloor {
+		t.Errorf("verified after %s, before the watch ended", took)
+	}
+}
+
+// A signal during the watch ends it: written and read back, not verified,
+// audited unverified with why; nothing is put back.
+func TestASignalDuringTheWatchLeavesTheEditUnverified(t *testing.T) {
+	h := newHarness(t)
+	key := `["files",{"filename":"/var/log/a.log"}]`
+	h.workerWrite(key, `{"position":100}`)
+	h.ed.WatchLimit, h.ed.FlushInterval = 0, 10*time.Second
+	interrupt := make(chan struct{})
+	h.ed.Interrupt = interrupt
+	h.ed.Progress = func(*Plan, time.Duration) {
+		select {
+		case <-interrupt:
+		default:
+			close(interrupt)
+		}
+	}
+	p, err := h.ed.Plan(context.Background(), setRequest(t, "files", `{"filename":"/var/log/a.log"}`, `{"position":5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := h.ed.Apply(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("the signal did not end the watch: %s", time.Since(start))
+	}
+	if s := res.Summary(); res.Verified || res.Unwatched == 0 || !strings.Contains(s, "written and read back, NOT verified") || !strings.Contains(s, "whether it stays is unknown") {
+		t.Fatalf("summary: %s", s)
+	}
+	edits, _ := h.ed.Audit.Edits()
+	if last := edits[len(edits)-1]; last.Result() != ResultUnverified || !strings.Contains(last.Outcome.Message, "watch") {
+		t.Errorf("audit: %s %q", last.Result(), last.Outcome.Message)
+	}
+	if got := string(h.ed.current(p.Changes[0].Writes[0])); got != `{"position":5}` {
+		t.Errorf("value now %s", got)
+	}
+}
+
+// How long, and why: the config topic's STOPPED says nothing of tasks
+// still running; unknown interval is Connect's default, capped.
+func TestTheWatchFollowsWhatKoffKnowsOfTheState(t *testing.T) {
+	e := &Editor{}
+	cases := []struct {
+		p    Plan
+		set  time.Duration
+		want time.Duration
+		why  string
+	}{
+		{Plan{}, 0, WatchCap, "Connect's default offset.flush.interval.ms"},
+		{Plan{}, 5 * time.Second, 7500 * time.Millisecond, "state is unknown"},
+		{Plan{Target: model.TargetStopped, ConfigTopic: "connect-configs"}, 4 * time.Second, 6 * time.Second, "target state is STOPPED in config topic connect-configs"},
+		{Plan{State: "UNASSIGNED", Target: model.TargetStopped}, 2 * time.Second, 3 * time.Second, "UNASSIGNED, not STOPPED"},
+		{Plan{State: "STOPPED"}, 2 * time.Second, 0, ""},
+		{Plan{Absent: true}, 2 * time.Second, 0, ""},
+		{Plan{Group: "connect-sink"}, 2 * time.Second, 0, ""},
+	}
+	for _, c := range cases {
+		e.FlushInterval = c.set
+		p := c.p
+		e.planWatch(&p)
+		if p.Watch != c.want || !strings.Contains(p.WatchWhy, c.why) {
+			t.Errorf("%+v with %s: watch %s, %q", c.p, c.set, p.Watch, p.WatchWhy)
+		}
+	}
+}
+
+// A connector Connect's REST API says is STOPPED keeps the short
+// verification, and a running one of the demo's simulated workers, edited
+// with neither REST nor the config topic, is overwritten by its task's
+// next flush: reported so, naming the worker's record.
+func TestTheDemoWorkersOverwriteAnEditWithoutREST(t *testing.T) {
+	h, _ := demoHarness(t)
+	ctx := context.Background()
+	if err := h.ed.StopConnector(ctx, "jdbc-billing"); err != nil {
+		t.Fatal(err)
+	}
+	part := `{"protocol":"1","table":"billing.public.invoices"}`
+	offset := func(n int) string {
+		return `{"timestamp_nanos":0,"incrementing":` + strconv.Itoa(n) + `,"timestamp":1700000000000}`
+	}
+	h.waitFor("the stop's last commit", func() bool { return len(h.rows("jdbc-billing")) > 0 })
+	time.Sleep(300 * time.Millisecond)
+	p, err := h.ed.Plan(ctx, setRequest(t, "jdbc-billing", part, offset(7)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Watch != 0 {
+		t.Fatalf("STOPPED by REST, yet watched: %s", p.WatchText())
+	}
+	start := time.Now()
+	if res, err := h.ed.Apply(ctx, p); err != nil || !res.Verified {
+		t.Fatalf("%v: %s", err, res.Summary())
+	}
+	if took := time.Since(start); took > WatchFloor {
+		t.Errorf("a REST-STOPPED edit took %s", took)
+	}
+
+	// jdbc-shop runs; koff has neither REST nor the config topic.
+	h.ed.REST, h.ed.Configs = nil, nil
+	shop := `{"protocol":"1","table":"shop.public.orders"}`
+	var res Result
+	for try := 0; ; try++ {
+		p, err = h.ed.Plan(ctx, setRequest(t, "jdbc-shop", shop, `{"incrementing":3}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Watch <= 0 || p.Watch > WatchCap {
+			t.Fatalf("watch %s", p.Watch)
+		}
+		res, err = h.ed.Apply(ctx, p)
+		var conflict *ConflictError
+		if errors.As(err, &conflict) && try < 20 {
+			continue // its task flushed between the plan and the write
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	if s := res.Summary(); res.Verified || len(res.Overwritten) == 0 || !strings.Contains(s, "a Connect worker: the connector's task (a record without koff's header") {
+		t.Fatalf("summary: %s", s)
+	}
+	edits, _ := h.ed.Audit.Edits()
+	if last := edits[len(edits)-1]; last.Result() != ResultOverwritten {
+		t.Errorf("audit: %s", last.Result())
+	}
+}
