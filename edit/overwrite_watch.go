@@ -3,6 +3,7 @@ package edit
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"koff/model"
@@ -63,15 +64,15 @@ func (e *Editor) planWatch(p *Plan) {
 	var why string
 	switch {
 	case p.State == "" && p.Target == "":
-		why = "its state is unknown (no --connect-url, no config topic)"
+		why = "state unknown (no --connect-url, no config topic)"
 	case p.State == "":
-		why = fmt.Sprintf("its target state is %s in config topic %s, which says nothing of tasks still running", p.Target, p.ConfigTopic)
+		why = fmt.Sprintf("target state %s in config topic %s says nothing of tasks still running", p.Target, p.ConfigTopic)
 	default:
-		why = fmt.Sprintf("Connect REST says %s, not STOPPED: a task may still run", p.State)
+		why = fmt.Sprintf("Connect REST says %s, not STOPPED", p.State)
 	}
 	interval, from := e.flushIntervalOf(p)
 	p.Watch = watchWindow(interval, e.watchLimit())
-	p.WatchWhy = fmt.Sprintf("%s, and a running task commits over the edit within its flush interval (%s, %s)", why, shortDuration(interval), from)
+	p.WatchWhy = fmt.Sprintf("%s; a running task commits within its flush interval, %s (%s)", why, shortDuration(interval), from)
 }
 
 // flushIntervalOf is the connector's flush interval, and where it comes
@@ -99,17 +100,26 @@ func (e *Editor) flushIntervalOf(p *Plan) (time.Duration, string) {
 			return best, "estimated from its flushes"
 		}
 	}
-	return model.DefaultFlushInterval, "Connect's default offset.flush.interval.ms: koff saw fewer than two of its flushes"
+	return model.DefaultFlushInterval, "Connect's default offset.flush.interval.ms: too few flushes to estimate"
 }
 
-// shortDuration is a duration as an operator types it: 5s, 1.5s, 250ms, 1m30s.
+// shortDuration is a duration as an operator types it: 250ms, 1.5s, 9s,
+// 1m, 1m30s.
 func shortDuration(d time.Duration) string {
 	switch {
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond).String()
-	default:
+	case d < time.Second:
 		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
 	}
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // WatchText says, for the plan and the dialog, how long koff watches the
@@ -118,7 +128,7 @@ func (p *Plan) WatchText() string {
 	if p.Watch <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("after the read-back, koff watches the written partitions for %s for a task's commit over the edit: %s", shortDuration(p.Watch), p.WatchWhy)
+	return fmt.Sprintf("watch %s after the read-back for a task's commit over the edit: %s", shortDuration(p.Watch), p.WatchWhy)
 }
 
 // WatchFor is Plan.Watch as the plan says it ("9s", "1.5s").

@@ -47,7 +47,7 @@ func TestATaskCommitAfterTheReadBackIsAnOverwriteNotVerified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Watch != 3*time.Second || !strings.Contains(p.WatchText(), "for 3s") || !strings.Contains(p.WatchWhy, "state is unknown") || !strings.Contains(p.WatchWhy, "2s, --flush-interval") {
+	if p.Watch != 3*time.Second || !strings.Contains(p.WatchText(), "watch 3s after the read-back") || !strings.Contains(p.WatchWhy, "state unknown") || !strings.Contains(p.WatchWhy, "2s (--flush-interval)") {
 		t.Fatalf("watch %s: %s", p.Watch, p.WatchText())
 	}
 	var calls int
@@ -154,8 +154,8 @@ func TestTheWatchFollowsWhatKoffKnowsOfTheState(t *testing.T) {
 		why  string
 	}{
 		{Plan{}, 0, WatchCap, "Connect's default offset.flush.interval.ms"},
-		{Plan{}, 5 * time.Second, 7500 * time.Millisecond, "state is unknown"},
-		{Plan{Target: model.TargetStopped, ConfigTopic: "connect-configs"}, 4 * time.Second, 6 * time.Second, "target state is STOPPED in config topic connect-configs"},
+		{Plan{}, 5 * time.Second, 7500 * time.Millisecond, "state unknown"},
+		{Plan{Target: model.TargetStopped, ConfigTopic: "connect-configs"}, 4 * time.Second, 6 * time.Second, "target state STOPPED in config topic connect-configs says nothing of tasks still running"},
 		{Plan{State: "UNASSIGNED", Target: model.TargetStopped}, 2 * time.Second, 3 * time.Second, "UNASSIGNED, not STOPPED"},
 		{Plan{State: "STOPPED"}, 2 * time.Second, 0, ""},
 		{Plan{Absent: true}, 2 * time.Second, 0, ""},
@@ -230,5 +230,13 @@ func TestTheDemoWorkersOverwriteAnEditWithoutREST(t *testing.T) {
 	edits, _ := h.ed.Audit.Edits()
 	if last := edits[len(edits)-1]; last.Result() != ResultOverwritten {
 		t.Errorf("audit: %s", last.Result())
+	}
+}
+
+func TestWatchDurationsReadAsTyped(t *testing.T) {
+	for d, want := range map[time.Duration]string{200 * time.Millisecond: "200ms", 1500 * time.Millisecond: "1.5s", 9 * time.Second: "9s", time.Minute: "1m", 90 * time.Second: "1m30s", 2 * time.Hour: "2h"} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("%s: %q, want %q", d, got, want)
+		}
 	}
 }

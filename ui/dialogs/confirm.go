@@ -289,7 +289,7 @@ func (d *ConfirmDialog) Content(w int) []string {
 	}
 	if p.Watch > 0 {
 		// Not STOPPED by Connect's word: a task may still commit over it.
-		fact("Verify", st.Warn.Render("watch "+p.WatchFor())+" after the read-back for a task's commit over it")
+		fact("Verify", st.Warn.Render("watch "+p.WatchFor())+" after the read-back")
 		more(st.Muted.Render(kit.Clean(p.WatchWhy)), 0)
 	}
 	if sink {
