@@ -237,6 +237,10 @@ func (s *editSession) watchSignals() {
 	}
 }
 
+// editWatchLimit caps how long an edit is watched after its read-back
+// (edit.WatchCap when zero); the package's tests shorten it.
+var editWatchLimit time.Duration
+
 // newEditor is the edit pipeline every command, the dashboard and each
 // koff serve session write through.
 func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *connect.Client, user, audit string) *edit.Editor {
@@ -255,6 +259,7 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 		}(),
 		Audit:         &edit.AuditLog{Path: audit},
 		FlushInterval: g.FlushInterval,
+		WatchLimit:    editWatchLimit,
 		Cmd:           edit.CommandLine{Globals: g.shownGlobals(rest)},
 		History:       historyReader(g.kafkaConfig(), nil),
 	}
