@@ -52,22 +52,28 @@ func TestCtrlCDuringTheWatchLeavesTheEditWrittenNotVerified(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	var errs strings.Builder
-	sc := bufio.NewScanner(stderr)
-	watching, read := make(chan struct{}), make(chan struct{})
+	read := make(chan struct{})
 	go func() {
 		defer close(read)
+		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			errs.WriteString(sc.Text() + "\n")
-			if strings.Contains(sc.Text(), "watching it for 30s") {
-				close(watching)
-			}
 		}
 	}()
-	select {
-	case <-watching:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("koff never said it watches\nstdout: %s", out.String())
+	// Written (the audit log says so) and read back within a moment: the
+	// 30 s watch is on.
+	audit := &edit.AuditLog{Path: filepath.Join(state, "koff", "audit.jsonl")}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if eds, _ := audit.Edits(); len(eds) == 1 && len(eds[0].WrittenSet()) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("koff never wrote\nstdout: %s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
+	time.Sleep(time.Second)
 	start := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -81,10 +87,10 @@ func TestCtrlCDuringTheWatchLeavesTheEditWrittenNotVerified(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		t.Fatalf("exit: %v\nstdout: %s\nstderr: %s", err, out.String(), errs.String())
 	}
-	if s := out.String(); !strings.Contains(s, "written and read back, NOT verified: set 1 partition of files") || !strings.Contains(s, "whether it stays is unknown") {
+	if s := out.String(); !strings.Contains(s, "verify: watch 30s after the read-back") || !strings.Contains(s, "written and read back, NOT verified: set 1 partition of files") || !strings.Contains(s, "whether it stays is unknown") {
 		t.Errorf("stdout: %s", s)
 	}
-	edits, err := (&edit.AuditLog{Path: filepath.Join(state, "koff", "audit.jsonl")}).Edits()
+	edits, err := audit.Edits()
 	if err != nil || len(edits) != 1 {
 		t.Fatalf("audit: %v %d", err, len(edits))
 	}

@@ -100,10 +100,9 @@ type editSession struct {
 	interrupt chan struct{}
 	stopOnce  sync.Once
 	sigs      chan os.Signal
-	// progressShown, progressSecs: the watch's line on stderr
+	// progressSecs: the watch's countdown on a terminal's stderr
 	// (watch_progress.go).
-	progressShown bool
-	progressSecs  int
+	progressSecs int
 
 	// tapped: the first read was sessionOptions.tap's, and it read every
 	// offsets topic.

@@ -11,34 +11,29 @@ import (
 	"koff/model/text"
 )
 
-// watchProgress is the one line on stderr while an edit is watched after
-// its read-back for a task's commit over it: on a terminal it counts down
-// in place; elsewhere (a log, a pipe) it is said once.
+// watchProgress is the one line on stderr, on a terminal, while an edit is
+// watched after its read-back for a task's commit over it: it counts down
+// in place. Elsewhere (a script, a log) the plan's "verify:" line on
+// stdout has said how long koff watches, and stderr stays for errors.
 func (s *editSession) watchProgress() func(*edit.Plan, time.Duration) {
 	f, ok := s.env.Stderr.(*os.File)
-	live := ok && term.IsTerminal(f.Fd())
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return nil
+	}
 	return func(p *edit.Plan, left time.Duration) {
 		secs := int((left + time.Second - 1) / time.Second)
-		if !live {
-			if s.progressShown {
-				return
-			}
-			s.progressShown = true
-			fmt.Fprintf(s.env.Stderr, "koff: %s read back; watching it for %s for a running task's commit over it (Ctrl+C stops watching: the edit stays written, not verified)\n", text.Sanitize(p.Connector), p.Watch.Round(100*time.Millisecond))
-			return
-		}
 		if secs == s.progressSecs {
 			return
 		}
-		s.progressShown, s.progressSecs = true, secs
-		fmt.Fprintf(s.env.Stderr, "\r\x1b[Kkoff: %s read back; watching for a running task's commit over it: %ds left (Ctrl+C stops watching)", text.Sanitize(p.Connector), secs)
+		s.progressSecs = secs
+		fmt.Fprintf(s.env.Stderr, "\r\x1b[Kkoff: %s read back; watching %ds more for a running task's commit over it (Ctrl+C stops watching: the edit stays written, not verified)", text.Sanitize(p.Connector), secs)
 	}
 }
 
-// endProgress ends the progress line on a terminal.
+// endProgress ends the progress line.
 func (s *editSession) endProgress() {
-	if s.progressShown && s.progressSecs > 0 {
-		fmt.Fprintln(s.env.Stderr)
+	if s.progressSecs > 0 {
+		fmt.Fprint(s.env.Stderr, "\r\x1b[K")
 	}
-	s.progressShown, s.progressSecs = false, 0
+	s.progressSecs = 0
 }

@@ -56,19 +56,22 @@ func (e *Editor) planWatch(p *Plan) {
 	case p.Kind == KindDeleteStray || p.Absent:
 		// No task reads or writes the key (a stray), or none exists.
 		return
-	case p.State == "STOPPED" && p.Tasks == 0:
-		// Connect's REST status says its tasks are gone: the short
-		// verification is enough.
-		return
 	}
 	var why string
 	switch {
-	case p.State == "" && p.Target == "":
+	case p.State == "UNASSIGNED" && p.Target == model.TargetStopped:
+		why = "Connect REST says UNASSIGNED, not STOPPED: a task of the worker that left may still run"
+	case p.State != "":
+		// STOPPED: Connect's REST status says its tasks are gone, and the
+		// short verification is enough. RUNNING or PAUSED is refused, or
+		// stopped first and planned again.
+		return
+	case p.Target == "":
 		why = "state unknown (no --connect-url, no config topic)"
-	case p.State == "":
-		why = fmt.Sprintf("target state %s in config topic %s says nothing of tasks still running", p.Target, p.ConfigTopic)
+	case p.Target == model.TargetStopped:
+		why = fmt.Sprintf("target state STOPPED in config topic %s says nothing of tasks still running", p.ConfigTopic)
 	default:
-		why = fmt.Sprintf("Connect REST says %s, not STOPPED", p.State)
+		return // refused: its target state is not STOPPED
 	}
 	interval, from := e.flushIntervalOf(p)
 	p.Watch = watchWindow(interval, e.watchLimit())

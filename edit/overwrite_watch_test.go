@@ -158,6 +158,8 @@ func TestTheWatchFollowsWhatKoffKnowsOfTheState(t *testing.T) {
 		{Plan{Target: model.TargetStopped, ConfigTopic: "connect-configs"}, 4 * time.Second, 6 * time.Second, "target state STOPPED in config topic connect-configs says nothing of tasks still running"},
 		{Plan{State: "UNASSIGNED", Target: model.TargetStopped}, 2 * time.Second, 3 * time.Second, "UNASSIGNED, not STOPPED"},
 		{Plan{State: "STOPPED"}, 2 * time.Second, 0, ""},
+		{Plan{State: "RUNNING", Tasks: 1}, 2 * time.Second, 0, ""},
+		{Plan{Target: model.TargetStarted, ConfigTopic: "connect-configs"}, 2 * time.Second, 0, ""},
 		{Plan{Absent: true}, 2 * time.Second, 0, ""},
 		{Plan{Group: "connect-sink"}, 2 * time.Second, 0, ""},
 	}
