@@ -196,6 +196,7 @@ func (e *fakeEditor) Plan(ctx context.Context, req edit.Request) (*edit.Plan, er
 		p.Warnings = nil // the real plan warned that the state is unknown
 		p.PathReason = ""
 		p.Unsure = "" // REST would name an own offsets topic
+		p.Watch, p.WatchWhy = 0, "" // REST's word: no watch after the read-back
 	}
 	if e.restPath {
 		p.Path = edit.PathREST
@@ -930,4 +931,25 @@ func TestNewPartitionTypoIsRefusedWithDidYouMean(t *testing.T) {
 		t.Fatalf("an edited typo went to review without a second submission:\n%s", screenText(m))
 	}
 	requireCalls(t, ed, "plan set jdbc-orders", "plan set jdbc-orders")
+}
+
+// Without REST the dialog says koff watches the edit after its read-back,
+// and a task's commit in that time is said in the status bar as an
+// overwrite, naming the value in force, never as verified.
+func TestAnEditOverwrittenWhileWatchedSaysSo(t *testing.T) {
+	f, ed, m := editModel(t, 120, 40, nil)
+	ed.real.Progress = func(p *edit.Plan, _ time.Duration) {
+		ed.real.Progress = nil
+		w := p.Changes[0].Writes[0]
+		v := `{"incrementing":9003}`
+		f.store.Ingest([]store.Record{f.rec(t0, string(w.Key), &v, w.Partition)})
+	}
+	selectPartition(t, m, "jdbc-orders", "customers")
+	send(t, m, press("e")...)
+	setField(m, 0, `{"incrementing":9100}`)
+	send(t, m, press("end")...)
+	pressSettle(t, m, "enter")
+	requireContains(t, m, "Verify   watch 200ms after the read-back", "state unknown (no --connect-url, no config topic)")
+	pressSettle(t, m, "enter")
+	requireStatus(t, m, `written, then overwritten: set 1 partition of jdbc-orders via offsets topic, but {"protocol":"1","table":"customers"} holds {"incrementing":9003}`)
 }
