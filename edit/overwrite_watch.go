@@ -47,7 +47,7 @@ func (e *Editor) watchLimit() time.Duration {
 // planWatch decides whether and how long the plan's writes are watched
 // after the read-back (Plan.Watch), and says why (Plan.WatchWhy).
 func (e *Editor) planWatch(p *Plan) {
-	p.Watch, p.WatchWhy = 0, ""
+	p.Watch, p.WatchWhy, p.WatchInterval = 0, "", 0
 	switch {
 	case p.Group != "":
 		// Kafka refuses a commit to a group with members: a sink task
@@ -74,7 +74,7 @@ func (e *Editor) planWatch(p *Plan) {
 		return // refused: its target state is not STOPPED
 	}
 	interval, from := e.flushIntervalOf(p)
-	p.Watch = watchWindow(interval, e.watchLimit())
+	p.Watch, p.WatchInterval = watchWindow(interval, e.watchLimit()), interval
 	p.WatchWhy = fmt.Sprintf("%s; a running task commits within its flush interval, %s (%s)", why, shortDuration(interval), from)
 }
 
@@ -136,6 +136,9 @@ func (p *Plan) WatchText() string {
 
 // WatchFor is Plan.Watch as the plan says it ("9s", "1.5s").
 func (p *Plan) WatchFor() string { return shortDuration(p.Watch) }
+
+// WatchIntervalText is Plan.WatchInterval as the plan says it.
+func (p *Plan) WatchIntervalText() string { return shortDuration(p.WatchInterval) }
 
 // keepWatching goes on reading the written partitions for Plan.Watch after
 // a verified read-back: another writer's record that replaces the edit's

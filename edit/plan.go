@@ -76,6 +76,8 @@ type Plan struct {
 	// (overwrite_watch.go).
 	Watch    time.Duration
 	WatchWhy string
+	// WatchInterval is the flush interval the watch is judged from.
+	WatchInterval time.Duration
 	// Topic is the offsets topic new offsets go to: the connector's own
 	// offsets.storage.topic if it has one, else the workers'.
 	Topic string

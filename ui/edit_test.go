@@ -195,7 +195,7 @@ func (e *fakeEditor) Plan(ctx context.Context, req edit.Request) (*edit.Plan, er
 		p.State, p.Tasks = e.state, e.tasks
 		p.Warnings = nil // the real plan warned that the state is unknown
 		p.PathReason = ""
-		p.Unsure = "" // REST would name an own offsets topic
+		p.Unsure = ""               // REST would name an own offsets topic
 		p.Watch, p.WatchWhy = 0, "" // REST's word: no watch after the read-back
 	}
 	if e.restPath {
@@ -447,7 +447,11 @@ func TestEditOffsetValidatesPlansAndApplies(t *testing.T) {
 		t.Fatalf("no confirmation after a valid offset:\n%s", screenText(m))
 	}
 	requireContains(t, m, "Set offset · jdbc-orders", `{"incrementing":9002} → {"incrementing":9100}`,
-		"rewrites the existing key's exact bytes", "koff set jdbc-orders")
+		"rewrites the existing key's exact bytes", "Verify   watch 200ms after the read-back")
+	// State unknown: the watch line takes the room of the command's
+	// first line, one page down.
+	send(t, m, press("pgdown")...)
+	requireContains(t, m, "koff set jdbc-orders")
 
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders")
@@ -949,7 +953,7 @@ func TestAnEditOverwrittenWhileWatchedSaysSo(t *testing.T) {
 	setField(m, 0, `{"incrementing":9100}`)
 	send(t, m, press("end")...)
 	pressSettle(t, m, "enter")
-	requireContains(t, m, "Verify   watch 200ms after the read-back", "state unknown (no --connect-url, no config topic)")
+	requireContains(t, m, "Verify   watch 200ms after the read-back (its flush interval: 1m)", "State    ? unknown (no --connect-url, no config topic)")
 	pressSettle(t, m, "enter")
 	requireStatus(t, m, `written, then overwritten: set 1 partition of jdbc-orders via offsets topic, but {"protocol":"1","table":"customers"} holds {"incrementing":9003}`)
 }
