@@ -142,41 +142,56 @@ func (p *Plan) WatchIntervalText() string { return shortDuration(p.WatchInterval
 
 // keepWatching goes on reading the written partitions for Plan.Watch after
 // a verified read-back: another writer's record that replaces the edit's
-// in that time makes it overwritten, never verified. A signal (Interrupt)
-// or a cancelled ctx ends the watch early: the edit is then written and
-// read back, but not verified (Result.Unwatched).
+// in that time makes it overwritten, never verified. A worker's record
+// (no koff header) is final at once; another koff's may be a racing edit
+// that lost and puts this edit's value back (race.go), so it must stay
+// for the verify timeout, as the read-back waits for one. A signal
+// (Interrupt) or a cancelled ctx ends the watch early: the edit is then
+// written and read back, but not verified (Result.Unwatched).
 func (e *Editor) keepWatching(ctx context.Context, p *Plan, w *watch, res *Result) {
 	if p.Watch <= 0 || !res.Verified {
 		return
 	}
 	start := time.Now()
 	end := start.Add(p.Watch)
+	var overSince time.Time
 	for {
-		if over := w.overwrites(ctx, res); len(over) > 0 {
+		over, final := w.overwrites(ctx, res)
+		now := time.Now()
+		switch {
+		case len(over) == 0:
+			overSince = time.Time{}
+			if !now.Before(end) {
+				return
+			}
+		case overSince.IsZero():
+			overSince = now
+		}
+		if len(over) > 0 && (final || !now.Before(end) && now.Sub(overSince) >= e.verifyTimeout()) {
 			res.Verified, res.Overwritten = false, over
 			return
 		}
-		now := time.Now()
-		if !now.Before(end) {
-			return
-		}
 		if e.Progress != nil {
-			e.Progress(p, end.Sub(now))
+			e.Progress(p, max(end.Sub(now), 0))
 		}
 		select {
 		case <-ctx.Done():
 		case <-e.Interrupt:
-		case <-time.After(min(250*time.Millisecond, end.Sub(now))):
+		case <-time.After(250 * time.Millisecond):
 			continue
 		}
 		res.Verified, res.Unwatched = false, max(time.Since(start), time.Millisecond)
+		if len(over) > 0 {
+			res.Overwritten = over // seen, if not for long: it says more than "unknown"
+		}
 		return
 	}
 }
 
 // overwrites are the written keys whose record in force is another
-// writer's, with a different value.
-func (w *watch) overwrites(ctx context.Context, res *Result) []Contest {
+// writer's, with a different value; final when one of them is a worker's
+// (a record without koff's header), which no one puts back.
+func (w *watch) overwrites(ctx context.Context, res *Result) ([]Contest, bool) {
 	p := w.p
 	if w.rr == nil {
 		// No log to read (a test fake): the Store's value is the word.
@@ -188,19 +203,21 @@ func (w *watch) overwrites(ctx context.Context, res *Result) []Contest {
 				}
 			}
 		}
-		return out
+		return out, true
 	}
 	vs, err := w.judge(ctx, res.Written)
 	if err != nil {
-		return nil // a failed read proves nothing; the next one may answer
+		return nil, false // a failed read proves nothing; the next one may answer
 	}
 	var out []Contest
+	final := false
 	for _, v := range vs {
 		if rec := v.overwritten; rec != nil {
 			out = append(out, Contest{Partition: p.Changes[v.ref.ch].PartitionJSON, Value: rec.Value, By: w.e.writerOf(*rec)})
+			final = final || !rec.Koff
 		}
 	}
-	return out
+	return out, final
 }
 
 // writerOf names who wrote a record: the edit in the audit log that wrote

@@ -242,3 +242,40 @@ func TestWatchDurationsReadAsTyped(t *testing.T) {
 		}
 	}
 }
+
+// Another koff's record over the edit during the watch may be a racing
+// edit that lost and puts this edit's value back (race.go): waited for,
+// not reported. One that stays for the verify timeout is an overwrite.
+func TestAnotherKoffsRecordDuringTheWatchMustStay(t *testing.T) {
+	for _, back := range []bool{true, false} {
+		h := newHarness(t)
+		key := `["files",{"filename":"/var/log/a.log"}]`
+		h.workerWrite(key, `{"position":100}`)
+		h.ed.WatchLimit, h.ed.FlushInterval, h.ed.VerifyTimeout = 0, 100*time.Millisecond, 1500*time.Millisecond
+		p, err := h.ed.Plan(context.Background(), setRequest(t, "files", `{"filename":"/var/log/a.log"}`, `{"position":5}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		h.ed.Progress = func(*Plan, time.Duration) {
+			calls++
+			switch {
+			case calls == 1:
+				h.workerWrite(key, `{"position":7}`) // kafka.Config writes koff's header
+			case calls == 3 && back:
+				h.workerWrite(key, `{"position":5}`)
+			}
+		}
+		res, err := h.ed.Apply(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Summary()
+		switch {
+		case back && !res.Verified:
+			t.Errorf("put back: %s", s)
+		case !back && (res.Verified || !strings.Contains(s, `holds {"position":7}, written by another koff, not in this audit log (a record with koff's header`)):
+			t.Errorf("stayed: %s", s)
+		}
+	}
+}
