@@ -3,6 +3,7 @@ package edit
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,28 +81,50 @@ func (e *Editor) planWatch(p *Plan) {
 
 // flushIntervalOf is the connector's flush interval, and where it comes
 // from: --flush-interval (the workers' offset.flush.interval.ms), else the
-// Store's estimate from the connector's flushes, else Connect's default.
+// Store's estimate from the connector's flushes, else from the other
+// connectors' flushes in its offsets topic (offset.flush.interval.ms is a
+// worker setting: every connector of the workers shares it; a connector
+// just created or stopped has flushed too seldom to tell), else Connect's
+// default.
 func (e *Editor) flushIntervalOf(p *Plan) (time.Duration, string) {
 	if e.FlushInterval > 0 {
 		return e.FlushInterval, "--flush-interval"
 	}
-	if l, ok := e.Store.(interface{ Connectors() []model.ConnectorRow }); ok {
-		var best time.Duration
-		for _, r := range l.Connectors() {
-			if r.ID.Name != p.Connector || p.Topic != "" && r.ID.Topic != p.Topic {
-				continue
-			}
-			est := r.PartitionInterval
-			if est <= 0 {
-				est = model.EstimateInterval(r.Flushes)
-			}
-			if est > 0 && (best == 0 || est < best) {
-				best = est
-			}
+	l, ok := e.Store.(interface{ Connectors() []model.ConnectorRow })
+	if !ok {
+		return model.DefaultFlushInterval, "Connect's default offset.flush.interval.ms: too few flushes to estimate"
+	}
+	workers := ""
+	if ts := e.topics(); len(ts) > 0 {
+		workers = ts[0]
+	}
+	var own time.Duration
+	var others []time.Duration
+	for _, r := range l.Connectors() {
+		est := r.PartitionInterval
+		if est <= 0 {
+			est = model.EstimateInterval(r.Flushes)
 		}
-		if best > 0 {
-			return best, "estimated from its flushes"
+		switch {
+		case est <= 0:
+		case r.ID.Name == p.Connector && (p.Topic == "" || r.ID.Topic == p.Topic):
+			if own == 0 || est < own {
+				own = est
+			}
+		case r.ID.Name != p.Connector && (r.ID.Topic == p.Topic || r.ID.Topic == workers):
+			others = append(others, est)
 		}
+	}
+	switch {
+	case own > 0:
+		return own, "estimated from its flushes"
+	case len(others) > 0:
+		slices.Sort(others)
+		n := "1 other connector"
+		if len(others) > 1 {
+			n = fmt.Sprintf("%d other connectors", len(others))
+		}
+		return others[len(others)/2], "too few flushes of its own: estimated from the flushes of " + n + " of its workers"
 	}
 	return model.DefaultFlushInterval, "Connect's default offset.flush.interval.ms: too few flushes to estimate"
 }

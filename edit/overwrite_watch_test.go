@@ -15,12 +15,14 @@ import (
 )
 
 // connectWrite produces a record as a Connect worker does: no headers.
-func (h *harness) connectWrite(key, value string) {
+func (h *harness) connectWrite(key, value string) { h.connectWriteAt(key, value, time.Now()) }
+
+func (h *harness) connectWriteAt(key, value string, at time.Time) {
 	h.t.Helper()
 	c := &kafkago.Client{Addr: kafkago.TCP(h.addr), Timeout: 10 * time.Second}
 	res, err := c.Produce(context.Background(), &kafkago.ProduceRequest{
 		Topic: "connect-offsets", Partition: java.PartitionFor([]byte(key), 25), RequiredAcks: kafkago.RequireAll,
-		Records: kafkago.NewRecordReader(kafkago.Record{Key: kafkago.NewBytes([]byte(key)), Value: kafkago.NewBytes([]byte(value)), Time: time.Now()}),
+		Records: kafkago.NewRecordReader(kafkago.Record{Key: kafkago.NewBytes([]byte(key)), Value: kafkago.NewBytes([]byte(value)), Time: at}),
 	})
 	if err == nil {
 		err = res.Error
@@ -277,5 +279,27 @@ func TestAnotherKoffsRecordDuringTheWatchMustStay(t *testing.T) {
 		case !back && (res.Verified || !strings.Contains(s, `holds {"position":7}, written by another koff, not in this audit log (a record with koff's header`)):
 			t.Errorf("stayed: %s", s)
 		}
+	}
+}
+
+// A connector that flushed too seldom to tell its interval (just created,
+// or stopped) is watched for its workers' interval, which every connector
+// of theirs shares: estimated from the others' flushes.
+func TestTheWatchOfAConnectorWithFewFlushesIsItsWorkersInterval(t *testing.T) {
+	h := newHarness(t)
+	h.ed.WatchLimit = 0
+	t0 := time.Now().Add(-time.Minute)
+	for i := 0; i < 6; i++ {
+		h.connectWriteAt(`["busy",{"file":"b"}]`, `{"position":`+strconv.Itoa(i)+`}`, t0.Add(time.Duration(i)*2*time.Second))
+	}
+	key := `["files",{"filename":"/var/log/a.log"}]`
+	h.connectWrite(key, `{"position":100}`)
+	h.waitFor("the records", func() bool { return len(h.rows("busy")) == 1 && len(h.rows("files")) == 1 })
+	p, err := h.ed.Plan(context.Background(), setRequest(t, "files", `{"filename":"/var/log/a.log"}`, `{"position":5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Watch != 3*time.Second || !strings.Contains(p.WatchWhy, "2s (too few flushes of its own: estimated from the flushes of 1 other connector of its workers)") {
+		t.Errorf("watch %s: %s", p.Watch, p.WatchWhy)
 	}
 }
