@@ -28,6 +28,12 @@ const (
 	// WatchCap is the longest: one and a half of Connect's default
 	// offset.flush.interval.ms (60 s), koff's "ok" bound for a flush.
 	WatchCap = 90 * time.Second
+	// StopSettle is how long after its target state became STOPPED a
+	// connector's tasks may still commit: a worker gives a stopping task
+	// task.shutdown.graceful.timeout.ms (5 s by default), and its last
+	// commit waits up to offset.flush.timeout.ms (5 s) for its records.
+	// A stop older than that leaves only the floor to watch.
+	StopSettle = 15 * time.Second
 )
 
 // watchWindow is how long past the read-back an edit is watched for a
@@ -77,6 +83,15 @@ func (e *Editor) planWatch(p *Plan) {
 	interval, from := e.flushIntervalOf(p)
 	p.Watch, p.WatchInterval = watchWindow(interval, e.watchLimit()), interval
 	p.WatchWhy = fmt.Sprintf("%s; a running task commits within its flush interval, %s (%s)", why, shortDuration(interval), from)
+	if c, _, ok := e.configOf(p.Connector); ok && p.State == "" && c.TargetState == model.TargetStopped && !c.TargetSince.IsZero() {
+		// Its tasks were told to stop then: they commit once more as they
+		// stop, and not after StopSettle.
+		age := max(e.now().Sub(c.TargetSince), 0)
+		if left := StopSettle - age; left < p.Watch {
+			p.Watch = min(max(left, WatchFloor), e.watchLimit())
+			p.WatchWhy = fmt.Sprintf("target state STOPPED in config topic %s since %s ago: a task told then to stop commits once more as it stops, within %s", p.ConfigTopic, shortDuration(age.Round(time.Second)), shortDuration(StopSettle))
+		}
+	}
 }
 
 // flushIntervalOf is the connector's flush interval, and where it comes

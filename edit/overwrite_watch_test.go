@@ -303,3 +303,36 @@ func TestTheWatchOfAConnectorWithFewFlushesIsItsWorkersInterval(t *testing.T) {
 		t.Errorf("watch %s: %s", p.Watch, p.WatchWhy)
 	}
 }
+
+type stoppedAt time.Time
+
+func (s stoppedAt) ConnectorConfig(name string) (model.ConnectorConfig, bool) {
+	return model.ConnectorConfig{Name: name, Config: map[string]string{}, TargetState: model.TargetStopped, TargetSince: time.Time(s)}, true
+}
+
+func (s stoppedAt) ConnectConfigs() model.ConnectConfigs {
+	return model.ConnectConfigs{Topic: "connect-configs"}
+}
+
+// STOPPED in the config topic: its tasks were told then, and commit once
+// more as they stop. A stop long ago leaves the floor; a recent one the
+// rest of StopSettle; one of unknown time the whole flush interval.
+func TestTheWatchOfAConnectorStoppedInTheConfigTopicCountsFromTheStop(t *testing.T) {
+	now := time.Date(2026, 12, 5, 4, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		since time.Time
+		want  time.Duration
+		why   string
+	}{
+		{now.Add(-time.Hour), WatchFloor, "since 1h ago"},
+		{now.Add(-5 * time.Second), 10 * time.Second, "since 5s ago: a task told then to stop commits once more as it stops, within 15s"},
+		{time.Time{}, 90 * time.Second, "says nothing of tasks still running"},
+	} {
+		e := &Editor{Configs: stoppedAt(c.since), FlushInterval: time.Minute, Now: func() time.Time { return now }}
+		p := Plan{Request: Request{Connector: "files"}, Target: model.TargetStopped, ConfigTopic: "connect-configs"}
+		e.planWatch(&p)
+		if p.Watch != c.want || !strings.Contains(p.WatchWhy, c.why) {
+			t.Errorf("stopped at %s: watch %s, %q", c.since, p.Watch, p.WatchWhy)
+		}
+	}
+}
