@@ -102,8 +102,12 @@ func (f *ConfigFeed) apply(key string, value []byte, at time.Time) {
 		case model.TargetStarted, model.TargetPaused, model.TargetStopped:
 			if f.targets[name] != st || f.since[name].IsZero() {
 				// The same state written again changes nothing: its tasks
-				// were told when it was first set.
+				// were told when it was first set. A record without a
+				// timestamp (-1) says nothing of when.
 				f.since[name] = at
+				if at.Before(time.Unix(0, 0)) {
+					f.since[name] = time.Time{}
+				}
 			}
 			f.targets[name] = st
 		}
