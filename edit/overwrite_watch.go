@@ -85,12 +85,11 @@ func (e *Editor) planWatch(p *Plan) {
 	p.WatchWhy = fmt.Sprintf("%s; a running task commits within its flush interval, %s (%s)", why, shortDuration(interval), from)
 	if c, _, ok := e.configOf(p.Connector); ok && p.State == "" && c.TargetState == model.TargetStopped && !c.TargetSince.IsZero() {
 		// Its tasks were told to stop then: they commit once more as they
-		// stop, and not after StopSettle.
+		// stop, and not after StopSettle; a periodic commit comes only
+		// while one still runs, so before that too.
 		age := max(e.now().Sub(c.TargetSince), 0)
-		if left := StopSettle - age; left < p.Watch {
-			p.Watch = min(max(left, WatchFloor), e.watchLimit())
-			p.WatchWhy = fmt.Sprintf("target state STOPPED in config topic %s since %s ago: a task told then to stop commits once more as it stops, within %s", p.ConfigTopic, shortDuration(age.Round(time.Second)), shortDuration(StopSettle))
-		}
+		p.Watch = min(max(StopSettle-age, WatchFloor), e.watchLimit())
+		p.WatchWhy = fmt.Sprintf("target state STOPPED in config topic %s since %s ago: a task told then to stop commits once more as it stops, within %s", p.ConfigTopic, shortDuration(age.Round(time.Second)), shortDuration(StopSettle))
 	}
 }
 

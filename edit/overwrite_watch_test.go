@@ -326,6 +326,7 @@ func TestTheWatchOfAConnectorStoppedInTheConfigTopicCountsFromTheStop(t *testing
 	}{
 		{now.Add(-time.Hour), WatchFloor, "since 1h ago"},
 		{now.Add(-5 * time.Second), 10 * time.Second, "since 5s ago: a task told then to stop commits once more as it stops, within 15s"},
+		{now.Add(-time.Second), 14 * time.Second, "since 1s ago"},
 		{time.Time{}, 90 * time.Second, "says nothing of tasks still running"},
 	} {
 		e := &Editor{Configs: stoppedAt(c.since), FlushInterval: time.Minute, Now: func() time.Time { return now }}

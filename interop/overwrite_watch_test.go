@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,6 +91,46 @@ func TestAnEditOfARunningTaskIsOverwrittenNotVerified(t *testing.T) {
 		a := lastAudit(t, f.name)
 		if a["result"] != "overwritten" || !strings.Contains(fmt.Sprint(a["message"]), "a Connect worker") {
 			t.Errorf("audit outcome: %v", a)
+		}
+	})
+
+	// Stopped a moment ago, only the config topic says so: the task may
+	// commit once more as it stops, after koff's record. Whichever way the
+	// race goes, "verified" means the value the worker holds once stopped
+	// is koff's.
+	t.Run("StoppedOnlyInTheConfigTopic", func(t *testing.T) {
+		f := s.newFileConnector(t, "watch-stopping", 20)
+		n := 20
+		stop := every(50*time.Millisecond, func(int) {
+			n++
+			appendFileQuiet(f.path, fmt.Sprintf("%s-%d\n", f.name, n))
+		})
+		time.Sleep(3 * time.Second)
+		s.mustREST(t, http.StatusNoContent, "PUT", "/connectors/"+f.name+"/stop", nil)
+		var out, errs string
+		var code int
+		for try := 0; try < 5; try++ {
+			out, errs, code = koff(t, s.withTopic("set", f.name, "--partition", f.partition(), "--offset", f.position(4), "--yes")...)
+			if !strings.Contains(errs, "changed since the edit was planned") {
+				break
+			}
+		}
+		stop()
+		t.Logf("koff set right after the stop, without REST: exit %d\n%s%s", code, out, errs)
+		if !strings.Contains(out, "target state STOPPED in config topic connect-configs since") {
+			t.Errorf("the plan should say it watches from the stop:\n%s", out)
+		}
+		s.waitState(t, f.name, "STOPPED")
+		var held string
+		for _, o := range s.connectOffsets(t, f.name).Offsets {
+			held = fmt.Sprint(o.Offset["position"])
+		}
+		mine := strconv.Itoa(lineStart(f.content, 4))
+		switch {
+		case strings.Contains(out, "verified:") && (code != 0 || held != mine):
+			t.Errorf("reported verified (exit %d), but the stopped worker holds position %s, not %s", code, held, mine)
+		case held != mine && (code != 1 || !strings.Contains(out, "written, then overwritten")):
+			t.Errorf("the task committed %s over %s: koff must say overwritten (exit %d)", held, mine, code)
 		}
 	})
 
