@@ -148,7 +148,9 @@ func (c *crashCluster) since(ends map[int]int64) []store.Record {
 }
 
 func (c *crashCluster) koff(args ...string) *exec.Cmd {
-	cmd := exec.Command(koffBin, append(args, "-b", c.addr)...)
+	// bulk is STOPPED in the config topic only: each edit is watched after
+	// its read-back for a flush interval, here the floor.
+	cmd := exec.Command(koffBin, append(args, "-b", c.addr, "--flush-interval", "100ms")...)
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+c.state)
 	return cmd
 }

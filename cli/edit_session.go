@@ -100,6 +100,9 @@ type editSession struct {
 	interrupt chan struct{}
 	stopOnce  sync.Once
 	sigs      chan os.Signal
+	// progressSecs: the watch's countdown on a terminal's stderr
+	// (watch_progress.go).
+	progressSecs int
 
 	// tapped: the first read was sessionOptions.tap's, and it read every
 	// offsets topic.
@@ -253,6 +256,10 @@ func (s *editSession) watchSignals() {
 	}
 }
 
+// editWatchLimit caps how long an edit is watched after its read-back
+// (edit.WatchCap when zero); the package's tests shorten it.
+var editWatchLimit time.Duration
+
 // newEditor is the edit pipeline every command, the dashboard and each
 // koff serve session write through.
 func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *connect.Client, user, audit string) *edit.Editor {
@@ -269,10 +276,12 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 			}
 			return ""
 		}(),
-		Audit:       &edit.AuditLog{Path: audit},
-		Cmd:         edit.CommandLine{Globals: g.shownGlobals(rest)},
-		History:     historyReader(g.kafkaConfig(), nil),
-		HistoryFrom: historyFromReader(g.kafkaConfig()),
+		Audit:         &edit.AuditLog{Path: audit},
+		FlushInterval: g.FlushInterval,
+		WatchLimit:    editWatchLimit,
+		Cmd:           edit.CommandLine{Globals: g.shownGlobals(rest)},
+		History:       historyReader(g.kafkaConfig(), nil),
+		HistoryFrom:   historyFromReader(g.kafkaConfig()),
 	}
 	if rest != nil { // a nil *connect.Client in the interface would not be nil
 		ed.REST = rest
@@ -348,6 +357,7 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 		}
 	}
 	var failed error
+	s.ed.Progress = s.watchProgress()
 	s.writing.Store(true)
 	defer s.writing.Store(false)
 	for _, p := range plans {
@@ -356,6 +366,7 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 		}
 		start := time.Now()
 		res, err := s.ed.Apply(s.ctx, p)
+		s.endProgress()
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.Connector, err)
 		}
@@ -372,6 +383,8 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 				failed = fmt.Errorf("%s: a concurrent edit won; this edit is not in force", p.Connector)
 			case len(res.Overwritten) > 0:
 				failed = fmt.Errorf("%s: written, then overwritten by another writer", p.Connector)
+			case res.Unwatched > 0:
+				failed = fmt.Errorf("%s: written and read back, but not verified: the watch for a task's commit over it was interrupted", p.Connector)
 			default:
 				failed = fmt.Errorf("the write to %s was not read back: gave up after %s", p.Connector, waited(start))
 			}
@@ -429,6 +442,9 @@ func printPlan(w io.Writer, p *edit.Plan) {
 		via = "consumer group " + field(p.Group)
 	}
 	fmt.Fprintf(w, "  path:   %s (%s)\n", via, text.Sanitize(p.PathReason))
+	if wt := p.WatchText(); wt != "" {
+		fmt.Fprintf(w, "  verify: %s\n", text.Sanitize(wt))
+	}
 	for i, ch := range p.Changes {
 		fmt.Fprintf(w, "  %s\n      %s → %s\n", jsonField(ch.PartitionJSON), jsonField(valueText(ch.Before, "(none)")), jsonField(valueText(ch.After, "(deleted)")))
 		if len(p.Sink) == len(p.Changes) {

@@ -61,7 +61,7 @@ func TestEndingTheDashboardStopsAnEditBetweenProduceRequests(t *testing.T) {
 	<-tl.CaughtUp()
 	w := &slowWriter{Config: cfg, started: make(chan struct{}, 1)}
 	audit := &edit.AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
-	ed := newInflightEditor(&edit.Editor{Store: store, Kafka: w, Topics: []string{"connect-offsets"}, User: "op", Audit: audit})
+	ed := newInflightEditor(&edit.Editor{Store: store, Kafka: w, Topics: []string{"connect-offsets"}, User: "op", Audit: audit, WatchLimit: 200 * time.Millisecond})
 	p, err := ed.Plan(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

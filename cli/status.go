@@ -263,10 +263,12 @@ func printStatusTable(w io.Writer, store *store.Store, rows []model.ConnectorRow
 		}
 		unflushed := "-"
 		switch {
-		case f.Unflushed >= 0 && f.Shared > 0:
-			unflushed = fmt.Sprintf("≤%d", f.Unflushed+f.Shared) // some in topics other connectors write too
+		case f.Unflushed == 0 && f.Shared == 0:
+			unflushed = "0"
 		case f.Unflushed >= 0:
-			unflushed = fmt.Sprint(f.Unflushed)
+			// At least: the worker commits only offsets of records its
+			// producer acknowledged, so a crash may replay more (model.Unflushed).
+			unflushed = fmt.Sprintf("≥%d", f.Unflushed)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r, now)), field(tasksOf(r)), topic, last, age, interval, strings.ToUpper(string(f.Status)), unflushed, field(f.Reason))
 	}
@@ -337,7 +339,9 @@ type flushJSON struct {
 	IntervalSource  string     `json:"interval_source"`
 	Status          string     `json:"status"`
 	Reason          string     `json:"reason"`
-	Unflushed       *int64     `json:"unflushed_records"`
+	// Unflushed: records written to the connector's own topics since its
+	// last flush, a lower bound of what a crash would replay (README).
+	Unflushed *int64 `json:"unflushed_records"`
 	// SharedUnflushed: records since the last flush in topics other
 	// source connectors write too, not in unflushed_records.
 	SharedUnflushed *int64 `json:"shared_unflushed_records,omitempty"`

@@ -33,6 +33,10 @@ type Result struct {
 	Overwritten []Contest
 	// Interrupted: a signal stopped the edit between produce requests.
 	Interrupted bool
+	// Unwatched: the edit was read back, but a signal (or a cancelled
+	// context) ended the watch for a task's commit over it this long after
+	// it began (Plan.Watch): whether the value stays is unknown.
+	Unwatched time.Duration
 	// EditID is the edit's id in the audit log ("" when none was logged).
 	EditID string
 }
@@ -114,6 +118,8 @@ func (r Result) summary(short bool) string {
 		return fmt.Sprintf("NOT applied: lost a race with a concurrent edit of %s: %s first; koff put that value back over its own write%s", r.Plan.Connector, r.Lost[0], more(len(r.Lost)))
 	case len(r.Overwritten) > 0:
 		return fmt.Sprintf("written, then overwritten: %s via %s, but %s%s", did, via, r.Overwritten[0], more(len(r.Overwritten)))
+	case r.Unwatched > 0:
+		return fmt.Sprintf("written and read back, NOT verified: %s via %s; the watch for a task's commit over it was stopped after %s of %s, so whether it stays is unknown", did, via, shortDuration(r.Unwatched), shortDuration(r.Plan.Watch))
 	case r.ReadBackOnly():
 		// Read back, but koff cannot tell the worker reads that topic.
 		if short {
@@ -355,6 +361,7 @@ func (e *Editor) applySource(ctx context.Context, p *Plan, run *editRun, res *Re
 		return err
 	}
 	e.settle(ctx, p, w, res)
+	e.keepWatching(ctx, p, w, res)
 	return nil
 }
 

@@ -103,6 +103,7 @@ func (e *Editor) CheckPreview(ctx context.Context, p *Plan) error {
 		if c, topic, ok := e.configOf(p.Connector); ok && c.Config != nil {
 			p.Target, p.ConfigTopic = c.TargetState, topic
 		}
+		e.planWatch(p) // the state may have changed since the plan
 		if !stopped(p.State, p.Tasks, p.Target) {
 			return &NotStoppedError{Connector: p.Connector, State: p.State, Tasks: p.Tasks, Target: p.Target, ConfigTopic: p.ConfigTopic}
 		}

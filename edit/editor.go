@@ -87,6 +87,16 @@ type Editor struct {
 	Cmd CommandLine
 	// VerifyTimeout bounds the wait for the tailer to read a write back (10s).
 	VerifyTimeout time.Duration
+	// FlushInterval is the workers' offset.flush.interval.ms when the
+	// operator gave it (--flush-interval; 0: estimate it from the
+	// connector's flushes): how long an edit is watched for a task's
+	// commit over it (overwrite_watch.go).
+	FlushInterval time.Duration
+	// WatchLimit caps that watch (WatchCap when zero).
+	WatchLimit time.Duration
+	// Progress, when set, is told while an edit is watched after its
+	// read-back, how long is left (about four times a second).
+	Progress func(p *Plan, left time.Duration)
 	// StopTimeout bounds the wait for a stopped connector's tasks to go (30s).
 	StopTimeout time.Duration
 	Now         func() time.Time

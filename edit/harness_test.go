@@ -58,6 +58,9 @@ func newClusterHarness(t testing.TB, id string) *harness {
 		Store: h.store, Kafka: h.kafka, Topics: []string{"connect-offsets"},
 		User: "tester", Audit: &AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
 		Cmd: CommandLine{Globals: []string{"-b", h.addr}},
+		// No REST, no config topic: every edit is watched after its
+		// read-back (overwrite_watch.go); tests of other things watch briefly.
+		WatchLimit: 200 * time.Millisecond,
 	}
 	return h
 }

@@ -70,6 +70,14 @@ type Plan struct {
 	// Unsure says why koff cannot tell whether the worker reads what the
 	// edit writes ("" when it can): the edit is then not reported verified.
 	Unsure string
+	// Watch is how long koff goes on reading the written partitions after
+	// the read-back for a task's commit over the edit (0: not at all,
+	// Connect's REST status says STOPPED); WatchWhy says why
+	// (overwrite_watch.go).
+	Watch    time.Duration
+	WatchWhy string
+	// WatchInterval is the flush interval the watch is judged from.
+	WatchInterval time.Duration
 	// Topic is the offsets topic new offsets go to: the connector's own
 	// offsets.storage.topic if it has one, else the workers'.
 	Topic string
@@ -194,6 +202,7 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if req.Create && len(copies) == 0 && p.State == "" && p.Target == "" {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is a new name to koff (--create): no offsets, consumer group or Connect entry of it; a connector created with this name starts from these offsets.", p.Connector))
 	}
+	e.planWatch(p)
 	p.Command = e.Cmd.For(p)
 	return p, nil
 }

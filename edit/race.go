@@ -155,7 +155,7 @@ func (w *watch) conflict(b batch, recs []store.Record) error {
 			}
 		}
 		if hit != nil {
-			return &ConflictError{Partition: w.p.Changes[r.ch].PartitionJSON, Now: hit.Value, By: w.e.whoWrote(hit.Key, hit.Value)}
+			return &ConflictError{Partition: w.p.Changes[r.ch].PartitionJSON, Now: hit.Value, By: w.e.writerOf(*hit)}
 		}
 	}
 	return nil
@@ -349,7 +349,7 @@ func (e *Editor) settle(ctx context.Context, p *Plan, w *watch, res *Result) {
 			if len(lost) > 0 {
 				w.restore(ctx, lost)
 				for _, v := range lost {
-					res.Lost = append(res.Lost, Contest{Partition: p.Changes[v.ref.ch].PartitionJSON, Value: v.winner.Value, By: w.e.whoWrote(v.winner.Key, v.winner.Value)})
+					res.Lost = append(res.Lost, Contest{Partition: p.Changes[v.ref.ch].PartitionJSON, Value: v.winner.Value, By: w.e.writerOf(*v.winner)})
 				}
 				return
 			}
@@ -359,7 +359,7 @@ func (e *Editor) settle(ctx context.Context, p *Plan, w *watch, res *Result) {
 			}
 			if time.Now().After(deadline) || ctx.Err() != nil {
 				for _, v := range over {
-					res.Overwritten = append(res.Overwritten, Contest{Partition: p.Changes[v.ref.ch].PartitionJSON, Value: v.overwritten.Value, By: w.e.whoWrote(v.overwritten.Key, v.overwritten.Value)})
+					res.Overwritten = append(res.Overwritten, Contest{Partition: p.Changes[v.ref.ch].PartitionJSON, Value: v.overwritten.Value, By: w.e.writerOf(*v.overwritten)})
 				}
 				return
 			}

@@ -133,6 +133,9 @@ func (r *editRun) finish(res *Result, err error) {
 		en.Message = joinContests(res.Overwritten)
 	case err == nil && res.Verified:
 		en.Result = ResultVerified
+	case err == nil && res.Unwatched > 0:
+		en.Result = ResultUnverified
+		en.Message = fmt.Sprintf("read back, then the watch for a task's commit over it was stopped after %s of %s: whether it stays is unknown", shortDuration(res.Unwatched), shortDuration(res.Plan.Watch))
 	case err == nil:
 		en.Result = ResultUnverified
 	case len(r.unknownOf(res)) > 0:

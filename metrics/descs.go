@@ -32,7 +32,7 @@ var (
 		connLabels...)
 	lastFlush          = desc("koff_connector_last_flush_timestamp_seconds", "When the source connector's newest flush ended (Unix time).", connLabels...)
 	flushAge           = desc("koff_connector_flush_age_seconds", "Seconds since the source connector's newest flush.", connLabels...)
-	unflushed          = desc("koff_connector_unflushed_records", "Records written to the connector's own topics since its last flush: what a crash now would replay.", connLabels...)
+	unflushed          = desc("koff_connector_unflushed_records", "Records written to the connector's own topics since its last flush: a lower bound of what a crash now would replay (the worker commits only offsets of records its producer acknowledged, so records sent shortly before a flush may be replayed too).", connLabels...)
 	unflushedShared    = desc("koff_connector_unflushed_shared_records", "Records since its last flush in topics other source connectors write too: koff cannot tell whose.", connLabels...)
 	partitions         = desc("koff_connector_source_partitions", "Source partitions whose task reads an offset.", connLabels...)
 	deletedPartitions  = desc("koff_connector_deleted_source_partitions", "Source partitions whose offset is deleted (a tombstone).", connLabels...)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"strings"
+	"time"
 )
 
 // Target states as Connect writes them to its config topic (TargetState).
@@ -23,6 +24,11 @@ type ConnectorConfig struct {
 	// neither a config nor a target state of the connector. A connector
 	// is in Connect only while it has a Config.
 	TargetState string
+	// TargetSince is the timestamp of the record that set TargetState
+	// (zero when unknown, or STARTED by default with no record of its own):
+	// the tasks of a connector told to stop commit once more as they stop,
+	// soon after it.
+	TargetSince time.Time
 }
 
 // Class is the connector's connector.class.

@@ -5,7 +5,11 @@ import (
 )
 
 // Unflushed is how many records a source connector's tasks wrote to its
-// topics after its last flush: what a crash now would make it produce again.
+// topics after its last flush: at least what a crash now would make it
+// produce again. A worker commits only the offsets of records its producer
+// acknowledged, each partition's up to the first record not yet
+// acknowledged (SubmittedRecords), so records sent shortly before a flush
+// may be covered by no flush and be replayed too.
 type Unflushed struct {
 	// Records were written to topics only this connector writes.
 	Records int64

@@ -133,6 +133,10 @@ func (m *Model) applyJob(p *edit.Plan) tea.Cmd {
 	ed := m.opts.Editor
 	cp := *p
 	label := fmt.Sprintf("applying %s of %s: writing, then reading it back…", p.Kind, p.Connector)
+	if p.Watch > 0 {
+		// Not STOPPED by Connect's word: the dialog said how long, and why.
+		label = fmt.Sprintf("applying %s of %s: writing, reading it back, then watching %s for a task's commit over it…", p.Kind, p.Connector, p.WatchFor())
+	}
 	return m.startJob(label, kit.ApplyTimeout, func(ctx context.Context, id int) tea.Msg {
 		res, err := ed.Apply(ctx, &cp)
 		return applyDoneMsg{id: id, res: res, err: err}

@@ -163,9 +163,12 @@ func newFakeEditor(t *testing.T, f *fixture) *fakeEditor {
 		Cluster:       "prod-cluster",
 		Cmd:           edit.CommandLine{Globals: []string{"-b", "kafka-1.prod.internal:9092"}},
 		VerifyTimeout: time.Second,
-		Now:           func() time.Time { return t0 },
-		History:       f.readHistory,
-		HistoryFrom:   f.readHistoryFrom,
+		// State unknown (no REST): edits are watched after the read-back,
+		// briefly here.
+		WatchLimit:  200 * time.Millisecond,
+		Now:         func() time.Time { return t0 },
+		History:     f.readHistory,
+		HistoryFrom: f.readHistoryFrom,
 		// The detail's history is the cluster's shared one, as under koff
 		// serve and the dashboard.
 		Shared: &edit.HistoryShare{Reloaded: func() time.Time { return f.store.Stats().Status.Reloaded }},
@@ -197,7 +200,8 @@ func (e *fakeEditor) Plan(ctx context.Context, req edit.Request) (*edit.Plan, er
 		p.State, p.Tasks = e.state, e.tasks
 		p.Warnings = nil // the real plan warned that the state is unknown
 		p.PathReason = ""
-		p.Unsure = "" // REST would name an own offsets topic
+		p.Unsure = ""               // REST would name an own offsets topic
+		p.Watch, p.WatchWhy = 0, "" // REST's word: no watch after the read-back
 	}
 	if e.restPath {
 		p.Path = edit.PathREST
@@ -453,7 +457,11 @@ func TestEditOffsetValidatesPlansAndApplies(t *testing.T) {
 		t.Fatalf("no confirmation after a valid offset:\n%s", screenText(m))
 	}
 	requireContains(t, m, "Set offset · jdbc-orders", `{"incrementing":9002} → {"incrementing":9100}`,
-		"rewrites the existing key's exact bytes", "koff set jdbc-orders")
+		"rewrites the existing key's exact bytes", "Verify   watch 200ms after the read-back")
+	// State unknown: the watch line takes the room of the command's
+	// first line, one page down.
+	send(t, m, press("pgdown")...)
+	requireContains(t, m, "koff set jdbc-orders")
 
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan set jdbc-orders", "apply set jdbc-orders")
@@ -937,4 +945,25 @@ func TestNewPartitionTypoIsRefusedWithDidYouMean(t *testing.T) {
 		t.Fatalf("an edited typo went to review without a second submission:\n%s", screenText(m))
 	}
 	requireCalls(t, ed, "plan set jdbc-orders", "plan set jdbc-orders")
+}
+
+// Without REST the dialog says koff watches the edit after its read-back,
+// and a task's commit in that time is said in the status bar as an
+// overwrite, naming the value in force, never as verified.
+func TestAnEditOverwrittenWhileWatchedSaysSo(t *testing.T) {
+	f, ed, m := editModel(t, 120, 40, nil)
+	ed.real.Progress = func(p *edit.Plan, _ time.Duration) {
+		ed.real.Progress = nil
+		w := p.Changes[0].Writes[0]
+		v := `{"incrementing":9003}`
+		f.store.Ingest([]store.Record{f.rec(t0, string(w.Key), &v, w.Partition)})
+	}
+	selectPartition(t, m, "jdbc-orders", "customers")
+	send(t, m, press("e")...)
+	setField(m, 0, `{"incrementing":9100}`)
+	send(t, m, press("end")...)
+	pressSettle(t, m, "enter")
+	requireContains(t, m, "Verify   watch 200ms after the read-back (its flush interval: 1m)", "State    ? unknown (no --connect-url, no config topic)")
+	pressSettle(t, m, "enter")
+	requireStatus(t, m, `written, then overwritten: set 1 partition of jdbc-orders via offsets topic, but {"protocol":"1","table":"customers"} holds {"incrementing":9003}`)
 }

@@ -379,7 +379,7 @@ func TestSourcePanelShowsFlushLagAndStalePartitions(t *testing.T) {
 	_, _, m := lagModel(t, 160, 48)
 	openConnectorNamed(t, m, "inventory-connector")
 	requireContains(t, m, "✓ ok: flushing", "last flush 5s ago", "every 5s (estimated from its flushes)",
-		"37 records unflushed", "11 flushes/min", "progress pos 200/s, ts_sec 1/s",
+		"≥37 unflushed (a crash replays at least these)", "11 flushes/min", "progress pos 200/s, ts_sec 1/s",
 		"−10m", "records per flush", "now",
 		"◌ 1 not advancing", "◌ not advancing 6m")
 	send(t, m, size(80, 24))
@@ -388,7 +388,7 @@ func TestSourcePanelShowsFlushLagAndStalePartitions(t *testing.T) {
 
 	send(t, m, press("esc")...)
 	openConnectorNamed(t, m, "jdbc-orders")
-	requireContains(t, m, "✗ stalled: 1250 records written", "last flush 3m ago", "1,250 records unflushed")
+	requireContains(t, m, "✗ stalled: 1250 records written", "last flush 3m ago", "≥1,250 unflushed")
 }
 
 func TestLagScreensFitEverySize(t *testing.T) {
@@ -431,13 +431,13 @@ func TestLagScreensFitEverySize(t *testing.T) {
 // to "–" at every flush.
 func TestUnflushedDoesNotBlinkAtAFlush(t *testing.T) {
 	f, _, m := lagModel(t, 160, 48)
-	requireRow(t, m, "inventory-connector", "37")
+	requireRow(t, m, "inventory-connector", "≥37")
 	f.put(t0, keyInventory, `{"ts_sec":1764439999,"file":"mysql-bin.000003","pos":99999,"row":1,"server_id":223344,"event":2}`)
 	send(t, m, tickMsg{})
-	requireRow(t, m, "inventory-connector", "just now", "37")
+	requireRow(t, m, "inventory-connector", "just now", "≥37")
 	f.store.SetUnflushed("inventory-connector", model.Unflushed{Records: 2, Since: t0, At: t0.Add(time.Second)})
 	send(t, m, tickMsg{})
-	requireRow(t, m, "inventory-connector", " 2 ")
+	requireRow(t, m, "inventory-connector", " ≥2 ")
 	openConnectorNamed(t, m, "inventory-connector")
-	requireContains(t, m, "2 records unflushed")
+	requireContains(t, m, "≥2 unflushed")
 }

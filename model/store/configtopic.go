@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 
 	"koff/model"
 )
@@ -20,6 +21,7 @@ type ConfigFeed struct {
 	mu        sync.Mutex
 	configs   map[string]map[string]string
 	targets   map[string]string
+	since     map[string]time.Time // when each target state was set
 	published bool
 }
 
@@ -27,7 +29,7 @@ type ConfigFeed struct {
 func (f *ConfigFeed) Ingest(batch []Record) {
 	f.mu.Lock()
 	for _, r := range batch {
-		f.apply(string(r.Key), r.Value)
+		f.apply(string(r.Key), r.Value, r.Time)
 	}
 	pub := f.published
 	f.mu.Unlock()
@@ -44,7 +46,7 @@ func (f *ConfigFeed) Publish() {
 	f.published = true
 	snap := model.ConnectConfigs{Topic: f.Topic, Connectors: map[string]model.ConnectorConfig{}}
 	for name, st := range f.targets {
-		snap.Connectors[name] = model.ConnectorConfig{Name: name, Config: f.configs[name], TargetState: st}
+		snap.Connectors[name] = model.ConnectorConfig{Name: name, Config: f.configs[name], TargetState: st, TargetSince: f.since[name]}
 	}
 	f.mu.Unlock()
 	f.Store.SetConnectConfigs(snap)
@@ -59,7 +61,7 @@ func (f *ConfigFeed) SetTopicPartitions(string, int) {}
 // Reset forgets what was read: the topic is read again from scratch.
 func (f *ConfigFeed) Reset() {
 	f.mu.Lock()
-	f.configs, f.targets = nil, nil
+	f.configs, f.targets, f.since = nil, nil, nil
 	f.mu.Unlock()
 }
 
@@ -68,9 +70,9 @@ func (f *ConfigFeed) Reset() {
 // the workers' internal JsonConverter with schemas.enable=false; a value
 // Connect cannot read is ignored, as Connect logs and ignores it. Task
 // configs, commits, restarts and session keys say nothing koff needs.
-func (f *ConfigFeed) apply(key string, value []byte) {
+func (f *ConfigFeed) apply(key string, value []byte, at time.Time) {
 	if f.configs == nil {
-		f.configs, f.targets = map[string]map[string]string{}, map[string]string{}
+		f.configs, f.targets, f.since = map[string]map[string]string{}, map[string]string{}, map[string]time.Time{}
 	}
 	tombstone := value == nil || len(bytes.TrimSpace(value)) == 0 || string(bytes.TrimSpace(value)) == "null"
 	switch {
@@ -78,6 +80,7 @@ func (f *ConfigFeed) apply(key string, value []byte) {
 		name := key[len("target-state-"):]
 		if tombstone {
 			delete(f.targets, name)
+			delete(f.since, name)
 			if _, ok := f.configs[name]; ok {
 				f.targets[name] = model.TargetStarted
 			}
@@ -97,6 +100,15 @@ func (f *ConfigFeed) apply(key string, value []byte) {
 		}
 		switch st {
 		case model.TargetStarted, model.TargetPaused, model.TargetStopped:
+			if f.targets[name] != st || f.since[name].IsZero() {
+				// The same state written again changes nothing: its tasks
+				// were told when it was first set. A record without a
+				// timestamp (-1) says nothing of when.
+				f.since[name] = at
+				if at.Before(time.Unix(0, 0)) {
+					f.since[name] = time.Time{}
+				}
+			}
 			f.targets[name] = st
 		}
 	case strings.HasPrefix(key, "connector-"):

@@ -2,6 +2,7 @@ package store
 
 import (
 	"testing"
+	"time"
 
 	"koff/model"
 )
@@ -60,5 +61,28 @@ func TestConfigFeedReadsWhatWorkersWrite(t *testing.T) {
 	}
 	if g := s.SinkGroups(); len(g) != 1 || g[0] != "es-group" {
 		t.Errorf("sink groups to poll: %v", g)
+	}
+}
+
+// A target state remembers when it was set: the stop, not a repeat of it.
+func TestConfigFeedKeepsWhenTheTargetStateWasSet(t *testing.T) {
+	s := NewStore(StoreOptions{})
+	f := &ConfigFeed{Store: s, Topic: "connect-configs"}
+	t0 := time.Date(2026, 12, 5, 4, 0, 0, 0, time.UTC)
+	rec := func(k, v string, at time.Time) Record {
+		return Record{Topic: "connect-configs", Key: []byte(k), Value: []byte(v), Time: at}
+	}
+	f.Ingest([]Record{
+		rec("connector-files", `{"properties":{"connector.class":"FileStreamSource"}}`, t0),
+		rec("target-state-files", `{"state":"PAUSED","state.v2":"STOPPED"}`, t0.Add(time.Minute)),
+		rec("target-state-files", `{"state":"PAUSED","state.v2":"STOPPED"}`, t0.Add(2*time.Minute)),
+	})
+	f.Publish()
+	if c, _ := s.ConnectorConfig("files"); c.TargetState != model.TargetStopped || !c.TargetSince.Equal(t0.Add(time.Minute)) {
+		t.Errorf("stopped: %s since %s", c.TargetState, c.TargetSince)
+	}
+	f.Ingest([]Record{rec("target-state-files", `{"state":"STARTED"}`, t0.Add(3*time.Minute))})
+	if c, _ := s.ConnectorConfig("files"); c.TargetState != model.TargetStarted || !c.TargetSince.Equal(t0.Add(3*time.Minute)) {
+		t.Errorf("started: %s since %s", c.TargetState, c.TargetSince)
 	}
 }

@@ -306,6 +306,13 @@ func (d *ConfirmDialog) Content(w int) []string {
 		state := st.StateStyle(p.State).Render(kit.StateText(p.State))
 		fact("State", state+st.Muted.Render(" · "+kit.Plural(p.Tasks, "task", "tasks")))
 	}
+	if p.Watch > 0 {
+		// Not STOPPED by Connect's word (the State above says what koff
+		// knows): a task may still commit over the edit.
+		ls := kit.IndentWrap(st.Warn.Render("watch "+p.WatchFor())+" after the read-back (its flush interval: "+p.WatchIntervalText()+")", w, pad, 0)
+		ls[0] = st.Label.Render(fmt.Sprintf("%-*s", kit.LabelW, "Verify")) + strings.TrimPrefix(ls[0], pad)
+		out = append(out, ls...)
+	}
 	if sink {
 		members := st.Muted.Render(" · no active members")
 		switch {

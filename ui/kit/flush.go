@@ -148,16 +148,20 @@ func IntervalText(r model.FlushReport) string {
 	return "every " + ShortDur(r.Interval)
 }
 
-// unflushedCell is the records a crash would replay, "–" when unknown;
-// "≤N" when some are in topics other connectors write too.
+// UnflushedCell is the records written to the connector's own topics
+// since its last flush, "–" when unknown: a lower bound of what a crash
+// would replay, shown "≥N". A worker commits only the offsets of records
+// its producer acknowledged, in order (SubmittedRecords), so records it
+// sent shortly before a flush may be covered by none; records in topics
+// other connectors write too (Shared) may be anyone's and are not counted.
 func UnflushedCell(r model.FlushReport) string {
 	switch {
 	case r.Unflushed < 0:
 		return "–"
-	case r.Shared > 0:
-		return "≤" + Count(r.Unflushed+r.Shared)
+	case r.Unflushed == 0 && r.Shared == 0:
+		return "0"
 	}
-	return Count(r.Unflushed)
+	return "≥" + Count(r.Unflushed)
 }
 
 // shownUnflushed is the unflushed count to show: the report's, or right

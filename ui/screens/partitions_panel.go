@@ -51,9 +51,11 @@ func (s *PartitionsScreen) panel() []string {
 	switch {
 	case kit.ShownUnflushed(s.conn, rep).Unflushed >= 0:
 		u := kit.ShownUnflushed(s.conn, rep)
-		unflushed = kit.Plural(int(u.Unflushed), "record", "records") + " unflushed"
+		unflushed = kit.UnflushedCell(u) + " unflushed"
 		if w >= 120 {
-			unflushed += " (a crash replays them)"
+			// The worker commits only what its producer acknowledged:
+			// records sent just before the flush may be replayed too.
+			unflushed += " (a crash replays at least these)"
 		}
 		if u.Shared > 0 && s.conn.Unflushed != nil {
 			unflushed = fmt.Sprintf("%s, and %d in topics shared with %s, whose koff cannot tell", unflushed, u.Shared, strings.Join(s.conn.Unflushed.SharedWith, ", "))
