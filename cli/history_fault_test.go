@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"koff/demo"
 	"koff/internal/faultproxy"
 )
 
@@ -14,20 +13,7 @@ import (
 // with a non-zero exit, having printed nothing on stdout. So does the
 // rewind, which reads the same history.
 func TestHistoryUnderABlackHoleFailsInOneLineWithinItsTimeout(t *testing.T) {
-	p, err := faultproxy.Listen("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	b, err := demo.StartBrokerWith(demo.BrokerOptions{Advertise: p.Addr()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	p.SetTarget(b.ListenAddr())
-	if err := b.CreateTopic("connect-offsets", 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
-		t.Fatal(err)
-	}
+	p, b := proxiedOffsetsBroker(t)
 	produceDirect(t, b.ListenAddr(), `["pg",{"server":"db"}]`, `{"lsn":1}`)
 	if out, errs, code := koff(t, "history", "pg", "-b", p.Addr()); code != 0 || !strings.Contains(out, `{"lsn":1}`) {
 		t.Fatalf("history through the proxy passing: exit %d %s\n%s", code, errs, out)

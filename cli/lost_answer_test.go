@@ -38,20 +38,7 @@ type cutBroker struct {
 
 func newCutBroker(t *testing.T) *cutBroker {
 	t.Helper()
-	p, err := faultproxy.Listen("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	b, err := demo.StartBrokerWith(demo.BrokerOptions{Advertise: p.Addr()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	p.SetTarget(b.ListenAddr())
-	if err := b.CreateTopic("connect-offsets", 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
-		t.Fatal(err)
-	}
+	p, b := proxiedOffsetsBroker(t)
 	return &cutBroker{t: t, proxy: p, broker: b, kafka: kafka.Config{Brokers: []string{p.Addr()}}, audit: filepath.Join(t.TempDir(), "audit.jsonl")}
 }
 

@@ -2,17 +2,14 @@ package cli
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
-	gossh "golang.org/x/crypto/ssh"
 
+	"koff/internal/sshtest"
 	"koff/kafka"
 )
 
@@ -27,14 +24,7 @@ func TestMetricsLogsEachEventOnceOnStderr(t *testing.T) {
 	addr := b.Bootstrap()
 	produceConnect(t, addr, [2]string{`["src",{"server":"db"}]`, `{"lsn":1}`})
 	listen := freeLoopback(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	var out, errb syncBuffer
-	go func() {
-		done <- Main([]string{"metrics", "--web.listen-address", listen, "-b", addr, "--refresh", "200ms"},
-			Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
-	}()
-	defer func() { cancel(); <-done }()
+	errb, done := runInBackground(t, "metrics", "--web.listen-address", listen, "-b", addr, "--refresh", "200ms")
 	url := "http://" + listen + "/metrics"
 	scrapeFor(t, url, done, `koff_connector_source_partitions{connector="src",offsets_topic="connect-offsets"} 1`, `koff_tailer_state{state="live"} 1`)
 
@@ -46,7 +36,7 @@ func TestMetricsLogsEachEventOnceOnStderr(t *testing.T) {
 	if !strings.Contains(body, `koff_tailer_state{state="live"} 0`) {
 		t.Errorf("live with its offsets topic deleted:\n%s", body)
 	}
-	waitLog(t, &errb, "koff: kafka: offsets topic connect-offsets was deleted: every offset in it is gone; koff waits for it\n")
+	waitLog(t, errb, "koff: kafka: offsets topic connect-offsets was deleted: every offset in it is gone; koff waits for it\n")
 
 	time.Sleep(time.Second)
 	log := errb.String()
@@ -64,22 +54,30 @@ func TestMetricsLogsAnOutageOnce(t *testing.T) {
 	addr := b.Bootstrap()
 	produceConnect(t, addr, [2]string{`["src",{"server":"db"}]`, `{"lsn":1}`})
 	listen := freeLoopback(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	var out, errb syncBuffer
-	go func() {
-		done <- Main([]string{"metrics", "--web.listen-address", listen, "-b", addr, "--refresh", "200ms"},
-			Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
-	}()
-	defer func() { cancel(); <-done }()
+	errb, done := runInBackground(t, "metrics", "--web.listen-address", listen, "-b", addr, "--refresh", "200ms")
 	scrapeFor(t, "http://"+listen+"/metrics", done, `koff_tailer_state{state="live"} 1`)
 	b.Close()
-	waitLog(t, &errb, "koff: kafka: cannot read the offsets topics since ")
+	waitLog(t, errb, "koff: kafka: cannot read the offsets topics since ")
 	time.Sleep(2 * time.Second)
 	log := errb.String()
 	if n := strings.Count(log, "cannot read the offsets topics"); n != 1 || strings.Contains(log, "tailer:") {
 		t.Errorf("the outage in %d lines, want 1 and no diagnostics:\n%s", n, log)
 	}
+}
+
+// runInBackground runs koff with args until the test ends, its stderr
+// in errb; done says its exit code should it end before.
+func runInBackground(t *testing.T, args ...string) (errb *syncBuffer, done chan int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done = make(chan int, 1)
+	errb = &syncBuffer{}
+	var out syncBuffer
+	go func() {
+		done <- Main(args, Env{Context: ctx, Stdout: &out, Stderr: errb, Getenv: func(string) string { return "" }})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return errb, done
 }
 
 func waitLog(t *testing.T, b *syncBuffer, want string) {
@@ -103,23 +101,14 @@ func TestServeLogsAnOutageOnStderr(t *testing.T) {
 	addr := b.Bootstrap()
 	produceConnect(t, addr, [2]string{`["src",{"server":"db"}]`, `{"lsn":1}`})
 	dir := t.TempDir()
-	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	signer, _ := gossh.NewSignerFromKey(priv)
-	keys := filepath.Join(dir, "ops.keys")
-	os.WriteFile(keys, gossh.MarshalAuthorizedKey(signer.PublicKey()), 0o600)
+	_, line := sshtest.Key(t, "op")
+	keys := sshtest.WriteFile(t, dir, "ops.keys", line+"\n")
 	metricsAddr := freeLoopback(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	var out, errb syncBuffer
-	go func() {
-		done <- Main([]string{"serve", "-b", addr, "--authorized-keys", keys, "--host-key", filepath.Join(dir, "host"),
-			"--ssh-listen", freeLoopback(t), "--metrics-listen", metricsAddr, "--audit-log", filepath.Join(dir, "audit.jsonl"), "--refresh", "200ms"},
-			Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
-	}()
-	defer func() { cancel(); <-done }()
+	errb, done := runInBackground(t, "serve", "-b", addr, "--authorized-keys", keys, "--host-key", filepath.Join(dir, "host"),
+		"--ssh-listen", freeLoopback(t), "--metrics-listen", metricsAddr, "--audit-log", filepath.Join(dir, "audit.jsonl"), "--refresh", "200ms")
 	scrapeFor(t, "http://"+metricsAddr+"/metrics", done, `koff_tailer_state{state="live"} 1`)
 	b.Close()
-	waitLog(t, &errb, "koff: kafka: cannot read the offsets topics since ")
+	waitLog(t, errb, "koff: kafka: cannot read the offsets topics since ")
 }
 
 // Each change is one line, said once: a topic missing, deleted, back;

@@ -35,14 +35,7 @@ func TestMetricsScrapesStayWholeWithHostileNames(t *testing.T) {
 		t.Fatalf("commit connect-\\xff: %v %v", err, res)
 	}
 	listen := freeLoopback(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	var out, errb syncBuffer
-	go func() {
-		done <- Main([]string{"metrics", "--web.listen-address", listen, "-b", addr, "--refresh", "200ms"},
-			Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
-	}()
-	defer func() { cancel(); <-done }()
+	_, done := runInBackground(t, "metrics", "--web.listen-address", listen, "-b", addr, "--refresh", "200ms")
 	url := "http://" + listen + "/metrics"
 	body := scrapeFor(t, url, done,
 		`koff_connector_source_partitions{connector="good",offsets_topic="connect-offsets"} 1`,

@@ -11,7 +11,6 @@ import (
 
 	"koff/model/java"
 
-	"koff/demo"
 	"koff/internal/faultproxy"
 )
 
@@ -20,20 +19,7 @@ import (
 // the tailer retries, and the records written during it are printed once
 // it is over.
 func TestTailSaysOneOutageOnce(t *testing.T) {
-	p, err := faultproxy.Listen("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	b, err := demo.StartBrokerWith(demo.BrokerOptions{Advertise: p.Addr()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	p.SetTarget(b.ListenAddr())
-	if err := b.CreateTopic("connect-offsets", 25, map[string]string{"cleanup.policy": "compact"}); err != nil {
-		t.Fatal(err)
-	}
+	p, b := proxiedOffsetsBroker(t)
 	produceDirect(t, b.ListenAddr(), `["src",{"t":"a"}]`, `{"o":1}`)
 
 	ctx, cancel := context.WithCancel(context.Background())

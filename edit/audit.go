@@ -222,31 +222,19 @@ func rawOrNull(b []byte) json.RawMessage {
 func (a *AuditLog) Append(e AuditEntry) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(a.Path), 0o700); err != nil {
-		return err
-	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(e); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(a.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	f, size, err := a.openLocked()
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	// Other koffs append too: the last byte and the append are one step.
-	if err := lockFile(f); err != nil {
-		return err
-	}
-	defer unlockFile(f)
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
+	defer closeLocked(f)
 	line := b.Bytes()
-	if size := fi.Size(); size > 0 {
+	if size > 0 {
 		var last [1]byte
 		if _, err := f.ReadAt(last[:], size-1); err != nil {
 			return err
@@ -256,10 +244,38 @@ func (a *AuditLog) Append(e AuditEntry) error {
 		}
 	}
 	if _, err := f.Write(line); err != nil {
-		_ = f.Truncate(fi.Size())
+		_ = f.Truncate(size)
 		return err
 	}
 	return f.Sync()
+}
+
+// openLocked opens the log for appending under the file lock other koffs
+// take too, so that reading its last byte (or its size) and appending are
+// one step; size is the log's size then. closeLocked lets it go.
+func (a *AuditLog) openLocked() (f *os.File, size int64, err error) {
+	if err := os.MkdirAll(filepath.Dir(a.Path), 0o700); err != nil {
+		return nil, 0, err
+	}
+	f, err = os.OpenFile(a.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		closeLocked(f)
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}
+
+func closeLocked(f *os.File) {
+	unlockFile(f)
+	f.Close()
 }
 
 // CheckWritable says whether a line of n bytes could be appended now,
@@ -270,26 +286,15 @@ func (a *AuditLog) Append(e AuditEntry) error {
 func (a *AuditLog) CheckWritable(n int) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(a.Path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(a.Path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	f, size, err := a.openLocked()
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	if err := lockFile(f); err != nil {
-		return err
-	}
-	defer unlockFile(f)
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
+	defer closeLocked(f)
 	probe := bytes.Repeat([]byte{' '}, max(n, 2))
 	probe[0], probe[len(probe)-1] = '\n', '\n'
 	_, err = f.Write(probe)
-	if terr := f.Truncate(fi.Size()); err == nil {
+	if terr := f.Truncate(size); err == nil {
 		err = terr
 	}
 	return err

@@ -13,10 +13,6 @@ import (
 // "rewind to a time" build their rewinds here, so both read the same times,
 // ask for the same request and print the same plan.
 
-// ParseTime reads a time as --to-datetime, --since and --until take it
-// (model.ParseTime's one rule), now and in this machine's zone.
-func ParseTime(s string) (time.Time, error) { return model.ParseTime(s, time.Now(), time.Local) }
-
 // NewRewindRequest is the rewind koff set NAME --to-datetime AT asks for:
 // partition is --partition's JSON ("" for every partition) and ifNewer
 // --if-newer's word ("" leaves alone what it cannot place).
