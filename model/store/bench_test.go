@@ -92,7 +92,9 @@ func (c *catchUp) chunk(i int) []Record {
 	for off := ch.from; off < ch.to; off++ {
 		n := c.per[ch.p][off]
 		round, k := n/len(c.keys), n%len(c.keys)
-		t := base.Add(time.Duration(round)*time.Minute + time.Duration(k%conns)*time.Minute/conns)
+		// Whole milliseconds, as Kafka stamps records and the Tailer makes
+		// their times.
+		t := base.Add(time.Duration(round)*time.Minute + time.Duration(k%conns)*time.Minute/conns).Truncate(time.Millisecond)
 		lsn := strconv.FormatUint(1<<60+uint64(n), 10)
 		v := `{"transaction_id":null,"lsn_proc":` + lsn + `,"messageType":"UPDATE","lsn_commit":` + lsn + `,"lsn":` + lsn +
 			`,"txId":` + strconv.Itoa(7_000_000+round) + `,"ts_usec":` + strconv.FormatInt(t.UnixMicro(), 10) + `}`

@@ -79,18 +79,19 @@ func (k *keptCounts) setShare(at int32, v uint8) {
 // setGap counts e with its median gap now.
 func (k *keptCounts) setGap(e *entry) {
 	var n uint8
-	if e.gap > 0 {
-		n = uint8(min(e.gaps, 2))
+	gap, gaps := e.gapOfUpdates()
+	if gap > 0 {
+		n = uint8(min(gaps, 2))
 	}
-	if n == k.gapN[e.idx] && e.gap == k.gap[e.idx] {
+	if n == k.gapN[e.idx] && gap == k.gap[e.idx] {
 		return
 	}
 	if k.known && k.gapN[e.idx] == k.leastN && k.gap[e.idx] == k.least {
 		k.known = false // the least may be gone: looked for again
 	}
-	k.gap[e.idx], k.gapN[e.idx] = e.gap, n
+	k.gap[e.idx], k.gapN[e.idx] = gap, n
 	if k.known {
-		k.better(n, e.gap)
+		k.better(n, gap)
 	}
 }
 

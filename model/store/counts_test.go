@@ -23,8 +23,9 @@ func walkCounts(s *Store, c *connector) walkedCounts {
 	best := 0
 	for _, e := range c.entries {
 		// Prefer partitions seen updated three times or more.
-		if n := int(min(e.gaps, 2)); e.gap > 0 && (n > best || n == best && e.gap < w.interval) {
-			w.interval, best = e.gap, n
+		gap, gaps := e.gapOfUpdates()
+		if n := int(min(gaps, 2)); gap > 0 && (n > best || n == best && gap < w.interval) {
+			w.interval, best = gap, n
 		}
 	}
 	for _, ps := range s.partsOf(c).parts {

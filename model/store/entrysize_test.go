@@ -1,10 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 	"unsafe"
 
 	"koff/model"
@@ -14,8 +17,8 @@ import (
 // partitions, at the size the memory figures of docs/PERFORMANCE.md were
 // measured with: each 8 bytes more is 8 MB more to fault in and write.
 func TestEntryIsSmall(t *testing.T) {
-	if got := unsafe.Sizeof(entry{}); got > 136 {
-		t.Errorf("an entry is %d bytes, want at most 136", got)
+	if got := unsafe.Sizeof(entry{}); got > 128 {
+		t.Errorf("an entry is %d bytes, want at most 128", got)
 	}
 }
 
@@ -141,3 +144,75 @@ func TestAppendDoublingLeavesLittleBehind(t *testing.T) {
 	}
 	t.Logf("allocated for %d bytes: append %d, appendDoubling %d", final, plainBytes, doubledBytes)
 }
+
+// TestFirstUpdateInTheEntryReadsAsARing: an entry keeps its first update
+// in its own fields, its time as milliseconds, and makes its ring at the
+// second; what any reader sees is what a ring for every entry gives: rows,
+// details with their histories and gaps, connectors, bodies and stats, for
+// random sequences of new keys, repeats, tombstones and empty values, fed
+// one by one or through a Latest, one-shot or not, History 16, 2 or 1, at
+// times the Tailer makes (milliseconds, Local) and others (UTC, finer than
+// a millisecond, with a monotonic reading), which take a ring at once. The
+// values stay whole after the records handed over are collected.
+func TestFirstUpdateInTheEntryReadsAsARing(t *testing.T) {
+	defer func() { inlineFirst = true }()
+	r := rand.New(rand.NewPCG(3, 31))
+	inline, rings := 0, 0
+	for i := range 120 {
+		batches := aheadSequence(r)
+		for _, b := range batches {
+			for j := range b {
+				at := b[j].Time
+				switch x := r.IntN(10); {
+				case x == 0:
+					at = at.UTC()
+				case x == 1:
+					at = at.Add(time.Duration(1 + r.IntN(999999)))
+				case x == 2:
+					at = time.Now() // a monotonic reading
+				default:
+					at = time.UnixMilli(at.UnixMilli())
+				}
+				b[j].Time = at
+				if b[j].Value != nil && r.IntN(20) == 0 {
+					b[j].Value = []byte{} // empty, not a tombstone
+				}
+			}
+		}
+		hist := []int{16, 2, 1}[i%3]
+		stores, keeps := storePair(hist, i%4 == 3)
+		for _, b := range batches {
+			for j, s := range stores {
+				inlineFirst = j == 0
+				recs := cloneRecords(b)
+				if i%2 == 1 && samePartition(recs) {
+					recs = keeps[j].Keep(recs)
+				}
+				s.Ingest(recs)
+			}
+		}
+		inlineFirst = true
+		// The values the entries point to are kept alive by them alone.
+		runtime.GC()
+		for range 100 {
+			sink = bytes.Repeat([]byte{0xee}, 64<<10)
+		}
+		if why := storesDiffer(stores[0], stores[1]); why != "" {
+			t.Fatalf("sequence %d (history %d): %s", i, hist, why)
+		}
+		for _, c := range stores[0].connectors {
+			for _, e := range c.entries {
+				if e.more == nil {
+					inline++
+				} else {
+					rings++
+				}
+			}
+		}
+	}
+	if inline == 0 || rings == 0 {
+		t.Errorf("%d entries kept their update inline, %d in a ring: want some of each", inline, rings)
+	}
+}
+
+var sink []byte

@@ -75,8 +75,9 @@ func (s *Store) Ingest(batch []Record) {
 	// Once per batch, not per record: a key is often updated several
 	// times in one fetched chunk while catching up.
 	for _, e := range s.regap {
-		e.gap, e.gaps = s.gapOf(e)
-		e.regap = false
+		r := e.more
+		r.gap, r.gaps = s.gapOf(e)
+		r.regap = false
 	}
 	clear(s.regap)
 	s.regap = s.regap[:0]
@@ -164,11 +165,12 @@ func (s *Store) ingest(r *Record, keys *hashIndex, p prepared, k *keptKey) {
 	if p.chunk != nil && p.chunk.count[p.pos] > 0 {
 		s.pushOlder(e, p)
 	}
-	e.updates++
 	e.ordinal = s.ordinal
 	s.push(e, model.Update{Time: r.Time, RecordOffset: r.Offset, Value: r.Value})
-	if !e.regap && !s.opts.OneShot {
-		e.regap = true
+	e.updates++
+	// An entry of one update has no gap: only a ring's is worked out.
+	if m := e.more; m != nil && !m.regap && !s.opts.OneShot {
+		m.regap = true
 		s.regap = append(s.regap, e)
 	}
 	switch {
@@ -213,7 +215,8 @@ func (s *Store) pushOlder(e *entry, p prepared) {
 	for _, u := range older {
 		if u.RecordOffset > seen {
 			s.push(e, u)
-			n++
+			e.updates++ // push counts on it
+			e.conn.records++
 		}
 	}
 	e.updates += int32(n)
@@ -244,11 +247,11 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 		*e = entry{
 			key: same.key, partition: int32(tp.Partition), conn: same.conn,
 			partFrom: same.partFrom, partTo: same.partTo, identFrom: same.identFrom, identTo: same.identTo, shape: same.shape, hash: same.hash,
-			canonical: same.canonical, taskForm: same.taskForm, nested: same.nested, homes: same.homes + 1,
+			canonical: same.canonical, taskForm: same.taskForm, nested: same.nested, shared: true,
 		}
 		for x := head; x != nil; x = s.entryAt(x.nextHome) {
 			if x.key == e.key {
-				x.homes = e.homes
+				x.shared = true
 			}
 		}
 	} else {
@@ -272,7 +275,7 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 		*e = entry{
 			key: key, partition: int32(tp.Partition), conn: c,
 			shape: f.shape, hash: murmur,
-			canonical: f.canonical, taskForm: f.taskForm, nested: f.nested, homes: 1,
+			canonical: f.canonical, taskForm: f.taskForm, nested: f.nested,
 		}
 		e.setPartitionStr(f.partition)
 		e.setIdentity(f.identity)

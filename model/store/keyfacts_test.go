@@ -146,8 +146,8 @@ func TestStoreHistoryRingWraps(t *testing.T) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e := s.find(d.ID)
-	if e.gap != 2*time.Second || e.gaps != 3 {
-		t.Errorf("the Store's gap %s over %d, want 2s over 3", e.gap, e.gaps)
+	if gap, gaps := e.gapOfUpdates(); gap != 2*time.Second || gaps != 3 {
+		t.Errorf("the Store's gap %s over %d, want 2s over 3", gap, gaps)
 	}
 }
 

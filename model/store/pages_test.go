@@ -30,7 +30,7 @@ func TestWritePagesChangesNothing(t *testing.T) {
 		}
 	}
 	// Blocks of elements with pointers, as the Store and the decoder make.
-	updates := make([]model.Update, 3*updateBlock+1)
+	updates := make([]model.Update, 3*256+1)
 	WritePages(updates[:0])
 	WritePages(updates)
 	for i, u := range updates {

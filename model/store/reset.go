@@ -9,7 +9,7 @@ import "koff/model"
 func (s *Store) Reset() {
 	s.mu.Lock()
 	s.byKey = map[string]*hashIndex{}
-	s.blocks, s.nentries, s.updates, s.keys = nil, 0, nil, arena{}
+	s.blocks, s.nentries, s.keys = nil, 0, arena{}
 	s.partitions = map[string]int{}
 	s.connectors = map[model.ConnectorID]*connector{}
 	s.unparseable = nil

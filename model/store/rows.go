@@ -66,7 +66,7 @@ func (s *Store) flags(e *entry) model.Flags {
 // them up once.
 func flagsIn(e *entry, ps *partState, n int) model.Flags {
 	var f model.Flags
-	if e.homes > 1 {
+	if e.shared {
 		f |= model.FlagDuplicate
 	}
 	if n > 0 && int(e.hash&0x7fffffff)%n != int(e.partition) {

@@ -1,8 +1,6 @@
 package store
 
-import "koff/model"
-
-// The entries and first updates of a million new keys are 240 MB of new
+// The entries of a million new keys are 128 MB of new
 // memory, and the first write to each of its pages is a page fault (a few
 // microseconds in the kernel). Made under the Store's lock, those faults
 // are the lock holder's, while the partition readers, done with their
@@ -18,19 +16,15 @@ import "koff/model"
 // that never come.
 type spareBlocks struct {
 	entries chan []entry
-	updates chan []model.Update
 }
 
 const (
-	spareEntries = 8  // blocks of entryBlock entries: 1.4 MB
-	spareUpdates = 32 // blocks of updateBlock updates: 0.4 MB
-	// updateBlock is how many first updates are allocated at a time.
-	updateBlock = 256
-	pageSize    = 4096
+	spareEntries = 8 // blocks of entryBlock entries: 1 MB
+	pageSize     = 4096
 )
 
 func newSpareBlocks() spareBlocks {
-	return spareBlocks{entries: make(chan []entry, spareEntries), updates: make(chan []model.Update, spareUpdates)}
+	return spareBlocks{entries: make(chan []entry, spareEntries)}
 }
 
 // makeSpares makes, off the Store's lock, the blocks the new keys of
@@ -48,24 +42,21 @@ func (s *Store) makeSpares(batch []Record) {
 	if n == 0 {
 		return
 	}
-	if makeSpare(s.spare.entries, n, entryBlock) {
-		makeSpare(s.spare.updates, n, updateBlock)
-	}
+	makeSpare(s.spare.entries, n, entryBlock)
 }
 
 // makeSpare puts into spares, while there is room, the blocks of size
 // that n new keys will take beyond those already there, each with a write
-// to every page; false when spares is full.
-func makeSpare[T any](spares chan []T, n, size int) bool {
+// to every page.
+func makeSpare[T any](spares chan []T, n, size int) {
 	for need := (n+size-1)/size - len(spares); need > 0; need-- {
 		b := newPages[T](size)
 		select {
 		case spares <- b:
 		default:
-			return false
+			return
 		}
 	}
-	return true
 }
 
 // takeSpare is a new block of size: a spare one if there is one.
@@ -80,7 +71,3 @@ func takeSpare[T any](spares chan []T, size int) []T {
 
 // entryBlockNew is a new block of entries: a spare one if there is one.
 func (s *Store) entryBlockNew() []entry { return takeSpare(s.spare.entries, entryBlock) }
-
-// updateBlockNew is a new block of first updates: a spare one if there is
-// one.
-func (s *Store) updateBlockNew() []model.Update { return takeSpare(s.spare.updates, updateBlock) }

@@ -70,7 +70,6 @@ type Store struct {
 	shapes      keyShapes
 	blocks      [][]entry // every entry, by number (entryAt), entryBlock to a block
 	nentries    int
-	updates     []model.Update      // where first updates are taken from, a block at a time
 	keys        arena               // the bytes of stored keys
 	unparseable []model.Unparseable // ring, oldest first
 	unparsed    int64
@@ -138,24 +137,28 @@ type connector struct {
 // topic-partition. A million source partitions make every byte count, so
 // the parsed partition map is not kept (partitionMap parses the key again
 // where it is needed) and the latest value, time and record offset are
-// those of the newest update in the history ring.
+// those of the newest update.
 type entry struct {
 	key  string // raw key bytes; the topic is the connector's (pid)
 	conn *connector
-	// history is a ring of the most recent updates: in order while it
-	// grows, then the oldest at head. Never empty.
-	history   []model.Update
-	head      int32
-	partition int32 // of the offsets topic
-	// gap is the median time between this partition's recent updates, and
-	// gaps how many it is taken over: a partition is written at most once
-	// per flush of the one task that owns it, so the shortest such gap
-	// over a connector's partitions is its tasks' flush interval.
-	gaps    int32
-	updates int32
-	idx     int32 // position in conn.entries
-	shape   int32 // field order (keyShapes), -1 for fewer than two fields
-	hash    int32 // murmur2 of the key bytes
+	// At a million source partitions nearly every entry has one update
+	// only: it is kept in the entry (at, off, val, vlen), its time as
+	// the milliseconds Kafka stamps, in 28 bytes where a model.Update
+	// beside the entry took 56 and a ring's slice header 24 more. A
+	// second update makes the ring (more), which holds them all from
+	// then on; so does a first whose time is not a millisecond's
+	// time.UnixMilli gives (exactUpdate).
+	more *updateRing
+	at   int64 // the first update's time, Unix milliseconds
+	off  int64 // its record offset
+	val  *byte // its value's bytes, nil for a tombstone
+	vlen uint32
+	// partition is that of the offsets topic.
+	partition int32
+	updates   int32
+	idx       int32 // position in conn.entries
+	shape     int32 // field order (keyShapes), -1 for fewer than two fields
+	hash      int32 // murmur2 of the key bytes
 	// nextHome is the next entry of the topic whose key bytes have the
 	// same hash, nextCopy the next copy of the same partition (Java-equal
 	// map) in the connector: numbers+1 (Store.entryAt), 0 for none. A
@@ -171,8 +174,14 @@ type entry struct {
 	// for copies of one partition) the same way, in conn.oddIdents when
 	// not in key (fields stored out of name order).
 	identFrom, identTo uint32
-	homes              uint16 // partitions of the topic holding the same key bytes
-	state              valueState
+	ordinal            int64 // the newest update's place among its topic-partition's records (FreshRead)
+	// stamp is the Store's stamp at the entry's last record
+	// (PartitionsSince).
+	stamp uint64
+	state valueState
+	// shared: other partitions of the topic hold the same key bytes
+	// (FlagDuplicate).
+	shared bool
 	// canonical: the key REST writes (HashMap order); taskForm: bytes a
 	// task's own map serialises to (in the stored field order); nested: a
 	// field of the partition map holds an object or array.
@@ -180,12 +189,21 @@ type entry struct {
 	firstCopy                   bool // the first copy of its partition: nextCopy chains the others
 	javaNumber                  bool // a number of the value reads differently in Java (FlagJavaNumber)
 	plain                       bool // the value is an offset in the plain form (plainOffset)
-	regap                       bool // in Store.regap
-	gap                         time.Duration
-	ordinal                     int64 // the newest update's place among its topic-partition's records (FreshRead)
-	// stamp is the Store's stamp at the entry's last record
-	// (PartitionsSince).
-	stamp uint64
+}
+
+// updateRing is the history of an entry of more than one update: the
+// most recent, in order while it grows, then the oldest at head.
+type updateRing struct {
+	history []model.Update
+	head    int32
+	// gap is the median time between this partition's recent updates, and
+	// gaps how many it is taken over: a partition is written at most once
+	// per flush of the one task that owns it, so the shortest such gap
+	// over a connector's partitions is its tasks' flush interval. An entry
+	// of one update has none (0, 0).
+	gaps  int32
+	gap   time.Duration
+	regap bool // in Store.regap
 }
 
 // An entry is one of a million at a million source partitions: its
@@ -238,42 +256,116 @@ func (e *entry) placeOf(p string, odd *[]string) (from, to uint32) {
 }
 
 // last is the newest update.
-func (e *entry) last() *model.Update {
-	return &e.history[(int(e.head)+len(e.history)-1)%len(e.history)]
+func (e *entry) last() model.Update {
+	if r := e.more; r != nil {
+		return r.history[(int(r.head)+len(r.history)-1)%len(r.history)]
+	}
+	return e.first()
 }
 
-func (e *entry) value() []byte       { return e.last().Value }
-func (e *entry) updated() time.Time  { return e.last().Time }
-func (e *entry) recordOffset() int64 { return e.last().RecordOffset }
+// first is the update kept in e itself (while e.more is nil).
+func (e *entry) first() model.Update {
+	return model.Update{Time: time.UnixMilli(e.at), RecordOffset: e.off, Value: e.firstValue()}
+}
 
-// orderedHistory returns the history ring's updates oldest first, in a
-// new slice.
+func (e *entry) firstValue() []byte {
+	if e.val == nil {
+		return nil
+	}
+	return unsafe.Slice(e.val, e.vlen)
+}
+
+func (e *entry) value() []byte {
+	if e.more != nil {
+		return e.last().Value
+	}
+	return e.firstValue()
+}
+
+func (e *entry) updated() time.Time {
+	if e.more != nil {
+		return e.last().Time
+	}
+	return time.UnixMilli(e.at)
+}
+
+func (e *entry) recordOffset() int64 {
+	if e.more != nil {
+		return e.last().RecordOffset
+	}
+	return e.off
+}
+
+// gapOfUpdates is the median gap between e's recent updates and how many
+// it is taken over (see updateRing).
+func (e *entry) gapOfUpdates() (time.Duration, int32) {
+	if e.more == nil {
+		return 0, 0
+	}
+	return e.more.gap, e.more.gaps
+}
+
+// kept is the updates kept, in no particular order, one being for an
+// entry of one update: for a look at each without a new slice.
+func (e *entry) kept(one *[1]model.Update) []model.Update {
+	if r := e.more; r != nil {
+		return r.history
+	}
+	if e.updates == 0 {
+		return nil
+	}
+	one[0] = e.first()
+	return one[:]
+}
+
+// orderedHistory returns the updates kept, oldest first, in a new slice.
 func (e *entry) orderedHistory() []model.Update {
-	out := make([]model.Update, 0, len(e.history))
-	out = append(out, e.history[e.head:]...)
-	return append(out, e.history[:e.head]...)
+	r := e.more
+	if r == nil {
+		if e.updates == 0 {
+			return nil
+		}
+		return []model.Update{e.first()}
+	}
+	out := make([]model.Update, 0, len(r.history))
+	out = append(out, r.history[r.head:]...)
+	return append(out, r.history[:r.head]...)
 }
 
-// push adds an update to e's ring of at most History.
+// exactUpdate reports whether u is kept exactly in an entry's own fields:
+// its time is what time.UnixMilli gives for its milliseconds (Local, no
+// monotonic reading), as the Tailer makes every record's.
+func exactUpdate(u *model.Update) bool {
+	return u.Time == time.UnixMilli(u.Time.UnixMilli()) && uint64(len(u.Value)) <= math.MaxUint32
+}
+
+// inlineFirst is off in tests that compare with a ring for every entry.
+var inlineFirst = true
+
+// push adds an update to e's history of at most History; e.updates counts
+// those pushed before (callers add 1 after each push).
 func (s *Store) push(e *entry, u model.Update) {
-	max := s.opts.History
-	if e.history == nil {
-		// A first update, often the only one: taken from a block.
-		if len(s.updates) == 0 {
-			s.updates = s.updateBlockNew()
+	r := e.more
+	if r == nil {
+		if e.updates == 0 && inlineFirst && exactUpdate(&u) {
+			// A first update, often the only one: kept in the entry.
+			e.at, e.off, e.val, e.vlen = u.Time.UnixMilli(), u.RecordOffset, unsafe.SliceData(u.Value), uint32(len(u.Value))
+			return
 		}
-		e.history = s.updates[:1:1]
-		s.updates = s.updates[1:]
-		e.history[0] = u
+		r = &updateRing{}
+		if e.updates > 0 {
+			r.history = append(make([]model.Update, 0, 2), e.first())
+		}
+		e.more = r
+		e.at, e.off, e.val, e.vlen = 0, 0, nil, 0 // the ring holds them now
+	}
+	if len(r.history) < s.opts.History {
+		r.history = append(r.history, u)
 		return
 	}
-	if len(e.history) < max {
-		e.history = append(e.history, u)
-		return
-	}
-	e.history[e.head] = u
-	if e.head++; int(e.head) == len(e.history) {
-		e.head = 0
+	r.history[r.head] = u
+	if r.head++; int(r.head) == len(r.history) {
+		r.head = 0
 	}
 }
 
@@ -398,7 +490,11 @@ func (s *Store) home(topic string, h uint64) *entry {
 
 // medianGap is medianGap of the history ring, as int32 gaps.
 func (e *entry) medianGap() (time.Duration, int32) {
-	g, n := model.MedianGapRing(e.history, int(e.head))
+	r := e.more
+	if r == nil {
+		return 0, 0
+	}
+	g, n := model.MedianGapRing(r.history, int(r.head))
 	return g, int32(n)
 }
 

@@ -437,13 +437,15 @@ func pickOrder(cands []*entry, orders map[string]int32, nparts int, flushed func
 // call of one partition stands alone.
 func flushedWith(parts []*partState, window time.Duration) func(*entry) bool {
 	return func(e *entry) bool {
+		var eOne, oOne [1]model.Update
+		eKept := e.kept(&eOne)
 		for _, ps := range parts {
 			if ps.entries[0].identity() == e.identity() {
 				continue
 			}
 			for _, o := range ps.entries {
-				for _, u := range o.history {
-					for _, v := range e.history {
+				for _, u := range o.kept(&oOne) {
+					for _, v := range eKept {
 						if d := u.Time.Sub(v.Time); d < window && d > -window {
 							return true
 						}
