@@ -2,8 +2,9 @@ package store
 
 import "koff/model"
 
-// At a million new keys, the Store's lookups in its indexes (byKey, a
-// connector's copies) are each a cache miss, and one waits for the next.
+// At a million new keys, the Store's lookups in its index of a topic's
+// keys and partitions (byKey) are each a cache miss, and one waits for the
+// next.
 // lookAhead, before Ingest's pass over a batch, reads the slots that pass
 // will look at, all of the batch's at once, so that the CPU waits for
 // them side by side; and works out what the pass needs of each record
@@ -17,18 +18,11 @@ type storeAhead struct {
 	prep []prepared // each record's, Prepared
 	key  []int32    // 1 + the index in kept of its key's facts, 0: none
 	kept []keptKey  // keys new to the Store, analysed here (analyzePlain)
-	// copies are the indexes to read the slots of, and their hashes.
-	copies []aheadSlot
 	// shapes numbers kept's field orders (the Store numbers them again as
 	// it meets them); conn is the connector last looked up.
 	shapes keyShapes
 	conn   *connector
 	sum    uint64 // of the slots read, so that reading them is not left out
-}
-
-type aheadSlot struct {
-	ix *hashIndex
-	h  uint64
 }
 
 // aheadWindow is how many records lookAhead looks at at a time: the
@@ -45,7 +39,7 @@ func (s *Store) lookAhead(recs []Record) {
 	a := &s.ahead
 	n := len(recs)
 	a.prep, a.key = grow(a.prep, n), grow(a.key, n)
-	a.kept, a.copies = a.kept[:0], a.copies[:0]
+	a.kept = a.kept[:0]
 	for i := range recs {
 		r := &recs[i]
 		p := r.prep
@@ -67,9 +61,10 @@ func (s *Store) lookAhead(recs []Record) {
 		}
 	}
 	// Keys whose bytes the Store holds nowhere in the topic, analysed,
-	// and the slots of their partitions' identities in their connectors'
-	// copies. (A key the Store holds in another of the topic's
-	// partitions takes that copy's facts.)
+	// and their connectors found. (A key the Store holds in another of
+	// the topic's partitions takes that copy's facts; the slot of a key's
+	// partition, copySlot, is that of its bytes in the form workers
+	// write.)
 	keys, topic = s.byKey[recs[0].Topic], recs[0].Topic
 	for i := range recs {
 		r := &recs[i]
@@ -78,7 +73,7 @@ func (s *Store) lookAhead(recs []Record) {
 		}
 		k := a.prep[i].keyAt()
 		if k == nil {
-			if keys != nil && keys.get(a.prep[i].hash) != 0 {
+			if keys != nil && keys.get(a.prep[i].hash, homeSlot) != 0 {
 				continue // bytes of that hash are stored: not analysed ahead
 			}
 			kk, ok := analyzePlain(r.Key, &s.keys, &a.shapes)
@@ -90,12 +85,8 @@ func (s *Store) lookAhead(recs []Record) {
 			k = &a.kept[len(a.kept)-1]
 		}
 		if c := s.connectorOf(model.ConnectorID{Topic: r.Topic, Name: k.facts.connector}); c != nil {
-			a.copies = append(a.copies, aheadSlot{&c.copies, k.ihash})
 			k.conn = c // not looked up again by newEntry
 		}
-	}
-	for _, c := range a.copies {
-		sum += c.ix.peek(c.h)
 	}
 	a.sum = sum
 }

@@ -119,7 +119,7 @@ func (s *Store) ingest(r *Record, keys *hashIndex, p prepared, k *keptKey) {
 		p = r.workPrepared()
 	}
 	h := p.hash
-	head := s.entryAt(keys.get(h))
+	head := s.entryAt(keys.get(h, homeSlot))
 	var e, same *entry // this copy; the first copy of the same bytes
 	for x := head; x != nil; x = s.entryAt(x.nextHome) {
 		if x.key == string(r.Key) {
@@ -280,28 +280,50 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 		e.setPartitionStr(f.partition)
 		e.setIdentity(f.identity)
 	}
-	// Last in the chain of its hash: a copy's nextHome order is the order
-	// first seen.
+	c := e.conn
+	e.idx = int32(len(c.entries))
+	c.entries = appendDoubling(c.entries, e)
+	// The slots that find e: of its key bytes if the first of them, and
+	// of its partition if the first copy; one if both (the key in the
+	// form workers write).
+	var kind slotKind
 	if x := head; x == nil {
-		s.reserve(keys)
-		keys.Put(h, ref)
+		kind = homeSlot
 	} else {
+		// Last in the chain of its hash: a copy's nextHome order is the
+		// order first seen.
 		for x.nextHome != 0 {
 			x = s.entryAt(x.nextHome)
 		}
 		x.nextHome = ref
 	}
-	c := e.conn
-	e.idx = int32(len(c.entries))
-	c.entries = appendDoubling(c.entries, e)
-	var ih uint64
-	if k != nil && same == nil {
-		ih = k.ihash
-	} else {
-		ih = hashString(keySeed, e.identity())
+	ch := copyHash(e, h)
+	if s.addCopy(keys, c, e, ref, ch) {
+		if kind == homeSlot && sameTag(h, ch) {
+			kind |= copySlot
+		} else {
+			s.reserve(keys)
+			keys.Put(ch, copySlot, ref)
+		}
 	}
-	s.addCopy(c, e, ref, ih)
+	if kind != 0 {
+		s.reserve(keys)
+		keys.Put(h, kind, ref)
+	}
 	return e, true
+}
+
+// copyHash is the hash e's partition is found by in its topic's index
+// (copySlot): that of the bytes ["connector",identity], whatever e's own
+// bytes. A key in that form, which workers write, is those bytes, whose
+// hash h is already worked out.
+func copyHash(e *entry, h uint64) uint64 {
+	name, key := e.conn.id.Name, e.key
+	if from, to := int(e.identFrom), int(e.identTo); e.identFrom != oddPart && from == len(name)+4 && to == len(key)-1 &&
+		key[:2] == `["` && key[2:from-2] == name && key[from-2:from] == `",` && key[to] == ']' {
+		return h
+	}
+	return hashString(keySeed, `["`+name+`",`+e.identity()+`]`)
 }
 
 // analyze keeps a new key's bytes and works out its facts, or takes them
@@ -321,28 +343,29 @@ func (s *Store) analyze(r *Record, k *keptKey) (string, keyFacts, int32, error) 
 }
 
 // addCopy chains e (number ref-1) to the first stored copy of its
-// partition in c, or makes it the first; ih is the hash of its identity.
-func (s *Store) addCopy(c *connector, e *entry, ref uint32, ih uint64) {
-	first := s.entryAt(c.copies.get(ih))
+// partition in c, found in keys under ch (its copyHash), or makes it the
+// first: true when it is then to be found under ch.
+func (s *Store) addCopy(keys *hashIndex, c *connector, e *entry, ref uint32, ch uint64) bool {
+	first := s.entryAt(keys.get(ch, copySlot))
 	switch {
 	case first == nil:
-		c.copies.Put(ih, ref)
 		e.firstCopy = true
-		return
-	case first.identity() != e.identity(): // another partition of the same hash
+		return true
+	case first.conn != c || first.identity() != e.identity(): // another partition of the same hash
 		if first = c.collided[e.identity()]; first == nil {
 			if c.collided == nil {
 				c.collided = map[string]*entry{}
 			}
 			c.collided[e.identity()] = e
 			e.firstCopy = true
-			return
+			return false
 		}
 	}
 	for first.nextCopy != 0 {
 		first = s.entryAt(first.nextCopy)
 	}
 	first.nextCopy = ref
+	return false
 }
 
 func (s *Store) addUnparseable(r *Record, reason string) {

@@ -90,7 +90,6 @@ type keptKey struct {
 	facts  keyFacts
 	shape  keyShape
 	murmur int32
-	ihash  uint64 // hashString of facts.identity
 	// conn is the Store's connector of the key, when the Store's
 	// look-ahead found it (under the Store's lock, for its pass after).
 	conn *connector
@@ -248,7 +247,7 @@ func analyzePlain(raw []byte, keep *arena, shapes *keyShapes) (keptKey, bool) {
 	if !ok {
 		return keptKey{}, false
 	}
-	k := keptKey{key: key, facts: f, murmur: java.Murmur2(raw), ihash: hashString(keySeed, f.identity)}
+	k := keptKey{key: key, facts: f, murmur: java.Murmur2(raw)}
 	if f.shape >= 0 {
 		k.shape = shapes.list[f.shape]
 	}

@@ -61,9 +61,10 @@ type Store struct {
 	// byKey finds a stored key: topic → hash of the raw key bytes (seed)
 	// → the first entry stored with that hash; the others (the same bytes
 	// in the topic's other partitions, and in the rarest case other bytes
-	// of the same hash) follow it through entry.nextHome. An index of
-	// numbers is smaller than a map of strings, and growing it does not
-	// hash every key again.
+	// of the same hash) follow it through entry.nextHome. It finds the
+	// first copy of each partition too (copyHash). An index of numbers is
+	// smaller than a map of strings, and growing it does not hash every
+	// key again.
 	byKey       map[string]*hashIndex
 	partitions  map[string]int // topic → partition count
 	connectors  map[model.ConnectorID]*connector
@@ -108,10 +109,10 @@ type Store struct {
 type connector struct {
 	id      model.ConnectorID
 	entries []*entry
-	// copies finds the first stored copy of each partition by the hash of
-	// its identity (collided by the identity itself for another partition
-	// of the same hash); the others follow it through entry.nextCopy.
-	copies    hashIndex
+	// collided finds the first stored copy of a partition by its
+	// identity where its topic's index (copySlot) holds another
+	// partition under the same hash; the others follow the first
+	// through entry.nextCopy.
 	collided  map[string]*entry
 	oddParts  []string // partitions not found in their key's bytes (entry.partFrom)
 	oddIdents []string // identities not found in their key's bytes (entry.identFrom)
@@ -483,7 +484,7 @@ func (s *Store) entryAt(ref uint32) *entry {
 // home is the first entry of topic stored under the hash h of key bytes.
 func (s *Store) home(topic string, h uint64) *entry {
 	if keys := s.byKey[topic]; keys != nil {
-		return s.entryAt(keys.get(h))
+		return s.entryAt(keys.get(h, homeSlot))
 	}
 	return nil
 }
