@@ -216,3 +216,46 @@ func TestFirstUpdateInTheEntryReadsAsARing(t *testing.T) {
 }
 
 var sink []byte
+
+// TestDashboardStoreStaysBounded: a dashboard's Store reading records of
+// the same keys on and on (times as the Tailer makes them, values of
+// their own, some tombstones, through a Latest as the Tailer's readers
+// hand them) holds as much once every ring is full as it does many
+// rounds later: the first update kept in the entry and the ring made at
+// the second leave nothing behind as updates come.
+func TestDashboardStoreStaysBounded(t *testing.T) {
+	const keys, rounds = 3000, 90
+	s := NewStore(StoreOptions{History: 16})
+	s.SetTopicPartitions("connect-offsets", 1)
+	l := NewLatest(16)
+	base := time.UnixMilli(1_796_000_000_000)
+	var heap [2]uint64
+	off := int64(0)
+	for round := range rounds {
+		batch := make([]Record, 0, keys)
+		for k := range keys {
+			r := Record{Topic: "connect-offsets", Offset: off, Time: base.Add(time.Duration(off) * time.Millisecond),
+				Key: fmt.Appendf(nil, `["c%d",{"table":"t%d"}]`, k%7, k)}
+			if (k+round)%13 != 0 {
+				r.Value = fmt.Appendf(nil, `{"lsn":%d}`, off)
+			}
+			batch = append(batch, r)
+			off++
+		}
+		s.Ingest(l.Keep(batch))
+		if round == 30 || round == rounds-1 {
+			var m runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&m)
+			heap[min(round/31, 1)] = m.HeapAlloc
+		}
+	}
+	if heap[1] > heap[0]+heap[0]/20+256<<10 {
+		t.Errorf("the Store held %d bytes after 30 rounds of %d keys, %d after %d", heap[0], keys, heap[1], rounds)
+	}
+	if rows := s.Partitions(model.ConnectorID{Topic: "connect-offsets", Name: "c1"}); len(rows) != keys/7+1 {
+		t.Errorf("%d rows of c1, want %d", len(rows), keys/7+1)
+	}
+	runtime.KeepAlive(s)
+	t.Logf("heap %d after 30 rounds, %d after %d", heap[0], heap[1], rounds)
+}
