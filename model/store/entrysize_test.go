@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -17,8 +18,8 @@ import (
 // partitions, at the size the memory figures of docs/PERFORMANCE.md were
 // measured with: each 8 bytes more is 8 MB more to fault in and write.
 func TestEntryIsSmall(t *testing.T) {
-	if got := unsafe.Sizeof(entry{}); got > 128 {
-		t.Errorf("an entry is %d bytes, want at most 128", got)
+	if got := unsafe.Sizeof(entry{}); got > 120 {
+		t.Errorf("an entry is %d bytes, want at most 120", got)
 	}
 }
 
@@ -258,4 +259,50 @@ func TestDashboardStoreStaysBounded(t *testing.T) {
 	}
 	runtime.KeepAlive(s)
 	t.Logf("heap %d after 30 rounds, %d after %d", heap[0], heap[1], rounds)
+}
+
+// TestKeyPlacesOfLongKeysAndManyAside: an entry places its partition and
+// identity in its key in two uint16 each; a key of 32 KB or more keeps
+// them aside, and a connector's strings kept aside are found past the
+// first 65,536 (an index in 31 bits): each is what the parsed key gives,
+// and so is each connector's body.
+func TestKeyPlacesOfLongKeysAndManyAside(t *testing.T) {
+	for _, i := range []int{0, 1, 1<<16 - 1, 1 << 16, 1<<16 + 1, 1<<31 - 1} {
+		if p := oddPlace(i); !p.odd() || p.index() != i {
+			t.Errorf("oddPlace(%d) = %+v: odd %v, index %d", i, p, p.odd(), p.index())
+		}
+	}
+	s := NewStore(StoreOptions{OneShot: true})
+	s.SetTopicPartitions("connect-offsets", 1)
+	long := strings.Repeat("t", 40<<10)
+	batch := []Record{
+		rec(0, 0, `["long",{"a":1,"topic":"`+long+`"}]`, `{"offset":1}`, 0),
+		rec(0, 1, `["long",{"a":1,"topic":"`+long[:inKeyMax-40]+`"}]`, `{"offset":2}`, 0),
+	}
+	const aside = 1<<16 + 300
+	for i := range aside {
+		batch = append(batch, rec(0, int64(2+i), fmt.Sprintf(`["spaced",{ "p" : %d }]`, i), `{"offset":3}`, 0))
+	}
+	s.Ingest(batch)
+	for _, c := range s.connectors {
+		for _, e := range c.entries {
+			f, err := parsedKeyFacts(e.key, &keyShapes{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.partitionStr() != f.partition || e.identity() != f.identity {
+				t.Fatalf("key of %d bytes: partition %.40q, identity %.40q, want %.40q, %.40q", len(e.key), e.partitionStr(), e.identity(), f.partition, f.identity)
+			}
+		}
+		if got, want := string(s.OffsetsBody([]model.ConnectorID{c.id})), string(model.OffsetsBody(s.Partitions(c.id))); got != want {
+			t.Fatalf("%s: body %.200s, want %.200s", c.id.Name, got, want)
+		}
+	}
+	if c := s.connectors[model.ConnectorID{Topic: "connect-offsets", Name: "spaced"}]; c == nil || len(c.oddParts) != aside {
+		t.Fatalf("the spaced keys' partitions kept aside: want %d", aside)
+	}
+	long1 := s.connectors[model.ConnectorID{Topic: "connect-offsets", Name: "long"}]
+	if long1 == nil || len(long1.entries) != 2 || !long1.entries[0].part.odd() || long1.entries[1].part.odd() {
+		t.Errorf("a key of 40 KB keeps its partition aside, one of less than 32 KB in its bytes")
+	}
 }

@@ -246,7 +246,7 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 		e, ref = s.alloc()
 		*e = entry{
 			key: same.key, partition: int32(tp.Partition), conn: same.conn,
-			partFrom: same.partFrom, partTo: same.partTo, identFrom: same.identFrom, identTo: same.identTo, shape: same.shape, hash: same.hash,
+			part: same.part, ident: same.ident, shape: same.shape, hash: same.hash,
 			canonical: same.canonical, taskForm: same.taskForm, nested: same.nested, shared: true,
 		}
 		for x := head; x != nil; x = s.entryAt(x.nextHome) {
@@ -319,7 +319,7 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 // hash h is already worked out.
 func copyHash(e *entry, h uint64) uint64 {
 	name, key := e.conn.id.Name, e.key
-	if from, to := int(e.identFrom), int(e.identTo); e.identFrom != oddPart && from == len(name)+4 && to == len(key)-1 &&
+	if from, to := int(e.ident.from), int(e.ident.to); !e.ident.odd() && from == len(name)+4 && to == len(key)-1 &&
 		key[:2] == `["` && key[2:from-2] == name && key[from-2:from] == `",` && key[to] == ']' {
 		return h
 	}

@@ -18,7 +18,7 @@ func BenchmarkSortByPartition(b *testing.B) {
 	for j := range es {
 		text := fmt.Appendf(nil, `{"cluster":"primary","partition":%d,"topic":"orders.region-3.topic-%d"}`, j%100, j/100)
 		t := keep.keep(text)
-		es[j] = &entry{key: t, partTo: uint32(len(t)), idx: int32(j)}
+		es[j] = &entry{key: t, part: keyPlace{0, uint16(len(t))}, idx: int32(j)}
 	}
 	work := make([]*entry, n)
 	b.ResetTimer()

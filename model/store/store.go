@@ -114,8 +114,8 @@ type connector struct {
 	// partition under the same hash; the others follow the first
 	// through entry.nextCopy.
 	collided  map[string]*entry
-	oddParts  []string // partitions not found in their key's bytes (entry.partFrom)
-	oddIdents []string // identities not found in their key's bytes (entry.identFrom)
+	oddParts  []string // partitions not found in their key's bytes (entry.part)
+	oddIdents []string // identities not found in their key's bytes (entry.ident)
 	// gen moves with every record of the connector; parts caches what the
 	// task reads of each partition (see partsOf) for that gen.
 	gen        uint64
@@ -165,17 +165,16 @@ type entry struct {
 	// map) in the connector: numbers+1 (Store.entryAt), 0 for none. A
 	// number is half a pointer, and not one for the collector to follow.
 	nextHome, nextCopy uint32
-	// partFrom and partTo place the compact JSON of the source partition
-	// map (partitionStr) in key, where nearly every worker's key has it:
-	// half the bytes of a string of its own. A key written otherwise
-	// (spaces, another number form) has it in conn.oddParts[partTo], and
-	// partFrom oddPart.
-	partFrom, partTo uint32
-	// identFrom and identTo place the JavaIdentity of the partition (equal
-	// for copies of one partition) the same way, in conn.oddIdents when
-	// not in key (fields stored out of name order).
-	identFrom, identTo uint32
-	ordinal            int64 // the newest update's place among its topic-partition's records (FreshRead)
+	// part places the compact JSON of the source partition map
+	// (partitionStr) in key, where nearly every worker's key has it: half
+	// the bytes of a string of its own. A key written otherwise (spaces,
+	// another number form) has it in conn.oddParts.
+	part keyPlace
+	// ident places the JavaIdentity of the partition (equal for copies of
+	// one partition) the same way, in conn.oddIdents when not in key
+	// (fields stored out of name order).
+	ident   keyPlace
+	ordinal int64 // the newest update's place among its topic-partition's records (FreshRead)
 	// stamp is the Store's stamp at the entry's last record
 	// (PartitionsSince).
 	stamp uint64
@@ -215,45 +214,56 @@ func (e *entry) tp() model.TopicPartition {
 }
 func (e *entry) pid() model.PartitionID { return model.PartitionID{TopicPartition: e.tp(), Key: e.key} }
 
-// oddPart is partFrom (identFrom) for a partition (identity) kept in
-// conn.oddParts (conn.oddIdents).
-const oddPart = math.MaxUint32
+// keyPlace is where a string worked out of an entry's key is: the bytes
+// [from, to) of the key, in a key shorter than inKeyMax; or, for one kept
+// aside in its connector's list, its index there, marked by from's top
+// bit (odd). Two uint16 are half of two uint32: 8 MB at a million
+// entries.
+type keyPlace struct{ from, to uint16 }
+
+// inKeyMax bounds the keys whose strings are placed in them: longer
+// keys' are kept aside.
+const inKeyMax = 1 << 15
+
+func (p keyPlace) odd() bool  { return p.from >= inKeyMax }
+func (p keyPlace) index() int { return int(p.from&(inKeyMax-1))<<16 | int(p.to) }
+
+func (p keyPlace) in(key string) string { return key[p.from:p.to] }
+
+// oddPlace is the place of the string at index i of a connector's list.
+func oddPlace(i int) keyPlace { return keyPlace{uint16(i>>16) | inKeyMax, uint16(i)} }
 
 // partitionStr is the compact JSON of the source partition map.
 func (e *entry) partitionStr() string {
-	if e.partFrom != oddPart {
-		return e.key[e.partFrom:e.partTo]
+	if !e.part.odd() {
+		return e.part.in(e.key)
 	}
-	return e.conn.oddParts[e.partTo]
+	return e.conn.oddParts[e.part.index()]
 }
 
 // identity is JavaIdentity of the partition.
 func (e *entry) identity() string {
-	if e.identFrom != oddPart {
-		return e.key[e.identFrom:e.identTo]
+	if !e.ident.odd() {
+		return e.ident.in(e.key)
 	}
-	return e.conn.oddIdents[e.identTo]
+	return e.conn.oddIdents[e.ident.index()]
 }
 
 // setPartitionStr and setIdentity keep p as e's partitionStr or identity:
 // as its place in e.key when p is bytes of e.key, aside otherwise.
-func (e *entry) setPartitionStr(p string) {
-	e.partFrom, e.partTo = e.placeOf(p, &e.conn.oddParts)
-}
+func (e *entry) setPartitionStr(p string) { e.part = e.placeOf(p, &e.conn.oddParts) }
 
-func (e *entry) setIdentity(p string) {
-	e.identFrom, e.identTo = e.placeOf(p, &e.conn.oddIdents)
-}
+func (e *entry) setIdentity(p string) { e.ident = e.placeOf(p, &e.conn.oddIdents) }
 
-func (e *entry) placeOf(p string, odd *[]string) (from, to uint32) {
-	if len(e.key) < oddPart {
+func (e *entry) placeOf(p string, odd *[]string) keyPlace {
+	if len(e.key) < inKeyMax {
 		k, q := uintptr(unsafe.Pointer(unsafe.StringData(e.key))), uintptr(unsafe.Pointer(unsafe.StringData(p)))
 		if len(p) > 0 && q >= k && q+uintptr(len(p)) <= k+uintptr(len(e.key)) {
-			return uint32(q - k), uint32(q-k) + uint32(len(p))
+			return keyPlace{uint16(q - k), uint16(q-k) + uint16(len(p))}
 		}
 	}
 	*odd = append(*odd, p)
-	return oddPart, uint32(len(*odd) - 1)
+	return oddPlace(len(*odd) - 1)
 }
 
 // last is the newest update.
