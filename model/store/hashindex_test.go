@@ -169,3 +169,23 @@ func countParts(want map[testPart]map[*entry]bool, conn string) int {
 	}
 	return n
 }
+
+// TestCopyHashIsTheHashOfTheWorkersForm: a partition's copy hash is that
+// of the bytes of its key in the form workers write, whatever its own
+// bytes, so that a key of that form finds its copies under its own hash.
+func TestCopyHashIsTheHashOfTheWorkersForm(t *testing.T) {
+	s := NewStore(StoreOptions{})
+	s.SetTopicPartitions("connect-offsets", 1)
+	keys := []string{`["c",{"a":"1","b":2}]`, `["c",{"b":2,"a":"1"}]`, `[ "c", {"a":"1", "b":2} ]`, `["c",null]`, `["c",{"k":[1,2]}]`, `["c\u00e9",{}]`}
+	for i, k := range keys {
+		s.Ingest([]Record{rec(0, int64(i), k, `{"o":1}`, 0)})
+	}
+	for _, c := range s.connectors {
+		for _, e := range c.entries {
+			want := maphash.String(keySeed, `["`+c.id.Name+`",`+e.identity()+`]`)
+			if got := s.copyHash(e, maphash.String(keySeed, e.key)); got != want {
+				t.Errorf("%s: copy hash %#x, want %#x", e.key, got, want)
+			}
+		}
+	}
+}

@@ -297,7 +297,7 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 		}
 		x.nextHome = ref
 	}
-	ch := copyHash(e, h)
+	ch := s.copyHash(e, h)
 	if s.addCopy(keys, c, e, ref, ch) {
 		if kind == homeSlot && sameTag(h, ch) {
 			kind |= copySlot
@@ -316,14 +316,18 @@ func (s *Store) newEntry(r *Record, keys *hashIndex, h uint64, head, same *entry
 // copyHash is the hash e's partition is found by in its topic's index
 // (copySlot): that of the bytes ["connector",identity], whatever e's own
 // bytes. A key in that form, which workers write, is those bytes, whose
-// hash h is already worked out.
-func copyHash(e *entry, h uint64) uint64 {
+// hash h is already worked out; for another the bytes are made in a
+// buffer of the Store's, not a string each.
+func (s *Store) copyHash(e *entry, h uint64) uint64 {
 	name, key := e.conn.id.Name, e.key
 	if from, to := int(e.ident.from), int(e.ident.to); !e.ident.odd() && from == len(name)+4 && to == len(key)-1 &&
 		key[:2] == `["` && key[2:from-2] == name && key[from-2:from] == `",` && key[to] == ']' {
 		return h
 	}
-	return hashString(keySeed, `["`+name+`",`+e.identity()+`]`)
+	b := append(append(s.copyBytes[:0], `["`...), name...)
+	b = append(append(append(b, `",`...), e.identity()...), ']')
+	s.copyBytes = b
+	return hashBytes(keySeed, b)
 }
 
 // analyze keeps a new key's bytes and works out its facts, or takes them

@@ -97,6 +97,7 @@ type Store struct {
 	handedTopic map[string]int64
 	ordinal     int64
 	regap       []*entry   // entries whose history changed in this batch
+	copyBytes   []byte     // for copyHash
 	ahead       storeAhead // what lookAhead worked out of the batch
 	expect      expectation
 	spare       spareBlocks // made off the lock (makeSpares)
