@@ -273,8 +273,23 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 	// allows DEL, C1 and bidi controls raw in strings, so they are written
 	// as \u escapes (the same value to any JSON reader). Each piece is
 	// whole characters, so escaping piece by piece is escaping the whole.
-	out := bufio.NewWriterSize(env.Stdout, 64<<10)
-	write := func(p []byte) { out.Write(text.JSONSafe(p)) }
+	// A piece of printable ASCII, nearly every one, is checked once and
+	// written past stdout's guard (safeWriter), which would leave it as it
+	// is; any other goes through both as before.
+	w, guard := env.Stdout, false
+	if s, ok := w.(*safeWriter); ok {
+		s.Flush()
+		w, guard = s.w, true
+	}
+	out := bufio.NewWriterSize(w, 64<<10)
+	write := func(p []byte) {
+		if !text.PrintableASCII(p) {
+			if p = text.JSONSafe(p); guard {
+				p = text.SanitizeOutput(p) // whole characters: JSONSafe's are UTF-8
+			}
+		}
+		out.Write(p)
+	}
 	body := func(i int) {
 		b := <-bodies[i]
 		write(b)
