@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -318,19 +318,22 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 }
 
 func printOffsetsTable(env Env, store *store.Store, conns map[string]*selected, deleted bool) error {
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONNECTOR\tPARTITION\tOFFSET\tTASK\tWHERE\tUPDATED\tFLAGS")
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	tw := newAlignedTable(7)
+	tw.row("CONNECTOR", "PARTITION", "OFFSET", "TASK", "WHERE", "UPDATED", "FLAGS")
 	var notes []string
+	var c tableCells
 	for _, n := range sortedNames(conns) {
 		s := conns[n]
 		if s.group == "" && len(s.ids) == 0 || s.group != "" && len(store.SinkPartitions(s.group)) == 0 {
 			notes = append(notes, fmt.Sprintf("  %s: no offsets, so its tasks start without one (Connect's GET offsets is {\"offsets\":[]})", field(n)))
 			continue
 		}
+		name := field(n)
 		if s.group != "" {
 			for _, r := range store.SinkPartitions(s.group) {
-				fmt.Fprintf(tw, "%s\t{\"kafka_topic\":%s,\"kafka_partition\":%d}\t{\"kafka_offset\":%d}\treads\tgroup %s\t-\tlag %d\n",
-					field(n), jsonField(string(java.AppendJackson(nil, r.Topic))), r.Partition, r.Committed, field(s.group), r.Lag)
+				tw.row(name, `{"kafka_topic":`+jsonField(string(java.AppendJackson(nil, r.Topic)))+`,"kafka_partition":`+strconv.Itoa(r.Partition)+"}",
+					`{"kafka_offset":`+strconv.FormatInt(r.Committed, 10)+"}", "reads", "group "+field(s.group), "-", "lag "+strconv.FormatInt(r.Lag, 10))
 			}
 			continue
 		}
@@ -351,38 +354,77 @@ func printOffsetsTable(env Env, store *store.Store, conns map[string]*selected, 
 			}
 			shown++
 			task, note := taskWord(r, s.other[r.ID.Topic])
-			flags := r.Flags.String()
-			if flags == "" {
-				flags = "-"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(n), jsonField(r.Partition), offsetText(r), task, field(r.ID.TopicPartition.String()), model.TimeText(r.Updated), flags)
+			tw.row(name, jsonCell(r.Partition), offsetText(r), task, c.where(r.ID.TopicPartition), c.updated(r.Updated), c.flags(r.Flags))
 			if note != "" {
 				where := r.ID.TopicPartition.String()
 				if r.Flags&model.FlagNotCanonical != 0 {
 					// The table shows the partition parsed; these are other bytes.
 					where += " (key " + field(r.ID.Key) + ")"
 				}
-				notes = append(notes, fmt.Sprintf("  %s %s in %s: %s", field(n), jsonField(r.Partition), where, noteField(note)))
+				notes = append(notes, fmt.Sprintf("  %s %s in %s: %s", name, jsonField(r.Partition), where, noteField(note)))
 			}
 			if r.TaskNote != "" && !noted[r.Partition] {
 				noted[r.Partition] = true
-				notes = append(notes, fmt.Sprintf("  %s %s: %s", field(n), jsonField(r.Partition), noteField(r.TaskNote)))
+				notes = append(notes, fmt.Sprintf("  %s %s: %s", name, jsonField(r.Partition), noteField(r.TaskNote)))
 			}
 		}
 		if shown == 0 { // every offset deleted (--deleted lists the tombstones)
-			notes = append(notes, fmt.Sprintf("  %s: no offsets, so its tasks start without one (Connect's GET offsets is {\"offsets\":[]})", field(n)))
+			notes = append(notes, fmt.Sprintf("  %s: no offsets, so its tasks start without one (Connect's GET offsets is {\"offsets\":[]})", name))
 		}
 	}
-	if err := tw.Flush(); err != nil {
+	if err := tw.writeTo(out); err != nil {
 		return err
 	}
 	if len(notes) > 0 {
-		fmt.Fprintln(env.Stdout, "What a restarted task reads (Apache Kafka 4.1.1):")
+		fmt.Fprintln(out, "What a restarted task reads (Apache Kafka 4.1.1):")
 		for _, l := range notes {
-			fmt.Fprintln(env.Stdout, l)
+			fmt.Fprintln(out, l)
 		}
 	}
-	return nil
+	return out.Flush()
+}
+
+// tableCells are the table's cells that repeat from row to row, each made
+// once: a million rows hold a few dozen topic-partitions, flag sets and
+// (to the millisecond) times of update.
+type tableCells struct {
+	wheres   map[model.TopicPartition]string
+	flagSets map[model.Flags]string
+	time     time.Time
+	timeText string
+}
+
+func (c *tableCells) where(tp model.TopicPartition) string {
+	s, ok := c.wheres[tp]
+	if !ok {
+		if c.wheres == nil {
+			c.wheres = map[model.TopicPartition]string{}
+		}
+		s = field(tp.String())
+		c.wheres[tp] = s
+	}
+	return s
+}
+
+func (c *tableCells) flags(f model.Flags) string {
+	s, ok := c.flagSets[f]
+	if !ok {
+		if c.flagSets == nil {
+			c.flagSets = map[model.Flags]string{}
+		}
+		if s = f.String(); s == "" {
+			s = "-"
+		}
+		c.flagSets[f] = s
+	}
+	return s
+}
+
+func (c *tableCells) updated(t time.Time) string {
+	if c.timeText == "" || t != c.time {
+		c.time, c.timeText = t, model.TimeText(t)
+	}
+	return c.timeText
 }
 
 // taskWord is the TASK column: whether a restarted task reads this copy,
@@ -412,5 +454,5 @@ func offsetText(r model.PartitionRow) string {
 	case r.Offset == "":
 		return "(unreadable) " + field(model.Preview(r.Stored, 40))
 	}
-	return jsonField(r.Offset)
+	return jsonCell(r.Offset)
 }

@@ -1,8 +1,8 @@
 package store
 
 import (
+	"bytes"
 	"slices"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -41,7 +41,8 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 		}
 		// The rows' order (Partitions).
 		mine := p.keys[from:]
-		p.tmp = sortKeys(mine, p.tmp, p.picks)
+		p.es = p.picks
+		p.sort(mine)
 		if len(ids) > 1 {
 			// Copies in several topics: the first topic's wins.
 			if seen == nil {
@@ -62,7 +63,7 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 	// Equal partition text is an equal identity, so after the above every
 	// pick has its own text and the order by (text, identity) is by text.
 	if len(ids) > 1 {
-		slices.SortStableFunc(p.keys, func(a, b textKey) int { return strings.Compare(a.text(), b.text()) })
+		slices.SortStableFunc(p.keys, func(a, b textKey) int { return bytes.Compare(p.text(&a), p.text(&b)) })
 	}
 	// Sized for the picks, and a quarter more when new: the next bodies
 	// made in it (koff get's, one connector after another) are often a
@@ -78,7 +79,7 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"partition":`...)
-		b = append(b, k.text()...)
+		b = append(b, p.text(k)...)
 		b = append(b, `,"offset":`...)
 		b = append(b, p.offsets[k.at]...)
 		b = append(b, '}')
@@ -86,15 +87,15 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 	return append(b, `]}`...)
 }
 
-// bodyPicks are the entries a body is made of (picks), each one's
-// partition text as a key to sort (keys, at its place in picks) and the
-// offset it writes (offsets): an entry is read once, then the sort and the
-// writing read the texts and offsets, not the entries again.
+// bodyPicks are the entries a body is made of (picks, the entries of the
+// sort's keys), each one's partition text to sort on and the offset it
+// writes (offsets): an entry is read once, then the sort and the writing
+// read the texts and offsets, not the entries again.
 type bodyPicks struct {
-	picks     []*entry
-	offsets   []string
-	keys, tmp []textKey
-	size      int // the bytes the picks' rows take in the body
+	textSort
+	picks   []*entry
+	offsets []string
+	size    int // the bytes the picks' rows take in the body
 }
 
 // bodyScratch holds AppendOffsetsBody's picks between calls.
@@ -104,9 +105,8 @@ var bodyScratch = sync.Pool{New: func() any { return new(bodyPicks) }}
 func (p *bodyPicks) release() {
 	clear(p.picks)
 	clear(p.offsets)
-	clear(p.keys[:cap(p.keys)])
-	clear(p.tmp[:cap(p.tmp)])
-	p.picks, p.offsets, p.keys, p.tmp, p.size = p.picks[:0], p.offsets[:0], p.keys[:0], p.tmp[:0], 0
+	p.reset()
+	p.picks, p.offsets, p.size = p.picks[:0], p.offsets[:0], 0
 	bodyScratch.Put(p)
 }
 
@@ -118,7 +118,7 @@ func (p *bodyPicks) add(e *entry) {
 		offset, _, _ = valueTexts(v)
 	}
 	text := e.partitionStr()
-	p.keys = append(p.keys, keyOf(text, len(p.picks)))
+	p.textSort.add(text, len(p.picks))
 	p.picks = append(p.picks, e)
 	p.offsets = append(p.offsets, offset)
 	p.size += len(text) + len(offset) + len(`,{"partition":,"offset":}`)
@@ -139,12 +139,12 @@ func (p *bodyPicks) singleCopy(c *connector) bool {
 	if c.parts.Load() != nil {
 		return false
 	}
-	from, keys, was := len(p.picks), len(p.keys), p.size
+	from, keys, texts, was := len(p.picks), len(p.keys), len(p.texts), p.size
 	for _, e := range c.entries {
 		if !e.firstCopy || e.nextCopy != 0 || !e.taskForm {
 			clear(p.picks[from:])
 			clear(p.offsets[from:])
-			p.picks, p.offsets, p.keys, p.size = p.picks[:from], p.offsets[:from], p.keys[:keys], was
+			p.picks, p.offsets, p.keys, p.texts, p.size = p.picks[:from], p.offsets[:from], p.keys[:keys], p.texts[:texts], was
 			return false
 		}
 		if e.state == valueOffset && e.partitionStr() != "null" {

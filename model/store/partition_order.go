@@ -1,13 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"math/bits"
 	"slices"
-	"strings"
 	"sync"
-	"unsafe"
 )
 
 // sortByPartition sorts entries by partition text, then topic-partition,
@@ -16,80 +15,97 @@ func sortByPartition(es []*entry) {
 	if len(es) < 2 {
 		return
 	}
-	sc := sortScratch.Get().(*textScratch)
-	ks := slices.Grow(sc.keys[:0], len(es))[:len(es)]
+	t := sortScratch.Get().(*textSort)
 	for i, e := range es {
-		ks[i] = keyOf(e.partitionStr(), i)
+		t.add(e.partitionStr(), i)
 	}
-	sc.tmp = sortKeys(ks, sc.tmp, es)
-	sorted := slices.Grow(sc.es[:0], len(es))
-	for _, k := range ks {
+	t.es = es
+	t.sort(t.keys)
+	sorted := slices.Grow(t.sorted[:0], len(es))
+	for _, k := range t.keys {
 		sorted = append(sorted, es[k.at])
 	}
 	copy(es, sorted)
 	clear(sorted)
-	clear(ks)
-	clear(sc.tmp[:cap(sc.tmp)])
-	sc.keys, sc.es = ks[:0], sorted[:0]
-	sortScratch.Put(sc)
+	t.sorted = sorted[:0]
+	t.reset()
+	sortScratch.Put(t)
 }
 
 // sortScratch holds sortByPartition's keys between calls.
-var sortScratch = sync.Pool{New: func() any { return new(textScratch) }}
+var sortScratch = sync.Pool{New: func() any { return new(textSort) }}
 
-type textScratch struct {
-	keys, tmp []textKey
-	es        []*entry
-}
-
-// textKey is one entry's partition text in a sort by text (sortKeys).
+// textSort sorts entries by partition text (sort), equal texts by
+// sameText.
 //
 // A million partition texts of one connector share most of their bytes
 // ({"cluster":"primary","partition":…,"topic":"orders.region-0.topic-…"}),
 // so comparing them whole costs a pass over the shared bytes and a cache
 // miss per comparison. They are sorted instead a byte at a time from past
 // the prefix the texts being sorted share (a radix sort from the first
-// byte), the next 8 bytes of each held as a number beside the text: most
-// bytes that decide are read from there, the text itself only every 8
-// bytes, and the entry only to tell equal texts apart.
+// byte), the next 8 bytes of each held as a number in its key: most bytes
+// that decide are read from there, the text itself only every 8 bytes,
+// from a copy of the texts side by side (texts, a cache miss each when
+// copied, none after), and the entry only to tell equal texts apart.
+type textSort struct {
+	texts     []byte // the keys' texts, one after another
+	keys, tmp []textKey
+	es        []*entry // the entries of the keys' at
+	sorted    []*entry // sortByPartition's
+}
+
 type textKey struct {
 	word uint64 // 8 bytes of the text from the place sorted on, big-endian, zeros past its end
-	p    *byte  // the text (text): 12 bytes where a string takes 16
+	off  uint32 // the text: texts[off:off+n]
 	n    uint32
-	at   uint32 // the entry's place in the entries sorted
+	at   uint32 // the entry's place in es
 }
 
-func keyOf(text string, at int) textKey {
-	return textKey{p: unsafe.StringData(text), n: uint32(len(text)), at: uint32(at)}
+// add adds text, of the entry at es[at], to the keys.
+func (t *textSort) add(text string, at int) {
+	t.keys = append(t.keys, textKey{off: uint32(len(t.texts)), n: uint32(len(text)), at: uint32(at)})
+	t.texts = append(t.texts, text...)
 }
 
-func (k *textKey) text() string { return unsafe.String(k.p, k.n) }
+func (t *textSort) text(k *textKey) []byte { return t.texts[k.off : k.off+k.n] }
+
+// reset empties t, holding no entry.
+func (t *textSort) reset() {
+	clear(t.keys[:cap(t.keys)])
+	clear(t.tmp[:cap(t.tmp)])
+	t.texts, t.keys, t.tmp, t.es = t.texts[:0], t.keys[:0], t.tmp[:0], nil
+}
 
 // smallSort is the size under which keys are sorted by comparison: a
 // radix pass costs its 256 buckets whatever the keys.
 const smallSort = 32
 
-// sortKeys sorts ks by text, equal texts by sameText of their entries in
-// es; tmp is room for the sort, returned grown to len(ks) for the next.
-func sortKeys(ks, tmp []textKey, es []*entry) []textKey {
+// sort sorts ks, keys of t, by text.
+func (t *textSort) sort(ks []textKey) {
 	if len(ks) < 2 {
-		return tmp
+		return
 	}
-	tmp = slices.Grow(tmp[:0], len(ks))[:len(ks)]
-	pos := commonPrefix(ks, 0)
+	t.tmp = slices.Grow(t.tmp[:0], len(ks))[:len(ks)]
+	pos := t.commonPrefix(ks, 0)
 	for i := range ks {
-		ks[i].word = textWord(ks[i].text(), pos)
+		ks[i].word = textWord(t.text(&ks[i]), pos)
 	}
-	sortTexts(ks, tmp, es, pos)
-	return tmp[:0]
+	t.sortFrom(ks, pos)
 }
 
-// sortTexts sorts ks, whose texts agree on their first pos bytes and whose
-// words are their bytes from pos; tmp is room for as many keys.
-func sortTexts(ks, tmp []textKey, es []*entry, pos int) {
+// sortFrom sorts ks, whose texts agree on their first pos bytes and whose
+// words are their bytes from pos.
+func (t *textSort) sortFrom(ks []textKey, pos int) {
 	for len(ks) > 1 {
 		if len(ks) <= smallSort {
-			slices.SortFunc(ks, func(a, b textKey) int { return compareKeys(a, b, pos, es) })
+			// By insertion, on the words where they differ.
+			for i := 1; i < len(ks); i++ {
+				k, j := ks[i], i
+				for ; j > 0 && (k.word < ks[j-1].word || k.word == ks[j-1].word && t.compare(&k, &ks[j-1], pos) < 0); j-- {
+					ks[j] = ks[j-1]
+				}
+				ks[j] = k
+			}
 			return
 		}
 		w0, diff := ks[0].word, uint64(0)
@@ -109,14 +125,14 @@ func sortTexts(ks, tmp []textKey, es []*entry, pos int) {
 				}
 			}
 			slices.SortFunc(ks[:short], func(a, b textKey) int {
-				return cmp.Or(cmp.Compare(a.n, b.n), sameText(es[a.at], es[b.at]))
+				return cmp.Or(cmp.Compare(a.n, b.n), sameText(t.es[a.at], t.es[b.at]))
 			})
 			if ks = ks[short:]; len(ks) < 2 {
 				return
 			}
-			pos = next + commonPrefix(ks, next)
+			pos = next + t.commonPrefix(ks, next)
 			for i := range ks {
-				ks[i].word = textWord(ks[i].text(), pos)
+				ks[i].word = textWord(t.text(&ks[i]), pos)
 			}
 			continue
 		}
@@ -130,7 +146,7 @@ func sortTexts(ks, tmp []textKey, es []*entry, pos int) {
 		for b, n := range ends {
 			ends[b], at = at, at+n
 		}
-		tmp = tmp[:len(ks)]
+		tmp := t.tmp[:len(ks)]
 		for i := range ks {
 			b := byte(ks[i].word >> shift)
 			tmp[ends[b]] = ks[i]
@@ -140,7 +156,7 @@ func sortTexts(ks, tmp []textKey, es []*entry, pos int) {
 		from := 0
 		for _, to := range ends {
 			if to-from > 1 {
-				sortTexts(ks[from:to], tmp, es, pos) // they share one more byte: the words tell
+				t.sortFrom(ks[from:to], pos) // they share one more byte: the words tell
 			}
 			from = to
 		}
@@ -148,15 +164,15 @@ func sortTexts(ks, tmp []textKey, es []*entry, pos int) {
 	}
 }
 
-// compareKeys orders a and b, whose texts agree on their first pos bytes
-// and whose words are their bytes from pos.
-func compareKeys(a, b textKey, pos int, es []*entry) int {
+// compare orders a and b, whose texts agree on their first pos bytes and
+// whose words are their bytes from pos.
+func (t *textSort) compare(a, b *textKey, pos int) int {
 	if a.word != b.word {
 		return cmp.Compare(a.word, b.word)
 	}
-	at, bt, next := a.text(), b.text(), pos+8
-	return cmp.Or(strings.Compare(at[min(next, len(at)):], bt[min(next, len(bt)):]),
-		cmp.Compare(len(at), len(bt)), sameText(es[a.at], es[b.at]))
+	at, bt, next := t.text(a), t.text(b), pos+8
+	return cmp.Or(bytes.Compare(at[min(next, len(at)):], bt[min(next, len(bt)):]),
+		cmp.Compare(len(at), len(bt)), sameText(t.es[a.at], t.es[b.at]))
 }
 
 // sameText orders entries of equal partition text.
@@ -165,18 +181,18 @@ func sameText(a, b *entry) int {
 }
 
 // commonPrefix is how many bytes from from on the texts of ks share.
-func commonPrefix(ks []textKey, from int) int {
-	first := ks[0].text()
+func (t *textSort) commonPrefix(ks []textKey, from int) int {
+	first := t.text(&ks[0])
 	if len(first) <= from {
 		return 0
 	}
 	n := len(first) - from
 	for i := range ks[1:] {
-		t := ks[i+1].text()
-		if len(t) <= from {
+		s := t.text(&ks[i+1])
+		if len(s) <= from {
 			return 0
 		}
-		if n = sharedBytes(first[from:from+n], t[from:min(len(t), from+n)]); n == 0 {
+		if n = sharedBytes(first[from:from+n], s[from:min(len(s), from+n)]); n == 0 {
 			return 0
 		}
 	}
@@ -186,10 +202,10 @@ func commonPrefix(ks []textKey, from int) int {
 // sharedBytes is how many bytes b shares with the start of a, no
 // shorter: 8 at a time as words, the first byte told apart by the
 // lowest bit the words differ in, with no call to compare strings.
-func sharedBytes(a, b string) int {
+func sharedBytes(a, b []byte) int {
 	m := 0
 	for ; m+8 <= len(b); m += 8 {
-		if x := binary.LittleEndian.Uint64([]byte(a[m:m+8])) ^ binary.LittleEndian.Uint64([]byte(b[m:m+8])); x != 0 {
+		if x := binary.LittleEndian.Uint64(a[m:m+8]) ^ binary.LittleEndian.Uint64(b[m:m+8]); x != 0 {
 			return m + bits.TrailingZeros64(x)/8
 		}
 	}
@@ -201,9 +217,9 @@ func sharedBytes(a, b string) int {
 
 // textWord is the 8 bytes of s from i as a big-endian number, zeros past
 // its end: numbers compare as the bytes do.
-func textWord(s string, i int) uint64 {
+func textWord(s []byte, i int) uint64 {
 	if i+8 <= len(s) {
-		return binary.BigEndian.Uint64([]byte(s[i : i+8]))
+		return binary.BigEndian.Uint64(s[i : i+8])
 	}
 	var b [8]byte
 	if i < len(s) {
