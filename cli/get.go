@@ -226,10 +226,11 @@ func rowsOf(store *store.Store, ids []model.ConnectorID) []model.PartitionRow {
 	return rows
 }
 
-// bodyOf makes the body of s, in buf's memory when it is big enough.
-func bodyOf(store *store.Store, s *selected, buf []byte) []byte {
+// bodyOf makes the body of s, in buf's memory when it is big enough, and
+// says whether it is known to be printable ASCII (text.PrintableASCII).
+func bodyOf(store *store.Store, s *selected, buf []byte) ([]byte, bool) {
 	if s.group != "" {
-		return model.SinkOffsetsBody(store.SinkPartitions(s.group))
+		return model.SinkOffsetsBody(store.SinkPartitions(s.group)), false
 	}
 	var read []model.ConnectorID
 	for _, id := range s.ids {
@@ -237,7 +238,7 @@ func bodyOf(store *store.Store, s *selected, buf []byte) []byte {
 			read = append(read, id)
 		}
 	}
-	return store.AppendOffsetsBody(buf[:0], read) // model.OffsetsBody of rowsOf(read), without the rows
+	return store.AppendOffsetsBodyChecked(buf[:0], read) // model.OffsetsBody of rowsOf(read), without the rows
 }
 
 // printOffsetsJSON writes Connect's GET offsets body for one connector, or an
@@ -252,9 +253,13 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 	// and their memory made the next ones once written: a cluster's can be
 	// a hundred megabytes, which as new memory costs as much to fault in
 	// as to fill.
-	bodies := make([]chan []byte, len(names))
+	type made struct {
+		body      []byte
+		printable bool // known to be printable ASCII
+	}
+	bodies := make([]chan made, len(names))
 	for i := range bodies {
-		bodies[i] = make(chan []byte, 1)
+		bodies[i] = make(chan made, 1)
 	}
 	ahead := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
 	free := make(chan []byte, cap(ahead))
@@ -266,24 +271,28 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 			case buf = <-free:
 			default:
 			}
-			go func() { bodies[i] <- bodyOf(store, conns[n], buf) }()
+			go func() {
+				b, printable := bodyOf(store, conns[n], buf)
+				bodies[i] <- made{b, printable}
+			}()
 		}
 	}()
 	// Stored bytes, exactly, except what a terminal would act on: JSON
 	// allows DEL, C1 and bidi controls raw in strings, so they are written
 	// as \u escapes (the same value to any JSON reader). Each piece is
 	// whole characters, so escaping piece by piece is escaping the whole.
-	// A piece of printable ASCII, nearly every one, is checked once and
-	// written past stdout's guard (safeWriter), which would leave it as it
-	// is; any other goes through both as before.
+	// A piece of printable ASCII, nearly every one, is written past
+	// stdout's guard (safeWriter), which would leave it as it is; any
+	// other goes through both as before. A body is known to be one as it
+	// is made, the rest are checked.
 	w, guard := env.Stdout, false
 	if s, ok := w.(*safeWriter); ok {
 		s.Flush()
 		w, guard = s.w, true
 	}
 	out := bufio.NewWriterSize(w, 64<<10)
-	write := func(p []byte) {
-		if !text.PrintableASCII(p) {
+	write := func(p []byte, printable bool) {
+		if !printable && !text.PrintableASCII(p) {
 			if p = text.JSONSafe(p); guard {
 				p = text.SanitizeOutput(p) // whole characters: JSONSafe's are UTF-8
 			}
@@ -292,9 +301,9 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 	}
 	body := func(i int) {
 		b := <-bodies[i]
-		write(b)
+		write(b.body, b.printable)
 		select {
-		case free <- b:
+		case free <- b.body:
 		default:
 		}
 		<-ahead
@@ -302,18 +311,18 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 	if single {
 		body(0)
 	} else {
-		write([]byte{'{'})
+		write([]byte{'{'}, true)
 		for i, n := range names {
 			if i > 0 {
-				write([]byte{','})
+				write([]byte{','}, true)
 			}
-			write(java.AppendJackson(nil, n))
-			write([]byte{':'})
+			write(java.AppendJackson(nil, n), false)
+			write([]byte{':'}, true)
 			body(i)
 		}
-		write([]byte{'}'})
+		write([]byte{'}'}, true)
 	}
-	write([]byte{'\n'})
+	write([]byte{'\n'}, true)
 	return out.Flush()
 }
 

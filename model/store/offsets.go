@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"koff/model"
+	"koff/model/text"
 )
 
 // OffsetsBody is OffsetsBody(rows of the connectors ids, in that order)
@@ -19,6 +20,15 @@ func (s *Store) OffsetsBody(ids []model.ConnectorID) []byte { return s.AppendOff
 // buffers, not in a hundred megabytes of new memory, which is as costly
 // to fault in as to fill.
 func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
+	b, _ := s.AppendOffsetsBodyChecked(dst, ids)
+	return b
+}
+
+// AppendOffsetsBodyChecked is AppendOffsetsBody, and whether what it
+// appends is all printable ASCII (text.PrintableASCII), which an output
+// guard leaves as it is: told from the texts side by side and the offsets'
+// form, not from a pass over the body.
+func (s *Store) AppendOffsetsBodyChecked(dst []byte, ids []model.ConnectorID) (body []byte, printable bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	p := bodyScratch.Get().(*bodyPicks)
@@ -72,6 +82,7 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 	if need := len(dst) + p.size + len(`{"offsets":[]}`); cap(dst) < need {
 		b = append(make([]byte, 0, need+need/4), dst...)
 	}
+	printable = p.printable && text.PrintableASCII(p.texts)
 	b = append(b, `{"offsets":[`...)
 	for i := range p.keys {
 		k := &p.keys[i]
@@ -84,7 +95,7 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 		b = append(b, p.offsets[k.at]...)
 		b = append(b, '}')
 	}
-	return append(b, `]}`...)
+	return append(b, `]}`...), printable
 }
 
 // bodyPicks are the entries a body is made of (picks, the entries of the
@@ -96,17 +107,19 @@ type bodyPicks struct {
 	picks   []*entry
 	offsets []string
 	size    int // the bytes the picks' rows take in the body
+	// printable: every offset is printable ASCII (the plain form is).
+	printable bool
 }
 
 // bodyScratch holds AppendOffsetsBody's picks between calls.
-var bodyScratch = sync.Pool{New: func() any { return new(bodyPicks) }}
+var bodyScratch = sync.Pool{New: func() any { return &bodyPicks{printable: true} }}
 
 // release hands p back, holding no text or entry of the Store.
 func (p *bodyPicks) release() {
 	clear(p.picks)
 	clear(p.offsets)
 	p.reset()
-	p.picks, p.offsets, p.size = p.picks[:0], p.offsets[:0], 0
+	p.picks, p.offsets, p.size, p.printable = p.picks[:0], p.offsets[:0], 0, true
 	bodyScratch.Put(p)
 }
 
@@ -116,6 +129,7 @@ func (p *bodyPicks) add(e *entry) {
 	offset := unsafe.String(unsafe.SliceData(v), len(v)) // already compact (valueTexts); stored bytes do not change
 	if !e.plain {
 		offset, _, _ = valueTexts(v)
+		p.printable = p.printable && text.PrintableASCII(offset)
 	}
 	text := e.partitionStr()
 	p.textSort.add(text, len(p.picks))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"koff/model"
+	"koff/model/text"
 )
 
 // plainPartitionOrder is the order sortByPartition gives, by comparison:
@@ -89,8 +90,10 @@ func TestSortByPartitionIsTheOrderByComparison(t *testing.T) {
 // for connectors of hundreds of partitions (past smallSort), with keys in
 // the worker's form and others, copies in several partitions of the topic
 // (which take the way through partsOf), tombstones, null partitions,
-// values to compact, and a connector in two offsets topics.
+// values to compact, and a connector in two offsets topics; and it knows
+// whether the body is printable ASCII.
 func TestOffsetsBodyOfManyPartitionsIsTheRowsBody(t *testing.T) {
+	printables := map[bool]bool{}
 	for seed := range uint64(12) {
 		r := rand.New(rand.NewPCG(seed, 5))
 		s := NewStore(StoreOptions{})
@@ -107,7 +110,11 @@ func TestOffsetsBodyOfManyPartitionsIsTheRowsBody(t *testing.T) {
 				case 1:
 					key = fmt.Sprintf(`["c%d",null]`, c)
 				case 2:
-					key = fmt.Sprintf(`["c%d",{"s":%q}]`, c, texts[r.IntN(len(texts))])
+					if seed%4 != 0 { // otherwise all printable ASCII
+						key = fmt.Sprintf(`["c%d",{"s":%q}]`, c, texts[r.IntN(len(texts))])
+						break
+					}
+					fallthrough
 				default:
 					key = fmt.Sprintf(`["c%d",{"cluster":"primary","partition":%d,"topic":"t-%d"}]`, c, r.IntN(100), r.IntN(40))
 				}
@@ -117,6 +124,10 @@ func TestOffsetsBodyOfManyPartitionsIsTheRowsBody(t *testing.T) {
 					value = ""
 				case 1:
 					value = fmt.Sprintf(`{ "offset" : %d.0 }`, r.IntN(1000))
+				case 2:
+					if seed%3 == 0 {
+						value = fmt.Sprintf(`{"file":"é%d"}`, r.IntN(1000)) // not printable ASCII
+					}
 				}
 				part := r.IntN(5)
 				if seed%2 == 0 {
@@ -131,20 +142,32 @@ func TestOffsetsBodyOfManyPartitionsIsTheRowsBody(t *testing.T) {
 		var all []model.ConnectorID
 		for _, c := range s.ConnectorList() {
 			all = append(all, c.ID)
-			if got, want := string(s.OffsetsBody([]model.ConnectorID{c.ID})), string(model.OffsetsBody(s.Partitions(c.ID))); got != want {
+			body, printable := s.AppendOffsetsBodyChecked(nil, []model.ConnectorID{c.ID})
+			if got, want := string(body), string(model.OffsetsBody(s.Partitions(c.ID))); got != want {
 				t.Fatalf("seed %d: %v: body\n%s\nwant\n%s", seed, c.ID, got, want)
 			}
+			if printable != text.PrintableASCII(body) {
+				t.Fatalf("seed %d: %v: printable %v, but the body is %q", seed, c.ID, printable, body)
+			}
+			printables[printable] = true
 		}
 		// One connector's copies in both topics: the first topic's win.
 		for _, name := range []string{"c0", "c1"} {
 			ids := []model.ConnectorID{{Topic: "connect-offsets", Name: name}, {Topic: "other-offsets", Name: name}}
 			rows := append(s.Partitions(ids[0]), s.Partitions(ids[1])...)
-			if got, want := string(s.OffsetsBody(ids)), string(model.OffsetsBody(rows)); got != want {
+			body, printable := s.AppendOffsetsBodyChecked([]byte("before"), ids)
+			if got, want := string(body), "before"+string(model.OffsetsBody(rows)); got != want {
 				t.Fatalf("seed %d: %s in two topics: body\n%s\nwant\n%s", seed, name, got, want)
+			}
+			if printable && !text.PrintableASCII(body) {
+				t.Fatalf("seed %d: %s in two topics: printable, but the body is %q", seed, name, body)
 			}
 		}
 		if len(all) != 4 {
 			t.Fatalf("seed %d: connectors %v, want c0 and c1 in two topics", seed, all)
 		}
+	}
+	if !printables[true] || !printables[false] {
+		t.Errorf("bodies printable: %v, want some of each", printables)
 	}
 }
