@@ -26,8 +26,8 @@ func (s *Store) AppendOffsetsBody(dst []byte, ids []model.ConnectorID) []byte {
 
 // AppendOffsetsBodyChecked is AppendOffsetsBody, and whether what it
 // appends is all printable ASCII (text.PrintableASCII), which an output
-// guard leaves as it is: told from the texts side by side and the offsets'
-// form, not from a pass over the body.
+// guard leaves as it is: told from each text as it is picked and the
+// offsets' form, not from a pass over the body.
 func (s *Store) AppendOffsetsBodyChecked(dst []byte, ids []model.ConnectorID) (body []byte, printable bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -82,7 +82,7 @@ func (s *Store) AppendOffsetsBodyChecked(dst []byte, ids []model.ConnectorID) (b
 	if need := len(dst) + p.size + len(`{"offsets":[]}`); cap(dst) < need {
 		b = append(make([]byte, 0, need+need/4), dst...)
 	}
-	printable = p.printable && text.PrintableASCII(p.texts)
+	printable = p.printable
 	b = append(b, `{"offsets":[`...)
 	for i := range p.keys {
 		k := &p.keys[i]
@@ -131,11 +131,12 @@ func (p *bodyPicks) add(e *entry) {
 		offset, _, _ = valueTexts(v)
 		p.printable = p.printable && text.PrintableASCII(offset)
 	}
-	text := e.partitionStr()
-	p.textSort.add(text, len(p.picks))
+	part := e.partitionStr()
+	p.textSort.add(part, len(p.picks))
+	p.printable = p.printable && text.PrintableASCII(part)
 	p.picks = append(p.picks, e)
 	p.offsets = append(p.offsets, offset)
-	p.size += len(text) + len(offset) + len(`,{"partition":,"offset":}`)
+	p.size += len(part) + len(offset) + len(`,{"partition":,"offset":}`)
 }
 
 // size is the bytes k's row takes in the body.
@@ -153,12 +154,14 @@ func (p *bodyPicks) singleCopy(c *connector) bool {
 	if c.parts.Load() != nil {
 		return false
 	}
-	from, keys, texts, was := len(p.picks), len(p.keys), len(p.texts), p.size
+	from, keys, was, printable := len(p.picks), len(p.keys), p.size, p.printable
+	// Grown once: a read keeps what doubling leaves behind.
+	p.picks, p.offsets, p.keys = slices.Grow(p.picks, len(c.entries)), slices.Grow(p.offsets, len(c.entries)), slices.Grow(p.keys, len(c.entries))
 	for _, e := range c.entries {
 		if !e.firstCopy || e.nextCopy != 0 || !e.taskForm {
 			clear(p.picks[from:])
 			clear(p.offsets[from:])
-			p.picks, p.offsets, p.keys, p.texts, p.size = p.picks[:from], p.offsets[:from], p.keys[:keys], p.texts[:texts], was
+			p.picks, p.offsets, p.keys, p.size, p.printable = p.picks[:from], p.offsets[:from], p.keys[:keys], was, printable
 			return false
 		}
 		if e.state == valueOffset && e.partitionStr() != "null" {
