@@ -125,7 +125,10 @@ func (p *bodyPicks) release() {
 
 // add picks e, which has an offset the task reads.
 func (p *bodyPicks) add(e *entry) {
-	v := e.value()
+	v := e.history[0].Value // the newest of one update, as it nearly always is here: no division
+	if len(e.history) > 1 {
+		v = e.value()
+	}
 	offset := unsafe.String(unsafe.SliceData(v), len(v)) // already compact (valueTexts); stored bytes do not change
 	if !e.plain {
 		offset, _, _ = valueTexts(v)
