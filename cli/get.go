@@ -219,9 +219,6 @@ func sortedNames(m map[string]*selected) []string {
 }
 
 func rowsOf(store *store.Store, ids []model.ConnectorID) []model.PartitionRow {
-	if len(ids) == 1 {
-		return store.Partitions(ids[0]) // not copied: a million rows are 270 MB
-	}
 	var rows []model.PartitionRow
 	for _, id := range ids {
 		rows = append(rows, store.Partitions(id)...)
@@ -335,6 +332,8 @@ func printOffsetsTable(env Env, store *store.Store, conns map[string]*selected, 
 	tw.row("CONNECTOR", "PARTITION", "OFFSET", "TASK", "WHERE", "UPDATED", "FLAGS")
 	var notes []string
 	var c tableCells
+	var reuse []model.PartitionRow
+	var lives []model.PartitionID
 	for _, n := range sortedNames(conns) {
 		s := conns[n]
 		if s.group == "" && len(s.ids) == 0 || s.group != "" && len(store.SinkPartitions(s.group)) == 0 {
@@ -350,7 +349,15 @@ func printOffsetsTable(env Env, store *store.Store, conns map[string]*selected, 
 			continue
 		}
 		noted := map[string]bool{}
-		rows := rowsOf(store, s.ids)
+		var rows []model.PartitionRow
+		if len(s.ids) == 1 {
+			// In the memory of the connector before: not 300 MB of new
+			// memory a million partitions.
+			rows, lives = store.PartitionsIn(reuse, lives, s.ids[0])
+			reuse = rows
+		} else {
+			rows = rowsOf(store, s.ids)
+		}
 		// A deleted live copy is listed when a stray copy of its partition
 		// is, so the table shows that the task gets nothing.
 		strays := map[string]bool{}

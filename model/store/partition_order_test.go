@@ -171,3 +171,43 @@ func TestOffsetsBodyOfManyPartitionsIsTheRowsBody(t *testing.T) {
 		t.Errorf("bodies printable: %v, want some of each", printables)
 	}
 }
+
+// TestPartitionsInIsPartitions: the rows of connector after connector
+// made in the memory of the ones before (bigger, smaller, none) are the
+// rows Partitions makes, their LiveCopy too.
+func TestPartitionsInIsPartitions(t *testing.T) {
+	s := NewStore(StoreOptions{})
+	s.SetTopicPartitions("connect-offsets", 5)
+	r := rand.New(rand.NewPCG(4, 4))
+	var batch []Record
+	for off := range int64(3000) {
+		c := []int{0, 0, 0, 1, 2, 2}[r.IntN(6)]
+		key := fmt.Sprintf(`["c%d",{"cluster":"primary","partition":%d,"topic":"t-%d"}]`, c, r.IntN(30), r.IntN(30))
+		value := fmt.Sprintf(`{"offset":%d}`, r.IntN(1000))
+		if r.IntN(9) == 0 {
+			value = ""
+		}
+		batch = append(batch, rec(r.IntN(5), off, key, value, 0))
+	}
+	s.Ingest(batch)
+	var rows []model.PartitionRow
+	var lives []model.PartitionID
+	for _, name := range []string{"c0", "c1", "c2", "none", "c0", "c2", "c1"} {
+		id := model.ConnectorID{Topic: "connect-offsets", Name: name}
+		rows, lives = s.PartitionsIn(rows, lives, id)
+		want := s.Partitions(id)
+		if len(rows) != len(want) {
+			t.Fatalf("%s: %d rows, want %d", name, len(rows), len(want))
+		}
+		for i := range want {
+			g, w := rows[i], want[i]
+			if (g.LiveCopy == nil) != (w.LiveCopy == nil) || g.LiveCopy != nil && *g.LiveCopy != *w.LiveCopy {
+				t.Fatalf("%s row %d: live copy %v, want %v", name, i, g.LiveCopy, w.LiveCopy)
+			}
+			g.LiveCopy, w.LiveCopy = nil, nil
+			if fmt.Sprint(g) != fmt.Sprint(w) {
+				t.Fatalf("%s row %d:\n got %+v\nwant %+v", name, i, g, w)
+			}
+		}
+	}
+}
