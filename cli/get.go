@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -226,10 +226,11 @@ func rowsOf(store *store.Store, ids []model.ConnectorID) []model.PartitionRow {
 	return rows
 }
 
-// bodyOf makes the body of s, in buf's memory when it is big enough.
-func bodyOf(store *store.Store, s *selected, buf []byte) []byte {
+// bodyOf makes the body of s, in buf's memory when it is big enough, and
+// says whether it is known to be printable ASCII (text.PrintableASCII).
+func bodyOf(store *store.Store, s *selected, buf []byte) ([]byte, bool) {
 	if s.group != "" {
-		return model.SinkOffsetsBody(store.SinkPartitions(s.group))
+		return model.SinkOffsetsBody(store.SinkPartitions(s.group)), false
 	}
 	var read []model.ConnectorID
 	for _, id := range s.ids {
@@ -237,7 +238,7 @@ func bodyOf(store *store.Store, s *selected, buf []byte) []byte {
 			read = append(read, id)
 		}
 	}
-	return store.AppendOffsetsBody(buf[:0], read) // model.OffsetsBody of rowsOf(read), without the rows
+	return store.AppendOffsetsBodyChecked(buf[:0], read) // model.OffsetsBody of rowsOf(read), without the rows
 }
 
 // printOffsetsJSON writes Connect's GET offsets body for one connector, or an
@@ -252,9 +253,13 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 	// and their memory made the next ones once written: a cluster's can be
 	// a hundred megabytes, which as new memory costs as much to fault in
 	// as to fill.
-	bodies := make([]chan []byte, len(names))
+	type made struct {
+		body      []byte
+		printable bool // known to be printable ASCII
+	}
+	bodies := make([]chan made, len(names))
 	for i := range bodies {
-		bodies[i] = make(chan []byte, 1)
+		bodies[i] = make(chan made, 1)
 	}
 	ahead := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
 	free := make(chan []byte, cap(ahead))
@@ -266,20 +271,39 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 			case buf = <-free:
 			default:
 			}
-			go func() { bodies[i] <- bodyOf(store, conns[n], buf) }()
+			go func() {
+				b, printable := bodyOf(store, conns[n], buf)
+				bodies[i] <- made{b, printable}
+			}()
 		}
 	}()
 	// Stored bytes, exactly, except what a terminal would act on: JSON
 	// allows DEL, C1 and bidi controls raw in strings, so they are written
 	// as \u escapes (the same value to any JSON reader). Each piece is
 	// whole characters, so escaping piece by piece is escaping the whole.
-	out := bufio.NewWriterSize(env.Stdout, 64<<10)
-	write := func(p []byte) { out.Write(text.JSONSafe(p)) }
+	// A piece of printable ASCII, nearly every one, is written past
+	// stdout's guard (safeWriter), which would leave it as it is; any
+	// other goes through both as before. A body is known to be one as it
+	// is made, the rest are checked.
+	w, guard := env.Stdout, false
+	if s, ok := w.(*safeWriter); ok {
+		s.Flush()
+		w, guard = s.w, true
+	}
+	out := bufio.NewWriterSize(w, 64<<10)
+	write := func(p []byte, printable bool) {
+		if !printable && !text.PrintableASCII(p) {
+			if p = text.JSONSafe(p); guard {
+				p = text.SanitizeOutput(p) // whole characters: JSONSafe's are UTF-8
+			}
+		}
+		out.Write(p)
+	}
 	body := func(i int) {
 		b := <-bodies[i]
-		write(b)
+		write(b.body, b.printable)
 		select {
-		case free <- b:
+		case free <- b.body:
 		default:
 		}
 		<-ahead
@@ -287,40 +311,53 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 	if single {
 		body(0)
 	} else {
-		write([]byte{'{'})
+		write([]byte{'{'}, true)
 		for i, n := range names {
 			if i > 0 {
-				write([]byte{','})
+				write([]byte{','}, true)
 			}
-			write(java.AppendJackson(nil, n))
-			write([]byte{':'})
+			write(java.AppendJackson(nil, n), false)
+			write([]byte{':'}, true)
 			body(i)
 		}
-		write([]byte{'}'})
+		write([]byte{'}'}, true)
 	}
-	write([]byte{'\n'})
+	write([]byte{'\n'}, true)
 	return out.Flush()
 }
 
 func printOffsetsTable(env Env, store *store.Store, conns map[string]*selected, deleted bool) error {
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CONNECTOR\tPARTITION\tOFFSET\tTASK\tWHERE\tUPDATED\tFLAGS")
+	out := bufio.NewWriterSize(env.Stdout, 64<<10)
+	tw := newAlignedTable(7)
+	tw.row("CONNECTOR", "PARTITION", "OFFSET", "TASK", "WHERE", "UPDATED", "FLAGS")
 	var notes []string
+	var c tableCells
+	var reuse []model.PartitionRow
+	var lives []model.PartitionID
 	for _, n := range sortedNames(conns) {
 		s := conns[n]
 		if s.group == "" && len(s.ids) == 0 || s.group != "" && len(store.SinkPartitions(s.group)) == 0 {
 			notes = append(notes, fmt.Sprintf("  %s: no offsets, so its tasks start without one (Connect's GET offsets is {\"offsets\":[]})", field(n)))
 			continue
 		}
+		name := field(n)
 		if s.group != "" {
 			for _, r := range store.SinkPartitions(s.group) {
-				fmt.Fprintf(tw, "%s\t{\"kafka_topic\":%s,\"kafka_partition\":%d}\t{\"kafka_offset\":%d}\treads\tgroup %s\t-\tlag %d\n",
-					field(n), jsonField(string(java.AppendJackson(nil, r.Topic))), r.Partition, r.Committed, field(s.group), r.Lag)
+				tw.row(name, `{"kafka_topic":`+jsonField(string(java.AppendJackson(nil, r.Topic)))+`,"kafka_partition":`+strconv.Itoa(r.Partition)+"}",
+					`{"kafka_offset":`+strconv.FormatInt(r.Committed, 10)+"}", "reads", "group "+field(s.group), "-", "lag "+strconv.FormatInt(r.Lag, 10))
 			}
 			continue
 		}
 		noted := map[string]bool{}
-		rows := rowsOf(store, s.ids)
+		var rows []model.PartitionRow
+		if len(s.ids) == 1 {
+			// In the memory of the connector before: not 300 MB of new
+			// memory a million partitions.
+			rows, lives = store.PartitionsIn(reuse, lives, s.ids[0])
+			reuse = rows
+		} else {
+			rows = rowsOf(store, s.ids)
+		}
 		// A deleted live copy is listed when a stray copy of its partition
 		// is, so the table shows that the task gets nothing.
 		strays := map[string]bool{}
@@ -336,38 +373,77 @@ func printOffsetsTable(env Env, store *store.Store, conns map[string]*selected, 
 			}
 			shown++
 			task, note := taskWord(r, s.other[r.ID.Topic])
-			flags := r.Flags.String()
-			if flags == "" {
-				flags = "-"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(n), jsonField(r.Partition), offsetText(r), task, field(r.ID.TopicPartition.String()), model.TimeText(r.Updated), flags)
+			tw.row(name, jsonCell(r.Partition), offsetText(r), task, c.where(r.ID.TopicPartition), c.updated(r.Updated), c.flags(r.Flags))
 			if note != "" {
 				where := r.ID.TopicPartition.String()
 				if r.Flags&model.FlagNotCanonical != 0 {
 					// The table shows the partition parsed; these are other bytes.
 					where += " (key " + field(r.ID.Key) + ")"
 				}
-				notes = append(notes, fmt.Sprintf("  %s %s in %s: %s", field(n), jsonField(r.Partition), where, noteField(note)))
+				notes = append(notes, fmt.Sprintf("  %s %s in %s: %s", name, jsonField(r.Partition), where, noteField(note)))
 			}
 			if r.TaskNote != "" && !noted[r.Partition] {
 				noted[r.Partition] = true
-				notes = append(notes, fmt.Sprintf("  %s %s: %s", field(n), jsonField(r.Partition), noteField(r.TaskNote)))
+				notes = append(notes, fmt.Sprintf("  %s %s: %s", name, jsonField(r.Partition), noteField(r.TaskNote)))
 			}
 		}
 		if shown == 0 { // every offset deleted (--deleted lists the tombstones)
-			notes = append(notes, fmt.Sprintf("  %s: no offsets, so its tasks start without one (Connect's GET offsets is {\"offsets\":[]})", field(n)))
+			notes = append(notes, fmt.Sprintf("  %s: no offsets, so its tasks start without one (Connect's GET offsets is {\"offsets\":[]})", name))
 		}
 	}
-	if err := tw.Flush(); err != nil {
+	if err := tw.writeTo(out); err != nil {
 		return err
 	}
 	if len(notes) > 0 {
-		fmt.Fprintln(env.Stdout, "What a restarted task reads (Apache Kafka 4.1.1):")
+		fmt.Fprintln(out, "What a restarted task reads (Apache Kafka 4.1.1):")
 		for _, l := range notes {
-			fmt.Fprintln(env.Stdout, l)
+			fmt.Fprintln(out, l)
 		}
 	}
-	return nil
+	return out.Flush()
+}
+
+// tableCells are the table's cells that repeat from row to row, each made
+// once: a million rows hold a few dozen topic-partitions, flag sets and
+// (to the millisecond) times of update.
+type tableCells struct {
+	wheres   map[model.TopicPartition]string
+	flagSets map[model.Flags]string
+	time     time.Time
+	timeText string
+}
+
+func (c *tableCells) where(tp model.TopicPartition) string {
+	s, ok := c.wheres[tp]
+	if !ok {
+		if c.wheres == nil {
+			c.wheres = map[model.TopicPartition]string{}
+		}
+		s = field(tp.String())
+		c.wheres[tp] = s
+	}
+	return s
+}
+
+func (c *tableCells) flags(f model.Flags) string {
+	s, ok := c.flagSets[f]
+	if !ok {
+		if c.flagSets == nil {
+			c.flagSets = map[model.Flags]string{}
+		}
+		if s = f.String(); s == "" {
+			s = "-"
+		}
+		c.flagSets[f] = s
+	}
+	return s
+}
+
+func (c *tableCells) updated(t time.Time) string {
+	if c.timeText == "" || t != c.time {
+		c.time, c.timeText = t, model.TimeText(t)
+	}
+	return c.timeText
 }
 
 // taskWord is the TASK column: whether a restarted task reads this copy,
@@ -397,5 +473,5 @@ func offsetText(r model.PartitionRow) string {
 	case r.Offset == "":
 		return "(unreadable) " + field(model.Preview(r.Stored, 40))
 	}
-	return jsonField(r.Offset)
+	return jsonCell(r.Offset)
 }

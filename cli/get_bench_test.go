@@ -23,7 +23,12 @@ import (
 //
 //	go run ./bench/load -serve 127.0.0.1:0 -records 1000000 -keys 7000   # prints: ready ADDR
 //	KOFF_BENCH_BOOTSTRAP=ADDR go test ./cli -run XXX -bench GetJSON -benchtime 3x -cpuprofile cpu.out -memprofile mem.out
-func BenchmarkGetJSON(b *testing.B) {
+func BenchmarkGetJSON(b *testing.B) { benchmarkGet(b, "-o", "json") }
+
+// BenchmarkGetTable is BenchmarkGetJSON for the table koff get prints.
+func BenchmarkGetTable(b *testing.B) { benchmarkGet(b) }
+
+func benchmarkGet(b *testing.B, flags ...string) {
 	addr := os.Getenv("KOFF_BENCH_BOOTSTRAP")
 	topic := cmp.Or(os.Getenv("KOFF_BENCH_TOPIC"), "connect-offsets")
 	if addr == "" {
@@ -44,7 +49,7 @@ func BenchmarkGetJSON(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		code := Main([]string{"get", "-b", addr, "-o", "json", "--offsets-topic", topic}, Env{Context: context.Background(), Stdout: io.Discard, Stderr: os.Stderr,
+		code := Main(append([]string{"get", "-b", addr, "--offsets-topic", topic}, flags...), Env{Context: context.Background(), Stdout: io.Discard, Stderr: os.Stderr,
 			Getenv: func(string) string { return "" }})
 		if code != 0 {
 			b.Fatalf("koff get: exit %d", code)

@@ -79,3 +79,12 @@ func noteField(s string) string { return text.Sanitize(text.Clip(s, 4*cellMax)) 
 // JSON's own \u escapes first, so what is shown stays JSON that means the
 // same and can be pasted back into --partition or --offset.
 func jsonField(s string) string { return field(string(text.JSONSafe([]byte(s)))) }
+
+// jsonCell is jsonField, with no work for the JSON of nearly every table
+// cell: printable ASCII, short enough, which jsonField leaves as it is.
+func jsonCell(s string) string {
+	if len(s) <= cellMax && text.PrintableASCII(s) {
+		return s
+	}
+	return jsonField(s)
+}

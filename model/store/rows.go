@@ -188,22 +188,49 @@ func (s *Store) connectorRows(counts bool) []model.ConnectorRow {
 // Partitions returns the source partitions of one connector, sorted by
 // partition map, then topic-partition.
 func (s *Store) Partitions(id model.ConnectorID) []model.PartitionRow {
+	rows, _ := s.partitionsIn(nil, nil, id, false)
+	return rows
+}
+
+// PartitionsIn is Partitions(id) made in the memory of rows and lives
+// (each row's LiveCopy) when it is big enough, and that memory for the
+// next call: a caller reading the rows of one connector after another
+// (koff get's table) makes them in the same memory, not in 300 MB of new
+// memory a million partitions, which a one-shot read collects late. The
+// rows of the call before are overwritten.
+func (s *Store) PartitionsIn(rows []model.PartitionRow, lives []model.PartitionID, id model.ConnectorID) ([]model.PartitionRow, []model.PartitionID) {
+	return s.partitionsIn(rows, lives, id, true)
+}
+
+// partitionsIn is PartitionsIn; memory it makes is an eighth bigger with
+// spare, for the next connector's a little bigger.
+func (s *Store) partitionsIn(rows []model.PartitionRow, lives []model.PartitionID, id model.ConnectorID, spare bool) ([]model.PartitionRow, []model.PartitionID) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	c := s.connectors[id]
 	if c == nil {
-		return nil
+		return rows[:0], lives
 	}
 	// Sorted as entries, not as rows: a row is some 300 bytes to move.
 	es := slices.Clone(c.entries)
 	sortByPartition(es)
 	// Filled through write barriers, which read first.
-	rows, lives := newPages[model.PartitionRow](len(es)), newPages[model.PartitionID](len(es))
+	more := 0
+	if spare {
+		more = len(es) / 8
+	}
+	if cap(rows) < len(es) {
+		rows = newPages[model.PartitionRow](len(es) + more)
+	}
+	if cap(lives) < len(es) {
+		lives = newPages[model.PartitionID](len(es) + more)
+	}
+	rows, lives = rows[:len(es)], lives[:len(es)]
 	cp, nparts := s.partsOf(c), s.partitions[id.Topic]
 	for i, e := range es {
 		s.rowInto(&rows[i], &lives[i], e, cp, nparts)
 	}
-	return rows
+	return rows, lives
 }
 
 func (s *Store) row(e *entry) model.PartitionRow {

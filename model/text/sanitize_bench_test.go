@@ -22,3 +22,15 @@ func BenchmarkOutputGuards(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPrintableASCII is the check koff get makes of each body before
+// it writes it unchanged past both guards.
+func BenchmarkPrintableASCII(b *testing.B) {
+	body := []byte(strings.Repeat(`{"partition":{"cluster":"primary","partition":0,"topic":"orders.region-0.topic-1"},"offset":{"offset":0}},`, (10<<20)/100))
+	b.SetBytes(int64(len(body)))
+	for range b.N {
+		if !PrintableASCII(body) {
+			b.Fatal("not printable")
+		}
+	}
+}
