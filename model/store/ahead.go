@@ -1,6 +1,10 @@
 package store
 
-import "koff/model"
+import (
+	"encoding/binary"
+
+	"koff/model"
+)
 
 // At a million new keys, the Store's lookups in its indexes (byKey, a
 // connector's copies) are each a cache miss, and one waits for the next.
@@ -20,11 +24,22 @@ type storeAhead struct {
 	// copies are the indexes to read the slots of, and their hashes.
 	copies []aheadSlot
 	// shapes numbers kept's field orders (the Store numbers them again as
-	// it meets them); conn is the connector last looked up.
+	// it meets them); conns are connectors looked up, by a slot of their
+	// names (connSlot).
 	shapes keyShapes
-	conn   *connector
-	sum    uint64 // of the slots read, so that reading them is not left out
+	conns  [connSlots]*connector
+	// byLatest are the connectors of the names each Latest numbered
+	// (latestConns), by number-1.
+	byLatest map[*latestChunk][]*connector
+	sum      uint64 // of the slots read, so that reading them is not left out
 }
+
+// connSlots is how many connectors lookAhead keeps at hand: the keys of a
+// partition of the offsets topic are of many connectors in turn.
+const (
+	connBits  = 8
+	connSlots = 1 << connBits
+)
 
 type aheadSlot struct {
 	ix *hashIndex
@@ -71,23 +86,44 @@ func (s *Store) lookAhead(recs []Record) {
 	// copies. (A key the Store holds in another of the topic's
 	// partitions takes that copy's facts.)
 	keys, topic = s.byKey[recs[0].Topic], recs[0].Topic
+	var named []*connector // of the Latest of chunk of
+	var of *latestChunk
 	for i := range recs {
 		r := &recs[i]
 		if r.Topic != topic {
 			topic, keys = r.Topic, s.byKey[r.Topic]
 		}
 		k := a.prep[i].keyAt()
+		if k != nil && k.cref > 0 {
+			// Analysed by a Latest, which numbered its connector's name.
+			if ch := a.prep[i].chunk; ch != of {
+				named, of = a.byLatest[ch], ch
+			}
+			var c *connector
+			if int(k.cref) <= len(named) {
+				c = named[k.cref-1]
+			}
+			if c == nil || c.id.Topic != r.Topic {
+				if c = s.connectorOf(model.ConnectorID{Topic: r.Topic, Name: k.facts.connector}); c == nil {
+					continue
+				}
+				named = a.nameConnector(of, k.cref, c)
+			}
+			a.copies = append(a.copies, aheadSlot{&c.copies, k.ihash})
+			k.conn = c // not looked up again by newEntry
+			continue
+		}
 		if k == nil {
 			if keys != nil && keys.get(a.prep[i].hash) != 0 {
 				continue // bytes of that hash are stored: not analysed ahead
 			}
-			kk, ok := analyzePlain(r.Key, &s.keys, &a.shapes)
-			if !ok {
+			a.kept = append(a.kept, keptKey{})
+			k = &a.kept[len(a.kept)-1]
+			if !analyzePlain(r.Key, &s.keys, &a.shapes, k) {
+				a.kept = a.kept[:len(a.kept)-1]
 				continue
 			}
-			a.kept = append(a.kept, kk)
 			a.key[i] = int32(len(a.kept))
-			k = &a.kept[len(a.kept)-1]
 		}
 		if c := s.connectorOf(model.ConnectorID{Topic: r.Topic, Name: k.facts.connector}); c != nil {
 			a.copies = append(a.copies, aheadSlot{&c.copies, k.ihash})
@@ -100,6 +136,21 @@ func (s *Store) lookAhead(recs []Record) {
 	a.sum = sum
 }
 
+// nameConnector notes c as the connector of the name the Latest of chunk
+// numbered ref, and returns the connectors of its names.
+func (a *storeAhead) nameConnector(chunk *latestChunk, ref int32, c *connector) []*connector {
+	if a.byLatest == nil {
+		a.byLatest = map[*latestChunk][]*connector{}
+	}
+	named := a.byLatest[chunk]
+	if int(ref) > len(named) {
+		named = append(named, make([]*connector, int(ref)-len(named))...)
+	}
+	named[ref-1] = c
+	a.byLatest[chunk] = named
+	return named
+}
+
 // keyAhead is the facts lookAhead (or a Latest) worked out of the key of
 // the record at i in its window, or nil.
 func (s *Store) keyAhead(i int) *keptKey {
@@ -109,15 +160,41 @@ func (s *Store) keyAhead(i int) *keptKey {
 	return s.ahead.prep[i].keyAt()
 }
 
-// connectorOf is the connector id names, or nil: the last one looked up is
-// asked first, as a batch's new keys are often of one connector.
+// connectorOf is the connector id names, or nil: the one last looked up
+// in the slot of its name is asked first, before the map (which hashes
+// the topic and the name, then compares them again).
 func (s *Store) connectorOf(id model.ConnectorID) *connector {
-	if c := s.ahead.conn; c != nil && c.id == id {
+	slot := &s.ahead.conns[connSlot(id.Name)]
+	if c := *slot; c != nil && c.id == id {
 		return c
 	}
 	c := s.connectors[id]
 	if c != nil {
-		s.ahead.conn = c
+		*slot = c
 	}
 	return c
+}
+
+// connSlot is the slot of a connector's name in connSlots.
+func connSlot(name string) int { return int(connHash(name) >> (64 - connBits)) }
+
+// connHash hashes a connector's name by its length and first and last
+// bytes (names of one family often differ only in a number at either
+// end), mixed as murmur3's finalizer mixes: cheaper than maphash for
+// these few bytes.
+func connHash(name string) uint64 {
+	h := uint64(len(name))
+	if len(name) >= 8 {
+		h ^= binary.LittleEndian.Uint64([]byte(name[:8]))
+		h ^= binary.LittleEndian.Uint64([]byte(name[len(name)-8:])) * 0x9e3779b97f4a7c15
+	} else {
+		for i := range len(name) {
+			h = h<<8 | uint64(name[i])
+		}
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
 }
