@@ -1,6 +1,9 @@
 package store
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // plainMaxFields bounds the fields of the plain form: names are compared
 // pairwise.
@@ -112,10 +115,17 @@ func plainString[T string | []byte](raw T, i int) int {
 	j := i + 1
 	// 8 bytes at a time while none is out of the plain range: a byte
 	// below 0x20, at or above 0x7f, a quote or a backslash.
+	// The lowest byte flagged is the first out of the range (a borrow
+	// or carry only flags bytes above one flagged itself): the string
+	// ends there, at a quote, or is not plain.
 	for j+8 <= len(raw) {
 		x := binary.LittleEndian.Uint64([]byte(raw[j : j+8]))
-		if ((x-lo8*0x20)&^x|x|zeroByte(x^lo8*0x7f)|zeroByte(x^lo8*'"')|zeroByte(x^lo8*'\\'))&hi8 != 0 {
-			break
+		if m := ((x-lo8*0x20)&^x | x | zeroByte(x^lo8*0x7f) | zeroByte(x^lo8*'"') | zeroByte(x^lo8*'\\')) & hi8; m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			if raw[j] == '"' {
+				return j + 1
+			}
+			return -1
 		}
 		j += 8
 	}
