@@ -28,11 +28,14 @@ type storeAhead struct {
 	// names (connSlot).
 	shapes keyShapes
 	conns  [connSlots]*connector
-	// byLatest are the connectors of the names each Latest numbered
-	// (latestConns), by number-1.
-	byLatest map[*latestChunk][]*connector
-	sum      uint64 // of the slots read, so that reading them is not left out
+	// owner marks the connectors a Latest keeps for this Store
+	// (latestChunk.conns): made anew by Reset, as the connectors are.
+	owner *aheadOwner
+	sum   uint64 // of the slots read, so that reading them is not left out
 }
+
+// aheadOwner is a Store's mark, not of size zero (those share an address).
+type aheadOwner struct{ _ byte }
 
 // connSlots is how many connectors lookAhead keeps at hand: the keys of a
 // partition of the offsets topic are of many connectors in turn.
@@ -86,8 +89,7 @@ func (s *Store) lookAhead(recs []Record) {
 	// copies. (A key the Store holds in another of the topic's
 	// partitions takes that copy's facts.)
 	keys, topic = s.byKey[recs[0].Topic], recs[0].Topic
-	var named []*connector // of the Latest of chunk of
-	var of *latestChunk
+	var of *latestChunk // the chunk of the last record analysed by a Latest
 	for i := range recs {
 		r := &recs[i]
 		if r.Topic != topic {
@@ -97,17 +99,24 @@ func (s *Store) lookAhead(recs []Record) {
 		if k != nil && k.cref > 0 {
 			// Analysed by a Latest, which numbered its connector's name.
 			if ch := a.prep[i].chunk; ch != of {
-				named, of = a.byLatest[ch], ch
+				of = ch
+				if a.owner == nil {
+					a.owner = new(aheadOwner)
+				}
+				if of.connsOwner != a.owner { // another Store's, or before a Reset
+					clear(of.conns)
+					of.connsOwner = a.owner
+				}
 			}
 			var c *connector
-			if int(k.cref) <= len(named) {
-				c = named[k.cref-1]
+			if int(k.cref) <= len(of.conns) {
+				c = of.conns[k.cref-1]
 			}
 			if c == nil || c.id.Topic != r.Topic {
 				if c = s.connectorOf(model.ConnectorID{Topic: r.Topic, Name: k.facts.connector}); c == nil {
 					continue
 				}
-				named = a.nameConnector(of, k.cref, c)
+				of.nameConnector(k.cref, c)
 			}
 			a.copies = append(a.copies, aheadSlot{&c.copies, k.ihash})
 			k.conn = c // not looked up again by newEntry
@@ -134,21 +143,6 @@ func (s *Store) lookAhead(recs []Record) {
 		sum += c.ix.peek(c.h)
 	}
 	a.sum = sum
-}
-
-// nameConnector notes c as the connector of the name the Latest of chunk
-// numbered ref, and returns the connectors of its names.
-func (a *storeAhead) nameConnector(chunk *latestChunk, ref int32, c *connector) []*connector {
-	if a.byLatest == nil {
-		a.byLatest = map[*latestChunk][]*connector{}
-	}
-	named := a.byLatest[chunk]
-	if int(ref) > len(named) {
-		named = append(named, make([]*connector, int(ref)-len(named))...)
-	}
-	named[ref-1] = c
-	a.byLatest[chunk] = named
-	return named
 }
 
 // keyAhead is the facts lookAhead (or a Latest) worked out of the key of

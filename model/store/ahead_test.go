@@ -219,3 +219,42 @@ func TestLatestConnsNumberNames(t *testing.T) {
 		t.Fatalf("%d names numbered, want %d", len(byName), latestConnsMax)
 	}
 }
+
+// TestLatestConnectorsAfterReset: a Latest that feeds two Stores in turn,
+// and goes on numbering its names across a Reset of one (a reload): each
+// Store finds the connectors it holds now, as a Store fed the same records
+// through a Latest of its own does.
+func TestLatestConnectorsAfterReset(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	one := func() []Record {
+		for {
+			if b := aheadSequence(r)[0]; samePartition(b) {
+				return b
+			}
+		}
+	}
+	for i := range 30 {
+		shared := NewLatest(2)
+		var stores, refs [2]*Store
+		var own [2]*Latest
+		for j := range stores {
+			stores[j], refs[j], own[j] = NewStore(StoreOptions{History: 2}), NewStore(StoreOptions{History: 2}), NewLatest(2)
+		}
+		feed := func(rounds int) {
+			for n := range rounds {
+				b := one()
+				stores[n%2].Ingest(shared.Keep(cloneRecords(b)))
+				refs[n%2].Ingest(own[n%2].Keep(cloneRecords(b)))
+			}
+		}
+		feed(6)
+		stores[0].Reset()
+		refs[0], own[0] = NewStore(StoreOptions{History: 2}), NewLatest(2)
+		feed(6)
+		for j := range stores {
+			if why := storesDiffer(stores[j], refs[j]); why != "" {
+				t.Fatalf("sequence %d, store %d: %s", i, j, why)
+			}
+		}
+	}
+}

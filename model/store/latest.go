@@ -45,7 +45,7 @@ type Latest struct {
 
 // latestConns numbers the connector names of the keys a Latest analyses,
 // so that the Store finds a key's connector by that number (keptKey.cref,
-// then storeAhead.byLatest) and not by the bytes of its name, which are
+// then latestChunk.conns) and not by the bytes of its name, which are
 // no longer in the cache by then. A number is never another name's.
 type latestConns struct {
 	names []string // by number-1
@@ -94,6 +94,21 @@ type latestChunk struct {
 	older   []model.Update // the superseded records' times and offsets, hist-1 at most of each
 	kept    []keptKey
 	hist    int32
+	// conns are the connectors of the names the Latest numbered
+	// (latestConns), by number-1, for the Store marked connsOwner: the
+	// Store's look-ahead alone reads and writes them, under its lock.
+	// They live in the Latest so that a Store keeps nothing of a Latest
+	// once done with it.
+	conns      []*connector
+	connsOwner *aheadOwner
+}
+
+// nameConnector notes c as the connector of the name numbered ref.
+func (c *latestChunk) nameConnector(ref int32, conn *connector) {
+	if int(ref) > len(c.conns) {
+		c.conns = append(c.conns, make([]*connector, int(ref)-len(c.conns))...)
+	}
+	c.conns[ref-1] = conn
 }
 
 // counted is the place of the first record at or after offset from, the
