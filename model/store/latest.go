@@ -308,10 +308,11 @@ func (l *Latest) prepare(r *Record, i int) {
 	}
 }
 
-// analyzePlain is analyzeKey of a key in the plain form, for the Store to
-// take later (Store.analyze): the key's bytes kept in keep, their facts,
-// murmur2 and the hash of the identity, its field order numbered in shapes
-// (which the Store numbers again, as it meets them). Only the plain form,
+// analyzePlain is analyzeKey of a key in the plain form, into k, for the
+// Store to take later (Store.analyze): the key's bytes kept in keep, their
+// facts, murmur2 and the hash of the identity, its field order numbered in
+// shapes (which the Store numbers again, as it meets them). It reports
+// whether the key is plain (k is then written). Only the plain form,
 // which nearly every key has, and a glance first: bytes kept for a key
 // that turns out not to be plain, or that the Store holds already, are
 // lost (the Store keeps its own).
