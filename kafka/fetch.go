@@ -281,13 +281,12 @@ type record struct {
 // then headers, which koff does not read.
 func readRecord(b []byte) (record, []byte, bool) {
 	var r record
-	length, k := binary.Varint(b)
-	if k <= 0 || length < 1 || int64(len(b)-k) < length {
+	length, k, ok := varint(b, 0)
+	if !ok || length < 1 || int64(len(b)-k) < length {
 		return r, nil, false
 	}
 	rec, rest := b[k:k+int(length)], b[k+int(length):]
 	i := 1 // attributes (unused)
-	var ok bool
 	if r.timestampDelta, i, ok = varint(rec, i); !ok {
 		return r, nil, false
 	}
@@ -316,9 +315,15 @@ func readRecord(b []byte) (record, []byte, bool) {
 	return r, rest, true
 }
 
+// varint reads the zigzag varint at b[i], and returns the index after it.
+// Most of a record's are one byte (deltas within a batch, short lengths):
+// read inline.
 func varint(b []byte, i int) (int64, int, bool) {
 	if i >= len(b) {
 		return 0, i, false
+	}
+	if x := int64(b[i]); x < 0x80 {
+		return x>>1 ^ -(x & 1), i + 1, true
 	}
 	v, k := binary.Varint(b[i:])
 	return v, i + k, k > 0

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
@@ -176,5 +177,40 @@ func TestFetchedPartitionCheck(t *testing.T) {
 	got := decodeWith(t, p, 0, false)
 	if p.legacy == nil || got.n != 4 || string(got.recs[1].Value) != `{"n":1}` {
 		t.Errorf("old-format message set: legacy %v, %d records %+v", p.legacy != nil, got.n, got.recs)
+	}
+}
+
+// TestVarintIsBinaryVarint: varint's one-byte path reads what
+// binary.Varint reads, for every first byte, and longer ones, cut short
+// and overlong ones too.
+func TestVarintIsBinaryVarint(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	check := func(b []byte, i int) {
+		t.Helper()
+		v, j, ok := varint(b, i)
+		var want int64
+		k := 0
+		if i < len(b) {
+			want, k = binary.Varint(b[i:])
+		}
+		if ok != (k > 0) || ok && (v != want || j != i+k) {
+			t.Fatalf("varint(% x, %d) = %d, %d, %v; binary.Varint: %d, %d", b, i, v, j, ok, want, k)
+		}
+	}
+	for c := range 256 {
+		check([]byte{byte(c)}, 0)
+		check([]byte{7, byte(c), 1}, 1)
+	}
+	check(nil, 0)
+	check([]byte{1}, 1)
+	for range 100_000 {
+		b := binary.AppendVarint(nil, r.Int64()>>r.IntN(64))
+		check(b, 0)
+		check(b[:r.IntN(len(b)+1)], 0)
+		b = make([]byte, r.IntN(12))
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		check(b, 0)
 	}
 }

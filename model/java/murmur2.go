@@ -1,5 +1,7 @@
 package java
 
+import "encoding/binary"
+
 // Murmur2 is Kafka's Utils.murmur2: the hash the Java producer's default
 // partitioner applies to the serialised key. Offsets-topic records must land
 // in the partition the worker's producer would choose, or compaction and
@@ -13,7 +15,7 @@ func Murmur2(b []byte) int32 {
 	n := len(b)
 	h := uint32(seed) ^ uint32(n)
 	for i := 0; i+4 <= n; i += 4 {
-		k := uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24
+		k := binary.LittleEndian.Uint32(b[i : i+4])
 		k *= m
 		k ^= k >> r
 		k *= m

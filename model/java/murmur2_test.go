@@ -71,3 +71,44 @@ func TestMurmur2Empty(t *testing.T) {
 		t.Errorf("Murmur2(nil) = %d, want %d", got, int32(h))
 	}
 }
+
+// TestMurmur2ReadsBlocksAsBytes: Murmur2 equals the byte-wise form of
+// Kafka's Utils.murmur2 on keys of every length mod 4.
+func TestMurmur2ReadsBlocksAsBytes(t *testing.T) {
+	bytewise := func(b []byte) int32 {
+		const m = 0x5bd1e995
+		n := len(b)
+		h := uint32(0x9747b28c) ^ uint32(n)
+		for i := 0; i+4 <= n; i += 4 {
+			k := uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24
+			k *= m
+			k ^= k >> 24
+			k *= m
+			h = h*m ^ k
+		}
+		switch t := b[n&^3:]; len(t) {
+		case 3:
+			h ^= uint32(t[2]) << 16
+			fallthrough
+		case 2:
+			h ^= uint32(t[1]) << 8
+			fallthrough
+		case 1:
+			h ^= uint32(t[0])
+			h *= m
+		}
+		h ^= h >> 13
+		h *= m
+		h ^= h >> 15
+		return int32(h)
+	}
+	b := make([]byte, 300)
+	for i := range b {
+		b[i] = byte(i*131 + i>>3)
+	}
+	for n := range len(b) {
+		if got, want := Murmur2(b[:n]), bytewise(b[:n]); got != want {
+			t.Fatalf("Murmur2 of %d bytes = %d, byte-wise %d", n, got, want)
+		}
+	}
+}

@@ -78,8 +78,8 @@ func samePartition(recs []Record) bool {
 
 // aheadSequence is batches of a 3-partition topic: most of one partition
 // (as the Tailer hands them), some of several, up to a few windows long,
-// of many new plain keys in both field orders, keys of latestKeys, and
-// repeats.
+// of many new plain keys in both field orders, of a few connectors and of
+// many, keys of latestKeys, and repeats.
 func aheadSequence(r *rand.Rand) [][]Record {
 	next := map[int]int64{}
 	at := time.Duration(0)
@@ -102,6 +102,9 @@ func aheadSequence(r *rand.Rand) [][]Record {
 				if k := latestKeys[r.IntN(len(latestKeys))]; k != nil {
 					rec.Key = []byte(*k)
 				}
+			case x == 1:
+				// Connectors of more names than lookAhead keeps at hand.
+				rec.Key = fmt.Appendf(nil, `["mm2-%03d.MirrorSourceConnector",{"cluster":"primary","partition":%d,"topic":"t"}]`, r.IntN(2*connSlots), r.IntN(20))
 			case x < 3:
 				rec.Key = fmt.Appendf(nil, `["c%d",{"b":%d,"a":"%d"}]`, r.IntN(3), r.IntN(5), r.IntN(300))
 			default:
@@ -159,4 +162,99 @@ func storesDiffer(a, b *Store) string {
 		return fmt.Sprintf("unparseable\n%+v\n%+v", ua, ub)
 	}
 	return ""
+}
+
+// TestConnectorOfIsTheMap: connectorOf, which asks the slot of the name
+// first, answers what the Store's map does, over more connectors of two
+// topics than it has slots, names that share their slots, and names that
+// are not there.
+func TestConnectorOfIsTheMap(t *testing.T) {
+	s := NewStore(StoreOptions{})
+	r := rand.New(rand.NewPCG(7, 8))
+	name := func() string {
+		switch r.IntN(3) {
+		case 0:
+			return fmt.Sprintf("mm2-%03d.MirrorSourceConnector", r.IntN(3*connSlots))
+		case 1:
+			return fmt.Sprintf("c%d", r.IntN(40))
+		}
+		return fmt.Sprintf("jdbc-%d", r.IntN(connSlots))
+	}
+	for range 2 * connSlots {
+		id := model.ConnectorID{Topic: []string{"connect-offsets", "other-offsets"}[r.IntN(2)], Name: name()}
+		s.connectors[id] = &connector{id: id}
+	}
+	for range 100_000 {
+		id := model.ConnectorID{Topic: []string{"connect-offsets", "other-offsets"}[r.IntN(2)], Name: name()}
+		if got, want := s.connectorOf(id), s.connectors[id]; got != want {
+			t.Fatalf("connectorOf(%v) = %p, the map has %p", id, got, want)
+		}
+	}
+}
+
+// TestLatestConnsNumberNames: a Latest gives a name the same number each
+// time and another name another one, until it has numbered
+// latestConnsMax names; then 0 for names not numbered.
+func TestLatestConnsNumberNames(t *testing.T) {
+	var l latestConns
+	r := rand.New(rand.NewPCG(9, 10))
+	byName := map[string]int32{}
+	byNumber := map[int32]string{}
+	for range 50_000 {
+		name := fmt.Sprintf("mm2-%04d.MirrorSourceConnector", r.IntN(latestConnsMax+500))
+		n := l.ref(name)
+		want, seen := byName[name]
+		switch {
+		case seen && n != want:
+			t.Fatalf("%s: number %d, then %d", name, want, n)
+		case !seen && n != 0 && byNumber[n] != "":
+			t.Fatalf("%s: number %d, which is %s's", name, n, byNumber[n])
+		case !seen && n == 0 && len(byName) < latestConnsMax:
+			t.Fatalf("%s: no number after %d names", name, len(byName))
+		case n != 0:
+			byName[name], byNumber[n] = n, name
+		}
+	}
+	if len(byName) != latestConnsMax {
+		t.Fatalf("%d names numbered, want %d", len(byName), latestConnsMax)
+	}
+}
+
+// TestLatestConnectorsAfterReset: a Latest that feeds two Stores in turn,
+// and goes on numbering its names across a Reset of one (a reload): each
+// Store finds the connectors it holds now, as a Store fed the same records
+// through a Latest of its own does.
+func TestLatestConnectorsAfterReset(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	one := func() []Record {
+		for {
+			if b := aheadSequence(r)[0]; samePartition(b) {
+				return b
+			}
+		}
+	}
+	for i := range 30 {
+		shared := NewLatest(2)
+		var stores, refs [2]*Store
+		var own [2]*Latest
+		for j := range stores {
+			stores[j], refs[j], own[j] = NewStore(StoreOptions{History: 2}), NewStore(StoreOptions{History: 2}), NewLatest(2)
+		}
+		feed := func(rounds int) {
+			for n := range rounds {
+				b := one()
+				stores[n%2].Ingest(shared.Keep(cloneRecords(b)))
+				refs[n%2].Ingest(own[n%2].Keep(cloneRecords(b)))
+			}
+		}
+		feed(6)
+		stores[0].Reset()
+		refs[0], own[0] = NewStore(StoreOptions{History: 2}), NewLatest(2)
+		feed(6)
+		for j := range stores {
+			if why := storesDiffer(stores[j], refs[j]); why != "" {
+				t.Fatalf("sequence %d, store %d: %s", i, j, why)
+			}
+		}
+	}
 }

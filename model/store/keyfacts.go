@@ -94,11 +94,12 @@ func plainKeyFacts(key string, shapes *keyShapes, keep *arena) (keyFacts, bool) 
 		f.identity = p
 		return f, true
 	}
-	var names [plainMaxFields]string
-	for i := range n {
-		names[i] = p[spans[i][0]:spans[i][1]]
+	names := shapes.names[:0]
+	for _, sp := range spans[:n] {
+		names = append(names, p[sp[0]:sp[1]])
 	}
-	f.shape = shapes.of(names[:n])
+	shapes.names = names
+	f.shape = shapes.of(names)
 	sf := shapes.factsOf(f.shape)
 	f.canonical = sf.canonical
 	if sf.sorted {
@@ -153,9 +154,10 @@ func hashMapKeeps(hashes []uint32) bool {
 // inference compares them across every partition of a connector, so each
 // entry holds a number rather than its names.
 type keyShapes struct {
-	ids  map[string]int32
-	list []keyShape
-	buf  []byte // scratch
+	ids   map[string]int32
+	list  []keyShape
+	buf   []byte   // scratch
+	names []string // scratch
 	// facts are what plainKeyFacts works out of each shape's names, by
 	// number, once (known); last is the shape of is asked for last, which
 	// the next key nearly always has too.
@@ -250,15 +252,21 @@ func (k *keyShapes) ofNames(names []string) int32 {
 }
 
 // intern returns the number of shape sh, numbering it if it is new.
+// The shape asked for last is compared first: the Store interns the
+// shape of each new key a Latest analysed, nearly always the last one's.
 func (k *keyShapes) intern(sh keyShape) int32 {
-	if id, ok := k.ids[sh.order]; ok {
-		return id
+	if int(k.last) < len(k.list) && k.list[k.last].order == sh.order {
+		return k.last
 	}
-	if k.ids == nil {
-		k.ids = map[string]int32{}
+	id, ok := k.ids[sh.order]
+	if !ok {
+		if k.ids == nil {
+			k.ids = map[string]int32{}
+		}
+		id = int32(len(k.list))
+		k.list = append(k.list, sh)
+		k.ids[sh.order] = id
 	}
-	id := int32(len(k.list))
-	k.list = append(k.list, sh)
-	k.ids[sh.order] = id
+	k.last = id
 	return id
 }

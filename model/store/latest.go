@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"time"
 
 	"koff/model"
@@ -38,7 +39,44 @@ type Latest struct {
 	metSum uint64 // of the words peekMet read, so that reading them is not left out
 	keys   arena
 	shapes keyShapes
+	conns  latestConns
 	chunk  latestChunk
+}
+
+// latestConns numbers the connector names of the keys a Latest analyses,
+// so that the Store finds a key's connector by that number (keptKey.cref,
+// then latestChunk.conns) and not by the bytes of its name, which are
+// no longer in the cache by then. A number is never another name's.
+type latestConns struct {
+	names []string // by number-1
+	slots []int32  // open addressing by connHash: a number, 0 empty
+}
+
+// latestConnsMax is how many names a Latest numbers: the connectors of
+// one partition of the offsets topic are far fewer. Names past it are
+// looked up by their bytes.
+const latestConnsMax = 4096
+
+// ref is the number of name, 0 when the Latest numbers no more names.
+func (l *latestConns) ref(name string) int32 {
+	if l.slots == nil {
+		l.slots = make([]int32, 2*latestConnsMax) // at most half full
+	}
+	mask := uint64(len(l.slots) - 1)
+	for i := connHash(name) & mask; ; i = (i + 1) & mask {
+		n := l.slots[i]
+		if n == 0 {
+			if len(l.names) == latestConnsMax {
+				return 0
+			}
+			l.names = append(l.names, strings.Clone(name)) // not the key's block
+			l.slots[i] = int32(len(l.names))
+			return l.slots[i]
+		}
+		if l.names[n-1] == name {
+			return n
+		}
+	}
 }
 
 // latestChunk is what the Store reads of a chunk Latest kept records of,
@@ -56,6 +94,21 @@ type latestChunk struct {
 	older   []model.Update // the superseded records' times and offsets, hist-1 at most of each
 	kept    []keptKey
 	hist    int32
+	// conns are the connectors of the names the Latest numbered
+	// (latestConns), by number-1, for the Store marked connsOwner: the
+	// Store's look-ahead alone reads and writes them, under its lock.
+	// They live in the Latest so that a Store keeps nothing of a Latest
+	// once done with it.
+	conns      []*connector
+	connsOwner *aheadOwner
+}
+
+// nameConnector notes c as the connector of the name numbered ref.
+func (c *latestChunk) nameConnector(ref int32, conn *connector) {
+	if int(ref) > len(c.conns) {
+		c.conns = append(c.conns, make([]*connector, int(ref)-len(c.conns))...)
+	}
+	c.conns[ref-1] = conn
 }
 
 // counted is the place of the first record at or after offset from, the
@@ -91,8 +144,10 @@ type keptKey struct {
 	shape  keyShape
 	murmur int32
 	// conn is the Store's connector of the key, when the Store's
-	// look-ahead found it (under the Store's lock, for its pass after).
+	// look-ahead found it (under the Store's lock, for its pass after);
+	// cref the number of its name, when a Latest analysed it (0: none).
 	conn *connector
+	cref int32
 }
 
 // NewLatest returns a Latest for a Store keeping history updates per
@@ -132,6 +187,7 @@ func (l *Latest) Keep(recs []Record) []Record {
 		c.bytes[i+1] = c.bytes[i] + int64(len(recs[i].Key)+len(recs[i].Value))
 	}
 	// Newest first: the first record of each key bytes met is the one kept.
+	superseded := 0
 	for i := n - 1; i >= 0; i-- {
 		h := hashBytes(keySeed, recs[i].Key)
 		l.hash[i], l.by[i], c.count[i] = h, -1, 0
@@ -144,9 +200,21 @@ func (l *Latest) Keep(recs []Record) []Record {
 			if k := s - 1; l.hash[k] == h && bytes.Equal(recs[k].Key, recs[i].Key) && (recs[k].Key == nil) == (recs[i].Key == nil) {
 				l.by[i] = k
 				c.count[k]++
+				superseded++
 				break
 			}
 		}
+	}
+	c.kept = grow(c.kept, n)[:0] // room for all: not grown chunk by chunk
+	l.peekMet(n)
+	if superseded == 0 {
+		// Every key new to the chunk (a cold read of many partitions):
+		// each record is kept, with nothing older.
+		c.older = c.older[:0]
+		for i := range recs {
+			l.prepare(&recs[i], i)
+		}
+		return recs
 	}
 	// Each kept record's older updates, oldest first: the last hist-1.
 	keep := int32(l.hist - 1)
@@ -159,8 +227,6 @@ func (l *Latest) Keep(recs []Record) []Record {
 		}
 	}
 	c.older = grow(c.older, int(total))
-	c.kept = grow(c.kept, n)[:0] // room for all: not grown chunk by chunk
-	l.peekMet(n)
 	l.seen = grow(l.seen, n)
 	clear(l.seen)
 	// A kept record takes the place of the first record of its key bytes:
@@ -173,14 +239,18 @@ func (l *Latest) Keep(recs []Record) []Record {
 		k := l.by[i]
 		if k < 0 {
 			if c.count[i] == 0 {
-				recs[w] = l.prepare(recs[i], i)
+				if w != i {
+					recs[w] = recs[i]
+				}
+				l.prepare(&recs[w], i)
 				w++
 			}
 			continue
 		}
 		u := model.Update{Time: recs[i].Time, RecordOffset: recs[i].Offset}
 		if l.seen[k] == 0 {
-			recs[w] = l.prepare(recs[k], int(k)) // w <= i: every record before i is read
+			recs[w] = recs[k] // w <= i: every record before i is read
+			l.prepare(&recs[w], int(k))
 			w++
 		}
 		// The j-th of the count records k supersedes is kept from
@@ -213,45 +283,53 @@ func (l *Latest) peekMet(n int) {
 	l.metSum = sum
 }
 
-// prepare works out what Record.Prepare does of the kept record recs[i],
-// and the facts of its key if the partition has not held it before.
-func (l *Latest) prepare(r Record, i int) Record {
-	r.prep = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: l.hash[i], chunk: &l.chunk, pos: int32(i)}
-	l.chunk.key[i] = 0
-	bit := r.prep.hash % metBits // met is made by peekMet, which Keep calls first
+// prepare works out what Record.Prepare does of r, the kept record at i
+// in the chunk, and the facts of its key if the partition has not held it
+// before.
+func (l *Latest) prepare(r *Record, i int) {
+	h := l.hash[i]
+	r.prep = prepared{done: true, plain: r.Value != nil && plainOffset(r.Value), hash: h, chunk: &l.chunk, pos: int32(i)}
+	c := &l.chunk
+	c.key[i] = 0
+	bit := h % metBits // met is made by peekMet, which Keep calls first
 	if l.met[bit/64]&(1<<(bit%64)) != 0 {
-		return r
+		return
 	}
 	l.met[bit/64] |= 1 << (bit % 64)
-	if k, ok := analyzePlain(r.Key, &l.keys, &l.shapes); ok {
-		l.chunk.kept = append(l.chunk.kept, k)
-		l.chunk.key[i] = int32(len(l.chunk.kept))
+	// Analysed in place: Keep gave kept the room.
+	n := len(c.kept)
+	c.kept = c.kept[:n+1]
+	if k := &c.kept[n]; analyzePlain(r.Key, &l.keys, &l.shapes, k) {
+		k.cref = l.conns.ref(k.facts.connector)
+		c.key[i] = int32(n + 1)
+	} else {
+		c.kept = c.kept[:n]
 	}
-	return r
 }
 
-// analyzePlain is analyzeKey of a key in the plain form, for the Store to
-// take later (Store.analyze): the key's bytes kept in keep, their facts,
-// murmur2 and the hash of the identity, its field order numbered in shapes
-// (which the Store numbers again, as it meets them). Only the plain form,
+// analyzePlain is analyzeKey of a key in the plain form, into k, for the
+// Store to take later (Store.analyze): the key's bytes kept in keep, their
+// facts, murmur2 and the hash of the identity, its field order numbered in
+// shapes (which the Store numbers again, as it meets them). It reports
+// whether the key is plain (k is then written). Only the plain form,
 // which nearly every key has, and a glance first: bytes kept for a key
 // that turns out not to be plain, or that the Store holds already, are
 // lost (the Store keeps its own).
-func analyzePlain(raw []byte, keep *arena, shapes *keyShapes) (keptKey, bool) {
+func analyzePlain(raw []byte, keep *arena, shapes *keyShapes, k *keptKey) bool {
 	n := len(raw)
 	if n < 7 || raw[0] != '[' || raw[1] != '"' || raw[n-1] != ']' {
-		return keptKey{}, false
+		return false
 	}
 	key := keep.keep(raw)
 	f, ok := plainKeyFacts(key, shapes, keep)
 	if !ok {
-		return keptKey{}, false
+		return false
 	}
-	k := keptKey{key: key, facts: f, murmur: java.Murmur2(raw)}
+	*k = keptKey{key: key, facts: f, murmur: java.Murmur2(raw)}
 	if f.shape >= 0 {
 		k.shape = shapes.list[f.shape]
 	}
-	return k, true
+	return true
 }
 
 // metBits is the size of Latest.met: 128 KB a partition, a few keys in a

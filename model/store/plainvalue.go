@@ -1,6 +1,9 @@
 package store
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // plainMaxFields bounds the fields of the plain form: names are compared
 // pairwise.
@@ -19,25 +22,27 @@ const plainMaxFields = 16
 func plainOffset[T string | []byte](raw T) bool { return plainObject(raw, nil) }
 
 // plainSpans are where the fields of a plain object are: each name's
-// bytes (without quotes) and each whole "name":value.
+// bytes (without quotes) and each whole "name":value, n of them.
 type plainSpans struct {
 	n             int
-	names, fields [plainMaxFields][2]int
+	names, fields [plainMaxFields][2]int32
 }
 
 // plainObject is plainOffset, noting where the fields are in spans when it
 // is not nil.
 func plainObject[T string | []byte](raw T, spans *plainSpans) bool {
-	var names [plainMaxFields]T
-	n := 0
-	i := 0
 	if len(raw) < 2 || raw[0] != '{' {
 		return false
 	}
-	i++
-	if raw[i] == '}' {
-		return i+1 == len(raw)
+	if spans == nil {
+		var sp plainSpans
+		spans = &sp
 	}
+	spans.n = 0
+	if raw[1] == '}' {
+		return len(raw) == 2
+	}
+	n, i := 0, 1
 	for {
 		// "name"
 		if i >= len(raw) || raw[i] != '"' {
@@ -48,14 +53,12 @@ func plainObject[T string | []byte](raw T, spans *plainSpans) bool {
 			return false
 		}
 		name := raw[i+1 : end-1]
-		for _, m := range names[:n] {
-			if string(m) == string(name) {
+		for _, m := range spans.names[:n] {
+			if string(raw[m[0]:m[1]]) == string(name) {
 				return false // a repeated name: Jackson keeps the last value
 			}
 		}
-		names[n] = name
 		start := i
-		n++
 		i = end
 		if i >= len(raw) || raw[i] != ':' {
 			return false
@@ -91,11 +94,10 @@ func plainObject[T string | []byte](raw T, spans *plainSpans) bool {
 		if i >= len(raw) {
 			return false
 		}
-		if spans != nil {
-			spans.names[n-1] = [2]int{start + 1, end - 1}
-			spans.fields[n-1] = [2]int{start, i}
-			spans.n = n
-		}
+		spans.names[n] = [2]int32{int32(start + 1), int32(end - 1)}
+		spans.fields[n] = [2]int32{int32(start), int32(i)}
+		n++
+		spans.n = n
 		switch raw[i] {
 		case ',':
 			i++
@@ -113,10 +115,17 @@ func plainString[T string | []byte](raw T, i int) int {
 	j := i + 1
 	// 8 bytes at a time while none is out of the plain range: a byte
 	// below 0x20, at or above 0x7f, a quote or a backslash.
+	// The lowest byte flagged is the first out of the range (a borrow
+	// or carry only flags bytes above one flagged itself): the string
+	// ends there, at a quote, or is not plain.
 	for j+8 <= len(raw) {
 		x := binary.LittleEndian.Uint64([]byte(raw[j : j+8]))
-		if ((x-lo8*0x20)&^x|x|zeroByte(x^lo8*0x7f)|zeroByte(x^lo8*'"')|zeroByte(x^lo8*'\\'))&hi8 != 0 {
-			break
+		if m := ((x-lo8*0x20)&^x | x | zeroByte(x^lo8*0x7f) | zeroByte(x^lo8*'"') | zeroByte(x^lo8*'\\')) & hi8; m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			if raw[j] == '"' {
+				return j + 1
+			}
+			return -1
 		}
 		j += 8
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -100,6 +101,42 @@ func TestPlainStringIsTheByteTest(t *testing.T) {
 					t.Fatalf("%q as a string: %d, want %d", raw, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestPlainStringFindsTheFirstOddByte: plainString is the byte test on
+// strings with several bytes out of the plain range, anywhere, of any
+// value (a byte flagged by a borrow from one below it must not be taken
+// for the first).
+func TestPlainStringFindsTheFirstOddByte(t *testing.T) {
+	ref := func(raw []byte, i int) int {
+		j := i + 1
+		for j < len(raw) && plainChars[raw[j]] {
+			j++
+		}
+		if j < len(raw) && raw[j] == '"' {
+			return j + 1
+		}
+		return -1
+	}
+	odd := []byte{0, 1, 0x1f, 0x20, '"', '\\', 0x7e, 0x7f, 0x80, 0xc3, 0xff, 'a'}
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 200_000 {
+		raw := []byte(`"` + strings.Repeat("a", r.IntN(30)))
+		for range 1 + r.IntN(3) {
+			if len(raw) > 1 {
+				raw[1+r.IntN(len(raw)-1)] = odd[r.IntN(len(odd))]
+			}
+		}
+		if r.IntN(2) == 0 {
+			raw = append(raw, '"', 'x')
+		}
+		if got, want := plainString(raw, 0), ref(raw, 0); got != want {
+			t.Fatalf("%q: %d, want %d", raw, got, want)
+		}
+		if got, want := plainString(string(raw), 0), ref(raw, 0); got != want {
+			t.Fatalf("%q as a string: %d, want %d", raw, got, want)
 		}
 	}
 }
