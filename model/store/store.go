@@ -58,6 +58,9 @@ type Store struct {
 	// countsMu guards the connectors' kept counts, which their readers
 	// bring up to date under s.mu's read lock (countsOf).
 	countsMu sync.Mutex
+	// partsMu lets one reader at a time work out a connector's parts
+	// anew (partsOf), so that one that extends the last in place is alone.
+	partsMu sync.Mutex
 	// byKey finds a stored key: topic → hash of the raw key bytes (seed)
 	// → the first entry stored with that hash; the others (the same bytes
 	// in the topic's other partitions, and in the rarest case other bytes
