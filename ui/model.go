@@ -239,7 +239,7 @@ func New(opts Options) *Model {
 
 // Init starts the refresh tick and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, m.tick())
+	return tea.Batch(tea.RequestBackgroundColor, m.tick(), m.tailCmd())
 }
 
 func (m *Model) tick() tea.Cmd {
@@ -274,6 +274,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadedMsg:
 		m.handleLoaded(msg)
 		return m, m.jobsCmd()
+	case tailMovedMsg:
+		m.handleTailMoved()
+		return m, tea.Batch(m.tailCmd(), m.jobsCmd())
 	case kit.ViewMsg:
 		if v, ok := m.top().(viewer); ok {
 			v.ViewDone(msg)

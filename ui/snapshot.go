@@ -40,7 +40,8 @@ func (m *Model) loadCmd() tea.Cmd {
 		follow = &id
 	}
 	now, lastKey := m.opts.Now, m.lastKey
-	again := !m.nextLoad.IsZero() // not a new screen's first read
+	// Not a new screen's first read, nor one showing a new tailer state.
+	again := !m.nextLoad.IsZero() && !m.stateMoved()
 	return kit.OffUI(func() tea.Msg {
 		if again {
 			waitForKeyPause(lastKey)
@@ -100,6 +101,48 @@ func (m *Model) handleLoaded(msg loadedMsg) {
 // big says the Source is read off the UI goroutine.
 func (m *Model) big() bool { return m.stats.Partitions >= screens.BigSource }
 
+// tailMovedMsg says the tailer's state may have changed.
+type tailMovedMsg struct{}
+
+// tailWait is how long tailCmd waits for the tailer's state to change
+// before it answers anyway (and is started again): a dashboard that quit
+// leaves its wait behind no longer than that.
+const tailWait = time.Minute
+
+// tailCmd waits for the tailer's state to change from what it is now: a
+// new state (live once caught up, disconnected) is read at once, not at
+// the next tick, up to a quarter of a second later.
+func (m *Model) tailCmd() tea.Cmd {
+	moved := m.opts.Source.TailMoved(m.opts.Source.TailState())
+	return func() tea.Msg {
+		select {
+		case <-moved:
+		case <-time.After(tailWait):
+		}
+		return tailMovedMsg{}
+	}
+}
+
+// handleTailMoved reads the Source when the tailer's state is not the one
+// on show: off the UI goroutine when it is big (jobsCmd starts it, at
+// once), else here.
+func (m *Model) handleTailMoved() {
+	if !m.stateMoved() {
+		return
+	}
+	if m.big() {
+		m.wantLoad = true
+		return
+	}
+	m.Refresh(m.opts.Now(), true)
+	m.layout()
+}
+
+// stateMoved says the tailer's state is not the one on show: catching up
+// is over, or the connection went. A read showing it waits for no pause,
+// whatever the last read took.
+func (m *Model) stateMoved() bool { return m.opts.Source.TailState() != m.stats.Status.State }
+
 // reloadCmd starts reading a snapshot, unless one is in flight: one more
 // starts when it lands or at the next tick, so the reads take no more of
 // a core than they need and keys go first.
@@ -131,7 +174,7 @@ func (m *Model) jobsCmd() tea.Cmd {
 	if isViewer {
 		cmds = append(cmds, v.ViewCmd())
 	}
-	if m.wantLoad && !(isViewer && v.Viewing()) && !m.opts.Now().Before(m.nextLoad) {
+	if m.wantLoad && !(isViewer && v.Viewing()) && (!m.opts.Now().Before(m.nextLoad) || m.stateMoved()) {
 		if cmd := m.reloadCmd(); cmd != nil {
 			m.wantLoad = false
 			cmds = append(cmds, cmd)

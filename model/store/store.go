@@ -50,6 +50,7 @@ func (o StoreOptions) withDefaults() StoreOptions {
 type Store struct {
 	opts    StoreOptions
 	version atomic.Uint64
+	tail    tailWatch // status.State, for TailState and TailMoved
 	// stamp counts the changes to source partitions (under mu), from a
 	// base of its own per Store: see PartitionsSince.
 	stamp uint64
@@ -312,6 +313,7 @@ func (s *Store) SetStatus(st model.TailStatus) {
 	s.mu.Lock()
 	s.status = st
 	s.mu.Unlock()
+	s.tail.set(st.State)
 	s.bump()
 }
 
