@@ -4,7 +4,8 @@
 # kfake broker (bench/load). The dashboard is the real binary (`koff -b
 # ADDR`) in a tmux pane, read every ~20 ms with capture-pane: it is live
 # when its header says `● live` with every partition counted (`N
-# partitions`, N the workload's keys), which is what a user waits for.
+# partitions`, N the workload's keys; below 100 columns, where the header
+# has no room for it, the records), which is what a user waits for.
 # Prints, for each koff build given (this tree's by default), the median
 # time to live, the first frame, and koff's CPU (user + system) and RSS at
 # the moment it went live (from /proc), and how long a key (↓, moving the
@@ -14,7 +15,8 @@
 #   bench/live.sh                                   # this tree's build, mm2:1000000:1000000, 5 rounds
 #   bench/live.sh -n 7 /tmp/koff-old /tmp/koff-new  # two builds, alternating within each round
 #   bench/live.sh --size 80x24 --workload debezium:1000000:7000
-#   bench/live.sh --bootstrap HOST:PORT --partitions 1000000   # a broker already loaded (connect-offsets)
+#   bench/live.sh --bootstrap HOST:PORT --workload mm2:1000000:1000000   # a broker already loaded (connect-offsets)
+#   bench/live.sh --bootstrap HOST:PORT --partitions 7000   # its partitions, if not the workload's keys
 #   bench/live.sh --keep                            # print the pane as it went live, for each build
 #
 # A workload is KIND:RECORDS:KEYS as bench/compare.sh takes it. Needs tmux,
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
     --bootstrap) addr=$2; shift 2 ;;
     --partitions) parts=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     -*) echo "live.sh: unknown option $1" >&2; exit 2 ;;
     *) bins+=("$1"); shift ;;
   esac
@@ -67,8 +69,11 @@ if [ -z "$addr" ]; then
   addr=$(awk '/^ready/ { print $2 }' "$work/ready")
   [ -n "$addr" ] || { echo "live.sh: loader failed: $(cat "$work/load.log")" >&2; exit 1; }
 fi
-# The header counts partitions with thousands separators.
-want="$(echo "$parts" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') partitions"
+# The header counts partitions with thousands separators; below 100
+# columns it has no room for them, and the records read are the count.
+thousands() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
+want="$(thousands "$parts") partitions"
+[ "$cols" -ge 100 ] || want="$(thousands "$records") records"
 
 tck=$(getconf CLK_TCK)
 mkdir -p "$work/home"
