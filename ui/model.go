@@ -239,11 +239,23 @@ func New(opts Options) *Model {
 
 // Init starts the refresh tick and asks the terminal for its background.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, m.tick(), m.tailCmd())
+	return tea.Batch(tea.RequestBackgroundColor, m.tick())
 }
 
+// tick comes every m.every, and at once when the tailer's state changes
+// (Source.TailMoved): a new state (live once caught up, disconnected)
+// shows as the Store hears of it, not up to a tick later.
 func (m *Model) tick() tea.Cmd {
-	return tea.Tick(m.every, func(time.Time) tea.Msg { return tickMsg{} })
+	every, moved := m.every, m.opts.Source.TailMoved(m.opts.Source.TailState())
+	return func() tea.Msg {
+		t := time.NewTimer(every)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-moved:
+		}
+		return tickMsg{}
+	}
 }
 
 // buildStyles makes the styles for the background, with the context's
@@ -274,9 +286,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadedMsg:
 		m.handleLoaded(msg)
 		return m, m.jobsCmd()
-	case tailMovedMsg:
-		m.handleTailMoved()
-		return m, tea.Batch(m.tailCmd(), m.jobsCmd())
 	case kit.ViewMsg:
 		if v, ok := m.top().(viewer); ok {
 			v.ViewDone(msg)

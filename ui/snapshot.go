@@ -101,43 +101,6 @@ func (m *Model) handleLoaded(msg loadedMsg) {
 // big says the Source is read off the UI goroutine.
 func (m *Model) big() bool { return m.stats.Partitions >= screens.BigSource }
 
-// tailMovedMsg says the tailer's state may have changed.
-type tailMovedMsg struct{}
-
-// tailWait is how long tailCmd waits for the tailer's state to change
-// before it answers anyway (and is started again): a dashboard that quit
-// leaves its wait behind no longer than that.
-const tailWait = time.Minute
-
-// tailCmd waits for the tailer's state to change from what it is now: a
-// new state (live once caught up, disconnected) is read at once, not at
-// the next tick, up to a quarter of a second later.
-func (m *Model) tailCmd() tea.Cmd {
-	moved := m.opts.Source.TailMoved(m.opts.Source.TailState())
-	return func() tea.Msg {
-		select {
-		case <-moved:
-		case <-time.After(tailWait):
-		}
-		return tailMovedMsg{}
-	}
-}
-
-// handleTailMoved reads the Source when the tailer's state is not the one
-// on show: off the UI goroutine when it is big (jobsCmd starts it, at
-// once), else here.
-func (m *Model) handleTailMoved() {
-	if !m.stateMoved() {
-		return
-	}
-	if m.big() {
-		m.wantLoad = true
-		return
-	}
-	m.Refresh(m.opts.Now(), true)
-	m.layout()
-}
-
 // stateMoved says the tailer's state is not the one on show: catching up
 // is over, or the connection went. A read showing it waits for no pause,
 // whatever the last read took.
