@@ -28,8 +28,8 @@ func collectLate(env Env) (end func()) {
 	late.Lock()
 	defer late.Unlock()
 	if late.reads++; late.reads == 1 {
-		late.limit = debug.SetMemoryLimit(-1) // GOMEMLIMIT's, or none
-		late.percent = debug.SetGCPercent(-1)
+		late.save()
+		debug.SetGCPercent(-1)
 		debug.SetMemoryLimit(min(late.limit, readHeapBudget))
 		late.round++
 		// A cleanup runs once its object has been found unreachable,
@@ -46,20 +46,24 @@ func collectLate(env Env) (end func()) {
 			late.Lock()
 			defer late.Unlock()
 			if late.reads--; late.reads == 0 {
-				debug.SetGCPercent(late.percent)
-				debug.SetMemoryLimit(late.limit)
+				late.restore()
 			}
 		})
 	}
 }
 
-// late is the state of the reads under way in collectLate.
-var late struct {
+// late is the state of the reads under way in collectLate, and of the
+// first catch-ups under way in collectSparsely; percent and limit are the
+// settings found before the first of either.
+var late lateState
+
+type lateState struct {
 	sync.Mutex
-	reads   int
-	round   int // which first read's cleanup is current
-	percent int
-	limit   int64
+	reads    int
+	catchUps int
+	round    int // which first read's cleanup is current
+	percent  int
+	limit    int64
 }
 
 // collected is the cleanup of round's first collection: from then on the

@@ -61,6 +61,20 @@ func observeWith(ctx context.Context, g *Globals, rest *connect.Client, oneShot 
 	}
 	t, done := startTailerLatest(ctx, g, o.store, latest)
 	o.tailer = t
+	if !oneShot {
+		// A one-shot read collects late (collectLate); a long-running
+		// observer collects sparsely until first caught up.
+		end := collectSparsely(g.env)
+		o.wg.Add(1)
+		go func() {
+			defer o.wg.Done()
+			defer end()
+			select {
+			case <-t.CaughtUp():
+			case <-ctx.Done():
+			}
+		}()
+	}
 	o.configs = startConfigFeed(ctx, g, o.store)
 	o.wg.Add(1)
 	go func() { <-done; o.wg.Done() }()

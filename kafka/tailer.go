@@ -323,6 +323,10 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 	// What the Store can know of a record before its lock is worked out
 	// here, on one goroutine per partition.
 	ingest := func(recs []store.Record) {
+		end := int64(-1)
+		if len(recs) > 0 {
+			end = recs[len(recs)-1].Offset + 1 // the chunk is in offset order
+		}
 		if latest != nil {
 			recs = latest.Keep(recs)
 			dec.own(recs)
@@ -332,6 +336,12 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 			}
 		}
 		t.h.Ingest(recs)
+		// The progress counts what the Handler holds, chunk by chunk: a
+		// fetch while catching up is thousands of records, and the records
+		// the header counts beside it are the Store's.
+		t.mu.Lock()
+		ps.pos = max(ps.pos, end)
+		t.mu.Unlock()
 	}
 	for ctx.Err() == nil {
 		res, err := t.fetch(ctx, tp, pos, &dec)

@@ -242,8 +242,20 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, m.tick())
 }
 
+// tick comes every m.every, and at once when the tailer's state changes
+// (Source.TailMoved): a new state (live once caught up, disconnected)
+// shows as the Store hears of it, not up to a tick later.
 func (m *Model) tick() tea.Cmd {
-	return tea.Tick(m.every, func(time.Time) tea.Msg { return tickMsg{} })
+	every, moved := m.every, m.opts.Source.TailMoved(m.opts.Source.TailState())
+	return func() tea.Msg {
+		t := time.NewTimer(every)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-moved:
+		}
+		return tickMsg{}
+	}
 }
 
 // buildStyles makes the styles for the background, with the context's

@@ -40,7 +40,8 @@ func (m *Model) loadCmd() tea.Cmd {
 		follow = &id
 	}
 	now, lastKey := m.opts.Now, m.lastKey
-	again := !m.nextLoad.IsZero() // not a new screen's first read
+	// Not a new screen's first read, nor one showing a new tailer state.
+	again := !m.nextLoad.IsZero() && !m.stateMoved()
 	return kit.OffUI(func() tea.Msg {
 		if again {
 			waitForKeyPause(lastKey)
@@ -100,6 +101,11 @@ func (m *Model) handleLoaded(msg loadedMsg) {
 // big says the Source is read off the UI goroutine.
 func (m *Model) big() bool { return m.stats.Partitions >= screens.BigSource }
 
+// stateMoved says the tailer's state is not the one on show: catching up
+// is over, or the connection went. A read showing it waits for no pause,
+// whatever the last read took.
+func (m *Model) stateMoved() bool { return m.opts.Source.TailState() != m.stats.Status.State }
+
 // reloadCmd starts reading a snapshot, unless one is in flight: one more
 // starts when it lands or at the next tick, so the reads take no more of
 // a core than they need and keys go first.
@@ -131,7 +137,7 @@ func (m *Model) jobsCmd() tea.Cmd {
 	if isViewer {
 		cmds = append(cmds, v.ViewCmd())
 	}
-	if m.wantLoad && !(isViewer && v.Viewing()) && !m.opts.Now().Before(m.nextLoad) {
+	if m.wantLoad && !(isViewer && v.Viewing()) && (!m.opts.Now().Before(m.nextLoad) || m.stateMoved()) {
 		if cmd := m.reloadCmd(); cmd != nil {
 			m.wantLoad = false
 			cmds = append(cmds, cmd)

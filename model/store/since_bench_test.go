@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -74,6 +75,62 @@ func BenchmarkPartitionsSince100k(b *testing.B) {
 		b.Run(fmt.Sprintf("Since/%d-changed", changed), func(b *testing.B) {
 			stamp := s.PartitionsSince(id, 0).Stamp
 			afterBatches(b, changed, func() { stamp = s.PartitionsSince(id, stamp).Stamp })
+		})
+	}
+}
+
+// BenchmarkReadsWhileCatchingUp is a cold read of 200,000 new partitions
+// of 70 MirrorMaker connectors (1,000,000 with KOFF_BENCH_KEYS=1000000),
+// in batches of 10,000, with the header's and the connectors screen's
+// reads (Connectors, Stats) after every fifth batch, as the dashboard
+// reads while it catches up: "extended" works out each connector's
+// partitions on from the last read (connParts.extend), "built" afresh
+// (buildParts, as before). Only the reads are timed; per op: one whole
+// catch-up's reads.
+//
+//	go test ./model/store -run XXX -bench ReadsWhileCatchingUp -benchtime 3x
+func BenchmarkReadsWhileCatchingUp(b *testing.B) {
+	n := 200_000
+	if v, err := strconv.Atoi(os.Getenv("KOFF_BENCH_KEYS")); err == nil && v > 0 {
+		n = v
+	}
+	if testing.Short() {
+		n = 20_000
+	}
+	keys := make([][]byte, n)
+	parts := make([]int, n)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf(`["mm2-%02d.MirrorSourceConnector",{"cluster":"primary","partition":%d,"topic":"orders.region-%d"}]`, i%70, i%1000, i/1000))
+		parts[i] = java.PartitionFor(keys[i], 25)
+	}
+	for _, mode := range []string{"extended", "built"} {
+		b.Run(mode, func(b *testing.B) {
+			for range b.N {
+				b.StopTimer()
+				s := NewStore(StoreOptions{})
+				s.SetTopicPartitions("connect-offsets", 25)
+				next := make([]int64, 25)
+				for from := 0; from < n; from += 10_000 {
+					var batch []Record
+					for i := from; i < min(from+10_000, n); i++ {
+						batch = append(batch, Record{Topic: "connect-offsets", Partition: parts[i], Offset: next[parts[i]], Key: keys[i],
+							Value: []byte(`{"offset":1}`), Time: t0.Add(time.Duration(i) * time.Millisecond)})
+						next[parts[i]]++
+					}
+					s.Ingest(batch)
+					if from/10_000%5 != 4 && from+10_000 < n {
+						continue
+					}
+					if mode == "built" {
+						for _, c := range s.connectors {
+							c.parts.Store(nil) // no parts to work on from
+						}
+					}
+					b.StartTimer()
+					_, _ = s.Connectors(), s.Stats()
+					b.StopTimer()
+				}
+			}
 		})
 	}
 }

@@ -16,7 +16,7 @@ import (
 // topic's partitions with records change) choose among them. The states
 // are not changed in place: readers of cp may hold them.
 func (cp *connParts) redecide(c *connector, tr *topicRead, window time.Duration, shapes []keyShape) *connParts {
-	next := &connParts{gen: c.gen, parts: cp.parts, of: cp.of, n: cp.n, nparts: tr.partitions, orders: cp.orders, multi: cp.multi}
+	next := &connParts{gen: c.gen, parts: cp.parts, of: cp.of, n: cp.n, nparts: tr.partitions, orders: cp.orders, tally: cp.tally, multi: cp.multi}
 	if len(cp.multi) == 0 {
 		return next
 	}
@@ -25,6 +25,84 @@ func (cp *connParts) redecide(c *connector, tr *topicRead, window time.Duration,
 	flushed := flushedWith(next.parts, window)
 	for k, i := range cp.multi {
 		ps := &states[k]
+		ps.entries = cp.parts[i].entries
+		ps.decide(c.id.Name, next.orders, tr, flushed, shapes)
+		next.parts[i] = ps
+		for _, e := range ps.entries {
+			next.of[e.idx] = ps
+		}
+	}
+	return next
+}
+
+// extend is buildParts for a connector that gained only new partitions
+// since cp was built over its first cp.n entries (new keys, as a topic
+// read from its start brings them), in a topic of the same partition
+// count: the partitions cp has keep their copies and what the task reads
+// of those of one copy, so only the new ones are grouped, counted in the
+// field orders and decided, and those of several copies decided again as
+// redecide does. A read of a connector growing by thousands of partitions
+// a second then costs what it gained, not all it has. It returns nil when
+// a new entry is a copy of a partition cp has: buildParts groups anew.
+//
+// The new partitions go into cp's arrays past their length, which cp's
+// readers never look at, so that extending them again and again costs as
+// appending does: partsOf extends only the latest parts of a connector,
+// one reader at a time.
+func (cp *connParts) extend(c *connector, tr *topicRead, window time.Duration, shapes []keyShape) *connParts {
+	added := c.entries[cp.n:]
+	heads, chained := 0, 0
+	for _, e := range added {
+		if e.firstCopy {
+			heads++
+			// A copy is chained to its first after it, so a new first's
+			// copies are new entries too.
+			for x := e; x != nil; x = tr.store.entryAt(x.nextCopy) {
+				chained++
+			}
+		}
+	}
+	if chained != len(added) {
+		return nil // a copy of a partition cp has
+	}
+	next := &connParts{gen: c.gen, n: len(c.entries), nparts: tr.partitions, tally: cp.tally.clone(), multi: cp.multi}
+	parts, of := cp.parts, cp.of
+	if len(cp.multi) > 0 {
+		// Those of several copies are decided again below, into arrays of
+		// next's own.
+		parts, of = slices.Clone(parts), slices.Clone(of)
+	}
+	next.parts = slices.Grow(parts, heads)
+	next.of = slices.Grow(of, len(added))[:len(c.entries)]
+	from := len(next.parts)
+	states := make([]partState, heads)
+	flat := make([]*entry, 0, len(added))
+	for _, e := range added {
+		if !e.firstCopy {
+			continue
+		}
+		ps := &states[len(next.parts)-from]
+		start := len(flat)
+		for x := e; x != nil; x = tr.store.entryAt(x.nextCopy) {
+			flat = append(flat, x)
+			next.of[x.idx] = ps
+		}
+		ps.entries = flat[start:len(flat):len(flat)]
+		if len(ps.entries) > 1 {
+			next.multi = append(next.multi, int32(len(next.parts)))
+		}
+		next.parts = append(next.parts, ps)
+		next.tally.add(ps, shapes)
+	}
+	next.orders = next.tally.orders()
+	next.decideFrom(from, c, tr, window, shapes)
+	if len(cp.multi) == 0 {
+		return next
+	}
+	again := make([]partState, len(cp.multi))
+	flushed := flushedWith(next.parts, window)
+	for k, i := range cp.multi {
+		ps := &again[k]
 		ps.entries = cp.parts[i].entries
 		ps.decide(c.id.Name, next.orders, tr, flushed, shapes)
 		next.parts[i] = ps

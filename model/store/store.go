@@ -50,6 +50,7 @@ func (o StoreOptions) withDefaults() StoreOptions {
 type Store struct {
 	opts    StoreOptions
 	version atomic.Uint64
+	tail    tailWatch // status.State, for TailState and TailMoved
 	// stamp counts the changes to source partitions (under mu), from a
 	// base of its own per Store: see PartitionsSince.
 	stamp uint64
@@ -58,6 +59,9 @@ type Store struct {
 	// countsMu guards the connectors' kept counts, which their readers
 	// bring up to date under s.mu's read lock (countsOf).
 	countsMu sync.Mutex
+	// partsMu lets one reader at a time work out a connector's parts
+	// anew (partsOf), so that one that extends the last in place is alone.
+	partsMu sync.Mutex
 	// byKey finds a stored key: topic → hash of the raw key bytes (seed)
 	// → the first entry stored with that hash; the others (the same bytes
 	// in the topic's other partitions, and in the rarest case other bytes
@@ -413,6 +417,7 @@ func (s *Store) SetStatus(st model.TailStatus) {
 	s.mu.Lock()
 	s.status = st
 	s.mu.Unlock()
+	s.tail.set(st.State)
 	s.bump()
 }
 

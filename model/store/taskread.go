@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"time"
 
 	"koff/model"
@@ -98,22 +99,36 @@ type connParts struct {
 	// entries, only those can be decided differently (redecide).
 	n, nparts int
 	orders    map[string]int32
+	tally     orderTallies // what orders was worked out of
 	multi     []int32
 }
 
 // partsOf returns the connector's partition states. Callers hold s.mu (read
-// or write); the cache is swapped atomically so concurrent readers are safe.
+// or write); the cache is swapped atomically so concurrent readers are
+// safe, and worked out anew by one reader at a time (s.partsMu).
 func (s *Store) partsOf(c *connector) *connParts {
 	handed := s.handedTopic[c.id.Topic]
-	old := c.parts.Load()
-	if old != nil && old.gen == c.gen && (old.fresh == nil || old.handed == handed) {
+	current := func(cp *connParts) bool {
+		return cp != nil && cp.gen == c.gen && (cp.fresh == nil || cp.handed == handed)
+	}
+	if old := c.parts.Load(); current(old) {
 		return old
+	}
+	s.partsMu.Lock()
+	defer s.partsMu.Unlock()
+	old := c.parts.Load()
+	if current(old) {
+		return old // another reader worked it out meanwhile
 	}
 	tr := &topicRead{partitions: s.partitions[c.id.Topic], store: s, topic: c.id.Topic}
 	var cp *connParts
-	if old != nil && old.n == len(c.entries) && old.nparts == tr.partitions {
+	switch {
+	case old != nil && old.n == len(c.entries) && old.nparts == tr.partitions:
 		cp = old.redecide(c, tr, s.opts.FlushWindow, s.shapes.list)
-	} else {
+	case old != nil && old.n < len(c.entries) && old.nparts == tr.partitions:
+		cp = old.extend(c, tr, s.opts.FlushWindow, s.shapes.list)
+	}
+	if cp == nil {
 		cp = buildParts(c, tr, s.opts.FlushWindow, s.shapes.list)
 	}
 	cp.fresh, cp.handed = tr.fresh, handed
@@ -153,10 +168,19 @@ func buildParts(c *connector, tr *topicRead, window time.Duration, shapes []keyS
 		}
 		cp.parts = append(cp.parts, ps)
 	}
-	orders := taskOrders(cp.parts, shapes)
-	cp.orders = orders
-	var flushed func(*entry) bool
+	cp.tally = orderTallies{}
 	for _, ps := range cp.parts {
+		cp.tally.add(ps, shapes)
+	}
+	cp.orders = cp.tally.orders()
+	cp.decideFrom(0, c, tr, window, shapes)
+	return cp
+}
+
+// decideFrom decides cp.parts[from:], over cp's orders and all its parts.
+func (cp *connParts) decideFrom(from int, c *connector, tr *topicRead, window time.Duration, shapes []keyShape) {
+	var flushed func(*entry) bool
+	for _, ps := range cp.parts[from:] {
 		if len(ps.entries) == 1 && ps.entries[0].taskForm {
 			// The common case: one copy, in the task's own form.
 			ps.live = ps.entries[0]
@@ -168,61 +192,80 @@ func buildParts(c *connector, tr *topicRead, window time.Duration, shapes []keyS
 		if flushed == nil {
 			flushed = flushedWith(cp.parts, window)
 		}
-		ps.decide(c.id.Name, orders, tr, flushed, shapes)
+		ps.decide(c.id.Name, cp.orders, tr, flushed, shapes)
 	}
-	return cp
 }
 
 const nestedNote = "the partition map has nested values, which OffsetUtils.validateFormat refuses: no task can read or write this partition"
 
-// taskOrders infers the task's field order for each set of field names
+// orderTallies infer the task's field order for each set of field names
 // from partitions whose task-form keys agree on one order: a task builds
-// every partition map of one shape the same way. Orders are keyShape
-// numbers, keyed by their sorted names.
-func taskOrders(parts []*partState, shapes []keyShape) map[string]int32 {
-	type tally struct {
-		best, n int32
-		count   map[int32]int
-	}
-	count := map[string]*tally{}
-	for _, ps := range parts {
-		order := int32(-1)
-		n := 0
-		for _, e := range ps.entries {
-			if !e.taskForm || e.shape < 0 {
-				continue
-			}
-			if e.shape != order {
-				order = e.shape
-				n++
-			}
-		}
-		if n != 1 {
+// every partition map of one shape the same way. They count, for each set
+// of sorted names, those partitions by order (keyShape numbers), and are
+// kept with the parts so that partitions added later are counted on
+// (connParts.extend). A tally is never changed once a connParts holds it:
+// clone it first.
+type orderTallies map[string]*orderTally
+
+type orderTally struct {
+	best, n int32
+	count   map[int32]int
+}
+
+// add counts ps's order, if its task-form keys agree on one.
+func (t orderTallies) add(ps *partState, shapes []keyShape) {
+	order := int32(-1)
+	n := 0
+	for _, e := range ps.entries {
+		if !e.taskForm || e.shape < 0 {
 			continue
 		}
-		names := shapes[order].sorted
-		t := count[names]
-		if t == nil {
-			t = &tally{best: order}
-			count[names] = t
+		if e.shape != order {
+			order = e.shape
+			n++
 		}
-		if order == t.best && t.count == nil {
-			t.n++ // one order so far, as nearly always: no map
-			continue
-		}
-		if t.count == nil {
-			t.count = map[int32]int{t.best: int(t.n)}
-		}
-		t.count[order]++
 	}
+	if n != 1 {
+		return
+	}
+	names := shapes[order].sorted
+	c := t[names]
+	if c == nil {
+		c = &orderTally{best: order}
+		t[names] = c
+	}
+	if order == c.best && c.count == nil {
+		c.n++ // one order so far, as nearly always: no map
+		return
+	}
+	if c.count == nil {
+		c.count = map[int32]int{c.best: int(c.n)}
+	}
+	c.count[order]++
+}
+
+// clone is a copy to add to.
+func (t orderTallies) clone() orderTallies {
+	out := make(orderTallies, len(t))
+	for names, c := range t {
+		d := *c
+		d.count = maps.Clone(c.count)
+		out[names] = &d
+	}
+	return out
+}
+
+// orders is each set of names' order: the one of the most partitions,
+// none on a tie.
+func (t orderTallies) orders() map[string]int32 {
 	out := map[string]int32{}
-	for names, t := range count {
-		if t.count == nil {
-			out[names] = t.best
+	for names, c := range t {
+		if c.count == nil {
+			out[names] = c.best
 			continue
 		}
 		best, bestN, tie := int32(-1), 0, false
-		for o, n := range t.count {
+		for o, n := range c.count {
 			switch {
 			case n > bestN:
 				best, bestN, tie = o, n, false

@@ -14,6 +14,10 @@ import (
 type Source interface {
 	// Version changes whenever anything a reader can see changes.
 	Version() uint64
+	// TailState is the tailer's state now (Stats' Status.State), cheap to
+	// read at every tick; TailMoved is closed once it is other than from.
+	TailState() model.TailState
+	TailMoved(from model.TailState) <-chan struct{}
 	Stats() model.Stats
 	Connectors() []model.ConnectorRow
 	Partitions(model.ConnectorID) []model.PartitionRow

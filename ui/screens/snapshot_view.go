@@ -52,6 +52,7 @@ func (s *Snapshot) Follow(id model.PartitionID) {
 }
 
 func (s *Snapshot) Version() uint64                  { return s.SourceVersion }
+func (s *Snapshot) TailState() model.TailState       { return s.SourceStats.Status.State }
 func (s *Snapshot) Stats() model.Stats               { return s.SourceStats }
 func (s *Snapshot) REST() model.RESTStatus           { return s.RESTStatus }
 func (s *Snapshot) Connectors() []model.ConnectorRow { return s.Conns }
