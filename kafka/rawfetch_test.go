@@ -21,7 +21,7 @@ import (
 // batchBytes is one v2 record batch as a broker serves it, written by
 // kafka-go's encoder, then given its base offset and producer id (and so
 // a new CRC).
-func batchBytes(t *testing.T, base, pid int64, attrs protocol.Attributes, recs ...protocol.Record) []byte {
+func batchBytes(t testing.TB, base, pid int64, attrs protocol.Attributes, recs ...protocol.Record) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	rs := protocol.RecordSet{Version: 2, Attributes: attrs, Records: protocol.NewRecordReader(recs...)}
