@@ -258,8 +258,9 @@ func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition
 				break // as a truncated batch: the next fetch tries again
 			}
 		}
+		var r record
 		for range count {
-			r, rest, ok := readRecord(recs)
+			rest, ok := readRecord(recs, &r)
 			if !ok {
 				break
 			}
@@ -321,29 +322,30 @@ type record struct {
 	koff                        bool // it has KoffHeader: written by koff's edit
 }
 
-// readRecord reads the first record of b: its length, attributes,
+// readRecord reads the first record of b into r: its length, attributes,
 // timestamp and offset deltas, key and value as zigzag varints and bytes,
-// then headers, which koff does not read.
-func readRecord(b []byte) (record, []byte, bool) {
-	var r record
+// then headers, which koff does not read. It returns the rest of b. (r is
+// filled in place: a record returned by value was copied twice a record.)
+func readRecord(b []byte, r *record) ([]byte, bool) {
 	length, k, ok := varint(b, 0)
 	if !ok || length < 1 || int64(len(b)-k) < length {
-		return r, nil, false
+		return nil, false
 	}
 	rec, rest := b[k:k+int(length)], b[k+int(length):]
 	i := 1 // attributes (unused)
 	if r.timestampDelta, i, ok = varint(rec, i); !ok {
-		return r, nil, false
+		return nil, false
 	}
 	if r.offsetDelta, i, ok = varint(rec, i); !ok {
-		return r, nil, false
+		return nil, false
 	}
 	if r.key, i, ok = varBytes(rec, i); !ok {
-		return r, nil, false
+		return nil, false
 	}
 	if r.value, i, ok = varBytes(rec, i); !ok {
-		return r, nil, false
+		return nil, false
 	}
+	r.koff = false
 	// Connect writes no headers; koff's edits carry KoffHeader.
 	if n, j, ok := varint(rec, i); ok && n > 0 {
 		for range n {
@@ -357,18 +359,23 @@ func readRecord(b []byte) (record, []byte, bool) {
 			r.koff = r.koff || string(k) == KoffHeader
 		}
 	}
-	return r, rest, true
+	return rest, true
 }
 
 // varint reads the zigzag varint at b[i], and returns the index after it.
-// Most of a record's are one byte (deltas within a batch, short lengths):
-// read inline.
+// Most of a record's are one or two bytes (deltas within a batch, lengths
+// of records and keys): read inline.
 func varint(b []byte, i int) (int64, int, bool) {
 	if i >= len(b) {
 		return 0, i, false
 	}
-	if x := int64(b[i]); x < 0x80 {
+	x := int64(b[i])
+	if x < 0x80 {
 		return x>>1 ^ -(x & 1), i + 1, true
+	}
+	if i+1 < len(b) && b[i+1] < 0x80 {
+		x = x&0x7f | int64(b[i+1])<<7
+		return x>>1 ^ -(x & 1), i + 2, true
 	}
 	v, k := binary.Varint(b[i:])
 	return v, i + k, k > 0

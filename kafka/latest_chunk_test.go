@@ -130,3 +130,26 @@ func BenchmarkLatestChunks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecode decodes fetches of MirrorMaker records as a one-shot
+// read's decoder does (values lent), handing chunks to nothing: the
+// records' reading alone.
+//
+//	go test ./kafka -run XXX -bench 'Decode$'
+func BenchmarkDecode(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	at := time.UnixMilli(1_796_000_000_000)
+	const perFetch = 5000
+	blob := batchBytes(b, 0, -1, 0, stretchRecords(r, 0, perFetch, true, at)...)
+	tp := model.TopicPartition{Topic: "t", Partition: 0}
+	d := decoder{borrow: true, small: true, buf: blob}
+	p := &fetchedPartition{Records: d.buf}
+	n := 0
+	for b.Loop() {
+		n, _ = d.decode(tp, 0, p, func([]store.Record) {})
+	}
+	if n != perFetch {
+		b.Fatalf("decoded %d records, want %d", n, perFetch)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perFetch), "ns/record")
+}

@@ -200,6 +200,10 @@ func TestVarintIsBinaryVarint(t *testing.T) {
 	for c := range 256 {
 		check([]byte{byte(c)}, 0)
 		check([]byte{7, byte(c), 1}, 1)
+		for d := range 256 { // the two bytes read inline, and what follows them
+			check([]byte{byte(c), byte(d)}, 0)
+			check([]byte{7, byte(c), byte(d), 0x81}, 1)
+		}
 	}
 	check(nil, 0)
 	check([]byte{1}, 1)
