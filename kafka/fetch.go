@@ -94,6 +94,21 @@ func (c Config) fetchCommitted(ctx context.Context, tr *kafkago.Transport, tp mo
 // few enough that a whole fetch is never held decoded twice over.
 const decodeChunk = 4096
 
+// newKeysChunk is the chunk of a one-shot read while its chunks are
+// nearly all new keys (a cold read of many source partitions), where a
+// bigger chunk supersedes nothing: what a Latest works out of a chunk
+// (its keys, facts and places) and the chunk itself then stay in the
+// core's cache between the decoding, the key analysis and the Store.
+const newKeysChunk = 1024
+
+// chunk is how many records d hands on at once.
+func (d *decoder) chunk() int {
+	if d.small {
+		return newKeysChunk
+	}
+	return decodeChunk
+}
+
 // decoder turns fetched record batches into model.Records, reusing its
 // buffers from one fetch to the next: one per partition reader.
 type decoder struct {
@@ -105,6 +120,25 @@ type decoder struct {
 	// copies those the Store keeps into vals.
 	borrow bool
 	vals   []byte
+	// small: hand on chunks of newKeysChunk (see keptMost).
+	small bool
+}
+
+// keptMost sizes the next chunks from what a Latest kept of the last,
+// kept of n: small while it kept nearly all (few keys read twice, so a
+// bigger chunk would supersede nothing more), of decodeChunk otherwise.
+// A chunk cut short by the end of a fetch says too little to go by.
+func (d *decoder) keptMost(kept, n int) {
+	if n < newKeysChunk {
+		return
+	}
+	d.small = kept >= n-n/8
+	if !d.small && cap(d.recs) < decodeChunk {
+		// Made at its size once, as the first (see tailPartition); the
+		// chunk being handed on is not used again.
+		d.recs = make([]store.Record, 0, decodeChunk)
+		store.WritePages(d.recs)
+	}
 }
 
 // emit hands the chunk decoded so far to the Store and starts the next,
@@ -128,6 +162,17 @@ func (d *decoder) room() {
 		d.recs = slices.Grow(d.recs, 1)
 		store.WritePages(d.recs[len(d.recs):])
 	}
+}
+
+// keepLatest is what a one-shot read hands the Store of a chunk: the
+// latest record of each key bytes (l.Keep), their values owned, the next
+// chunks sized from how many it kept.
+func (d *decoder) keepLatest(l *store.Latest, recs []store.Record) []store.Record {
+	n := len(recs)
+	recs = l.Keep(recs)
+	d.keptMost(len(recs), n)
+	d.own(recs)
+	return recs
 }
 
 // own copies the values of recs out of the fetched bytes, into blocks: a
@@ -213,8 +258,9 @@ func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition
 				break // as a truncated batch: the next fetch tries again
 			}
 		}
+		var r record
 		for range count {
-			r, rest, ok := readRecord(recs)
+			rest, ok := readRecord(recs, &r)
 			if !ok {
 				break
 			}
@@ -242,7 +288,7 @@ func (d *decoder) decode(tp model.TopicPartition, pos int64, p *fetchedPartition
 				Time:      time.Unix(ts/1000, (ts%1000)*int64(time.Millisecond)), // as kafka-go makes it
 				Koff:      r.koff,
 			})
-			if len(d.recs) == decodeChunk {
+			if len(d.recs) >= d.chunk() {
 				flush()
 			}
 		}
@@ -276,29 +322,30 @@ type record struct {
 	koff                        bool // it has KoffHeader: written by koff's edit
 }
 
-// readRecord reads the first record of b: its length, attributes,
+// readRecord reads the first record of b into r: its length, attributes,
 // timestamp and offset deltas, key and value as zigzag varints and bytes,
-// then headers, which koff does not read.
-func readRecord(b []byte) (record, []byte, bool) {
-	var r record
+// then headers, which koff does not read. It returns the rest of b. (r is
+// filled in place: a record returned by value was copied twice a record.)
+func readRecord(b []byte, r *record) ([]byte, bool) {
 	length, k, ok := varint(b, 0)
 	if !ok || length < 1 || int64(len(b)-k) < length {
-		return r, nil, false
+		return nil, false
 	}
 	rec, rest := b[k:k+int(length)], b[k+int(length):]
 	i := 1 // attributes (unused)
 	if r.timestampDelta, i, ok = varint(rec, i); !ok {
-		return r, nil, false
+		return nil, false
 	}
 	if r.offsetDelta, i, ok = varint(rec, i); !ok {
-		return r, nil, false
+		return nil, false
 	}
 	if r.key, i, ok = varBytes(rec, i); !ok {
-		return r, nil, false
+		return nil, false
 	}
 	if r.value, i, ok = varBytes(rec, i); !ok {
-		return r, nil, false
+		return nil, false
 	}
+	r.koff = false
 	// Connect writes no headers; koff's edits carry KoffHeader.
 	if n, j, ok := varint(rec, i); ok && n > 0 {
 		for range n {
@@ -312,18 +359,23 @@ func readRecord(b []byte) (record, []byte, bool) {
 			r.koff = r.koff || string(k) == KoffHeader
 		}
 	}
-	return r, rest, true
+	return rest, true
 }
 
 // varint reads the zigzag varint at b[i], and returns the index after it.
-// Most of a record's are one byte (deltas within a batch, short lengths):
-// read inline.
+// Most of a record's are one or two bytes (deltas within a batch, lengths
+// of records and keys): read inline.
 func varint(b []byte, i int) (int64, int, bool) {
 	if i >= len(b) {
 		return 0, i, false
 	}
-	if x := int64(b[i]); x < 0x80 {
+	x := int64(b[i])
+	if x < 0x80 {
 		return x>>1 ^ -(x & 1), i + 1, true
+	}
+	if i+1 < len(b) && b[i+1] < 0x80 {
+		x = x&0x7f | int64(b[i+1])<<7
+		return x>>1 ^ -(x & 1), i + 2, true
 	}
 	v, k := binary.Varint(b[i:])
 	return v, i + k, k > 0
@@ -414,7 +466,7 @@ func (d *decoder) decodeRecordSet(tp model.TopicPartition, pos int64, abortedTxn
 				Value:     value,
 				Time:      rec.Time,
 			})
-			if len(d.recs) == decodeChunk {
+			if len(d.recs) >= d.chunk() {
 				flush()
 			}
 		}

@@ -250,8 +250,9 @@ func (w *historyWalk) batches(d *decoder, pos int64, p *fetchedPartition) (int64
 				break // as a truncated batch: fetched again
 			}
 		}
+		var r record
 		for range count {
-			r, rest, ok := readRecord(recs)
+			rest, ok := readRecord(recs, &r)
 			if !ok {
 				break
 			}

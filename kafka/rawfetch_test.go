@@ -21,7 +21,7 @@ import (
 // batchBytes is one v2 record batch as a broker serves it, written by
 // kafka-go's encoder, then given its base offset and producer id (and so
 // a new CRC).
-func batchBytes(t *testing.T, base, pid int64, attrs protocol.Attributes, recs ...protocol.Record) []byte {
+func batchBytes(t testing.TB, base, pid int64, attrs protocol.Attributes, recs ...protocol.Record) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	rs := protocol.RecordSet{Version: 2, Attributes: attrs, Records: protocol.NewRecordReader(recs...)}
@@ -200,6 +200,10 @@ func TestVarintIsBinaryVarint(t *testing.T) {
 	for c := range 256 {
 		check([]byte{byte(c)}, 0)
 		check([]byte{7, byte(c), 1}, 1)
+		for d := range 256 { // the two bytes read inline, and what follows them
+			check([]byte{byte(c), byte(d)}, 0)
+			check([]byte{7, byte(c), byte(d), 0x81}, 1)
+		}
 	}
 	check(nil, 0)
 	check([]byte{1}, 1)

@@ -317,7 +317,8 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 		dec.borrow = true // values copied once kept
 		// A cold read fills whole chunks: made at their size once, not
 		// grown to it (twice the memory, and as much again to fault in).
-		dec.recs = make([]store.Record, 0, decodeChunk)
+		dec.small = true
+		dec.recs = make([]store.Record, 0, newKeysChunk)
 		store.WritePages(dec.recs) // filled after the collector may have read it
 	}
 	// What the Store can know of a record before its lock is worked out
@@ -328,8 +329,7 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 			end = recs[len(recs)-1].Offset + 1 // the chunk is in offset order
 		}
 		if latest != nil {
-			recs = latest.Keep(recs)
-			dec.own(recs)
+			recs = dec.keepLatest(latest, recs)
 		} else {
 			for i := range recs {
 				recs[i].Prepare()

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -338,10 +339,12 @@ const metBits = 1 << 20
 
 // grow returns s holding n, made anew if it has not the room: its pages
 // are written to first, since the chunk fills them by index while the
-// collector may read them first (WritePages).
+// collector may read them first (WritePages). It is made for a power of
+// two: chunks cut short by the end of a fetch come in all sizes, and each
+// bigger one must not make them all again.
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		s = newPages[T](n)
+		s = newPages[T](1 << bits.Len(uint(n-1)))
 	}
 	return s[:n]
 }
