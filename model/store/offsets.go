@@ -125,7 +125,7 @@ func (p *bodyPicks) release() {
 
 // add picks e, which has an offset the task reads.
 func (p *bodyPicks) add(e *entry) {
-	v := e.value() // of one update, as it nearly always is here, the entry's own: no ring read
+	v := e.value()                                       // of one update, as it nearly always is here, the entry's own: no ring read
 	offset := unsafe.String(unsafe.SliceData(v), len(v)) // already compact (valueTexts); stored bytes do not change
 	if !e.plain {
 		offset, _, _ = valueTexts(v)
