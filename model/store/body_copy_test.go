@@ -16,10 +16,12 @@ import (
 // copies than a block holds), keys in the workers' form and others (the
 // way through partsOf), offsets to compact, texts longer than a quarter
 // of a block (read where they are), a connector in two topics, and bodies
-// made one after another in the same picks (blocks reused).
+// made one after another in the same picks (blocks reused), and bodies
+// past the bound on the copies (the rest read where they are).
 func TestBodyCopiesWriteAsWithout(t *testing.T) {
-	defer func() { bodyCopies = true }()
+	defer func(n int) { bodyCopies, bodyCopyBlocks = true, n }(bodyCopyBlocks)
 	for seed := range uint64(6) {
+		bodyCopyBlocks = []int{128, 2}[seed%2]
 		r := rand.New(rand.NewPCG(seed, 9))
 		s := NewStore(StoreOptions{OneShot: seed%2 == 0})
 		var batch []Record
