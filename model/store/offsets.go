@@ -109,6 +109,9 @@ type bodyPicks struct {
 	size    int // the bytes the picks' rows take in the body
 	// printable: every offset is printable ASCII (the plain form is).
 	printable bool
+	// copies holds the picks' texts and offsets side by side, in the
+	// order picked, which the sort and the writing read again.
+	copies bodyCopy
 }
 
 // bodyScratch holds AppendOffsetsBody's picks between calls.
@@ -119,6 +122,7 @@ func (p *bodyPicks) release() {
 	clear(p.picks)
 	clear(p.offsets)
 	p.reset()
+	p.copies.reset()
 	p.picks, p.offsets, p.size, p.printable = p.picks[:0], p.offsets[:0], 0, true
 	bodyScratch.Put(p)
 }
@@ -132,6 +136,9 @@ func (p *bodyPicks) add(e *entry) {
 		p.printable = p.printable && text.PrintableASCII(offset)
 	}
 	part := e.partitionStr()
+	if bodyCopies {
+		part, offset = p.copies.keep(part, offset)
+	}
 	p.textSort.add(part, len(p.picks))
 	p.printable = p.printable && text.PrintableASCII(part)
 	p.picks = append(p.picks, e)

@@ -2,7 +2,10 @@ package store
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"koff/model"
 )
@@ -57,4 +60,51 @@ func BenchmarkOffsetsBody(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*conns*each), "ns/partition")
+}
+
+// BenchmarkBodiesOfAMillionPartitions makes the bodies of the 70
+// connectors of a million MirrorMaker partitions whose records came
+// interleaved (as bench/workload writes them), one after another, as koff
+// get -o json does: with the copies of the picks' texts and offsets that
+// the sort and the writing read (bodyCopy), and without.
+//
+//	go test ./model/store -run XXX -bench BodiesOfAMillion -benchtime 5x
+func BenchmarkBodiesOfAMillionPartitions(b *testing.B) {
+	const conns, n = 70, 1_000_000
+	for _, copies := range []bool{false, true} {
+		b.Run(map[bool]string{false: "in-place", true: "copies"}[copies], func(b *testing.B) {
+			defer func() { bodyCopies = true }()
+			bodyCopies = copies
+			s := NewStore(StoreOptions{OneShot: true})
+			s.SetTopicPartitions("connect-offsets", 25)
+			batch := make([]Record, 0, 1000)
+			for i := range n {
+				k := (i * 7919) % conns // the connectors' records interleave
+				key := fmt.Sprintf(`["mm2-%02d.MirrorSourceConnector",{"cluster":"primary","partition":%d,"topic":"orders.region-%d.topic-%d"}]`, k, i%100, k, i/100)
+				r := rec(i%25, int64(i), key, fmt.Sprintf(`{"offset":%d}`, i), 0)
+				r.Time = time.UnixMilli(r.Time.UnixMilli()) // as the Tailer's: kept in the entry
+				batch = append(batch, r)
+				if len(batch) == cap(batch) {
+					s.Ingest(batch)
+					batch = batch[:0]
+				}
+			}
+			s.Ingest(batch)
+			ids := make([]model.ConnectorID, conns)
+			for k := range ids {
+				ids[k] = model.ConnectorID{Topic: "connect-offsets", Name: fmt.Sprintf("mm2-%02d.MirrorSourceConnector", k)}
+			}
+			// As koff get reads: no collection (cli/gc.go).
+			runtime.GC()
+			defer debug.SetGCPercent(debug.SetGCPercent(-1))
+			var buf []byte
+			b.ResetTimer()
+			for range b.N {
+				for _, id := range ids {
+					buf = s.AppendOffsetsBody(buf[:0], []model.ConnectorID{id})
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/partition")
+		})
+	}
 }
