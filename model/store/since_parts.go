@@ -21,18 +21,25 @@ func (cp *connParts) redecide(c *connector, tr *topicRead, window time.Duration,
 		return next
 	}
 	next.parts, next.of = slices.Clone(cp.parts), slices.Clone(cp.of)
-	states := make([]partState, len(cp.multi))
-	flushed := flushedWith(next.parts, window)
-	for k, i := range cp.multi {
+	next.decideAgain(cp.multi, c.id.Name, tr, window, shapes)
+	return next
+}
+
+// decideAgain decides the partitions of several copies at places multi
+// of cp.parts into new states, in arrays of cp's own: readers of the
+// states before may hold them.
+func (cp *connParts) decideAgain(multi []int32, name string, tr *topicRead, window time.Duration, shapes []keyShape) {
+	states := make([]partState, len(multi))
+	flushed := flushedWith(cp.parts, window)
+	for k, i := range multi {
 		ps := &states[k]
 		ps.entries = cp.parts[i].entries
-		ps.decide(c.id.Name, next.orders, tr, flushed, shapes)
-		next.parts[i] = ps
+		ps.decide(name, cp.orders, tr, flushed, shapes)
+		cp.parts[i] = ps
 		for _, e := range ps.entries {
-			next.of[e.idx] = ps
+			cp.of[e.idx] = ps
 		}
 	}
-	return next
 }
 
 // extend is buildParts for a connector that gained only new partitions
@@ -99,16 +106,6 @@ func (cp *connParts) extend(c *connector, tr *topicRead, window time.Duration, s
 	if len(cp.multi) == 0 {
 		return next
 	}
-	again := make([]partState, len(cp.multi))
-	flushed := flushedWith(next.parts, window)
-	for k, i := range cp.multi {
-		ps := &again[k]
-		ps.entries = cp.parts[i].entries
-		ps.decide(c.id.Name, next.orders, tr, flushed, shapes)
-		next.parts[i] = ps
-		for _, e := range ps.entries {
-			next.of[e.idx] = ps
-		}
-	}
+	next.decideAgain(cp.multi, c.id.Name, tr, window, shapes)
 	return next
 }
