@@ -82,25 +82,7 @@ func (cp *connParts) extend(c *connector, tr *topicRead, window time.Duration, s
 	next.parts = slices.Grow(parts, heads)
 	next.of = slices.Grow(of, len(added))[:len(c.entries)]
 	from := len(next.parts)
-	states := make([]partState, heads)
-	flat := make([]*entry, 0, len(added))
-	for _, e := range added {
-		if !e.firstCopy {
-			continue
-		}
-		ps := &states[len(next.parts)-from]
-		start := len(flat)
-		for x := e; x != nil; x = tr.store.entryAt(x.nextCopy) {
-			flat = append(flat, x)
-			next.of[x.idx] = ps
-		}
-		ps.entries = flat[start:len(flat):len(flat)]
-		if len(ps.entries) > 1 {
-			next.multi = append(next.multi, int32(len(next.parts)))
-		}
-		next.parts = append(next.parts, ps)
-		next.tally.add(ps, shapes)
-	}
+	next.group(added, heads, tr.store, shapes)
 	next.orders = next.tally.orders()
 	next.decideFrom(from, c, tr, window, shapes)
 	if len(cp.multi) == 0 {
@@ -108,4 +90,31 @@ func (cp *connParts) extend(c *connector, tr *topicRead, window time.Duration, s
 	}
 	next.decideAgain(cp.multi, c.id.Name, tr, window, shapes)
 	return next
+}
+
+// group appends to cp the partitions of entries, heads of them (the copies
+// of one are chained from its first, see Store.newEntry), each with its
+// copies, and counts them in cp's field-order tally. It allocates a few
+// blocks, not a few objects per partition.
+func (cp *connParts) group(entries []*entry, heads int, s *Store, shapes []keyShape) {
+	from := len(cp.parts)
+	states := make([]partState, heads)
+	flat := make([]*entry, 0, len(entries))
+	for _, e := range entries {
+		if !e.firstCopy {
+			continue
+		}
+		ps := &states[len(cp.parts)-from]
+		start := len(flat)
+		for x := e; x != nil; x = s.entryAt(x.nextCopy) {
+			flat = append(flat, x)
+			cp.of[x.idx] = ps
+		}
+		ps.entries = flat[start:len(flat):len(flat)]
+		if len(ps.entries) > 1 {
+			cp.multi = append(cp.multi, int32(len(cp.parts)))
+		}
+		cp.parts = append(cp.parts, ps)
+		cp.tally.add(ps, shapes)
+	}
 }

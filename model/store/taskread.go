@@ -136,42 +136,19 @@ func (s *Store) partsOf(c *connector) *connParts {
 	return cp
 }
 
-// buildParts groups the connector's entries into partitions (the copies
-// of one partition are chained from its first, see Store.newEntry) and
-// decides each. It allocates a few blocks, not a few objects per
-// partition: a connector can have a million partitions, and this runs
+// buildParts groups the connector's entries into partitions (group) and
+// decides each: a connector can have a million partitions, and this runs
 // whenever one of them changed and a reader looks.
 func buildParts(c *connector, tr *topicRead, window time.Duration, shapes []keyShape) *connParts {
-	cp := &connParts{gen: c.gen, of: make([]*partState, len(c.entries)), n: len(c.entries), nparts: tr.partitions}
+	cp := &connParts{gen: c.gen, of: make([]*partState, len(c.entries)), n: len(c.entries), nparts: tr.partitions, tally: orderTallies{}}
 	heads := 0
 	for _, e := range c.entries {
 		if e.firstCopy {
 			heads++
 		}
 	}
-	states := make([]partState, heads)
 	cp.parts = make([]*partState, 0, heads)
-	flat := make([]*entry, 0, len(c.entries))
-	for _, e := range c.entries {
-		if !e.firstCopy {
-			continue
-		}
-		ps := &states[len(cp.parts)]
-		from := len(flat)
-		for x := e; x != nil; x = tr.store.entryAt(x.nextCopy) {
-			flat = append(flat, x)
-			cp.of[x.idx] = ps
-		}
-		ps.entries = flat[from:len(flat):len(flat)]
-		if len(ps.entries) > 1 {
-			cp.multi = append(cp.multi, int32(len(cp.parts)))
-		}
-		cp.parts = append(cp.parts, ps)
-	}
-	cp.tally = orderTallies{}
-	for _, ps := range cp.parts {
-		cp.tally.add(ps, shapes)
-	}
+	cp.group(c.entries, heads, tr.store, shapes)
 	cp.orders = cp.tally.orders()
 	cp.decideFrom(0, c, tr, window, shapes)
 	return cp
