@@ -67,12 +67,13 @@ type lateState struct {
 }
 
 // collected is the cleanup of round's first collection: from then on the
-// reads under way collect as GOGC 400 would.
+// reads under way collect as GOGC 400 would (catchUpPercent: what is live
+// is most of their heap, as it is in a catch-up).
 func collected(round int) {
 	late.Lock()
 	defer late.Unlock()
 	if late.reads > 0 && late.round == round {
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(catchUpPercent)
 		debug.SetMemoryLimit(late.limit)
 	}
 }
