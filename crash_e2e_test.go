@@ -24,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/java"
@@ -239,7 +240,7 @@ func (c *crashCluster) checkOutcome(before map[int]int64, wantResult string) (re
 	}
 	var imp *edit.AuditEdit
 	for i := range edits {
-		if edits[i].Start.Kind == edit.KindImport {
+		if edits[i].Start.Kind == plan.KindImport {
 			imp = &edits[i]
 		}
 	}

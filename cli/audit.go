@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/text"
 )
@@ -47,7 +48,7 @@ type auditRow struct {
 	OffsetsTopics []string  `json:"offsets_topics,omitempty"`
 	ConnectURL    string    `json:"connect_url,omitempty"`
 	Connector     string    `json:"connector"`
-	Kind          edit.Kind `json:"kind"`
+	Kind          plan.Kind `json:"kind"`
 	Outcome       string    `json:"outcome"`
 	Partitions    int       `json:"partitions"`
 	Written       []string  `json:"written,omitempty"`
@@ -56,7 +57,7 @@ type auditRow struct {
 	UndoneBy      string    `json:"undone_by,omitempty"`
 	Error         string    `json:"error,omitempty"`
 	// Rewind is a rewind's time (as read and as typed) and --if-newer.
-	Rewind  *edit.RewindAsked `json:"rewind,omitempty"`
+	Rewind  *plan.RewindAsked `json:"rewind,omitempty"`
 	Command string            `json:"command,omitempty"`
 	kind    string
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/kafka"
 )
 
@@ -163,7 +164,7 @@ func TestAnInterruptedEditOfOneDemoIsNotAnnouncedOnAnother(t *testing.T) {
 	}
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	if err := (&edit.AuditLog{Path: audit}).Append(edit.AuditEntry{ID: "20261201T100000.000Z-0000cafe", Time: time.Now().UTC(), User: "someone",
-		Host: "another-host", PID: 1, Connector: "src", Kind: edit.KindImport, Path: edit.PathTopic, Result: edit.ResultInProgress, Cluster: ids[0],
+		Host: "another-host", PID: 1, Connector: "src", Kind: plan.KindImport, Path: plan.PathTopic, Result: edit.ResultInProgress, Cluster: ids[0],
 		Positions: map[string]int64{"connect-offsets/3": 0}}); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"koff/connect"
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/store"
@@ -279,7 +280,7 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 		Audit:         &edit.AuditLog{Path: audit},
 		FlushInterval: g.FlushInterval,
 		WatchLimit:    editWatchLimit,
-		Cmd:           edit.CommandLine{Globals: g.shownGlobals(rest)},
+		Cmd:           plan.CommandLine{Globals: g.shownGlobals(rest)},
 		History:       historyReader(g.kafkaConfig(), nil),
 		HistoryFrom:   historyFromReader(g.kafkaConfig()),
 	}
@@ -321,7 +322,7 @@ var _ kafka.Handler = (*store.Store)(nil)
 
 // runPlans prints the plans, checks their preconditions, asks for
 // confirmation, applies them and reports each result.
-func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
+func (s *editSession) runPlans(plans []*plan.Plan, w writeFlags) error {
 	for _, p := range plans {
 		printPlan(s.env.Stdout, p)
 	}
@@ -394,14 +395,14 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 }
 
 // confirm asks on the terminal. Resetting a whole connector asks for its name.
-func confirm(env Env, plans []*edit.Plan) error {
+func confirm(env Env, plans []*plan.Plan) error {
 	in, ok := env.Stdin.(*os.File)
 	if !ok || !term.IsTerminal(in.Fd()) {
 		return usagef("refusing to write without confirmation: stdin is not a terminal (pass --yes, or --dry-run to preview)")
 	}
 	r := bufio.NewReader(env.Stdin)
 	for _, p := range plans {
-		if p.Kind == edit.KindResetAll {
+		if p.Kind == plan.KindResetAll {
 			fmt.Fprintf(env.Stdout, "This deletes every offset of %s (%d partitions). Type the connector name to confirm: ", text.Sanitize(p.Connector), len(p.Changes))
 			line, err := r.ReadString('\n')
 			if strings.TrimSpace(line) != p.Connector {
@@ -422,7 +423,7 @@ func confirm(env Env, plans []*edit.Plan) error {
 
 // printPlan shows old → new for every partition, where each record goes,
 // the connector's state and the equivalent command line.
-func printPlan(w io.Writer, p *edit.Plan) {
+func printPlan(w io.Writer, p *plan.Plan) {
 	n := len(p.Changes)
 	plural := "s"
 	if n == 1 {
@@ -436,9 +437,9 @@ func printPlan(w io.Writer, p *edit.Plan) {
 	fmt.Fprintf(w, "  state:  %s\n", field(p.StateText()))
 	via := "offsets topic " + field(p.Topic)
 	switch p.Path {
-	case edit.PathREST:
+	case plan.PathREST:
 		via = "Connect REST"
-	case edit.PathGroup:
+	case plan.PathGroup:
 		via = "consumer group " + field(p.Group)
 	}
 	fmt.Fprintf(w, "  path:   %s (%s)\n", via, text.Sanitize(p.PathReason))
@@ -469,7 +470,7 @@ func printPlan(w io.Writer, p *edit.Plan) {
 
 // printSinkMove is what the dashboard's review shows of a sink change: the
 // records skipped or replayed, and the lag after.
-func printSinkMove(w io.Writer, c edit.SinkChange) {
+func printSinkMove(w io.Writer, c plan.SinkChange) {
 	moved := c.Moved()
 	if moved != "" {
 		moved += " · "

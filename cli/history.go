@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/java"
@@ -101,7 +102,7 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	req := edit.HistoryRequest{Connector: args[0], ReadOrder: o.order == "log"}
 	var err error
 	if o.partition != "" {
-		p, err := edit.ParsePartition(o.partition)
+		p, err := plan.ParsePartition(o.partition)
 		if err != nil {
 			return usagef("--partition: %v", err)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/text"
@@ -151,7 +152,7 @@ func runTodaysHistory(g *Globals, opts any, args []string, env Env) error {
 	req := edit.HistoryRequest{Connector: args[0], ReadOrder: o.order == "log"}
 	var err error
 	if o.partition != "" {
-		p, err := edit.ParsePartition(o.partition)
+		p, err := plan.ParsePartition(o.partition)
 		if err != nil {
 			return usagef("--partition: %v", err)
 		}

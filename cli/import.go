@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 )
@@ -58,7 +59,7 @@ func runImport(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	defer s.close()
-	var plans []*edit.Plan
+	var plans []*plan.Plan
 	var unknown []*edit.UnknownPartitionError
 	unchanged := 0
 	for _, r := range reqs {
@@ -99,7 +100,7 @@ func runImport(g *Globals, opts any, args []string, env Env) error {
 
 // withoutUnchanged drops from r the partitions whose plan writes what is
 // already stored, returning how many it dropped.
-func withoutUnchanged(r edit.Request, p *edit.Plan) (edit.Request, int) {
+func withoutUnchanged(r plan.Request, p *plan.Plan) (plan.Request, int) {
 	var same []java.Object
 	for _, ch := range p.Changes {
 		if unchangedBy(ch) {
@@ -128,7 +129,7 @@ func withoutUnchanged(r edit.Request, p *edit.Plan) (edit.Request, int) {
 // unchangedBy reports whether a change leaves the partition as it is: the
 // same offset, and every record it would write already stored byte for
 // byte (a key stored elsewhere or differently still needs its write).
-func unchangedBy(ch edit.Change) bool {
+func unchangedBy(ch plan.Change) bool {
 	if (ch.Before == nil) != (ch.After == nil) {
 		return false
 	}

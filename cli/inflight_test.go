@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/store"
@@ -43,12 +44,12 @@ func (w *slowWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, 
 func TestEndingTheDashboardStopsAnEditBetweenProduceRequests(t *testing.T) {
 	addr := offsetsBroker(t)
 	var recs [][2]string
-	req := edit.Request{Connector: "src", Kind: edit.KindImport}
+	req := plan.Request{Connector: "src", Kind: plan.KindImport}
 	for i := 0; i < 40; i++ {
 		recs = append(recs, [2]string{fmt.Sprintf(`["src",{"t":"%02d"}]`, i), `{"n":1}`})
-		p, _ := edit.ParsePartition(fmt.Sprintf(`{"t":"%02d"}`, i))
-		o, _, _ := edit.ParseOffset(`{"n":2}`)
-		req.Items = append(req.Items, edit.Item{Partition: p, Offset: o})
+		p, _ := plan.ParsePartition(fmt.Sprintf(`{"t":"%02d"}`, i))
+		o, _, _ := plan.ParseOffset(`{"n":2}`)
+		req.Items = append(req.Items, plan.Item{Partition: p, Offset: o})
 	}
 	produceConnect(t, addr, recs...)
 	cfg := kafka.Config{Brokers: []string{addr}}

@@ -17,6 +17,7 @@ import (
 
 	"koff/demo"
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/internal/faultproxy"
 	"koff/kafka"
 	"koff/model"
@@ -113,7 +114,7 @@ func (c *cutBroker) waitValue(key, value string) {
 }
 
 // lastEdit is the newest edit of kind in the audit log.
-func (c *cutBroker) lastEdit(kind edit.Kind) edit.AuditEdit {
+func (c *cutBroker) lastEdit(kind plan.Kind) edit.AuditEdit {
 	c.t.Helper()
 	edits, err := (&edit.AuditLog{Path: c.audit}).Edits()
 	if err != nil {
@@ -149,7 +150,7 @@ func TestASetWhoseAnswerIsLostButLandsIsWritten(t *testing.T) {
 	if got := c.inForce()[bulkKey(0)]; got != `{"id":2}` {
 		t.Errorf("in force: %s", got)
 	}
-	if ed := c.lastEdit(edit.KindSet); ed.Result() != edit.ResultVerified || len(ed.WrittenSet()) != 1 {
+	if ed := c.lastEdit(plan.KindSet); ed.Result() != edit.ResultVerified || len(ed.WrittenSet()) != 1 {
 		t.Errorf("audit: %s, written %v", ed.Result(), ed.WrittenSet())
 	}
 }
@@ -232,7 +233,7 @@ func importRound(t *testing.T, r cutRound) cutStats {
 	out, errs, code := c.koff("import", path, "--yes")
 	close(release)
 	cutTP := fmt.Sprintf("connect-offsets/%d", r.nth-1) // requests go in partition order
-	ed := c.lastEdit(edit.KindImport)
+	ed := c.lastEdit(plan.KindImport)
 	if r.late {
 		var sent []string
 		for p := 0; p < int(r.nth)-1; p++ {
@@ -316,7 +317,7 @@ func TestAResetWhoseAnswerIsLostIsUnknownAndUndone(t *testing.T) {
 	if code != ExitUnknown || !strings.Contains(errs, "may have been written: "+tp+" (") || strings.Contains(errs, "written: none") {
 		t.Errorf("reset whose answer was lost: exit %d\n%s%s", code, out, errs)
 	}
-	if ed := c.lastEdit(edit.KindReset); ed.Result() != edit.ResultUnknown || !ed.UnknownSet()[tp] {
+	if ed := c.lastEdit(plan.KindReset); ed.Result() != edit.ResultUnknown || !ed.UnknownSet()[tp] {
 		t.Errorf("audit: %s, unknown %v", ed.Result(), ed.UnknownSet())
 	}
 	c.waitValue(bulkKey(0), "")
@@ -353,7 +354,7 @@ func TestASinkCommitWhoseAnswerIsLostIsUnknownAndUndone(t *testing.T) {
 	if code != ExitUnknown || !strings.Contains(errs, "may have been written: the commit to group connect-s3") {
 		t.Errorf("sink commit whose answer was lost: exit %d\n%s%s", code, out, errs)
 	}
-	ed := c.lastEdit(edit.KindSet)
+	ed := c.lastEdit(plan.KindSet)
 	if ed.Result() != edit.ResultUnknown || !ed.UnknownSet()["group connect-s3"] {
 		t.Errorf("audit: %s, unknown %v", ed.Result(), ed.UnknownSet())
 	}
@@ -479,7 +480,7 @@ func TestARewindWhoseAnswerIsLostIsToldTruly(t *testing.T) {
 		if c.cuts.Load() != 1 {
 			t.Fatalf("late %v: %d requests cut", late, c.cuts.Load())
 		}
-		ed := c.lastEdit(edit.KindRewind)
+		ed := c.lastEdit(plan.KindRewind)
 		if !late {
 			if code != ExitOK || !strings.Contains(out, "read back") || strings.Contains(out+errs, "written: none") || c.inForce()[k] != `{"id":1}` || ed.Result() != edit.ResultVerified {
 				t.Errorf("a rewind whose answer was lost and whose record landed soon: exit %d, in force %s, audit %s\n%s%s", code, c.inForce()[k], ed.Result(), out, errs)

@@ -3,13 +3,15 @@ package cli
 import (
 	"context"
 	"io"
-	"koff/internal/sshtest"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"koff/edit/plan"
+	"koff/internal/sshtest"
 
 	"koff/edit"
 	"koff/metrics"
@@ -136,10 +138,10 @@ func TestAuditCountsStopAndResumeByKind(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	log := &edit.AuditLog{Path: path}
 	for i, en := range []edit.AuditEntry{
-		{ID: "s1", Kind: edit.KindStop, Connector: "src", Result: edit.ResultDone},
-		{ID: "r1", Kind: edit.KindResume, Connector: "src", Result: edit.ResultDone},
-		{ID: "r2", Kind: edit.KindResume, Connector: "src", Result: edit.ResultRefused},
-		{ID: "e1", Kind: edit.KindSet, Connector: "src", Result: edit.ResultVerified, Cluster: "c1"},
+		{ID: "s1", Kind: plan.KindStop, Connector: "src", Result: edit.ResultDone},
+		{ID: "r1", Kind: plan.KindResume, Connector: "src", Result: edit.ResultDone},
+		{ID: "r2", Kind: plan.KindResume, Connector: "src", Result: edit.ResultRefused},
+		{ID: "e1", Kind: plan.KindSet, Connector: "src", Result: edit.ResultVerified, Cluster: "c1"},
 	} {
 		en.Time = time.Now().Add(time.Duration(i) * time.Second)
 		if err := log.Append(en); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"koff/edit"
+	"koff/edit/plan"
 )
 
 // rewindSource runs set --to-datetime for a source connector: each
@@ -14,7 +15,7 @@ import (
 // the connector has no source offsets (a sink: its group is set from its
 // data topics' record times instead). read is the session's read of the
 // history, if it made one.
-func rewindSource(s *editSession, o *setOptions, req edit.RewindRequest, read *edit.RewindRead) (bool, error) {
+func rewindSource(s *editSession, o *setOptions, req plan.RewindRequest, read *edit.RewindRead) (bool, error) {
 	name := req.Connector
 	var rw *edit.Rewind
 	var err error
@@ -35,7 +36,7 @@ func rewindSource(s *editSession, o *setOptions, req edit.RewindRequest, read *e
 	printRewind(s.env.Stdout, rw, timeEcho(rw.At, s.env))
 	if rw.Plan == nil {
 		fmt.Fprintf(s.env.Stdout, "nothing to change: %s\n", noteField(rw.NothingText()))
-	} else if err := s.runPlans([]*edit.Plan{rw.Plan}, o.writeFlags); err != nil {
+	} else if err := s.runPlans([]*plan.Plan{rw.Plan}, o.writeFlags); err != nil {
 		return true, err
 	}
 	if left := rw.LeftSummary(); left != "" {

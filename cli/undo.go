@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/text"
 )
@@ -80,7 +81,7 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	return s.runPlans([]*edit.Plan{p}, o.writeFlags)
+	return s.runPlans([]*plan.Plan{p}, o.writeFlags)
 }
 
 // printUndo says which edit is undone, and everything in its way.

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/store"
 )
 
 // Result is what became of an applied plan.
 type Result struct {
-	Plan *Plan
+	Plan *plan.Plan
 	// Verified: every write was read back, its record was the first of its
 	// key after the plan, and it is still the one in force.
 	Verified bool
@@ -47,13 +48,7 @@ func (r Result) UndoCommand() string {
 	if r.EditID == "" || r.Plan == nil {
 		return ""
 	}
-	return UndoCommand(r.Plan.Connector, r.EditID)
-}
-
-// UndoCommand is koff undo pinned to one edit: pasted later, it never
-// undoes another.
-func UndoCommand(connector, id string) string {
-	return joinArgs([]string{"koff", "undo", connector, "--edit", id})
+	return plan.UndoCommand(r.Plan.Connector, r.EditID)
 }
 
 // Contest is a partition another writer also wrote during an edit.
@@ -93,11 +88,11 @@ func (r Result) summary(short bool) string {
 	if n != 1 {
 		what += "s"
 	}
-	verb := map[Kind]string{KindReset: "reset", KindResetAll: "reset", KindImport: "imported", KindRewind: "rewound", KindUndo: "undid the last edit:", KindCopy: "copied", KindDeleteStray: "deleted a stray copy:"}[r.Plan.Kind]
+	verb := map[plan.Kind]string{plan.KindReset: "reset", plan.KindResetAll: "reset", plan.KindImport: "imported", plan.KindRewind: "rewound", plan.KindUndo: "undid the last edit:", plan.KindCopy: "copied", plan.KindDeleteStray: "deleted a stray copy:"}[r.Plan.Kind]
 	if verb == "" {
 		verb = "set"
 	}
-	if r.Plan.Kind == KindUndo && r.Plan.Request.UndoesWhat != "" {
+	if r.Plan.Kind == plan.KindUndo && r.Plan.Request.UndoesWhat != "" {
 		verb = "undid the " + r.Plan.Request.UndoesWhat + ":"
 	}
 	// did is what the edit did: "imported 3 partitions of NAME", and for a
@@ -108,9 +103,9 @@ func (r Result) summary(short bool) string {
 	}
 	via := "offsets topic"
 	switch r.Plan.Path {
-	case PathREST:
+	case plan.PathREST:
 		via = "Connect REST"
-	case PathGroup:
+	case plan.PathGroup:
 		via = "group " + r.Plan.Group
 	}
 	switch {
@@ -119,7 +114,7 @@ func (r Result) summary(short bool) string {
 	case len(r.Overwritten) > 0:
 		return fmt.Sprintf("written, then overwritten: %s via %s, but %s%s", did, via, r.Overwritten[0], more(len(r.Overwritten)))
 	case r.Unwatched > 0:
-		return fmt.Sprintf("written and read back, NOT verified: %s via %s; the watch for a task's commit over it was stopped after %s of %s, so whether it stays is unknown", did, via, shortDuration(r.Unwatched), shortDuration(r.Plan.Watch))
+		return fmt.Sprintf("written and read back, NOT verified: %s via %s; the watch for a task's commit over it was stopped after %s of %s, so whether it stays is unknown", did, via, plan.ShortDuration(r.Unwatched), plan.ShortDuration(r.Plan.Watch))
 	case r.ReadBackOnly():
 		// Read back, but koff cannot tell the worker reads that topic.
 		if short {
@@ -190,7 +185,7 @@ func (e *WriteError) undoCommand() string {
 	if e.EditID == "" {
 		return "koff undo"
 	}
-	return UndoCommand(e.Connector, e.EditID)
+	return plan.UndoCommand(e.Connector, e.EditID)
 }
 
 func tpList(tps []model.TopicPartition) string {
@@ -211,7 +206,7 @@ func tpList(tps []model.TopicPartition) string {
 // tailer has read every write back, and audits it: a write-ahead line
 // before the first write, a line per topic-partition written, and an
 // outcome. A refused or failed attempt is audited too.
-func (e *Editor) Apply(ctx context.Context, p *Plan) (Result, error) {
+func (e *Editor) Apply(ctx context.Context, p *plan.Plan) (Result, error) {
 	res := Result{Plan: p}
 	run := e.newRun(ctx, p)
 	if err := e.Check(ctx, p); err != nil {
@@ -224,7 +219,7 @@ func (e *Editor) Apply(ctx context.Context, p *Plan) (Result, error) {
 		if err = run.begin(nil); err != nil {
 			return res, err
 		}
-		if p.Path == PathREST {
+		if p.Path == plan.PathREST {
 			res.Message, err = e.applySinkREST(ctx, p)
 		} else {
 			err = e.applyGroup(ctx, p)
@@ -270,11 +265,11 @@ type batch struct {
 	refs []writeRef
 }
 
-func (p *Plan) write(r writeRef) Write { return p.Changes[r.ch].Writes[r.w] }
+func writeOf(p *plan.Plan, r writeRef) plan.Write { return p.Changes[r.ch].Writes[r.w] }
 
 // batches groups a plan's writes by topic-partition, in the fixed order
 // the writes go in (topic, then partition number).
-func batches(p *Plan) []batch {
+func batches(p *plan.Plan) []batch {
 	idx := map[model.TopicPartition]int{}
 	var out []batch
 	for ci, ch := range p.Changes {
@@ -309,7 +304,7 @@ func tpLess(a, b model.TopicPartition) bool {
 
 // applySource writes a source edit, through REST or straight to the
 // offsets topic, watching for other writers of the same keys (race.go).
-func (e *Editor) applySource(ctx context.Context, p *Plan, run *editRun, res *Result) error {
+func (e *Editor) applySource(ctx context.Context, p *plan.Plan, run *editRun, res *Result) error {
 	bs := batches(p)
 	w := e.newWatch(p, bs)
 	run.watch = w
@@ -324,7 +319,7 @@ func (e *Editor) applySource(ctx context.Context, p *Plan, run *editRun, res *Re
 	if err := run.begin(w.positionsByName()); err != nil {
 		return err
 	}
-	if p.Path == PathREST {
+	if p.Path == plan.PathREST {
 		msg, err := e.applyREST(ctx, p)
 		res.Message = msg
 		switch {
@@ -369,7 +364,7 @@ func (e *Editor) applySource(ctx context.Context, p *Plan, run *editRun, res *Re
 // is re-checked for other writers just before it goes, and recorded in
 // the audit log as soon as Kafka acknowledged it. A signal stops it
 // between requests, never inside one.
-func (e *Editor) writeBatches(ctx context.Context, p *Plan, bs []batch, w *watch, run *editRun, res *Result) error {
+func (e *Editor) writeBatches(ctx context.Context, p *plan.Plan, bs []batch, w *watch, run *editRun, res *Result) error {
 	now := e.now()
 	for i, b := range bs {
 		rest := func() []model.TopicPartition {
@@ -393,7 +388,7 @@ func (e *Editor) writeBatches(ctx context.Context, p *Plan, bs []batch, w *watch
 		}
 		recs := make([]store.Record, len(b.refs))
 		for j, r := range b.refs {
-			wr := p.write(r)
+			wr := writeOf(p, r)
 			recs[j] = store.Record{Topic: b.tp.Topic, Partition: b.tp.Partition, Key: wr.Key, Value: wr.Value, Time: now}
 		}
 		off, err := e.produce(ctx, b.tp, recs)
@@ -447,8 +442,8 @@ func (e *Editor) interrupted() bool {
 	}
 }
 
-func (e *Editor) applyREST(ctx context.Context, p *Plan) (string, error) {
-	if p.Kind == KindResetAll {
+func (e *Editor) applyREST(ctx context.Context, p *plan.Plan) (string, error) {
+	if p.Kind == plan.KindResetAll {
 		return e.REST.ResetOffsets(ctx, p.Connector)
 	}
 	var b bytes.Buffer
@@ -473,7 +468,7 @@ func (e *Editor) applyREST(ctx context.Context, p *Plan) (string, error) {
 
 // applySinkREST sends Connect's sink offset shape; deleting every
 // committed offset is DELETE, as Connect deletes the group.
-func (e *Editor) applySinkREST(ctx context.Context, p *Plan) (string, error) {
+func (e *Editor) applySinkREST(ctx context.Context, p *plan.Plan) (string, error) {
 	if strings.HasPrefix(p.PathReason, "DELETE") {
 		return e.REST.ResetOffsets(ctx, p.Connector)
 	}
@@ -481,7 +476,7 @@ func (e *Editor) applySinkREST(ctx context.Context, p *Plan) (string, error) {
 }
 
 // applyGroup commits (or deletes) the group's offsets directly.
-func (e *Editor) applyGroup(ctx context.Context, p *Plan) error {
+func (e *Editor) applyGroup(ctx context.Context, p *plan.Plan) error {
 	commit := map[model.TopicPartition]int64{}
 	var del []model.TopicPartition
 	for _, c := range p.Sink {
@@ -491,7 +486,7 @@ func (e *Editor) applyGroup(ctx context.Context, p *Plan) error {
 			commit[c.TopicPartition] = c.After
 		}
 	}
-	if len(commit) == 0 && len(del) > 0 && p.Kind == KindResetAll {
+	if len(commit) == 0 && len(del) > 0 && p.Kind == plan.KindResetAll {
 		return e.Kafka.DeleteGroup(ctx, p.Group)
 	}
 	if len(commit) > 0 {
@@ -509,7 +504,7 @@ func (e *Editor) applyGroup(ctx context.Context, p *Plan) error {
 // one. The group coordinator holds one committed offset per partition, so
 // a different one seen twice, a poll apart, after koff's commit was
 // acknowledged is another writer's commit that replaced it: said as such.
-func (e *Editor) verifySink(ctx context.Context, p *Plan) (bool, []Contest) {
+func (e *Editor) verifySink(ctx context.Context, p *plan.Plan) (bool, []Contest) {
 	deadline := time.Now().Add(e.verifyTimeout())
 	var other map[model.TopicPartition]int64
 	for {
@@ -535,9 +530,9 @@ func (e *Editor) verifySink(ctx context.Context, p *Plan) (bool, []Contest) {
 				var out []Contest
 				for _, c := range p.Sink {
 					if cur, ok := diff[c.TopicPartition]; ok {
-						ct := Contest{Partition: sinkPartitionJSON(c.TopicPartition)}
+						ct := Contest{Partition: plan.SinkPartitionJSON(c.TopicPartition)}
 						if cur >= 0 {
-							ct.Value = sinkOffsetJSON(cur)
+							ct.Value = plan.SinkOffsetJSON(cur)
 						}
 						out = append(out, ct)
 					}
@@ -558,7 +553,7 @@ func (e *Editor) verifySink(ctx context.Context, p *Plan) (bool, []Contest) {
 
 // groupShowsWithin polls the group until it holds every offset of the
 // plan, for up to the verify timeout.
-func (e *Editor) groupShowsWithin(ctx context.Context, p *Plan) bool {
+func (e *Editor) groupShowsWithin(ctx context.Context, p *plan.Plan) bool {
 	deadline := time.Now().Add(e.verifyTimeout())
 	for {
 		if poll, err := e.groupPoll(ctx, p.Group); err == nil {
@@ -601,7 +596,7 @@ func sameCommits(a, b map[model.TopicPartition]int64) bool {
 }
 
 // current is the value stored now under a write's key (nil: none or deleted).
-func (e *Editor) current(w Write) []byte {
+func (e *Editor) current(w plan.Write) []byte {
 	d, ok := e.Store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
 	if !ok || d.Deleted {
 		return nil
@@ -609,7 +604,7 @@ func (e *Editor) current(w Write) []byte {
 	return d.Value
 }
 
-func (e *Editor) writesVisible(p *Plan) bool {
+func (e *Editor) writesVisible(p *plan.Plan) bool {
 	for _, ch := range p.Changes {
 		for _, w := range ch.Writes {
 			d, ok := e.Store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
@@ -632,8 +627,8 @@ func (e *Editor) writesVisible(p *Plan) bool {
 
 // sameValue compares bytes for direct writes; REST edits are normalised by
 // the worker, so they compare as JSON.
-func sameValue(stored, want []byte, path Path) bool {
-	if path == PathTopic {
+func sameValue(stored, want []byte, path plan.Path) bool {
+	if path == plan.PathTopic {
 		return bytes.Equal(stored, want)
 	}
 	if stored == nil || want == nil {
@@ -648,13 +643,13 @@ func sameValue(stored, want []byte, path Path) bool {
 // are gone, as PATCH and DELETE require. Stop and resume are audited like
 // edits, naming the Editor's User.
 func (e *Editor) StopConnector(ctx context.Context, name string) error {
-	if err := e.auditReady(KindStop); err != nil {
+	if err := e.auditReady(plan.KindStop); err != nil {
 		return err
 	}
 	cluster := e.stateCluster(ctx)
 	before := e.stateBefore(ctx, name)
 	err := e.stopConnector(ctx, name)
-	e.auditState(KindStop, name, before, cluster, err)
+	e.auditState(plan.KindStop, name, before, cluster, err)
 	return err
 }
 
@@ -698,13 +693,13 @@ func (e *Editor) stopConnector(ctx context.Context, name string) error {
 
 // ResumeConnector resumes a stopped or paused connector through REST.
 func (e *Editor) ResumeConnector(ctx context.Context, name string) error {
-	if err := e.auditReady(KindResume); err != nil {
+	if err := e.auditReady(plan.KindResume); err != nil {
 		return err
 	}
 	cluster := e.stateCluster(ctx)
 	before := e.stateBefore(ctx, name)
 	err := e.resumeConnector(ctx, name)
-	e.auditState(KindResume, name, before, cluster, err)
+	e.auditState(plan.KindResume, name, before, cluster, err)
 	return err
 }
 

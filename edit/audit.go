@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"koff/edit/plan"
 	"koff/model"
 )
 
@@ -93,8 +94,8 @@ type AuditEntry struct {
 	Host      string        `json:"host,omitempty"`
 	PID       int           `json:"pid,omitempty"`
 	Connector string        `json:"connector"`
-	Kind      Kind          `json:"kind"`
-	Path      Path          `json:"path"`
+	Kind      plan.Kind     `json:"kind"`
+	Path      plan.Path     `json:"path"`
 	State     string        `json:"state,omitempty"`
 	Changes   []AuditChange `json:"changes,omitempty"`
 	// Positions are the log-end offsets of the topic-partitions written,
@@ -127,7 +128,7 @@ type AuditEntry struct {
 	// Undoes is the id of the edit an undo put back.
 	Undoes string `json:"undoes,omitempty"`
 	// Rewind is what a rewind was asked: its time and --if-newer.
-	Rewind *RewindAsked `json:"rewind,omitempty"`
+	Rewind *plan.RewindAsked `json:"rewind,omitempty"`
 	// Command is the koff command line that makes the same edit.
 	Command string `json:"command,omitempty"`
 }
@@ -183,7 +184,7 @@ func bytesPtr(b []byte) *string {
 	return &s
 }
 
-func auditRecord(w Write) AuditRecord {
+func auditRecord(w plan.Write) AuditRecord {
 	r := AuditRecord{TopicPartition: w.TopicPartition.String(), Before: bytesPtr(w.Before), Value: bytesPtr(w.Value)}
 	if utf8.Valid(w.Key) {
 		r.Key = string(w.Key)
@@ -638,7 +639,7 @@ func (ed AuditEdit) Notice() string {
 		counted = fmt.Sprintf("at least %d of %d topic-partitions written", written, total)
 	}
 	return fmt.Sprintf("INTERRUPTED EDIT: %s by %s at %s (%s; %s): run `%s` to put back exactly what it wrote, or repeat the edit",
-		s.What(), s.User, model.TimeText(s.Time), how, counted, UndoCommand(s.Connector, ed.ID()))
+		s.What(), s.User, model.TimeText(s.Time), how, counted, plan.UndoCommand(s.Connector, ed.ID()))
 }
 
 // Headline is Notice for a one-line header: what to do first, details
@@ -661,7 +662,7 @@ func (ed AuditEdit) Headline() string {
 	// The id's random end is enough for --edit, and keeps the command whole
 	// in 80 columns.
 	return fmt.Sprintf("INTERRUPTED EDIT of %s: %s puts back what it wrote (%s by %s at %s, %s topic-partitions written)",
-		s.Connector, UndoCommand(s.Connector, ed.ShortID()), s.KindText(), s.User, model.TimeText(s.Time), written)
+		s.Connector, plan.UndoCommand(s.Connector, ed.ShortID()), s.KindText(), s.User, model.TimeText(s.Time), written)
 }
 
 // UndoRequest is the request that puts back the before-values of the last
@@ -669,7 +670,7 @@ func (ed AuditEdit) Headline() string {
 // of one connector. Of a partial or interrupted edit, only the partitions
 // it wrote are put back; an interrupted edit is first reconciled with the
 // log (see UndoRequestContext).
-func (e *Editor) UndoRequest(connector string) (Request, AuditEntry, error) {
+func (e *Editor) UndoRequest(connector string) (plan.Request, AuditEntry, error) {
 	ctx, cancel := contextWithTimeout(30 * time.Second)
 	defer cancel()
 	return e.UndoRequestContext(ctx, connector)
@@ -695,7 +696,7 @@ func undoable(ed AuditEdit) bool {
 // whole edit, the written and maybe-written (unknown) topic-partitions' of
 // a partial one, less those a concurrent edit won.
 func undoChanges(ed AuditEdit) []AuditChange {
-	if ed.Start.ID == "" || ed.Start.Path == PathREST || ed.Start.Path == PathGroup {
+	if ed.Start.ID == "" || ed.Start.Path == plan.PathREST || ed.Start.Path == plan.PathGroup {
 		if ed.Result() == ResultVerified || ed.Result() == ResultUnverified || ed.Start.ID == "" {
 			return ed.Start.Changes
 		}
@@ -726,10 +727,10 @@ func undoChanges(ed AuditEdit) []AuditChange {
 // restoresOf turns an edit's records into exact writes of their
 // before-values, leaving out topic-partitions an interrupted or partial
 // edit provably never wrote.
-func restoresOf(recs []AuditRecord, ed AuditEdit) []Restore {
+func restoresOf(recs []AuditRecord, ed AuditEdit) []plan.Restore {
 	written := ed.UndoSet()
 	whole := ed.Start.ID == "" || ed.Result() == ResultVerified || ed.Result() == ResultUnverified || ed.Result() == ResultOverwritten
-	var out []Restore
+	var out []plan.Restore
 	for _, r := range recs {
 		if !whole && !written[r.TopicPartition] {
 			continue
@@ -742,21 +743,21 @@ func restoresOf(recs []AuditRecord, ed AuditEdit) []Restore {
 		if err != nil {
 			continue
 		}
-		out = append(out, Restore{TopicPartition: model.TopicPartition{Topic: r.TopicPartition[:i], Partition: n}, Key: r.KeyBytes(), Value: r.BeforeBytes()})
+		out = append(out, plan.Restore{TopicPartition: model.TopicPartition{Topic: r.TopicPartition[:i], Partition: n}, Key: r.KeyBytes(), Value: r.BeforeBytes()})
 	}
 	return out
 }
 
-func undoRequestOf(ed AuditEdit) (Request, error) {
+func undoRequestOf(ed AuditEdit) (plan.Request, error) {
 	en := ed.Start
-	req := Request{Connector: en.Connector, Kind: KindUndo}
+	req := plan.Request{Connector: en.Connector, Kind: plan.KindUndo}
 	for _, ch := range undoChanges(ed) {
-		p, err := ParsePartition(string(ch.Partition))
+		p, err := plan.ParsePartition(string(ch.Partition))
 		if err != nil {
 			return req, fmt.Errorf("audit log entry of %s: %w", model.TimeText(en.Time), err)
 		}
-		it := Item{Partition: p}
-		if en.Path == PathTopic && len(ch.Records) > 0 {
+		it := plan.Item{Partition: p}
+		if en.Path == plan.PathTopic && len(ch.Records) > 0 {
 			// Each copy written gets its own before-value back, byte for
 			// byte: one value for all of them would move what the task
 			// reads, or overwrite a stray with the live offset.

@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"koff/edit/plan"
 )
 
 func testEntry(id, connector, result string) AuditEntry {
 	return AuditEntry{ID: id, Time: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), User: "alice", PID: 1, Host: "elsewhere", Connector: connector,
-		Kind: KindImport, Path: PathTopic, Result: result, Cluster: "c1",
+		Kind: plan.KindImport, Path: plan.PathTopic, Result: result, Cluster: "c1",
 		Changes: []AuditChange{{Partition: json.RawMessage(`{"t":1}`), Before: json.RawMessage(`{"id":1}`), After: json.RawMessage(`{"id":2}`),
 			Writes: []string{"connect-offsets/3"}, Records: []AuditRecord{{TopicPartition: "connect-offsets/3", Key: `["src",{"t":1}]`, Before: bytesPtr([]byte(`{"id":1}`)), Value: bytesPtr([]byte(`{"id":2}`))}}}},
 		Positions: map[string]int64{"connect-offsets/3": 7}}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"koff/edit/plan"
 )
 
 // ResultDone is the outcome of a stop or resume that Connect carried out.
@@ -15,7 +17,7 @@ const ResultDone = "done"
 // not be written: the rule every edit follows (its write-ahead line comes
 // first). Read-only is refused first, by the stop or resume itself (and
 // audited as refused when the line can be written).
-func (e *Editor) auditReady(kind Kind) error {
+func (e *Editor) auditReady(kind plan.Kind) error {
 	if e.ReadOnly || e.Audit == nil {
 		return nil
 	}
@@ -26,8 +28,8 @@ func (e *Editor) auditReady(kind Kind) error {
 	return nil
 }
 
-func doneWord(kind Kind) string {
-	if kind == KindStop {
+func doneWord(kind plan.Kind) string {
+	if kind == plan.KindStop {
 		return "stopped"
 	}
 	return "resumed"
@@ -54,16 +56,16 @@ func (e *Editor) stateCluster(ctx context.Context) string {
 // auditState records a stop or resume as one line: who, when, where, the
 // connector's state before, and whether Connect did it, refused it or it
 // failed.
-func (e *Editor) auditState(kind Kind, name, before, cluster string, err error) {
+func (e *Editor) auditState(kind plan.Kind, name, before, cluster string, err error) {
 	if e.Audit == nil {
 		return
 	}
 	now := e.now()
 	host, _ := os.Hostname()
-	entry := AuditEntry{ID: newEditID(now), Time: now.UTC(), User: e.User, Host: host, PID: os.Getpid(), Connector: name, Kind: kind, Path: PathREST,
+	entry := AuditEntry{ID: newEditID(now), Time: now.UTC(), User: e.User, Host: host, PID: os.Getpid(), Connector: name, Kind: kind, Path: plan.PathREST,
 		State: before, Result: ResultDone, Cluster: cluster, ConnectURL: e.connectURL()}
 	switch {
-	case err == nil && kind == KindStop:
+	case err == nil && kind == plan.KindStop:
 		entry.Message = "STOPPED: its tasks are gone"
 	case err == nil:
 		entry.Message = "resumed"

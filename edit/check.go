@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"koff/connect"
+	"koff/edit/plan"
 	"koff/model"
 )
 
@@ -68,7 +69,7 @@ func (e *ConflictError) Error() string {
 // Check runs the preconditions of an edit: read-only, the connector's state
 // (when REST can tell), and the optimistic check that every stored offset
 // the plan read is unchanged.
-func (e *Editor) Check(ctx context.Context, p *Plan) error {
+func (e *Editor) Check(ctx context.Context, p *plan.Plan) error {
 	if e.ReadOnly {
 		return e.readOnly()
 	}
@@ -85,10 +86,10 @@ func (e *Editor) readOnly() error {
 
 // CheckPreview runs every precondition Check does but read-only: a dry
 // run writes nothing, so a read-only koff may preview an edit.
-func (e *Editor) CheckPreview(ctx context.Context, p *Plan) error {
+func (e *Editor) CheckPreview(ctx context.Context, p *plan.Plan) error {
 	// A stray copy is a key the task never reads nor writes: deleting it
 	// needs no stopped connector.
-	if p.Kind == KindDeleteStray {
+	if p.Kind == plan.KindDeleteStray {
 		return e.checkSinkOrSource(ctx, p)
 	}
 	if e.REST != nil {
@@ -124,7 +125,7 @@ func stopped(state string, tasks int, target string) bool {
 	return state == "STOPPED" || state == "UNASSIGNED" && target == model.TargetStopped
 }
 
-func (e *Editor) checkSinkOrSource(ctx context.Context, p *Plan) error {
+func (e *Editor) checkSinkOrSource(ctx context.Context, p *plan.Plan) error {
 	if p.Group != "" {
 		return e.checkSink(ctx, p)
 	}
@@ -133,13 +134,13 @@ func (e *Editor) checkSinkOrSource(ctx context.Context, p *Plan) error {
 
 // checkSink re-reads the group: it must have no members for a direct
 // commit, and no partition's committed offset may have moved.
-func (e *Editor) checkSink(ctx context.Context, p *Plan) error {
+func (e *Editor) checkSink(ctx context.Context, p *plan.Plan) error {
 	poll, err := e.groupPoll(ctx, p.Group)
 	if err != nil {
 		return err
 	}
 	p.GroupMembers = poll.Members
-	if p.Path == PathGroup && poll.Members > 0 {
+	if p.Path == plan.PathGroup && poll.Members > 0 {
 		return &GroupActiveError{Group: p.Group, Members: poll.Members}
 	}
 	now := map[string]int64{}
@@ -154,9 +155,9 @@ func (e *Editor) checkSink(ctx context.Context, p *Plan) error {
 		if cur != c.Before {
 			var b []byte
 			if cur >= 0 {
-				b = sinkOffsetJSON(cur)
+				b = plan.SinkOffsetJSON(cur)
 			}
-			return &ConflictError{Partition: sinkPartitionJSON(c.TopicPartition), Now: b}
+			return &ConflictError{Partition: plan.SinkPartitionJSON(c.TopicPartition), Now: b}
 		}
 	}
 	return nil
@@ -173,7 +174,7 @@ func (e *GroupActiveError) Error() string {
 	return fmt.Sprintf("group %s has %d active members: Kafka changes a group's offsets from outside only when it has none; stop the connector first", e.Group, e.Members)
 }
 
-func (e *Editor) checkUnchanged(p *Plan) error {
+func (e *Editor) checkUnchanged(p *plan.Plan) error {
 	for _, ch := range p.Changes {
 		for _, w := range ch.Writes {
 			// By parsed value, number for number: another layout of the

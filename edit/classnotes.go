@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strings"
 
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 )
@@ -25,8 +26,8 @@ const (
 // class, what its task resumes from after the edit: the same offset
 // means different things to different connectors (MirrorMaker's is the
 // last record copied, FileStream's the next byte to read).
-func classNotes(p *Plan) []string {
-	class := strings.TrimSpace(p.config["connector.class"])
+func classNotes(p *plan.Plan) []string {
+	class := strings.TrimSpace(p.Config["connector.class"])
 	var out []string
 	switch class {
 	case classMirrorCheckpoint, classMirrorHeartbeat:
@@ -45,11 +46,11 @@ func classNotes(p *Plan) []string {
 	}
 	if resets == len(p.Changes) && resets > maxClassNotes {
 		// One sentence for a reset of many partitions, not one each.
-		n := classNote(class, p.config, Change{Partition: java.Object{}, PartitionJSON: fmt.Sprintf("%d partitions", resets)})
+		n := classNote(class, p.Config, plan.Change{Partition: java.Object{}, PartitionJSON: fmt.Sprintf("%d partitions", resets)})
 		return []string{strings.Replace(n, "the partition again", "each partition again", 1)}
 	}
 	for _, ch := range p.Changes {
-		if n := classNote(class, p.config, ch); n != "" {
+		if n := classNote(class, p.Config, ch); n != "" {
 			out = append(out, n)
 		}
 	}
@@ -63,7 +64,7 @@ func classNotes(p *Plan) []string {
 // maxClassNotes is how many partitions' notes a plan lists one by one.
 const maxClassNotes = 3
 
-func classNote(class string, cfg map[string]string, ch Change) string {
+func classNote(class string, cfg map[string]string, ch plan.Change) string {
 	part := ch.PartitionJSON
 	after, _ := model.ParseOffset(ch.After)
 	before, _ := model.ParseOffset(ch.Before)

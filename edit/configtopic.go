@@ -3,6 +3,7 @@ package edit
 import (
 	"fmt"
 
+	"koff/edit/plan"
 	"koff/model"
 )
 
@@ -31,7 +32,7 @@ func (e *Editor) configOf(name string) (model.ConnectorConfig, string, bool) {
 // when Connect's REST API is not asked: its target state and its own
 // offsets topic. Without a config topic koff cannot know the own topic,
 // and says so (Plan.Unsure).
-func (e *Editor) planConfigTopic(p *Plan) error {
+func (e *Editor) planConfigTopic(p *plan.Plan) error {
 	c, topic, ok := e.configOf(p.Connector)
 	switch {
 	case !ok:
@@ -43,7 +44,7 @@ func (e *Editor) planConfigTopic(p *Plan) error {
 		p.PathReason = "not in Connect's config topic " + topic + ": written to the offsets topic"
 		return nil
 	}
-	p.ConfigTopic, p.Target, p.config = topic, c.TargetState, c.Config
+	p.ConfigTopic, p.Target, p.Config = topic, c.TargetState, c.Config
 	if t := c.OwnOffsetsTopic(); t != "" {
 		if !contains(e.topics(), t) {
 			return fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic in config topic %s): add --offsets-topic %s so koff can read and verify it", p.Connector, t, topic, t)
@@ -65,27 +66,4 @@ func (e *Editor) sinkGroupOf(name, given string) (group string, fromConfig bool)
 		return model.SinkGroupName(name, c.Config), true
 	}
 	return "connect-" + name, false
-}
-
-// StateText says what koff knows of the connector's state for a plan, and
-// from where: Connect's REST status, its config topic's target state, or
-// nothing ("unknown").
-func (p *Plan) StateText() string {
-	target := ""
-	if p.Target != "" {
-		target = fmt.Sprintf("target state %s (config topic %s)", p.Target, p.ConfigTopic)
-	}
-	switch {
-	case p.State != "" && target != "":
-		return p.State + " (Connect REST), " + target
-	case p.State != "":
-		return p.State + " (Connect REST)"
-	case p.Absent && p.ConfigTopic != "":
-		return fmt.Sprintf("not in Connect (no config in config topic %s)", p.ConfigTopic)
-	case p.Absent:
-		return "not in Connect (Connect REST lists no such connector)"
-	case target != "":
-		return target + "; no --connect-url for its status"
-	}
-	return "unknown (no --connect-url, no config topic)"
 }

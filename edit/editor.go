@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"koff/connect"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/store"
 )
@@ -84,7 +85,7 @@ type Editor struct {
 	// serve's sessions) share it.
 	Shared *HistoryShare
 	// Cmd renders the equivalent koff command line of a plan.
-	Cmd CommandLine
+	Cmd plan.CommandLine
 	// VerifyTimeout bounds the wait for the tailer to read a write back (10s).
 	VerifyTimeout time.Duration
 	// FlushInterval is the workers' offset.flush.interval.ms when the
@@ -96,7 +97,7 @@ type Editor struct {
 	WatchLimit time.Duration
 	// Progress, when set, is told while an edit is watched after its
 	// read-back, how long is left (about four times a second).
-	Progress func(p *Plan, left time.Duration)
+	Progress func(p *plan.Plan, left time.Duration)
 	// StopTimeout bounds the wait for a stopped connector's tasks to go (30s).
 	StopTimeout time.Duration
 	Now         func() time.Time

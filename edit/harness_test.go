@@ -10,6 +10,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"koff/demo"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/java"
@@ -57,7 +58,7 @@ func newClusterHarness(t testing.TB, id string) *harness {
 	h.ed = &Editor{
 		Store: h.store, Kafka: h.kafka, Topics: []string{"connect-offsets"},
 		User: "tester", Audit: &AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
-		Cmd: CommandLine{Globals: []string{"-b", h.addr}},
+		Cmd: plan.CommandLine{Globals: []string{"-b", h.addr}},
 		// No REST, no config topic: every edit is watched after its
 		// read-back (overwrite_watch.go); tests of other things watch briefly.
 		WatchLimit: 200 * time.Millisecond,
@@ -140,7 +141,7 @@ func (h *harness) rows(conn string) []model.PartitionRow {
 
 func mustPartition(t *testing.T, s string) java.Object {
 	t.Helper()
-	p, err := ParsePartition(s)
+	p, err := plan.ParsePartition(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func mustPartition(t *testing.T, s string) java.Object {
 
 func mustOffset(t *testing.T, s string) java.Object {
 	t.Helper()
-	o, _, err := ParseOffset(s)
+	o, _, err := plan.ParseOffset(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
@@ -81,7 +82,7 @@ type KoffEdit struct {
 	ID   string    `json:"id"`
 	User string    `json:"user"`
 	Time time.Time `json:"time"`
-	Kind Kind      `json:"kind"`
+	Kind plan.Kind `json:"kind"`
 }
 
 // CopyHistory sums up one stored key's history.
@@ -341,20 +342,20 @@ func TimestampType(logAppend bool) string {
 // RequireSource refuses a name koff has never seen and partitions the
 // connector never had, as a set does, with the closest names.
 func (e *Editor) RequireSource(ctx context.Context, name string, parts []java.Object) error {
-	if err := e.requireKnown(ctx, KindSet, name, "", false); err != nil {
+	if err := e.requireKnown(ctx, plan.KindSet, name, "", false); err != nil {
 		return creatingNothing(err)
 	}
 	if len(parts) == 0 {
 		return nil
 	}
-	return creatingNothing(e.requirePartitions(Request{Connector: name, Kind: KindSet, Items: itemsOf(parts)}, e.storedCopies(name)))
+	return creatingNothing(e.requirePartitions(plan.Request{Connector: name, Kind: plan.KindSet, Items: itemsOf(parts)}, e.storedCopies(name)))
 }
 
 // SinkCommits is what Kafka keeps of a sink's commits: its group's latest
 // committed offset per partition, nothing older. isSink is false for a
 // source (or a name koff does not know as a sink).
 func (e *Editor) SinkCommits(ctx context.Context, name, group string) (poll model.GroupPoll, g string, isSink bool, err error) {
-	if isSink, err = e.sinkConnector(ctx, Request{Connector: name, Group: group}); err != nil || !isSink {
+	if isSink, err = e.sinkConnector(ctx, plan.Request{Connector: name, Group: group}); err != nil || !isSink {
 		return poll, "", false, err
 	}
 	g, _ = e.sinkGroupOf(name, group)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model/java"
 	"koff/model/store"
@@ -121,7 +122,7 @@ func TestSharedHistoryIsAFreshRead(t *testing.T) {
 	h.workerWrite(`["jdbc", {"table":"shop.orders"}]`, `{"incrementing":2}`)
 	wrong := (java.PartitionFor([]byte(key), 25) + 1) % 25
 	h.write(wrong, key, `{"incrementing":3}`)
-	p, err := h.ed.Plan(ctx, Request{Connector: "jdbc", Kind: KindSet, Items: []Item{{Partition: part, Offset: mustOffset(t, `{"incrementing":42}`)}}})
+	p, err := h.ed.Plan(ctx, plan.Request{Connector: "jdbc", Kind: plan.KindSet, Items: []plan.Item{{Partition: part, Offset: mustOffset(t, `{"incrementing":42}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +220,7 @@ func BenchmarkPartitionHistoryRefresh(b *testing.B) {
 			batch = batch[:0]
 		}
 	}
-	part, err := ParsePartition(`{"table":"t7"}`)
+	part, err := plan.ParsePartition(`{"table":"t7"}`)
 	if err != nil {
 		b.Fatal(err)
 	}

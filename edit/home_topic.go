@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 )
@@ -43,7 +44,7 @@ func (e *Editor) homeTopic(name string, topics []string) string {
 // topic (ConnectorOffsetBackingStore#set: tombstones before, other
 // records after the connector's topic, best effort), so the plan lists
 // every record the edit makes.
-func (e *Editor) planSecondaryWrites(ctx context.Context, p *Plan) error {
+func (e *Editor) planSecondaryWrites(ctx context.Context, p *plan.Plan) error {
 	workers := e.topics()[0]
 	if p.Topic == workers {
 		return nil

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"koff/edit/plan"
 )
 
 // An edit of one cluster that stopped part way is noticed (koff status,
@@ -16,7 +18,7 @@ func TestInterruptedEditsBelongToTheirCluster(t *testing.T) {
 	at := time.Date(2026, 12, 3, 2, 0, 0, 0, time.UTC)
 	ch := AuditChange{Partition: json.RawMessage(`{"file":"x"}`), Before: json.RawMessage(`{"pos":1}`), After: json.RawMessage(`{"pos":9}`), Writes: []string{"connect-offsets/4"}}
 	line := func(id, cluster, result string, written []string) {
-		en := AuditEntry{ID: id, Time: at, User: "tester", Connector: "src", Kind: KindSet, Path: PathTopic, Cluster: cluster, Result: result, Written: written}
+		en := AuditEntry{ID: id, Time: at, User: "tester", Connector: "src", Kind: plan.KindSet, Path: plan.PathTopic, Cluster: cluster, Result: result, Written: written}
 		if result == ResultInProgress {
 			en.Changes = []AuditChange{ch}
 			en.Positions = map[string]int64{"connect-offsets/4": 7}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"koff/connect"
+	"koff/edit/plan"
 	"koff/model"
 )
 
@@ -51,8 +52,8 @@ func DidYouMean(closest []string) string {
 
 // creates: the kinds of edit that --create lets write offsets for a new
 // name. A reset of a name koff has never seen has nothing to reset.
-func creates(k Kind) bool {
-	return k != KindReset && k != KindResetAll && k != KindUndo && k != KindRewind
+func creates(k plan.Kind) bool {
+	return k != plan.KindReset && k != plan.KindResetAll && k != plan.KindUndo && k != plan.KindRewind
 }
 
 // connectorLister is the part of *connect.Client that lists connectors,
@@ -103,7 +104,7 @@ func (e *Editor) lookUp(ctx context.Context, name, group string) (named, error) 
 }
 
 // requireKnown refuses a name koff has never seen unless create is set.
-func (e *Editor) requireKnown(ctx context.Context, kind Kind, name, group string, create bool) error {
+func (e *Editor) requireKnown(ctx context.Context, kind plan.Kind, name, group string, create bool) error {
 	if create {
 		return nil
 	}

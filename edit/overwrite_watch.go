@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/store"
 )
@@ -53,14 +53,14 @@ func (e *Editor) watchLimit() time.Duration {
 
 // planWatch decides whether and how long the plan's writes are watched
 // after the read-back (Plan.Watch), and says why (Plan.WatchWhy).
-func (e *Editor) planWatch(p *Plan) {
+func (e *Editor) planWatch(p *plan.Plan) {
 	p.Watch, p.WatchWhy, p.WatchInterval = 0, "", 0
 	switch {
 	case p.Group != "":
 		// Kafka refuses a commit to a group with members: a sink task
 		// that still runs makes the edit fail, not vanish.
 		return
-	case p.Kind == KindDeleteStray || p.Absent:
+	case p.Kind == plan.KindDeleteStray || p.Absent:
 		// No task reads or writes the key (a stray), or none exists.
 		return
 	}
@@ -82,14 +82,14 @@ func (e *Editor) planWatch(p *Plan) {
 	}
 	interval, from := e.flushIntervalOf(p)
 	p.Watch, p.WatchInterval = watchWindow(interval, e.watchLimit()), interval
-	p.WatchWhy = fmt.Sprintf("%s; a running task commits within its flush interval, %s (%s)", why, shortDuration(interval), from)
+	p.WatchWhy = fmt.Sprintf("%s; a running task commits within its flush interval, %s (%s)", why, plan.ShortDuration(interval), from)
 	if c, _, ok := e.configOf(p.Connector); ok && p.State == "" && c.TargetState == model.TargetStopped && !c.TargetSince.IsZero() {
 		// Its tasks were told to stop then: they commit once more as they
 		// stop, and not after StopSettle; a periodic commit comes only
 		// while one still runs, so before that too.
 		age := max(e.now().Sub(c.TargetSince), 0)
 		p.Watch = min(max(StopSettle-age, WatchFloor), e.watchLimit())
-		p.WatchWhy = fmt.Sprintf("target state STOPPED in config topic %s since %s ago: a task told then to stop commits once more as it stops, within %s", p.ConfigTopic, shortDuration(age.Round(time.Second)), shortDuration(StopSettle))
+		p.WatchWhy = fmt.Sprintf("target state STOPPED in config topic %s since %s ago: a task told then to stop commits once more as it stops, within %s", p.ConfigTopic, plan.ShortDuration(age.Round(time.Second)), plan.ShortDuration(StopSettle))
 	}
 }
 
@@ -100,7 +100,7 @@ func (e *Editor) planWatch(p *Plan) {
 // worker setting: every connector of the workers shares it; a connector
 // just created or stopped has flushed too seldom to tell), else Connect's
 // default.
-func (e *Editor) flushIntervalOf(p *Plan) (time.Duration, string) {
+func (e *Editor) flushIntervalOf(p *plan.Plan) (time.Duration, string) {
 	if e.FlushInterval > 0 {
 		return e.FlushInterval, "--flush-interval"
 	}
@@ -143,40 +143,6 @@ func (e *Editor) flushIntervalOf(p *Plan) (time.Duration, string) {
 	return model.DefaultFlushInterval, "Connect's default offset.flush.interval.ms: too few flushes to estimate"
 }
 
-// shortDuration is a duration as an operator types it: 250ms, 1.5s, 9s,
-// 1m, 1m30s.
-func shortDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	case d < time.Minute:
-		return d.Round(100 * time.Millisecond).String()
-	}
-	s := d.Round(time.Second).String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// WatchText says, for the plan and the dialog, how long koff watches the
-// edit after reading it back, and why ("" when it does not).
-func (p *Plan) WatchText() string {
-	if p.Watch <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("watch %s after the read-back for a task's commit over the edit: %s", shortDuration(p.Watch), p.WatchWhy)
-}
-
-// WatchFor is Plan.Watch as the plan says it ("9s", "1.5s").
-func (p *Plan) WatchFor() string { return shortDuration(p.Watch) }
-
-// WatchIntervalText is Plan.WatchInterval as the plan says it.
-func (p *Plan) WatchIntervalText() string { return shortDuration(p.WatchInterval) }
-
 // keepWatching goes on reading the written partitions for Plan.Watch after
 // a verified read-back: another writer's record that replaces the edit's
 // in that time makes it overwritten, never verified. A worker's record
@@ -185,7 +151,7 @@ func (p *Plan) WatchIntervalText() string { return shortDuration(p.WatchInterval
 // for the verify timeout, as the read-back waits for one. A signal
 // (Interrupt) or a cancelled ctx ends the watch early: the edit is then
 // written and read back, but not verified (Result.Unwatched).
-func (e *Editor) keepWatching(ctx context.Context, p *Plan, w *watch, res *Result) {
+func (e *Editor) keepWatching(ctx context.Context, p *plan.Plan, w *watch, res *Result) {
 	if p.Watch <= 0 || !res.Verified {
 		return
 	}

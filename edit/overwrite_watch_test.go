@@ -10,6 +10,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 )
@@ -32,8 +33,8 @@ func (h *harness) connectWriteAt(key, value string, at time.Time) {
 	}
 }
 
-func setRequest(t *testing.T, conn, partition, offset string) Request {
-	return Request{Connector: conn, Kind: KindSet, Items: []Item{{Partition: mustPartition(t, partition), Offset: mustOffset(t, offset)}}}
+func setRequest(t *testing.T, conn, partition, offset string) plan.Request {
+	return plan.Request{Connector: conn, Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, partition), Offset: mustOffset(t, offset)}}}
 }
 
 // Without Connect's REST API koff cannot know whether a task still runs:
@@ -53,7 +54,7 @@ func TestATaskCommitAfterTheReadBackIsAnOverwriteNotVerified(t *testing.T) {
 		t.Fatalf("watch %s: %s", p.Watch, p.WatchText())
 	}
 	var calls int
-	h.ed.Progress = func(_ *Plan, left time.Duration) {
+	h.ed.Progress = func(_ *plan.Plan, left time.Duration) {
 		calls++
 		if calls == 1 {
 			// The edit was read back: the task's next flush commits its own position.
@@ -114,7 +115,7 @@ func TestASignalDuringTheWatchLeavesTheEditUnverified(t *testing.T) {
 	h.ed.WatchLimit, h.ed.FlushInterval = 0, 10*time.Second
 	interrupt := make(chan struct{})
 	h.ed.Interrupt = interrupt
-	h.ed.Progress = func(*Plan, time.Duration) {
+	h.ed.Progress = func(*plan.Plan, time.Duration) {
 		select {
 		case <-interrupt:
 		default:
@@ -150,20 +151,20 @@ func TestASignalDuringTheWatchLeavesTheEditUnverified(t *testing.T) {
 func TestTheWatchFollowsWhatKoffKnowsOfTheState(t *testing.T) {
 	e := &Editor{}
 	cases := []struct {
-		p    Plan
+		p    plan.Plan
 		set  time.Duration
 		want time.Duration
 		why  string
 	}{
-		{Plan{}, 0, WatchCap, "Connect's default offset.flush.interval.ms"},
-		{Plan{}, 5 * time.Second, 7500 * time.Millisecond, "state unknown"},
-		{Plan{Target: model.TargetStopped, ConfigTopic: "connect-configs"}, 4 * time.Second, 6 * time.Second, "target state STOPPED in config topic connect-configs says nothing of tasks still running"},
-		{Plan{State: "UNASSIGNED", Target: model.TargetStopped}, 2 * time.Second, 3 * time.Second, "UNASSIGNED, not STOPPED"},
-		{Plan{State: "STOPPED"}, 2 * time.Second, 0, ""},
-		{Plan{State: "RUNNING", Tasks: 1}, 2 * time.Second, 0, ""},
-		{Plan{Target: model.TargetStarted, ConfigTopic: "connect-configs"}, 2 * time.Second, 0, ""},
-		{Plan{Absent: true}, 2 * time.Second, 0, ""},
-		{Plan{Group: "connect-sink"}, 2 * time.Second, 0, ""},
+		{plan.Plan{}, 0, WatchCap, "Connect's default offset.flush.interval.ms"},
+		{plan.Plan{}, 5 * time.Second, 7500 * time.Millisecond, "state unknown"},
+		{plan.Plan{Target: model.TargetStopped, ConfigTopic: "connect-configs"}, 4 * time.Second, 6 * time.Second, "target state STOPPED in config topic connect-configs says nothing of tasks still running"},
+		{plan.Plan{State: "UNASSIGNED", Target: model.TargetStopped}, 2 * time.Second, 3 * time.Second, "UNASSIGNED, not STOPPED"},
+		{plan.Plan{State: "STOPPED"}, 2 * time.Second, 0, ""},
+		{plan.Plan{State: "RUNNING", Tasks: 1}, 2 * time.Second, 0, ""},
+		{plan.Plan{Target: model.TargetStarted, ConfigTopic: "connect-configs"}, 2 * time.Second, 0, ""},
+		{plan.Plan{Absent: true}, 2 * time.Second, 0, ""},
+		{plan.Plan{Group: "connect-sink"}, 2 * time.Second, 0, ""},
 	}
 	for _, c := range cases {
 		e.FlushInterval = c.set
@@ -239,7 +240,7 @@ func TestTheDemoWorkersOverwriteAnEditWithoutREST(t *testing.T) {
 
 func TestWatchDurationsReadAsTyped(t *testing.T) {
 	for d, want := range map[time.Duration]string{200 * time.Millisecond: "200ms", 1500 * time.Millisecond: "1.5s", 9 * time.Second: "9s", time.Minute: "1m", 90 * time.Second: "1m30s", 2 * time.Hour: "2h"} {
-		if got := shortDuration(d); got != want {
+		if got := plan.ShortDuration(d); got != want {
 			t.Errorf("%s: %q, want %q", d, got, want)
 		}
 	}
@@ -259,7 +260,7 @@ func TestAnotherKoffsRecordDuringTheWatchMustStay(t *testing.T) {
 			t.Fatal(err)
 		}
 		calls := 0
-		h.ed.Progress = func(*Plan, time.Duration) {
+		h.ed.Progress = func(*plan.Plan, time.Duration) {
 			calls++
 			switch {
 			case calls == 1:
@@ -335,7 +336,7 @@ func TestTheWatchOfAConnectorStoppedInTheConfigTopicCountsFromTheStop(t *testing
 		{time.Time{}, 90 * time.Second, "says nothing of tasks still running"},
 	} {
 		e := &Editor{Configs: stoppedAt(c.since), FlushInterval: time.Minute, Now: func() time.Time { return now }}
-		p := Plan{Request: Request{Connector: "files"}, Target: model.TargetStopped, ConfigTopic: "connect-configs"}
+		p := plan.Plan{Request: plan.Request{Connector: "files"}, Target: model.TargetStopped, ConfigTopic: "connect-configs"}
 		e.planWatch(&p)
 		if p.Watch != c.want || !strings.Contains(p.WatchWhy, c.why) {
 			t.Errorf("stopped at %s: watch %s, %q", c.since, p.Watch, p.WatchWhy)

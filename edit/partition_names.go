@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 )
@@ -95,13 +96,13 @@ func PartitionDidYouMean(closest []string) string {
 // requirePartitions refuses a set, import or reset of source partitions
 // the connector has no stored copy of (live or deleted: a partition once
 // reset is still the connector's), unless create adds them.
-func (e *Editor) requirePartitions(req Request, copies []storedCopy) error {
+func (e *Editor) requirePartitions(req plan.Request, copies []storedCopy) error {
 	switch req.Kind {
-	case KindSet, KindImport, KindRewind:
+	case plan.KindSet, plan.KindImport, plan.KindRewind:
 		if req.Create {
 			return nil
 		}
-	case KindReset:
+	case plan.KindReset:
 	default:
 		return nil
 	}
@@ -113,7 +114,7 @@ func (e *Editor) requirePartitions(req Request, copies []storedCopy) error {
 			stored = append(stored, c)
 		}
 	}
-	err := &UnknownPartitionError{Connector: req.Connector, Reset: req.Kind == KindReset}
+	err := &UnknownPartitionError{Connector: req.Connector, Reset: req.Kind == plan.KindReset}
 	var cands []candidate
 	for _, it := range req.Items {
 		if it.Stray != nil || len(it.Restore) > 0 || have[canonOf(it.Partition)] {
@@ -263,15 +264,15 @@ func similarityText(p java.Object) string {
 // committed: a typo in a topic or partition number. With create, one the
 // topic really has is a new partition to commit; one it does not have is
 // refused still.
-func (e *Editor) requireSinkPartitions(ctx context.Context, p *Plan, create bool, committed []model.GroupPartition, tps []model.TopicPartition) error {
-	if p.Kind == KindUndo {
+func (e *Editor) requireSinkPartitions(ctx context.Context, p *plan.Plan, create bool, committed []model.GroupPartition, tps []model.TopicPartition) error {
+	if p.Kind == plan.KindUndo {
 		return nil
 	}
 	had := map[model.TopicPartition]bool{}
 	for _, gp := range committed {
 		had[gp.TopicPartition] = true
 	}
-	err := &UnknownPartitionError{Connector: p.Connector, Sink: true, Group: p.Group, Reset: p.Kind == KindReset || p.Kind == KindResetAll}
+	err := &UnknownPartitionError{Connector: p.Connector, Sink: true, Group: p.Group, Reset: p.Kind == plan.KindReset || p.Kind == plan.KindResetAll}
 	counts := map[string]int{}
 	for _, tp := range tps {
 		if had[tp] {
@@ -291,7 +292,7 @@ func (e *Editor) requireSinkPartitions(ctx context.Context, p *Plan, create bool
 			}
 			return fmt.Errorf("topic %s has no partition %d (%s): nothing to commit", tp.Topic, tp.Partition, partitionsWord(n))
 		}
-		err.Unknown = append(err.Unknown, UnknownPartition{Partition: sinkPartitionJSON(tp), Closest: closestTopicPartitions(tp, committed)})
+		err.Unknown = append(err.Unknown, UnknownPartition{Partition: plan.SinkPartitionJSON(tp), Closest: closestTopicPartitions(tp, committed)})
 	}
 	if len(err.Unknown) == 0 {
 		return nil
@@ -315,7 +316,7 @@ func closestTopicPartitions(tp model.TopicPartition, committed []model.GroupPart
 	stored := make([]storedCopy, 0, len(committed))
 	for _, gp := range committed {
 		o := java.Object{{Name: "kafka_partition", Value: json.Number(strconv.Itoa(gp.Partition))}, {Name: "kafka_topic", Value: gp.Topic}}
-		stored = append(stored, storedCopy{partition: o, row: model.PartitionRow{Partition: sinkPartitionJSON(gp.TopicPartition)}})
+		stored = append(stored, storedCopy{partition: o, row: model.PartitionRow{Partition: plan.SinkPartitionJSON(gp.TopicPartition)}})
 	}
 	p := java.Object{{Name: "kafka_partition", Value: json.Number(strconv.Itoa(tp.Partition))}, {Name: "kafka_topic", Value: tp.Topic}}
 	return closestPartitions(p, candidates(stored))

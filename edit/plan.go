@@ -7,117 +7,25 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"koff/connect"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 )
 
-// Path is how an edit reaches the offsets.
-type Path string
-
-const (
-	// PathREST: Connect's REST API (KIP-875 PATCH/DELETE), Connect ≥ 3.6.
-	PathREST Path = "rest"
-	// PathTopic: records written straight to the offsets topic.
-	PathTopic Path = "topic"
-)
-
-// Write is one record an edit produces, and where it goes.
-type Write struct {
-	model.TopicPartition
-	Key []byte
-	// Existing: the key bytes are a stored key's, rewritten in place.
-	Existing bool
-	// Before is the value stored under this key now (nil: none or deleted);
-	// Apply refuses if it changed since the plan was made.
-	Before []byte
-	// Value is what the record will hold; nil is a tombstone. For REST
-	// writes it is what the worker writes after normalising the offset.
-	Value []byte
-}
-
-// Change is one source partition an edit touches.
-type Change struct {
-	Partition java.Object
-	// PartitionJSON is the partition map as shown (compact).
-	PartitionJSON string
-	// Before is the offset in force now (nil: none); After the new one (nil: reset).
-	Before, After []byte
-	Writes        []Write
-	// restore: the writes put back exact records (undo).
-	restore bool
-}
-
-// Plan is an edit ready for confirmation: what changes, how, and where.
-type Plan struct {
-	Request
-	Changes []Change
-	Path    Path
-	// PathReason says why the path was chosen, for the dialog.
-	PathReason string
-	// State is the connector's state from REST ("" when unknown); Tasks its
-	// running task count. Absent: REST answers but has no such connector
-	// (an orphan, or one not created yet).
-	State  string
-	Tasks  int
-	Absent bool
-	// Target is the connector's target state in Connect's config topic
-	// ConfigTopic ("" when koff reads none, or it does not hold the
-	// connector).
-	Target, ConfigTopic string
-	// Unsure says why koff cannot tell whether the worker reads what the
-	// edit writes ("" when it can): the edit is then not reported verified.
-	Unsure string
-	// Watch is how long koff goes on reading the written partitions after
-	// the read-back for a task's commit over the edit (0: not at all,
-	// Connect's REST status says STOPPED); WatchWhy says why
-	// (overwrite_watch.go).
-	Watch    time.Duration
-	WatchWhy string
-	// WatchInterval is the flush interval the watch is judged from.
-	WatchInterval time.Duration
-	// Topic is the offsets topic new offsets go to: the connector's own
-	// offsets.storage.topic if it has one, else the workers'.
-	Topic string
-	// Warnings are shown in the dialog and printed by the CLI.
-	Warnings []string
-	// Command is the equivalent koff command line.
-	Command string
-	Made    time.Time
-
-	// Sink edits: the consumer group, its active members when planned, and
-	// the change of every topic-partition (Changes shows them in Connect's
-	// sink offset shape).
-	Group        string
-	GroupMembers int
-	Sink         []SinkChange
-	// sinkReq is the sink request the plan came from, for Replan and the
-	// equivalent command line.
-	sinkReq *SinkRequest
-	// resetPolicy is the sink's consumer.override.auto.offset.reset ("":
-	// Connect's earliest).
-	resetPolicy string
-	// config is the connector's configuration, from REST or the config
-	// topic (nil when neither has it): its class explains its offsets.
-	config map[string]string
-	// index finds a partition's stored copies (copy_index.go).
-	index *copyIndex
-}
-
 // Replan plans the same request again on the offsets as they are now. The
 // stop → apply → resume flow needs it: stopping a connector makes its tasks
 // commit one last time, which moves the offsets the first plan read.
-func (e *Editor) Replan(ctx context.Context, p *Plan) (*Plan, error) {
-	if p.sinkReq != nil {
-		return e.PlanSink(ctx, *p.sinkReq)
+func (e *Editor) Replan(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
+	if p.SinkAsked != nil {
+		return e.PlanSink(ctx, *p.SinkAsked)
 	}
 	return e.Plan(ctx, p.Request)
 }
 
 // Plan works out an edit without writing anything.
-func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
+func (e *Editor) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error) {
 	if req.Connector == "" {
 		return nil, errors.New("no connector named")
 	}
@@ -125,7 +33,7 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if len(topics) == 0 {
 		return nil, errors.New("no offsets topic")
 	}
-	if req.Kind != KindUndo && req.Kind != KindDeleteStray {
+	if req.Kind != plan.KindUndo && req.Kind != plan.KindDeleteStray {
 		if err := e.requireKnown(ctx, req.Kind, req.Connector, req.Group, req.Create); err != nil {
 			return nil, err
 		}
@@ -133,12 +41,12 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if isSink, err := e.isSinkRequest(ctx, req); err != nil {
 		return nil, err
 	} else if isSink {
-		if req.Kind == KindResetAll {
-			return e.PlanSink(ctx, SinkRequest{Connector: req.Connector, Kind: req.Kind, Strategy: SinkStrategy{Kind: SinkReset}, Create: req.Create, Group: req.Group})
+		if req.Kind == plan.KindResetAll {
+			return e.PlanSink(ctx, plan.SinkRequest{Connector: req.Connector, Kind: req.Kind, Strategy: plan.SinkStrategy{Kind: plan.SinkReset}, Create: req.Create, Group: req.Group})
 		}
 		return e.planSinkItems(ctx, req)
 	}
-	p := &Plan{Request: req, Topic: e.homeTopic(req.Connector, topics), Made: e.now()}
+	p := &plan.Plan{Request: req, Topic: e.homeTopic(req.Connector, topics), Made: e.now()}
 	restOK, err := e.planREST(ctx, p)
 	if errors.Is(err, errSinkConnector) {
 		return e.planSinkItems(ctx, req)
@@ -151,8 +59,8 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if err := e.requirePartitions(req, copies); err != nil {
 		return nil, err
 	}
-	p.index = newCopyIndex(copies)
-	if req.Kind == KindResetAll {
+	index := newCopyIndex(copies)
+	if req.Kind == plan.KindResetAll {
 		p.Items = nil
 		seen := map[string]bool{}
 		for _, c := range copies {
@@ -161,7 +69,7 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 			}
 			if !seen[c.canon] {
 				seen[c.canon] = true
-				p.Items = append(p.Items, Item{Partition: c.partition})
+				p.Items = append(p.Items, plan.Item{Partition: c.partition})
 			}
 		}
 		if len(p.Items) == 0 {
@@ -171,9 +79,9 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if len(p.Items) == 0 {
 		return nil, errors.New("no partitions to change")
 	}
-	shapes := e.shapeJudge(p, copies)
+	shapes := e.shapeJudge(p, copies, index)
 	for _, it := range p.Items {
-		ch, err := e.planChange(ctx, p, it, copies)
+		ch, err := e.planChange(ctx, p, it, copies, index)
 		if err != nil {
 			return nil, err
 		}
@@ -181,13 +89,13 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 		p.Warnings = append(p.Warnings, shapes.warnings(it, ch)...)
 	}
 	e.choosePath(p, restOK, copies)
-	if p.Path == PathREST {
+	if p.Path == plan.PathREST {
 		if err := e.planRESTWrites(ctx, p); err != nil {
 			return nil, err
 		}
 	}
 	switch {
-	case p.Kind == KindDeleteStray:
+	case p.Kind == plan.KindDeleteStray:
 		// The task never reads or writes the stray key: its state does not matter.
 	case p.Absent:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is not in Connect: no task runs that could overwrite this edit, and a connector created with this name starts from these offsets.", p.Connector))
@@ -196,7 +104,7 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 	case p.State == "" && p.Target != model.TargetStopped:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Target state %s (config topic %s): its tasks overwrite this edit at their next flush. Stop it first.", p.Target, p.ConfigTopic))
 	}
-	if p.Kind != KindDeleteStray {
+	if p.Kind != plan.KindDeleteStray {
 		p.Warnings = append(p.Warnings, classNotes(p)...)
 	}
 	if req.Create && len(copies) == 0 && p.State == "" && p.Target == "" {
@@ -211,10 +119,10 @@ func (e *Editor) Plan(ctx context.Context, req Request) (*Plan, error) {
 // connector is a sink (sinkConnector), whatever the items' shape: then
 // items that are not a sink's are refused in Connect's words (sinkItem),
 // never written to the offsets topic as a source partition.
-func (e *Editor) isSinkRequest(ctx context.Context, req Request) (bool, error) {
+func (e *Editor) isSinkRequest(ctx context.Context, req plan.Request) (bool, error) {
 	sinks := 0
 	for _, it := range req.Items {
-		if it.Partition != nil && isSinkPartition(it.Partition) {
+		if it.Partition != nil && plan.IsSinkPartition(it.Partition) {
 			sinks++
 		}
 	}
@@ -239,7 +147,7 @@ func (e *Editor) isSinkRequest(ctx context.Context, req Request) (bool, error) {
 // topics.regex (a sink's do; koff cannot load its class to ask, and
 // MirrorMaker 2's connectors, sources, are told by class), or a consumer
 // group (--group, or connect-<name> with committed offsets).
-func (e *Editor) sinkConnector(ctx context.Context, req Request) (bool, error) {
+func (e *Editor) sinkConnector(ctx context.Context, req plan.Request) (bool, error) {
 	if e.REST != nil {
 		st, err := e.REST.Status(ctx, req.Connector)
 		if err == nil {
@@ -276,13 +184,13 @@ var errSinkConnector = errors.New("sink connector")
 
 // planREST reads the connector's state, type and own offsets topic from
 // REST, and reports whether REST can alter offsets (Connect ≥ 3.6).
-func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
+func (e *Editor) planREST(ctx context.Context, p *plan.Plan) (bool, error) {
 	if e.REST == nil {
 		p.PathReason = "no --connect-url: written to the offsets topic"
 		return false, e.planConfigTopic(p)
 	}
 	st, err := e.REST.Status(ctx, p.Connector)
-	if connect.IsNotFound(err) && (p.Kind == KindCopy || p.Create || e.hasStoredCopies(p.Connector)) {
+	if connect.IsNotFound(err) && (p.Kind == plan.KindCopy || p.Create || e.hasStoredCopies(p.Connector)) {
 		// An orphan, or the target of a copy not created yet: no task runs
 		// that could overwrite the edit, and REST cannot edit it. Any
 		// other unknown name is most likely a typo: Connect's 404 stands.
@@ -304,7 +212,7 @@ func (e *Editor) planREST(ctx context.Context, p *Plan) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	p.config = cfg
+	p.Config = cfg
 	if t := strings.TrimSpace(cfg["offsets.storage.topic"]); t != "" {
 		if !contains(e.topics(), t) {
 			return false, fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic): add --offsets-topic %s so koff can read and verify it", p.Connector, t, t)
@@ -363,11 +271,11 @@ func canonOf(p java.Object) string {
 	return java.JavaIdentity(p)
 }
 
-func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []storedCopy) (Change, error) {
+func (e *Editor) planChange(ctx context.Context, p *plan.Plan, it plan.Item, copies []storedCopy, index *copyIndex) (plan.Change, error) {
 	canon := canonOf(it.Partition)
 	var mine, all []storedCopy // copies in the connector's offsets topic; in any topic
 	var live *storedCopy
-	for _, c := range p.index.of(canon, copies) {
+	for _, c := range index.of(canon, copies) {
 		all = append(all, c)
 		if c.row.ID.Topic == p.Topic {
 			mine = append(mine, c)
@@ -376,7 +284,7 @@ func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []stor
 			}
 		}
 	}
-	ch := Change{Partition: it.Partition}
+	ch := plan.Change{Partition: it.Partition}
 	if it.Offset != nil {
 		off, notes := java.JavaWrites(it.Offset)
 		if keepsNumberText(p.Kind) {
@@ -402,7 +310,7 @@ func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []stor
 	case it.Stray != nil:
 		return e.planStrayDelete(p, ch, *it.Stray, all)
 	case len(it.Restore) > 0:
-		ch.restore = true
+		ch.Exact = true
 		return e.planRestore(p, ch, it.Restore, live)
 	case it.Offset == nil:
 		return e.planReset(p, ch, live, mine, all)
@@ -415,7 +323,7 @@ func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []stor
 		if !aimedAt(c, live) {
 			continue
 		}
-		ch.Writes = append(ch.Writes, Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Before: c.storedValue(), Value: ch.After})
+		ch.Writes = append(ch.Writes, plan.Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Before: c.storedValue(), Value: ch.After})
 	}
 	if len(ch.Writes) == 0 {
 		key := java.EncodeKey(p.Connector, newKeyPartition(it.Partition, copies))
@@ -423,7 +331,7 @@ func (e *Editor) planChange(ctx context.Context, p *Plan, it Item, copies []stor
 		if err != nil {
 			return ch, err
 		}
-		ch.Writes = append(ch.Writes, Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: java.PartitionFor(key, n)}, Key: key, Value: ch.After})
+		ch.Writes = append(ch.Writes, plan.Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: java.PartitionFor(key, n)}, Key: key, Value: ch.After})
 	}
 	p.Warnings = append(p.Warnings, strayNote(ch, mine)...)
 	return ch, nil
@@ -451,15 +359,15 @@ func (c storedCopy) storedValue() []byte {
 // every topic-partition and every offsets topic holding them (Connect's
 // REST reset tombstones both the connector's and the workers' topic). A
 // whole-connector reset deletes every stored copy, strays included.
-func (e *Editor) planReset(p *Plan, ch Change, live *storedCopy, mine, all []storedCopy) (Change, error) {
+func (e *Editor) planReset(p *plan.Plan, ch plan.Change, live *storedCopy, mine, all []storedCopy) (plan.Change, error) {
 	for _, c := range all {
 		if c.row.Deleted {
 			continue
 		}
-		if p.Kind != KindResetAll && !aimedAt(c, live) && !(live != nil && c.row.ID.Key == live.row.ID.Key) {
+		if p.Kind != plan.KindResetAll && !aimedAt(c, live) && !(live != nil && c.row.ID.Key == live.row.ID.Key) {
 			continue
 		}
-		ch.Writes = append(ch.Writes, Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Before: c.storedValue()})
+		ch.Writes = append(ch.Writes, plan.Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Before: c.storedValue()})
 	}
 	if len(ch.Writes) == 0 {
 		if len(all) > 0 && !allDeleted(all) {
@@ -467,7 +375,7 @@ func (e *Editor) planReset(p *Plan, ch Change, live *storedCopy, mine, all []sto
 		}
 		return ch, fmt.Errorf("connector %s has no offset for partition %s", p.Connector, ch.PartitionJSON)
 	}
-	if p.Kind != KindResetAll {
+	if p.Kind != plan.KindResetAll {
 		p.Warnings = append(p.Warnings, strayNote(ch, mine)...)
 	}
 	return ch, nil
@@ -483,7 +391,7 @@ func allDeleted(cs []storedCopy) bool {
 }
 
 // strayNote names the copies of the partition an edit leaves alone.
-func strayNote(ch Change, mine []storedCopy) []string {
+func strayNote(ch plan.Change, mine []storedCopy) []string {
 	written := map[model.PartitionID]bool{}
 	for _, w := range ch.Writes {
 		written[model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)}] = true
@@ -505,7 +413,7 @@ func strayNote(ch Change, mine []storedCopy) []string {
 
 // planStrayDelete tombstones one stray copy: that key in that
 // topic-partition only. The offset the task reads does not change.
-func (e *Editor) planStrayDelete(p *Plan, ch Change, id model.PartitionID, all []storedCopy) (Change, error) {
+func (e *Editor) planStrayDelete(p *plan.Plan, ch plan.Change, id model.PartitionID, all []storedCopy) (plan.Change, error) {
 	for _, c := range all {
 		if c.row.ID != id {
 			continue
@@ -521,7 +429,7 @@ func (e *Editor) planStrayDelete(p *Plan, ch Change, id model.PartitionID, all [
 		}
 		ch.After = ch.Before // what the task reads stays as it is
 		ch.PartitionJSON = c.row.Partition
-		ch.Writes = []Write{{TopicPartition: id.TopicPartition, Key: []byte(id.Key), Existing: true, Before: c.storedValue()}}
+		ch.Writes = []plan.Write{{TopicPartition: id.TopicPartition, Key: []byte(id.Key), Existing: true, Before: c.storedValue()}}
 		return ch, nil
 	}
 	return ch, fmt.Errorf("no stored copy of %s in %s", ch.PartitionJSON, id.TopicPartition)
@@ -535,10 +443,10 @@ const SameBytesStray = "this copy has the same key bytes as the one the task rea
 
 // planRestore writes back exact values of exact copies (undo): each copy
 // gets its own before-value.
-func (e *Editor) planRestore(p *Plan, ch Change, rs []Restore, live *storedCopy) (Change, error) {
+func (e *Editor) planRestore(p *plan.Plan, ch plan.Change, rs []plan.Restore, live *storedCopy) (plan.Change, error) {
 	ch.After = ch.Before
 	for _, r := range rs {
-		w := Write{TopicPartition: r.TopicPartition, Key: r.Key, Value: r.Value}
+		w := plan.Write{TopicPartition: r.TopicPartition, Key: r.Key, Value: r.Value}
 		if d, ok := e.Store.Partition(model.PartitionID{TopicPartition: r.TopicPartition, Key: string(r.Key)}); ok {
 			w.Existing = true
 			if !d.Deleted {
@@ -607,14 +515,14 @@ func fieldNames(o java.Object) string {
 // another field order or number form, a key stored in another partition
 // (the worker may keep that copy), or, for a whole-connector reset, stray
 // copies.
-func (e *Editor) choosePath(p *Plan, restOK bool, copies []storedCopy) {
-	p.Path = PathTopic
-	if p.Kind == KindDeleteStray {
+func (e *Editor) choosePath(p *plan.Plan, restOK bool, copies []storedCopy) {
+	p.Path = plan.PathTopic
+	if p.Kind == plan.KindDeleteStray {
 		p.PathReason = "Connect's REST API cannot address one stored copy: its tombstone is written to the offsets topic, to that key's partition"
 		return
 	}
 	for _, ch := range p.Changes {
-		if ch.restore {
+		if ch.Exact {
 			p.PathReason = "undo puts back each copy's own value, record for record: written to the offsets topic"
 			return
 		}
@@ -661,7 +569,7 @@ func (e *Editor) choosePath(p *Plan, restOK bool, copies []storedCopy) {
 			p.PathReason = "the key the task reads is duplicated or outside its murmur2 partition, where REST does not write: written to the offsets topic"
 			return
 		}
-		if p.Kind == KindResetAll && !c.row.Live {
+		if p.Kind == plan.KindResetAll && !c.row.Live {
 			p.PathReason = "the connector has stray copies, which REST's reset would not delete: written to the offsets topic"
 			return
 		}
@@ -670,9 +578,9 @@ func (e *Editor) choosePath(p *Plan, restOK bool, copies []storedCopy) {
 			return
 		}
 	}
-	p.Path = PathREST
+	p.Path = plan.PathREST
 	method := "PATCH"
-	if p.Kind == KindResetAll {
+	if p.Kind == plan.KindResetAll {
 		method = "DELETE"
 	}
 	p.PathReason = method + " /connectors/" + p.Connector + "/offsets"
@@ -680,7 +588,7 @@ func (e *Editor) choosePath(p *Plan, restOK bool, copies []storedCopy) {
 
 // planRESTWrites records where the worker will write each REST edit, for
 // the dialog and for verification.
-func (e *Editor) planRESTWrites(ctx context.Context, p *Plan) error {
+func (e *Editor) planRESTWrites(ctx context.Context, p *plan.Plan) error {
 	n, err := e.Kafka.PartitionCount(ctx, p.Topic)
 	if err != nil {
 		return err
@@ -688,7 +596,7 @@ func (e *Editor) planRESTWrites(ctx context.Context, p *Plan) error {
 	for i := range p.Changes {
 		ch := &p.Changes[i]
 		key := model.RESTKey(p.Connector, ch.Partition)
-		w := Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: java.PartitionFor(key, n)}, Key: key}
+		w := plan.Write{TopicPartition: model.TopicPartition{Topic: p.Topic, Partition: java.PartitionFor(key, n)}, Key: key}
 		for _, old := range ch.Writes {
 			if bytes.Equal(old.Key, key) && old.TopicPartition == w.TopicPartition {
 				// The planned write of a new partition has these bytes too:
@@ -701,7 +609,7 @@ func (e *Editor) planRESTWrites(ctx context.Context, p *Plan) error {
 			w.Value = model.RESTValue(o)
 			ch.After = w.Value // what the worker writes: its HashMap order, Java's numbers
 		}
-		ch.Writes = []Write{w}
+		ch.Writes = []plan.Write{w}
 	}
 	return e.planSecondaryWrites(ctx, p)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"koff/connect"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
@@ -42,7 +43,7 @@ type readPositions interface {
 // of two edits of one key exactly one reports verified.
 type watch struct {
 	e  *Editor
-	p  *Plan
+	p  *plan.Plan
 	bs []batch
 	rr BatchWriter
 
@@ -53,7 +54,7 @@ type watch struct {
 	restored  []string
 }
 
-func (e *Editor) newWatch(p *Plan, bs []batch) *watch {
+func (e *Editor) newWatch(p *plan.Plan, bs []batch) *watch {
 	w := &watch{e: e, p: p, bs: bs, sinceOf: map[writeRef]int64{}, positions: map[model.TopicPartition]int64{},
 		checked: map[model.TopicPartition]int64{}, offsets: map[model.TopicPartition]int64{}}
 	if rr, ok := e.Kafka.(BatchWriter); ok {
@@ -73,7 +74,7 @@ func (w *watch) since() error {
 	rp, _ := w.e.Store.(readPositions)
 	for _, b := range w.bs {
 		for _, r := range b.refs {
-			wr := w.p.write(r)
+			wr := writeOf(w.p, r)
 			// How far the Store has read, taken before the value: every
 			// record before it is in the value compared below, so only
 			// the log after it can hold another writer's record, however
@@ -147,7 +148,7 @@ func (w *watch) recheck(ctx context.Context, b batch) error {
 
 func (w *watch) conflict(b batch, recs []store.Record) error {
 	for _, r := range b.refs {
-		wr := w.p.write(r)
+		wr := writeOf(w.p, r)
 		var hit *store.Record
 		for i := range recs {
 			if recs[i].Offset >= w.sinceOf[r] && bytes.Equal(recs[i].Key, wr.Key) {
@@ -193,13 +194,13 @@ func (w *watch) reconcile(ctx context.Context, bs []batch) (written, notWritten 
 
 // batchIn finds a batch's records, in order, among recs; it returns the
 // offset of the first.
-func batchIn(p *Plan, b batch, recs []store.Record) (int64, bool) {
+func batchIn(p *plan.Plan, b batch, recs []store.Record) (int64, bool) {
 	first, j := int64(-1), 0
 	for _, rec := range recs {
 		if j == len(b.refs) {
 			break
 		}
-		wr := p.write(b.refs[j])
+		wr := writeOf(p, b.refs[j])
 		if bytes.Equal(rec.Key, wr.Key) && sameRecordValue(rec.Value, wr.Value, p.Path) {
 			if j == 0 {
 				first = rec.Offset
@@ -210,7 +211,7 @@ func batchIn(p *Plan, b batch, recs []store.Record) (int64, bool) {
 	return first, j == len(b.refs) && len(b.refs) > 0
 }
 
-func sameRecordValue(stored, want []byte, path Path) bool {
+func sameRecordValue(stored, want []byte, path plan.Path) bool {
 	if stored == nil || want == nil {
 		return stored == nil && want == nil
 	}
@@ -248,7 +249,7 @@ func (w *watch) judge(ctx context.Context, written []model.TopicPartition) ([]ve
 			}
 		}
 		for j, r := range b.refs {
-			wr := w.p.write(r)
+			wr := writeOf(w.p, r)
 			v := verdict{ref: r, ours: -1}
 			var list []store.Record
 			for _, rec := range recs {
@@ -257,7 +258,7 @@ func (w *watch) judge(ctx context.Context, written []model.TopicPartition) ([]ve
 				}
 			}
 			if base := w.offsets[b.tp]; base >= 0 {
-				if w.p.Path == PathTopic {
+				if w.p.Path == plan.PathTopic {
 					v.ours = base + int64(j)
 				} else {
 					for _, rec := range list {
@@ -292,9 +293,9 @@ type offsetsReader interface {
 // restShows: Connect's GET offsets returns every change's new offset (a
 // reset partition is absent or null). A REST edit is verified by GET as
 // well as by the topic the worker wrote.
-func (e *Editor) restShows(ctx context.Context, p *Plan) bool {
+func (e *Editor) restShows(ctx context.Context, p *plan.Plan) bool {
 	or, ok := e.REST.(offsetsReader)
-	if !ok || p.Path != PathREST {
+	if !ok || p.Path != plan.PathREST {
 		return true
 	}
 	got, err := or.Offsets(ctx, p.Connector)
@@ -314,7 +315,7 @@ func (e *Editor) restShows(ctx context.Context, p *Plan) bool {
 				}
 			}
 		}
-		if !sameRecordValue(now, ch.After, PathREST) {
+		if !sameRecordValue(now, ch.After, plan.PathREST) {
 			return false
 		}
 	}
@@ -324,7 +325,7 @@ func (e *Editor) restShows(ctx context.Context, p *Plan) bool {
 // settle verifies a written edit: read back by the tailer (and by GET for
 // REST edits), and judged against other writers. A lost key gets the
 // winner's value back.
-func (e *Editor) settle(ctx context.Context, p *Plan, w *watch, res *Result) {
+func (e *Editor) settle(ctx context.Context, p *plan.Plan, w *watch, res *Result) {
 	deadline := time.Now().Add(e.verifyTimeout())
 	for {
 		visible := e.writesVisible(p) && e.restShows(ctx, p)
@@ -385,7 +386,7 @@ func (w *watch) restore(ctx context.Context, lost []verdict) {
 		if !v.lastIsOurs {
 			continue // someone wrote after us: their value stands
 		}
-		wr := w.p.write(v.ref)
+		wr := writeOf(w.p, v.ref)
 		if _, ok := byTP[wr.TopicPartition]; !ok {
 			order = append(order, wr.TopicPartition)
 		}

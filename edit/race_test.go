@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"koff/connect"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/java"
@@ -60,14 +61,14 @@ func TestTwoEditorsOfOnePartitionNeverBothWin(t *testing.T) {
 			}
 			return nil
 		}
-		plan := func(ed *Editor, v string) *Plan {
-			p, err := ed.Plan(context.Background(), Request{Connector: "race", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, v)}}})
+		pl := func(ed *Editor, v string) *plan.Plan {
+			p, err := ed.Plan(context.Background(), plan.Request{Connector: "race", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, v)}}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return p
 		}
-		pa, pb := plan(h.ed, va), plan(b, vb)
+		pa, pb := pl(h.ed, va), pl(b, vb)
 		if string(pa.Changes[0].Before) != string(pb.Changes[0].Before) {
 			t.Fatalf("run %d: the editors planned from %s and %s", run, pa.Changes[0].Before, pb.Changes[0].Before)
 		}
@@ -81,7 +82,7 @@ func TestTwoEditorsOfOnePartitionNeverBothWin(t *testing.T) {
 		var wg sync.WaitGroup
 		for i, x := range []struct {
 			ed *Editor
-			p  *Plan
+			p  *plan.Plan
 		}{{h.ed, pa}, {b, pb}} {
 			wg.Add(1)
 			go func() {
@@ -142,8 +143,8 @@ func TestAnEditPlannedBeforeAnotherLandedIsRefused(t *testing.T) {
 	h.workerWrite(key, `{"id":111}`)
 	b := h.secondEditor("bob")
 	h.ed.User = "alice"
-	req := func(v string) Request {
-		return Request{Connector: "race", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, v)}}}
+	req := func(v string) plan.Request {
+		return plan.Request{Connector: "race", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, v)}}}
 	}
 	pb, err := b.Plan(context.Background(), req(`{"id":2}`))
 	if err != nil {
@@ -172,7 +173,7 @@ func TestAWriteOverwrittenAfterItLandedSaysSo(t *testing.T) {
 	key := `["race",{"table":"t"}]`
 	h.workerWrite(key, `{"id":111}`)
 	h.ed.VerifyTimeout = time.Second
-	p, err := h.ed.Plan(context.Background(), Request{Connector: "race", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, `{"id":5}`)}}})
+	p, err := h.ed.Plan(context.Background(), plan.Request{Connector: "race", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, `{"id":5}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,13 +242,13 @@ func TestTwoRESTEditsOfOnePartitionNeverBothWin(t *testing.T) {
 		wrap := barrierRESTOffsets{barrierREST{REST: rest, arrived: &arrived}}
 		h.ed.REST, b.REST = wrap, wrap
 		values := []string{fmt.Sprintf(`{"incrementing":%d}`, 10+2*run), fmt.Sprintf(`{"incrementing":%d}`, 11+2*run)}
-		plans := make([]*Plan, 2)
+		plans := make([]*plan.Plan, 2)
 		for i, ed := range []*Editor{h.ed, b} {
-			p, err := ed.Plan(ctx, Request{Connector: "jdbc-shop", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, ordersPartition), Offset: mustOffset(t, values[i])}}})
+			p, err := ed.Plan(ctx, plan.Request{Connector: "jdbc-shop", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, ordersPartition), Offset: mustOffset(t, values[i])}}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Path != PathREST {
+			if p.Path != plan.PathREST {
 				t.Fatalf("path %s (%s)", p.Path, p.PathReason)
 			}
 			plans[i] = p
@@ -310,7 +311,7 @@ func (c *committer) CommitGroupOffsets(ctx context.Context, group string, offset
 func TestASinkCommitReplacedAfterItLandedSaysSo(t *testing.T) {
 	h, _ := sinkHarness(t)
 	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
-	p, err := h.ed.PlanSink(context.Background(), SinkRequest{Connector: "s3", Kind: KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: SinkStrategy{Kind: SinkToOffset, Offset: 7}})
+	p, err := h.ed.PlanSink(context.Background(), plan.SinkRequest{Connector: "s3", Kind: plan.KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: 7}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/store"
 )
@@ -15,13 +16,13 @@ import (
 // outcome line is reconciled first (Reconcile), so that undo plans exactly
 // the partitions that reached the log. It refuses what FindUndo's Refusal
 // refuses without --force: use FindUndo to show or override it.
-func (e *Editor) UndoRequestContext(ctx context.Context, connector string) (Request, AuditEntry, error) {
+func (e *Editor) UndoRequestContext(ctx context.Context, connector string) (plan.Request, AuditEntry, error) {
 	u, err := e.FindUndo(ctx, UndoQuery{Connector: connector})
 	if err != nil {
-		return Request{}, AuditEntry{}, err
+		return plan.Request{}, AuditEntry{}, err
 	}
 	if err := u.Refusal(false, false); err != nil {
-		return Request{}, u.Edit, err
+		return plan.Request{}, u.Edit, err
 	}
 	return u.Request, u.Edit, nil
 }
@@ -85,7 +86,7 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 		switch {
 		case found:
 			out.Written = append(out.Written, tp)
-		case firstUnlogged || s.Path == PathREST:
+		case firstUnlogged || s.Path == plan.PathREST:
 			out.Unknown = append(out.Unknown, tp)
 		default:
 			out.NotWritten = append(out.NotWritten, tp)
@@ -125,12 +126,12 @@ func (e *Editor) groupHolds(ctx context.Context, group string, s AuditEntry) (bo
 	}
 	now := map[string]int64{}
 	for _, gp := range poll.Partitions {
-		now[sinkPartitionJSON(gp.TopicPartition)] = gp.Committed
+		now[plan.SinkPartitionJSON(gp.TopicPartition)] = gp.Committed
 	}
 	for _, ch := range s.Changes {
 		want := int64(-1)
 		if string(ch.After) != "null" {
-			it, err := ParsePartition(string(ch.Partition))
+			it, err := plan.ParsePartition(string(ch.Partition))
 			if err != nil {
 				return false, err
 			}
@@ -138,7 +139,7 @@ func (e *Editor) groupHolds(ctx context.Context, group string, s AuditEntry) (bo
 			if err != nil {
 				return false, err
 			}
-			_, off, err := sinkItem(Item{Partition: it, Offset: o})
+			_, off, err := sinkItem(plan.Item{Partition: it, Offset: o})
 			if err != nil {
 				return false, err
 			}
@@ -169,7 +170,7 @@ func recordsFor(s AuditEntry, tp string) []AuditRecord {
 	return out
 }
 
-func auditBatchIn(want []AuditRecord, got []store.Record, path Path) bool {
+func auditBatchIn(want []AuditRecord, got []store.Record, path plan.Path) bool {
 	j := 0
 	for _, rec := range got {
 		if j == len(want) {

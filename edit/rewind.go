@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 )
@@ -16,28 +16,6 @@ import (
 // before it, taken from the offsets topic's retained history. The task
 // reads one key's bytes (model/taskread.go), so that key's commits are the
 // partition's history; stray copies are left as they are.
-
-// IfNewer says what a rewind does with a partition it cannot place at the
-// time: one first committed after it, or whose retained history begins
-// after it.
-type IfNewer string
-
-const (
-	IfNewerLeave  IfNewer = ""       // list it, leave it alone
-	IfNewerReset  IfNewer = "reset"  // delete its offset: the task starts as new
-	IfNewerOldest IfNewer = "oldest" // its oldest retained commit
-)
-
-// RewindRequest asks to rewind a source connector to At.
-type RewindRequest struct {
-	Connector string
-	At        time.Time
-	// Given is the time as typed, for the audit log ("" : not typed).
-	Given string
-	// Partitions limits it to these partition maps (nil: all).
-	Partitions []java.Object
-	IfNewer    IfNewer
-}
 
 // What a rewind does with one partition.
 const (
@@ -73,9 +51,9 @@ type RewindChoice struct {
 // Rewind is a planned rewind: the choice for every partition and the
 // edit that makes it (nil when nothing changes).
 type Rewind struct {
-	RewindRequest
+	plan.RewindRequest
 	Choices       []RewindChoice
-	Plan          *Plan
+	Plan          *plan.Plan
 	LogAppendTime bool
 }
 
@@ -109,7 +87,7 @@ type rewindKey struct {
 // reads, in which topic-partition, is the Store's to say once the read is
 // done (it may be the read that loads the Store): PlanRewindRead.
 type RewindRead struct {
-	req    RewindRequest
+	req    plan.RewindRequest
 	filter *keyFilter
 	byKey  map[rewindKey]*keyHistory
 	logs   []RetainedLog
@@ -126,7 +104,7 @@ func (e *Editor) MarkEdits(ctx context.Context, rr *RewindRead) {
 
 // StartRewind prepares a read for req (PlanRewind, or a read that also
 // loads the Store, PlanRewindRead after it).
-func StartRewind(req RewindRequest) *RewindRead {
+func StartRewind(req plan.RewindRequest) *RewindRead {
 	return &RewindRead{req: req, filter: newKeyFilter(req.Connector, req.Partitions), byKey: map[rewindKey]*keyHistory{}}
 }
 
@@ -168,7 +146,7 @@ func refOf(r *HistoryRecord, old *CommitRef) *CommitRef {
 // through Check and Apply as every edit (a rewind of the chosen values,
 // their number text kept as stored, so that the records put back are
 // byte for byte the ones committed then).
-func (e *Editor) PlanRewind(ctx context.Context, req RewindRequest) (*Rewind, error) {
+func (e *Editor) PlanRewind(ctx context.Context, req plan.RewindRequest) (*Rewind, error) {
 	if e.History == nil {
 		return nil, errNoHistoryReader
 	}
@@ -191,12 +169,12 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 	if len(copies) == 0 {
 		return nil, ErrNotSourceRewind
 	}
-	if isSink, err := e.sinkConnector(ctx, Request{Connector: req.Connector}); err != nil {
+	if isSink, err := e.sinkConnector(ctx, plan.Request{Connector: req.Connector}); err != nil {
 		return nil, err
 	} else if isSink {
 		return nil, ErrNotSourceRewind
 	}
-	if err := e.requirePartitions(Request{Connector: req.Connector, Kind: KindSet, Items: itemsOf(req.Partitions)}, copies); err != nil {
+	if err := e.requirePartitions(plan.Request{Connector: req.Connector, Kind: plan.KindSet, Items: itemsOf(req.Partitions)}, copies); err != nil {
 		return nil, creatingNothing(err) // a rewind takes commits: it makes no partition
 	}
 	// The topic the task reads: the connector's own offsets topic when it
@@ -250,7 +228,7 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 		byTP[l.TopicPartition] = l
 	}
 	var err error
-	var items []Item
+	var items []plan.Item
 	for i := range rw.Choices {
 		ch := &rw.Choices[i]
 		if ch.Action == RewindLeft {
@@ -287,10 +265,10 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 				ch.Reason = fmt.Sprintf("first committed %s, after %s", commitWhen(*kh.oldest), model.TimeText(req.At))
 			}
 			switch req.IfNewer {
-			case IfNewerReset:
+			case plan.IfNewerReset:
 				ch.Action = RewindReset
 				value = nil
-			case IfNewerOldest:
+			case plan.IfNewerOldest:
 				ch.Took, ch.Action, value, ch.TookEdit = kh.oldest, RewindOldest, kh.oldestV, kh.oldestEdit
 			default:
 				ch.Action = RewindLeft
@@ -311,12 +289,12 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 			ch.Action = RewindUnchanged
 			continue
 		}
-		items = append(items, Item{Partition: ch.object, Offset: off})
+		items = append(items, plan.Item{Partition: ch.object, Offset: off})
 	}
 	if len(items) == 0 {
 		return rw, nil
 	}
-	p, err := e.Plan(ctx, Request{Connector: req.Connector, Kind: KindRewind, Items: items, Rewind: rewindAsked(req)})
+	p, err := e.Plan(ctx, plan.Request{Connector: req.Connector, Kind: plan.KindRewind, Items: items, Rewind: plan.NewRewindAsked(req)})
 	if err != nil {
 		return nil, err
 	}
@@ -350,10 +328,10 @@ func commitWhen(c CommitRef) string {
 // CommitText is commitWhen for callers.
 func CommitText(c CommitRef) string { return commitWhen(c) }
 
-func itemsOf(parts []java.Object) []Item {
-	var out []Item
+func itemsOf(parts []java.Object) []plan.Item {
+	var out []plan.Item
 	for _, p := range parts {
-		out = append(out, Item{Partition: p})
+		out = append(out, plan.Item{Partition: p})
 	}
 	return out
 }
@@ -372,10 +350,4 @@ func clone(b []byte) []byte {
 		return nil
 	}
 	return append(make([]byte, 0, len(b)), b...)
-}
-
-// Args is a koff command line of these arguments with the session's
-// globals, shell-quoted.
-func (c CommandLine) Args(args []string) string {
-	return joinArgs(append(append([]string{"koff"}, args...), c.Globals...))
 }

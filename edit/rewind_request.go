@@ -3,48 +3,13 @@ package edit
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"koff/model"
-	"koff/model/java"
 )
 
 // The command line (koff set NAME --to-datetime T) and the dashboard's
 // "rewind to a time" build their rewinds here, so both read the same times,
 // ask for the same request and print the same plan.
-
-// NewRewindRequest is the rewind koff set NAME --to-datetime AT asks for:
-// partition is --partition's JSON ("" for every partition) and ifNewer
-// --if-newer's word ("" leaves alone what it cannot place).
-func NewRewindRequest(name string, at time.Time, partition string, ifNewer IfNewer) (RewindRequest, error) {
-	req := RewindRequest{Connector: name, At: at, IfNewer: ifNewer}
-	switch ifNewer {
-	case IfNewerLeave, IfNewerReset, IfNewerOldest:
-	default:
-		return req, fmt.Errorf("--if-newer is reset or oldest, got %q", string(ifNewer))
-	}
-	if partition != "" {
-		p, err := ParsePartition(partition)
-		if err != nil {
-			return req, fmt.Errorf("--partition: %v", err)
-		}
-		req.Partitions = []java.Object{p}
-	}
-	return req, nil
-}
-
-// Command is the command line of a rewind (a replan after a stop shows the
-// import of the same values instead).
-func (rw *Rewind) Command(c CommandLine) string {
-	args := []string{"set", rw.Connector, "--to-datetime", model.TimeArg(rw.At)}
-	for _, p := range rw.Partitions {
-		args = append(args, "--partition", string(java.AppendJackson(nil, p)))
-	}
-	if rw.IfNewer != "" {
-		args = append(args, "--if-newer", string(rw.IfNewer))
-	}
-	return c.Args(args)
-}
 
 // Describe says which commit the rewind takes for the partition (its value,
 // time, timestamp type and place in the offsets topic) or why it leaves it

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"koff/edit/plan"
 	"koff/model"
 )
 
@@ -13,7 +14,7 @@ import (
 // one per topic-partition written, and the outcome.
 type editRun struct {
 	e       *Editor
-	p       *Plan
+	p       *plan.Plan
 	id      string
 	cluster string
 	begun   bool
@@ -22,7 +23,7 @@ type editRun struct {
 	watch   *watch
 }
 
-func (e *Editor) newRun(ctx context.Context, p *Plan) *editRun {
+func (e *Editor) newRun(ctx context.Context, p *plan.Plan) *editRun {
 	// Asked per edit, not once: the dashboard runs for days, and another
 	// cluster may answer at the same address by then.
 	cluster, _ := e.ClusterID(ctx)
@@ -135,7 +136,7 @@ func (r *editRun) finish(res *Result, err error) {
 		en.Result = ResultVerified
 	case err == nil && res.Unwatched > 0:
 		en.Result = ResultUnverified
-		en.Message = fmt.Sprintf("read back, then the watch for a task's commit over it was stopped after %s of %s: whether it stays is unknown", shortDuration(res.Unwatched), shortDuration(res.Plan.Watch))
+		en.Message = fmt.Sprintf("read back, then the watch for a task's commit over it was stopped after %s of %s: whether it stays is unknown", plan.ShortDuration(res.Unwatched), plan.ShortDuration(res.Plan.Watch))
 	case err == nil:
 		en.Result = ResultUnverified
 	case len(r.unknownOf(res)) > 0:

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 )
@@ -262,8 +263,9 @@ func WrittenShapes(r detailReader, rows []model.PartitionRow) []java.Object {
 // shapes are read once, however many partitions the plan sets.
 type shapeJudge struct {
 	e      *Editor
-	p      *Plan
+	p      *plan.Plan
 	copies []storedCopy
+	index  *copyIndex // finds a partition's stored copies (copy_index.go)
 	read   bool
 	known  []java.Object // offset shapes of all the connector's partitions
 	// knownKeys are known's shapeKeys: an offset of one of them needs no
@@ -273,13 +275,13 @@ type shapeJudge struct {
 	others    []java.Object // its partition maps, one per set of field names
 }
 
-func (e *Editor) shapeJudge(p *Plan, copies []storedCopy) *shapeJudge {
-	return &shapeJudge{e: e, p: p, copies: copies}
+func (e *Editor) shapeJudge(p *plan.Plan, copies []storedCopy, index *copyIndex) *shapeJudge {
+	return &shapeJudge{e: e, p: p, copies: copies, index: index}
 }
 
 // warnings are a set's or an import's shape warnings for one change.
-func (j *shapeJudge) warnings(it Item, ch Change) []string {
-	if it.Offset == nil || (j.p.Kind != KindSet && j.p.Kind != KindImport && j.p.Kind != KindRewind) || isSinkPartition(it.Partition) {
+func (j *shapeJudge) warnings(it plan.Item, ch plan.Change) []string {
+	if it.Offset == nil || (j.p.Kind != plan.KindSet && j.p.Kind != plan.KindImport && j.p.Kind != plan.KindRewind) || plan.IsSinkPartition(it.Partition) {
 		return nil
 	}
 	if !j.read {
@@ -301,7 +303,7 @@ func (j *shapeJudge) warnings(it Item, ch Change) []string {
 	}
 	canon := canonOf(it.Partition)
 	var mine []model.PartitionRow // the edited partition's own history counts whatever its rank
-	for _, c := range j.p.index.of(canon, j.copies) {
+	for _, c := range j.index.of(canon, j.copies) {
 		mine = append(mine, c.row)
 	}
 	var inForce java.Object

@@ -10,122 +10,20 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"koff/connect"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 )
 
-// PathGroup: a sink's consumer group offsets, committed directly.
-const PathGroup Path = "group"
-
-// SinkKind is how new committed offsets are chosen for a sink.
-type SinkKind string
-
-const (
-	SinkToOffset    SinkKind = "offset"    // a given offset
-	SinkToEarliest  SinkKind = "earliest"  // the log start
-	SinkToLatest    SinkKind = "latest"    // the log end: skip everything unread
-	SinkToTimestamp SinkKind = "timestamp" // the first record at or after a time
-	SinkShiftBy     SinkKind = "shift"     // the committed offset ± N
-	SinkReset       SinkKind = "reset"     // delete the committed offsets
-	SinkExplicit    SinkKind = "explicit"  // an offset per partition (import, undo)
-)
-
-// SinkStrategy picks the new committed offset of each partition.
-type SinkStrategy struct {
-	Kind   SinkKind
-	Offset int64
-	Time   time.Time
-	Shift  int64
-	// Offsets for SinkExplicit; -1 deletes the partition's committed offset.
-	Offsets map[model.TopicPartition]int64
-}
-
-// SinkRequest asks for an edit of a sink connector's committed offsets.
-type SinkRequest struct {
-	Connector string
-	Kind      Kind
-	// Partitions to change; none means every partition the group has
-	// committed offsets for (or, for SinkExplicit, those in Offsets).
-	Partitions []model.TopicPartition
-	// Topics are the --topic flags Partitions were chosen by, so that the
-	// plan's command line chooses them the same way.
-	Topics   []string
-	Strategy SinkStrategy
-	// Create and Group as in Request: a name koff has never seen is
-	// refused without Create, and without REST the group is taken only
-	// from evidence (connect-<name> with committed offsets) or Group.
-	Create bool
-	Group  string
-}
-
-// SinkChange is one topic-partition of a sink edit.
-type SinkChange struct {
-	model.TopicPartition
-	// Before is the committed offset now, After the new one; -1 is none.
-	Before, After int64
-	Start, End    int64
-	// Asked is the offset asked for, before clamping to the log.
-	Asked int64
-	// Warning says when the offset asked for was outside the log.
-	Warning string
-	// FromEnd: with the offset deleted the sink starts at the log end
-	// (consumer.override.auto.offset.reset=latest).
-	FromEnd bool
-}
-
-// Lag after the edit: with no committed offset the sink starts at the log
-// start (auto.offset.reset=earliest, Connect's default for sinks) or, with
-// consumer.override.auto.offset.reset=latest, at the end.
-func (c SinkChange) Lag() int64 {
-	if c.After < 0 && c.FromEnd {
-		return 0
-	}
-	if c.After < 0 {
-		return c.End - c.Start
-	}
-	return c.End - c.After
-}
-
-// Moved says what the sink does differently after the edit: the records it
-// skips (the new offset is ahead of the committed one) or replays (behind).
-// With no committed offset before, it says nothing.
-func (c SinkChange) Moved() string {
-	from, to := c.Before, c.After
-	if from < 0 {
-		return ""
-	}
-	if to < 0 { // deleted: auto.offset.reset
-		to = c.Start
-		if c.FromEnd {
-			to = c.End
-		}
-	}
-	switch {
-	case to > from:
-		return "skips " + records(to-from)
-	case to < from:
-		return "replays " + records(from-to)
-	}
-	return "unchanged"
-}
-
-func records(n int64) string {
-	if n == 1 {
-		return "1 record"
-	}
-	return strconv.FormatInt(n, 10) + " records"
-}
-
 // PlanSink works out a sink edit without writing anything.
-func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
+func (e *Editor) PlanSink(ctx context.Context, req plan.SinkRequest) (*plan.Plan, error) {
 	if req.Connector == "" {
 		return nil, errors.New("no connector named")
 	}
-	p := &Plan{Request: Request{Connector: req.Connector, Kind: req.Kind, Create: req.Create, Group: req.Group}, Made: e.now(), Path: PathGroup, sinkReq: &req}
-	if req.Kind != KindUndo {
+	p := &plan.Plan{Request: plan.Request{Connector: req.Connector, Kind: req.Kind, Create: req.Create, Group: req.Group}, Made: e.now(), Path: plan.PathGroup, SinkAsked: &req}
+	if req.Kind != plan.KindUndo {
 		if err := e.requireKnown(ctx, req.Kind, req.Connector, req.Group, req.Create); err != nil {
 			return nil, err
 		}
@@ -155,7 +53,7 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 		if req.Group != "" && req.Group != p.Group {
 			return nil, fmt.Errorf("Connect says sink %s uses group %s, not %s", req.Connector, p.Group, req.Group)
 		}
-		p.resetPolicy = strings.TrimSpace(cfg["consumer.override.auto.offset.reset"])
+		p.ResetPolicy = strings.TrimSpace(cfg["consumer.override.auto.offset.reset"])
 		if where, err = e.sinkCluster(req.Connector, p.Group, cfg); err != nil {
 			return nil, err
 		}
@@ -171,7 +69,7 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 		p.PathReason = "no --connect-url: committed to group " + p.Group + " directly"
 		if c, topic, ok := e.configOf(req.Connector); ok && c.Config != nil {
 			p.Target, p.ConfigTopic = c.TargetState, topic
-			p.resetPolicy = strings.TrimSpace(c.Config["consumer.override.auto.offset.reset"])
+			p.ResetPolicy = strings.TrimSpace(c.Config["consumer.override.auto.offset.reset"])
 			if where, err = e.sinkCluster(req.Connector, p.Group, c.Config); err != nil {
 				return nil, err
 			}
@@ -199,9 +97,9 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 		return nil, err
 	}
 	if restOK {
-		p.Path = PathREST
+		p.Path = plan.PathREST
 		method := "PATCH"
-		if p.sinkResetAll(poll) {
+		if sinkResetAll(p, poll) {
 			method = "DELETE"
 		}
 		p.PathReason = method + " /connectors/" + req.Connector + "/offsets"
@@ -217,7 +115,7 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 	case p.State == "" && p.Target != model.TargetStopped:
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Target state %s (config topic %s): its tasks commit over this edit. Stop it first.", p.Target, p.ConfigTopic))
 	}
-	if p.Path == PathGroup && poll.Members > 0 {
+	if p.Path == plan.PathGroup && poll.Members > 0 {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Group %s has %d active members: Kafka refuses offset changes from outside until the connector is stopped.", p.Group, poll.Members))
 	}
 	for _, c := range p.Sink {
@@ -225,7 +123,7 @@ func (e *Editor) PlanSink(ctx context.Context, req SinkRequest) (*Plan, error) {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s", c.TopicPartition, c.Warning))
 		}
 	}
-	p.fillSinkChanges()
+	fillSinkChanges(p)
 	p.Command = e.Cmd.For(p)
 	return p, nil
 }
@@ -259,14 +157,14 @@ func (e *Editor) groupPoll(ctx context.Context, group string) (model.GroupPoll, 
 	return model.GroupPoll{Group: group}, nil
 }
 
-func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, poll model.GroupPoll) error {
+func (e *Editor) planSinkChanges(ctx context.Context, p *plan.Plan, req plan.SinkRequest, poll model.GroupPoll) error {
 	committed := map[model.TopicPartition]model.GroupPartition{}
 	for _, gp := range poll.Partitions {
 		committed[gp.TopicPartition] = gp
 	}
 	tps := req.Partitions
 	if len(tps) == 0 {
-		if req.Strategy.Kind == SinkExplicit {
+		if req.Strategy.Kind == plan.SinkExplicit {
 			for tp := range req.Strategy.Offsets {
 				tps = append(tps, tp)
 			}
@@ -276,7 +174,7 @@ func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, 
 			}
 		}
 	}
-	if len(tps) == 0 && p.Kind == KindResetAll {
+	if len(tps) == 0 && p.Kind == plan.KindResetAll {
 		return &NothingToResetError{Connector: p.Connector, Where: "group " + p.Group}
 	}
 	if len(tps) == 0 {
@@ -309,7 +207,7 @@ func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, 
 		}
 	}
 	var at map[model.TopicPartition]int64
-	if req.Strategy.Kind == SinkToTimestamp {
+	if req.Strategy.Kind == plan.SinkToTimestamp {
 		var err error
 		if at, err = e.Kafka.OffsetsAt(ctx, tps, req.Strategy.Time); err != nil {
 			return err
@@ -317,24 +215,24 @@ func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, 
 	}
 	for _, tp := range tps {
 		gp := committed[tp]
-		c := SinkChange{TopicPartition: tp, Before: gp.Committed, Start: gp.Start, End: gp.End}
+		c := plan.SinkChange{TopicPartition: tp, Before: gp.Committed, Start: gp.Start, End: gp.End}
 		switch s := req.Strategy; s.Kind {
-		case SinkToOffset:
+		case plan.SinkToOffset:
 			c.After = s.Offset
-		case SinkToEarliest:
+		case plan.SinkToEarliest:
 			c.After = gp.Start
-		case SinkToLatest:
+		case plan.SinkToLatest:
 			c.After = gp.End
-		case SinkToTimestamp:
+		case plan.SinkToTimestamp:
 			c.After = at[tp]
-		case SinkShiftBy:
+		case plan.SinkShiftBy:
 			if gp.Committed < 0 {
 				return fmt.Errorf("%s has no committed offset to shift from", tp)
 			}
 			c.After = gp.Committed + s.Shift
-		case SinkReset:
+		case plan.SinkReset:
 			c.After = -1
-		case SinkExplicit:
+		case plan.SinkExplicit:
 			off, ok := s.Offsets[tp]
 			if !ok {
 				return fmt.Errorf("no offset given for %s", tp)
@@ -344,41 +242,23 @@ func (e *Editor) planSinkChanges(ctx context.Context, p *Plan, req SinkRequest, 
 			return fmt.Errorf("unknown strategy %q", s.Kind)
 		}
 		kind := req.Strategy.Kind
-		deleted := kind == SinkReset || kind == SinkExplicit && c.After == -1
-		if c.After < 0 && !deleted && kind != SinkShiftBy {
+		deleted := kind == plan.SinkReset || kind == plan.SinkExplicit && c.After == -1
+		if c.After < 0 && !deleted && kind != plan.SinkShiftBy {
 			return fmt.Errorf("%s: offset %d is negative", tp, c.After)
 		}
 		if !deleted {
 			c.ClampToLog()
 		} else if c.Before >= 0 {
-			deletedNote(&c, p.resetPolicy)
+			deletedNote(&c, p.ResetPolicy)
 		}
 		p.Sink = append(p.Sink, c)
 	}
 	return nil
 }
 
-// ClampToLog moves a new offset outside the partition's log to its start
-// or end, as kafka-consumer-groups --reset-offsets does
-// (ConsumerGroupCommand.checkOffsetsRange), and says so. Committed as
-// asked, such an offset would make the sink's consumer get
-// OFFSET_OUT_OF_RANGE and follow auto.offset.reset (earliest for sink
-// tasks): a shift past the end would replay the whole partition.
-func (c *SinkChange) ClampToLog() {
-	c.Asked = c.After
-	switch {
-	case c.After > c.End:
-		c.After = c.End
-		c.Warning = fmt.Sprintf("offset %d is above the log end %d: clamped to %d, as kafka-consumer-groups does", c.Asked, c.End, c.End)
-	case c.After < c.Start:
-		c.After = c.Start
-		c.Warning = fmt.Sprintf("offset %d is below the log start %d: clamped to %d, as kafka-consumer-groups does", c.Asked, c.Start, c.Start)
-	}
-}
-
 // deletedNote says where a sink starts once its committed offset is
 // deleted: auto.offset.reset, earliest unless the connector overrides it.
-func deletedNote(c *SinkChange, policy string) {
+func deletedNote(c *plan.SinkChange, policy string) {
 	switch strings.ToLower(policy) {
 	case "latest":
 		c.FromEnd = true
@@ -390,7 +270,7 @@ func deletedNote(c *SinkChange, policy string) {
 
 // sinkResetAll: every committed offset of the group is deleted, which REST
 // does with DELETE (deleting the group).
-func (p *Plan) sinkResetAll(poll model.GroupPoll) bool {
+func sinkResetAll(p *plan.Plan, poll model.GroupPoll) bool {
 	if len(p.Sink) < len(poll.Partitions) {
 		return false
 	}
@@ -404,34 +284,26 @@ func (p *Plan) sinkResetAll(poll model.GroupPoll) bool {
 
 // fillSinkChanges renders sink changes in Connect's sink offset shape, so
 // dialogs, the CLI and the audit log show them like source changes.
-func (p *Plan) fillSinkChanges() {
+func fillSinkChanges(p *plan.Plan) {
 	p.Changes = nil
 	for _, c := range p.Sink {
-		ch := Change{PartitionJSON: sinkPartitionJSON(c.TopicPartition)}
+		ch := plan.Change{PartitionJSON: plan.SinkPartitionJSON(c.TopicPartition)}
 		ch.Partition = java.Object{{Name: "kafka_topic", Value: c.Topic}, {Name: "kafka_partition", Value: json.Number(strconv.Itoa(c.Partition))}}
 		if c.Before >= 0 {
-			ch.Before = sinkOffsetJSON(c.Before)
+			ch.Before = plan.SinkOffsetJSON(c.Before)
 		}
 		if c.After >= 0 {
-			ch.After = sinkOffsetJSON(c.After)
+			ch.After = plan.SinkOffsetJSON(c.After)
 		}
 		p.Changes = append(p.Changes, ch)
 	}
-}
-
-func sinkPartitionJSON(tp model.TopicPartition) string {
-	return `{"kafka_topic":` + string(java.AppendJackson(nil, tp.Topic)) + `,"kafka_partition":` + strconv.Itoa(tp.Partition) + `}`
-}
-
-func sinkOffsetJSON(n int64) []byte {
-	return []byte(`{"kafka_offset":` + strconv.FormatInt(n, 10) + `}`)
 }
 
 // sinkItem reads a sink-shaped Item (Connect's sink offset shape): the
 // topic-partition and the offset (-1 for null). Numbers may be strings, as
 // Connect accepts. Errors are Connect's own words (SinkUtils), which
 // operators know from the REST API.
-func sinkItem(it Item) (model.TopicPartition, int64, error) {
+func sinkItem(it plan.Item) (model.TopicPartition, int64, error) {
 	if it.Partition == nil {
 		return model.TopicPartition{}, 0, errors.New("The partition for a sink connector offset cannot be null or missing")
 	}
@@ -493,7 +365,7 @@ func intOf(v any) (int64, error) {
 
 // planSinkItems turns a Request of sink-shaped items (koff set/import/undo
 // with Connect's sink shape) into a sink plan with explicit offsets.
-func (e *Editor) planSinkItems(ctx context.Context, req Request) (*Plan, error) {
+func (e *Editor) planSinkItems(ctx context.Context, req plan.Request) (*plan.Plan, error) {
 	offsets := map[model.TopicPartition]int64{}
 	for _, it := range req.Items {
 		tp, off, err := sinkItem(it)
@@ -502,5 +374,5 @@ func (e *Editor) planSinkItems(ctx context.Context, req Request) (*Plan, error) 
 		}
 		offsets[tp] = off
 	}
-	return e.PlanSink(ctx, SinkRequest{Connector: req.Connector, Kind: req.Kind, Strategy: SinkStrategy{Kind: SinkExplicit, Offsets: offsets}, Create: req.Create, Group: req.Group})
+	return e.PlanSink(ctx, plan.SinkRequest{Connector: req.Connector, Kind: req.Kind, Strategy: plan.SinkStrategy{Kind: plan.SinkExplicit, Offsets: offsets}, Create: req.Create, Group: req.Group})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"koff/edit/plan"
 	"koff/model"
 )
 
@@ -66,7 +67,7 @@ func (e *Editor) newerValues(ctx context.Context, ed AuditEdit, later []AuditEdi
 
 // newerLive compares an older line's after-value with the live copy.
 func (e *Editor) newerLive(s AuditEntry, ch AuditChange, later []AuditEdit) (NewerValue, bool) {
-	p, err := ParsePartition(string(ch.Partition))
+	p, err := plan.ParsePartition(string(ch.Partition))
 	if err != nil {
 		return NewerValue{}, false
 	}
@@ -83,11 +84,11 @@ func (e *Editor) newerLive(s AuditEntry, ch AuditChange, later []AuditEdit) (New
 			break
 		}
 	}
-	if sameRecordValue(now, want, PathREST) {
+	if sameRecordValue(now, want, plan.PathREST) {
 		return NewerValue{}, false
 	}
 	by := whoWroteSince(later, s.Cluster, func(en AuditEntry, c AuditChange) bool {
-		return string(c.Partition) == string(ch.Partition) && sameRecordValue(afterBytes(c.After), now, PathREST)
+		return string(c.Partition) == string(ch.Partition) && sameRecordValue(afterBytes(c.After), now, plan.PathREST)
 	})
 	if by == "" {
 		by = recordBy(live, found)
@@ -108,7 +109,7 @@ func (e *Editor) newerGroupValues(ctx context.Context, group string, ed AuditEdi
 	}
 	now := map[string]int64{}
 	for _, gp := range poll.Partitions {
-		now[sinkPartitionJSON(gp.TopicPartition)] = gp.Committed
+		now[plan.SinkPartitionJSON(gp.TopicPartition)] = gp.Committed
 	}
 	var out []NewerValue
 	for _, ch := range undoChanges(ed) {
@@ -132,7 +133,7 @@ func (e *Editor) newerGroupValues(ctx context.Context, group string, ed AuditEdi
 		}
 		var nowJSON []byte
 		if cur >= 0 {
-			nowJSON = sinkOffsetJSON(cur)
+			nowJSON = plan.SinkOffsetJSON(cur)
 		}
 		by := whoWroteSince(later, ed.Start.Cluster, func(en AuditEntry, c AuditChange) bool {
 			o, err := sinkOffsetOf(c)
@@ -151,7 +152,7 @@ func sinkOffsetOf(ch AuditChange) (int64, error) {
 	if string(ch.After) == "null" || len(ch.After) == 0 {
 		return -1, nil
 	}
-	it, err := ParsePartition(string(ch.Partition))
+	it, err := plan.ParsePartition(string(ch.Partition))
 	if err != nil {
 		return 0, err
 	}
@@ -159,7 +160,7 @@ func sinkOffsetOf(ch AuditChange) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	_, off, err := sinkItem(Item{Partition: it, Offset: o})
+	_, off, err := sinkItem(plan.Item{Partition: it, Offset: o})
 	return off, err
 }
 

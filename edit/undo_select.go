@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"koff/edit/plan"
 	"koff/model"
 )
 
@@ -22,7 +23,7 @@ type UndoQuery struct {
 // Undo is the edit an undo would put back, and what stands in its way.
 // FindUndo fills it; Refusal says whether the CLI may go on.
 type Undo struct {
-	Request Request
+	Request plan.Request
 	// Edit is the edit's first line, with its Result and Written.
 	Edit AuditEntry
 	// Cluster is the id of the cluster koff is connected to.
@@ -135,7 +136,7 @@ type UndoneError struct{ Undo *Undo }
 func (e *UndoneError) Error() string {
 	by := e.Undo.UndoneBy
 	return fmt.Sprintf("not undone: the %s was undone already by the undo by %s at %s (edit %s): %s puts its values back; pass --force to undo it again",
-		EditName(e.Undo.Edit), orUnknownUser(by.User), model.TimeText(by.Time), by.ID, UndoCommand(by.Connector, by.ID))
+		EditName(e.Undo.Edit), orUnknownUser(by.User), model.TimeText(by.Time), by.ID, plan.UndoCommand(by.Connector, by.ID))
 }
 
 // Refusal is why a CLI undo must not go on: a later undo already put the
@@ -173,7 +174,7 @@ func (ed AuditEdit) ShortID() string {
 }
 
 // isOffsetEdit: the edit changed offsets (stop and resume did not).
-func isOffsetEdit(en AuditEntry) bool { return en.Kind != KindStop && en.Kind != KindResume }
+func isOffsetEdit(en AuditEntry) bool { return en.Kind != plan.KindStop && en.Kind != plan.KindResume }
 
 // FindUndo finds the edit to undo on the cluster koff is connected to, and
 // checks it against what the offsets hold now. An edit of another cluster
@@ -281,7 +282,7 @@ func (e *Editor) lastEdit(ctx context.Context, edits []AuditEdit, connector stri
 				continue
 			}
 			return 0, fmt.Errorf("not undone: the last edit that wrote anything, the %s, does not name its cluster (an older koff logged it): if it was made on this cluster (%s), %s puts it back",
-				EditName(s), u.Cluster, UndoCommand(s.Connector, ed.ID()))
+				EditName(s), u.Cluster, plan.UndoCommand(s.Connector, ed.ID()))
 		}
 		if err := e.settleEdit(ctx, edits, i); err != nil {
 			return 0, err
@@ -300,7 +301,7 @@ func (e *Editor) lastEdit(ctx context.Context, edits []AuditEdit, connector stri
 		// while the connector ran) is no other edit to ask about.
 		kept := u.Skipped[:0]
 		for _, sk := range u.Skipped {
-			if sk.Kind != KindUndo || sk.Undoes != ed.ID() {
+			if sk.Kind != plan.KindUndo || sk.Undoes != ed.ID() {
 				kept = append(kept, sk)
 			}
 		}
@@ -435,11 +436,11 @@ func (e *Editor) namedEdit(ctx context.Context, edits []AuditEdit, q UndoQuery, 
 	return i, nil
 }
 
-func oppositeOf(k Kind) Kind {
-	if k == KindStop {
-		return KindResume
+func oppositeOf(k plan.Kind) plan.Kind {
+	if k == plan.KindStop {
+		return plan.KindResume
 	}
-	return KindStop
+	return plan.KindStop
 }
 
 func orUnknownCluster(c string) string {
@@ -454,7 +455,7 @@ func orUnknownCluster(c string) string {
 // after it, oldest first.
 func UndoneBy(later []AuditEdit, id string) *AuditEntry {
 	for i, ed := range later {
-		if ed.Start.Kind == KindUndo && ed.Start.Undoes == id && wroteSome(ed) && UndoneBy(later[i+1:], ed.ID()) == nil {
+		if ed.Start.Kind == plan.KindUndo && ed.Start.Undoes == id && wroteSome(ed) && UndoneBy(later[i+1:], ed.ID()) == nil {
 			en := ed.Start
 			en.ID = ed.ID()
 			return &en

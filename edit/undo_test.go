@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"koff/edit/plan"
 	"koff/model"
 )
 
@@ -14,7 +15,7 @@ import (
 func setOffset(t *testing.T, h *harness, conn, partition, offset string) string {
 	t.Helper()
 	ctx := context.Background()
-	p, err := h.ed.Plan(ctx, Request{Connector: conn, Kind: KindSet, Items: []Item{{Partition: mustPartition(t, partition), Offset: mustOffset(t, offset)}}})
+	p, err := h.ed.Plan(ctx, plan.Request{Connector: conn, Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, partition), Offset: mustOffset(t, offset)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func setOffset(t *testing.T, h *harness, conn, partition, offset string) string 
 }
 
 // applyUndo plans and applies an undo request.
-func applyUndo(t *testing.T, h *harness, req Request) {
+func applyUndo(t *testing.T, h *harness, req plan.Request) {
 	t.Helper()
 	ctx := context.Background()
 	p, err := h.ed.Plan(ctx, req)
@@ -145,7 +146,7 @@ func TestABareUndoDoesNotSilentlyGoPastAnEditThatWroteNothing(t *testing.T) {
 	// may have had its first request in flight: that edit is unknown, and
 	// undo puts its before-values back.)
 	ctx := context.Background()
-	p, err := h.ed.Plan(ctx, Request{Connector: "src", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, part), Offset: mustOffset(t, `{"pos":9}`)}}})
+	p, err := h.ed.Plan(ctx, plan.Request{Connector: "src", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, part), Offset: mustOffset(t, `{"pos":9}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestABareUndoDoesNotSilentlyGoPastAnEditThatWroteNothing(t *testing.T) {
 	}
 	// Undoing that undo puts the edit back in force: it may be undone again.
 	redo, err := h.ed.FindUndo(ctx, UndoQuery{Connector: "src"})
-	if err != nil || redo.Edit.Kind != KindUndo || redo.Edit.Undoes != id1 {
+	if err != nil || redo.Edit.Kind != plan.KindUndo || redo.Edit.Undoes != id1 {
 		t.Fatalf("bare undo after undo --edit: %v %+v", err, redo)
 	}
 	applyUndo(t, h, redo.Request)
@@ -209,7 +210,7 @@ func TestUndoOfASinkEditRefusesANewerCommit(t *testing.T) {
 	h, _ := sinkHarness(t)
 	ctx := context.Background()
 	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
-	p, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s3", Kind: KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: SinkStrategy{Kind: SinkToOffset, Offset: 3}})
+	p, err := h.ed.PlanSink(ctx, plan.SinkRequest{Connector: "s3", Kind: plan.KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"koff/edit/plan"
 	"koff/model/java"
 )
 
@@ -10,7 +11,9 @@ import (
 // import restores every value byte for byte. Offsets typed for set are
 // written as a task would write them (Java's double forms). Through
 // Connect's REST API the worker re-serialises every offset either way.
-func keepsNumberText(k Kind) bool { return k == KindImport || k == KindCopy || k == KindRewind }
+func keepsNumberText(k plan.Kind) bool {
+	return k == plan.KindImport || k == plan.KindCopy || k == plan.KindRewind
+}
 
 // keptNumberNotes says, of an offset written with its number text as given,
 // what a task reads when that differs (beyond 64 bits, beyond or below a

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/java"
@@ -53,7 +54,7 @@ func (s *spyWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, r
 
 // importPlan plans n new partitions of connector "big" (spread over all
 // 25 partitions of the offsets topic), each over an existing offset 111.
-func importPlan(t *testing.T, h *harness, n int) *Plan {
+func importPlan(t *testing.T, h *harness, n int) *plan.Plan {
 	t.Helper()
 	var recs []store.Record
 	for i := 0; i < n; i++ {
@@ -64,9 +65,9 @@ func importPlan(t *testing.T, h *harness, n int) *Plan {
 		t.Fatal(err)
 	}
 	h.waitFor("the tailer to read the old offsets", func() bool { return len(h.rows("big")) == n })
-	req := Request{Connector: "big", Kind: KindImport}
+	req := plan.Request{Connector: "big", Kind: plan.KindImport}
 	for i := 0; i < n; i++ {
-		req.Items = append(req.Items, Item{Partition: mustPartition(t, fmt.Sprintf(`{"table":"t%04d"}`, i)), Offset: mustOffset(t, fmt.Sprintf(`{"id":%d}`, 1000+i))})
+		req.Items = append(req.Items, plan.Item{Partition: mustPartition(t, fmt.Sprintf(`{"table":"t%04d"}`, i)), Offset: mustOffset(t, fmt.Sprintf(`{"id":%d}`, 1000+i))})
 	}
 	p, err := h.ed.Plan(context.Background(), req)
 	if err != nil {
@@ -321,7 +322,7 @@ func TestOlderAuditLinesStillUndo(t *testing.T) {
 func TestAnInterruptedSinkEditIsReconciledWithTheGroup(t *testing.T) {
 	h, _ := sinkHarness(t)
 	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
-	p, err := h.ed.PlanSink(context.Background(), SinkRequest{Connector: "s3", Kind: KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: SinkStrategy{Kind: SinkToOffset, Offset: 7}})
+	p, err := h.ed.PlanSink(context.Background(), plan.SinkRequest{Connector: "s3", Kind: plan.KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: 7}})
 	if err != nil {
 		t.Fatal(err)
 	}

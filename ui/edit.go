@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 	"koff/ui/dialogs"
@@ -27,7 +28,7 @@ type (
 
 	planDoneMsg struct {
 		id     int
-		plan   *edit.Plan
+		plan   *plan.Plan
 		undo   *edit.Undo // for an undo: the edit it undoes, and what is in its way
 		note   string     // how the offsets were chosen (sink strategies, copies)
 		detail []string   // what the note found: a rewind's commits
@@ -93,7 +94,7 @@ func (m *Model) cancelPlan() bool {
 	return true
 }
 
-func (m *Model) planJob(req edit.Request) tea.Cmd {
+func (m *Model) planJob(req plan.Request) tea.Cmd {
 	return m.planWith(dialogs.PlanRequest(req))
 }
 
@@ -129,7 +130,7 @@ func (m *Model) undoJob(connector string) tea.Cmd {
 
 // applyJob applies a copy of the plan: Apply updates the plan's state as
 // it re-checks, while the dialog keeps drawing the original.
-func (m *Model) applyJob(p *edit.Plan) tea.Cmd {
+func (m *Model) applyJob(p *plan.Plan) tea.Cmd {
 	ed := m.opts.Editor
 	cp := *p
 	label := fmt.Sprintf("applying %s of %s: writing, then reading it back…", p.Kind, p.Connector)
@@ -147,7 +148,7 @@ func (m *Model) applyJob(p *edit.Plan) tea.Cmd {
 // the tasks commit one last time, so the confirmed edit is planned again on
 // the offsets they left (a shift moves from where the sink stopped; the
 // audit log's before-values are the ones really replaced), then applied.
-func (m *Model) replanApplyJob(p *edit.Plan) tea.Cmd {
+func (m *Model) replanApplyJob(p *plan.Plan) tea.Cmd {
 	ed := m.opts.Editor
 	cp := *p
 	label := fmt.Sprintf("applying %s of %s on the offsets left at stop…", p.Kind, p.Connector)
@@ -487,9 +488,9 @@ func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 			m.setStatus(statusInfo, "this source partition's offset is already deleted (its latest record is a tombstone)")
 			return nil
 		}
-		return m.planJob(edit.Request{Connector: name, Kind: edit.KindReset, Items: []edit.Item{{Partition: partition}}})
+		return m.planJob(plan.Request{Connector: name, Kind: plan.KindReset, Items: []plan.Item{{Partition: partition}}})
 	case &m.km.ResetAll:
-		return m.planJob(edit.Request{Connector: name, Kind: edit.KindResetAll})
+		return m.planJob(plan.Request{Connector: name, Kind: plan.KindResetAll})
 	case &m.km.Copy:
 		return m.openForm(dialogs.NewCopyForm(&m.km, m.styles, name, m.connectorNames()))
 	}
@@ -522,12 +523,12 @@ func (m *Model) handleSinkEditKey(b *key.Binding, t editTarget) tea.Cmd {
 			m.setStatus(statusInfo, t.sinkRow.TopicPartition.String()+" has no committed offset to reset")
 			return nil
 		}
-		return m.planWith(dialogs.PlanSinkRequest(edit.SinkRequest{Connector: name, Kind: edit.KindReset,
-			Partitions: []model.TopicPartition{t.sinkRow.TopicPartition}, Strategy: edit.SinkStrategy{Kind: edit.SinkReset}},
+		return m.planWith(dialogs.PlanSinkRequest(plan.SinkRequest{Connector: name, Kind: plan.KindReset,
+			Partitions: []model.TopicPartition{t.sinkRow.TopicPartition}, Strategy: plan.SinkStrategy{Kind: plan.SinkReset}},
 			"delete the committed offset of "+t.sinkRow.TopicPartition.String()))
 	case &m.km.ResetAll:
-		return m.planWith(dialogs.PlanSinkRequest(edit.SinkRequest{Connector: name, Kind: edit.KindResetAll,
-			Strategy: edit.SinkStrategy{Kind: edit.SinkReset}}, "delete every committed offset of the group"))
+		return m.planWith(dialogs.PlanSinkRequest(plan.SinkRequest{Connector: name, Kind: plan.KindResetAll,
+			Strategy: plan.SinkStrategy{Kind: plan.SinkReset}}, "delete every committed offset of the group"))
 	case &m.km.NewPartition:
 		m.setStatus(statusInfo, name+" is a sink: its topic-partitions come from its topics; "+m.km.EditOffset.Help().Key+" sets their committed offsets")
 		return nil

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/ui/dialogs"
 	"koff/ui/kit"
@@ -176,8 +177,8 @@ func (m *Model) editToCommit(ds *screens.DetailScreen) tea.Cmd {
 		return m.planWith(&dialogs.Submission{
 			Label: "planning reset of " + name + "…",
 			Note:  "the commit of " + from + " is a tombstone: the offset is deleted",
-			Plan: func(ctx context.Context, ed kit.Editor) (*edit.Plan, error) {
-				return ed.Plan(ctx, edit.Request{Connector: name, Kind: edit.KindReset, Items: []edit.Item{{Partition: k.Partition}}})
+			Plan: func(ctx context.Context, ed kit.Editor) (*plan.Plan, error) {
+				return ed.Plan(ctx, plan.Request{Connector: name, Kind: plan.KindReset, Items: []plan.Item{{Partition: k.Partition}}})
 			},
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/internal/sshtest"
 )
 
@@ -137,7 +138,7 @@ func TestSessionEditorEnforcesRoles(t *testing.T) {
 		t.Fatalf("viewer editor: read-only %v, user %q", ed.ReadOnly, ed.User)
 	}
 	ctx := context.Background()
-	if _, err := ed.Apply(ctx, &edit.Plan{Request: edit.Request{Connector: "jdbc-shop", Kind: edit.KindSet}}); !errors.Is(err, edit.ErrReadOnly) {
+	if _, err := ed.Apply(ctx, &plan.Plan{Request: plan.Request{Connector: "jdbc-shop", Kind: plan.KindSet}}); !errors.Is(err, edit.ErrReadOnly) {
 		t.Errorf("viewer Apply: %v, want ErrReadOnly", err)
 	}
 	if err := ed.StopConnector(ctx, "jdbc-shop"); !errors.Is(err, edit.ErrReadOnly) {
@@ -151,7 +152,7 @@ func TestSessionEditorEnforcesRoles(t *testing.T) {
 	if err != nil || len(entries) != 3 {
 		t.Fatalf("audit of the refused edit, stop and resume: %+v, %v", entries, err)
 	}
-	for i, kind := range []edit.Kind{edit.KindSet, edit.KindStop, edit.KindResume} {
+	for i, kind := range []plan.Kind{plan.KindSet, plan.KindStop, plan.KindResume} {
 		if e := entries[i]; e.Kind != kind || e.Result != "refused" || e.User != "bob (SHA256:viewer)" {
 			t.Errorf("audit line %d: %+v, want a refused %s by bob (SHA256:viewer)", i+1, e, kind)
 		}

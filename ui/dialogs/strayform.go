@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"koff/edit"
+	"koff/edit/plan"
 	"koff/keymap"
 	"koff/model"
 	"koff/model/java"
@@ -60,14 +61,14 @@ func (f *StrayForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 		return nil, nil
 	case key.Matches(msg, f.km.StrayDelete):
 		id := f.row.ID
-		return nil, PlanRequest(edit.Request{Connector: f.connector, Kind: edit.KindDeleteStray,
-			Items: []edit.Item{{Partition: f.partition, Stray: &id}}})
+		return nil, PlanRequest(plan.Request{Connector: f.connector, Kind: plan.KindDeleteStray,
+			Items: []plan.Item{{Partition: f.partition, Stray: &id}}})
 	case key.Matches(msg, f.km.StrayPartition) && f.reset:
 		if f.row.TaskReads == "" {
 			f.PlanErr = "the task reads no offset for this partition: there is nothing to reset; delete the stray copy instead"
 			return nil, nil
 		}
-		return nil, PlanRequest(edit.Request{Connector: f.connector, Kind: edit.KindReset, Items: []edit.Item{{Partition: f.partition}}})
+		return nil, PlanRequest(plan.Request{Connector: f.connector, Kind: plan.KindReset, Items: []plan.Item{{Partition: f.partition}}})
 	case key.Matches(msg, f.km.StrayPartition):
 		f.next = NewOffsetForm(f.km, f.st, f.connector, liveView(f.row), f.partition, nil)
 	}

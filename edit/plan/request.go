@@ -1,4 +1,4 @@
-package edit
+package plan
 
 import (
 	"errors"
@@ -117,8 +117,12 @@ func partitionMessage(err error) string {
 }
 
 // isSinkPartition recognises Connect's sink offset shape.
-func isSinkPartition(p java.Object) bool {
+func IsSinkPartition(p java.Object) bool {
 	_, t := p.Get("kafka_topic")
 	_, n := p.Get("kafka_partition")
 	return t && n && len(p) == 2
 }
+
+// KindCopy sets another connector's offsets to a connector's (an orphan's
+// offsets moved to the connector that replaces it).
+const KindCopy Kind = "copy"

@@ -1,4 +1,4 @@
-package edit
+package plan
 
 import (
 	"encoding/json"
@@ -28,7 +28,7 @@ func (c CommandLine) For(p *Plan) string {
 	args := []string{"koff"}
 	if sa := sinkArgs(p); sa != nil {
 		args = append(append(args, sa...), nameArgs(p)...)
-		return joinArgs(append(args, c.Globals...))
+		return JoinArgs(append(args, c.Globals...))
 	}
 	switch {
 	case p.Kind == KindDeleteStray:
@@ -42,7 +42,7 @@ func (c CommandLine) For(p *Plan) string {
 		if p.Request.Undoes != "" {
 			args = append(args, "--edit", p.Request.Undoes)
 		}
-		return joinArgs(append(args, c.Globals...))
+		return JoinArgs(append(args, c.Globals...))
 	case p.Kind == KindRewind && p.Request.Rewind != nil:
 		return c.rewindCommand(p)
 	case p.Kind == KindResetAll:
@@ -58,10 +58,10 @@ func (c CommandLine) For(p *Plan) string {
 		ch := p.Changes[0]
 		args = append(args, "set", p.Connector, "--partition", ch.PartitionJSON, "--offset", string(ch.After))
 	default:
-		return "koff import <(printf '%s\\n' " + shellQuote(exportJSON(p)) + ") " + joinArgs(append(nameArgs(p), c.Globals...))
+		return "koff import <(printf '%s\\n' " + shellQuote(exportJSON(p)) + ") " + JoinArgs(append(nameArgs(p), c.Globals...))
 	}
 	args = append(args, nameArgs(p)...)
-	return joinArgs(append(args, c.Globals...))
+	return JoinArgs(append(args, c.Globals...))
 }
 
 // nameArgs are the request's --create and --group: without them the
@@ -117,7 +117,7 @@ func jsonEscape(s string) string {
 	return string(b[1 : len(b)-1])
 }
 
-func joinArgs(args []string) string {
+func JoinArgs(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
 		q[i] = shellQuote(a)
@@ -128,7 +128,7 @@ func joinArgs(args []string) string {
 // sinkArgs is `koff set SINK --to-…` for a sink plan made by strategy, or
 // nil when the plan has no such form (explicit offsets: import, undo).
 func sinkArgs(p *Plan) []string {
-	r := p.sinkReq
+	r := p.SinkAsked
 	if r == nil || r.Strategy.Kind == SinkExplicit {
 		return nil
 	}
@@ -156,7 +156,7 @@ func sinkArgs(p *Plan) []string {
 		}
 	case len(r.Partitions) == 0:
 	case len(r.Partitions) == 1:
-		args = append(args, "--partition", sinkPartitionJSON(r.Partitions[0]))
+		args = append(args, "--partition", SinkPartitionJSON(r.Partitions[0]))
 	default:
 		return nil // several chosen partitions: no single flag says that
 	}
@@ -169,4 +169,25 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// rewindCommand is the command line of a replanned rewind: the same set
+// --to-datetime.
+func (c CommandLine) rewindCommand(p *Plan) string {
+	if p.Request.Rewind == nil {
+		return ""
+	}
+	return p.Request.Rewind.Request.Command(c)
+}
+
+// UndoCommand is koff undo pinned to one edit: pasted later, it never
+// undoes another.
+func UndoCommand(connector, id string) string {
+	return JoinArgs([]string{"koff", "undo", connector, "--edit", id})
+}
+
+// Args is a koff command line of these arguments with the session's
+// globals, shell-quoted.
+func (c CommandLine) Args(args []string) string {
+	return JoinArgs(append(append([]string{"koff"}, args...), c.Globals...))
 }
