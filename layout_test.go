@@ -33,7 +33,8 @@ var importRules = []importRule{
 	// The edit pipeline, bottom up: a plan as data; the Editor on top
 	// wires planning to the write path. No part imports one above it.
 	{pkg: "koff/edit/plan", allow: []string{"koff/model/..."}},
-	{pkg: "koff/edit", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan"}, thirdParty: true},
+	{pkg: "koff/edit/audit", allow: []string{"koff/model/...", "koff/edit/plan"}},
+	{pkg: "koff/edit", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit"}, thirdParty: true},
 	// The dashboard never reaches Kafka or Connect itself: it reads and
 	// writes through the ports in ui/kit. Screens and dialogs are built
 	// from the kit and know nothing of each other; the root routes.
@@ -130,6 +131,8 @@ func TestImportRulesCatchAnArrowTheOtherWay(t *testing.T) {
 		{"koff/edit", "koff/ui", false},
 		{"koff/kafka", "koff/edit", false},
 		{"koff/edit/plan", "koff/edit", false},
+		{"koff/edit/plan", "koff/edit/audit", false},
+		{"koff/edit/audit", "koff/edit", false},
 		{"koff/cli", "koff/ui/kit", true},
 		{"koff/kafka/security", "koff/kafka", false},
 		{"koff/demo/rest", "koff/demo", false},

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/text"
@@ -91,7 +92,7 @@ func runAudit(g *Globals, opts any, args []string, env Env) error {
 		}
 		cluster = id
 	}
-	log := &edit.AuditLog{Path: g.auditPath(env)}
+	log := &audit.Log{Path: g.auditPath(env)}
 	edits, bad, err := log.EditsRead()
 	warnUnreadable(env, bad)
 	if err != nil {
@@ -126,7 +127,7 @@ func runAudit(g *Globals, opts any, args []string, env Env) error {
 	return printAuditTable(env.Stdout, rows)
 }
 
-func auditRowOf(ed edit.AuditEdit, later []edit.AuditEdit) auditRow {
+func auditRowOf(ed audit.Edit, later []audit.Edit) auditRow {
 	s := ed.Start
 	r := auditRow{ID: ed.ID(), Time: s.Time.UTC(), User: s.User, Host: s.Host, Cluster: s.Cluster, OffsetsTopics: s.OffsetsTopics,
 		ConnectURL: s.ConnectURL, Connector: s.Connector, Kind: s.Kind, Outcome: ed.Result(), Partitions: len(s.Changes), Undoes: s.Undoes, Error: s.Error,
@@ -141,7 +142,7 @@ func auditRowOf(ed edit.AuditEdit, later []edit.AuditEdit) auditRow {
 		r.Written = append(r.Written, tp)
 	}
 	sort.Strings(r.Written)
-	if ed.Result() == edit.ResultInProgress && !ed.Alive() {
+	if ed.Result() == audit.ResultInProgress && !ed.Alive() {
 		r.Outcome = "in-progress (no outcome: its process ended; koff undo reconciles it)"
 	}
 	if by := edit.UndoneBy(later, r.ID); by != nil {

@@ -20,6 +20,7 @@ import (
 
 	"koff/connect"
 	"koff/edit"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
@@ -263,7 +264,7 @@ var editWatchLimit time.Duration
 
 // newEditor is the edit pipeline every command, the dashboard and each
 // koff serve session write through.
-func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *connect.Client, user, audit string) *edit.Editor {
+func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *connect.Client, user, auditLog string) *edit.Editor {
 	ed := &edit.Editor{
 		Store:       offsets,
 		Kafka:       g.kafkaConfig(),
@@ -277,7 +278,7 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 			}
 			return ""
 		}(),
-		Audit:         &edit.AuditLog{Path: audit},
+		Audit:         &audit.Log{Path: auditLog},
 		FlushInterval: g.FlushInterval,
 		WatchLimit:    editWatchLimit,
 		Cmd:           plan.CommandLine{Globals: g.shownGlobals(rest)},
@@ -308,7 +309,7 @@ func (g *Globals) auditPath(env Env) string {
 	if g.AuditLog != "" {
 		return g.AuditLog
 	}
-	return edit.DefaultAuditPath(env.Getenv)
+	return audit.DefaultPath(env.Getenv)
 }
 
 func osUser(env Env) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"koff/edit"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
@@ -61,8 +62,8 @@ func TestEndingTheDashboardStopsAnEditBetweenProduceRequests(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	<-tl.CaughtUp()
 	w := &slowWriter{Config: cfg, started: make(chan struct{}, 1)}
-	audit := &edit.AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
-	ed := newInflightEditor(&edit.Editor{Store: store, Kafka: w, Topics: []string{"connect-offsets"}, User: "op", Audit: audit, WatchLimit: 200 * time.Millisecond})
+	auditLog := &audit.Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
+	ed := newInflightEditor(&edit.Editor{Store: store, Kafka: w, Topics: []string{"connect-offsets"}, User: "op", Audit: auditLog, WatchLimit: 200 * time.Millisecond})
 	p, err := ed.Plan(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -78,8 +79,8 @@ func TestEndingTheDashboardStopsAnEditBetweenProduceRequests(t *testing.T) {
 	if n := w.inflight.Load(); n != 0 {
 		t.Fatalf("finish returned with %d produce requests in flight", n)
 	}
-	edits, _ := audit.Edits()
-	if len(edits) != 1 || edits[0].Result() != edit.ResultInterrupted || len(edits[0].WrittenSet()) != 1 {
+	edits, _ := auditLog.Edits()
+	if len(edits) != 1 || edits[0].Result() != audit.ResultInterrupted || len(edits[0].WrittenSet()) != 1 {
 		t.Fatalf("finish returned before the outcome was in the audit log: %d edits", len(edits))
 	}
 	select {

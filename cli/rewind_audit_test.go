@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"koff/edit"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 )
 
 // auditEdits reads an audit log as koff groups it.
-func auditEdits(t *testing.T, path string) []edit.AuditEdit {
+func auditEdits(t *testing.T, path string) []audit.Edit {
 	t.Helper()
-	eds, err := (&edit.AuditLog{Path: path}).Edits()
+	eds, err := (&audit.Log{Path: path}).Edits()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,9 @@ import (
 	"os"
 	"time"
 
+	"koff/edit/audit"
 	"koff/edit/plan"
 )
-
-// ResultDone is the outcome of a stop or resume that Connect carried out.
-// Such a line has no changes: undo passes over it.
-const ResultDone = "done"
 
 // auditReady refuses a stop or resume, before it acts, when its line could
 // not be written: the rule every edit follows (its write-ahead line comes
@@ -62,17 +59,17 @@ func (e *Editor) auditState(kind plan.Kind, name, before, cluster string, err er
 	}
 	now := e.now()
 	host, _ := os.Hostname()
-	entry := AuditEntry{ID: newEditID(now), Time: now.UTC(), User: e.User, Host: host, PID: os.Getpid(), Connector: name, Kind: kind, Path: plan.PathREST,
-		State: before, Result: ResultDone, Cluster: cluster, ConnectURL: e.connectURL()}
+	entry := audit.Entry{ID: audit.NewEditID(now), Time: now.UTC(), User: e.User, Host: host, PID: os.Getpid(), Connector: name, Kind: kind, Path: plan.PathREST,
+		State: before, Result: audit.ResultDone, Cluster: cluster, ConnectURL: e.connectURL()}
 	switch {
 	case err == nil && kind == plan.KindStop:
 		entry.Message = "STOPPED: its tasks are gone"
 	case err == nil:
 		entry.Message = "resumed"
 	case isRefusal(err):
-		entry.Result, entry.Error = ResultRefused, err.Error()
+		entry.Result, entry.Error = audit.ResultRefused, err.Error()
 	default:
-		entry.Result, entry.Error = ResultFailed, err.Error()
+		entry.Result, entry.Error = audit.ResultFailed, err.Error()
 	}
 	if werr := e.Audit.Append(entry); werr != nil && err == nil {
 		// It happened; losing its audit line must not hide that.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"koff/edit/audit"
 	"koff/edit/plan"
 )
 
@@ -30,7 +31,7 @@ func TestStopAndResumeAreAudited(t *testing.T) {
 	for i, want := range []struct {
 		kind          plan.Kind
 		state, result string
-	}{{plan.KindStop, "RUNNING", ResultDone}, {plan.KindResume, "STOPPED", ResultDone}, {plan.KindStop, "", ResultFailed}} {
+	}{{plan.KindStop, "RUNNING", audit.ResultDone}, {plan.KindResume, "STOPPED", audit.ResultDone}, {plan.KindStop, "", audit.ResultFailed}} {
 		e := entries[i]
 		if e.Kind != want.kind || e.State != want.state || e.Result != want.result || e.User != "alice (SHA256:abc)" || e.Path != plan.PathREST {
 			t.Errorf("audit line %d: %+v, want %s of state %q %s by alice", i+1, e, want.kind, want.state, want.result)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"koff/connect"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/store"
@@ -74,7 +75,7 @@ type Editor struct {
 	// Cluster, when set, is the Kafka cluster id the audit log names;
 	// otherwise Kafka is asked (ClusterID).
 	Cluster string
-	Audit   *AuditLog
+	Audit   *audit.Log
 	// History reads an offsets topic's retained records (history, rewind).
 	History HistoryReader
 	// HistoryFrom reads what an offsets topic gained since a read before

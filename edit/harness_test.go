@@ -10,6 +10,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"koff/demo"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
@@ -57,7 +58,7 @@ func newClusterHarness(t testing.TB, id string) *harness {
 	}
 	h.ed = &Editor{
 		Store: h.store, Kafka: h.kafka, Topics: []string{"connect-offsets"},
-		User: "tester", Audit: &AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
+		User: "tester", Audit: &audit.Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
 		Cmd: plan.CommandLine{Globals: []string{"-b", h.addr}},
 		// No REST, no config topic: every edit is watched after its
 		// read-back (overwrite_watch.go); tests of other things watch briefly.

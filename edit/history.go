@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
@@ -282,7 +283,7 @@ func (e *Editor) auditMarks(ctx context.Context, connector string) auditMarks {
 	marks := auditMarks{}
 	for _, ed := range edits {
 		st := ed.Start
-		if st.Connector != connector || ed.Result() == ResultFailed || cluster != "" && st.Cluster != "" && st.Cluster != cluster {
+		if st.Connector != connector || ed.Result() == audit.ResultFailed || cluster != "" && st.Cluster != "" && st.Cluster != cluster {
 			continue
 		}
 		to := st.Time.Add(e.verifyTimeout())

@@ -10,6 +10,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
@@ -77,7 +78,7 @@ func TestATaskCommitAfterTheReadBackIsAnOverwriteNotVerified(t *testing.T) {
 		t.Errorf("an overwrite ends the watch: took %s", took)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if last := edits[len(edits)-1]; last.Result() != ResultOverwritten || !strings.Contains(last.Outcome.Message, "a Connect worker") {
+	if last := edits[len(edits)-1]; last.Result() != audit.ResultOverwritten || !strings.Contains(last.Outcome.Message, "a Connect worker") {
 		t.Errorf("audit: %s %q", last.Result(), last.Outcome.Message)
 	}
 }
@@ -138,7 +139,7 @@ func TestASignalDuringTheWatchLeavesTheEditUnverified(t *testing.T) {
 		t.Fatalf("summary: %s", s)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if last := edits[len(edits)-1]; last.Result() != ResultUnverified || !strings.Contains(last.Outcome.Message, "watch") {
+	if last := edits[len(edits)-1]; last.Result() != audit.ResultUnverified || !strings.Contains(last.Outcome.Message, "watch") {
 		t.Errorf("audit: %s %q", last.Result(), last.Outcome.Message)
 	}
 	if got := string(h.ed.current(p.Changes[0].Writes[0])); got != `{"position":5}` {
@@ -233,7 +234,7 @@ func TestTheDemoWorkersOverwriteAnEditWithoutREST(t *testing.T) {
 		t.Fatalf("summary: %s", s)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if last := edits[len(edits)-1]; last.Result() != ResultOverwritten {
+	if last := edits[len(edits)-1]; last.Result() != audit.ResultOverwritten {
 		t.Errorf("audit: %s", last.Result())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"koff/connect"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
@@ -130,7 +131,7 @@ func TestTwoEditorsOfOnePartitionNeverBothWin(t *testing.T) {
 	for _, ed := range edits {
 		counts[ed.Result()]++
 	}
-	if counts[ResultVerified] != 6 || counts[ResultLost]+counts[ResultRefused] != 6 {
+	if counts[audit.ResultVerified] != 6 || counts[audit.ResultLost]+counts[audit.ResultRefused] != 6 {
 		t.Errorf("audit outcomes: %v", counts)
 	}
 }
@@ -195,7 +196,7 @@ func TestAWriteOverwrittenAfterItLandedSaysSo(t *testing.T) {
 		t.Errorf("summary: %s", s)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if last := edits[len(edits)-1]; last.Result() != ResultOverwritten {
+	if last := edits[len(edits)-1]; last.Result() != audit.ResultOverwritten {
 		t.Errorf("audit result %s", last.Result())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/store"
@@ -16,10 +17,10 @@ import (
 // outcome line is reconciled first (Reconcile), so that undo plans exactly
 // the partitions that reached the log. It refuses what FindUndo's Refusal
 // refuses without --force: use FindUndo to show or override it.
-func (e *Editor) UndoRequestContext(ctx context.Context, connector string) (plan.Request, AuditEntry, error) {
+func (e *Editor) UndoRequestContext(ctx context.Context, connector string) (plan.Request, audit.Entry, error) {
 	u, err := e.FindUndo(ctx, UndoQuery{Connector: connector})
 	if err != nil {
-		return plan.Request{}, AuditEntry{}, err
+		return plan.Request{}, audit.Entry{}, err
 	}
 	if err := u.Refusal(false, false); err != nil {
 		return plan.Request{}, u.Edit, err
@@ -31,16 +32,16 @@ func (e *Editor) UndoRequestContext(ctx context.Context, connector string) (plan
 // (killed, or the machine went down): it reads each topic-partition the
 // edit meant to write from the position logged before the first write,
 // finds which batches are in the log, and appends the outcome.
-func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error) {
+func (e *Editor) Reconcile(ctx context.Context, ed audit.Edit) (audit.Edit, error) {
 	if ed.Outcome != nil {
 		return ed, nil
 	}
 	s := ed.Start
 	written := ed.WrittenSet()
 	bw, canRead := e.Kafka.(BatchWriter)
-	out := AuditEntry{
+	out := audit.Entry{
 		ID: s.ID, Time: e.now().UTC(), User: s.User, Host: s.Host, PID: s.PID, Connector: s.Connector,
-		Kind: s.Kind, Path: s.Path, Result: ResultInterrupted, Cluster: s.Cluster, Undoes: s.Undoes,
+		Kind: s.Kind, Path: s.Path, Result: audit.ResultInterrupted, Cluster: s.Cluster, Undoes: s.Undoes,
 		Message: fmt.Sprintf("its process ended without an outcome; reconciled with the log at %s", model.TimeText(e.now())),
 	}
 	if group := groupOf(s); group != "" {
@@ -107,7 +108,7 @@ func (e *Editor) Reconcile(ctx context.Context, ed AuditEdit) (AuditEdit, error)
 }
 
 // groupOf is the consumer group a sink edit wrote ("" for source edits).
-func groupOf(s AuditEntry) string {
+func groupOf(s audit.Entry) string {
 	for _, ch := range s.Changes {
 		for _, w := range ch.Writes {
 			if g, ok := strings.CutPrefix(w, "group "); ok {
@@ -119,7 +120,7 @@ func groupOf(s AuditEntry) string {
 }
 
 // groupHolds: every partition of the edit has its new committed offset.
-func (e *Editor) groupHolds(ctx context.Context, group string, s AuditEntry) (bool, error) {
+func (e *Editor) groupHolds(ctx context.Context, group string, s audit.Entry) (bool, error) {
 	poll, err := e.groupPoll(ctx, group)
 	if err != nil {
 		return false, err
@@ -158,8 +159,8 @@ func (e *Editor) groupHolds(ctx context.Context, group string, s AuditEntry) (bo
 
 // recordsFor are an audited edit's records for one topic-partition, in
 // the order they were produced.
-func recordsFor(s AuditEntry, tp string) []AuditRecord {
-	var out []AuditRecord
+func recordsFor(s audit.Entry, tp string) []audit.Record {
+	var out []audit.Record
 	for _, ch := range s.Changes {
 		for _, r := range ch.Records {
 			if r.TopicPartition == tp {
@@ -170,7 +171,7 @@ func recordsFor(s AuditEntry, tp string) []AuditRecord {
 	return out
 }
 
-func auditBatchIn(want []AuditRecord, got []store.Record, path plan.Path) bool {
+func auditBatchIn(want []audit.Record, got []store.Record, path plan.Path) bool {
 	j := 0
 	for _, rec := range got {
 		if j == len(want) {

@@ -12,6 +12,7 @@ import (
 
 	"koff/connect"
 	"koff/demo"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
@@ -40,7 +41,7 @@ func demoHarness(t *testing.T) (*harness, *demo.Cluster) {
 	}
 	h.ed = &Editor{
 		Store: h.store, Kafka: h.kafka, REST: rest, Topics: []string{"connect-offsets"},
-		User: "tester", Audit: &AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
+		User: "tester", Audit: &audit.Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
 	}
 	return h, c
 }
@@ -262,7 +263,7 @@ func TestStopAndResumeAreRefusedWithoutTheirAuditLine(t *testing.T) {
 	h, c := demoHarness(t)
 	ctx := context.Background()
 	good := h.ed.Audit
-	h.ed.Audit = &AuditLog{Path: t.TempDir()} // a directory: nothing can be appended
+	h.ed.Audit = &audit.Log{Path: t.TempDir()} // a directory: nothing can be appended
 	if err := h.ed.StopConnector(ctx, "jdbc-shop"); err == nil || !strings.Contains(err.Error(), "not stopped") {
 		t.Errorf("stop without its audit line: %v", err)
 	}
@@ -273,7 +274,7 @@ func TestStopAndResumeAreRefusedWithoutTheirAuditLine(t *testing.T) {
 	if err := h.ed.StopConnector(ctx, "jdbc-shop"); err != nil {
 		t.Fatal(err)
 	}
-	h.ed.Audit = &AuditLog{Path: t.TempDir()}
+	h.ed.Audit = &audit.Log{Path: t.TempDir()}
 	if err := h.ed.ResumeConnector(ctx, "jdbc-shop"); err == nil || !strings.Contains(err.Error(), "not resumed") {
 		t.Errorf("resume without its audit line: %v", err)
 	}

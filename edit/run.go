@@ -2,10 +2,12 @@ package edit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 )
@@ -27,27 +29,27 @@ func (e *Editor) newRun(ctx context.Context, p *plan.Plan) *editRun {
 	// Asked per edit, not once: the dashboard runs for days, and another
 	// cluster may answer at the same address by then.
 	cluster, _ := e.ClusterID(ctx)
-	return &editRun{e: e, p: p, id: newEditID(e.now()), cluster: cluster}
+	return &editRun{e: e, p: p, id: audit.NewEditID(e.now()), cluster: cluster}
 }
 
-func (r *editRun) entry(result string) AuditEntry {
+func (r *editRun) entry(result string) audit.Entry {
 	host, _ := os.Hostname()
 	p := r.p
-	return AuditEntry{
+	return audit.Entry{
 		ID: r.id, Time: r.e.now().UTC(), User: r.e.User, Host: host, PID: os.Getpid(),
 		Connector: p.Connector, Kind: p.Kind, Path: p.Path, State: p.State, Result: result,
 		Cluster: r.cluster, OffsetsTopics: r.e.topics(), ConnectURL: r.e.connectURL(), Undoes: p.Undoes,
 	}
 }
 
-func (r *editRun) changes() []AuditChange {
+func (r *editRun) changes() []audit.Change {
 	p := r.p
-	var out []AuditChange
+	var out []audit.Change
 	for _, ch := range p.Changes {
-		ac := AuditChange{Partition: rawOrNull([]byte(ch.PartitionJSON)), Before: rawOrNull(ch.Before), After: rawOrNull(ch.After)}
+		ac := audit.Change{Partition: audit.RawOrNull([]byte(ch.PartitionJSON)), Before: audit.RawOrNull(ch.Before), After: audit.RawOrNull(ch.After)}
 		for _, w := range ch.Writes {
 			ac.Writes = append(ac.Writes, w.TopicPartition.String())
-			ac.Records = append(ac.Records, auditRecord(w))
+			ac.Records = append(ac.Records, audit.RecordOf(w))
 		}
 		if p.Group != "" {
 			ac.Writes = []string{"group " + p.Group}
@@ -67,7 +69,7 @@ func (r *editRun) auditCommand() string {
 	return r.p.Command
 }
 
-func (r *editRun) append(en AuditEntry) error {
+func (r *editRun) append(en audit.Entry) error {
 	if r.e.Audit == nil {
 		return nil
 	}
@@ -76,9 +78,9 @@ func (r *editRun) append(en AuditEntry) error {
 
 // refused logs an attempt that wrote nothing, in one line.
 func (r *editRun) refused(err error) {
-	res := ResultFailed
+	res := audit.ResultFailed
 	if isRefusal(err) {
-		res = ResultRefused
+		res = audit.ResultRefused
 	}
 	en := r.entry(res)
 	en.Changes, en.Rewind, en.Command = r.changes(), r.p.Request.Rewind, r.auditCommand()
@@ -90,7 +92,7 @@ func (r *editRun) refused(err error) {
 // the value each key held, synced to disk. Nothing is written to Kafka
 // unless it is.
 func (r *editRun) begin(positions map[string]int64) error {
-	en := r.entry(ResultInProgress)
+	en := r.entry(audit.ResultInProgress)
 	en.Changes, en.Rewind, en.Command = r.changes(), r.p.Request.Rewind, r.auditCommand()
 	en.Positions = positions
 	if err := r.append(en); err != nil {
@@ -105,7 +107,7 @@ func (r *editRun) markWritten(tps []model.TopicPartition) {
 	if len(tps) == 0 {
 		return
 	}
-	en := r.entry(ResultWritten)
+	en := r.entry(audit.ResultWritten)
 	for _, tp := range tps {
 		en.Written = append(en.Written, tp.String())
 		r.written = append(r.written, tp.String())
@@ -127,26 +129,26 @@ func (r *editRun) finish(res *Result, err error) {
 	en.Message = res.Message
 	switch {
 	case err == nil && len(res.Lost) > 0:
-		en.Result = ResultLost
+		en.Result = audit.ResultLost
 		en.Message = joinContests(res.Lost)
 	case err == nil && len(res.Overwritten) > 0:
-		en.Result = ResultOverwritten
+		en.Result = audit.ResultOverwritten
 		en.Message = joinContests(res.Overwritten)
 	case err == nil && res.Verified:
-		en.Result = ResultVerified
+		en.Result = audit.ResultVerified
 	case err == nil && res.Unwatched > 0:
-		en.Result = ResultUnverified
+		en.Result = audit.ResultUnverified
 		en.Message = fmt.Sprintf("read back, then the watch for a task's commit over it was stopped after %s of %s: whether it stays is unknown", plan.ShortDuration(res.Unwatched), plan.ShortDuration(res.Plan.Watch))
 	case err == nil:
-		en.Result = ResultUnverified
+		en.Result = audit.ResultUnverified
 	case len(r.unknownOf(res)) > 0:
-		en.Result, en.Error = ResultUnknown, err.Error()
+		en.Result, en.Error = audit.ResultUnknown, err.Error()
 	case res.Interrupted:
-		en.Result, en.Error = ResultInterrupted, err.Error()
+		en.Result, en.Error = audit.ResultInterrupted, err.Error()
 	case len(r.written) > 0:
-		en.Result, en.Error = ResultPartial, err.Error()
+		en.Result, en.Error = audit.ResultPartial, err.Error()
 	default:
-		en.Result, en.Error = ResultFailed, err.Error()
+		en.Result, en.Error = audit.ResultFailed, err.Error()
 	}
 	en.Written = r.written
 	for _, tp := range res.NotWritten {
@@ -187,4 +189,11 @@ func joinContests(cs []Contest) string {
 
 func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
+}
+
+func isRefusal(err error) bool {
+	var ns *NotStoppedError
+	var c *ConflictError
+	var ga *GroupActiveError
+	return errors.Is(err, ErrReadOnly) || errors.As(err, &ns) || errors.As(err, &c) || errors.As(err, &ga)
 }

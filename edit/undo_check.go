@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 )
@@ -15,14 +16,14 @@ import (
 // tailer keeps it), or a sink group's committed offset. A partition that
 // moved on (a task flushed, another tool or edit wrote) is listed, with
 // who wrote its value and when, as far as koff can tell.
-func (e *Editor) newerValues(ctx context.Context, ed AuditEdit, later []AuditEdit) ([]NewerValue, error) {
+func (e *Editor) newerValues(ctx context.Context, ed audit.Edit, later []audit.Edit) ([]NewerValue, error) {
 	s := ed.Start
 	if group := groupOf(s); group != "" {
 		return e.newerGroupValues(ctx, group, ed, later)
 	}
 	var out []NewerValue
 	unknown := ed.UnknownSet()
-	for _, ch := range undoChanges(ed) {
+	for _, ch := range audit.UndoChanges(ed) {
 		recs := writtenRecords(ch.Records, ed)
 		if len(ch.Records) == 0 {
 			// A line of an older koff: the live copy's value.
@@ -48,7 +49,7 @@ func (e *Editor) newerValues(ctx context.Context, ed AuditEdit, later []AuditEdi
 			if unknown[r.TopicPartition] && sameRecordValue(now, r.BeforeBytes(), s.Path) {
 				continue // a write that may have been lost did not land: nothing newer
 			}
-			by := whoWroteSince(later, s.Cluster, func(en AuditEntry, c AuditChange) bool {
+			by := whoWroteSince(later, s.Cluster, func(en audit.Entry, c audit.Change) bool {
 				for _, lr := range c.Records {
 					if lr.TopicPartition == r.TopicPartition && bytes.Equal(lr.KeyBytes(), key) && sameRecordValue(lr.ValueBytes(), now, en.Path) {
 						return true
@@ -66,7 +67,7 @@ func (e *Editor) newerValues(ctx context.Context, ed AuditEdit, later []AuditEdi
 }
 
 // newerLive compares an older line's after-value with the live copy.
-func (e *Editor) newerLive(s AuditEntry, ch AuditChange, later []AuditEdit) (NewerValue, bool) {
+func (e *Editor) newerLive(s audit.Entry, ch audit.Change, later []audit.Edit) (NewerValue, bool) {
 	p, err := plan.ParsePartition(string(ch.Partition))
 	if err != nil {
 		return NewerValue{}, false
@@ -87,7 +88,7 @@ func (e *Editor) newerLive(s AuditEntry, ch AuditChange, later []AuditEdit) (New
 	if sameRecordValue(now, want, plan.PathREST) {
 		return NewerValue{}, false
 	}
-	by := whoWroteSince(later, s.Cluster, func(en AuditEntry, c AuditChange) bool {
+	by := whoWroteSince(later, s.Cluster, func(en audit.Entry, c audit.Change) bool {
 		return string(c.Partition) == string(ch.Partition) && sameRecordValue(afterBytes(c.After), now, plan.PathREST)
 	})
 	if by == "" {
@@ -102,7 +103,7 @@ func (e *Editor) newerLive(s AuditEntry, ch AuditChange, later []AuditEdit) (New
 
 // newerGroupValues compares a sink edit's offsets with the group's
 // committed offsets now.
-func (e *Editor) newerGroupValues(ctx context.Context, group string, ed AuditEdit, later []AuditEdit) ([]NewerValue, error) {
+func (e *Editor) newerGroupValues(ctx context.Context, group string, ed audit.Edit, later []audit.Edit) ([]NewerValue, error) {
 	poll, err := e.groupPoll(ctx, group)
 	if err != nil {
 		return nil, err
@@ -112,7 +113,7 @@ func (e *Editor) newerGroupValues(ctx context.Context, group string, ed AuditEdi
 		now[plan.SinkPartitionJSON(gp.TopicPartition)] = gp.Committed
 	}
 	var out []NewerValue
-	for _, ch := range undoChanges(ed) {
+	for _, ch := range audit.UndoChanges(ed) {
 		want, err := sinkOffsetOf(ch)
 		if err != nil {
 			return nil, err
@@ -135,7 +136,7 @@ func (e *Editor) newerGroupValues(ctx context.Context, group string, ed AuditEdi
 		if cur >= 0 {
 			nowJSON = plan.SinkOffsetJSON(cur)
 		}
-		by := whoWroteSince(later, ed.Start.Cluster, func(en AuditEntry, c AuditChange) bool {
+		by := whoWroteSince(later, ed.Start.Cluster, func(en audit.Entry, c audit.Change) bool {
 			o, err := sinkOffsetOf(c)
 			return err == nil && string(c.Partition) == string(ch.Partition) && o == cur
 		})
@@ -148,7 +149,7 @@ func (e *Editor) newerGroupValues(ctx context.Context, group string, ed AuditEdi
 }
 
 // sinkOffsetOf is the committed offset a sink change wrote (-1: deleted).
-func sinkOffsetOf(ch AuditChange) (int64, error) {
+func sinkOffsetOf(ch audit.Change) (int64, error) {
 	if string(ch.After) == "null" || len(ch.After) == 0 {
 		return -1, nil
 	}
@@ -173,7 +174,7 @@ func afterBytes(raw []byte) []byte {
 
 // whoWroteSince names the newest later koff edit (of the same cluster, or
 // of an unknown one) that wrote the value a change matches, "" if none.
-func whoWroteSince(later []AuditEdit, cluster string, wrote func(AuditEntry, AuditChange) bool) string {
+func whoWroteSince(later []audit.Edit, cluster string, wrote func(audit.Entry, audit.Change) bool) string {
 	for i := len(later) - 1; i >= 0; i-- {
 		ed := later[i]
 		s := ed.Start
@@ -182,7 +183,7 @@ func whoWroteSince(later []AuditEdit, cluster string, wrote func(AuditEntry, Aud
 		}
 		for _, c := range s.Changes {
 			if wrote(s, c) {
-				return fmt.Sprintf("written by koff: the %s", EditName(s))
+				return fmt.Sprintf("written by koff: the %s", audit.EditName(s))
 			}
 		}
 	}
@@ -204,17 +205,17 @@ func recordBy(d model.PartitionDetail, found bool) string {
 
 // sinkOffsetBefore is the committed offset a sink change replaced (-1:
 // none).
-func sinkOffsetBefore(ch AuditChange) (int64, error) {
-	return sinkOffsetOf(AuditChange{Partition: ch.Partition, After: ch.Before})
+func sinkOffsetBefore(ch audit.Change) (int64, error) {
+	return sinkOffsetOf(audit.Change{Partition: ch.Partition, After: ch.Before})
 }
 
 // writtenRecords are the records of a change that reached the log or may
 // have: all of a whole edit, those of the written and unknown
 // topic-partitions otherwise (as restoresOf puts back).
-func writtenRecords(recs []AuditRecord, ed AuditEdit) []AuditRecord {
+func writtenRecords(recs []audit.Record, ed audit.Edit) []audit.Record {
 	written := ed.UndoSet()
-	whole := ed.Start.ID == "" || ed.Result() == ResultVerified || ed.Result() == ResultUnverified || ed.Result() == ResultOverwritten
-	var out []AuditRecord
+	whole := ed.Start.ID == "" || ed.Result() == audit.ResultVerified || ed.Result() == audit.ResultUnverified || ed.Result() == audit.ResultOverwritten
+	var out []audit.Record
 	for _, r := range recs {
 		if whole || written[r.TopicPartition] {
 			out = append(out, r)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 )
@@ -25,24 +27,24 @@ type UndoQuery struct {
 type Undo struct {
 	Request plan.Request
 	// Edit is the edit's first line, with its Result and Written.
-	Edit AuditEntry
+	Edit audit.Entry
 	// Cluster is the id of the cluster koff is connected to.
 	Cluster string
 	// Skipped are newer edits (of the connector, on this cluster) that
 	// wrote nothing: refused, failed, or stopped before their first
 	// write. A bare undo goes past them to Edit only when told to.
-	Skipped []AuditEntry
+	Skipped []audit.Entry
 	// Newer are the partitions that no longer hold what Edit wrote: a
 	// task flushed since, or another tool or edit wrote.
 	Newer []NewerValue
 	// UndoneBy is a later undo that already put Edit back.
-	UndoneBy *AuditEntry
+	UndoneBy *audit.Entry
 	// Notes are facts worth printing: an edit of the same name on another
 	// cluster, an edit that names no cluster.
 	Notes []string
 	// Unreadable are the audit log's lines koff skipped: an edit there
 	// is one undo cannot see.
-	Unreadable []UnreadableLine
+	Unreadable []audit.UnreadableLine
 }
 
 // AuditReadError is an undo's refusal (nothing to undo, no such edit…)
@@ -50,11 +52,11 @@ type Undo struct {
 // may be in one of them.
 type AuditReadError struct {
 	Err        error
-	Unreadable []UnreadableLine
+	Unreadable []audit.UnreadableLine
 }
 
 func (e *AuditReadError) Error() string {
-	return fmt.Sprintf("%v (and %s)", e.Err, UnreadableText(e.Unreadable))
+	return fmt.Sprintf("%v (and %s)", e.Err, audit.UnreadableText(e.Unreadable))
 }
 
 func (e *AuditReadError) Unwrap() error { return e.Err }
@@ -83,20 +85,6 @@ func shownValue(b []byte) string {
 	return string(b)
 }
 
-// EditName names an edit for one line: "set of NAME by USER at TIME (edit
-// ID)", "rewind of NAME to T by …".
-func EditName(en AuditEntry) string {
-	return fmt.Sprintf("%s by %s at %s (edit %s)", en.What(), orUnknownUser(en.User),
-		model.TimeText(en.Time), AuditEdit{Start: en}.ID())
-}
-
-func orUnknownUser(u string) string {
-	if u == "" {
-		return "an unknown user"
-	}
-	return u
-}
-
 // NewerValueError refuses an undo that would overwrite values written
 // after the edit.
 type NewerValueError struct{ Undo *Undo }
@@ -112,7 +100,7 @@ func (e *NewerValueError) Error() string {
 		parts = append(parts, n.String())
 	}
 	return fmt.Sprintf("not undone: the %s is no longer in force: %s; undo would overwrite that: pass --force to put back its before-values anyway",
-		EditName(u.Edit), strings.Join(parts, "; "))
+		audit.EditName(u.Edit), strings.Join(parts, "; "))
 }
 
 // OlderEditError refuses a bare undo that would go past newer edits that
@@ -127,7 +115,7 @@ func (e *OlderEditError) Error() string {
 		why += ": " + last.Error
 	}
 	return fmt.Sprintf("not undone: the last edit, the %s, wrote nothing (%s); undo would put back the older %s instead: pass --edit %s to undo that one",
-		EditName(last), why, EditName(u.Edit), AuditEdit{Start: u.Edit}.ID())
+		audit.EditName(last), why, audit.EditName(u.Edit), audit.Edit{Start: u.Edit}.ID())
 }
 
 // UndoneError refuses to undo an edit a later undo already put back.
@@ -136,7 +124,7 @@ type UndoneError struct{ Undo *Undo }
 func (e *UndoneError) Error() string {
 	by := e.Undo.UndoneBy
 	return fmt.Sprintf("not undone: the %s was undone already by the undo by %s at %s (edit %s): %s puts its values back; pass --force to undo it again",
-		EditName(e.Undo.Edit), orUnknownUser(by.User), model.TimeText(by.Time), by.ID, plan.UndoCommand(by.Connector, by.ID))
+		audit.EditName(e.Undo.Edit), audit.OrUnknownUser(by.User), model.TimeText(by.Time), by.ID, plan.UndoCommand(by.Connector, by.ID))
 }
 
 // Refusal is why a CLI undo must not go on: a later undo already put the
@@ -155,26 +143,8 @@ func (u *Undo) Refusal(force, older bool) error {
 	return nil
 }
 
-// ID is the edit's id; a line from before ids existed goes by its time.
-func (ed AuditEdit) ID() string {
-	if ed.Start.ID != "" {
-		return ed.Start.ID
-	}
-	return ed.Start.Time.UTC().Format("20060102T150405.000Z")
-}
-
-// ShortID is the random end of the edit's id (its 8 hex digits), which
-// --edit takes as it takes the whole id; the whole id when it has none.
-func (ed AuditEdit) ShortID() string {
-	id := ed.ID()
-	if i := strings.LastIndexByte(id, '-'); i > 0 && len(id)-i-1 == 8 {
-		return id[i+1:]
-	}
-	return id
-}
-
 // isOffsetEdit: the edit changed offsets (stop and resume did not).
-func isOffsetEdit(en AuditEntry) bool { return en.Kind != plan.KindStop && en.Kind != plan.KindResume }
+func isOffsetEdit(en audit.Entry) bool { return en.Kind != plan.KindStop && en.Kind != plan.KindResume }
 
 // FindUndo finds the edit to undo on the cluster koff is connected to, and
 // checks it against what the offsets hold now. An edit of another cluster
@@ -203,7 +173,7 @@ func (e *Editor) FindUndo(ctx context.Context, q UndoQuery) (*Undo, error) {
 	return u2, err
 }
 
-func (e *Editor) findUndo(ctx context.Context, edits []AuditEdit, q UndoQuery, u *Undo) (*Undo, error) {
+func (e *Editor) findUndo(ctx context.Context, edits []audit.Edit, q UndoQuery, u *Undo) (*Undo, error) {
 	var err error
 	var i int
 	if q.EditID != "" {
@@ -215,7 +185,7 @@ func (e *Editor) findUndo(ctx context.Context, edits []AuditEdit, q UndoQuery, u
 		return nil, err
 	}
 	ed := edits[i]
-	if u.Request, err = undoRequestOf(ed); err != nil {
+	if u.Request, err = audit.UndoRequestOf(ed); err != nil {
 		return nil, err
 	}
 	u.Request.Undoes, u.Request.UndoesWhat = ed.ID(), ed.Start.What()
@@ -231,15 +201,15 @@ func (e *Editor) findUndo(ctx context.Context, edits []AuditEdit, q UndoQuery, u
 }
 
 // sameCluster: an edit of a known cluster is undone only on that cluster.
-func sameCluster(en AuditEntry, cluster string) bool {
+func sameCluster(en audit.Entry, cluster string) bool {
 	return en.Cluster != "" && en.Cluster == cluster
 }
 
 // settle reconciles an edit whose process died without an outcome, or
 // says it is still writing.
-func (e *Editor) settleEdit(ctx context.Context, edits []AuditEdit, i int) error {
+func (e *Editor) settleEdit(ctx context.Context, edits []audit.Edit, i int) error {
 	ed := edits[i]
-	if ed.Outcome != nil || !undoable(ed) {
+	if ed.Outcome != nil || !audit.Undoable(ed) {
 		return nil
 	}
 	if ed.Alive() {
@@ -254,17 +224,17 @@ func (e *Editor) settleEdit(ctx context.Context, edits []AuditEdit, i int) error
 }
 
 // wroteSome: the edit put something of its own in the log that stands.
-func wroteSome(ed AuditEdit) bool {
-	return undoable(ed) && len(undoChanges(ed)) > 0
+func wroteSome(ed audit.Edit) bool {
+	return audit.Undoable(ed) && len(audit.UndoChanges(ed)) > 0
 }
 
 // lastEdit walks back from the newest edit to the last one of this
 // cluster that wrote anything, noting the newer ones that wrote nothing.
-func (e *Editor) lastEdit(ctx context.Context, edits []AuditEdit, connector string, u *Undo) (int, error) {
+func (e *Editor) lastEdit(ctx context.Context, edits []audit.Edit, connector string, u *Undo) (int, error) {
 	if u.Cluster == "" {
 		return 0, errors.New("not undone: the brokers did not say which cluster this is, so koff cannot tell which edits were made here: name one with --edit ID (koff audit --all-clusters lists them)")
 	}
-	var elsewhere *AuditEntry
+	var elsewhere *audit.Entry
 	for i := len(edits) - 1; i >= 0; i-- {
 		ed := edits[i]
 		s := ed.Start
@@ -278,11 +248,11 @@ func (e *Editor) lastEdit(ctx context.Context, edits []AuditEdit, connector stri
 			continue
 		}
 		if s.Cluster == "" {
-			if !undoable(ed) {
+			if !audit.Undoable(ed) {
 				continue
 			}
 			return 0, fmt.Errorf("not undone: the last edit that wrote anything, the %s, does not name its cluster (an older koff logged it): if it was made on this cluster (%s), %s puts it back",
-				EditName(s), u.Cluster, plan.UndoCommand(s.Connector, ed.ID()))
+				audit.EditName(s), u.Cluster, plan.UndoCommand(s.Connector, ed.ID()))
 		}
 		if err := e.settleEdit(ctx, edits, i); err != nil {
 			return 0, err
@@ -308,7 +278,7 @@ func (e *Editor) lastEdit(ctx context.Context, edits []AuditEdit, connector stri
 		u.Skipped = kept
 		if elsewhere != nil {
 			u.Notes = append(u.Notes, fmt.Sprintf("the last edit of %s was on another cluster: the %s on cluster %s; connected to %s, koff undoes the last edit made here",
-				elsewhere.Connector, EditName(*elsewhere), elsewhere.Cluster, u.Cluster))
+				elsewhere.Connector, audit.EditName(*elsewhere), elsewhere.Cluster, u.Cluster))
 		}
 		return i, nil
 	}
@@ -318,7 +288,7 @@ func (e *Editor) lastEdit(ctx context.Context, edits []AuditEdit, connector stri
 	}
 	if elsewhere != nil {
 		return 0, fmt.Errorf("no edit%s on this cluster to undo: the last edit of %s was on cluster %s, the %s; connected to %s",
-			of, elsewhere.Connector, elsewhere.Cluster, EditName(*elsewhere), u.Cluster)
+			of, elsewhere.Connector, elsewhere.Cluster, audit.EditName(*elsewhere), u.Cluster)
 	}
 	// A typo: the names close to it that were edited, or that koff sees.
 	var names []string
@@ -335,78 +305,23 @@ func (e *Editor) lastEdit(ctx context.Context, edits []AuditEdit, connector stri
 	return 0, fmt.Errorf("no edit%s in %s to undo%s", of, e.Audit.Path, DidYouMean(ClosestNames(connector, names)))
 }
 
-// AmbiguousEditError: --edit names a part of more than one edit's id.
-type AmbiguousEditError struct {
-	Part       string
-	Candidates []AuditEntry
-}
-
-func (e *AmbiguousEditError) Error() string {
-	names := make([]string, len(e.Candidates))
-	for i, c := range e.Candidates {
-		names[i] = EditName(c)
-	}
-	return fmt.Sprintf("--edit %s: %d edits have ids with it: %s; give more of the id", e.Part, len(e.Candidates), strings.Join(names, "; "))
-}
-
-// FindEdit is the edit whose id is part, or the one edit whose id has
-// part in it (a prefix as git takes a short sha, or any other piece:
-// the random end, the time). Its index in edits; an error when none or
-// several have it.
-func FindEdit(edits []AuditEdit, part string) (int, error) {
-	if part == "" {
-		return -1, errors.New("--edit needs an edit id (koff audit lists them)")
-	}
-	var prefix, within []int
-	for j, ed := range edits {
-		id := ed.ID()
-		switch {
-		case id == part:
-			return j, nil
-		case strings.HasPrefix(id, part):
-			prefix = append(prefix, j)
-		case strings.Contains(id, part):
-			within = append(within, j)
-		}
-	}
-	// A prefix goes first, as in git: a short id that begins one id and
-	// is inside another names the first.
-	found := prefix
-	if len(found) == 0 {
-		found = within
-	}
-	switch len(found) {
-	case 0:
-		return -1, nil
-	case 1:
-		return found[0], nil
-	}
-	amb := &AmbiguousEditError{Part: part}
-	for _, j := range found {
-		en := edits[j].Start
-		en.ID = edits[j].ID()
-		amb.Candidates = append(amb.Candidates, en)
-	}
-	return -1, amb
-}
-
 // namedEdit finds the edit --edit names and checks it may be undone here.
-func (e *Editor) namedEdit(ctx context.Context, edits []AuditEdit, q UndoQuery, u *Undo) (int, error) {
+func (e *Editor) namedEdit(ctx context.Context, edits []audit.Edit, q UndoQuery, u *Undo) (int, error) {
 	// A part of an id is looked for first among the edits this undo could
 	// put back (offset edits, of the connector named): a stop or an edit
 	// of another connector sharing the part is no choice to make.
-	var could []AuditEdit
+	var could []audit.Edit
 	var at []int
 	for j, ed := range edits {
 		if isOffsetEdit(ed.Start) && (q.Connector == "" || ed.Start.Connector == q.Connector) {
 			could, at = append(could, ed), append(at, j)
 		}
 	}
-	i, err := FindEdit(could, q.EditID)
+	i, err := audit.FindEdit(could, q.EditID)
 	if err == nil && i >= 0 {
 		i = at[i]
 	} else if err == nil {
-		i, err = FindEdit(edits, q.EditID) // to say what it names instead
+		i, err = audit.FindEdit(edits, q.EditID) // to say what it names instead
 	}
 	if err != nil {
 		return 0, err
@@ -417,13 +332,13 @@ func (e *Editor) namedEdit(ctx context.Context, edits []AuditEdit, q UndoQuery, 
 	s := edits[i].Start
 	switch {
 	case q.Connector != "" && s.Connector != q.Connector:
-		return 0, fmt.Errorf("edit %s is the %s: not an edit of %s", edits[i].ID(), EditName(s), q.Connector)
+		return 0, fmt.Errorf("edit %s is the %s: not an edit of %s", edits[i].ID(), audit.EditName(s), q.Connector)
 	case !isOffsetEdit(s):
 		return 0, fmt.Errorf("edit %s is a %s of %s: it changed no offsets, nothing to undo (koff %s undoes a %s)", edits[i].ID(), s.Kind, s.Connector, oppositeOf(s.Kind), s.Kind)
 	case s.Cluster != "" && u.Cluster == "":
 		return 0, fmt.Errorf("not undone: edit %s was made on cluster %s, and the brokers did not say which cluster this is", edits[i].ID(), s.Cluster)
 	case s.Cluster != "" && !sameCluster(s, u.Cluster):
-		return 0, fmt.Errorf("not undone: edit %s, the %s, was made on cluster %s; connected to %s", edits[i].ID(), EditName(s), s.Cluster, u.Cluster)
+		return 0, fmt.Errorf("not undone: edit %s, the %s, was made on cluster %s; connected to %s", edits[i].ID(), audit.EditName(s), s.Cluster, u.Cluster)
 	case s.Cluster == "":
 		u.Notes = append(u.Notes, fmt.Sprintf("edit %s does not name its cluster (an older koff logged it): undone on this cluster (%s) as asked", edits[i].ID(), orUnknownCluster(u.Cluster)))
 	}
@@ -431,7 +346,7 @@ func (e *Editor) namedEdit(ctx context.Context, edits []AuditEdit, q UndoQuery, 
 		return 0, err
 	}
 	if !wroteSome(edits[i]) {
-		return 0, fmt.Errorf("edit %s, the %s, wrote nothing (%s): nothing to undo", edits[i].ID(), EditName(s), edits[i].Result())
+		return 0, fmt.Errorf("edit %s, the %s, wrote nothing (%s): nothing to undo", edits[i].ID(), audit.EditName(s), edits[i].Result())
 	}
 	return i, nil
 }
@@ -453,7 +368,7 @@ func orUnknownCluster(c string) string {
 // UndoneBy is the later undo that put edit id back and is itself still in
 // force (not undone in turn), nil when there is none. later are the edits
 // after it, oldest first.
-func UndoneBy(later []AuditEdit, id string) *AuditEntry {
+func UndoneBy(later []audit.Edit, id string) *audit.Entry {
 	for i, ed := range later {
 		if ed.Start.Kind == plan.KindUndo && ed.Start.Undoes == id && wroteSome(ed) && UndoneBy(later[i+1:], ed.ID()) == nil {
 			en := ed.Start
@@ -462,4 +377,15 @@ func UndoneBy(later []AuditEdit, id string) *AuditEntry {
 		}
 	}
 	return nil
+}
+
+// UndoRequest is the request that puts back the before-values of the last
+// edit that wrote anything (verified or not, whole or partial), optionally
+// of one connector. Of a partial or interrupted edit, only the partitions
+// it wrote are put back; an interrupted edit is first reconciled with the
+// log (see UndoRequestContext).
+func (e *Editor) UndoRequest(connector string) (plan.Request, audit.Entry, error) {
+	ctx, cancel := contextWithTimeout(30 * time.Second)
+	defer cancel()
+	return e.UndoRequestContext(ctx, connector)
 }

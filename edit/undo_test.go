@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 )
@@ -151,13 +152,13 @@ func TestABareUndoDoesNotSilentlyGoPastAnEditThatWroteNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := h.ed.newRun(ctx, p)
-	en := run.entry(ResultInProgress)
+	en := run.entry(audit.ResultInProgress)
 	en.Changes, en.PID = run.changes(), 0
 	en.Positions = map[string]int64{p.Changes[0].Writes[0].TopicPartition.String(): h.endOffset(tp)}
 	if err := h.ed.Audit.Append(en); err != nil {
 		t.Fatal(err)
 	}
-	out := run.entry(ResultInterrupted)
+	out := run.entry(audit.ResultInterrupted)
 	out.PID, out.Error = 0, ErrInterrupted.Error()
 	out.NotWritten = []string{p.Changes[0].Writes[0].TopicPartition.String()}
 	if err := h.ed.Audit.Append(out); err != nil {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
@@ -89,8 +90,8 @@ func TestWriteAheadAuditIsOnDiskBeforeTheFirstWrite(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		edits := groupEdits(mustEntries(t, h))
-		if len(edits) != 1 || edits[0].Result() != ResultInProgress || len(edits[0].Start.Changes) != 200 || len(edits[0].Start.Positions) != 25 {
+		edits := audit.GroupEdits(mustEntries(t, h))
+		if len(edits) != 1 || edits[0].Result() != audit.ResultInProgress || len(edits[0].Start.Changes) != 200 || len(edits[0].Start.Positions) != 25 {
 			return fmt.Errorf("audit log before the first write: %s", b)
 		}
 		for _, ch := range edits[0].Start.Changes {
@@ -119,12 +120,12 @@ func TestWriteAheadAuditIsOnDiskBeforeTheFirstWrite(t *testing.T) {
 		t.Errorf("%d records produced, want 200", total)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if len(edits) != 1 || edits[0].Result() != ResultVerified || len(edits[0].WrittenSet()) != 25 {
+	if len(edits) != 1 || edits[0].Result() != audit.ResultVerified || len(edits[0].WrittenSet()) != 25 {
 		t.Errorf("audit: %+v", edits)
 	}
 }
 
-func mustEntries(t *testing.T, h *harness) []AuditEntry {
+func mustEntries(t *testing.T, h *harness) []audit.Entry {
 	t.Helper()
 	en, err := h.ed.Audit.Entries()
 	if err != nil {
@@ -162,7 +163,7 @@ func TestAFailedProduceNamesWrittenAndNotWrittenAndUndoRestoresExactlyThat(t *te
 		t.Errorf("error does not name what was written: %v", err)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if len(edits) != 1 || edits[0].Result() != ResultPartial || len(edits[0].Outcome.NotWritten) != 21 {
+	if len(edits) != 1 || edits[0].Result() != audit.ResultPartial || len(edits[0].Outcome.NotWritten) != 21 {
 		t.Fatalf("audit: %+v", edits[0].Outcome)
 	}
 	if n, _ := h.ed.Audit.Interrupted(""); len(n) != 1 || !strings.Contains(n[0].Notice(), "4 of 25 topic-partitions written") {
@@ -191,7 +192,7 @@ func TestAFailedProduceNamesWrittenAndNotWrittenAndUndoRestoresExactlyThat(t *te
 	if err != nil {
 		t.Fatal(err)
 	}
-	if entry.Result != ResultPartial || len(req.Items) != want {
+	if entry.Result != audit.ResultPartial || len(req.Items) != want {
 		t.Fatalf("undo plans %d partitions of a %s edit, want %d", len(req.Items), entry.Result, want)
 	}
 	undo, err := h.ed.Plan(context.Background(), req)
@@ -229,7 +230,7 @@ func TestAnInterruptStopsBetweenProduceRequests(t *testing.T) {
 		t.Fatalf("apply: %v; written %v; %d requests", err, res.Written, len(spy.calls))
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if edits[0].Result() != ResultInterrupted || len(edits[0].WrittenSet()) != 3 {
+	if edits[0].Result() != audit.ResultInterrupted || len(edits[0].WrittenSet()) != 3 {
 		t.Errorf("audit: %+v", edits[0].Outcome)
 	}
 }
@@ -263,7 +264,7 @@ func TestAnEditWithoutOutcomeIsReconciledWithTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, _ := h.ed.Audit.Interrupted("")
-	if len(n) != 1 || n[0].Result() != ResultInProgress || !strings.Contains(n[0].Notice(), fmt.Sprintf("at least 5 of %d topic-partitions", len(n[0].Start.Positions))) {
+	if len(n) != 1 || n[0].Result() != audit.ResultInProgress || !strings.Contains(n[0].Notice(), fmt.Sprintf("at least 5 of %d topic-partitions", len(n[0].Start.Positions))) {
 		t.Fatalf("interrupted: %d edits", len(n))
 	}
 	spy.before = nil
@@ -271,7 +272,7 @@ func TestAnEditWithoutOutcomeIsReconciledWithTheLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if entry.Result != ResultInterrupted || len(entry.Written) != 6 {
+	if entry.Result != audit.ResultInterrupted || len(entry.Written) != 6 {
 		t.Fatalf("reconciled: %s written %v", entry.Result, entry.Written)
 	}
 	want := 0
@@ -297,7 +298,7 @@ func TestOlderAuditLinesStillUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	edits, err := h.ed.Audit.Edits()
-	if err != nil || len(edits) != 2 || edits[0].Result() != ResultVerified || edits[1].Result() != ResultRefused {
+	if err != nil || len(edits) != 2 || edits[0].Result() != audit.ResultVerified || edits[1].Result() != audit.ResultRefused {
 		t.Fatalf("edits: %v %d", err, len(edits))
 	}
 	if n, _ := h.ed.Audit.Interrupted(""); len(n) != 0 {
@@ -339,7 +340,7 @@ func TestAnInterruptedSinkEditIsReconciledWithTheGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if entry.Result != ResultInterrupted || len(entry.Written) != 1 || entry.Written[0] != "group connect-s3" || len(req.Items) != 1 {
+	if entry.Result != audit.ResultInterrupted || len(entry.Written) != 1 || entry.Written[0] != "group connect-s3" || len(req.Items) != 1 {
 		t.Fatalf("reconciled: %s %v, %d items", entry.Result, entry.Written, len(req.Items))
 	}
 	undo, err := h.ed.Plan(context.Background(), req)
@@ -386,7 +387,7 @@ func TestAnEditWithoutOutcomeHasItsRequestInFlightUnknown(t *testing.T) {
 	}
 	edits, _ := h.ed.Audit.Edits()
 	out := edits[0].Outcome
-	if entry.Result != ResultInterrupted || len(entry.Written) != 6 || out == nil || strings.Join(out.Unknown, ",") != "connect-offsets/6" || len(out.NotWritten) != len(edits[0].Start.Positions)-7 {
+	if entry.Result != audit.ResultInterrupted || len(entry.Written) != 6 || out == nil || strings.Join(out.Unknown, ",") != "connect-offsets/6" || len(out.NotWritten) != len(edits[0].Start.Positions)-7 {
 		t.Fatalf("reconciled: %s written %v, outcome %+v", entry.Result, entry.Written, out)
 	}
 	if n := edits[0].Notice(); !strings.Contains(n, fmt.Sprintf("6 of %d topic-partitions written, 1 may have been", len(edits[0].Start.Positions))) {

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"koff/edit"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
@@ -225,7 +226,7 @@ func (m *Model) handlePlanDone(msg planDoneMsg) {
 	m.confirm.Note, m.confirm.Detail = msg.note, msg.detail
 	if msg.undo != nil && len(msg.undo.Unreadable) > 0 {
 		// An edit in a skipped line is one this undo cannot see.
-		m.setStatus(statusWarn, edit.UnreadableText(msg.undo.Unreadable))
+		m.setStatus(statusWarn, audit.UnreadableText(msg.undo.Unreadable))
 	}
 	m.layout()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/edit"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
@@ -160,7 +161,7 @@ type fakeEditor struct {
 func newFakeEditor(t *testing.T, f *fixture) *fakeEditor {
 	return &fakeEditor{real: &edit.Editor{
 		Store: f.store, Kafka: &storeWriter{f: f}, Topics: []string{topic},
-		User: "alice", Audit: &edit.AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
+		User: "alice", Audit: &audit.Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
 		Cluster:       "prod-cluster",
 		Cmd:           plan.CommandLine{Globals: []string{"-b", "kafka-1.prod.internal:9092"}},
 		VerifyTimeout: time.Second,

@@ -15,6 +15,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"koff/edit"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/internal/sshtest"
 )
@@ -128,7 +129,7 @@ type panicREST struct{ edit.REST }
 // The server, not only the UI, refuses a viewer's edits: each session's
 // Editor is read-only in edit/ and names the SSH user and key.
 func TestSessionEditorEnforcesRoles(t *testing.T) {
-	audit := &edit.AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
+	audit := &audit.Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
 	s := &Server{Config: Config{Base: edit.Editor{REST: panicREST{}, Audit: audit}}}
 	viewer := &liveSession{user: "bob", fp: "SHA256:viewer", role: roleViewer}
 	operator := &liveSession{user: "alice", fp: "SHA256:op", role: roleOperator}

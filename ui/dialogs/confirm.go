@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/edit"
+	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/keymap"
 	"koff/model"
@@ -350,7 +351,7 @@ func (d *ConfirmDialog) Content(w int) []string {
 			fact("Undoes", fmt.Sprintf("%s %s", kit.Clean(u.What()), by))
 		}
 		more(fmt.Sprintf("at %s (%s) · %s", model.TimeText(u.Time), kit.Age(d.made, u.Time), kit.Clean(u.Result)), 0)
-		more(st.Muted.Render(fmt.Sprintf("edit %s · cluster %s", kit.Clean(edit.AuditEdit{Start: u}.ID()), kit.Clean(orUnknown(u.Cluster)))), 0)
+		more(st.Muted.Render(fmt.Sprintf("edit %s · cluster %s", kit.Clean(audit.Edit{Start: u}.ID()), kit.Clean(orUnknown(u.Cluster)))), 0)
 		d.undoWarnings(more)
 	}
 
@@ -658,7 +659,7 @@ func (d *ConfirmDialog) undoWarnings(more func(string, int)) {
 		more(st.Muted.Render(kit.Clean(n)), 0)
 	}
 	for _, sk := range u.Skipped {
-		more(st.Warn.Render("⚠ NEWER EDIT WROTE NOTHING: ")+kit.Clean(fmt.Sprintf("the %s (%s): this undoes the older edit above", edit.EditName(sk), sk.Result)), 0)
+		more(st.Warn.Render("⚠ NEWER EDIT WROTE NOTHING: ")+kit.Clean(fmt.Sprintf("the %s (%s): this undoes the older edit above", audit.EditName(sk), sk.Result)), 0)
 	}
 	for _, n := range u.Newer {
 		more(st.Warn.Render("⚠ NEWER VALUE: ")+kit.Clean(n.String())+st.Warn.Render(" · undo overwrites it"), 0)

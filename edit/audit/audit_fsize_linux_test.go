@@ -1,6 +1,6 @@
 //go:build linux
 
-package edit
+package audit
 
 import (
 	"errors"
@@ -25,14 +25,14 @@ func TestAnAppendCutByTheFileSizeLimitLeavesNoHalfLine(t *testing.T) {
 		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: lim, Max: lim}); err != nil {
 			t.Skip("setrlimit:", err)
 		}
-		err = (&AuditLog{Path: path}).Append(testEntry("cut", "src", ResultInProgress))
+		err = (&Log{Path: path}).Append(testEntry("cut", "src", ResultInProgress))
 		if !errors.Is(err, syscall.EFBIG) {
 			t.Fatalf("want EFBIG from an append past the limit, got %v", err)
 		}
 		return
 	}
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	log := &AuditLog{Path: path}
+	log := &Log{Path: path}
 	if err := log.Append(testEntry("e1", "src", ResultVerified)); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestCheckWritableFailsWhereTheLineWouldNotFit(t *testing.T) {
 		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: lim, Max: lim}); err != nil {
 			t.Skip("setrlimit:", err)
 		}
-		log := &AuditLog{Path: path}
+		log := &Log{Path: path}
 		if err := log.CheckWritable(50); err != nil {
 			t.Fatalf("a line that fits: %v", err)
 		}
@@ -80,7 +80,7 @@ func TestCheckWritableFailsWhereTheLineWouldNotFit(t *testing.T) {
 		return
 	}
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	if err := (&AuditLog{Path: path}).Append(testEntry("e1", "src", ResultVerified)); err != nil {
+	if err := (&Log{Path: path}).Append(testEntry("e1", "src", ResultVerified)); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(path)

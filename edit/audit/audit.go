@@ -1,4 +1,4 @@
-package edit
+package audit
 
 import (
 	"bufio"
@@ -30,7 +30,7 @@ import (
 // written follows each produce request, and an outcome line ends it. An
 // in-progress line without an outcome is an interrupted edit, which undo
 // can still reverse exactly. Its before-values make undo possible.
-type AuditLog struct {
+type Log struct {
 	Path string
 	mu   sync.Mutex
 	// unreadable are the lines the last read skipped.
@@ -40,12 +40,12 @@ type AuditLog struct {
 	noticeMu      sync.Mutex
 	noticeStat    [2]int64
 	noticeCluster string
-	notice        []AuditEdit
+	notice        []Edit
 }
 
 // DefaultAuditPath is $XDG_STATE_HOME/koff/audit.jsonl, or
 // ~/.local/state/koff/audit.jsonl.
-func DefaultAuditPath(getenv func(string) string) string {
+func DefaultPath(getenv func(string) string) string {
 	dir := getenv("XDG_STATE_HOME")
 	if dir == "" {
 		home := getenv("HOME")
@@ -87,17 +87,17 @@ const (
 
 // AuditEntry is one line of the audit log. Lines of one edit share its ID;
 // lines written before IDs existed are each a whole edit.
-type AuditEntry struct {
-	ID        string        `json:"id,omitempty"`
-	Time      time.Time     `json:"time"`
-	User      string        `json:"user"`
-	Host      string        `json:"host,omitempty"`
-	PID       int           `json:"pid,omitempty"`
-	Connector string        `json:"connector"`
-	Kind      plan.Kind     `json:"kind"`
-	Path      plan.Path     `json:"path"`
-	State     string        `json:"state,omitempty"`
-	Changes   []AuditChange `json:"changes,omitempty"`
+type Entry struct {
+	ID        string    `json:"id,omitempty"`
+	Time      time.Time `json:"time"`
+	User      string    `json:"user"`
+	Host      string    `json:"host,omitempty"`
+	PID       int       `json:"pid,omitempty"`
+	Connector string    `json:"connector"`
+	Kind      plan.Kind `json:"kind"`
+	Path      plan.Path `json:"path"`
+	State     string    `json:"state,omitempty"`
+	Changes   []Change  `json:"changes,omitempty"`
 	// Positions are the log-end offsets of the topic-partitions written,
 	// read just before the first write: the records an interrupted edit
 	// wrote are after them.
@@ -134,19 +134,19 @@ type AuditEntry struct {
 }
 
 // AuditChange is one source partition of an audited edit.
-type AuditChange struct {
+type Change struct {
 	Partition json.RawMessage `json:"partition"`
 	Before    json.RawMessage `json:"before"`
 	After     json.RawMessage `json:"after"`
 	Writes    []string        `json:"writes"`
 	// Records are the exact records written (direct writes) or that the
 	// worker will write (REST), with the value each key held before.
-	Records []AuditRecord `json:"records,omitempty"`
+	Records []Record `json:"records,omitempty"`
 }
 
 // AuditRecord is one record of an edit: where, its exact key, the value
 // the key held before (nil: none) and the value written (nil: tombstone).
-type AuditRecord struct {
+type Record struct {
 	TopicPartition string  `json:"tp"`
 	Key            string  `json:"key,omitempty"`
 	KeyBase64      string  `json:"key_base64,omitempty"` // a key that is not UTF-8
@@ -155,7 +155,7 @@ type AuditRecord struct {
 }
 
 // KeyBytes are the record's exact key bytes.
-func (r AuditRecord) KeyBytes() []byte {
+func (r Record) KeyBytes() []byte {
 	if r.KeyBase64 != "" {
 		b, _ := base64.StdEncoding.DecodeString(r.KeyBase64)
 		return b
@@ -164,10 +164,10 @@ func (r AuditRecord) KeyBytes() []byte {
 }
 
 // ValueBytes is the value written (nil: a tombstone).
-func (r AuditRecord) ValueBytes() []byte { return strPtrBytes(r.Value) }
+func (r Record) ValueBytes() []byte { return strPtrBytes(r.Value) }
 
 // BeforeBytes is the value the key held before (nil: none).
-func (r AuditRecord) BeforeBytes() []byte { return strPtrBytes(r.Before) }
+func (r Record) BeforeBytes() []byte { return strPtrBytes(r.Before) }
 
 func strPtrBytes(s *string) []byte {
 	if s == nil {
@@ -184,8 +184,8 @@ func bytesPtr(b []byte) *string {
 	return &s
 }
 
-func auditRecord(w plan.Write) AuditRecord {
-	r := AuditRecord{TopicPartition: w.TopicPartition.String(), Before: bytesPtr(w.Before), Value: bytesPtr(w.Value)}
+func RecordOf(w plan.Write) Record {
+	r := Record{TopicPartition: w.TopicPartition.String(), Before: bytesPtr(w.Before), Value: bytesPtr(w.Value)}
 	if utf8.Valid(w.Key) {
 		r.Key = string(w.Key)
 	} else {
@@ -194,20 +194,13 @@ func auditRecord(w plan.Write) AuditRecord {
 	return r
 }
 
-func newEditID(now time.Time) string {
+func NewEditID(now time.Time) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return now.UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:])
 }
 
-func isRefusal(err error) bool {
-	var ns *NotStoppedError
-	var c *ConflictError
-	var ga *GroupActiveError
-	return errors.Is(err, ErrReadOnly) || errors.As(err, &ns) || errors.As(err, &c) || errors.As(err, &ga)
-}
-
-func rawOrNull(b []byte) json.RawMessage {
+func RawOrNull(b []byte) json.RawMessage {
 	if b == nil {
 		return json.RawMessage("null")
 	}
@@ -220,7 +213,7 @@ func rawOrNull(b []byte) json.RawMessage {
 // starts on a fresh line: a line an earlier write left cut short (a full
 // disk, a file size limit, a crash) would otherwise swallow this one. A
 // write that fails part way is cut back off, so it leaves no half line.
-func (a *AuditLog) Append(e AuditEntry) error {
+func (a *Log) Append(e Entry) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var b bytes.Buffer
@@ -254,7 +247,7 @@ func (a *AuditLog) Append(e AuditEntry) error {
 // openLocked opens the log for appending under the file lock other koffs
 // take too, so that reading its last byte (or its size) and appending are
 // one step; size is the log's size then. closeLocked lets it go.
-func (a *AuditLog) openLocked() (f *os.File, size int64, err error) {
+func (a *Log) openLocked() (f *os.File, size int64, err error) {
 	if err := os.MkdirAll(filepath.Dir(a.Path), 0o700); err != nil {
 		return nil, 0, err
 	}
@@ -284,7 +277,7 @@ func closeLocked(f *os.File) {
 // edit writes its write-ahead line first. It writes n bytes (spaces, a
 // blank line should it be left behind) and cuts them off again, so a full
 // disk or a file size limit refuses here, not after Connect acted.
-func (a *AuditLog) CheckWritable(n int) error {
+func (a *Log) CheckWritable(n int) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	f, size, err := a.openLocked()
@@ -314,7 +307,7 @@ func (u UnreadableLine) String() string {
 }
 
 // Unreadable are the lines the last read of the log skipped.
-func (a *AuditLog) Unreadable() []UnreadableLine {
+func (a *Log) Unreadable() []UnreadableLine {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return slices.Clone(a.unreadable)
@@ -345,14 +338,14 @@ func UnreadableText(bad []UnreadableLine) string {
 // is skipped and noted in Unreadable. A line cut short with the next
 // line glued to it (written by a koff that did not start each line
 // afresh) gives up the cut part only.
-func (a *AuditLog) Entries() ([]AuditEntry, error) {
+func (a *Log) Entries() ([]Entry, error) {
 	out, _, err := a.read()
 	return out, err
 }
 
 // read is Entries with the lines it skipped, as one read saw them (the
 // dashboard reads the log from several goroutines).
-func (a *AuditLog) read() ([]AuditEntry, []UnreadableLine, error) {
+func (a *Log) read() ([]Entry, []UnreadableLine, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.unreadable = nil
@@ -364,7 +357,7 @@ func (a *AuditLog) read() ([]AuditEntry, []UnreadableLine, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	var out []AuditEntry
+	var out []Entry
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 256<<20)
 	n := 0
@@ -389,8 +382,8 @@ func (a *AuditLog) read() ([]AuditEntry, []UnreadableLine, error) {
 }
 
 // parseAuditLine reads one line as an entry, or says why it is none.
-func parseAuditLine(line []byte) (AuditEntry, string) {
-	var e AuditEntry
+func parseAuditLine(line []byte) (Entry, string) {
+	var e Entry
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	if err := dec.Decode(&e); err != nil {
@@ -412,7 +405,7 @@ func parseAuditLine(line []byte) (AuditEntry, string) {
 // append wrote after an earlier one was cut short. Every entry's JSON
 // begins with its id (or, of older koffs, its time); the text cannot
 // occur inside a JSON string, whose quotes are escaped.
-func gluedEntry(line []byte) (AuditEntry, bool) {
+func gluedEntry(line []byte) (Entry, bool) {
 	for _, start := range [][]byte{[]byte(`{"id":"`), []byte(`{"time":"`)} {
 		for i := 1; i < len(line); {
 			j := bytes.Index(line[i:], start)
@@ -425,20 +418,20 @@ func gluedEntry(line []byte) (AuditEntry, bool) {
 			i += j + 1
 		}
 	}
-	return AuditEntry{}, false
+	return Entry{}, false
 }
 
 // AuditEdit is one edit as the log tells it: its first line (the plan),
 // the topic-partitions written so far, and its outcome line (nil while in
 // progress, or when the process died before writing one).
-type AuditEdit struct {
-	Start   AuditEntry
+type Edit struct {
+	Start   Entry
 	Written []string
-	Outcome *AuditEntry
+	Outcome *Entry
 }
 
 // Result is the edit's outcome, or in-progress when it has none.
-func (ed AuditEdit) Result() string {
+func (ed Edit) Result() string {
 	if ed.Outcome == nil {
 		return ResultInProgress
 	}
@@ -447,7 +440,7 @@ func (ed AuditEdit) Result() string {
 
 // Interrupted: the edit began writing and has no outcome, or stopped part
 // way (a signal, a failed write).
-func (ed AuditEdit) Interrupted() bool {
+func (ed Edit) Interrupted() bool {
 	switch ed.Result() {
 	case ResultInProgress, ResultInterrupted, ResultPartial, ResultUnknown:
 		return true
@@ -457,7 +450,7 @@ func (ed AuditEdit) Interrupted() bool {
 
 // Alive: its process still runs on this host (an edit in progress, not
 // an interrupted one).
-func (ed AuditEdit) Alive() bool {
+func (ed Edit) Alive() bool {
 	if ed.Outcome != nil || ed.Start.PID <= 0 {
 		return false
 	}
@@ -468,7 +461,7 @@ func (ed AuditEdit) Alive() bool {
 }
 
 // WrittenSet is every topic-partition the edit is known to have written.
-func (ed AuditEdit) WrittenSet() map[string]bool {
+func (ed Edit) WrittenSet() map[string]bool {
 	set := map[string]bool{}
 	for _, tp := range ed.Written {
 		set[tp] = true
@@ -483,7 +476,7 @@ func (ed AuditEdit) WrittenSet() map[string]bool {
 
 // UnknownSet is what the edit may have written: its outcome's unknown
 // topic-partitions (or "group G").
-func (ed AuditEdit) UnknownSet() map[string]bool {
+func (ed Edit) UnknownSet() map[string]bool {
 	set := map[string]bool{}
 	if ed.Outcome != nil {
 		for _, tp := range ed.Outcome.Unknown {
@@ -495,7 +488,7 @@ func (ed AuditEdit) UnknownSet() map[string]bool {
 
 // UndoSet is what undo puts back: every topic-partition (or group) the
 // edit wrote or may have written.
-func (ed AuditEdit) UndoSet() map[string]bool {
+func (ed Edit) UndoSet() map[string]bool {
 	set := ed.WrittenSet()
 	for tp := range ed.UnknownSet() {
 		set[tp] = true
@@ -504,27 +497,27 @@ func (ed AuditEdit) UndoSet() map[string]bool {
 }
 
 // Edits groups the log's lines into edits, oldest first.
-func (a *AuditLog) Edits() ([]AuditEdit, error) {
+func (a *Log) Edits() ([]Edit, error) {
 	eds, _, err := a.EditsRead()
 	return eds, err
 }
 
 // EditsRead is Edits with the lines this read skipped.
-func (a *AuditLog) EditsRead() ([]AuditEdit, []UnreadableLine, error) {
+func (a *Log) EditsRead() ([]Edit, []UnreadableLine, error) {
 	entries, bad, err := a.read()
 	if err != nil {
 		return nil, bad, err
 	}
-	return groupEdits(entries), bad, nil
+	return GroupEdits(entries), bad, nil
 }
 
-func groupEdits(entries []AuditEntry) []AuditEdit {
-	var out []AuditEdit
+func GroupEdits(entries []Entry) []Edit {
+	var out []Edit
 	byID := map[string]int{}
 	for _, en := range entries {
 		if en.ID == "" {
 			// A line from before write-ahead logging: a whole edit.
-			out = append(out, AuditEdit{Start: en, Outcome: &en})
+			out = append(out, Edit{Start: en, Outcome: &en})
 			continue
 		}
 		i, ok := byID[en.ID]
@@ -533,7 +526,7 @@ func groupEdits(entries []AuditEntry) []AuditEdit {
 				continue // its start line is lost: nothing to go by
 			}
 			byID[en.ID] = len(out)
-			ed := AuditEdit{Start: en}
+			ed := Edit{Start: en}
 			if en.Result != ResultInProgress {
 				// Refused or failed before writing: one line.
 				ed.Outcome = &en
@@ -559,7 +552,7 @@ func groupEdits(entries []AuditEntry) []AuditEdit {
 // count (and those whose line names none, written by an older koff): an
 // interrupted edit of another cluster is none of this one's business, and
 // a verified edit there settles nothing here.
-func (a *AuditLog) Interrupted(cluster string) ([]AuditEdit, error) {
+func (a *Log) Interrupted(cluster string) ([]Edit, error) {
 	edits, err := a.Edits()
 	if err != nil {
 		return nil, err
@@ -567,8 +560,8 @@ func (a *AuditLog) Interrupted(cluster string) ([]AuditEdit, error) {
 	return interruptedOf(edits, cluster), nil
 }
 
-func interruptedOf(edits []AuditEdit, cluster string) []AuditEdit {
-	var out []AuditEdit
+func interruptedOf(edits []Edit, cluster string) []Edit {
+	var out []Edit
 	type where struct{ cluster, connector string }
 	settled := map[where]bool{}
 	for i := len(edits) - 1; i >= 0; i-- {
@@ -591,7 +584,7 @@ func interruptedOf(edits []AuditEdit, cluster string) []AuditEdit {
 
 // InterruptedCached is Interrupted, re-read only when the file or the
 // cluster changed: the dashboard asks on every frame.
-func (a *AuditLog) InterruptedCached(cluster string) []AuditEdit {
+func (a *Log) InterruptedCached(cluster string) []Edit {
 	fi, err := os.Stat(a.Path)
 	if err != nil {
 		return nil
@@ -608,7 +601,7 @@ func (a *AuditLog) InterruptedCached(cluster string) []AuditEdit {
 
 // Notice is one line saying an interrupted edit exists and what to do, or
 // "" when there is none.
-func (ed AuditEdit) Notice() string {
+func (ed Edit) Notice() string {
 	s := ed.Start
 	total := len(s.Positions)
 	if total == 0 {
@@ -644,7 +637,7 @@ func (ed AuditEdit) Notice() string {
 
 // Headline is Notice for a one-line header: what to do first, details
 // after, so that a narrow terminal cuts only details.
-func (ed AuditEdit) Headline() string {
+func (ed Edit) Headline() string {
 	s := ed.Start
 	total := len(s.Positions)
 	if total == 0 {
@@ -665,19 +658,8 @@ func (ed AuditEdit) Headline() string {
 		s.Connector, plan.UndoCommand(s.Connector, ed.ShortID()), s.KindText(), s.User, model.TimeText(s.Time), written)
 }
 
-// UndoRequest is the request that puts back the before-values of the last
-// edit that wrote anything (verified or not, whole or partial), optionally
-// of one connector. Of a partial or interrupted edit, only the partitions
-// it wrote are put back; an interrupted edit is first reconciled with the
-// log (see UndoRequestContext).
-func (e *Editor) UndoRequest(connector string) (plan.Request, AuditEntry, error) {
-	ctx, cancel := contextWithTimeout(30 * time.Second)
-	defer cancel()
-	return e.UndoRequestContext(ctx, connector)
-}
-
 // undoable says whether an edit wrote anything undo could put back.
-func undoable(ed AuditEdit) bool {
+func Undoable(ed Edit) bool {
 	switch ed.Result() {
 	case ResultVerified, ResultUnverified, ResultPartial, ResultInterrupted, ResultInProgress, ResultUnknown:
 	case ResultLost:
@@ -695,7 +677,7 @@ func undoable(ed AuditEdit) bool {
 // undoChanges are the changes of an edit that were written: all of a
 // whole edit, the written and maybe-written (unknown) topic-partitions' of
 // a partial one, less those a concurrent edit won.
-func undoChanges(ed AuditEdit) []AuditChange {
+func UndoChanges(ed Edit) []Change {
 	if ed.Start.ID == "" || ed.Start.Path == plan.PathREST || ed.Start.Path == plan.PathGroup {
 		if ed.Result() == ResultVerified || ed.Result() == ResultUnverified || ed.Start.ID == "" {
 			return ed.Start.Changes
@@ -708,7 +690,7 @@ func undoChanges(ed AuditEdit) []AuditChange {
 			restored[p] = true
 		}
 	}
-	var out []AuditChange
+	var out []Change
 	for _, ch := range ed.Start.Changes {
 		if restored[string(ch.Partition)] {
 			continue
@@ -727,7 +709,7 @@ func undoChanges(ed AuditEdit) []AuditChange {
 // restoresOf turns an edit's records into exact writes of their
 // before-values, leaving out topic-partitions an interrupted or partial
 // edit provably never wrote.
-func restoresOf(recs []AuditRecord, ed AuditEdit) []plan.Restore {
+func RestoresOf(recs []Record, ed Edit) []plan.Restore {
 	written := ed.UndoSet()
 	whole := ed.Start.ID == "" || ed.Result() == ResultVerified || ed.Result() == ResultUnverified || ed.Result() == ResultOverwritten
 	var out []plan.Restore
@@ -748,10 +730,10 @@ func restoresOf(recs []AuditRecord, ed AuditEdit) []plan.Restore {
 	return out
 }
 
-func undoRequestOf(ed AuditEdit) (plan.Request, error) {
+func UndoRequestOf(ed Edit) (plan.Request, error) {
 	en := ed.Start
 	req := plan.Request{Connector: en.Connector, Kind: plan.KindUndo}
-	for _, ch := range undoChanges(ed) {
+	for _, ch := range UndoChanges(ed) {
 		p, err := plan.ParsePartition(string(ch.Partition))
 		if err != nil {
 			return req, fmt.Errorf("audit log entry of %s: %w", model.TimeText(en.Time), err)
@@ -761,7 +743,7 @@ func undoRequestOf(ed AuditEdit) (plan.Request, error) {
 			// Each copy written gets its own before-value back, byte for
 			// byte: one value for all of them would move what the task
 			// reads, or overwrite a stray with the live offset.
-			it.Restore = restoresOf(ch.Records, ed)
+			it.Restore = RestoresOf(ch.Records, ed)
 			if len(it.Restore) > 0 {
 				req.Items = append(req.Items, it)
 			}
@@ -780,4 +762,106 @@ func undoRequestOf(ed AuditEdit) (plan.Request, error) {
 		return req, fmt.Errorf("the %s at %s wrote nothing: nothing to undo", en.What(), model.TimeText(en.Time))
 	}
 	return req, nil
+}
+
+// What names an edit for one line: "set of NAME", "rewind of NAME to T".
+func (en Entry) What() string { return plan.What(en.Kind, en.Connector, en.Rewind) }
+
+// KindText is an edit's kind, with a rewind's time: "rewind to T".
+func (en Entry) KindText() string {
+	if en.Kind == plan.KindRewind && en.Rewind != nil {
+		return "rewind to " + en.Rewind.AtText()
+	}
+	return string(en.Kind)
+}
+
+// ResultDone is the outcome of a stop or resume that Connect carried out.
+// Such a line has no changes: undo passes over it.
+const ResultDone = "done"
+
+// ID is the edit's id; a line from before ids existed goes by its time.
+func (ed Edit) ID() string {
+	if ed.Start.ID != "" {
+		return ed.Start.ID
+	}
+	return ed.Start.Time.UTC().Format("20060102T150405.000Z")
+}
+
+// ShortID is the random end of the edit's id (its 8 hex digits), which
+// --edit takes as it takes the whole id; the whole id when it has none.
+func (ed Edit) ShortID() string {
+	id := ed.ID()
+	if i := strings.LastIndexByte(id, '-'); i > 0 && len(id)-i-1 == 8 {
+		return id[i+1:]
+	}
+	return id
+}
+
+// AmbiguousEditError: --edit names a part of more than one edit's id.
+type AmbiguousEditError struct {
+	Part       string
+	Candidates []Entry
+}
+
+func (e *AmbiguousEditError) Error() string {
+	names := make([]string, len(e.Candidates))
+	for i, c := range e.Candidates {
+		names[i] = EditName(c)
+	}
+	return fmt.Sprintf("--edit %s: %d edits have ids with it: %s; give more of the id", e.Part, len(e.Candidates), strings.Join(names, "; "))
+}
+
+// FindEdit is the edit whose id is part, or the one edit whose id has
+// part in it (a prefix as git takes a short sha, or any other piece:
+// the random end, the time). Its index in edits; an error when none or
+// several have it.
+func FindEdit(edits []Edit, part string) (int, error) {
+	if part == "" {
+		return -1, errors.New("--edit needs an edit id (koff audit lists them)")
+	}
+	var prefix, within []int
+	for j, ed := range edits {
+		id := ed.ID()
+		switch {
+		case id == part:
+			return j, nil
+		case strings.HasPrefix(id, part):
+			prefix = append(prefix, j)
+		case strings.Contains(id, part):
+			within = append(within, j)
+		}
+	}
+	// A prefix goes first, as in git: a short id that begins one id and
+	// is inside another names the first.
+	found := prefix
+	if len(found) == 0 {
+		found = within
+	}
+	switch len(found) {
+	case 0:
+		return -1, nil
+	case 1:
+		return found[0], nil
+	}
+	amb := &AmbiguousEditError{Part: part}
+	for _, j := range found {
+		en := edits[j].Start
+		en.ID = edits[j].ID()
+		amb.Candidates = append(amb.Candidates, en)
+	}
+	return -1, amb
+}
+
+// EditName names an edit for one line: "set of NAME by USER at TIME (edit
+// ID)", "rewind of NAME to T by …".
+func EditName(en Entry) string {
+	return fmt.Sprintf("%s by %s at %s (edit %s)", en.What(), OrUnknownUser(en.User),
+		model.TimeText(en.Time), Edit{Start: en}.ID())
+}
+
+func OrUnknownUser(u string) string {
+	if u == "" {
+		return "an unknown user"
+	}
+	return u
 }

@@ -1,4 +1,4 @@
-package edit
+package audit
 
 import (
 	"encoding/json"
@@ -11,15 +11,15 @@ import (
 	"koff/edit/plan"
 )
 
-func testEntry(id, connector, result string) AuditEntry {
-	return AuditEntry{ID: id, Time: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), User: "alice", PID: 1, Host: "elsewhere", Connector: connector,
+func testEntry(id, connector, result string) Entry {
+	return Entry{ID: id, Time: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), User: "alice", PID: 1, Host: "elsewhere", Connector: connector,
 		Kind: plan.KindImport, Path: plan.PathTopic, Result: result, Cluster: "c1",
-		Changes: []AuditChange{{Partition: json.RawMessage(`{"t":1}`), Before: json.RawMessage(`{"id":1}`), After: json.RawMessage(`{"id":2}`),
-			Writes: []string{"connect-offsets/3"}, Records: []AuditRecord{{TopicPartition: "connect-offsets/3", Key: `["src",{"t":1}]`, Before: bytesPtr([]byte(`{"id":1}`)), Value: bytesPtr([]byte(`{"id":2}`))}}}},
+		Changes: []Change{{Partition: json.RawMessage(`{"t":1}`), Before: json.RawMessage(`{"id":1}`), After: json.RawMessage(`{"id":2}`),
+			Writes: []string{"connect-offsets/3"}, Records: []Record{{TopicPartition: "connect-offsets/3", Key: `["src",{"t":1}]`, Before: bytesPtr([]byte(`{"id":1}`)), Value: bytesPtr([]byte(`{"id":2}`))}}}},
 		Positions: map[string]int64{"connect-offsets/3": 7}}
 }
 
-func lineOf(t *testing.T, e AuditEntry) string {
+func lineOf(t *testing.T, e Entry) string {
 	t.Helper()
 	b, err := json.Marshal(e)
 	if err != nil {
@@ -39,7 +39,7 @@ func TestAnAppendAfterACutLineStartsAFreshLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte(whole+"\n"+cut[:len(cut)/2]), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	log := &AuditLog{Path: path}
+	log := &Log{Path: path}
 	if err := log.Append(testEntry("e3", "src", ResultInProgress)); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestAGluedLineGivesUpOnlyItsCutPart(t *testing.T) {
 	if err := os.WriteFile(path, []byte(cut[:len(cut)-40]+next+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	log := &AuditLog{Path: path}
+	log := &Log{Path: path}
 	eds, err := log.Edits()
 	if err != nil || len(eds) != 1 || eds[0].ID() != "e2" || len(eds[0].Start.Changes) != 1 {
 		t.Fatalf("the glued write-ahead line is lost: %v %+v", err, eds)
@@ -100,7 +100,7 @@ func TestLinesThatAreNoEditAreReportedNotShown(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	log := &AuditLog{Path: path}
+	log := &Log{Path: path}
 	eds, err := log.Edits()
 	if err != nil || len(eds) != 2 || eds[0].ID() != "e1" || eds[1].ID() != "e2" {
 		t.Fatalf("want the two edits only: %v %+v", err, eds)
@@ -134,7 +134,7 @@ func equalInts(a, b []int) bool {
 // the command whole in 80 columns and which --edit takes as well.
 func TestTheInterruptedNoticesNameTheEdit(t *testing.T) {
 	en := testEntry("20261201T100000.000Z-deadbeef", "jdbc-orders", ResultInProgress)
-	ed := AuditEdit{Start: en}
+	ed := Edit{Start: en}
 	if n := ed.Notice(); !strings.Contains(n, "run `koff undo jdbc-orders --edit 20261201T100000.000Z-deadbeef`") {
 		t.Errorf("koff status's notice: %s", n)
 	}
@@ -143,7 +143,7 @@ func TestTheInterruptedNoticesNameTheEdit(t *testing.T) {
 	if i := strings.Index(h, cmd); i < 0 || len("⚠ ")+i+len("koff undo jdbc-orders --edit deadbeef") > 80 {
 		t.Errorf("the header's notice does not name the edit within 80 columns: %s", h)
 	}
-	if i, err := FindEdit([]AuditEdit{{Start: testEntry("20261201T090000.000Z-cafef00d", "jdbc-orders", ResultVerified)}, ed}, "deadbeef"); err != nil || i != 1 {
+	if i, err := FindEdit([]Edit{{Start: testEntry("20261201T090000.000Z-cafef00d", "jdbc-orders", ResultVerified)}, ed}, "deadbeef"); err != nil || i != 1 {
 		t.Errorf("--edit deadbeef: %d %v", i, err)
 	}
 }

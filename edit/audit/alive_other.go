@@ -1,6 +1,6 @@
 //go:build !unix
 
-package edit
+package audit
 
 // processAlive cannot tell here: an edit without an outcome counts as
 // interrupted.

@@ -1,4 +1,4 @@
-package edit
+package audit
 
 import (
 	"encoding/json"
@@ -14,13 +14,13 @@ import (
 // cluster, with a connector of the same name, says nothing of it, and a
 // verified edit there settles nothing here.
 func TestInterruptedEditsBelongToTheirCluster(t *testing.T) {
-	log := &AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
+	log := &Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
 	at := time.Date(2026, 12, 3, 2, 0, 0, 0, time.UTC)
-	ch := AuditChange{Partition: json.RawMessage(`{"file":"x"}`), Before: json.RawMessage(`{"pos":1}`), After: json.RawMessage(`{"pos":9}`), Writes: []string{"connect-offsets/4"}}
+	ch := Change{Partition: json.RawMessage(`{"file":"x"}`), Before: json.RawMessage(`{"pos":1}`), After: json.RawMessage(`{"pos":9}`), Writes: []string{"connect-offsets/4"}}
 	line := func(id, cluster, result string, written []string) {
-		en := AuditEntry{ID: id, Time: at, User: "tester", Connector: "src", Kind: plan.KindSet, Path: plan.PathTopic, Cluster: cluster, Result: result, Written: written}
+		en := Entry{ID: id, Time: at, User: "tester", Connector: "src", Kind: plan.KindSet, Path: plan.PathTopic, Cluster: cluster, Result: result, Written: written}
 		if result == ResultInProgress {
-			en.Changes = []AuditChange{ch}
+			en.Changes = []Change{ch}
 			en.Positions = map[string]int64{"connect-offsets/4": 7}
 		}
 		if err := log.Append(en); err != nil {
