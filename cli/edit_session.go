@@ -288,7 +288,7 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 	if rest != nil { // a nil *connect.Client in the interface would not be nil
 		ed.REST = rest
 	}
-	if c, ok := offsets.(edit.ConnectConfigs); ok {
+	if c, ok := offsets.(plan.ConnectConfigs); ok {
 		ed.Configs = c
 	}
 	// What the worker writes for koff's REST edits is no flush of the

@@ -289,17 +289,10 @@ func batches(p *plan.Plan) []batch {
 
 func sortBatches(bs []batch) {
 	for i := 1; i < len(bs); i++ {
-		for j := i; j > 0 && tpLess(bs[j].tp, bs[j-1].tp); j-- {
+		for j := i; j > 0 && plan.InWriteOrder(bs[j].tp, bs[j-1].tp); j-- {
 			bs[j], bs[j-1] = bs[j-1], bs[j]
 		}
 	}
-}
-
-func tpLess(a, b model.TopicPartition) bool {
-	if a.Topic != b.Topic {
-		return a.Topic < b.Topic
-	}
-	return a.Partition < b.Partition
 }
 
 // applySource writes a source edit, through REST or straight to the
@@ -617,26 +610,12 @@ func (e *Editor) writesVisible(p *plan.Plan) bool {
 				}
 				continue
 			}
-			if d.Deleted || !sameValue(d.Value, w.Value, p.Path) {
+			if d.Deleted || !plan.SameValue(d.Value, w.Value, p.Path) {
 				return false
 			}
 		}
 	}
 	return true
-}
-
-// sameValue compares bytes for direct writes; REST edits are normalised by
-// the worker, so they compare as JSON.
-func sameValue(stored, want []byte, path plan.Path) bool {
-	if path == plan.PathTopic {
-		return bytes.Equal(stored, want)
-	}
-	if stored == nil || want == nil {
-		return stored == nil && want == nil
-	}
-	a, err1 := model.ParseOffset(stored)
-	b, err2 := model.ParseOffset(want)
-	return err1 == nil && err2 == nil && model.SameJSON(a, b)
 }
 
 // StopConnector stops a connector through REST and waits until its tasks

@@ -7,25 +7,10 @@ import (
 	"koff/model"
 )
 
-// ConnectConfigs is what the pipeline reads of Connect's config topic
-// (*store.Store fed by a store.ConfigFeed): each connector's config and
-// target state, which Connect knows without its REST API being asked.
-type ConnectConfigs interface {
-	ConnectorConfig(name string) (model.ConnectorConfig, bool)
-	ConnectConfigs() model.ConnectConfigs
-}
-
 // configOf is the config topic's word on a connector; ok is false when
 // koff reads no config topic.
 func (e *Editor) configOf(name string) (model.ConnectorConfig, string, bool) {
-	if e.Configs == nil {
-		return model.ConnectorConfig{}, "", false
-	}
-	c, ok := e.Configs.ConnectorConfig(name)
-	if !ok {
-		return model.ConnectorConfig{}, "", false
-	}
-	return c, e.Configs.ConnectConfigs().Topic, true
+	return plan.ConfigOf(e.Configs, name)
 }
 
 // planConfigTopic fills what the config topic tells of a source connector

@@ -58,7 +58,7 @@ type Editor struct {
 	// Configs is Connect's config topic as koff reads it (nil: none): the
 	// connectors' target states, own offsets topics and sink groups when
 	// REST is not there to say.
-	Configs ConnectConfigs
+	Configs plan.ConnectConfigs
 	// Topics are the offsets topics koff tails; the first is the workers'
 	// offset.storage.topic.
 	Topics []string

@@ -201,7 +201,7 @@ func (w *watch) overwrites(ctx context.Context, res *Result) ([]Contest, bool) {
 		var out []Contest
 		for _, ch := range p.Changes {
 			for _, wr := range ch.Writes {
-				if now := w.e.current(wr); !sameRecordValue(now, wr.Value, p.Path) {
+				if now := w.e.current(wr); !plan.SameRecordValue(now, wr.Value, p.Path) {
 					out = append(out, Contest{Partition: ch.PartitionJSON, Value: now, By: w.e.whoWrote(wr.Key, now)})
 				}
 			}

@@ -201,7 +201,7 @@ func batchIn(p *plan.Plan, b batch, recs []store.Record) (int64, bool) {
 			break
 		}
 		wr := writeOf(p, b.refs[j])
-		if bytes.Equal(rec.Key, wr.Key) && sameRecordValue(rec.Value, wr.Value, p.Path) {
+		if bytes.Equal(rec.Key, wr.Key) && plan.SameRecordValue(rec.Value, wr.Value, p.Path) {
 			if j == 0 {
 				first = rec.Offset
 			}
@@ -209,13 +209,6 @@ func batchIn(p *plan.Plan, b batch, recs []store.Record) (int64, bool) {
 		}
 	}
 	return first, j == len(b.refs) && len(b.refs) > 0
-}
-
-func sameRecordValue(stored, want []byte, path plan.Path) bool {
-	if stored == nil || want == nil {
-		return stored == nil && want == nil
-	}
-	return sameValue(stored, want, path)
 }
 
 // verdict of one key after the write.
@@ -262,7 +255,7 @@ func (w *watch) judge(ctx context.Context, written []model.TopicPartition) ([]ve
 					v.ours = base + int64(j)
 				} else {
 					for _, rec := range list {
-						if rec.Offset >= base && sameRecordValue(rec.Value, wr.Value, w.p.Path) {
+						if rec.Offset >= base && plan.SameRecordValue(rec.Value, wr.Value, w.p.Path) {
 							v.ours = rec.Offset
 							break
 						}
@@ -274,7 +267,7 @@ func (w *watch) judge(ctx context.Context, written []model.TopicPartition) ([]ve
 				switch {
 				case first.Offset != v.ours:
 					v.winner = &first
-				case last.Offset != v.ours && !sameRecordValue(last.Value, wr.Value, w.p.Path):
+				case last.Offset != v.ours && !plan.SameRecordValue(last.Value, wr.Value, w.p.Path):
 					v.overwritten = &last
 				}
 				v.lastIsOurs = last.Offset == v.ours
@@ -315,7 +308,7 @@ func (e *Editor) restShows(ctx context.Context, p *plan.Plan) bool {
 				}
 			}
 		}
-		if !sameRecordValue(now, ch.After, plan.PathREST) {
+		if !plan.SameRecordValue(now, ch.After, plan.PathREST) {
 			return false
 		}
 	}
@@ -412,7 +405,7 @@ func (e *Editor) whoWrote(key, value []byte) string {
 		s := edits[i].Start
 		for _, ch := range s.Changes {
 			for _, r := range ch.Records {
-				if bytes.Equal(r.KeyBytes(), key) && sameRecordValue(r.ValueBytes(), value, s.Path) {
+				if bytes.Equal(r.KeyBytes(), key) && plan.SameRecordValue(r.ValueBytes(), value, s.Path) {
 					who := s.User
 					if s.Host != "" {
 						who += "@" + s.Host

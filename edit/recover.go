@@ -177,7 +177,7 @@ func auditBatchIn(want []audit.Record, got []store.Record, path plan.Path) bool 
 		if j == len(want) {
 			break
 		}
-		if bytes.Equal(rec.Key, want[j].KeyBytes()) && sameRecordValue(rec.Value, want[j].ValueBytes(), path) {
+		if bytes.Equal(rec.Key, want[j].KeyBytes()) && plan.SameRecordValue(rec.Value, want[j].ValueBytes(), path) {
 			j++
 		}
 	}
@@ -216,5 +216,5 @@ func tpStringLess(a, b string) bool {
 	if ea != nil || eb != nil {
 		return a < b
 	}
-	return tpLess(pa, pb)
+	return plan.InWriteOrder(pa, pb)
 }

@@ -43,15 +43,15 @@ func (e *Editor) newerValues(ctx context.Context, ed audit.Edit, later []audit.E
 			if found && !d.Deleted {
 				now = d.Value
 			}
-			if sameRecordValue(now, r.ValueBytes(), s.Path) {
+			if plan.SameRecordValue(now, r.ValueBytes(), s.Path) {
 				continue
 			}
-			if unknown[r.TopicPartition] && sameRecordValue(now, r.BeforeBytes(), s.Path) {
+			if unknown[r.TopicPartition] && plan.SameRecordValue(now, r.BeforeBytes(), s.Path) {
 				continue // a write that may have been lost did not land: nothing newer
 			}
 			by := whoWroteSince(later, s.Cluster, func(en audit.Entry, c audit.Change) bool {
 				for _, lr := range c.Records {
-					if lr.TopicPartition == r.TopicPartition && bytes.Equal(lr.KeyBytes(), key) && sameRecordValue(lr.ValueBytes(), now, en.Path) {
+					if lr.TopicPartition == r.TopicPartition && bytes.Equal(lr.KeyBytes(), key) && plan.SameRecordValue(lr.ValueBytes(), now, en.Path) {
 						return true
 					}
 				}
@@ -85,11 +85,11 @@ func (e *Editor) newerLive(s audit.Entry, ch audit.Change, later []audit.Edit) (
 			break
 		}
 	}
-	if sameRecordValue(now, want, plan.PathREST) {
+	if plan.SameRecordValue(now, want, plan.PathREST) {
 		return NewerValue{}, false
 	}
 	by := whoWroteSince(later, s.Cluster, func(en audit.Entry, c audit.Change) bool {
-		return string(c.Partition) == string(ch.Partition) && sameRecordValue(afterBytes(c.After), now, plan.PathREST)
+		return string(c.Partition) == string(ch.Partition) && plan.SameRecordValue(afterBytes(c.After), now, plan.PathREST)
 	})
 	if by == "" {
 		by = recordBy(live, found)
