@@ -34,7 +34,8 @@ var importRules = []importRule{
 	// wires planning to the write path. No part imports one above it.
 	{pkg: "koff/edit/plan", allow: []string{"koff/model/..."}},
 	{pkg: "koff/edit/audit", allow: []string{"koff/model/...", "koff/edit/plan"}},
-	{pkg: "koff/edit", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit"}, thirdParty: true},
+	{pkg: "koff/edit/apply", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit"}},
+	{pkg: "koff/edit", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit", "koff/edit/apply"}, thirdParty: true},
 	// The dashboard never reaches Kafka or Connect itself: it reads and
 	// writes through the ports in ui/kit. Screens and dialogs are built
 	// from the kit and know nothing of each other; the root routes.
@@ -133,6 +134,9 @@ func TestImportRulesCatchAnArrowTheOtherWay(t *testing.T) {
 		{"koff/edit/plan", "koff/edit", false},
 		{"koff/edit/plan", "koff/edit/audit", false},
 		{"koff/edit/audit", "koff/edit", false},
+		{"koff/edit/audit", "koff/edit/apply", false},
+		{"koff/edit/apply", "koff/edit", false},
+		{"koff/edit", "koff/edit/apply", true},
 		{"koff/cli", "koff/ui/kit", true},
 		{"koff/kafka/security", "koff/kafka", false},
 		{"koff/demo/rest", "koff/demo", false},

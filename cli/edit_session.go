@@ -20,6 +20,7 @@ import (
 
 	"koff/connect"
 	"koff/edit"
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
@@ -46,10 +47,10 @@ func (g *Globals) refuseReadOnly(command string, opts any) error {
 		return nil
 	}
 	if w, ok := opts.(interface{ writes() *writeFlags }); ok && !w.writes().dryRun {
-		return fmt.Errorf("%w (%s): nothing written; --dry-run previews the plan", edit.ErrReadOnly, g.readOnlyCause())
+		return fmt.Errorf("%w (%s): nothing written; --dry-run previews the plan", apply.ErrReadOnly, g.readOnlyCause())
 	}
 	if command == "stop" || command == "resume" {
-		return fmt.Errorf("%w (%s): not %s", edit.ErrReadOnly, g.readOnlyCause(), map[string]string{"stop": "stopped", "resume": "resumed"}[command])
+		return fmt.Errorf("%w (%s): not %s", apply.ErrReadOnly, g.readOnlyCause(), map[string]string{"stop": "stopped", "resume": "resumed"}[command])
 	}
 	return nil
 }
@@ -337,7 +338,7 @@ func (s *editSession) runPlans(plans []*plan.Plan, w writeFlags) error {
 		if err := check(s.ctx, p); err != nil {
 			// A dry run shows a moment of a live connector: that it moved
 			// on since is news, not a failure; a real run plans again.
-			var conflict *edit.ConflictError
+			var conflict *apply.ConflictError
 			if w.dryRun && errors.As(err, &conflict) {
 				fmt.Fprintf(s.env.Stdout, "  note: %s\n", strings.TrimSuffix(err.Error(), "; review and try again"))
 				continue

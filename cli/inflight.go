@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"koff/edit"
+	"koff/edit/apply"
 	"koff/edit/plan"
 )
 
@@ -28,7 +29,7 @@ func newInflightEditor(ed *edit.Editor) *inflightEditor {
 	return e
 }
 
-func (e *inflightEditor) Apply(ctx context.Context, p *plan.Plan) (edit.Result, error) {
+func (e *inflightEditor) Apply(ctx context.Context, p *plan.Plan) (apply.Result, error) {
 	e.wg.Add(1)
 	defer e.wg.Done()
 	return e.Editor.Apply(ctx, p)

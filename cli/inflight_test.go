@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"koff/edit"
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
@@ -85,7 +86,7 @@ func TestEndingTheDashboardStopsAnEditBetweenProduceRequests(t *testing.T) {
 	}
 	select {
 	case err := <-applied:
-		if !errors.Is(err, edit.ErrInterrupted) {
+		if !errors.Is(err, apply.ErrInterrupted) {
 			t.Errorf("apply: %v", err)
 		}
 	case <-time.After(5 * time.Second):

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/edit/apply"
 	"koff/model/text"
 )
 
@@ -98,7 +99,7 @@ func Main(args []string, env Env) int {
 	if errors.As(err, &ue) {
 		return ExitUsage
 	}
-	var we *edit.WriteError
+	var we *apply.WriteError
 	if errors.As(err, &we) && len(we.Unknown) > 0 {
 		return ExitUnknown
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"koff/connect"
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
@@ -135,3 +136,43 @@ func (e *Editor) topics() []string {
 	}
 	return e.Topics
 }
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
+
+// applier hands the write path what it needs beside the plan: the ports
+// and this koff's settings, as they are now.
+func (e *Editor) applier() *apply.Applier {
+	return &apply.Applier{
+		Store: e.Store, Kafka: e.Kafka, REST: e.REST, Configs: e.Configs, Topics: e.topics, ClusterID: e.ClusterID,
+		ConnectURL: e.connectURL(), ReadOnly: e.ReadOnly, ReadOnlyCause: e.ReadOnlyCause, User: e.User, Audit: e.Audit,
+		VerifyTimeout: e.VerifyTimeout, FlushInterval: e.FlushInterval, WatchLimit: e.WatchLimit, Progress: e.Progress,
+		Now: e.Now, Interrupt: e.Interrupt,
+	}
+}
+
+// Apply checks the preconditions again, writes the plan, waits until the
+// tailer has read every write back, and audits it (edit/apply: check →
+// others → write-ahead → write → settle → verify → watch → record).
+func (e *Editor) Apply(ctx context.Context, p *plan.Plan) (apply.Result, error) {
+	return e.applier().Apply(ctx, p)
+}
+
+// Check runs the preconditions of an edit: read-only, the connector's state
+// (when REST can tell), and the optimistic check that every stored offset
+// the plan read is unchanged.
+func (e *Editor) Check(ctx context.Context, p *plan.Plan) error { return e.applier().Check(ctx, p) }
+
+// CheckPreview runs every precondition Check does but read-only: a dry
+// run writes nothing, so a read-only koff may preview an edit.
+func (e *Editor) CheckPreview(ctx context.Context, p *plan.Plan) error {
+	return e.applier().CheckPreview(ctx, p)
+}
+
+// planWatch asks the write path how long it will watch the plan's writes
+// after the read-back, and why (Plan.Watch, apply.PlanWatch).
+func (e *Editor) planWatch(p *plan.Plan) { e.applier().PlanWatch(p) }
+
+// readOnly is apply.ErrReadOnly with its cause, when the caller gave one.
+func (e *Editor) readOnly() error { return apply.ReadOnlyError(e.ReadOnlyCause) }

@@ -191,3 +191,36 @@ func readAfterAlways(a, b int) bool {
 	}
 	return true
 }
+
+// current is the value the Store holds now under a write's key (nil: none
+// or deleted), as the write path reads it (apply/applier.go).
+func (h *harness) current(w plan.Write) []byte {
+	d, ok := h.store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
+	if !ok || d.Deleted {
+		return nil
+	}
+	return d.Value
+}
+
+// readBack: the Store holds every write of the plan, as the read-back
+// waits for (apply/verify.go).
+func (h *harness) readBack(p *plan.Plan) bool {
+	for _, ch := range p.Changes {
+		for _, w := range ch.Writes {
+			d, ok := h.store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
+			if !ok {
+				return false
+			}
+			if w.Value == nil {
+				if !d.Deleted {
+					return false
+				}
+				continue
+			}
+			if d.Deleted || !plan.SameValue(d.Value, w.Value, p.Path) {
+				return false
+			}
+		}
+	}
+	return true
+}

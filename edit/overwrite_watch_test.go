@@ -10,6 +10,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
@@ -59,7 +60,7 @@ func TestATaskCommitAfterTheReadBackIsAnOverwriteNotVerified(t *testing.T) {
 		calls++
 		if calls == 1 {
 			// The edit was read back: the task's next flush commits its own position.
-			if !h.ed.writesVisible(p) {
+			if !h.readBack(p) {
 				t.Error("the watch began before the read-back")
 			}
 			h.connectWrite(key, `{"position":130}`)
@@ -94,7 +95,7 @@ func TestAnEditWatchedToTheEndIsVerified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Watch != WatchFloor {
+	if p.Watch != apply.WatchFloor {
 		t.Fatalf("a short interval is watched for the floor: %s", p.Watch)
 	}
 	start := time.Now()
@@ -102,7 +103,7 @@ func TestAnEditWatchedToTheEndIsVerified(t *testing.T) {
 	if err != nil || !res.Verified {
 		t.Fatalf("%v: %s", err, res.Summary())
 	}
-	if took := time.Since(start); took < WatchFloor {
+	if took := time.Since(start); took < apply.WatchFloor {
 		t.Errorf("verified after %s, before the watch ended", took)
 	}
 }
@@ -142,7 +143,7 @@ func TestASignalDuringTheWatchLeavesTheEditUnverified(t *testing.T) {
 	if last := edits[len(edits)-1]; last.Result() != audit.ResultUnverified || !strings.Contains(last.Outcome.Message, "watch") {
 		t.Errorf("audit: %s %q", last.Result(), last.Outcome.Message)
 	}
-	if got := string(h.ed.current(p.Changes[0].Writes[0])); got != `{"position":5}` {
+	if got := string(h.current(p.Changes[0].Writes[0])); got != `{"position":5}` {
 		t.Errorf("value now %s", got)
 	}
 }
@@ -157,7 +158,7 @@ func TestTheWatchFollowsWhatKoffKnowsOfTheState(t *testing.T) {
 		want time.Duration
 		why  string
 	}{
-		{plan.Plan{}, 0, WatchCap, "Connect's default offset.flush.interval.ms"},
+		{plan.Plan{}, 0, apply.WatchCap, "Connect's default offset.flush.interval.ms"},
 		{plan.Plan{}, 5 * time.Second, 7500 * time.Millisecond, "state unknown"},
 		{plan.Plan{Target: model.TargetStopped, ConfigTopic: "connect-configs"}, 4 * time.Second, 6 * time.Second, "target state STOPPED in config topic connect-configs says nothing of tasks still running"},
 		{plan.Plan{State: "UNASSIGNED", Target: model.TargetStopped}, 2 * time.Second, 3 * time.Second, "UNASSIGNED, not STOPPED"},
@@ -204,24 +205,24 @@ func TestTheDemoWorkersOverwriteAnEditWithoutREST(t *testing.T) {
 	if res, err := h.ed.Apply(ctx, p); err != nil || !res.Verified {
 		t.Fatalf("%v: %s", err, res.Summary())
 	}
-	if took := time.Since(start); took > WatchFloor {
+	if took := time.Since(start); took > apply.WatchFloor {
 		t.Errorf("a REST-STOPPED edit took %s", took)
 	}
 
 	// jdbc-shop runs; koff has neither REST nor the config topic.
 	h.ed.REST, h.ed.Configs = nil, nil
 	shop := `{"protocol":"1","table":"shop.public.orders"}`
-	var res Result
+	var res apply.Result
 	for try := 0; ; try++ {
 		p, err = h.ed.Plan(ctx, setRequest(t, "jdbc-shop", shop, `{"incrementing":3}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Watch <= 0 || p.Watch > WatchCap {
+		if p.Watch <= 0 || p.Watch > apply.WatchCap {
 			t.Fatalf("watch %s", p.Watch)
 		}
 		res, err = h.ed.Apply(ctx, p)
-		var conflict *ConflictError
+		var conflict *apply.ConflictError
 		if errors.As(err, &conflict) && try < 20 {
 			continue // its task flushed between the plan and the write
 		}
@@ -331,7 +332,7 @@ func TestTheWatchOfAConnectorStoppedInTheConfigTopicCountsFromTheStop(t *testing
 		want  time.Duration
 		why   string
 	}{
-		{now.Add(-time.Hour), WatchFloor, "since 1h ago"},
+		{now.Add(-time.Hour), apply.WatchFloor, "since 1h ago"},
 		{now.Add(-5 * time.Second), 10 * time.Second, "since 5s ago: a task told then to stop commits once more as it stops, within 15s"},
 		{now.Add(-time.Second), 14 * time.Second, "since 1s ago"},
 		{time.Time{}, 90 * time.Second, "says nothing of tasks still running"},

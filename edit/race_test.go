@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"koff/connect"
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
@@ -76,7 +77,7 @@ func TestTwoEditorsOfOnePartitionNeverBothWin(t *testing.T) {
 		h.ed.Kafka = &spyWriter{Config: h.kafka, before: hold}
 		b.Kafka = &spyWriter{Config: h.kafka, before: hold}
 		type out struct {
-			res Result
+			res apply.Result
 			err error
 		}
 		results := make([]out, 2)
@@ -158,7 +159,7 @@ func TestAnEditPlannedBeforeAnotherLandedIsRefused(t *testing.T) {
 	before := h.endOffsets()
 	// Bob's Store may not have read Alice's record yet: the log is read.
 	_, err = b.Apply(context.Background(), pb)
-	var c *ConflictError
+	var c *apply.ConflictError
 	if !errors.As(err, &c) || !strings.Contains(err.Error(), `{"id":1}`) {
 		t.Fatalf("second edit: %v", err)
 	}
@@ -220,7 +221,7 @@ type barrierRESTOffsets struct {
 }
 
 func (b barrierRESTOffsets) Offsets(ctx context.Context, name string) (connect.Offsets, error) {
-	return b.REST.(offsetsReader).Offsets(ctx, name)
+	return b.REST.(apply.OffsetsReader).Offsets(ctx, name)
 }
 
 // Two PATCHes of one partition through Connect's REST API, both sent after
@@ -254,7 +255,7 @@ func TestTwoRESTEditsOfOnePartitionNeverBothWin(t *testing.T) {
 			}
 			plans[i] = p
 		}
-		results := make([]Result, 2)
+		results := make([]apply.Result, 2)
 		errs := make([]error, 2)
 		var wg sync.WaitGroup
 		for i, ed := range []*Editor{h.ed, b} {
@@ -279,7 +280,7 @@ func TestTwoRESTEditsOfOnePartitionNeverBothWin(t *testing.T) {
 			t.Errorf("run %d: loser: %v %s", run, errs[1-winner], loser.Summary())
 		}
 		h.waitFor("the winner's value in force", func() bool { return h.ordersRow().Offset == values[winner] })
-		got, err := rest.(offsetsReader).Offsets(ctx, "jdbc-shop")
+		got, err := rest.(apply.OffsetsReader).Offsets(ctx, "jdbc-shop")
 		if err != nil {
 			t.Fatal(err)
 		}

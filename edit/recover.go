@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
@@ -38,7 +39,7 @@ func (e *Editor) Reconcile(ctx context.Context, ed audit.Edit) (audit.Edit, erro
 	}
 	s := ed.Start
 	written := ed.WrittenSet()
-	bw, canRead := e.Kafka.(BatchWriter)
+	bw, canRead := e.Kafka.(apply.BatchWriter)
 	out := audit.Entry{
 		ID: s.ID, Time: e.now().UTC(), User: s.User, Host: s.Host, PID: s.PID, Connector: s.Connector,
 		Kind: s.Kind, Path: s.Path, Result: audit.ResultInterrupted, Cluster: s.Cluster, Undoes: s.Undoes,

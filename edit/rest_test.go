@@ -12,6 +12,7 @@ import (
 
 	"koff/connect"
 	"koff/demo"
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
@@ -84,7 +85,7 @@ func TestRESTEditRefusedWhileRunning(t *testing.T) {
 		t.Fatalf("plan state %q path %q (%s)", pl.State, pl.Path, pl.PathReason)
 	}
 	_, err = h.ed.Apply(ctx, pl)
-	var ns *NotStoppedError
+	var ns *apply.NotStoppedError
 	// koff's words, not Connect's: Connect was not asked to alter anything.
 	want := "jdbc-shop is RUNNING (Connect REST status, 2 tasks): koff changes offsets only of a STOPPED connector, as Connect does; stop it first (koff stop jdbc-shop)"
 	if !errors.As(err, &ns) || err.Error() != want || strings.Contains(err.Error(), "Connectors must be") {
@@ -200,7 +201,7 @@ func TestReplanAfterStopAppliesTheConfirmedEdit(t *testing.T) {
 	if err := h.ed.StopConnector(ctx, "es-search"); err != nil {
 		t.Fatal(err)
 	}
-	var conflict *ConflictError
+	var conflict *apply.ConflictError
 	if _, err := h.ed.Apply(ctx, pl); !errors.As(err, &conflict) {
 		t.Fatalf("the stale plan applied: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"koff/edit/apply"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/store"
@@ -179,7 +180,7 @@ func TestSinkCommitRefusedWhileTheGroupHasMembers(t *testing.T) {
 		t.Errorf("plan warnings: %q", pl.Warnings)
 	}
 	_, err = h.ed.Apply(context.Background(), pl)
-	var ga *GroupActiveError
+	var ga *apply.GroupActiveError
 	if !errors.As(err, &ga) || !strings.Contains(err.Error(), "stop the connector first") {
 		t.Errorf("apply with members: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"koff/edit/apply"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
@@ -140,7 +141,7 @@ func TestConflictAndReadOnlyWriteNothing(t *testing.T) {
 	h.workerWrite(key, `{"lsn":2}`) // the worker flushed while the dialog was open
 	before := h.endOffsets()
 	_, err = h.ed.Apply(context.Background(), pl)
-	var conflict *ConflictError
+	var conflict *apply.ConflictError
 	if !errors.As(err, &conflict) || string(conflict.Now) != `{"lsn":2}` {
 		t.Fatalf("apply after a concurrent change: %v", err)
 	}
@@ -149,7 +150,7 @@ func TestConflictAndReadOnlyWriteNothing(t *testing.T) {
 	}
 	h.ed.ReadOnly = true
 	pl, _ = h.ed.Plan(context.Background(), req)
-	if _, err := h.ed.Apply(context.Background(), pl); !errors.Is(err, ErrReadOnly) {
+	if _, err := h.ed.Apply(context.Background(), pl); !errors.Is(err, apply.ErrReadOnly) {
 		t.Errorf("read-only apply: %v", err)
 	}
 	if after := h.endOffsets(); after != before {

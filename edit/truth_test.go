@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"koff/edit/apply"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
@@ -98,7 +99,7 @@ func TestCheck_LayoutOfAStoredValueIsNoConflict(t *testing.T) {
 					t.Fatal(err)
 				}
 				if err := h.ed.Check(context.Background(), pl); err != nil {
-					var c *ConflictError
+					var c *apply.ConflictError
 					if errors.As(err, &c) {
 						t.Fatalf("%s: false optimistic conflict: %v", req.Kind, err)
 					}
@@ -120,7 +121,7 @@ func TestCheck_ARealChangeIsAConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.workerWrite(key, `{"position":10.0}`)
-	var c *ConflictError
+	var c *apply.ConflictError
 	if err := h.ed.Check(context.Background(), pl); !errors.As(err, &c) {
 		t.Fatalf("check = %v, want a conflict", err)
 	}

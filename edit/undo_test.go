@@ -3,10 +3,13 @@ package edit
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
@@ -151,15 +154,22 @@ func TestABareUndoDoesNotSilentlyGoPastAnEditThatWroteNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := h.ed.newRun(ctx, p)
-	en := run.entry(audit.ResultInProgress)
-	en.Changes, en.PID = run.changes(), 0
+	// The lines Apply writes (apply/record.go), by a process now gone (pid 0).
+	cluster, _ := h.ed.ClusterID(ctx)
+	host, _ := os.Hostname()
+	id := audit.NewEditID(time.Now())
+	entry := func(result string) audit.Entry {
+		return audit.Entry{ID: id, Time: time.Now().UTC(), User: h.ed.User, Host: host, Connector: p.Connector, Kind: p.Kind, Path: p.Path,
+			State: p.State, Result: result, Cluster: cluster, OffsetsTopics: h.ed.Topics}
+	}
+	en := entry(audit.ResultInProgress)
+	en.Changes = audit.ChangesOf(p)
 	en.Positions = map[string]int64{p.Changes[0].Writes[0].TopicPartition.String(): h.endOffset(tp)}
 	if err := h.ed.Audit.Append(en); err != nil {
 		t.Fatal(err)
 	}
-	out := run.entry(audit.ResultInterrupted)
-	out.PID, out.Error = 0, ErrInterrupted.Error()
+	out := entry(audit.ResultInterrupted)
+	out.Error = apply.ErrInterrupted.Error()
 	out.NotWritten = []string{p.Changes[0].Writes[0].TopicPartition.String()}
 	if err := h.ed.Audit.Append(out); err != nil {
 		t.Fatal(err)

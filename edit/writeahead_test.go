@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
@@ -155,7 +156,7 @@ func TestAFailedProduceNamesWrittenAndNotWrittenAndUndoRestoresExactlyThat(t *te
 		return nil
 	}
 	_, err := h.ed.Apply(context.Background(), p)
-	var we *WriteError
+	var we *apply.WriteError
 	if !errors.As(err, &we) || len(we.Written) != 4 || len(we.NotWritten) != 21 {
 		t.Fatalf("apply: %v", err)
 	}
@@ -226,7 +227,7 @@ func TestAnInterruptStopsBetweenProduceRequests(t *testing.T) {
 		return nil
 	}
 	res, err := h.ed.Apply(context.Background(), p)
-	if !errors.Is(err, ErrInterrupted) || !res.Interrupted || len(res.Written) != 3 || len(spy.calls) != 3 {
+	if !errors.Is(err, apply.ErrInterrupted) || !res.Interrupted || len(res.Written) != 3 || len(spy.calls) != 3 {
 		t.Fatalf("apply: %v; written %v; %d requests", err, res.Written, len(spy.calls))
 	}
 	edits, _ := h.ed.Audit.Edits()

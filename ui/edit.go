@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"koff/edit"
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
@@ -39,7 +40,7 @@ type (
 	}
 	applyDoneMsg struct {
 		id  int
-		res edit.Result
+		res apply.Result
 		err error
 	}
 	stopDoneMsg struct {
@@ -239,7 +240,7 @@ func (m *Model) handleApplyDone(msg applyDoneMsg) tea.Cmd {
 			d.Fail(dialogs.StepApply)
 			m.closeConfirm()
 			how := "the edit failed"
-			var we *edit.WriteError
+			var we *apply.WriteError
 			if errors.As(msg.err, &we) && len(we.Unknown) > 0 {
 				how = "the edit may have been written"
 			}
@@ -303,7 +304,7 @@ func (m *Model) handleResumeDone(msg resumeDoneMsg) {
 }
 
 // resultText is Result.Brief, with Connect's own answer for REST edits.
-func resultText(r edit.Result) string {
+func resultText(r apply.Result) string {
 	s := r.Brief()
 	if r.Message != "" {
 		s += " · Connect: " + r.Message
@@ -313,7 +314,7 @@ func resultText(r edit.Result) string {
 
 // resultKind marks only a verified edit with a check; one read back but
 // not verified for the worker is a warning, as its words say.
-func resultKind(r edit.Result) statusKind {
+func resultKind(r apply.Result) statusKind {
 	if r.Verified && !r.ReadBackOnly() {
 		return statusOK
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/edit"
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/model"
@@ -271,13 +272,13 @@ func (e *fakeEditor) Check(context.Context, *plan.Plan) error {
 	return nil
 }
 
-func (e *fakeEditor) Apply(ctx context.Context, p *plan.Plan) (edit.Result, error) {
+func (e *fakeEditor) Apply(ctx context.Context, p *plan.Plan) (apply.Result, error) {
 	e.record("apply %s %s", p.Kind, p.Connector)
 	if e.applyErr != nil {
-		return edit.Result{Plan: p}, e.applyErr
+		return apply.Result{Plan: p}, e.applyErr
 	}
 	if p.Path == plan.PathREST {
-		return edit.Result{Plan: p, Verified: true, Message: "The offsets for this connector have been altered successfully"}, nil
+		return apply.Result{Plan: p, Verified: true, Message: "The offsets for this connector have been altered successfully"}, nil
 	}
 	return e.real.Apply(ctx, p)
 }
@@ -573,7 +574,7 @@ func TestRunningConnectorOffersStopApplyResume(t *testing.T) {
 func TestFailedApplyLeavesTheConnectorStopped(t *testing.T) {
 	_, ed, m := editModel(t, 80, 24, nil)
 	ed.state, ed.tasks = "RUNNING", 1
-	conflict := &edit.ConflictError{Partition: `{"protocol":"1","table":"orders"}`, Now: []byte(`{"incrementing":7}`)}
+	conflict := &apply.ConflictError{Partition: `{"protocol":"1","table":"orders"}`, Now: []byte(`{"incrementing":7}`)}
 	ed.applyErr = conflict
 	selectPartition(t, m, "jdbc-orders", "orders")
 	pressSettle(t, m, "x")
@@ -593,7 +594,7 @@ func TestAnApplyWhoseAnswerWasLostSaysMayHaveBeenWritten(t *testing.T) {
 	_, ed, m := editModel(t, 160, 48, nil)
 	ed.state, ed.tasks = "RUNNING", 1
 	tp := model.TopicPartition{Topic: topic, Partition: 3}
-	ed.applyErr = &edit.WriteError{Unknown: []model.TopicPartition{tp}, Err: errors.New("write to connect-offsets/3: connection reset by peer")}
+	ed.applyErr = &apply.WriteError{Unknown: []model.TopicPartition{tp}, Err: errors.New("write to connect-offsets/3: connection reset by peer")}
 	selectPartition(t, m, "jdbc-orders", "orders")
 	pressSettle(t, m, "x")
 	pressSettle(t, m, "ctrl+r")
@@ -615,8 +616,8 @@ func TestFailedStopWritesNothing(t *testing.T) {
 
 func TestApplyErrorsAreShownWordForWord(t *testing.T) {
 	for _, err := range []error{
-		edit.ErrReadOnly,
-		&edit.NotStoppedError{Connector: "jdbc-orders", State: "RUNNING", Tasks: 2},
+		apply.ErrReadOnly,
+		&apply.NotStoppedError{Connector: "jdbc-orders", State: "RUNNING", Tasks: 2},
 		errors.New("Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/jdbc-orders/stop' endpoint"),
 	} {
 		_, ed, m := editModel(t, 120, 30, nil)

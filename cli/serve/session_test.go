@@ -15,6 +15,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"koff/edit"
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/internal/sshtest"
@@ -139,13 +140,13 @@ func TestSessionEditorEnforcesRoles(t *testing.T) {
 		t.Fatalf("viewer editor: read-only %v, user %q", ed.ReadOnly, ed.User)
 	}
 	ctx := context.Background()
-	if _, err := ed.Apply(ctx, &plan.Plan{Request: plan.Request{Connector: "jdbc-shop", Kind: plan.KindSet}}); !errors.Is(err, edit.ErrReadOnly) {
+	if _, err := ed.Apply(ctx, &plan.Plan{Request: plan.Request{Connector: "jdbc-shop", Kind: plan.KindSet}}); !errors.Is(err, apply.ErrReadOnly) {
 		t.Errorf("viewer Apply: %v, want ErrReadOnly", err)
 	}
-	if err := ed.StopConnector(ctx, "jdbc-shop"); !errors.Is(err, edit.ErrReadOnly) {
+	if err := ed.StopConnector(ctx, "jdbc-shop"); !errors.Is(err, apply.ErrReadOnly) {
 		t.Errorf("viewer StopConnector: %v", err)
 	}
-	if err := ed.ResumeConnector(ctx, "jdbc-shop"); !errors.Is(err, edit.ErrReadOnly) {
+	if err := ed.ResumeConnector(ctx, "jdbc-shop"); !errors.Is(err, apply.ErrReadOnly) {
 		t.Errorf("viewer ResumeConnector: %v", err)
 	}
 	entries, err := audit.Entries()

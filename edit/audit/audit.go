@@ -184,7 +184,7 @@ func bytesPtr(b []byte) *string {
 	return &s
 }
 
-func RecordOf(w plan.Write) Record {
+func recordOf(w plan.Write) Record {
 	r := Record{TopicPartition: w.TopicPartition.String(), Before: bytesPtr(w.Before), Value: bytesPtr(w.Value)}
 	if utf8.Valid(w.Key) {
 		r.Key = string(w.Key)
@@ -200,7 +200,7 @@ func NewEditID(now time.Time) string {
 	return now.UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:])
 }
 
-func RawOrNull(b []byte) json.RawMessage {
+func rawOrNull(b []byte) json.RawMessage {
 	if b == nil {
 		return json.RawMessage("null")
 	}
@@ -864,4 +864,23 @@ func OrUnknownUser(u string) string {
 		return "an unknown user"
 	}
 	return u
+}
+
+// ChangesOf is what an audit line holds of a plan's changes: each
+// partition's offset before and after, and every record written with the
+// value its key held.
+func ChangesOf(p *plan.Plan) []Change {
+	var out []Change
+	for _, ch := range p.Changes {
+		ac := Change{Partition: rawOrNull([]byte(ch.PartitionJSON)), Before: rawOrNull(ch.Before), After: rawOrNull(ch.After)}
+		for _, w := range ch.Writes {
+			ac.Writes = append(ac.Writes, w.TopicPartition.String())
+			ac.Records = append(ac.Records, recordOf(w))
+		}
+		if p.Group != "" {
+			ac.Writes = []string{"group " + p.Group}
+		}
+		out = append(out, ac)
+	}
+	return out
 }

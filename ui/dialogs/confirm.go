@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/edit"
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/keymap"
@@ -51,7 +52,7 @@ type ConfirmDialog struct {
 	Running bool
 	Flow    bool // stop → apply → resume
 	steps   []flowStep
-	Result  *edit.Result // the apply's, while resuming
+	Result  *apply.Result // the apply's, while resuming
 }
 
 type stepState int

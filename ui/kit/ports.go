@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"koff/edit"
+	"koff/edit/apply"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
@@ -36,7 +37,7 @@ type Source interface {
 type Editor interface {
 	Plan(ctx context.Context, req plan.Request) (*plan.Plan, error)
 	Check(ctx context.Context, p *plan.Plan) error
-	Apply(ctx context.Context, p *plan.Plan) (edit.Result, error)
+	Apply(ctx context.Context, p *plan.Plan) (apply.Result, error)
 	StopConnector(ctx context.Context, name string) error
 	ResumeConnector(ctx context.Context, name string) error
 	// FindUndo finds the edit undo puts back (of this cluster only) and

@@ -1,11 +1,9 @@
-package edit
+package apply
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"koff/edit/audit"
 	"koff/edit/plan"
@@ -15,7 +13,7 @@ import (
 // editRun writes one edit's lines to the audit log: the write-ahead line,
 // one per topic-partition written, and the outcome.
 type editRun struct {
-	e       *Editor
+	e       *Applier
 	p       *plan.Plan
 	id      string
 	cluster string
@@ -25,10 +23,10 @@ type editRun struct {
 	watch   *watch
 }
 
-func (e *Editor) newRun(ctx context.Context, p *plan.Plan) *editRun {
+func (e *Applier) newRun(ctx context.Context, p *plan.Plan) *editRun {
 	// Asked per edit, not once: the dashboard runs for days, and another
 	// cluster may answer at the same address by then.
-	cluster, _ := e.ClusterID(ctx)
+	cluster, _ := e.clusterID(ctx)
 	return &editRun{e: e, p: p, id: audit.NewEditID(e.now()), cluster: cluster}
 }
 
@@ -42,22 +40,7 @@ func (r *editRun) entry(result string) audit.Entry {
 	}
 }
 
-func (r *editRun) changes() []audit.Change {
-	p := r.p
-	var out []audit.Change
-	for _, ch := range p.Changes {
-		ac := audit.Change{Partition: audit.RawOrNull([]byte(ch.PartitionJSON)), Before: audit.RawOrNull(ch.Before), After: audit.RawOrNull(ch.After)}
-		for _, w := range ch.Writes {
-			ac.Writes = append(ac.Writes, w.TopicPartition.String())
-			ac.Records = append(ac.Records, audit.RecordOf(w))
-		}
-		if p.Group != "" {
-			ac.Writes = []string{"group " + p.Group}
-		}
-		out = append(out, ac)
-	}
-	return out
-}
+func (r *editRun) changes() []audit.Change { return audit.ChangesOf(r.p) }
 
 // auditCommand is the plan's command line for its audit line, unless it
 // is long: an import's command carries its whole export, which the line
@@ -79,27 +62,13 @@ func (r *editRun) append(en audit.Entry) error {
 // refused logs an attempt that wrote nothing, in one line.
 func (r *editRun) refused(err error) {
 	res := audit.ResultFailed
-	if isRefusal(err) {
+	if IsRefusal(err) {
 		res = audit.ResultRefused
 	}
 	en := r.entry(res)
 	en.Changes, en.Rewind, en.Command = r.changes(), r.p.Request.Rewind, r.auditCommand()
 	en.Error = err.Error()
 	_ = r.append(en)
-}
-
-// begin writes the write-ahead line: the full plan with every record and
-// the value each key held, synced to disk. Nothing is written to Kafka
-// unless it is.
-func (r *editRun) begin(positions map[string]int64) error {
-	en := r.entry(audit.ResultInProgress)
-	en.Changes, en.Rewind, en.Command = r.changes(), r.p.Request.Rewind, r.auditCommand()
-	en.Positions = positions
-	if err := r.append(en); err != nil {
-		return fmt.Errorf("audit log %s: %v: nothing written (koff logs every edit before its first write)", r.e.Audit.Path, err)
-	}
-	r.begun = true
-	return nil
 }
 
 // markWritten logs topic-partitions as soon as Kafka acknowledged them.
@@ -174,26 +143,4 @@ func (r *editRun) unknownOf(res *Result) []string {
 		out = append(out, tp.String())
 	}
 	return out
-}
-
-func joinContests(cs []Contest) string {
-	s := ""
-	for i, c := range cs {
-		if i > 0 {
-			s += "; "
-		}
-		s += c.String()
-	}
-	return s
-}
-
-func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), d)
-}
-
-func isRefusal(err error) bool {
-	var ns *NotStoppedError
-	var c *ConflictError
-	var ga *GroupActiveError
-	return errors.Is(err, ErrReadOnly) || errors.As(err, &ns) || errors.As(err, &c) || errors.As(err, &ga)
 }

@@ -1,4 +1,4 @@
-package edit
+package apply
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"koff/connect"
+	"koff/edit/plan"
 	"koff/model"
 )
 
@@ -79,16 +80,67 @@ func (w *watch) landedWithin(ctx context.Context, bs []batch) (written, unknown 
 	return written, unknown
 }
 
-func without(bs []batch, tps []model.TopicPartition) []batch {
-	drop := map[model.TopicPartition]bool{}
-	for _, tp := range tps {
-		drop[tp] = true
-	}
-	var out []batch
+// reconcile says which batches are in the log after the positions: every
+// record of the batch is there, with this edit's value.
+func (w *watch) reconcile(ctx context.Context, bs []batch) (written, notWritten []model.TopicPartition) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
 	for _, b := range bs {
-		if !drop[b.tp] {
-			out = append(out, b)
+		recs, _, err := w.rr.ReadRecords(ctx, b.tp, w.positions[b.tp])
+		if err == nil {
+			if at, ok := batchIn(w.p, b, recs); ok {
+				w.offsets[b.tp] = at
+				written = append(written, b.tp)
+				continue
+			}
+		}
+		notWritten = append(notWritten, b.tp)
+	}
+	return written, notWritten
+}
+
+// settleSink settles a sink commit whose answer was lost: the commit
+// holds once the group shows its offsets; until then it may have been
+// written.
+func (e *Applier) settleSink(ctx context.Context, p *plan.Plan, run *editRun, res *Result, err error) error {
+	if e.groupShowsWithin(context.WithoutCancel(ctx), p) {
+		return nil
+	}
+	for _, c := range p.Sink {
+		res.Unknown = append(res.Unknown, c.TopicPartition)
+	}
+	run.unknown = []string{"group " + p.Group}
+	return &WriteError{Unknown: res.Unknown, Group: p.Group, Err: err}
+}
+
+// groupShowsWithin polls the group until it holds every offset of the
+// plan, for up to the verify timeout.
+func (e *Applier) groupShowsWithin(ctx context.Context, p *plan.Plan) bool {
+	deadline := time.Now().Add(e.verifyTimeout())
+	for {
+		if poll, err := e.groupPoll(ctx, p.Group); err == nil {
+			now := map[model.TopicPartition]int64{}
+			for _, gp := range poll.Partitions {
+				now[gp.TopicPartition] = gp.Committed
+			}
+			holds := true
+			for _, c := range p.Sink {
+				cur, has := now[c.TopicPartition]
+				if !has {
+					cur = -1
+				}
+				holds = holds && cur == c.After
+			}
+			if holds {
+				return true
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return out
 }

@@ -1,4 +1,4 @@
-package edit
+package apply
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	"koff/edit/plan"
 	"koff/model"
-	"koff/model/store"
 )
 
 // A direct write is read back within milliseconds, but a task that still
@@ -44,16 +43,16 @@ func watchWindow(interval, limit time.Duration) time.Duration {
 	return min(max(interval*3/2, WatchFloor), limit)
 }
 
-func (e *Editor) watchLimit() time.Duration {
+func (e *Applier) watchLimit() time.Duration {
 	if e.WatchLimit > 0 {
 		return e.WatchLimit
 	}
 	return WatchCap
 }
 
-// planWatch decides whether and how long the plan's writes are watched
+// PlanWatch decides whether and how long the plan's writes are watched
 // after the read-back (Plan.Watch), and says why (Plan.WatchWhy).
-func (e *Editor) planWatch(p *plan.Plan) {
+func (e *Applier) PlanWatch(p *plan.Plan) {
 	p.Watch, p.WatchWhy, p.WatchInterval = 0, "", 0
 	switch {
 	case p.Group != "":
@@ -100,7 +99,7 @@ func (e *Editor) planWatch(p *plan.Plan) {
 // worker setting: every connector of the workers shares it; a connector
 // just created or stopped has flushed too seldom to tell), else Connect's
 // default.
-func (e *Editor) flushIntervalOf(p *plan.Plan) (time.Duration, string) {
+func (e *Applier) flushIntervalOf(p *plan.Plan) (time.Duration, string) {
 	if e.FlushInterval > 0 {
 		return e.FlushInterval, "--flush-interval"
 	}
@@ -151,7 +150,7 @@ func (e *Editor) flushIntervalOf(p *plan.Plan) (time.Duration, string) {
 // for the verify timeout, as the read-back waits for one. A signal
 // (Interrupt) or a cancelled ctx ends the watch early: the edit is then
 // written and read back, but not verified (Result.Unwatched).
-func (e *Editor) keepWatching(ctx context.Context, p *plan.Plan, w *watch, res *Result) {
+func (e *Applier) keepWatching(ctx context.Context, p *plan.Plan, w *watch, res *Result) {
 	if p.Watch <= 0 || !res.Verified {
 		return
 	}
@@ -221,21 +220,4 @@ func (w *watch) overwrites(ctx context.Context, res *Result) ([]Contest, bool) {
 		}
 	}
 	return out, final
-}
-
-// writerOf names who wrote a record: the edit in the audit log that wrote
-// it, else what its headers say (Connect writes none; koff's direct writes
-// carry its header), with where and when it landed.
-func (e *Editor) writerOf(rec store.Record) string {
-	if by := e.whoWrote(rec.Key, rec.Value); by != "" {
-		return by
-	}
-	at := fmt.Sprintf("%s offset %d", model.TopicPartition{Topic: rec.Topic, Partition: rec.Partition}, rec.Offset)
-	if !rec.Time.IsZero() {
-		at += " at " + rec.Time.UTC().Format("15:04:05.000Z")
-	}
-	if rec.Koff {
-		return fmt.Sprintf("another koff, not in this audit log (a record with koff's header, %s)", at)
-	}
-	return fmt.Sprintf("a Connect worker: the connector's task (a record without koff's header, %s)", at)
 }
