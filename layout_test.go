@@ -34,8 +34,9 @@ var importRules = []importRule{
 	// wires planning to the write path. No part imports one above it.
 	{pkg: "koff/edit/plan", allow: []string{"koff/model/..."}},
 	{pkg: "koff/edit/audit", allow: []string{"koff/model/...", "koff/edit/plan"}},
+	{pkg: "koff/edit/planner", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan"}},
 	{pkg: "koff/edit/apply", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit"}},
-	{pkg: "koff/edit", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit", "koff/edit/apply"}, thirdParty: true},
+	{pkg: "koff/edit", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit", "koff/edit/planner", "koff/edit/apply"}, thirdParty: true},
 	// The dashboard never reaches Kafka or Connect itself: it reads and
 	// writes through the ports in ui/kit. Screens and dialogs are built
 	// from the kit and know nothing of each other; the root routes.
@@ -137,6 +138,9 @@ func TestImportRulesCatchAnArrowTheOtherWay(t *testing.T) {
 		{"koff/edit/audit", "koff/edit/apply", false},
 		{"koff/edit/apply", "koff/edit", false},
 		{"koff/edit", "koff/edit/apply", true},
+		{"koff/edit/apply", "koff/edit/planner", false},
+		{"koff/edit/planner", "koff/edit/apply", false},
+		{"koff/edit/planner", "koff/edit/audit", false},
 		{"koff/cli", "koff/ui/kit", true},
 		{"koff/kafka/security", "koff/kafka", false},
 		{"koff/demo/rest", "koff/demo", false},

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"koff/edit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/java"
 )
@@ -60,12 +60,12 @@ func runImport(g *Globals, opts any, args []string, env Env) error {
 	}
 	defer s.close()
 	var plans []*plan.Plan
-	var unknown []*edit.UnknownPartitionError
+	var unknown []*planner.UnknownPartitionError
 	unchanged := 0
 	for _, r := range reqs {
 		r.Create = o.create
 		p, err := s.ed.Plan(s.ctx, r)
-		var u *edit.UnknownPartitionError
+		var u *planner.UnknownPartitionError
 		if errors.As(err, &u) {
 			unknown = append(unknown, u)
 			continue
@@ -158,11 +158,11 @@ func partitionCount(n int) string {
 // unknownImportError refuses the whole file: every partition it names
 // that its connector never had, each with its did-you-mean, and nothing
 // written.
-func unknownImportError(us []*edit.UnknownPartitionError) error {
+func unknownImportError(us []*planner.UnknownPartitionError) error {
 	var lines []string
 	for _, u := range us {
 		for _, p := range u.Unknown {
-			lines = append(lines, u.Connector+" "+p.Partition+edit.PartitionDidYouMean(p.Closest))
+			lines = append(lines, u.Connector+" "+p.Partition+planner.PartitionDidYouMean(p.Closest))
 		}
 	}
 	them := "them"

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"koff/edit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 )
 
 type resetOptions struct {
@@ -52,7 +52,7 @@ func runReset(g *Globals, opts any, args []string, env Env) error {
 	}
 	defer s.close()
 	p, err := s.ed.Plan(s.ctx, req)
-	var none *edit.NothingToResetError
+	var none *planner.NothingToResetError
 	if errors.As(err, &none) {
 		// Connect answers a second DELETE with 200: a reset that finds
 		// nothing left has nothing to do, and that is no failure.

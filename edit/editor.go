@@ -8,6 +8,7 @@ import (
 	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/store"
 )
@@ -176,3 +177,46 @@ func (e *Editor) planWatch(p *plan.Plan) { e.applier().PlanWatch(p) }
 
 // readOnly is apply.ErrReadOnly with its cause, when the caller gave one.
 func (e *Editor) readOnly() error { return apply.ReadOnlyError(e.ReadOnlyCause) }
+
+// planner hands planning what it reads: the ports and this koff's
+// settings, as they are now.
+func (e *Editor) planner() *planner.Planner {
+	return &planner.Planner{
+		Store: e.Store, Kafka: e.Kafka, Bootstrap: e.Bootstrap, REST: e.REST, Configs: e.Configs, Topics: e.topics,
+		Cmd: e.Cmd, Watch: e.planWatch, Now: e.Now,
+	}
+}
+
+// Plan works out an edit without writing anything (edit/planner).
+func (e *Editor) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error) {
+	return e.planner().Plan(ctx, req)
+}
+
+// PlanSink works out a sink edit without writing anything.
+func (e *Editor) PlanSink(ctx context.Context, req plan.SinkRequest) (*plan.Plan, error) {
+	return e.planner().PlanSink(ctx, req)
+}
+
+// Replan plans the same request again on the offsets as they are now. The
+// stop → apply → resume flow needs it: stopping a connector makes its tasks
+// commit one last time, which moves the offsets the first plan read.
+func (e *Editor) Replan(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
+	return e.planner().Replan(ctx, p)
+}
+
+// CopyRequest is the request that gives connector `to` every live source
+// offset `from` has, as a new planned edit of `to`.
+func (e *Editor) CopyRequest(from, to string) (plan.Request, error) {
+	return e.planner().CopyRequest(from, to)
+}
+
+// configOf is the config topic's word on a connector; ok is false when
+// koff reads no config topic.
+func (e *Editor) configOf(name string) (model.ConnectorConfig, string, bool) {
+	return plan.ConfigOf(e.Configs, name)
+}
+
+// groupPoll is one consumer group's committed offsets and members.
+func (e *Editor) groupPoll(ctx context.Context, group string) (model.GroupPoll, error) {
+	return plan.GroupPoll(ctx, e.Kafka, group)
+}

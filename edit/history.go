@@ -8,6 +8,7 @@ import (
 
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
@@ -172,7 +173,7 @@ func newKeyFilter(connector string, parts []java.Object) *keyFilter {
 	if len(parts) > 0 {
 		f.canons = map[string]bool{}
 		for _, p := range parts {
-			f.canons[canonOf(p)] = true
+			f.canons[planner.CanonOf(p)] = true
 		}
 	}
 	return f
@@ -192,7 +193,7 @@ func (f *keyFilter) lookup(key []byte) *keyInfo {
 		return ki
 	}
 	ki := &keyInfo{}
-	if k, err := model.ParseKey(key); err == nil && k.Connector == f.connector && (f.canons == nil || f.canons[canonOf(k.Partition)]) {
+	if k, err := model.ParseKey(key); err == nil && k.Connector == f.connector && (f.canons == nil || f.canons[planner.CanonOf(k.Partition)]) {
 		ki.keep, ki.partition, ki.object = true, string(k.PartitionRaw), k.Partition
 	}
 	if ki.keep || len(f.keys) < maxOtherKeys {
@@ -343,23 +344,23 @@ func TimestampType(logAppend bool) string {
 // RequireSource refuses a name koff has never seen and partitions the
 // connector never had, as a set does, with the closest names.
 func (e *Editor) RequireSource(ctx context.Context, name string, parts []java.Object) error {
-	if err := e.requireKnown(ctx, plan.KindSet, name, "", false); err != nil {
-		return creatingNothing(err)
+	if err := e.planner().RequireKnown(ctx, plan.KindSet, name, "", false); err != nil {
+		return planner.CreatingNothing(err)
 	}
 	if len(parts) == 0 {
 		return nil
 	}
-	return creatingNothing(e.requirePartitions(plan.Request{Connector: name, Kind: plan.KindSet, Items: itemsOf(parts)}, e.storedCopies(name)))
+	return planner.CreatingNothing(e.planner().RequirePartitions(plan.Request{Connector: name, Kind: plan.KindSet, Items: itemsOf(parts)}, e.planner().StoredCopies(name)))
 }
 
 // SinkCommits is what Kafka keeps of a sink's commits: its group's latest
 // committed offset per partition, nothing older. isSink is false for a
 // source (or a name koff does not know as a sink).
 func (e *Editor) SinkCommits(ctx context.Context, name, group string) (poll model.GroupPoll, g string, isSink bool, err error) {
-	if isSink, err = e.sinkConnector(ctx, plan.Request{Connector: name, Group: group}); err != nil || !isSink {
+	if isSink, err = e.planner().SinkConnector(ctx, plan.Request{Connector: name, Group: group}); err != nil || !isSink {
 		return poll, "", false, err
 	}
-	g, _ = e.sinkGroupOf(name, group)
+	g, _ = e.planner().SinkGroupOf(name, group)
 	if e.REST != nil && group == "" {
 		if cfg, err := e.REST.ConnectorConfig(ctx, name); err == nil {
 			g = model.SinkGroupName(name, cfg)

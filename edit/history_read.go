@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync/atomic"
 
+	"koff/edit/planner"
 	"koff/model"
 )
 
@@ -42,7 +43,7 @@ type HistoryRead struct {
 // it.
 func (e *Editor) StartHistory(ctx context.Context, req HistoryRequest) *HistoryRead {
 	return &HistoryRead{req: req, marks: e.auditMarks(ctx, req.Connector), filter: newKeyFilter(req.Connector, req.Partitions),
-		h: &History{Connector: req.Connector, ReadOrder: req.ReadOrder}, own: e.ownTopic(ctx, req.Connector)}
+		h: &History{Connector: req.Connector, ReadOrder: req.ReadOrder}, own: e.planner().OwnTopic(ctx, req.Connector)}
 }
 
 func (r *HistoryRead) Keep(key []byte) bool { return r.filter.keep(key) }
@@ -119,7 +120,7 @@ func judgeCopy(s *CopyHistory, copies map[string]model.PartitionRow, own string)
 		s.Copy, s.Stray = CopyStray, row.Stray
 		switch {
 		case own != "" && s.ID.Topic != own:
-			s.Stray = NotReadText(own)
+			s.Stray = planner.NotReadText(own)
 		case row.Live:
 			s.Copy = CopyLive
 		}

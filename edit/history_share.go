@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/java"
 )
@@ -147,7 +148,7 @@ func (s *HistoryShare) entry(connector string, partition java.Object, keep int) 
 			delete(s.entries, k)
 		}
 	}
-	key := connector + "\x00" + canonOf(partition) + "\x00" + strconv.Itoa(keep)
+	key := connector + "\x00" + planner.CanonOf(partition) + "\x00" + strconv.Itoa(keep)
 	h, ok := s.entries[key]
 	if !ok {
 		for len(s.entries) >= shareMaxEntries {

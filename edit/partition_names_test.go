@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 )
 
@@ -38,7 +39,7 @@ func TestUnknownSourcePartitionIsRefusedWithDidYouMean(t *testing.T) {
 			[]string{"did you mean", "nothing to reset"}},
 	} {
 		_, err := h.ed.Plan(ctx, tc.req)
-		var u *UnknownPartitionError
+		var u *planner.UnknownPartitionError
 		if !errors.As(err, &u) {
 			t.Errorf("%s: %v, want an unknown partition refused", tc.name, err)
 			continue
@@ -87,12 +88,12 @@ func TestResetAllOfNothingLeftSaysNothingToReset(t *testing.T) {
 	h.workerWrite(`["mm2",{"cluster":"primary","partition":0,"topic":"orders"}]`, ``)
 	h.waitFor("the tombstone", func() bool { r := h.rows("mm2"); return len(r) == 1 && r[0].Deleted })
 	_, err := h.ed.Plan(ctx, plan.Request{Connector: "mm2", Kind: plan.KindResetAll})
-	var none *NothingToResetError
+	var none *planner.NothingToResetError
 	if !errors.As(err, &none) || !strings.HasPrefix(err.Error(), "nothing to reset: connector mm2 has no offsets in ") {
 		t.Fatalf("reset of nothing left: %v", err)
 	}
 	// A name koff never saw stays a typo.
-	var unknown *UnknownConnectorError
+	var unknown *planner.UnknownConnectorError
 	if _, err := h.ed.Plan(ctx, plan.Request{Connector: "mm3", Kind: plan.KindResetAll}); !errors.As(err, &unknown) {
 		t.Errorf("reset of an unknown name: %v", err)
 	}
@@ -112,7 +113,7 @@ func TestUnknownSinkPartitionIsRefusedUnlessTheTopicHasIt(t *testing.T) {
 		return err
 	}
 	err := set(false, model.TopicPartition{Topic: "ordrs", Partition: 1})
-	var u *UnknownPartitionError
+	var u *planner.UnknownPartitionError
 	if !errors.As(err, &u) || !strings.Contains(err.Error(), `never committed {"kafka_topic":"ordrs","kafka_partition":1} (did you mean`) || !strings.Contains(err.Error(), `{"kafka_topic":"orders","kafka_partition":1}`) {
 		t.Errorf("misspelt topic: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/store"
 )
@@ -141,7 +142,7 @@ func (e *Editor) groupHolds(ctx context.Context, group string, s audit.Entry) (b
 			if err != nil {
 				return false, err
 			}
-			_, off, err := sinkItem(plan.Item{Partition: it, Offset: o})
+			_, off, err := planner.SinkItem(plan.Item{Partition: it, Offset: o})
 			if err != nil {
 				return false, err
 			}

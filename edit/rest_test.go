@@ -15,6 +15,7 @@ import (
 	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/store"
@@ -170,7 +171,7 @@ func TestRESTUnknownConnector(t *testing.T) {
 	_, err := h.ed.Plan(context.Background(), plan.Request{Connector: "nosuch", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"a":"b"}`), Offset: mustOffset(t, `{"o":1}`)}}})
 	// Nowhere in the offsets topic, no group, and Connect's 404: refused,
 	// with the names koff knows that are closest.
-	var unknown *UnknownConnectorError
+	var unknown *planner.UnknownConnectorError
 	if !errors.As(err, &unknown) || !strings.Contains(err.Error(), "Connect does not list it") {
 		t.Errorf("plan for an unknown connector: %v", err)
 	}

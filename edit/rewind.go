@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/java"
 )
@@ -151,7 +152,7 @@ func (e *Editor) PlanRewind(ctx context.Context, req plan.RewindRequest) (*Rewin
 		return nil, errNoHistoryReader
 	}
 	// A name with no source offsets reads nothing.
-	if !e.hasStoredCopies(req.Connector) {
+	if !e.planner().HasStoredCopies(req.Connector) {
 		return nil, ErrNotSourceRewind
 	}
 	rr := StartRewind(req)
@@ -165,33 +166,33 @@ func (e *Editor) PlanRewind(ctx context.Context, req plan.RewindRequest) (*Rewin
 // PlanRewindRead is PlanRewind from a read done.
 func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, error) {
 	req := rr.req
-	copies := e.storedCopies(req.Connector)
+	copies := e.planner().StoredCopies(req.Connector)
 	if len(copies) == 0 {
 		return nil, ErrNotSourceRewind
 	}
-	if isSink, err := e.sinkConnector(ctx, plan.Request{Connector: req.Connector}); err != nil {
+	if isSink, err := e.planner().SinkConnector(ctx, plan.Request{Connector: req.Connector}); err != nil {
 		return nil, err
 	} else if isSink {
 		return nil, ErrNotSourceRewind
 	}
-	if err := e.requirePartitions(plan.Request{Connector: req.Connector, Kind: plan.KindSet, Items: itemsOf(req.Partitions)}, copies); err != nil {
-		return nil, creatingNothing(err) // a rewind takes commits: it makes no partition
+	if err := e.planner().RequirePartitions(plan.Request{Connector: req.Connector, Kind: plan.KindSet, Items: itemsOf(req.Partitions)}, copies); err != nil {
+		return nil, planner.CreatingNothing(err) // a rewind takes commits: it makes no partition
 	}
 	// The topic the task reads: the connector's own offsets topic when it
 	// has one (ConnectorOffsetBackingStore#get: the workers' topic is
 	// never read then), else the one holding its offsets, the topic the
 	// plan writes to. A copy anywhere else is never a rewind's source.
-	home := e.homeTopic(req.Connector, e.topics())
-	own := e.ownTopic(ctx, req.Connector)
+	home := e.planner().HomeTopic(req.Connector, e.topics())
+	own := e.planner().OwnTopic(ctx, req.Connector)
 	if own != "" {
-		if !contains(e.topics(), own) {
+		if !planner.Contains(e.topics(), own) {
 			return nil, fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic): add --offsets-topic %s so koff can read its history", req.Connector, own, own)
 		}
 		home = own
 	}
 	want := map[string]bool{}
 	for _, p := range req.Partitions {
-		want[canonOf(p)] = true
+		want[planner.CanonOf(p)] = true
 	}
 	// One choice per partition: the copy the task reads in the home topic.
 	rw := &Rewind{RewindRequest: req}
@@ -199,27 +200,27 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 	seen := map[string]bool{}
 	elsewhere := map[string]string{} // partitions stored only outside its own topic: where
 	for _, c := range copies {
-		if len(want) > 0 && !want[c.canon] {
+		if len(want) > 0 && !want[c.Canon] {
 			continue
 		}
-		if c.row.ID.Topic != home {
-			if own != "" && !c.row.Deleted && elsewhere[c.canon] == "" {
-				elsewhere[c.canon] = c.row.ID.TopicPartition.String()
+		if c.Row.ID.Topic != home {
+			if own != "" && !c.Row.Deleted && elsewhere[c.Canon] == "" {
+				elsewhere[c.Canon] = c.Row.ID.TopicPartition.String()
 			}
 			continue
 		}
-		if c.row.Live {
-			live[c.canon] = c.row
+		if c.Row.Live {
+			live[c.Canon] = c.Row
 		}
-		if !seen[c.canon] {
-			seen[c.canon] = true
-			rw.Choices = append(rw.Choices, RewindChoice{Partition: c.row.Partition, object: c.partition})
+		if !seen[c.Canon] {
+			seen[c.Canon] = true
+			rw.Choices = append(rw.Choices, RewindChoice{Partition: c.Row.Partition, object: c.Partition})
 		}
 	}
 	for _, c := range copies {
-		if where := elsewhere[c.canon]; where != "" && !seen[c.canon] {
-			seen[c.canon] = true
-			rw.Choices = append(rw.Choices, RewindChoice{Partition: c.row.Partition, object: c.partition, Action: RewindLeft,
+		if where := elsewhere[c.Canon]; where != "" && !seen[c.Canon] {
+			seen[c.Canon] = true
+			rw.Choices = append(rw.Choices, RewindChoice{Partition: c.Row.Partition, object: c.Partition, Action: RewindLeft,
 				Reason: fmt.Sprintf("not in its own offsets topic %s, which its tasks read (ConnectorOffsetBackingStore): the copy in %s is never read, so it is no commit to put back", own, where)})
 		}
 	}
@@ -234,7 +235,7 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 		if ch.Action == RewindLeft {
 			continue
 		}
-		row, ok := live[canonOf(ch.object)]
+		row, ok := live[planner.CanonOf(ch.object)]
 		if !ok {
 			ch.Action, ch.Reason = RewindLeft, "no copy the task reads: every stored copy is a stray"
 			continue

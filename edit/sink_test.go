@@ -12,6 +12,7 @@ import (
 
 	"koff/edit/apply"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/store"
 )
@@ -206,7 +207,7 @@ func TestSinkGroupOnlyFromEvidence(t *testing.T) {
 		t.Errorf("group %s, warnings %q", p.Group, p.Warnings)
 	}
 	// A typo: no group with commits, no offsets: refused with the closest name.
-	var unknown *UnknownConnectorError
+	var unknown *planner.UnknownConnectorError
 	if _, err := h.ed.PlanSink(ctx, plan.SinkRequest{Connector: "s33", Kind: plan.KindSet, Strategy: to}); !errors.As(err, &unknown) {
 		t.Fatalf("typo'd sink: %v", err)
 	}

@@ -102,7 +102,7 @@ func (e *Editor) stopConnector(ctx context.Context, name string) error {
 		return errNoREST
 	}
 	if err := e.REST.Stop(ctx, name); err != nil {
-		return e.notInConnect(ctx, name, err)
+		return e.planner().NotInConnect(ctx, name, err)
 	}
 	deadline := time.Now().Add(e.stopTimeout())
 	for {
@@ -151,7 +151,7 @@ func (e *Editor) resumeConnector(ctx context.Context, name string) error {
 	if e.REST == nil {
 		return errNoREST
 	}
-	return e.notInConnect(ctx, name, e.REST.Resume(ctx, name))
+	return e.planner().NotInConnect(ctx, name, e.REST.Resume(ctx, name))
 }
 
 // stateBefore is the connector's state as REST reports it before a stop

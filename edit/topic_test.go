@@ -9,6 +9,7 @@ import (
 
 	"koff/edit/apply"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/java"
 )
@@ -123,7 +124,7 @@ func TestResetAllAsksForEveryLivePartition(t *testing.T) {
 	if _, err := h.ed.Apply(context.Background(), pl); err != nil {
 		t.Fatal(err)
 	}
-	var none *NothingToResetError
+	var none *planner.NothingToResetError
 	if _, err := h.ed.Plan(context.Background(), plan.Request{Connector: "mm2", Kind: plan.KindResetAll}); !errors.As(err, &none) {
 		t.Errorf("second reset-all: %v", err)
 	}
@@ -244,7 +245,7 @@ func TestCopyGivesAnOrphansOffsetsToAnotherConnector(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A target koff has never seen is refused as a likely typo…
-	var unknown *UnknownConnectorError
+	var unknown *planner.UnknownConnectorError
 	if _, err := h.ed.Plan(context.Background(), req); !errors.As(err, &unknown) {
 		t.Fatalf("copy to an unknown name: %v", err)
 	}

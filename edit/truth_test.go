@@ -9,6 +9,7 @@ import (
 
 	"koff/edit/apply"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/java"
 )
@@ -250,7 +251,7 @@ func TestDeleteStrayCopyOnly(t *testing.T) {
 	// stray, but a tombstone of those bytes would delete the task's offset
 	// whenever the worker reads that partition last: refused.
 	dup := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: readBefore(home)}, Key: task}
-	if _, err := h.ed.Plan(context.Background(), plan.Request{Connector: "file", Kind: plan.KindDeleteStray, Items: []plan.Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &dup}}}); err == nil || err.Error() != SameBytesStray {
+	if _, err := h.ed.Plan(context.Background(), plan.Request{Connector: "file", Kind: plan.KindDeleteStray, Items: []plan.Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &dup}}}); err == nil || err.Error() != planner.SameBytesStray {
 		t.Errorf("deleting a same-bytes copy alone: %v", err)
 	}
 	// The live copy is not a stray.

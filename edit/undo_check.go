@@ -8,6 +8,7 @@ import (
 
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 )
 
@@ -76,9 +77,9 @@ func (e *Editor) newerLive(s audit.Entry, ch audit.Change, later []audit.Edit) (
 	var now []byte
 	var live model.PartitionDetail
 	found := false
-	for _, c := range e.storedCopies(s.Connector) {
-		if c.canon == canonOf(p) && c.row.Live {
-			live, found = e.Store.Partition(c.row.ID)
+	for _, c := range e.planner().StoredCopies(s.Connector) {
+		if c.Canon == planner.CanonOf(p) && c.Row.Live {
+			live, found = e.Store.Partition(c.Row.ID)
 			if found && !live.Deleted {
 				now = live.Value
 			}
@@ -161,7 +162,7 @@ func sinkOffsetOf(ch audit.Change) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	_, off, err := sinkItem(plan.Item{Partition: it, Offset: o})
+	_, off, err := planner.SinkItem(plan.Item{Partition: it, Offset: o})
 	return off, err
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 )
 
@@ -298,11 +299,11 @@ func (e *Editor) lastEdit(ctx context.Context, edits []audit.Edit, connector str
 				names = append(names, ed.Start.Connector)
 			}
 		}
-		if len(ClosestNames(connector, names)) == 0 && e.Store != nil {
-			names = e.knownNames(ctx)
+		if len(planner.ClosestNames(connector, names)) == 0 && e.Store != nil {
+			names = e.planner().KnownNames(ctx)
 		}
 	}
-	return 0, fmt.Errorf("no edit%s in %s to undo%s", of, e.Audit.Path, DidYouMean(ClosestNames(connector, names)))
+	return 0, fmt.Errorf("no edit%s in %s to undo%s", of, e.Audit.Path, planner.DidYouMean(planner.ClosestNames(connector, names)))
 }
 
 // namedEdit finds the edit --edit names and checks it may be undone here.

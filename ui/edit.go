@@ -14,6 +14,7 @@ import (
 	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/java"
 	"koff/ui/dialogs"
@@ -208,13 +209,13 @@ func (m *Model) handlePlanDone(msg planDoneMsg) {
 		if m.form != nil {
 			st := m.form.State()
 			st.Planning, st.PlanErr = false, words
-			var u *edit.UnknownPartitionError
+			var u *planner.UnknownPartitionError
 			if errors.As(msg.err, &u) && !u.Reset && !u.Sink {
 				words = unknownPartitionWords(u, m.km.FormSubmit.Help().Key)
 				st.PlanErr, st.Create = words, true
 			}
 		}
-		var none *edit.NothingToResetError
+		var none *planner.NothingToResetError
 		if errors.As(msg.err, &none) || msg.none {
 			m.setStatus(statusInfo, words) // as Connect's 200 to a second DELETE: no failure
 			return
@@ -664,10 +665,10 @@ func (m *Model) handleConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 // unknownPartitionWords refuse, in the form's status line, a partition
 // the connector never had, naming the closest stored ones; the same
 // submission again adds it (the CLI's --create).
-func unknownPartitionWords(u *edit.UnknownPartitionError, submit string) string {
+func unknownPartitionWords(u *planner.UnknownPartitionError, submit string) string {
 	parts := make([]string, len(u.Unknown))
 	for i, p := range u.Unknown {
-		parts[i] = kit.Clean(p.Partition) + kit.Clean(edit.PartitionDidYouMean(p.Closest))
+		parts[i] = kit.Clean(p.Partition) + kit.Clean(planner.PartitionDidYouMean(p.Closest))
 	}
 	return fmt.Sprintf("%s has no offset for %s; %s again adds it as a new source partition",
 		kit.Clean(u.Connector), strings.Join(parts, ", "), submit)

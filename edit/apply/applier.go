@@ -109,24 +109,7 @@ func (e *Applier) configOf(name string) (model.ConnectorConfig, string, bool) {
 
 // groupPoll is one consumer group's committed offsets and members.
 func (e *Applier) groupPoll(ctx context.Context, group string) (model.GroupPoll, error) {
-	return GroupPoll(ctx, e.Kafka, group)
-}
-
-// GroupPoll asks Kafka for one consumer group: its committed offsets and
-// members (an empty poll when Kafka does not know the group).
-func GroupPoll(ctx context.Context, k interface {
-	GroupPolls(ctx context.Context, named []string) ([]model.GroupPoll, error)
-}, group string) (model.GroupPoll, error) {
-	polls, err := k.GroupPolls(ctx, []string{group})
-	if err != nil {
-		return model.GroupPoll{}, err
-	}
-	for _, p := range polls {
-		if p.Group == group {
-			return p, nil
-		}
-	}
-	return model.GroupPoll{Group: group}, nil
+	return plan.GroupPoll(ctx, e.Kafka, group)
 }
 
 // produce sends one topic-partition's records in one request.

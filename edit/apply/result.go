@@ -210,6 +210,8 @@ func joinContests(cs []Contest) string {
 	return s
 }
 
+// IsRefusal: err is a refusal before anything was written (read-only, not
+// STOPPED, a conflict, an active group), which the audit log names so.
 func IsRefusal(err error) bool {
 	var ns *NotStoppedError
 	var c *ConflictError

@@ -194,6 +194,7 @@ func recordOf(w plan.Write) Record {
 	return r
 }
 
+// NewEditID is a new edit's id: its time and a random end.
 func NewEditID(now time.Time) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
@@ -511,6 +512,7 @@ func (a *Log) EditsRead() ([]Edit, []UnreadableLine, error) {
 	return GroupEdits(entries), bad, nil
 }
 
+// GroupEdits groups audit lines into edits, by id, in the order they began.
 func GroupEdits(entries []Entry) []Edit {
 	var out []Edit
 	byID := map[string]int{}
@@ -658,7 +660,7 @@ func (ed Edit) Headline() string {
 		s.Connector, plan.UndoCommand(s.Connector, ed.ShortID()), s.KindText(), s.User, model.TimeText(s.Time), written)
 }
 
-// undoable says whether an edit wrote anything undo could put back.
+// Undoable says whether an edit wrote anything undo could put back.
 func Undoable(ed Edit) bool {
 	switch ed.Result() {
 	case ResultVerified, ResultUnverified, ResultPartial, ResultInterrupted, ResultInProgress, ResultUnknown:
@@ -674,7 +676,7 @@ func Undoable(ed Edit) bool {
 	return len(ed.UndoSet()) > 0 || ed.Result() == ResultInProgress
 }
 
-// undoChanges are the changes of an edit that were written: all of a
+// UndoChanges are the changes of an edit that were written: all of a
 // whole edit, the written and maybe-written (unknown) topic-partitions' of
 // a partial one, less those a concurrent edit won.
 func UndoChanges(ed Edit) []Change {
@@ -706,7 +708,7 @@ func UndoChanges(ed Edit) []Change {
 	return out
 }
 
-// restoresOf turns an edit's records into exact writes of their
+// RestoresOf turns an edit's records into exact writes of their
 // before-values, leaving out topic-partitions an interrupted or partial
 // edit provably never wrote.
 func RestoresOf(recs []Record, ed Edit) []plan.Restore {
@@ -730,6 +732,7 @@ func RestoresOf(recs []Record, ed Edit) []plan.Restore {
 	return out
 }
 
+// UndoRequestOf is the request that puts an edit's before-values back.
 func UndoRequestOf(ed Edit) (plan.Request, error) {
 	en := ed.Start
 	req := plan.Request{Connector: en.Connector, Kind: plan.KindUndo}

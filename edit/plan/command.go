@@ -117,6 +117,7 @@ func jsonEscape(s string) string {
 	return string(b[1 : len(b)-1])
 }
 
+// JoinArgs is a command line of args, each shell-quoted where it needs it.
 func JoinArgs(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {

@@ -122,7 +122,7 @@ func (p *Plan) StateText() string {
 	return "unknown (no --connect-url, no config topic)"
 }
 
-// shortDuration is a duration as an operator types it: 250ms, 1.5s, 9s,
+// ShortDuration is a duration as an operator types it: 250ms, 1.5s, 9s,
 // 1m, 1m30s.
 func ShortDuration(d time.Duration) string {
 	switch {

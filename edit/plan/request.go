@@ -116,7 +116,7 @@ func partitionMessage(err error) string {
 	return err.Error()
 }
 
-// isSinkPartition recognises Connect's sink offset shape.
+// IsSinkPartition recognises Connect's sink offset shape.
 func IsSinkPartition(p java.Object) bool {
 	_, t := p.Get("kafka_topic")
 	_, n := p.Get("kafka_partition")

@@ -61,6 +61,8 @@ func (a *RewindAsked) AtText() string {
 	return model.TimeText(t)
 }
 
+// NewRewindAsked is what a rewind request asked, as its plan and audit
+// line keep it.
 func NewRewindAsked(req RewindRequest) *RewindAsked {
 	a := &RewindAsked{At: req.At.UTC().Format(AuditTimeLayout), Given: req.Given, IfNewer: string(req.IfNewer), Request: req}
 	if a.IfNewer == "" {

@@ -129,10 +129,12 @@ func (c *SinkChange) ClampToLog() {
 	}
 }
 
+// SinkPartitionJSON is a topic-partition in Connect's sink partition shape.
 func SinkPartitionJSON(tp model.TopicPartition) string {
 	return `{"kafka_topic":` + string(java.AppendJackson(nil, tp.Topic)) + `,"kafka_partition":` + strconv.Itoa(tp.Partition) + `}`
 }
 
+// SinkOffsetJSON is a committed offset in Connect's sink offset shape.
 func SinkOffsetJSON(n int64) []byte {
 	return []byte(`{"kafka_offset":` + strconv.FormatInt(n, 10) + `}`)
 }

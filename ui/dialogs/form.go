@@ -12,8 +12,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"koff/edit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/keymap"
 	"koff/model"
 	"koff/model/java"
@@ -214,7 +214,7 @@ func shapeAgainst(row model.PartitionRow, known []java.Object) func(string) []st
 	}
 	return func(s string) []string {
 		o, _, _ := plan.ParseOffset(s)
-		return cleanAll(edit.OffsetShapeWarnings(o, cur, known))
+		return cleanAll(planner.OffsetShapeWarnings(o, cur, known))
 	}
 }
 
@@ -271,12 +271,12 @@ func NewPartitionForm(km *keymap.KeyMap, st *kit.Styles, connector string, row m
 		shape: func(s string) []string {
 			p, _ := plan.ParsePartition(s)
 			var out []string
-			if w := edit.PartitionShapeWarning(p, sib.Partitions); w != "" {
+			if w := planner.PartitionShapeWarning(p, sib.Partitions); w != "" {
 				out = append(out, kit.Clean(w))
 			}
 			if !f.known[kit.CanonPartition(p)] {
-				if c := edit.ClosestPartitions(p, sib.Partitions); len(c) > 0 {
-					out = append(out, kit.Clean("not one of the connector's partitions"+edit.PartitionDidYouMean(c)))
+				if c := planner.ClosestPartitions(p, sib.Partitions); len(c) > 0 {
+					out = append(out, kit.Clean("not one of the connector's partitions"+planner.PartitionDidYouMean(c)))
 				}
 			}
 			return out
@@ -295,7 +295,7 @@ func NewPartitionForm(km *keymap.KeyMap, st *kit.Styles, connector string, row m
 		},
 		shape: func(s string) []string {
 			o, _, _ := plan.ParseOffset(s)
-			return cleanAll(edit.OffsetShapeWarnings(o, nil, sib.Offsets))
+			return cleanAll(planner.OffsetShapeWarnings(o, nil, sib.Offsets))
 		}}
 	if hasRow {
 		part.Area.SetValue(string(text.JSONSafe([]byte(row.Partition))))

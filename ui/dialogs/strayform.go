@@ -5,8 +5,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"koff/edit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/keymap"
 	"koff/model"
 	"koff/model/java"
@@ -57,7 +57,7 @@ func (f *StrayForm) NextForm() FormDialog {
 func (f *StrayForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 	switch {
 	case key.Matches(msg, f.km.StrayDelete) && f.sameBytes():
-		f.PlanErr = edit.SameBytesStray
+		f.PlanErr = planner.SameBytesStray
 		return nil, nil
 	case key.Matches(msg, f.km.StrayDelete):
 		id := f.row.ID

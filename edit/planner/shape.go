@@ -1,4 +1,4 @@
-package edit
+package planner
 
 import (
 	"encoding/json"
@@ -262,9 +262,9 @@ func WrittenShapes(r detailReader, rows []model.PartitionRow) []java.Object {
 // shapeJudge judges the new offsets of one plan: the connector's written
 // shapes are read once, however many partitions the plan sets.
 type shapeJudge struct {
-	e      *Editor
+	e      *Planner
 	p      *plan.Plan
-	copies []storedCopy
+	copies []StoredCopy
 	index  *copyIndex // finds a partition's stored copies (copy_index.go)
 	read   bool
 	known  []java.Object // offset shapes of all the connector's partitions
@@ -275,7 +275,7 @@ type shapeJudge struct {
 	others    []java.Object // its partition maps, one per set of field names
 }
 
-func (e *Editor) shapeJudge(p *plan.Plan, copies []storedCopy, index *copyIndex) *shapeJudge {
+func (e *Planner) shapeJudge(p *plan.Plan, copies []StoredCopy, index *copyIndex) *shapeJudge {
 	return &shapeJudge{e: e, p: p, copies: copies, index: index}
 }
 
@@ -289,10 +289,10 @@ func (j *shapeJudge) warnings(it plan.Item, ch plan.Change) []string {
 		rows := make([]model.PartitionRow, 0, len(j.copies))
 		seen := map[string]bool{}
 		for _, c := range j.copies {
-			rows = append(rows, c.row)
-			if k := fieldNames(c.partition); c.partition != nil && !seen[k] {
+			rows = append(rows, c.Row)
+			if k := fieldNames(c.Partition); c.Partition != nil && !seen[k] {
 				seen[k] = true // one map per set of field names is all the judgement needs
-				j.others = append(j.others, c.partition)
+				j.others = append(j.others, c.Partition)
 			}
 		}
 		j.known = WrittenShapes(j.e.Store, rows)
@@ -301,10 +301,10 @@ func (j *shapeJudge) warnings(it plan.Item, ch plan.Change) []string {
 			j.knownKeys[shapeKey(o)] = true
 		}
 	}
-	canon := canonOf(it.Partition)
+	canon := CanonOf(it.Partition)
 	var mine []model.PartitionRow // the edited partition's own history counts whatever its rank
 	for _, c := range j.index.of(canon, j.copies) {
-		mine = append(mine, c.row)
+		mine = append(mine, c.Row)
 	}
 	var inForce java.Object
 	if ch.Before != nil {

@@ -1,4 +1,4 @@
-package edit
+package planner
 
 import (
 	"context"
@@ -74,9 +74,9 @@ type named struct {
 
 // lookUp finds a name in the offsets topics, in Connect and (as a sink)
 // among consumer groups with committed offsets.
-func (e *Editor) lookUp(ctx context.Context, name, group string) (named, error) {
+func (e *Planner) lookUp(ctx context.Context, name, group string) (named, error) {
 	var n named
-	n.copies = e.hasStoredCopies(name)
+	n.copies = e.HasStoredCopies(name)
 	if e.REST != nil {
 		_, err := e.REST.Status(ctx, name)
 		switch {
@@ -91,7 +91,7 @@ func (e *Editor) lookUp(ctx context.Context, name, group string) (named, error) 
 		n.inConfig = ok && c.Config != nil
 	}
 	if !n.copies && !n.inREST {
-		group, _ = e.sinkGroupOf(name, group)
+		group, _ = e.SinkGroupOf(name, group)
 		poll, err := e.groupPoll(ctx, group)
 		if err != nil {
 			return n, err
@@ -103,8 +103,8 @@ func (e *Editor) lookUp(ctx context.Context, name, group string) (named, error) 
 	return n, nil
 }
 
-// requireKnown refuses a name koff has never seen unless create is set.
-func (e *Editor) requireKnown(ctx context.Context, kind plan.Kind, name, group string, create bool) error {
+// RequireKnown refuses a name koff has never seen unless create is set.
+func (e *Planner) RequireKnown(ctx context.Context, kind plan.Kind, name, group string, create bool) error {
 	if create {
 		return nil
 	}
@@ -116,26 +116,26 @@ func (e *Editor) requireKnown(ctx context.Context, kind plan.Kind, name, group s
 		return nil
 	}
 	where := []string{"no offsets in " + strings.Join(e.topics(), ", ")}
-	group, _ = e.sinkGroupOf(name, group)
+	group, _ = e.SinkGroupOf(name, group)
 	where = append(where, "no consumer group "+group+" with committed offsets")
 	if e.REST != nil {
 		where = append(where, "and Connect does not list it")
 	}
-	return &UnknownConnectorError{Name: name, Closest: ClosestNames(name, e.knownNames(ctx)), Where: where, NoCreate: !creates(kind)}
+	return &UnknownConnectorError{Name: name, Closest: ClosestNames(name, e.KnownNames(ctx)), Where: where, NoCreate: !creates(kind)}
 }
 
-// notInConnect is Connect's 404 for a stop or resume, in the words of
+// NotInConnect is Connect's 404 for a stop or resume, in the words of
 // UnknownConnectorError, with the names closest to the typo.
-func (e *Editor) notInConnect(ctx context.Context, name string, err error) error {
+func (e *Planner) NotInConnect(ctx context.Context, name string, err error) error {
 	if !connect.IsNotFound(err) {
 		return err
 	}
-	return &UnknownConnectorError{Name: name, Closest: ClosestNames(name, e.knownNames(ctx)), Where: []string{"Connect does not list it"}, NoCreate: true}
+	return &UnknownConnectorError{Name: name, Closest: ClosestNames(name, e.KnownNames(ctx)), Where: []string{"Connect does not list it"}, NoCreate: true}
 }
 
-// knownNames are the connectors koff can see: in the offsets topics, in
+// KnownNames are the connectors koff can see: in the offsets topics, in
 // the Store's view of sinks, and in Connect.
-func (e *Editor) knownNames(ctx context.Context) []string {
+func (e *Planner) KnownNames(ctx context.Context) []string {
 	set := map[string]bool{}
 	if l, ok := e.Store.(interface{ Connectors() []model.ConnectorRow }); ok {
 		for _, r := range l.Connectors() {

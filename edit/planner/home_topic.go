@@ -1,4 +1,4 @@
-package edit
+package planner
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 	"koff/model/java"
 )
 
-// homeTopic is the offsets topic a connector's offsets are planned in
+// HomeTopic is the offsets topic a connector's offsets are planned in
 // before Connect's REST API names its offsets.storage.topic (planREST):
 // of the topics koff reads, the one holding the connector's offsets (its
 // live ones, when several hold some), else the workers' topic, the first.
 // Without it, a connector whose offsets live only in its own topic would
 // be planned in the workers' topic, with no value before.
-func (e *Editor) homeTopic(name string, topics []string) string {
+func (e *Planner) HomeTopic(name string, topics []string) string {
 	var stored, live []string
 	for _, t := range topics {
 		rows := e.Store.Partitions(model.ConnectorID{Topic: t, Name: name})
@@ -44,7 +44,7 @@ func (e *Editor) homeTopic(name string, topics []string) string {
 // topic (ConnectorOffsetBackingStore#set: tombstones before, other
 // records after the connector's topic, best effort), so the plan lists
 // every record the edit makes.
-func (e *Editor) planSecondaryWrites(ctx context.Context, p *plan.Plan) error {
+func (e *Planner) planSecondaryWrites(ctx context.Context, p *plan.Plan) error {
 	workers := e.topics()[0]
 	if p.Topic == workers {
 		return nil
@@ -72,14 +72,14 @@ func (e *Editor) planSecondaryWrites(ctx context.Context, p *plan.Plan) error {
 	return nil
 }
 
-// ownTopic is the connector's own offsets.storage.topic when it is not the
+// OwnTopic is the connector's own offsets.storage.topic when it is not the
 // workers' ("" when it has none, or neither REST nor the config topic can
 // say): REST's config first, else the config topic's, as the Store judges
 // it (model.ConnectorRow.OwnTopic). Its tasks read that topic only:
 // ConnectorOffsetBackingStore#get overlays the workers' store with the
 // connector's, whose KafkaOffsetBackingStore answers every key asked, null
 // for one it lacks, so no copy in the workers' topic is ever read.
-func (e *Editor) ownTopic(ctx context.Context, name string) string {
+func (e *Planner) OwnTopic(ctx context.Context, name string) string {
 	own := ""
 	known := false
 	if e.REST != nil {

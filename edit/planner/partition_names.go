@@ -1,4 +1,4 @@
-package edit
+package planner
 
 import (
 	"context"
@@ -58,9 +58,9 @@ func (e *UnknownPartitionError) Error() string {
 	return s + ". Pass --create to add them as new source partitions."
 }
 
-// creatingNothing leaves the --create hint out of err's refusal of a
+// CreatingNothing leaves the --create hint out of err's refusal of a
 // name or partition: for commands that create nothing.
-func creatingNothing(err error) error {
+func CreatingNothing(err error) error {
 	var c *UnknownConnectorError
 	var p *UnknownPartitionError
 	switch {
@@ -93,10 +93,10 @@ func PartitionDidYouMean(closest []string) string {
 	return " (did you mean one of " + strings.Join(closest, ", ") + "?)"
 }
 
-// requirePartitions refuses a set, import or reset of source partitions
+// RequirePartitions refuses a set, import or reset of source partitions
 // the connector has no stored copy of (live or deleted: a partition once
 // reset is still the connector's), unless create adds them.
-func (e *Editor) requirePartitions(req plan.Request, copies []storedCopy) error {
+func (e *Planner) RequirePartitions(req plan.Request, copies []StoredCopy) error {
 	switch req.Kind {
 	case plan.KindSet, plan.KindImport, plan.KindRewind:
 		if req.Create {
@@ -107,17 +107,17 @@ func (e *Editor) requirePartitions(req plan.Request, copies []storedCopy) error 
 		return nil
 	}
 	have := map[string]bool{}
-	var stored []storedCopy
+	var stored []StoredCopy
 	for _, c := range copies {
-		if !have[c.canon] {
-			have[c.canon] = true
+		if !have[c.Canon] {
+			have[c.Canon] = true
 			stored = append(stored, c)
 		}
 	}
 	err := &UnknownPartitionError{Connector: req.Connector, Reset: req.Kind == plan.KindReset}
 	var cands []candidate
 	for _, it := range req.Items {
-		if it.Stray != nil || len(it.Restore) > 0 || have[canonOf(it.Partition)] {
+		if it.Stray != nil || len(it.Restore) > 0 || have[CanonOf(it.Partition)] {
 			continue
 		}
 		if cands == nil {
@@ -138,11 +138,11 @@ type candidate struct {
 	runes int
 }
 
-func candidates(stored []storedCopy) []candidate {
+func candidates(stored []StoredCopy) []candidate {
 	out := make([]candidate, len(stored))
 	for i, c := range stored {
-		t := []rune(similarityText(c.partition))
-		out[i] = candidate{c.row.Partition, t, len(t)}
+		t := []rune(similarityText(c.Partition))
+		out[i] = candidate{c.Row.Partition, t, len(t)}
 	}
 	return out
 }
@@ -150,9 +150,9 @@ func candidates(stored []storedCopy) []candidate {
 // ClosestPartitions are up to three of stored most like p, as compact
 // JSON: the dashboard's did-you-mean as a partition is typed.
 func ClosestPartitions(p java.Object, stored []java.Object) []string {
-	cs := make([]storedCopy, len(stored))
+	cs := make([]StoredCopy, len(stored))
 	for i, o := range stored {
-		cs[i] = storedCopy{partition: o, row: model.PartitionRow{Partition: compactJSON(o)}}
+		cs[i] = StoredCopy{Partition: o, Row: model.PartitionRow{Partition: compactJSON(o)}}
 	}
 	return closestPartitions(p, candidates(cs))
 }
@@ -264,7 +264,7 @@ func similarityText(p java.Object) string {
 // committed: a typo in a topic or partition number. With create, one the
 // topic really has is a new partition to commit; one it does not have is
 // refused still.
-func (e *Editor) requireSinkPartitions(ctx context.Context, p *plan.Plan, create bool, committed []model.GroupPartition, tps []model.TopicPartition) error {
+func (e *Planner) requireSinkPartitions(ctx context.Context, p *plan.Plan, create bool, committed []model.GroupPartition, tps []model.TopicPartition) error {
 	if p.Kind == plan.KindUndo {
 		return nil
 	}
@@ -313,10 +313,10 @@ func partitionsWord(n int) string {
 // closestTopicPartitions are the group's committed topic-partitions most
 // like tp: the same topic first, then topics of a similar name.
 func closestTopicPartitions(tp model.TopicPartition, committed []model.GroupPartition) []string {
-	stored := make([]storedCopy, 0, len(committed))
+	stored := make([]StoredCopy, 0, len(committed))
 	for _, gp := range committed {
 		o := java.Object{{Name: "kafka_partition", Value: json.Number(strconv.Itoa(gp.Partition))}, {Name: "kafka_topic", Value: gp.Topic}}
-		stored = append(stored, storedCopy{partition: o, row: model.PartitionRow{Partition: plan.SinkPartitionJSON(gp.TopicPartition)}})
+		stored = append(stored, StoredCopy{Partition: o, Row: model.PartitionRow{Partition: plan.SinkPartitionJSON(gp.TopicPartition)}})
 	}
 	p := java.Object{{Name: "kafka_partition", Value: json.Number(strconv.Itoa(tp.Partition))}, {Name: "kafka_topic", Value: tp.Topic}}
 	return closestPartitions(p, candidates(stored))

@@ -1,6 +1,10 @@
 package plan
 
-import "koff/model"
+import (
+	"context"
+
+	"koff/model"
+)
 
 // ConnectConfigs is what the pipeline reads of Connect's config topic
 // (*store.Store fed by a store.ConfigFeed): each connector's config and
@@ -21,4 +25,21 @@ func ConfigOf(configs ConnectConfigs, name string) (model.ConnectorConfig, strin
 		return model.ConnectorConfig{}, "", false
 	}
 	return c, configs.ConnectConfigs().Topic, true
+}
+
+// GroupPoll asks Kafka for one consumer group: its committed offsets and
+// members (an empty poll when Kafka does not know the group).
+func GroupPoll(ctx context.Context, k interface {
+	GroupPolls(ctx context.Context, named []string) ([]model.GroupPoll, error)
+}, group string) (model.GroupPoll, error) {
+	polls, err := k.GroupPolls(ctx, []string{group})
+	if err != nil {
+		return model.GroupPoll{}, err
+	}
+	for _, p := range polls {
+		if p.Group == group {
+			return p, nil
+		}
+	}
+	return model.GroupPoll{Group: group}, nil
 }

@@ -1,4 +1,4 @@
-package edit
+package planner
 
 import (
 	"encoding/json"

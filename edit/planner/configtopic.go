@@ -1,4 +1,4 @@
-package edit
+package planner
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 
 // configOf is the config topic's word on a connector; ok is false when
 // koff reads no config topic.
-func (e *Editor) configOf(name string) (model.ConnectorConfig, string, bool) {
+func (e *Planner) configOf(name string) (model.ConnectorConfig, string, bool) {
 	return plan.ConfigOf(e.Configs, name)
 }
 
@@ -17,7 +17,7 @@ func (e *Editor) configOf(name string) (model.ConnectorConfig, string, bool) {
 // when Connect's REST API is not asked: its target state and its own
 // offsets topic. Without a config topic koff cannot know the own topic,
 // and says so (Plan.Unsure).
-func (e *Editor) planConfigTopic(p *plan.Plan) error {
+func (e *Planner) planConfigTopic(p *plan.Plan) error {
 	c, topic, ok := e.configOf(p.Connector)
 	switch {
 	case !ok:
@@ -31,7 +31,7 @@ func (e *Editor) planConfigTopic(p *plan.Plan) error {
 	}
 	p.ConfigTopic, p.Target, p.Config = topic, c.TargetState, c.Config
 	if t := c.OwnOffsetsTopic(); t != "" {
-		if !contains(e.topics(), t) {
+		if !Contains(e.topics(), t) {
 			return fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic in config topic %s): add --offsets-topic %s so koff can read and verify it", p.Connector, t, topic, t)
 		}
 		p.Topic = t
@@ -39,11 +39,11 @@ func (e *Editor) planConfigTopic(p *plan.Plan) error {
 	return nil
 }
 
-// sinkGroupOf is the consumer group of a sink when REST is not asked: the
+// SinkGroupOf is the consumer group of a sink when REST is not asked: the
 // one given (--group), else the one its config in the config topic names
 // (consumer.override.group.id, else connect-NAME); fromConfig says the
 // config topic said it.
-func (e *Editor) sinkGroupOf(name, given string) (group string, fromConfig bool) {
+func (e *Planner) SinkGroupOf(name, given string) (group string, fromConfig bool) {
 	if given != "" {
 		return given, false
 	}

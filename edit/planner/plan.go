@@ -1,4 +1,4 @@
-package edit
+package planner
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // Replan plans the same request again on the offsets as they are now. The
 // stop → apply → resume flow needs it: stopping a connector makes its tasks
 // commit one last time, which moves the offsets the first plan read.
-func (e *Editor) Replan(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
+func (e *Planner) Replan(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
 	if p.SinkAsked != nil {
 		return e.PlanSink(ctx, *p.SinkAsked)
 	}
@@ -25,7 +25,7 @@ func (e *Editor) Replan(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
 }
 
 // Plan works out an edit without writing anything.
-func (e *Editor) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error) {
+func (e *Planner) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error) {
 	if req.Connector == "" {
 		return nil, errors.New("no connector named")
 	}
@@ -34,7 +34,7 @@ func (e *Editor) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error)
 		return nil, errors.New("no offsets topic")
 	}
 	if req.Kind != plan.KindUndo && req.Kind != plan.KindDeleteStray {
-		if err := e.requireKnown(ctx, req.Kind, req.Connector, req.Group, req.Create); err != nil {
+		if err := e.RequireKnown(ctx, req.Kind, req.Connector, req.Group, req.Create); err != nil {
 			return nil, err
 		}
 	}
@@ -46,7 +46,7 @@ func (e *Editor) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error)
 		}
 		return e.planSinkItems(ctx, req)
 	}
-	p := &plan.Plan{Request: req, Topic: e.homeTopic(req.Connector, topics), Made: e.now()}
+	p := &plan.Plan{Request: req, Topic: e.HomeTopic(req.Connector, topics), Made: e.now()}
 	restOK, err := e.planREST(ctx, p)
 	if errors.Is(err, errSinkConnector) {
 		return e.planSinkItems(ctx, req)
@@ -55,8 +55,8 @@ func (e *Editor) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error)
 		return nil, err
 	}
 	// Once it is known to be a source (REST may say it is a sink).
-	copies := e.storedCopies(req.Connector)
-	if err := e.requirePartitions(req, copies); err != nil {
+	copies := e.StoredCopies(req.Connector)
+	if err := e.RequirePartitions(req, copies); err != nil {
 		return nil, err
 	}
 	index := newCopyIndex(copies)
@@ -64,12 +64,12 @@ func (e *Editor) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error)
 		p.Items = nil
 		seen := map[string]bool{}
 		for _, c := range copies {
-			if c.row.Deleted || c.partition == nil && restOK {
+			if c.Row.Deleted || c.Partition == nil && restOK {
 				continue
 			}
-			if !seen[c.canon] {
-				seen[c.canon] = true
-				p.Items = append(p.Items, plan.Item{Partition: c.partition})
+			if !seen[c.Canon] {
+				seen[c.Canon] = true
+				p.Items = append(p.Items, plan.Item{Partition: c.Partition})
 			}
 		}
 		if len(p.Items) == 0 {
@@ -119,7 +119,7 @@ func (e *Editor) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error)
 // connector is a sink (sinkConnector), whatever the items' shape: then
 // items that are not a sink's are refused in Connect's words (sinkItem),
 // never written to the offsets topic as a source partition.
-func (e *Editor) isSinkRequest(ctx context.Context, req plan.Request) (bool, error) {
+func (e *Planner) isSinkRequest(ctx context.Context, req plan.Request) (bool, error) {
 	sinks := 0
 	for _, it := range req.Items {
 		if it.Partition != nil && plan.IsSinkPartition(it.Partition) {
@@ -132,7 +132,7 @@ func (e *Editor) isSinkRequest(ctx context.Context, req plan.Request) (bool, err
 	if len(req.Items) > 0 && sinks == 0 && e.REST != nil {
 		return false, nil // planREST learns the type from Connect (errSinkConnector)
 	}
-	isSink, err := e.sinkConnector(ctx, req)
+	isSink, err := e.SinkConnector(ctx, req)
 	if err != nil {
 		return false, err
 	}
@@ -142,12 +142,12 @@ func (e *Editor) isSinkRequest(ctx context.Context, req plan.Request) (bool, err
 	return isSink, nil
 }
 
-// sinkConnector: REST says the connector is a sink; or, without REST, it
+// SinkConnector: REST says the connector is a sink; or, without REST, it
 // has no source offsets and its config in the config topic has topics or
 // topics.regex (a sink's do; koff cannot load its class to ask, and
 // MirrorMaker 2's connectors, sources, are told by class), or a consumer
 // group (--group, or connect-<name> with committed offsets).
-func (e *Editor) sinkConnector(ctx context.Context, req plan.Request) (bool, error) {
+func (e *Planner) SinkConnector(ctx context.Context, req plan.Request) (bool, error) {
 	if e.REST != nil {
 		st, err := e.REST.Status(ctx, req.Connector)
 		if err == nil {
@@ -157,7 +157,7 @@ func (e *Editor) sinkConnector(ctx context.Context, req plan.Request) (bool, err
 			return false, err
 		}
 	}
-	if e.hasStoredCopies(req.Connector) {
+	if e.HasStoredCopies(req.Connector) {
 		return false, nil
 	}
 	if c, _, ok := e.configOf(req.Connector); ok && c.Config != nil && e.REST == nil && !strings.Contains(c.Class(), ".Mirror") {
@@ -172,7 +172,7 @@ func (e *Editor) sinkConnector(ctx context.Context, req plan.Request) (bool, err
 	if req.Group != "" {
 		return true, nil
 	}
-	group, _ := e.sinkGroupOf(req.Connector, "")
+	group, _ := e.SinkGroupOf(req.Connector, "")
 	poll, err := e.groupPoll(ctx, group)
 	return err == nil && len(poll.Partitions) > 0, nil
 }
@@ -184,13 +184,13 @@ var errSinkConnector = errors.New("sink connector")
 
 // planREST reads the connector's state, type and own offsets topic from
 // REST, and reports whether REST can alter offsets (Connect ≥ 3.6).
-func (e *Editor) planREST(ctx context.Context, p *plan.Plan) (bool, error) {
+func (e *Planner) planREST(ctx context.Context, p *plan.Plan) (bool, error) {
 	if e.REST == nil {
 		p.PathReason = "no --connect-url: written to the offsets topic"
 		return false, e.planConfigTopic(p)
 	}
 	st, err := e.REST.Status(ctx, p.Connector)
-	if connect.IsNotFound(err) && (p.Kind == plan.KindCopy || p.Create || e.hasStoredCopies(p.Connector)) {
+	if connect.IsNotFound(err) && (p.Kind == plan.KindCopy || p.Create || e.HasStoredCopies(p.Connector)) {
 		// An orphan, or the target of a copy not created yet: no task runs
 		// that could overwrite the edit, and REST cannot edit it. Any
 		// other unknown name is most likely a typo: Connect's 404 stands.
@@ -214,7 +214,7 @@ func (e *Editor) planREST(ctx context.Context, p *plan.Plan) (bool, error) {
 	}
 	p.Config = cfg
 	if t := strings.TrimSpace(cfg["offsets.storage.topic"]); t != "" {
-		if !contains(e.topics(), t) {
+		if !Contains(e.topics(), t) {
 			return false, fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic): add --offsets-topic %s so koff can read and verify it", p.Connector, t, t)
 		}
 		p.Topic = t
@@ -230,15 +230,15 @@ func (e *Editor) planREST(ctx context.Context, p *plan.Plan) (bool, error) {
 	return true, nil
 }
 
-// storedCopy is one stored key of the connector, in any offsets topic.
-type storedCopy struct {
-	row       model.PartitionRow
-	partition java.Object
-	canon     string
+// StoredCopy is one stored key of the connector, in any offsets topic.
+type StoredCopy struct {
+	Row       model.PartitionRow
+	Partition java.Object
+	Canon     string
 }
 
-// hasStoredCopies: some offsets topic holds a key of the connector.
-func (e *Editor) hasStoredCopies(name string) bool {
+// HasStoredCopies: some offsets topic holds a key of the connector.
+func (e *Planner) HasStoredCopies(name string) bool {
 	for _, t := range e.topics() {
 		if len(e.Store.Partitions(model.ConnectorID{Topic: t, Name: name})) > 0 {
 			return true
@@ -247,39 +247,41 @@ func (e *Editor) hasStoredCopies(name string) bool {
 	return false
 }
 
-func (e *Editor) storedCopies(name string) []storedCopy {
-	var out []storedCopy
+// StoredCopies are every stored key of the connector, in every offsets
+// topic koff reads, live or deleted.
+func (e *Planner) StoredCopies(name string) []StoredCopy {
+	var out []StoredCopy
 	for _, t := range e.topics() {
 		for _, r := range e.Store.Partitions(model.ConnectorID{Topic: t, Name: name}) {
 			k, err := model.ParseKey([]byte(r.ID.Key))
 			if err != nil {
 				continue
 			}
-			out = append(out, storedCopy{row: r, partition: k.Partition, canon: canonOf(k.Partition)})
+			out = append(out, StoredCopy{Row: r, Partition: k.Partition, Canon: CanonOf(k.Partition)})
 		}
 	}
 	return out
 }
 
-// canonOf is the identity of a partition map: equal for maps the worker
+// CanonOf is the identity of a partition map: equal for maps the worker
 // reads as equal Java maps, whatever their field order or number layout
 // (1.50 and 1.5 are one partition; 5 and 5.0 are two, Long and Double).
-func canonOf(p java.Object) string {
+func CanonOf(p java.Object) string {
 	if p == nil {
 		return "null"
 	}
 	return java.JavaIdentity(p)
 }
 
-func (e *Editor) planChange(ctx context.Context, p *plan.Plan, it plan.Item, copies []storedCopy, index *copyIndex) (plan.Change, error) {
-	canon := canonOf(it.Partition)
-	var mine, all []storedCopy // copies in the connector's offsets topic; in any topic
-	var live *storedCopy
+func (e *Planner) planChange(ctx context.Context, p *plan.Plan, it plan.Item, copies []StoredCopy, index *copyIndex) (plan.Change, error) {
+	canon := CanonOf(it.Partition)
+	var mine, all []StoredCopy // copies in the connector's offsets topic; in any topic
+	var live *StoredCopy
 	for _, c := range index.of(canon, copies) {
 		all = append(all, c)
-		if c.row.ID.Topic == p.Topic {
+		if c.Row.ID.Topic == p.Topic {
 			mine = append(mine, c)
-			if c.row.Live {
+			if c.Row.Live {
 				live = &mine[len(mine)-1]
 			}
 		}
@@ -297,14 +299,14 @@ func (e *Editor) planChange(ctx context.Context, p *plan.Plan, it plan.Item, cop
 	}
 	switch {
 	case live != nil:
-		ch.PartitionJSON = live.row.Partition
+		ch.PartitionJSON = live.Row.Partition
 	case len(mine) > 0:
-		ch.PartitionJSON = mine[0].row.Partition
+		ch.PartitionJSON = mine[0].Row.Partition
 	default:
 		ch.PartitionJSON = compactJSON(it.Partition)
 	}
-	if live != nil && live.row.TaskReads != "" {
-		ch.Before = []byte(live.row.TaskReads)
+	if live != nil && live.Row.TaskReads != "" {
+		ch.Before = []byte(live.Row.TaskReads)
 	}
 	switch {
 	case it.Stray != nil:
@@ -323,7 +325,7 @@ func (e *Editor) planChange(ctx context.Context, p *plan.Plan, it plan.Item, cop
 		if !aimedAt(c, live) {
 			continue
 		}
-		ch.Writes = append(ch.Writes, plan.Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Before: c.storedValue(), Value: ch.After})
+		ch.Writes = append(ch.Writes, plan.Write{TopicPartition: c.Row.ID.TopicPartition, Key: []byte(c.Row.ID.Key), Existing: true, Before: c.storedValue(), Value: ch.After})
 	}
 	if len(ch.Writes) == 0 {
 		key := java.EncodeKey(p.Connector, newKeyPartition(it.Partition, copies))
@@ -339,39 +341,39 @@ func (e *Editor) planChange(ctx context.Context, p *plan.Plan, it plan.Item, cop
 
 // aimedAt: a set or reset of the partition writes this copy, because the
 // task reads these key bytes, or might (field order unknown).
-func aimedAt(c storedCopy, live *storedCopy) bool {
+func aimedAt(c StoredCopy, live *StoredCopy) bool {
 	if live == nil {
 		return false
 	}
-	return c.row.ID.Key == live.row.ID.Key || live.row.OrderUnknown && c.row.TaskForm
+	return c.Row.ID.Key == live.Row.ID.Key || live.Row.OrderUnknown && c.Row.TaskForm
 }
 
 // storedValue is the raw value stored under the copy's key now (nil when
 // deleted), for the optimistic check and for undo.
-func (c storedCopy) storedValue() []byte {
-	if c.row.Deleted {
+func (c StoredCopy) storedValue() []byte {
+	if c.Row.Deleted {
 		return nil
 	}
-	return c.row.Stored
+	return c.Row.Stored
 }
 
 // planReset deletes the partition for its task: the key bytes it reads, in
 // every topic-partition and every offsets topic holding them (Connect's
 // REST reset tombstones both the connector's and the workers' topic). A
 // whole-connector reset deletes every stored copy, strays included.
-func (e *Editor) planReset(p *plan.Plan, ch plan.Change, live *storedCopy, mine, all []storedCopy) (plan.Change, error) {
+func (e *Planner) planReset(p *plan.Plan, ch plan.Change, live *StoredCopy, mine, all []StoredCopy) (plan.Change, error) {
 	for _, c := range all {
-		if c.row.Deleted {
+		if c.Row.Deleted {
 			continue
 		}
-		if p.Kind != plan.KindResetAll && !aimedAt(c, live) && !(live != nil && c.row.ID.Key == live.row.ID.Key) {
+		if p.Kind != plan.KindResetAll && !aimedAt(c, live) && !(live != nil && c.Row.ID.Key == live.Row.ID.Key) {
 			continue
 		}
-		ch.Writes = append(ch.Writes, plan.Write{TopicPartition: c.row.ID.TopicPartition, Key: []byte(c.row.ID.Key), Existing: true, Before: c.storedValue()})
+		ch.Writes = append(ch.Writes, plan.Write{TopicPartition: c.Row.ID.TopicPartition, Key: []byte(c.Row.ID.Key), Existing: true, Before: c.storedValue()})
 	}
 	if len(ch.Writes) == 0 {
 		if len(all) > 0 && !allDeleted(all) {
-			return ch, fmt.Errorf("connector %s has no offset its task reads for partition %s: %s; its stored copies are strays (delete one with the dashboard's x on its row)", p.Connector, ch.PartitionJSON, all[0].row.NoOffset)
+			return ch, fmt.Errorf("connector %s has no offset its task reads for partition %s: %s; its stored copies are strays (delete one with the dashboard's x on its row)", p.Connector, ch.PartitionJSON, all[0].Row.NoOffset)
 		}
 		return ch, fmt.Errorf("connector %s has no offset for partition %s", p.Connector, ch.PartitionJSON)
 	}
@@ -381,9 +383,9 @@ func (e *Editor) planReset(p *plan.Plan, ch plan.Change, live *storedCopy, mine,
 	return ch, nil
 }
 
-func allDeleted(cs []storedCopy) bool {
+func allDeleted(cs []StoredCopy) bool {
 	for _, c := range cs {
-		if !c.row.Deleted {
+		if !c.Row.Deleted {
 			return false
 		}
 	}
@@ -391,14 +393,14 @@ func allDeleted(cs []storedCopy) bool {
 }
 
 // strayNote names the copies of the partition an edit leaves alone.
-func strayNote(ch plan.Change, mine []storedCopy) []string {
+func strayNote(ch plan.Change, mine []StoredCopy) []string {
 	written := map[model.PartitionID]bool{}
 	for _, w := range ch.Writes {
 		written[model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)}] = true
 	}
 	n := 0
 	for _, c := range mine {
-		if !written[c.row.ID] && !c.row.Deleted {
+		if !written[c.Row.ID] && !c.Row.Deleted {
 			n++
 		}
 	}
@@ -413,22 +415,22 @@ func strayNote(ch plan.Change, mine []storedCopy) []string {
 
 // planStrayDelete tombstones one stray copy: that key in that
 // topic-partition only. The offset the task reads does not change.
-func (e *Editor) planStrayDelete(p *plan.Plan, ch plan.Change, id model.PartitionID, all []storedCopy) (plan.Change, error) {
+func (e *Planner) planStrayDelete(p *plan.Plan, ch plan.Change, id model.PartitionID, all []StoredCopy) (plan.Change, error) {
 	for _, c := range all {
-		if c.row.ID != id {
+		if c.Row.ID != id {
 			continue
 		}
-		if c.row.Live {
+		if c.Row.Live {
 			return ch, fmt.Errorf("the copy in %s is the one the task reads, not a stray: reset the partition instead", id.TopicPartition)
 		}
-		if c.row.Deleted {
+		if c.Row.Deleted {
 			return ch, fmt.Errorf("the stray copy in %s is already deleted", id.TopicPartition)
 		}
-		if c.row.LiveCopy != nil && c.row.LiveCopy.Key == id.Key {
+		if c.Row.LiveCopy != nil && c.Row.LiveCopy.Key == id.Key {
 			return ch, errors.New(SameBytesStray)
 		}
 		ch.After = ch.Before // what the task reads stays as it is
-		ch.PartitionJSON = c.row.Partition
+		ch.PartitionJSON = c.Row.Partition
 		ch.Writes = []plan.Write{{TopicPartition: id.TopicPartition, Key: []byte(id.Key), Existing: true, Before: c.storedValue()}}
 		return ch, nil
 	}
@@ -443,7 +445,7 @@ const SameBytesStray = "this copy has the same key bytes as the one the task rea
 
 // planRestore writes back exact values of exact copies (undo): each copy
 // gets its own before-value.
-func (e *Editor) planRestore(p *plan.Plan, ch plan.Change, rs []plan.Restore, live *storedCopy) (plan.Change, error) {
+func (e *Planner) planRestore(p *plan.Plan, ch plan.Change, rs []plan.Restore, live *StoredCopy) (plan.Change, error) {
 	ch.After = ch.Before
 	for _, r := range rs {
 		w := plan.Write{TopicPartition: r.TopicPartition, Key: r.Key, Value: r.Value}
@@ -454,7 +456,7 @@ func (e *Editor) planRestore(p *plan.Plan, ch plan.Change, rs []plan.Restore, li
 			}
 		}
 		ch.Writes = append(ch.Writes, w)
-		if live != nil && live.row.ID.TopicPartition == r.TopicPartition && live.row.ID.Key == string(r.Key) {
+		if live != nil && live.Row.ID.TopicPartition == r.TopicPartition && live.Row.ID.Key == string(r.Key) {
 			ch.After = nil
 			if o, err := model.ParseOffset(r.Value); err == nil && o != nil {
 				ch.After = java.AppendJackson(nil, o)
@@ -469,7 +471,7 @@ func (e *Editor) planRestore(p *plan.Plan, ch plan.Change, rs []plan.Restore, li
 // names (a task serialises all its maps of one shape alike), else the Java
 // HashMap order Connect's REST API writes, so koff's own first key is never
 // flagged; decimals as Java prints the Double.
-func newKeyPartition(p java.Object, copies []storedCopy) java.Object {
+func newKeyPartition(p java.Object, copies []StoredCopy) java.Object {
 	if p == nil {
 		return nil
 	}
@@ -483,14 +485,14 @@ func newKeyPartition(p java.Object, copies []storedCopy) java.Object {
 
 // siblingOrder orders p's fields like the connector's other task-form
 // keys with the same field names, or returns nil when there are none.
-func siblingOrder(p java.Object, copies []storedCopy) java.Object {
+func siblingOrder(p java.Object, copies []StoredCopy) java.Object {
 	names := fieldNames(p)
 	for _, c := range copies {
-		if c.partition == nil || !c.row.TaskForm || len(c.partition) != len(p) || fieldNames(c.partition) != names {
+		if c.Partition == nil || !c.Row.TaskForm || len(c.Partition) != len(p) || fieldNames(c.Partition) != names {
 			continue
 		}
 		out := make(java.Object, 0, len(p))
-		for _, f := range c.partition {
+		for _, f := range c.Partition {
 			v, _ := p.Get(f.Name)
 			out = append(out, java.Field{Name: f.Name, Value: v})
 		}
@@ -515,7 +517,7 @@ func fieldNames(o java.Object) string {
 // another field order or number form, a key stored in another partition
 // (the worker may keep that copy), or, for a whole-connector reset, stray
 // copies.
-func (e *Editor) choosePath(p *plan.Plan, restOK bool, copies []storedCopy) {
+func (e *Planner) choosePath(p *plan.Plan, restOK bool, copies []StoredCopy) {
 	p.Path = plan.PathTopic
 	if p.Kind == plan.KindDeleteStray {
 		p.PathReason = "Connect's REST API cannot address one stored copy: its tombstone is written to the offsets topic, to that key's partition"
@@ -562,18 +564,18 @@ func (e *Editor) choosePath(p *plan.Plan, restOK bool, copies []storedCopy) {
 		}
 	}
 	for _, c := range copies {
-		if c.row.Deleted {
+		if c.Row.Deleted {
 			continue
 		}
-		if c.row.Live && c.row.Flags&(model.FlagDuplicate|model.FlagMisplaced) != 0 {
+		if c.Row.Live && c.Row.Flags&(model.FlagDuplicate|model.FlagMisplaced) != 0 {
 			p.PathReason = "the key the task reads is duplicated or outside its murmur2 partition, where REST does not write: written to the offsets topic"
 			return
 		}
-		if p.Kind == plan.KindResetAll && !c.row.Live {
+		if p.Kind == plan.KindResetAll && !c.Row.Live {
 			p.PathReason = "the connector has stray copies, which REST's reset would not delete: written to the offsets topic"
 			return
 		}
-		if c.row.Live && len(c.partition) > 1 && c.row.Flags&model.FlagNotCanonical != 0 {
+		if c.Row.Live && len(c.Partition) > 1 && c.Row.Flags&model.FlagNotCanonical != 0 {
 			p.PathReason = "the connector's keys are not in Java HashMap order, so keys REST writes would never be read: written to the offsets topic"
 			return
 		}
@@ -588,7 +590,7 @@ func (e *Editor) choosePath(p *plan.Plan, restOK bool, copies []storedCopy) {
 
 // planRESTWrites records where the worker will write each REST edit, for
 // the dialog and for verification.
-func (e *Editor) planRESTWrites(ctx context.Context, p *plan.Plan) error {
+func (e *Planner) planRESTWrites(ctx context.Context, p *plan.Plan) error {
 	n, err := e.Kafka.PartitionCount(ctx, p.Topic)
 	if err != nil {
 		return err
@@ -621,7 +623,8 @@ func compactJSON(o java.Object) string {
 	return string(java.AppendJackson(nil, o))
 }
 
-func contains(list []string, s string) bool {
+// Contains: s is in list.
+func Contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
 			return true

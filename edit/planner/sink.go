@@ -1,6 +1,6 @@
 //lint:file-ignore ST1005 sink validation errors are Connect's exact messages
 
-package edit
+package planner
 
 import (
 	"context"
@@ -18,18 +18,18 @@ import (
 )
 
 // PlanSink works out a sink edit without writing anything.
-func (e *Editor) PlanSink(ctx context.Context, req plan.SinkRequest) (*plan.Plan, error) {
+func (e *Planner) PlanSink(ctx context.Context, req plan.SinkRequest) (*plan.Plan, error) {
 	if req.Connector == "" {
 		return nil, errors.New("no connector named")
 	}
 	p := &plan.Plan{Request: plan.Request{Connector: req.Connector, Kind: req.Kind, Create: req.Create, Group: req.Group}, Made: e.now(), Path: plan.PathGroup, SinkAsked: &req}
 	if req.Kind != plan.KindUndo {
-		if err := e.requireKnown(ctx, req.Kind, req.Connector, req.Group, req.Create); err != nil {
+		if err := e.RequireKnown(ctx, req.Kind, req.Connector, req.Group, req.Create); err != nil {
 			return nil, err
 		}
 	}
 	var groupFromConfig bool
-	p.Group, groupFromConfig = e.sinkGroupOf(req.Connector, req.Group)
+	p.Group, groupFromConfig = e.SinkGroupOf(req.Connector, req.Group)
 	restOK := false
 	where := "" // the cluster of a sink's consumer.override.bootstrap.servers
 	st, err := e.sinkStatus(ctx, req.Connector)
@@ -130,7 +130,7 @@ func (e *Editor) PlanSink(ctx context.Context, req plan.SinkRequest) (*plan.Plan
 
 // sinkStatus is the connector's REST status, or nil without REST or when
 // Connect has no such connector.
-func (e *Editor) sinkStatus(ctx context.Context, name string) (*connect.ConnectorStatus, error) {
+func (e *Planner) sinkStatus(ctx context.Context, name string) (*connect.ConnectorStatus, error) {
 	if e.REST == nil {
 		return nil, nil
 	}
@@ -144,20 +144,7 @@ func (e *Editor) sinkStatus(ctx context.Context, name string) (*connect.Connecto
 	return &st, nil
 }
 
-func (e *Editor) groupPoll(ctx context.Context, group string) (model.GroupPoll, error) {
-	polls, err := e.Kafka.GroupPolls(ctx, []string{group})
-	if err != nil {
-		return model.GroupPoll{}, err
-	}
-	for _, p := range polls {
-		if p.Group == group {
-			return p, nil
-		}
-	}
-	return model.GroupPoll{Group: group}, nil
-}
-
-func (e *Editor) planSinkChanges(ctx context.Context, p *plan.Plan, req plan.SinkRequest, poll model.GroupPoll) error {
+func (e *Planner) planSinkChanges(ctx context.Context, p *plan.Plan, req plan.SinkRequest, poll model.GroupPoll) error {
 	committed := map[model.TopicPartition]model.GroupPartition{}
 	for _, gp := range poll.Partitions {
 		committed[gp.TopicPartition] = gp
@@ -299,11 +286,11 @@ func fillSinkChanges(p *plan.Plan) {
 	}
 }
 
-// sinkItem reads a sink-shaped Item (Connect's sink offset shape): the
+// SinkItem reads a sink-shaped Item (Connect's sink offset shape): the
 // topic-partition and the offset (-1 for null). Numbers may be strings, as
 // Connect accepts. Errors are Connect's own words (SinkUtils), which
 // operators know from the REST API.
-func sinkItem(it plan.Item) (model.TopicPartition, int64, error) {
+func SinkItem(it plan.Item) (model.TopicPartition, int64, error) {
 	if it.Partition == nil {
 		return model.TopicPartition{}, 0, errors.New("The partition for a sink connector offset cannot be null or missing")
 	}
@@ -365,10 +352,10 @@ func intOf(v any) (int64, error) {
 
 // planSinkItems turns a Request of sink-shaped items (koff set/import/undo
 // with Connect's sink shape) into a sink plan with explicit offsets.
-func (e *Editor) planSinkItems(ctx context.Context, req plan.Request) (*plan.Plan, error) {
+func (e *Planner) planSinkItems(ctx context.Context, req plan.Request) (*plan.Plan, error) {
 	offsets := map[model.TopicPartition]int64{}
 	for _, it := range req.Items {
-		tp, off, err := sinkItem(it)
+		tp, off, err := SinkItem(it)
 		if err != nil {
 			return nil, err
 		}

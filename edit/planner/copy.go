@@ -1,6 +1,7 @@
-package edit
+package planner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,7 +14,7 @@ import (
 
 // CopyRequest is the request that gives connector `to` every live source
 // offset `from` has, as a new planned edit of `to`.
-func (e *Editor) CopyRequest(from, to string) (plan.Request, error) {
+func (e *Planner) CopyRequest(from, to string) (plan.Request, error) {
 	if from == "" || to == "" {
 		return plan.Request{}, errors.New("copy needs a source and a target connector")
 	}
@@ -22,22 +23,22 @@ func (e *Editor) CopyRequest(from, to string) (plan.Request, error) {
 	}
 	req := plan.Request{Connector: to, Kind: plan.KindCopy, From: from}
 	seen := map[string]bool{}
-	for _, c := range e.storedCopies(from) {
-		if c.row.Deleted || c.partition == nil || seen[c.canon] {
+	for _, c := range e.StoredCopies(from) {
+		if c.Row.Deleted || c.Partition == nil || seen[c.Canon] {
 			continue
 		}
-		seen[c.canon] = true
-		off, err := model.ParseOffset([]byte(c.row.Offset))
+		seen[c.Canon] = true
+		off, err := model.ParseOffset([]byte(c.Row.Offset))
 		if err != nil {
 			continue
 		}
-		req.Items = append(req.Items, plan.Item{Partition: c.partition, Offset: off})
+		req.Items = append(req.Items, plan.Item{Partition: c.Partition, Offset: off})
 	}
-	if len(req.Items) == 0 && !e.hasStoredCopies(from) {
+	if len(req.Items) == 0 && !e.HasStoredCopies(from) {
 		// A name koff sees nowhere is a typo: say which names are close.
-		ctx, cancel := contextWithTimeout(10 * time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if known := e.knownNames(ctx); !slices.Contains(known, from) {
+		if known := e.KnownNames(ctx); !slices.Contains(known, from) {
 			return plan.Request{}, &UnknownConnectorError{Name: from, Closest: ClosestNames(from, known),
 				Where: []string{"no offsets in " + strings.Join(e.topics(), ", ") + " to copy"}, NoCreate: true}
 		}

@@ -1,4 +1,4 @@
-package edit
+package planner
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // group to plan and verify. koff does not guess that cluster's security
 // settings: it names the cluster and asks to be pointed there with -b. The
 // same servers as -b (in any order) are the same cluster.
-func (e *Editor) sinkCluster(name, group string, cfg map[string]string) (string, error) {
+func (e *Planner) sinkCluster(name, group string, cfg map[string]string) (string, error) {
 	override := strings.TrimSpace(cfg["consumer.override.bootstrap.servers"])
 	if override == "" {
 		return "", nil
