@@ -22,6 +22,7 @@ import (
 	"koff/edit"
 	"koff/edit/apply"
 	"koff/edit/audit"
+	"koff/edit/history"
 	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
@@ -132,7 +133,7 @@ type sessionOptions struct {
 	// read of the topics for both (koff history, koff set --to-datetime).
 	// The Tailer goes on from where it ended. If it fails, the Tailer
 	// reads from scratch (and says what is wrong) and tapped is false.
-	tap func(context.Context, *edit.Editor) edit.HistoryTap
+	tap func(context.Context, *edit.Editor) history.Tap
 }
 
 func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
@@ -212,7 +213,7 @@ func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
 // readTapped reads every offsets topic into tap, loading the Store, and
 // says where each partition's read ended. When it fails the Store is
 // emptied, for the Tailer to read from scratch.
-func (s *editSession) readTapped(tap edit.HistoryTap, latest int, bound time.Duration) (map[model.TopicPartition]int64, bool) {
+func (s *editSession) readTapped(tap history.Tap, latest int, bound time.Duration) (map[model.TopicPartition]int64, bool) {
 	read := historyReader(s.g.kafkaConfig(), &kafka.HistoryLoad{Handler: s.store, Latest: latest})
 	from := map[model.TopicPartition]int64{}
 	ctx, cancel := context.WithTimeout(s.ctx, bound)

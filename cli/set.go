@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/edit/history"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
@@ -192,7 +193,7 @@ func runSetSink(g *Globals, o *setOptions, name string, st plan.SinkStrategy, en
 	}
 	var opts sessionOptions
 	var rewind plan.RewindRequest
-	var rr *edit.RewindRead
+	var rr *history.RewindRead
 	rewinds := o.toDatetime != "" && len(o.topics) == 0
 	if rewinds {
 		var err error
@@ -202,8 +203,8 @@ func runSetSink(g *Globals, o *setOptions, name string, st plan.SinkStrategy, en
 		rewind.Given = o.toDatetime
 		// One read of the offsets topics loads the Store and a source's
 		// history (a sink's name reads nothing of it).
-		opts = sessionOptions{oneShot: true, tap: func(ctx context.Context, ed *edit.Editor) edit.HistoryTap {
-			rr = edit.StartRewind(rewind)
+		opts = sessionOptions{oneShot: true, tap: func(ctx context.Context, ed *edit.Editor) history.Tap {
+			rr = history.StartRewind(rewind)
 			ed.MarkEdits(ctx, rr)
 			return rr
 		}}

@@ -7,6 +7,7 @@ import (
 	"koff/connect"
 	"koff/edit/apply"
 	"koff/edit/audit"
+	"koff/edit/history"
 	"koff/edit/plan"
 	"koff/edit/planner"
 	"koff/model"
@@ -79,14 +80,14 @@ type Editor struct {
 	Cluster string
 	Audit   *audit.Log
 	// History reads an offsets topic's retained records (history, rewind).
-	History HistoryReader
+	History history.ReadFunc
 	// HistoryFrom reads what an offsets topic gained since a read before
 	// (kafka.Config.ReadHistoryFrom): a shared history follows with it.
-	HistoryFrom HistoryFromReader
+	HistoryFrom history.ReadFromFunc
 	// Shared, when set, is the partition histories of this cluster that
 	// every dashboard shares (PartitionHistory): copies of an Editor (koff
 	// serve's sessions) share it.
-	Shared *HistoryShare
+	Shared *history.Share
 	// Cmd renders the equivalent koff command line of a plan.
 	Cmd plan.CommandLine
 	// VerifyTimeout bounds the wait for the tailer to read a write back (10s).

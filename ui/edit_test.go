@@ -17,6 +17,7 @@ import (
 	"koff/edit"
 	"koff/edit/apply"
 	"koff/edit/audit"
+	"koff/edit/history"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
@@ -174,7 +175,7 @@ func newFakeEditor(t *testing.T, f *fixture) *fakeEditor {
 		HistoryFrom: f.readHistoryFrom,
 		// The detail's history is the cluster's shared one, as under koff
 		// serve and the dashboard.
-		Shared: &edit.HistoryShare{Reloaded: func() time.Time { return f.store.Stats().Status.Reloaded }},
+		Shared: &history.Share{Reloaded: func() time.Time { return f.store.Stats().Status.Reloaded }},
 	}}
 }
 
@@ -249,17 +250,17 @@ func (e *fakeEditor) CopyRequest(from, to string) (plan.Request, error) {
 	return e.real.CopyRequest(from, to)
 }
 
-func (e *fakeEditor) ReadHistory(ctx context.Context, req edit.HistoryRequest, each func(*edit.Commit) error) (*edit.History, error) {
+func (e *fakeEditor) ReadHistory(ctx context.Context, req history.Request, each func(*history.Commit) error) (*history.History, error) {
 	e.record("history %s", req.Connector)
 	return e.real.ReadHistory(ctx, req, each)
 }
 
-func (e *fakeEditor) PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*edit.PartitionHistory, error) {
+func (e *fakeEditor) PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*history.PartitionHistory, error) {
 	e.record("history %s", connector)
 	return e.real.PartitionHistory(ctx, connector, partition, keep)
 }
 
-func (e *fakeEditor) PlanRewind(ctx context.Context, req plan.RewindRequest) (*edit.Rewind, error) {
+func (e *fakeEditor) PlanRewind(ctx context.Context, req plan.RewindRequest) (*history.Rewind, error) {
 	e.record("rewind %s %s %q", req.Connector, req.At.UTC().Format(time.RFC3339), req.IfNewer)
 	return e.real.PlanRewind(ctx, req)
 }

@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"koff/edit"
+	"koff/edit/history"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/ui/dialogs"
@@ -166,7 +166,7 @@ func (m *Model) editToCommit(ds *screens.DetailScreen) tea.Cmd {
 	if name == "" {
 		name = k.Connector
 	}
-	from := fmt.Sprintf("%s (%s, %s@%d)", model.TimeText(c.Time), edit.TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
+	from := fmt.Sprintf("%s (%s, %s@%d)", model.TimeText(c.Time), history.TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
 	if c.Value == nil && d.Deleted {
 		m.setStatus(statusInfo, "this source partition's offset is already deleted (its latest record is a tombstone)")
 		return nil

@@ -12,7 +12,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"koff/edit"
+	"koff/edit/history"
 	"koff/edit/plan"
 	"koff/keymap"
 	"koff/model"
@@ -116,7 +116,7 @@ func RewindSubmission(connector string, at time.Time, given string, ifNewer plan
 		}
 		req.Given = given
 		rw, err := ed.PlanRewind(ctx, req)
-		if errors.Is(err, edit.ErrNotSourceRewind) {
+		if errors.Is(err, history.ErrNotSourceRewind) {
 			return nil, fmt.Errorf("%s has no source offsets to rewind: a sink's group is set from its topics' record times (e on its partitions, to timestamp)", connector)
 		}
 		if err != nil {
@@ -136,7 +136,7 @@ func RewindSubmission(connector string, at time.Time, given string, ifNewer plan
 // RewindText is the rewind's plan as koff set --to-datetime prints it: the
 // time (in UTC and now's zone), then each partition's commit, made safe to
 // draw.
-func RewindText(rw *edit.Rewind, now time.Time) (string, []string) {
+func RewindText(rw *history.Rewind, now time.Time) (string, []string) {
 	value := func(s string) string { return kit.CleanBlock(string(text.JSONSafe([]byte(s))), kit.DetailMax) }
 	head := "rewind to " + model.TimeEcho(rw.At, now, now.Location())
 	lines := []string{"each partition's newest commit at or before it:"}

@@ -6,6 +6,7 @@ import (
 
 	"koff/edit"
 	"koff/edit/apply"
+	"koff/edit/history"
 	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
@@ -51,10 +52,10 @@ type Editor interface {
 	Replan(ctx context.Context, p *plan.Plan) (*plan.Plan, error)
 	// ReadHistory reads a connector's commits still in the offsets topics
 	// (the partition detail's history), handing each on as it is read.
-	ReadHistory(ctx context.Context, req edit.HistoryRequest, each func(*edit.Commit) error) (*edit.History, error)
+	ReadHistory(ctx context.Context, req history.Request, each func(*history.Commit) error) (*history.History, error)
 	// PlanRewind plans a source connector's rewind to a time, as koff set
 	// NAME --to-datetime T does.
-	PlanRewind(ctx context.Context, req plan.RewindRequest) (*edit.Rewind, error)
+	PlanRewind(ctx context.Context, req plan.RewindRequest) (*history.Rewind, error)
 }
 
 // PartitionHistories is an Editor that shares each partition's history
@@ -62,7 +63,7 @@ type Editor interface {
 // through PartitionHistory when its Editor has it, the newest keep
 // commits read once and followed however many viewers look.
 type PartitionHistories interface {
-	PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*edit.PartitionHistory, error)
+	PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*history.PartitionHistory, error)
 }
 
 // How long each call may take. Apply includes the wait for the tailer to

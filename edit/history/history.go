@@ -1,4 +1,4 @@
-package edit
+package history
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 
 // HistoryRecord is one record of an offsets topic as the history reader
 // hands it on; Key and Value are valid only during the callback.
-type HistoryRecord struct {
+type Record struct {
 	store.Record
 	// LogAppendTime: the topic stamps records with the broker's time, not
 	// the worker's CreateTime.
@@ -45,13 +45,13 @@ func (l RetainedLog) complete(offset int64) bool {
 // HistoryReader reads every record of an offsets topic that keep accepts
 // by its key, from the log start to the end as of the call
 // (kafka.Config.ReadHistory, through the CLI).
-type HistoryReader func(ctx context.Context, topic string, keep func(key []byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error)
+type ReadFunc func(ctx context.Context, topic string, keep func(key []byte) bool, fn func(*Record) error) ([]RetainedLog, error)
 
 // HistoryFromReader reads every record of an offsets topic that keep
 // accepts from from[i] on in partition i (from its log start where from
 // has no such partition) to the end as of the call: what the topic gained
 // since a read that ended at from (kafka.Config.ReadHistoryFrom).
-type HistoryFromReader func(ctx context.Context, topic string, from []int64, keep func(key []byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error)
+type ReadFromFunc func(ctx context.Context, topic string, from []int64, keep func(key []byte) bool, fn func(*Record) error) ([]RetainedLog, error)
 
 // Which copy of a source partition a record's key is, as the Store judges
 // it now (model/taskread.go).
@@ -131,7 +131,7 @@ type History struct {
 }
 
 // HistoryRequest asks for one connector's history.
-type HistoryRequest struct {
+type Request struct {
 	Connector string
 	// Partitions limits it to these partition maps (nil: all).
 	Partitions []java.Object
@@ -217,14 +217,14 @@ func copyKey(id model.PartitionID) string { return id.TopicPartition.String() + 
 // the record, and Read ends each topic with what it still holds. The
 // read may load the Store as it goes (kafka.Config.ReadHistoryLoading):
 // what depends on the Store is worked out after it (RewindRead).
-type HistoryTap interface {
+type Tap interface {
 	Keep(key []byte) bool
-	Add(*HistoryRecord) error
+	Add(*Record) error
 	Read(logs []RetainedLog)
 }
 
 // ReadTap reads every offsets topic into tap.
-func (e *Editor) ReadTap(ctx context.Context, tap HistoryTap) error {
+func (e *Reader) ReadTap(ctx context.Context, tap Tap) error {
 	if e.History == nil {
 		return errNoHistoryReader
 	}
@@ -246,7 +246,7 @@ func (e *Editor) ReadTap(ctx context.Context, tap HistoryTap) error {
 // The Store is read already (the dashboard's): which copy each key is is
 // its judgement as the read begins, and each commit is handed on as it is
 // read, nothing kept of it.
-func (e *Editor) ReadHistory(ctx context.Context, req HistoryRequest, each func(*Commit) error) (*History, error) {
+func (e *Reader) ReadHistory(ctx context.Context, req Request, each func(*Commit) error) (*History, error) {
 	r := e.StartHistory(ctx, req)
 	r.each, r.copies = each, e.storedCopyRows(req.Connector)
 	if err := e.ReadTap(ctx, r); err != nil {
@@ -272,7 +272,7 @@ type auditMark struct {
 // keyed by key bytes.
 type auditMarks map[string][]*auditMark
 
-func (e *Editor) auditMarks(ctx context.Context, connector string) auditMarks {
+func (e *Reader) auditMarks(ctx context.Context, connector string) auditMarks {
 	if e.Audit == nil {
 		return nil
 	}
@@ -280,7 +280,7 @@ func (e *Editor) auditMarks(ctx context.Context, connector string) auditMarks {
 	if err != nil {
 		return nil
 	}
-	cluster, _ := e.ClusterID(ctx)
+	cluster, _ := e.clusterID(ctx)
 	marks := auditMarks{}
 	for _, ed := range edits {
 		st := ed.Start
@@ -312,7 +312,7 @@ func (e *Editor) auditMarks(ctx context.Context, connector string) auditMarks {
 // match is the audited edit that wrote r, if any: the first record of its
 // key and value at or after the edit's logged position, or else within
 // its time (a second of clock skew either side).
-func (m auditMarks) match(r *HistoryRecord) *KoffEdit {
+func (m auditMarks) match(r *Record) *KoffEdit {
 	if len(m) == 0 {
 		return nil
 	}
@@ -343,24 +343,24 @@ func TimestampType(logAppend bool) string {
 
 // RequireSource refuses a name koff has never seen and partitions the
 // connector never had, as a set does, with the closest names.
-func (e *Editor) RequireSource(ctx context.Context, name string, parts []java.Object) error {
-	if err := e.planner().RequireKnown(ctx, plan.KindSet, name, "", false); err != nil {
+func (e *Reader) RequireSource(ctx context.Context, name string, parts []java.Object) error {
+	if err := e.Planner.RequireKnown(ctx, plan.KindSet, name, "", false); err != nil {
 		return planner.CreatingNothing(err)
 	}
 	if len(parts) == 0 {
 		return nil
 	}
-	return planner.CreatingNothing(e.planner().RequirePartitions(plan.Request{Connector: name, Kind: plan.KindSet, Items: itemsOf(parts)}, e.planner().StoredCopies(name)))
+	return planner.CreatingNothing(e.Planner.RequirePartitions(plan.Request{Connector: name, Kind: plan.KindSet, Items: itemsOf(parts)}, e.Planner.StoredCopies(name)))
 }
 
 // SinkCommits is what Kafka keeps of a sink's commits: its group's latest
 // committed offset per partition, nothing older. isSink is false for a
 // source (or a name koff does not know as a sink).
-func (e *Editor) SinkCommits(ctx context.Context, name, group string) (poll model.GroupPoll, g string, isSink bool, err error) {
-	if isSink, err = e.planner().SinkConnector(ctx, plan.Request{Connector: name, Group: group}); err != nil || !isSink {
+func (e *Reader) SinkCommits(ctx context.Context, name, group string) (poll model.GroupPoll, g string, isSink bool, err error) {
+	if isSink, err = e.Planner.SinkConnector(ctx, plan.Request{Connector: name, Group: group}); err != nil || !isSink {
 		return poll, "", false, err
 	}
-	g, _ = e.planner().SinkGroupOf(name, group)
+	g, _ = e.Planner.SinkGroupOf(name, group)
 	if e.REST != nil && group == "" {
 		if cfg, err := e.REST.ConnectorConfig(ctx, name); err == nil {
 			g = model.SinkGroupName(name, cfg)
@@ -368,4 +368,10 @@ func (e *Editor) SinkCommits(ctx context.Context, name, group string) (poll mode
 	}
 	poll, err = e.groupPoll(ctx, g)
 	return poll, g, true, err
+}
+
+// String names the koff edit that wrote a commit, as koff history marks
+// it: "koff rewind ID by USER at TIME".
+func (k KoffEdit) String() string {
+	return "koff " + string(k.Kind) + " " + k.ID + " by " + audit.OrUnknownUser(k.User) + " at " + model.TimeText(k.Time)
 }

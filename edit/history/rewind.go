@@ -1,4 +1,4 @@
-package edit
+package history
 
 import (
 	"bytes"
@@ -99,7 +99,7 @@ type RewindRead struct {
 
 // MarkEdits has the read tell which commits koff's own edits wrote, from
 // the audit log, as koff history marks them. Before the read.
-func (e *Editor) MarkEdits(ctx context.Context, rr *RewindRead) {
+func (e *Reader) MarkEdits(ctx context.Context, rr *RewindRead) {
 	rr.marks = e.auditMarks(ctx, rr.req.Connector)
 }
 
@@ -113,7 +113,7 @@ func (rr *RewindRead) Keep(key []byte) bool { return rr.filter.keep(key) }
 
 func (rr *RewindRead) Read(logs []RetainedLog) { rr.logs = append(rr.logs, logs...) }
 
-func (rr *RewindRead) Add(r *HistoryRecord) error {
+func (rr *RewindRead) Add(r *Record) error {
 	k := rewindKey{rr.filter.info(r.Key), model.TopicPartition{Topic: r.Topic, Partition: r.Partition}}
 	kh := rr.byKey[k]
 	if kh == nil {
@@ -135,7 +135,7 @@ func (rr *RewindRead) Add(r *HistoryRecord) error {
 
 // refOf is where and when r was committed, in old's place when it has
 // one: a key's commit in force changes at each of its records.
-func refOf(r *HistoryRecord, old *CommitRef) *CommitRef {
+func refOf(r *Record, old *CommitRef) *CommitRef {
 	if old == nil {
 		old = new(CommitRef)
 	}
@@ -147,12 +147,12 @@ func refOf(r *HistoryRecord, old *CommitRef) *CommitRef {
 // through Check and Apply as every edit (a rewind of the chosen values,
 // their number text kept as stored, so that the records put back are
 // byte for byte the ones committed then).
-func (e *Editor) PlanRewind(ctx context.Context, req plan.RewindRequest) (*Rewind, error) {
+func (e *Reader) PlanRewind(ctx context.Context, req plan.RewindRequest) (*Rewind, error) {
 	if e.History == nil {
 		return nil, errNoHistoryReader
 	}
 	// A name with no source offsets reads nothing.
-	if !e.planner().HasStoredCopies(req.Connector) {
+	if !e.Planner.HasStoredCopies(req.Connector) {
 		return nil, ErrNotSourceRewind
 	}
 	rr := StartRewind(req)
@@ -164,26 +164,26 @@ func (e *Editor) PlanRewind(ctx context.Context, req plan.RewindRequest) (*Rewin
 }
 
 // PlanRewindRead is PlanRewind from a read done.
-func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, error) {
+func (e *Reader) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, error) {
 	req := rr.req
-	copies := e.planner().StoredCopies(req.Connector)
+	copies := e.Planner.StoredCopies(req.Connector)
 	if len(copies) == 0 {
 		return nil, ErrNotSourceRewind
 	}
-	if isSink, err := e.planner().SinkConnector(ctx, plan.Request{Connector: req.Connector}); err != nil {
+	if isSink, err := e.Planner.SinkConnector(ctx, plan.Request{Connector: req.Connector}); err != nil {
 		return nil, err
 	} else if isSink {
 		return nil, ErrNotSourceRewind
 	}
-	if err := e.planner().RequirePartitions(plan.Request{Connector: req.Connector, Kind: plan.KindSet, Items: itemsOf(req.Partitions)}, copies); err != nil {
+	if err := e.Planner.RequirePartitions(plan.Request{Connector: req.Connector, Kind: plan.KindSet, Items: itemsOf(req.Partitions)}, copies); err != nil {
 		return nil, planner.CreatingNothing(err) // a rewind takes commits: it makes no partition
 	}
 	// The topic the task reads: the connector's own offsets topic when it
 	// has one (ConnectorOffsetBackingStore#get: the workers' topic is
 	// never read then), else the one holding its offsets, the topic the
 	// plan writes to. A copy anywhere else is never a rewind's source.
-	home := e.planner().HomeTopic(req.Connector, e.topics())
-	own := e.planner().OwnTopic(ctx, req.Connector)
+	home := e.Planner.HomeTopic(req.Connector, e.topics())
+	own := e.Planner.OwnTopic(ctx, req.Connector)
 	if own != "" {
 		if !planner.Contains(e.topics(), own) {
 			return nil, fmt.Errorf("connector %s keeps its offsets in its own topic %s (offsets.storage.topic): add --offsets-topic %s so koff can read its history", req.Connector, own, own)
@@ -295,7 +295,7 @@ func (e *Editor) PlanRewindRead(ctx context.Context, rr *RewindRead) (*Rewind, e
 	if len(items) == 0 {
 		return rw, nil
 	}
-	p, err := e.Plan(ctx, plan.Request{Connector: req.Connector, Kind: plan.KindRewind, Items: items, Rewind: plan.NewRewindAsked(req)})
+	p, err := e.Planner.Plan(ctx, plan.Request{Connector: req.Connector, Kind: plan.KindRewind, Items: items, Rewind: plan.NewRewindAsked(req)})
 	if err != nil {
 		return nil, err
 	}

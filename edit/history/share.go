@@ -1,4 +1,4 @@
-package edit
+package history
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 
 // HistoryShare is the partition histories the dashboards of one cluster
 // share (Editor.Shared).
-type HistoryShare struct {
+type Share struct {
 	// Reloaded is when the Tailer last read the offsets topics from
 	// scratch (model.TailStatus.Reloaded): a history read before is of a
 	// log that may be gone, and is read again from the start.
@@ -75,7 +75,7 @@ type PartitionHistory struct {
 
 // Reads says how many times the share read a history from the start, and
 // how many times it followed one.
-func (s *HistoryShare) Reads() (full, follows int64) { return s.reads.Load(), s.follows.Load() }
+func (s *Share) Reads() (full, follows int64) { return s.reads.Load(), s.follows.Load() }
 
 // sharedHistory is one partition's history, read and followed.
 type sharedHistory struct {
@@ -85,11 +85,11 @@ type sharedHistory struct {
 	connector string
 	partition java.Object
 	keep      int
-	r         *HistoryRead // nil: to be read from the start
-	gen       time.Time    // Reloaded when it was read
-	began     uint64       // seq when the last read began
-	readAt    time.Time    // when it was read from the start
-	checkedAt time.Time    // when it was last read or followed
+	r         *Reading  // nil: to be read from the start
+	gen       time.Time // Reloaded when it was read
+	began     uint64    // seq when the last read began
+	readAt    time.Time // when it was read from the start
+	checkedAt time.Time // when it was last read or followed
 	topics    []string
 	ends      map[string][]int64 // where each topic-partition's next read begins
 	logs      map[model.TopicPartition]RetainedLog
@@ -109,7 +109,7 @@ type sharedCommit struct {
 // commits and a summary of each copy. With Shared it is the cluster's
 // shared history, followed since it was last read; without, a read of
 // the offsets topics from the start.
-func (e *Editor) PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*PartitionHistory, error) {
+func (e *Reader) PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*PartitionHistory, error) {
 	if e.Shared != nil {
 		return e.Shared.history(ctx, e, connector, partition, keep)
 	}
@@ -120,14 +120,14 @@ func (e *Editor) PartitionHistory(ctx context.Context, connector string, partiti
 	return h.snapshot(e), nil
 }
 
-func (s *HistoryShare) now() time.Time {
+func (s *Share) now() time.Time {
 	if s.Now != nil {
 		return s.Now()
 	}
 	return time.Now()
 }
 
-func (s *HistoryShare) reloaded() time.Time {
+func (s *Share) reloaded() time.Time {
 	if s.Reloaded != nil {
 		return s.Reloaded()
 	}
@@ -136,7 +136,7 @@ func (s *HistoryShare) reloaded() time.Time {
 
 // entry is the partition's history, kept from now on; partitions nobody
 // asked for lately are let go.
-func (s *HistoryShare) entry(connector string, partition java.Object, keep int) *sharedHistory {
+func (s *Share) entry(connector string, partition java.Object, keep int) *sharedHistory {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -167,7 +167,7 @@ func (s *HistoryShare) entry(connector string, partition java.Object, keep int) 
 	return h
 }
 
-func (s *HistoryShare) history(ctx context.Context, e *Editor, connector string, partition java.Object, keep int) (*PartitionHistory, error) {
+func (s *Share) history(ctx context.Context, e *Reader, connector string, partition java.Object, keep int) (*PartitionHistory, error) {
 	arrived := s.seq.Add(1)
 	h := s.entry(connector, partition, keep)
 	h.mu.Lock()
@@ -218,7 +218,7 @@ var errReadAgain = errors.New("read the history again from the start")
 
 // moved says the Store has a record of one of the partition's copies at
 // or past where the next follow begins.
-func (h *sharedHistory) moved(e *Editor) bool {
+func (h *sharedHistory) moved(e *Reader) bool {
 	for _, t := range h.topics {
 		for _, row := range e.Store.Partitions(model.ConnectorID{Topic: t, Name: h.connector}) {
 			if !h.r.filter.keep([]byte(row.ID.Key)) {
@@ -235,11 +235,11 @@ func (h *sharedHistory) moved(e *Editor) bool {
 
 // readAll reads the history from the start. On an error h holds what was
 // read until then (partial) and is not followed.
-func (h *sharedHistory) readAll(ctx context.Context, e *Editor, gen time.Time) error {
+func (h *sharedHistory) readAll(ctx context.Context, e *Reader, gen time.Time) error {
 	if e.History == nil {
 		return errNoHistoryReader
 	}
-	r := e.StartHistory(ctx, HistoryRequest{Connector: h.connector, Partitions: []java.Object{h.partition}})
+	r := e.StartHistory(ctx, Request{Connector: h.connector, Partitions: []java.Object{h.partition}})
 	r.copies = e.storedCopyRows(h.connector)
 	r.each = h.add
 	h.r, h.gen, h.recent, h.read, h.partial = nil, gen, nil, 0, ""
@@ -263,7 +263,7 @@ func (h *sharedHistory) readAll(ctx context.Context, e *Editor, gen time.Time) e
 }
 
 // follow reads what each offsets topic gained since the last read.
-func (h *sharedHistory) follow(ctx context.Context, e *Editor) error {
+func (h *sharedHistory) follow(ctx context.Context, e *Reader) error {
 	r := h.r
 	r.marks = r.marks.carry(e.auditMarks(ctx, h.connector)) // edits made since
 	r.copies = e.storedCopyRows(h.connector)
@@ -351,7 +351,7 @@ func NewerCommit(a, b *Commit) bool {
 
 // snapshot is the history as a dashboard shows it, each copy judged by
 // the Store as it is now.
-func (h *sharedHistory) snapshot(e *Editor) *PartitionHistory {
+func (h *sharedHistory) snapshot(e *Reader) *PartitionHistory {
 	out := &PartitionHistory{Read: h.read, Partial: h.partial, Commits: make([]Commit, len(h.recent))}
 	own := ""
 	if h.r != nil {

@@ -1,4 +1,4 @@
-package edit
+package history
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 // kept grows with them, never with the rest of the records read. On a
 // Store read already (ReadHistory) nothing is kept: each commit is handed
 // on as it is read.
-type HistoryRead struct {
-	req    HistoryRequest
+type Reading struct {
+	req    Request
 	marks  auditMarks
 	filter *keyFilter
 	h      *History
@@ -41,16 +41,16 @@ type HistoryRead struct {
 // StartHistory prepares a read of req's history: ReadHistory, or
 // ReadTap or a read that also loads the Store, and FinishHistory after
 // it.
-func (e *Editor) StartHistory(ctx context.Context, req HistoryRequest) *HistoryRead {
-	return &HistoryRead{req: req, marks: e.auditMarks(ctx, req.Connector), filter: newKeyFilter(req.Connector, req.Partitions),
-		h: &History{Connector: req.Connector, ReadOrder: req.ReadOrder}, own: e.planner().OwnTopic(ctx, req.Connector)}
+func (e *Reader) StartHistory(ctx context.Context, req Request) *Reading {
+	return &Reading{req: req, marks: e.auditMarks(ctx, req.Connector), filter: newKeyFilter(req.Connector, req.Partitions),
+		h: &History{Connector: req.Connector, ReadOrder: req.ReadOrder}, own: e.Planner.OwnTopic(ctx, req.Connector)}
 }
 
-func (r *HistoryRead) Keep(key []byte) bool { return r.filter.keep(key) }
+func (r *Reading) Keep(key []byte) bool { return r.filter.keep(key) }
 
-func (r *HistoryRead) Read(logs []RetainedLog) { r.h.Logs = append(r.h.Logs, logs...) }
+func (r *Reading) Read(logs []RetainedLog) { r.h.Logs = append(r.h.Logs, logs...) }
 
-func (r *HistoryRead) Add(rec *HistoryRecord) error {
+func (r *Reading) Add(rec *Record) error {
 	ki := r.filter.info(rec.Key)
 	tp := model.TopicPartition{Topic: rec.Topic, Partition: rec.Partition}
 	ref := CommitRef{TopicPartition: tp, Offset: rec.Offset, Time: rec.Time, LogAppendTime: rec.LogAppendTime}
@@ -101,7 +101,7 @@ func (r *HistoryRead) Add(rec *HistoryRecord) error {
 
 // storedCopyRows are the connector's stored copies as the Store has them
 // now, by copyKey.
-func (e *Editor) storedCopyRows(connector string) map[string]model.PartitionRow {
+func (e *Reader) storedCopyRows(connector string) map[string]model.PartitionRow {
 	copies := map[string]model.PartitionRow{}
 	for _, t := range e.topics() {
 		for _, row := range e.Store.Partitions(model.ConnectorID{Topic: t, Name: connector}) {
@@ -130,7 +130,7 @@ func judgeCopy(s *CopyHistory, copies map[string]model.PartitionRow, own string)
 // FinishHistory hands on the commits of a read done, each with the copy
 // the Store now says it is: in time order across topic-partitions, or as
 // read (HistoryRequest.ReadOrder).
-func (e *Editor) FinishHistory(r *HistoryRead, each func(*Commit) error) (*History, error) {
+func (e *Reader) FinishHistory(r *Reading, each func(*Commit) error) (*History, error) {
 	return e.FinishHistoryRuns(r, func(_ int, commits func(func(*Commit) error) error) error { return commits(each) })
 }
 
@@ -138,7 +138,7 @@ func (e *Editor) FinishHistory(r *HistoryRead, each func(*Commit) error) (*Histo
 // and where its history begins: the History FinishHistoryRuns returns,
 // its Copies known before a commit is handed on (koff history sizes its
 // columns by them).
-func (e *Editor) JudgeHistory(r *HistoryRead) *History {
+func (e *Reader) JudgeHistory(r *Reading) *History {
 	h := r.h
 	if r.judged {
 		return h
@@ -186,7 +186,7 @@ const timeRun = 2048
 // one another, on other goroutines, while run goes on: a history is laid
 // out by several (koff history). A commit's Value is valid as long as the
 // Commit.
-func (e *Editor) FinishHistoryRuns(r *HistoryRead, run func(i int, commits func(each func(*Commit) error) error) error) (*History, error) {
+func (e *Reader) FinishHistoryRuns(r *Reading, run func(i int, commits func(each func(*Commit) error) error) error) (*History, error) {
 	h := e.JudgeHistory(r)
 	// Read only from here on: the runs may be handed on at once.
 	sums, edits, blocks := r.sums, r.edits, r.sp.blocks
