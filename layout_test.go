@@ -32,14 +32,15 @@ var importRules = []importRule{
 	{pkg: "koff/connect/...", allow: []string{"koff/model/...", "koff/connect/..."}, thirdParty: true},
 	// The edit pipeline, bottom up: a plan as data; the audit log;
 	// planning (request → Plan); history and rewind; the write path, which
-	// needs nothing of planning but the Plan; the Editor on top wires
-	// them. No part imports one above it.
+	// needs nothing of planning but the Plan; undo; the Editor on top
+	// wires them. No part imports one above it.
 	{pkg: "koff/edit/plan", allow: []string{"koff/model/..."}},
 	{pkg: "koff/edit/audit", allow: []string{"koff/model/...", "koff/edit/plan"}},
 	{pkg: "koff/edit/planner", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan"}},
 	{pkg: "koff/edit/history", allow: []string{"koff/model/...", "koff/edit/plan", "koff/edit/audit", "koff/edit/planner"}},
 	{pkg: "koff/edit/apply", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit"}},
-	{pkg: "koff/edit", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit", "koff/edit/planner", "koff/edit/history", "koff/edit/apply"}, thirdParty: true},
+	{pkg: "koff/edit/undo", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit", "koff/edit/planner", "koff/edit/apply"}},
+	{pkg: "koff/edit", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit", "koff/edit/planner", "koff/edit/history", "koff/edit/apply", "koff/edit/undo"}, thirdParty: true},
 	// The dashboard never reaches Kafka or Connect itself: it reads and
 	// writes through the ports in ui/kit. Screens and dialogs are built
 	// from the kit and know nothing of each other; the root routes.
@@ -146,6 +147,8 @@ func TestImportRulesCatchAnArrowTheOtherWay(t *testing.T) {
 		{"koff/edit/planner", "koff/edit/audit", false},
 		{"koff/edit/history", "koff/edit/apply", false},
 		{"koff/edit/apply", "koff/edit/history", false},
+		{"koff/edit/apply", "koff/edit/undo", false},
+		{"koff/edit/undo", "koff/edit", false},
 		{"koff/cli", "koff/ui/kit", true},
 		{"koff/kafka/security", "koff/kafka", false},
 		{"koff/demo/rest", "koff/demo", false},

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"koff/edit"
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/model"
 	"koff/model/text"
 )
@@ -145,7 +145,7 @@ func auditRowOf(ed audit.Edit, later []audit.Edit) auditRow {
 	if ed.Result() == audit.ResultInProgress && !ed.Alive() {
 		r.Outcome = "in-progress (no outcome: its process ended; koff undo reconciles it)"
 	}
-	if by := edit.UndoneBy(later, r.ID); by != nil {
+	if by := undo.UndoneBy(later, r.ID); by != nil {
 		r.UndoneBy = by.ID
 	}
 	return r

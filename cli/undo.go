@@ -9,9 +9,9 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
-	"koff/edit"
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/model"
 	"koff/model/text"
 )
@@ -52,8 +52,8 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	defer s.close()
-	u, err := s.ed.FindUndo(s.ctx, edit.UndoQuery{Connector: name, EditID: o.edit})
-	var skipped *edit.AuditReadError
+	u, err := s.ed.FindUndo(s.ctx, undo.Query{Connector: name, EditID: o.edit})
+	var skipped *undo.AuditReadError
 	switch {
 	case errors.As(err, &skipped):
 		warnUnreadable(env, skipped.Unreadable)
@@ -86,7 +86,7 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 }
 
 // printUndo says which edit is undone, and everything in its way.
-func printUndo(env Env, u *edit.Undo) {
+func printUndo(env Env, u *undo.Undo) {
 	w := env.Stdout
 	fmt.Fprintf(w, "Undoing the %s\n", text.Sanitize(audit.EditName(u.Edit)))
 	switch u.Edit.Result {

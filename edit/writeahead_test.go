@@ -12,6 +12,7 @@ import (
 	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/java"
@@ -308,7 +309,7 @@ func TestOlderAuditLinesStillUndo(t *testing.T) {
 	if _, _, err := h.ed.UndoRequest("src"); err == nil || !strings.Contains(err.Error(), "does not name its cluster") || !strings.Contains(err.Error(), "--edit 20261130T100000.000Z") {
 		t.Fatalf("a bare undo of an edit of an unknown cluster: %v", err)
 	}
-	u, err := h.ed.FindUndo(context.Background(), UndoQuery{Connector: "src", EditID: "20261130T100000.000Z"})
+	u, err := h.ed.FindUndo(context.Background(), undo.Query{Connector: "src", EditID: "20261130T100000.000Z"})
 	if err != nil || u.Edit.User != "alice" || len(u.Request.Items) != 1 || len(u.Notes) != 1 {
 		t.Fatalf("undo --edit: %v %+v", err, u)
 	}

@@ -15,6 +15,7 @@ import (
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/edit/planner"
+	"koff/edit/undo"
 	"koff/model"
 	"koff/model/java"
 	"koff/ui/dialogs"
@@ -32,7 +33,7 @@ type (
 	planDoneMsg struct {
 		id     int
 		plan   *plan.Plan
-		undo   *edit.Undo // for an undo: the edit it undoes, and what is in its way
+		undo   *undo.Undo // for an undo: the edit it undoes, and what is in its way
 		note   string     // how the offsets were chosen (sink strategies, copies)
 		detail []string   // what the note found: a rewind's commits
 		err    error
@@ -122,7 +123,7 @@ func (m *Model) undoJob(connector string) tea.Cmd {
 	ed := m.opts.Editor
 	defer func() { m.planCancel = m.jobCancel }()
 	return m.startJob("finding the last edit of "+kit.Clean(connector)+" in the audit log…", kit.PlanTimeout, func(ctx context.Context, id int) tea.Msg {
-		u, err := ed.FindUndo(ctx, edit.UndoQuery{Connector: connector})
+		u, err := ed.FindUndo(ctx, undo.Query{Connector: connector})
 		if err != nil {
 			return planDoneMsg{id: id, err: err, none: strings.HasPrefix(err.Error(), "no edit of ")}
 		}

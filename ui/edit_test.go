@@ -19,6 +19,7 @@ import (
 	"koff/edit/audit"
 	"koff/edit/history"
 	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
@@ -297,7 +298,7 @@ func (e *fakeEditor) ResumeConnector(_ context.Context, name string) error {
 	return e.resumeErr
 }
 
-func (e *fakeEditor) FindUndo(ctx context.Context, q edit.UndoQuery) (*edit.Undo, error) {
+func (e *fakeEditor) FindUndo(ctx context.Context, q undo.Query) (*undo.Undo, error) {
 	e.record("undo-request %q", q.Connector)
 	return e.real.FindUndo(ctx, q)
 }

@@ -12,10 +12,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"koff/edit"
 	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/keymap"
 	"koff/model"
 	"koff/ui/kit"
@@ -34,7 +34,7 @@ type ConfirmDialog struct {
 	st    *kit.Styles
 	Plan  *plan.Plan
 	shown *plan.Plan // plan as drawn: every outside string cleaned
-	undo  *edit.Undo // an undo: the edit it undoes, and what is in its way
+	undo  *undo.Undo // an undo: the edit it undoes, and what is in its way
 	made  time.Time  // when the dialog opened, for the undo's age
 	Note  string     // how the offsets were chosen (a sink strategy)
 	// Detail is what the note found, a line each: a rewind's commits.
@@ -76,7 +76,7 @@ const (
 	stepResume
 )
 
-func NewConfirmDialog(km *keymap.KeyMap, st *kit.Styles, p *plan.Plan, undo *edit.Undo, now time.Time) *ConfirmDialog {
+func NewConfirmDialog(km *keymap.KeyMap, st *kit.Styles, p *plan.Plan, undo *undo.Undo, now time.Time) *ConfirmDialog {
 	d := &ConfirmDialog{km: km, st: st, Plan: p, shown: shownPlan(p), undo: undo, made: now, vp: viewport.New(), help: help.New()}
 	d.help.Styles = st.Help
 	d.vp.KeyMap = viewport.KeyMap{} // scrolled through the dialog's own bindings

@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"koff/edit"
 	"koff/edit/apply"
 	"koff/edit/history"
 	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/model"
 	"koff/model/java"
 )
@@ -43,7 +43,7 @@ type Editor interface {
 	ResumeConnector(ctx context.Context, name string) error
 	// FindUndo finds the edit undo puts back (of this cluster only) and
 	// what stands in its way, which the confirmation shows.
-	FindUndo(ctx context.Context, q edit.UndoQuery) (*edit.Undo, error)
+	FindUndo(ctx context.Context, q undo.Query) (*undo.Undo, error)
 	// PlanSink plans an edit of a sink's committed offsets by strategy.
 	PlanSink(ctx context.Context, req plan.SinkRequest) (*plan.Plan, error)
 	// CopyRequest is the edit giving connector to the offsets of from.

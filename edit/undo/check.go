@@ -1,4 +1,4 @@
-package edit
+package undo
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // tailer keeps it), or a sink group's committed offset. A partition that
 // moved on (a task flushed, another tool or edit wrote) is listed, with
 // who wrote its value and when, as far as koff can tell.
-func (e *Editor) newerValues(ctx context.Context, ed audit.Edit, later []audit.Edit) ([]NewerValue, error) {
+func (e *Finder) newerValues(ctx context.Context, ed audit.Edit, later []audit.Edit) ([]NewerValue, error) {
 	s := ed.Start
 	if group := groupOf(s); group != "" {
 		return e.newerGroupValues(ctx, group, ed, later)
@@ -68,7 +68,7 @@ func (e *Editor) newerValues(ctx context.Context, ed audit.Edit, later []audit.E
 }
 
 // newerLive compares an older line's after-value with the live copy.
-func (e *Editor) newerLive(s audit.Entry, ch audit.Change, later []audit.Edit) (NewerValue, bool) {
+func (e *Finder) newerLive(s audit.Entry, ch audit.Change, later []audit.Edit) (NewerValue, bool) {
 	p, err := plan.ParsePartition(string(ch.Partition))
 	if err != nil {
 		return NewerValue{}, false
@@ -77,7 +77,7 @@ func (e *Editor) newerLive(s audit.Entry, ch audit.Change, later []audit.Edit) (
 	var now []byte
 	var live model.PartitionDetail
 	found := false
-	for _, c := range e.planner().StoredCopies(s.Connector) {
+	for _, c := range e.Planner.StoredCopies(s.Connector) {
 		if c.Canon == planner.CanonOf(p) && c.Row.Live {
 			live, found = e.Store.Partition(c.Row.ID)
 			if found && !live.Deleted {
@@ -104,7 +104,7 @@ func (e *Editor) newerLive(s audit.Entry, ch audit.Change, later []audit.Edit) (
 
 // newerGroupValues compares a sink edit's offsets with the group's
 // committed offsets now.
-func (e *Editor) newerGroupValues(ctx context.Context, group string, ed audit.Edit, later []audit.Edit) ([]NewerValue, error) {
+func (e *Finder) newerGroupValues(ctx context.Context, group string, ed audit.Edit, later []audit.Edit) ([]NewerValue, error) {
 	poll, err := e.groupPoll(ctx, group)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package edit
+package undo
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 )
 
 // UndoQuery says which edit undo puts back.
-type UndoQuery struct {
+type Query struct {
 	// Connector limits a bare undo to one connector ("" any).
 	Connector string
 	// EditID names the edit (its id, or a prefix only it has); "" is the
@@ -151,11 +151,11 @@ func isOffsetEdit(en audit.Entry) bool { return en.Kind != plan.KindStop && en.K
 // checks it against what the offsets hold now. An edit of another cluster
 // is never chosen; one whose cluster is unknown (logged by an older koff)
 // only by its id.
-func (e *Editor) FindUndo(ctx context.Context, q UndoQuery) (*Undo, error) {
+func (e *Finder) FindUndo(ctx context.Context, q Query) (*Undo, error) {
 	if e.Audit == nil {
 		return nil, errors.New("no audit log: nothing to undo")
 	}
-	cluster, err := e.ClusterID(ctx)
+	cluster, err := e.clusterID(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (e *Editor) FindUndo(ctx context.Context, q UndoQuery) (*Undo, error) {
 	return u2, err
 }
 
-func (e *Editor) findUndo(ctx context.Context, edits []audit.Edit, q UndoQuery, u *Undo) (*Undo, error) {
+func (e *Finder) findUndo(ctx context.Context, edits []audit.Edit, q Query, u *Undo) (*Undo, error) {
 	var err error
 	var i int
 	if q.EditID != "" {
@@ -208,7 +208,7 @@ func sameCluster(en audit.Entry, cluster string) bool {
 
 // settle reconciles an edit whose process died without an outcome, or
 // says it is still writing.
-func (e *Editor) settleEdit(ctx context.Context, edits []audit.Edit, i int) error {
+func (e *Finder) settleEdit(ctx context.Context, edits []audit.Edit, i int) error {
 	ed := edits[i]
 	if ed.Outcome != nil || !audit.Undoable(ed) {
 		return nil
@@ -231,7 +231,7 @@ func wroteSome(ed audit.Edit) bool {
 
 // lastEdit walks back from the newest edit to the last one of this
 // cluster that wrote anything, noting the newer ones that wrote nothing.
-func (e *Editor) lastEdit(ctx context.Context, edits []audit.Edit, connector string, u *Undo) (int, error) {
+func (e *Finder) lastEdit(ctx context.Context, edits []audit.Edit, connector string, u *Undo) (int, error) {
 	if u.Cluster == "" {
 		return 0, errors.New("not undone: the brokers did not say which cluster this is, so koff cannot tell which edits were made here: name one with --edit ID (koff audit --all-clusters lists them)")
 	}
@@ -300,14 +300,14 @@ func (e *Editor) lastEdit(ctx context.Context, edits []audit.Edit, connector str
 			}
 		}
 		if len(planner.ClosestNames(connector, names)) == 0 && e.Store != nil {
-			names = e.planner().KnownNames(ctx)
+			names = e.Planner.KnownNames(ctx)
 		}
 	}
 	return 0, fmt.Errorf("no edit%s in %s to undo%s", of, e.Audit.Path, planner.DidYouMean(planner.ClosestNames(connector, names)))
 }
 
 // namedEdit finds the edit --edit names and checks it may be undone here.
-func (e *Editor) namedEdit(ctx context.Context, edits []audit.Edit, q UndoQuery, u *Undo) (int, error) {
+func (e *Finder) namedEdit(ctx context.Context, edits []audit.Edit, q Query, u *Undo) (int, error) {
 	// A part of an id is looked for first among the edits this undo could
 	// put back (offset edits, of the connector named): a stop or an edit
 	// of another connector sharing the part is no choice to make.
@@ -385,8 +385,24 @@ func UndoneBy(later []audit.Edit, id string) *audit.Entry {
 // of one connector. Of a partial or interrupted edit, only the partitions
 // it wrote are put back; an interrupted edit is first reconciled with the
 // log (see UndoRequestContext).
-func (e *Editor) UndoRequest(connector string) (plan.Request, audit.Entry, error) {
-	ctx, cancel := contextWithTimeout(30 * time.Second)
+func (e *Finder) UndoRequest(connector string) (plan.Request, audit.Entry, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return e.UndoRequestContext(ctx, connector)
+}
+
+// sameClusterAsConnect refuses a Connect REST API whose workers keep their
+// offsets in another Kafka cluster than the brokers koff reads (GET /
+// names it): an undo planned from one cluster's offsets must not be sent
+// to the other's workers.
+func (e *Finder) sameClusterAsConnect(ctx context.Context, cluster string) error {
+	if e.REST == nil || cluster == "" {
+		return nil
+	}
+	info, err := e.REST.ServerInfo(ctx)
+	if err != nil || info.KafkaClusterID == "" || info.KafkaClusterID == cluster {
+		return nil // what REST cannot say, the plan's own REST calls will
+	}
+	return fmt.Errorf("not undone: the Connect workers at %s use Kafka cluster %s, but the brokers koff reads are cluster %s: point --connect-url and -b at the same cluster",
+		e.connectURL(), info.KafkaClusterID, cluster)
 }

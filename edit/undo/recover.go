@@ -1,4 +1,4 @@
-package edit
+package undo
 
 import (
 	"bytes"
@@ -19,8 +19,8 @@ import (
 // outcome line is reconciled first (Reconcile), so that undo plans exactly
 // the partitions that reached the log. It refuses what FindUndo's Refusal
 // refuses without --force: use FindUndo to show or override it.
-func (e *Editor) UndoRequestContext(ctx context.Context, connector string) (plan.Request, audit.Entry, error) {
-	u, err := e.FindUndo(ctx, UndoQuery{Connector: connector})
+func (e *Finder) UndoRequestContext(ctx context.Context, connector string) (plan.Request, audit.Entry, error) {
+	u, err := e.FindUndo(ctx, Query{Connector: connector})
 	if err != nil {
 		return plan.Request{}, audit.Entry{}, err
 	}
@@ -34,7 +34,7 @@ func (e *Editor) UndoRequestContext(ctx context.Context, connector string) (plan
 // (killed, or the machine went down): it reads each topic-partition the
 // edit meant to write from the position logged before the first write,
 // finds which batches are in the log, and appends the outcome.
-func (e *Editor) Reconcile(ctx context.Context, ed audit.Edit) (audit.Edit, error) {
+func (e *Finder) Reconcile(ctx context.Context, ed audit.Edit) (audit.Edit, error) {
 	if ed.Outcome != nil {
 		return ed, nil
 	}
@@ -122,7 +122,7 @@ func groupOf(s audit.Entry) string {
 }
 
 // groupHolds: every partition of the edit has its new committed offset.
-func (e *Editor) groupHolds(ctx context.Context, group string, s audit.Entry) (bool, error) {
+func (e *Finder) groupHolds(ctx context.Context, group string, s audit.Entry) (bool, error) {
 	poll, err := e.groupPoll(ctx, group)
 	if err != nil {
 		return false, err
