@@ -261,7 +261,7 @@ func (s *editSession) watchSignals() {
 }
 
 // editWatchLimit caps how long an edit is watched after its read-back
-// (edit.WatchCap when zero); the package's tests shorten it.
+// (apply.WatchCap when zero); the package's tests shorten it.
 var editWatchLimit time.Duration
 
 // newEditor is the edit pipeline every command, the dashboard and each

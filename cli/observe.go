@@ -30,7 +30,7 @@ type observer struct {
 	configErr  error
 	configWarn string // why a default config topic could not be read
 	// histories are the partition histories every dashboard of this
-	// cluster shares, read once and followed (edit.HistoryShare).
+	// cluster shares, read once and followed (history.Share).
 	histories *history.Share
 	wg        sync.WaitGroup
 	ctx       context.Context // ends with stop

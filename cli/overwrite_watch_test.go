@@ -14,7 +14,7 @@ import (
 )
 
 // The edits of this package's tests mostly have no REST: each would be
-// watched after its read-back for up to edit.WatchCap. Tests of other
+// watched after its read-back for up to apply.WatchCap. Tests of other
 // things look once and go on, as they did before the watch (their timing
 // against the demo's workers is theirs); the tests of the watch itself
 // set it back.

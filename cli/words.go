@@ -34,7 +34,7 @@ func intervalText(d time.Duration) string {
 
 // unknownConnector is the one refusal every reading command gives for a
 // connector name koff finds nowhere, in the words of the writing commands'
-// edit.UnknownConnectorError (less its --create hint):
+// planner.UnknownConnectorError (less its --create hint):
 // "unknown connector NAME: WHERE; did you mean X?". Connect's own 404
 // messages are passed on verbatim instead.
 func unknownConnector(name string, where, known []string) error {

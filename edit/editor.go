@@ -95,7 +95,7 @@ type Editor struct {
 	// FlushInterval is the workers' offset.flush.interval.ms when the
 	// operator gave it (--flush-interval; 0: estimate it from the
 	// connector's flushes): how long an edit is watched for a task's
-	// commit over it (overwrite_watch.go).
+	// commit over it (edit/apply/watch.go).
 	FlushInterval time.Duration
 	// WatchLimit caps that watch (WatchCap when zero).
 	WatchLimit time.Duration

@@ -61,7 +61,7 @@ func newClusterHarness(t testing.TB, id string) *harness {
 		User: "tester", Audit: &audit.Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
 		Cmd: plan.CommandLine{Globals: []string{"-b", h.addr}},
 		// No REST, no config topic: every edit is watched after its
-		// read-back (overwrite_watch.go); tests of other things watch briefly.
+		// read-back (edit/apply/watch.go); tests of other things watch briefly.
 		WatchLimit: 200 * time.Millisecond,
 	}
 	return h

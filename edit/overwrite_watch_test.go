@@ -249,7 +249,7 @@ func TestWatchDurationsReadAsTyped(t *testing.T) {
 }
 
 // Another koff's record over the edit during the watch may be a racing
-// edit that lost and puts this edit's value back (race.go): waited for,
+// edit that lost and puts this edit's value back (edit/apply/verify.go): waited for,
 // not reported. One that stays for the verify timeout is an overwrite.
 func TestAnotherKoffsRecordDuringTheWatchMustStay(t *testing.T) {
 	for _, back := range []bool{true, false} {

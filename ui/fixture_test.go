@@ -75,14 +75,14 @@ func (f *fixture) recIn(topicName string, n int, at time.Time, key string, value
 	return r
 }
 
-// readHistory is edit.HistoryReader over the records the fixture made:
+// readHistory is history.ReadFunc over the records the fixture made:
 // nothing compacted, by topic-partition then offset.
 func (f *fixture) readHistory(ctx context.Context, topicName string, keep func([]byte) bool, fn func(*history.Record) error) ([]history.RetainedLog, error) {
 	return f.readHistoryFrom(ctx, topicName, nil, keep, fn)
 }
 
 // readHistoryFrom is readHistory from from[partition] on: what the log
-// gained since (edit.HistoryFromReader).
+// gained since (history.ReadFromFunc).
 func (f *fixture) readHistoryFrom(ctx context.Context, topicName string, from []int64, keep func([]byte) bool, fn func(*history.Record) error) ([]history.RetainedLog, error) {
 	f.logMu.Lock()
 	recs := slices.Clone(f.log)

@@ -8,7 +8,7 @@
 //	write.go       4 write        a produce request per topic-partition, a REST call, or a group commit
 //	settle.go      5 settle       a request whose answer was lost: written, not written or unknown
 //	verify.go      6 verify       read back, the race between two writers judged, a lost key put back
-//	watch.go       7 watch        a task's commit over the edit, for its flush interval
+//	watch.go       7 watch        a task's commit over the edit, for 1.5× its flush interval
 //	record.go      8 record       the audit lines of the run and its outcome
 //
 // Below the stages: the Applier's ports and settings (applier.go), the

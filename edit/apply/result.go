@@ -21,7 +21,7 @@ type Result struct {
 	// Written, NotWritten and Unknown are the topic-partitions by outcome
 	// (direct writes: one produce request each, in a fixed order). Unknown
 	// ones may have been written: their request was sent and its answer
-	// lost, and no read has shown the records yet (outcome.go).
+	// lost, and no read has shown the records yet (settle.go).
 	Written, NotWritten, Unknown []model.TopicPartition
 	// Lost are partitions a concurrent edit won: its record landed first,
 	// and this edit put that value back over its own.

@@ -146,7 +146,7 @@ func (e *Applier) flushIntervalOf(p *plan.Plan) (time.Duration, string) {
 // a verified read-back: another writer's record that replaces the edit's
 // in that time makes it overwritten, never verified. A worker's record
 // (no koff header) is final at once; another koff's may be a racing edit
-// that lost and puts this edit's value back (race.go), so it must stay
+// that lost and puts this edit's value back (verify.go), so it must stay
 // for the verify timeout, as the read-back waits for one. A signal
 // (Interrupt) or a cancelled ctx ends the watch early: the edit is then
 // written and read back, but not verified (Result.Unwatched).

@@ -95,7 +95,7 @@ func (e *Applier) writeBatches(ctx context.Context, p *plan.Plan, bs []batch, w 
 				return &WriteError{Written: res.Written, NotWritten: res.NotWritten, Err: err}
 			}
 			// The answer is lost: the batch may be in the log or land
-			// later (outcome.go). Read until it shows or the verify
+			// later (settle.go). Read until it shows or the verify
 			// timeout passes; the requests after it were never sent.
 			unknown := []model.TopicPartition{b.tp}
 			if w.canRead() {

@@ -17,7 +17,7 @@ import (
 // The offsets topic is compacted, but until the cleaner reaches a record
 // it keeps every commit with its time: that is a connector's history.
 // Reading it streams (kafka.Config.ReadHistory): what is kept grows with
-// the connector's keys and the commits shown (history_read.go), never
+// the connector's keys and the commits shown (read.go), never
 // with the rest of the records read.
 
 // HistoryRecord is one record of an offsets topic as the history reader

@@ -68,7 +68,7 @@ type Plan struct {
 	// Watch is how long koff goes on reading the written partitions after
 	// the read-back for a task's commit over the edit (0: not at all,
 	// Connect's REST status says STOPPED); WatchWhy says why
-	// (overwrite_watch.go).
+	// (edit/apply/watch.go).
 	Watch    time.Duration
 	WatchWhy string
 	// WatchInterval is the flush interval the watch is judged from.

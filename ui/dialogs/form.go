@@ -79,7 +79,7 @@ type Submission struct {
 	Detail []string
 }
 
-// planRequest submits an edit.Request to Editor.Plan.
+// planRequest submits a plan.Request to Editor.Plan.
 func PlanRequest(req plan.Request) *Submission {
 	return &Submission{
 		Label: fmt.Sprintf("planning %s of %s…", req.Kind, req.Connector),
@@ -87,7 +87,7 @@ func PlanRequest(req plan.Request) *Submission {
 	}
 }
 
-// planSinkRequest submits an edit.SinkRequest to Editor.PlanSink.
+// planSinkRequest submits a plan.SinkRequest to Editor.PlanSink.
 func PlanSinkRequest(req plan.SinkRequest, note string) *Submission {
 	return &Submission{
 		Label: fmt.Sprintf("planning %s of %s: reading group offsets…", req.Kind, req.Connector),
@@ -104,7 +104,7 @@ type formField struct {
 	// check parses the text: note is shown when it is valid, err when not.
 	check func(string) (note string, err error)
 	// shape, when set, warns about valid text that a task may not read
-	// as meant (see shape.go); the edit can still go ahead.
+	// as meant (see edit/planner/shape.go); the edit can still go ahead.
 	shape func(string) []string
 	empty string // shown instead of an error while the field is empty
 	note  string

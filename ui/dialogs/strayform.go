@@ -76,7 +76,7 @@ func (f *StrayForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 }
 
 // sameBytes: the stray is an older record of the live key's very bytes,
-// which only compaction can remove (see edit.SameBytesStray).
+// which only compaction can remove (see planner.SameBytesStray).
 func (f *StrayForm) sameBytes() bool {
 	return f.row.LiveCopy != nil && f.row.LiveCopy.Key == f.row.ID.Key
 }

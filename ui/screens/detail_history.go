@@ -33,7 +33,7 @@ type HistoryCommit struct {
 	history.CommitRef
 	Key   string // the raw key bytes: which stored copy
 	Value []byte // nil: a tombstone
-	Copy  string // edit.CopyLive, CopyStray or CopyGone
+	Copy  string // history.CopyLive, CopyStray or CopyGone
 	Edit  *history.KoffEdit
 	Koff  bool
 	// Tailed: the Tailer read it into the Store after the history was
@@ -113,7 +113,7 @@ func sharedHistory(ctx context.Context, ph kit.PartitionHistories, connector str
 }
 
 // newestFirst orders commits by time, then by offset (then by where they
-// are, as edit.NewerCommit does).
+// are, as history.NewerCommit does).
 func newestFirst(a, b HistoryCommit) bool {
 	if !a.Time.Equal(b.Time) {
 		return a.Time.After(b.Time)
