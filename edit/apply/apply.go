@@ -45,8 +45,8 @@ func (e *Applier) applySource(ctx context.Context, p *plan.Plan, run *editRun, r
 		return err
 	}
 	bs := batches(p)
-	w := e.newWatch(p, bs)
-	run.watch = w
+	w := e.newLogView(p, bs)
+	run.view = w
 	if err := w.noOtherWriters(ctx); err != nil { // others.go
 		return err
 	}

@@ -26,8 +26,9 @@ type readPositions interface {
 	ReadTo(tp model.TopicPartition) int64
 }
 
-// watch looks for other writers of an edit's keys, from the record each
-// key's planned value came from to well after the edit's own record.
+// logView is the edit's view of the partitions it writes: it looks for
+// other writers of its keys, from the record each key's planned value came
+// from to well after the edit's own record.
 //
 // Two editors who planned from the same value both pass the optimistic
 // check; what decides between them is the order of their records in the
@@ -38,7 +39,7 @@ type readPositions interface {
 // it puts the winner's value back and says so, and the winner, which
 // waits until its value is again the one in force, reports verified. So
 // of two edits of one key exactly one reports verified.
-type watch struct {
+type logView struct {
 	e  *Applier
 	p  *plan.Plan
 	bs []batch
@@ -51,8 +52,8 @@ type watch struct {
 	restored  []string
 }
 
-func (e *Applier) newWatch(p *plan.Plan, bs []batch) *watch {
-	w := &watch{e: e, p: p, bs: bs, sinceOf: map[writeRef]int64{}, positions: map[model.TopicPartition]int64{},
+func (e *Applier) newLogView(p *plan.Plan, bs []batch) *logView {
+	w := &logView{e: e, p: p, bs: bs, sinceOf: map[writeRef]int64{}, positions: map[model.TopicPartition]int64{},
 		checked: map[model.TopicPartition]int64{}, offsets: map[model.TopicPartition]int64{}}
 	if rr, ok := e.Kafka.(BatchWriter); ok {
 		w.rr = rr
@@ -63,9 +64,9 @@ func (e *Applier) newWatch(p *plan.Plan, bs []batch) *watch {
 	return w
 }
 
-func (w *watch) canRead() bool { return w.rr != nil }
+func (w *logView) canRead() bool { return w.rr != nil }
 
-func (w *watch) conflict(b batch, recs []store.Record) error {
+func (w *logView) conflict(b batch, recs []store.Record) error {
 	for _, r := range b.refs {
 		wr := writeOf(w.p, r)
 		var hit *store.Record
@@ -111,7 +112,7 @@ type verdict struct {
 
 // judge reads each written partition from the positions and decides, per
 // key, who won.
-func (w *watch) judge(ctx context.Context, written []model.TopicPartition) ([]verdict, error) {
+func (w *logView) judge(ctx context.Context, written []model.TopicPartition) ([]verdict, error) {
 	in := map[model.TopicPartition]bool{}
 	for _, tp := range written {
 		in[tp] = true

@@ -10,7 +10,7 @@ import (
 
 // noOtherWriters: before the first write, no other writer's record for
 // any key may have landed since the record the plan read.
-func (w *watch) noOtherWriters(ctx context.Context) error {
+func (w *logView) noOtherWriters(ctx context.Context) error {
 	if err := w.since(); err != nil {
 		return err
 	}
@@ -19,7 +19,7 @@ func (w *watch) noOtherWriters(ctx context.Context) error {
 
 // since reads, in one pass with the optimistic check, the offset of the
 // record each key's planned value came from.
-func (w *watch) since() error {
+func (w *logView) since() error {
 	rp, _ := w.e.Store.(readPositions)
 	for _, b := range w.bs {
 		for _, r := range b.refs {
@@ -56,7 +56,7 @@ func (w *watch) since() error {
 // precheck reads every target partition from the oldest planned record
 // to its end: any other record of a key is a conflict, before anything
 // is written. It also fixes the positions the audit log records.
-func (w *watch) precheck(ctx context.Context) error {
+func (w *logView) precheck(ctx context.Context) error {
 	if w.rr == nil {
 		return nil
 	}

@@ -20,7 +20,7 @@ type editRun struct {
 	begun   bool
 	written []string
 	unknown []string // topic-partitions or "group G" that may have been written
-	watch   *watch
+	view    *logView // what it restored after losing a race
 }
 
 func (e *Applier) newRun(ctx context.Context, p *plan.Plan) *editRun {
@@ -124,8 +124,8 @@ func (r *editRun) finish(res *Result, err error) {
 		en.NotWritten = append(en.NotWritten, tp.String())
 	}
 	en.Unknown = r.unknownOf(res)
-	if r.watch != nil {
-		en.Restored = r.watch.restored
+	if r.view != nil {
+		en.Restored = r.view.restored
 	}
 	if werr := r.append(en); werr != nil {
 		// The edit happened; losing its audit line must not hide that.

@@ -59,7 +59,7 @@ func provablyNotApplied(err error) bool {
 // landedWithin reads the partitions of batches whose answer was lost until
 // every one shows its records, or the verify timeout passes: it returns
 // what it found and what stays unknown.
-func (w *watch) landedWithin(ctx context.Context, bs []batch) (written, unknown []model.TopicPartition) {
+func (w *logView) landedWithin(ctx context.Context, bs []batch) (written, unknown []model.TopicPartition) {
 	deadline := time.Now().Add(w.e.verifyTimeout())
 	left := bs
 	for {
@@ -82,7 +82,7 @@ func (w *watch) landedWithin(ctx context.Context, bs []batch) (written, unknown 
 
 // reconcile says which batches are in the log after the positions: every
 // record of the batch is there, with this edit's value.
-func (w *watch) reconcile(ctx context.Context, bs []batch) (written, notWritten []model.TopicPartition) {
+func (w *logView) reconcile(ctx context.Context, bs []batch) (written, notWritten []model.TopicPartition) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	for _, b := range bs {

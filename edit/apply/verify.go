@@ -51,7 +51,7 @@ func (e *Applier) restShows(ctx context.Context, p *plan.Plan) bool {
 // verify verifies a written edit: read back by the tailer (and by GET for
 // REST edits), and judged against other writers. A lost key gets the
 // winner's value back.
-func (e *Applier) verify(ctx context.Context, p *plan.Plan, w *watch, res *Result) {
+func (e *Applier) verify(ctx context.Context, p *plan.Plan, w *logView, res *Result) {
 	deadline := time.Now().Add(e.verifyTimeout())
 	for {
 		visible := e.writesVisible(p) && e.restShows(ctx, p)
@@ -104,7 +104,7 @@ func (e *Applier) verify(ctx context.Context, p *plan.Plan, w *watch, res *Resul
 // restore puts the winner's value back under every key this edit lost,
 // where this edit's record is still the last: the winner planned from the
 // same value and wrote first, so its value is the one that stands.
-func (w *watch) restore(ctx context.Context, lost []verdict) {
+func (w *logView) restore(ctx context.Context, lost []verdict) {
 	byTP := map[model.TopicPartition][]store.Record{}
 	var order []model.TopicPartition
 	now := w.e.now()

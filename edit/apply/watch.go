@@ -150,7 +150,7 @@ func (e *Applier) flushIntervalOf(p *plan.Plan) (time.Duration, string) {
 // for the verify timeout, as the read-back waits for one. A signal
 // (Interrupt) or a cancelled ctx ends the watch early: the edit is then
 // written and read back, but not verified (Result.Unwatched).
-func (e *Applier) keepWatching(ctx context.Context, p *plan.Plan, w *watch, res *Result) {
+func (e *Applier) keepWatching(ctx context.Context, p *plan.Plan, w *logView, res *Result) {
 	if p.Watch <= 0 || !res.Verified {
 		return
 	}
@@ -193,7 +193,7 @@ func (e *Applier) keepWatching(ctx context.Context, p *plan.Plan, w *watch, res 
 // overwrites are the written keys whose record in force is another
 // writer's, with a different value; final when one of them is a worker's
 // (a record without koff's header), which no one puts back.
-func (w *watch) overwrites(ctx context.Context, res *Result) ([]Contest, bool) {
+func (w *logView) overwrites(ctx context.Context, res *Result) ([]Contest, bool) {
 	p := w.p
 	if w.rr == nil {
 		// No log to read (a test fake): the Store's value is the word.

@@ -13,7 +13,7 @@ import (
 
 // write sends the plan: one PATCH or DELETE to Connect's REST API, or one
 // produce request per topic-partition straight to the offsets topic.
-func (e *Applier) write(ctx context.Context, p *plan.Plan, bs []batch, w *watch, run *editRun, res *Result) error {
+func (e *Applier) write(ctx context.Context, p *plan.Plan, bs []batch, w *logView, run *editRun, res *Result) error {
 	if p.Path == plan.PathREST {
 		return e.writeREST(ctx, p, bs, w, run, res)
 	}
@@ -21,7 +21,7 @@ func (e *Applier) write(ctx context.Context, p *plan.Plan, bs []batch, w *watch,
 }
 
 // writeREST sends the plan to Connect's REST API as one PATCH or DELETE.
-func (e *Applier) writeREST(ctx context.Context, p *plan.Plan, bs []batch, w *watch, run *editRun, res *Result) error {
+func (e *Applier) writeREST(ctx context.Context, p *plan.Plan, bs []batch, w *logView, run *editRun, res *Result) error {
 	msg, err := e.applyREST(ctx, p)
 	res.Message = msg
 	switch {
@@ -61,7 +61,7 @@ func (e *Applier) writeREST(ctx context.Context, p *plan.Plan, bs []batch, w *wa
 // is re-checked for other writers just before it goes, and recorded in
 // the audit log as soon as Kafka acknowledged it. A signal stops it
 // between requests, never inside one.
-func (e *Applier) writeBatches(ctx context.Context, p *plan.Plan, bs []batch, w *watch, run *editRun, res *Result) error {
+func (e *Applier) writeBatches(ctx context.Context, p *plan.Plan, bs []batch, w *logView, run *editRun, res *Result) error {
 	now := e.now()
 	for i, b := range bs {
 		rest := func() []model.TopicPartition {
@@ -197,7 +197,7 @@ func (e *Applier) applyGroup(ctx context.Context, p *plan.Plan) error {
 }
 
 // recheck looks again just before a batch's produce request.
-func (w *watch) recheck(ctx context.Context, b batch) error {
+func (w *logView) recheck(ctx context.Context, b batch) error {
 	if w.rr == nil {
 		return nil
 	}

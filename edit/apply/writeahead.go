@@ -20,7 +20,9 @@ func (r *editRun) begin(positions map[string]int64) error {
 	return nil
 }
 
-func (w *watch) positionsByName() map[string]int64 {
+// positionsByName are the log-end offsets read before the first write, as
+// the write-ahead line records them.
+func (w *logView) positionsByName() map[string]int64 {
 	if len(w.positions) == 0 {
 		return nil
 	}
