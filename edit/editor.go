@@ -118,13 +118,6 @@ func (e *Editor) now() time.Time {
 	return time.Now()
 }
 
-func (e *Editor) verifyTimeout() time.Duration {
-	if e.VerifyTimeout > 0 {
-		return e.VerifyTimeout
-	}
-	return 10 * time.Second
-}
-
 func (e *Editor) stopTimeout() time.Duration {
 	if e.StopTimeout > 0 {
 		return e.StopTimeout
@@ -137,10 +130,6 @@ func (e *Editor) topics() []string {
 		return e.TopicSource()
 	}
 	return e.Topics
-}
-
-func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), d)
 }
 
 // applier hands the write path what it needs beside the plan: the ports
