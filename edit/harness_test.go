@@ -10,6 +10,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"koff/demo"
+	"koff/edit/apply"
 	"koff/edit/audit"
 	"koff/edit/plan"
 	"koff/kafka"
@@ -204,23 +205,4 @@ func (h *harness) current(w plan.Write) []byte {
 
 // readBack: the Store holds every write of the plan, as the read-back
 // waits for (apply/verify.go).
-func (h *harness) readBack(p *plan.Plan) bool {
-	for _, ch := range p.Changes {
-		for _, w := range ch.Writes {
-			d, ok := h.store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
-			if !ok {
-				return false
-			}
-			if w.Value == nil {
-				if !d.Deleted {
-					return false
-				}
-				continue
-			}
-			if d.Deleted || !plan.SameValue(d.Value, w.Value, p.Path) {
-				return false
-			}
-		}
-	}
-	return true
-}
+func (h *harness) readBack(p *plan.Plan) bool { return apply.WritesVisible(h.store, p) }

@@ -54,7 +54,7 @@ func (e *Applier) restShows(ctx context.Context, p *plan.Plan) bool {
 func (e *Applier) verify(ctx context.Context, p *plan.Plan, w *logView, res *Result) {
 	deadline := time.Now().Add(e.verifyTimeout())
 	for {
-		visible := e.writesVisible(p) && e.restShows(ctx, p)
+		visible := WritesVisible(e.Store, p) && e.restShows(ctx, p)
 		if w.rr == nil {
 			if visible {
 				res.Verified = true
@@ -187,10 +187,13 @@ func sameCommits(a, b map[model.TopicPartition]int64) bool {
 	return true
 }
 
-func (e *Applier) writesVisible(p *plan.Plan) bool {
+// WritesVisible reports whether the Store holds every write of the plan:
+// each key's latest record is the value written, or a tombstone where the
+// plan deletes.
+func WritesVisible(s Offsets, p *plan.Plan) bool {
 	for _, ch := range p.Changes {
 		for _, w := range ch.Writes {
-			d, ok := e.Store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
+			d, ok := s.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
 			if !ok {
 				return false
 			}

@@ -601,16 +601,24 @@ func (a *Log) InterruptedCached(cluster string) []Edit {
 	return a.notice
 }
 
+// topicPartitions is how many topic-partitions the edit writes: its
+// positions, or its changes' writes where it records no positions.
+func (ed Edit) topicPartitions() int {
+	if n := len(ed.Start.Positions); n > 0 {
+		return n
+	}
+	n := 0
+	for _, ch := range ed.Start.Changes {
+		n += len(ch.Writes)
+	}
+	return n
+}
+
 // Notice is one line saying an interrupted edit exists and what to do, or
 // "" when there is none.
 func (ed Edit) Notice() string {
 	s := ed.Start
-	total := len(s.Positions)
-	if total == 0 {
-		for _, ch := range s.Changes {
-			total += len(ch.Writes)
-		}
-	}
+	total := ed.topicPartitions()
 	written := len(ed.WrittenSet())
 	how := "stopped part way"
 	switch ed.Result() {
@@ -641,12 +649,7 @@ func (ed Edit) Notice() string {
 // after, so that a narrow terminal cuts only details.
 func (ed Edit) Headline() string {
 	s := ed.Start
-	total := len(s.Positions)
-	if total == 0 {
-		for _, ch := range s.Changes {
-			total += len(ch.Writes)
-		}
-	}
+	total := ed.topicPartitions()
 	written := fmt.Sprintf("%d/%d", len(ed.WrittenSet()), total)
 	if ed.Result() == ResultInProgress {
 		written = "≥" + written
