@@ -23,7 +23,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"koff/edit"
+	"koff/edit/audit"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/java"
@@ -155,8 +156,8 @@ func (c *crashCluster) koff(args ...string) *exec.Cmd {
 	return cmd
 }
 
-func (c *crashCluster) audit() *edit.AuditLog {
-	return &edit.AuditLog{Path: filepath.Join(c.state, "koff", "audit.jsonl")}
+func (c *crashCluster) audit() *audit.Log {
+	return &audit.Log{Path: filepath.Join(c.state, "koff", "audit.jsonl")}
 }
 
 // startImport runs `koff import --yes` and returns once it is running.
@@ -237,9 +238,9 @@ func (c *crashCluster) checkOutcome(before map[int]int64, wantResult string) (re
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	var imp *edit.AuditEdit
+	var imp *audit.Edit
 	for i := range edits {
-		if edits[i].Start.Kind == edit.KindImport {
+		if edits[i].Start.Kind == plan.KindImport {
 			imp = &edits[i]
 		}
 	}
@@ -308,7 +309,7 @@ func TestCrashDuringImport(t *testing.T) {
 		// The request the broker was holding when koff died still lands.
 		time.Sleep(300 * time.Millisecond)
 		// The process left no outcome: an in-progress edit.
-		recs, tps, undone := c.checkOutcome(before, edit.ResultInterrupted)
+		recs, tps, undone := c.checkOutcome(before, audit.ResultInterrupted)
 		t.Logf("SIGKILL: %d of %d records written; audit: %d topic-partitions; undo rewrote %d records", recs, crashKeys, tps, undone)
 	})
 	t.Run("SIGTERM", func(t *testing.T) {
@@ -326,7 +327,7 @@ func TestCrashDuringImport(t *testing.T) {
 		if !strings.Contains(out.String(), "interrupted by a signal") || !strings.Contains(out.String(), "not written: connect-offsets/") {
 			t.Errorf("koff import after SIGTERM said:\n%s", lastLines(out.String(), 3))
 		}
-		recs, tps, undone := c.checkOutcome(before, edit.ResultInterrupted)
+		recs, tps, undone := c.checkOutcome(before, audit.ResultInterrupted)
 		t.Logf("SIGTERM: %d of %d records written; audit: %d topic-partitions; undo rewrote %d records", recs, crashKeys, tps, undone)
 	})
 	// The broker closes the connection on the 5th produce request without
@@ -353,7 +354,7 @@ func TestCrashDuringImport(t *testing.T) {
 			!strings.Contains(out.String(), "written: connect-offsets/0, connect-offsets/1, connect-offsets/2, connect-offsets/3; not written: connect-offsets/5,") {
 			t.Errorf("koff import said:\n%s", lastLines(out.String(), 3))
 		}
-		recs, tps, undone := c.checkOutcome(before, edit.ResultUnknown)
+		recs, tps, undone := c.checkOutcome(before, audit.ResultUnknown)
 		t.Logf("dropped connection: %d of %d records written; audit: %d topic-partitions; undo rewrote %d records", recs, crashKeys, tps, undone)
 	})
 }

@@ -30,14 +30,24 @@ var importRules = []importRule{
 	{pkg: "koff/kafka/security", allow: []string{"koff/model/..."}, thirdParty: true},
 	{pkg: "koff/kafka", allow: []string{"koff/model/...", "koff/kafka/security"}, thirdParty: true},
 	{pkg: "koff/connect/...", allow: []string{"koff/model/...", "koff/connect/..."}, thirdParty: true},
-	{pkg: "koff/edit/...", allow: []string{"koff/model/...", "koff/connect/...", "koff/kafka/...", "koff/edit/..."}, thirdParty: true},
+	// The edit pipeline, bottom up: a plan as data; the audit log;
+	// planning (request → Plan); history and rewind; the write path, which
+	// needs nothing of planning but the Plan; undo; the Editor on top
+	// wires them. No part imports one above it.
+	{pkg: "koff/edit/plan", allow: []string{"koff/model/..."}},
+	{pkg: "koff/edit/audit", allow: []string{"koff/model/...", "koff/edit/plan"}},
+	{pkg: "koff/edit/planner", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan"}},
+	{pkg: "koff/edit/history", allow: []string{"koff/model/...", "koff/edit/plan", "koff/edit/audit", "koff/edit/planner"}},
+	{pkg: "koff/edit/apply", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit"}},
+	{pkg: "koff/edit/undo", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit", "koff/edit/planner", "koff/edit/apply"}},
+	{pkg: "koff/edit", allow: []string{"koff/model/...", "koff/connect", "koff/edit/plan", "koff/edit/audit", "koff/edit/planner", "koff/edit/history", "koff/edit/apply", "koff/edit/undo"}, thirdParty: true},
 	// The dashboard never reaches Kafka or Connect itself: it reads and
 	// writes through the ports in ui/kit. Screens and dialogs are built
 	// from the kit and know nothing of each other; the root routes.
-	{pkg: "koff/ui/kit", allow: []string{"koff/model/...", "koff/edit", "koff/keymap"}, thirdParty: true},
-	{pkg: "koff/ui/screens", allow: []string{"koff/model/...", "koff/edit", "koff/keymap", "koff/ui/kit"}, thirdParty: true},
-	{pkg: "koff/ui/dialogs", allow: []string{"koff/model/...", "koff/edit", "koff/keymap", "koff/ui/kit"}, thirdParty: true},
-	{pkg: "koff/ui", allow: []string{"koff/model/...", "koff/edit", "koff/keymap", "koff/ui/kit", "koff/ui/screens", "koff/ui/dialogs"}, thirdParty: true},
+	{pkg: "koff/ui/kit", allow: []string{"koff/model/...", "koff/edit/...", "koff/keymap"}, thirdParty: true},
+	{pkg: "koff/ui/screens", allow: []string{"koff/model/...", "koff/edit/...", "koff/keymap", "koff/ui/kit"}, thirdParty: true},
+	{pkg: "koff/ui/dialogs", allow: []string{"koff/model/...", "koff/edit/...", "koff/keymap", "koff/ui/kit"}, thirdParty: true},
+	{pkg: "koff/ui", allow: []string{"koff/model/...", "koff/edit/...", "koff/keymap", "koff/ui/kit", "koff/ui/screens", "koff/ui/dialogs"}, thirdParty: true},
 	// The Prometheus collector reads the Store's snapshots and judges
 	// nothing itself.
 	{pkg: "koff/metrics", allow: []string{"koff/model/..."}, thirdParty: true},
@@ -45,7 +55,7 @@ var importRules = []importRule{
 	{pkg: "koff/demo", allow: []string{"koff/model/...", "koff/kafka/...", "koff/demo/rest"}, thirdParty: true},
 	// koff serve's SSH server gives each session a dashboard; the command
 	// line wires everything, and nothing but main imports it.
-	{pkg: "koff/cli/serve", allow: []string{"koff/model/...", "koff/edit", "koff/keymap", "koff/ui"}, thirdParty: true},
+	{pkg: "koff/cli/serve", allow: []string{"koff/model/...", "koff/edit/...", "koff/keymap", "koff/ui"}, thirdParty: true},
 	{pkg: "koff/cli/...", allow: []string{"koff/model/...", "koff/kafka/...", "koff/connect/...", "koff/edit/...", "koff/ui/...", "koff/ui", "koff/keymap", "koff/demo/...", "koff/metrics", "koff/cli/..."}, thirdParty: true},
 	{pkg: "koff", allow: []string{"koff/cli"}},
 	// Test rigs: the real stack and the benchmark workloads.
@@ -126,6 +136,19 @@ func TestImportRulesCatchAnArrowTheOtherWay(t *testing.T) {
 		{"koff/ui/dialogs", "koff/connect", false},
 		{"koff/edit", "koff/ui", false},
 		{"koff/kafka", "koff/edit", false},
+		{"koff/edit/plan", "koff/edit", false},
+		{"koff/edit/plan", "koff/edit/audit", false},
+		{"koff/edit/audit", "koff/edit", false},
+		{"koff/edit/audit", "koff/edit/apply", false},
+		{"koff/edit/apply", "koff/edit", false},
+		{"koff/edit", "koff/edit/apply", true},
+		{"koff/edit/apply", "koff/edit/planner", false},
+		{"koff/edit/planner", "koff/edit/apply", false},
+		{"koff/edit/planner", "koff/edit/audit", false},
+		{"koff/edit/history", "koff/edit/apply", false},
+		{"koff/edit/apply", "koff/edit/history", false},
+		{"koff/edit/apply", "koff/edit/undo", false},
+		{"koff/edit/undo", "koff/edit", false},
 		{"koff/cli", "koff/ui/kit", true},
 		{"koff/kafka/security", "koff/kafka", false},
 		{"koff/demo/rest", "koff/demo", false},

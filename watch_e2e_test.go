@@ -14,7 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"koff/edit"
+	"koff/edit/audit"
 	"koff/kafka"
 	"koff/model/java"
 	"koff/model/store"
@@ -62,10 +62,10 @@ func TestCtrlCDuringTheWatchLeavesTheEditWrittenNotVerified(t *testing.T) {
 	}()
 	// Written (the audit log says so) and read back within a moment: the
 	// 30 s watch is on.
-	audit := &edit.AuditLog{Path: filepath.Join(state, "koff", "audit.jsonl")}
+	auditLog := &audit.Log{Path: filepath.Join(state, "koff", "audit.jsonl")}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if eds, _ := audit.Edits(); len(eds) == 1 && len(eds[0].WrittenSet()) == 1 {
+		if eds, _ := auditLog.Edits(); len(eds) == 1 && len(eds[0].WrittenSet()) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -90,11 +90,11 @@ func TestCtrlCDuringTheWatchLeavesTheEditWrittenNotVerified(t *testing.T) {
 	if s := out.String(); !strings.Contains(s, "verify: watch 30s after the read-back") || !strings.Contains(s, "written and read back, NOT verified: set 1 partition of files") || !strings.Contains(s, "whether it stays is unknown") {
 		t.Errorf("stdout: %s", s)
 	}
-	edits, err := audit.Edits()
+	edits, err := auditLog.Edits()
 	if err != nil || len(edits) != 1 {
 		t.Fatalf("audit: %v %d", err, len(edits))
 	}
-	if ed := edits[0]; ed.Result() != edit.ResultUnverified || !strings.Contains(ed.Outcome.Message, "watch") {
+	if ed := edits[0]; ed.Result() != audit.ResultUnverified || !strings.Contains(ed.Outcome.Message, "watch") {
 		t.Errorf("audit outcome %s %q", ed.Result(), ed.Outcome.Message)
 	}
 }

@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"koff/edit"
+	"koff/edit/audit"
+	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/model"
 	"koff/model/text"
 )
@@ -47,7 +49,7 @@ type auditRow struct {
 	OffsetsTopics []string  `json:"offsets_topics,omitempty"`
 	ConnectURL    string    `json:"connect_url,omitempty"`
 	Connector     string    `json:"connector"`
-	Kind          edit.Kind `json:"kind"`
+	Kind          plan.Kind `json:"kind"`
 	Outcome       string    `json:"outcome"`
 	Partitions    int       `json:"partitions"`
 	Written       []string  `json:"written,omitempty"`
@@ -56,7 +58,7 @@ type auditRow struct {
 	UndoneBy      string    `json:"undone_by,omitempty"`
 	Error         string    `json:"error,omitempty"`
 	// Rewind is a rewind's time (as read and as typed) and --if-newer.
-	Rewind  *edit.RewindAsked `json:"rewind,omitempty"`
+	Rewind  *plan.RewindAsked `json:"rewind,omitempty"`
 	Command string            `json:"command,omitempty"`
 	kind    string
 }
@@ -90,7 +92,7 @@ func runAudit(g *Globals, opts any, args []string, env Env) error {
 		}
 		cluster = id
 	}
-	log := &edit.AuditLog{Path: g.auditPath(env)}
+	log := &audit.Log{Path: g.auditPath(env)}
 	edits, bad, err := log.EditsRead()
 	warnUnreadable(env, bad)
 	if err != nil {
@@ -125,7 +127,7 @@ func runAudit(g *Globals, opts any, args []string, env Env) error {
 	return printAuditTable(env.Stdout, rows)
 }
 
-func auditRowOf(ed edit.AuditEdit, later []edit.AuditEdit) auditRow {
+func auditRowOf(ed audit.Edit, later []audit.Edit) auditRow {
 	s := ed.Start
 	r := auditRow{ID: ed.ID(), Time: s.Time.UTC(), User: s.User, Host: s.Host, Cluster: s.Cluster, OffsetsTopics: s.OffsetsTopics,
 		ConnectURL: s.ConnectURL, Connector: s.Connector, Kind: s.Kind, Outcome: ed.Result(), Partitions: len(s.Changes), Undoes: s.Undoes, Error: s.Error,
@@ -140,10 +142,10 @@ func auditRowOf(ed edit.AuditEdit, later []edit.AuditEdit) auditRow {
 		r.Written = append(r.Written, tp)
 	}
 	sort.Strings(r.Written)
-	if ed.Result() == edit.ResultInProgress && !ed.Alive() {
+	if ed.Result() == audit.ResultInProgress && !ed.Alive() {
 		r.Outcome = "in-progress (no outcome: its process ended; koff undo reconciles it)"
 	}
-	if by := edit.UndoneBy(later, r.ID); by != nil {
+	if by := undo.UndoneBy(later, r.ID); by != nil {
 		r.UndoneBy = by.ID
 	}
 	return r

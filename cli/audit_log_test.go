@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"koff/edit"
+	"koff/edit/audit"
+	"koff/edit/plan"
 	"koff/kafka"
 )
 
@@ -18,31 +19,31 @@ import (
 func TestAuditAndUndoReportLinesTheyCannotRead(t *testing.T) {
 	addr := offsetsBroker(t)
 	produceConnect(t, addr, [2]string{`["src",{"file":"a"}]`, `{"pos":1}`})
-	audit := filepath.Join(t.TempDir(), "audit.jsonl")
-	if _, errs, code := koff(t, "set", "src", "-b", addr, "--partition", `{"file":"a"}`, "--offset", `{"pos":2}`, "--yes", "--audit-log", audit); code != 0 {
+	auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
+	if _, errs, code := koff(t, "set", "src", "-b", addr, "--partition", `{"file":"a"}`, "--offset", `{"pos":2}`, "--yes", "--audit-log", auditLog); code != 0 {
 		t.Fatal(errs)
 	}
-	f, err := os.OpenFile(audit, os.O_APPEND|os.O_WRONLY, 0)
+	f, err := os.OpenFile(auditLog, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// After the set's three lines (in-progress, written, verified): lines 4 to 6.
 	f.WriteString("garbage\n{}\n{\"id\":\"cut\",\"time\":\"2026-") // a write cut short
 	f.Close()
-	if _, errs, code := koff(t, "set", "src", "-b", addr, "--partition", `{"file":"a"}`, "--offset", `{"pos":3}`, "--yes", "--audit-log", audit); code != 0 {
+	if _, errs, code := koff(t, "set", "src", "-b", addr, "--partition", `{"file":"a"}`, "--offset", `{"pos":3}`, "--yes", "--audit-log", auditLog); code != 0 {
 		t.Fatal(errs)
 	}
-	eds := auditEdits(t, audit)
+	eds := auditEdits(t, auditLog)
 	if len(eds) != 2 {
 		t.Fatalf("the set after the cut line is lost: %d edits", len(eds))
 	}
 	for _, line := range []string{"line 4: not an audit line", "line 5: not an edit's line", "line 6: cut short"} {
-		want := "koff: warning: audit log " + audit + " " + line
-		out, errs, code := koff(t, "audit", "-b", addr, "--audit-log", audit)
+		want := "koff: warning: audit log " + auditLog + " " + line
+		out, errs, code := koff(t, "audit", "-b", addr, "--audit-log", auditLog)
 		if code != 0 || !strings.Contains(errs, want) || strings.Count(out, "set") != 2 {
 			t.Errorf("koff audit: exit %d, want %q on stderr: %q\n%s", code, want, errs, out)
 		}
-		out, errs, code = koff(t, "undo", "src", "-b", addr, "--audit-log", audit, "--dry-run")
+		out, errs, code = koff(t, "undo", "src", "-b", addr, "--audit-log", auditLog, "--dry-run")
 		if code != 0 || !strings.Contains(errs, want) || !strings.Contains(out, "(edit "+eds[1].ID()+")") {
 			t.Errorf("koff undo: exit %d, want %q on stderr: %q\n%s", code, want, errs, out)
 		}
@@ -58,11 +59,11 @@ func TestAuditListsTheLocalLogWhileTheBrokerIsDown(t *testing.T) {
 	}
 	addr := b.Bootstrap()
 	produceConnect(t, addr, [2]string{`["src",{"file":"a"}]`, `{"pos":1}`})
-	audit := filepath.Join(t.TempDir(), "audit.jsonl")
-	if _, errs, code := koff(t, "set", "src", "-b", addr, "--partition", `{"file":"a"}`, "--offset", `{"pos":2}`, "--yes", "--audit-log", audit); code != 0 {
+	auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
+	if _, errs, code := koff(t, "set", "src", "-b", addr, "--partition", `{"file":"a"}`, "--offset", `{"pos":2}`, "--yes", "--audit-log", auditLog); code != 0 {
 		t.Fatal(errs)
 	}
-	id := auditEdits(t, audit)[0].ID()
+	id := auditEdits(t, auditLog)[0].ID()
 	b.Close()
 
 	// A black hole: connections accepted, never answered.
@@ -84,7 +85,7 @@ func TestAuditListsTheLocalLogWhileTheBrokerIsDown(t *testing.T) {
 	auditClusterWait = 2 * time.Second
 	for _, down := range []string{addr, hole.Addr().String()} {
 		start := time.Now()
-		out, errs, code := koff(t, "audit", "-b", down, "--audit-log", audit)
+		out, errs, code := koff(t, "audit", "-b", down, "--audit-log", auditLog)
 		took := time.Since(start)
 		if code != 0 || !strings.Contains(out, id) || !strings.Contains(errs, "cannot tell which cluster this is") || !strings.Contains(errs, "listing the edits of every cluster") {
 			t.Errorf("koff audit -b %s with the broker down: exit %d %q\n%s", down, code, errs, out)
@@ -119,14 +120,14 @@ func TestStopAndResumeAreAuditedOrRefused(t *testing.T) {
 		}
 	}
 
-	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
 	for _, args := range [][]string{
 		{"resume", "jdbc-shop"},
 		{"stop", "jdbc-shop", "-b", c.Bootstrap()},
 		{"resume", "jdbc-shop", "-b", c.Bootstrap()},
 		{"stop", "jdbc-shop"},
 	} {
-		if _, errs, code := koff(t, append(append(args, "--audit-log", audit), rest...)...); code != 0 {
+		if _, errs, code := koff(t, append(append(args, "--audit-log", auditLog), rest...)...); code != 0 {
 			t.Fatalf("%v: %s", args, errs)
 		}
 	}
@@ -134,12 +135,12 @@ func TestStopAndResumeAreAuditedOrRefused(t *testing.T) {
 	if err != nil || !strings.HasPrefix(cluster, "koff-demo-") {
 		t.Fatalf("the demo's cluster id: %q %v", cluster, err)
 	}
-	eds := auditEdits(t, audit)
+	eds := auditEdits(t, auditLog)
 	if len(eds) != 4 {
 		t.Fatalf("want 4 lines, got %d", len(eds))
 	}
 	for _, ed := range eds {
-		if ed.Start.Cluster != cluster || ed.Result() != edit.ResultDone {
+		if ed.Start.Cluster != cluster || ed.Result() != audit.ResultDone {
 			t.Errorf("the %s line names cluster %q (want %q), result %s", ed.Start.Kind, ed.Start.Cluster, cluster, ed.Result())
 		}
 	}
@@ -161,17 +162,17 @@ func TestAnInterruptedEditOfOneDemoIsNotAnnouncedOnAnother(t *testing.T) {
 	if ids[0] == ids[1] {
 		t.Fatalf("two demo brokers share the cluster id %s", ids[0])
 	}
-	audit := filepath.Join(t.TempDir(), "audit.jsonl")
-	if err := (&edit.AuditLog{Path: audit}).Append(edit.AuditEntry{ID: "20261201T100000.000Z-0000cafe", Time: time.Now().UTC(), User: "someone",
-		Host: "another-host", PID: 1, Connector: "src", Kind: edit.KindImport, Path: edit.PathTopic, Result: edit.ResultInProgress, Cluster: ids[0],
+	auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
+	if err := (&audit.Log{Path: auditLog}).Append(audit.Entry{ID: "20261201T100000.000Z-0000cafe", Time: time.Now().UTC(), User: "someone",
+		Host: "another-host", PID: 1, Connector: "src", Kind: plan.KindImport, Path: plan.PathTopic, Result: audit.ResultInProgress, Cluster: ids[0],
 		Positions: map[string]int64{"connect-offsets/3": 0}}); err != nil {
 		t.Fatal(err)
 	}
-	_, errs, _ := koff(t, "status", "-b", addrs[0], "--audit-log", audit)
+	_, errs, _ := koff(t, "status", "-b", addrs[0], "--audit-log", auditLog)
 	if !strings.Contains(errs, "INTERRUPTED EDIT: import of src") || !strings.Contains(errs, "koff undo src --edit 20261201T100000.000Z-0000cafe") {
 		t.Errorf("the demo it was interrupted on does not announce it: %q", errs)
 	}
-	if _, errs, _ := koff(t, "status", "-b", addrs[1], "--audit-log", audit); strings.Contains(errs, "INTERRUPTED") {
+	if _, errs, _ := koff(t, "status", "-b", addrs[1], "--audit-log", auditLog); strings.Contains(errs, "INTERRUPTED") {
 		t.Errorf("another demo announces it: %q", errs)
 	}
 }

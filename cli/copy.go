@@ -3,7 +3,7 @@ package cli
 import (
 	"github.com/spf13/pflag"
 
-	"koff/edit"
+	"koff/edit/plan"
 )
 
 type copyOptions struct {
@@ -41,7 +41,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return s.runPlans([]*edit.Plan{p}, o.writeFlags)
+			return s.runPlans([]*plan.Plan{p}, o.writeFlags)
 		},
 	})
 }

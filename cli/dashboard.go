@@ -13,7 +13,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
-	"koff/edit"
+	"koff/edit/audit"
 	"koff/keymap"
 	"koff/ui"
 )
@@ -121,7 +121,7 @@ func (g *Globals) uiOptions(o *observer, rest bool) ui.Options {
 // this cluster that stopped part way, from the audit log (re-read only
 // when it changes).
 func interruptedNotice(path string, cluster func() string) func() string {
-	audit := &edit.AuditLog{Path: path}
+	audit := &audit.Log{Path: path}
 	return func() string {
 		eds := audit.InterruptedCached(cluster())
 		if len(eds) == 0 {

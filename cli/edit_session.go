@@ -20,6 +20,10 @@ import (
 
 	"koff/connect"
 	"koff/edit"
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/history"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/store"
@@ -44,10 +48,10 @@ func (g *Globals) refuseReadOnly(command string, opts any) error {
 		return nil
 	}
 	if w, ok := opts.(interface{ writes() *writeFlags }); ok && !w.writes().dryRun {
-		return fmt.Errorf("%w (%s): nothing written; --dry-run previews the plan", edit.ErrReadOnly, g.readOnlyCause())
+		return fmt.Errorf("%w (%s): nothing written; --dry-run previews the plan", apply.ErrReadOnly, g.readOnlyCause())
 	}
 	if command == "stop" || command == "resume" {
-		return fmt.Errorf("%w (%s): not %s", edit.ErrReadOnly, g.readOnlyCause(), map[string]string{"stop": "stopped", "resume": "resumed"}[command])
+		return fmt.Errorf("%w (%s): not %s", apply.ErrReadOnly, g.readOnlyCause(), map[string]string{"stop": "stopped", "resume": "resumed"}[command])
 	}
 	return nil
 }
@@ -129,7 +133,7 @@ type sessionOptions struct {
 	// read of the topics for both (koff history, koff set --to-datetime).
 	// The Tailer goes on from where it ended. If it fails, the Tailer
 	// reads from scratch (and says what is wrong) and tapped is false.
-	tap func(context.Context, *edit.Editor) edit.HistoryTap
+	tap func(context.Context, *edit.Editor) history.Tap
 }
 
 func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
@@ -209,7 +213,7 @@ func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
 // readTapped reads every offsets topic into tap, loading the Store, and
 // says where each partition's read ended. When it fails the Store is
 // emptied, for the Tailer to read from scratch.
-func (s *editSession) readTapped(tap edit.HistoryTap, latest int, bound time.Duration) (map[model.TopicPartition]int64, bool) {
+func (s *editSession) readTapped(tap history.Tap, latest int, bound time.Duration) (map[model.TopicPartition]int64, bool) {
 	read := historyReader(s.g.kafkaConfig(), &kafka.HistoryLoad{Handler: s.store, Latest: latest})
 	from := map[model.TopicPartition]int64{}
 	ctx, cancel := context.WithTimeout(s.ctx, bound)
@@ -257,12 +261,12 @@ func (s *editSession) watchSignals() {
 }
 
 // editWatchLimit caps how long an edit is watched after its read-back
-// (edit.WatchCap when zero); the package's tests shorten it.
+// (apply.WatchCap when zero); the package's tests shorten it.
 var editWatchLimit time.Duration
 
 // newEditor is the edit pipeline every command, the dashboard and each
 // koff serve session write through.
-func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *connect.Client, user, audit string) *edit.Editor {
+func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *connect.Client, user, auditLog string) *edit.Editor {
 	ed := &edit.Editor{
 		Store:       offsets,
 		Kafka:       g.kafkaConfig(),
@@ -276,17 +280,17 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 			}
 			return ""
 		}(),
-		Audit:         &edit.AuditLog{Path: audit},
+		Audit:         &audit.Log{Path: auditLog},
 		FlushInterval: g.FlushInterval,
 		WatchLimit:    editWatchLimit,
-		Cmd:           edit.CommandLine{Globals: g.shownGlobals(rest)},
+		Cmd:           plan.CommandLine{Globals: g.shownGlobals(rest)},
 		History:       historyReader(g.kafkaConfig(), nil),
 		HistoryFrom:   historyFromReader(g.kafkaConfig()),
 	}
 	if rest != nil { // a nil *connect.Client in the interface would not be nil
 		ed.REST = rest
 	}
-	if c, ok := offsets.(edit.ConnectConfigs); ok {
+	if c, ok := offsets.(plan.ConnectConfigs); ok {
 		ed.Configs = c
 	}
 	// What the worker writes for koff's REST edits is no flush of the
@@ -307,7 +311,7 @@ func (g *Globals) auditPath(env Env) string {
 	if g.AuditLog != "" {
 		return g.AuditLog
 	}
-	return edit.DefaultAuditPath(env.Getenv)
+	return audit.DefaultPath(env.Getenv)
 }
 
 func osUser(env Env) string {
@@ -321,7 +325,7 @@ var _ kafka.Handler = (*store.Store)(nil)
 
 // runPlans prints the plans, checks their preconditions, asks for
 // confirmation, applies them and reports each result.
-func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
+func (s *editSession) runPlans(plans []*plan.Plan, w writeFlags) error {
 	for _, p := range plans {
 		printPlan(s.env.Stdout, p)
 	}
@@ -335,7 +339,7 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 		if err := check(s.ctx, p); err != nil {
 			// A dry run shows a moment of a live connector: that it moved
 			// on since is news, not a failure; a real run plans again.
-			var conflict *edit.ConflictError
+			var conflict *apply.ConflictError
 			if w.dryRun && errors.As(err, &conflict) {
 				fmt.Fprintf(s.env.Stdout, "  note: %s\n", strings.TrimSuffix(err.Error(), "; review and try again"))
 				continue
@@ -394,14 +398,14 @@ func (s *editSession) runPlans(plans []*edit.Plan, w writeFlags) error {
 }
 
 // confirm asks on the terminal. Resetting a whole connector asks for its name.
-func confirm(env Env, plans []*edit.Plan) error {
+func confirm(env Env, plans []*plan.Plan) error {
 	in, ok := env.Stdin.(*os.File)
 	if !ok || !term.IsTerminal(in.Fd()) {
 		return usagef("refusing to write without confirmation: stdin is not a terminal (pass --yes, or --dry-run to preview)")
 	}
 	r := bufio.NewReader(env.Stdin)
 	for _, p := range plans {
-		if p.Kind == edit.KindResetAll {
+		if p.Kind == plan.KindResetAll {
 			fmt.Fprintf(env.Stdout, "This deletes every offset of %s (%d partitions). Type the connector name to confirm: ", text.Sanitize(p.Connector), len(p.Changes))
 			line, err := r.ReadString('\n')
 			if strings.TrimSpace(line) != p.Connector {
@@ -422,7 +426,7 @@ func confirm(env Env, plans []*edit.Plan) error {
 
 // printPlan shows old → new for every partition, where each record goes,
 // the connector's state and the equivalent command line.
-func printPlan(w io.Writer, p *edit.Plan) {
+func printPlan(w io.Writer, p *plan.Plan) {
 	n := len(p.Changes)
 	plural := "s"
 	if n == 1 {
@@ -436,9 +440,9 @@ func printPlan(w io.Writer, p *edit.Plan) {
 	fmt.Fprintf(w, "  state:  %s\n", field(p.StateText()))
 	via := "offsets topic " + field(p.Topic)
 	switch p.Path {
-	case edit.PathREST:
+	case plan.PathREST:
 		via = "Connect REST"
-	case edit.PathGroup:
+	case plan.PathGroup:
 		via = "consumer group " + field(p.Group)
 	}
 	fmt.Fprintf(w, "  path:   %s (%s)\n", via, text.Sanitize(p.PathReason))
@@ -469,7 +473,7 @@ func printPlan(w io.Writer, p *edit.Plan) {
 
 // printSinkMove is what the dashboard's review shows of a sink change: the
 // records skipped or replayed, and the lag after.
-func printSinkMove(w io.Writer, c edit.SinkChange) {
+func printSinkMove(w io.Writer, c plan.SinkChange) {
 	moved := c.Moved()
 	if moved != "" {
 		moved += " · "

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/model/java"
 	"koff/model/store"
 )
@@ -95,7 +95,7 @@ func FuzzExportImport(f *testing.F) {
 
 // storeOf holds the last offset each request gives a partition, keyed as
 // Connect's REST API writes keys.
-func storeOf(reqs []edit.Request) *store.Store {
+func storeOf(reqs []plan.Request) *store.Store {
 	s := store.NewStore(store.StoreOptions{})
 	var batch []store.Record
 	for _, r := range reqs {

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/edit/history"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/java"
@@ -51,11 +53,11 @@ func init() {
 
 // historyReader reads an offsets topic's records for the edit pipeline,
 // loading load's Store with every record as it goes (nil: none).
-func historyReader(cfg kafka.Config, load *kafka.HistoryLoad) edit.HistoryReader {
-	return func(ctx context.Context, topic string, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
-		var r edit.HistoryRecord
+func historyReader(cfg kafka.Config, load *kafka.HistoryLoad) history.ReadFunc {
+	return func(ctx context.Context, topic string, keep func([]byte) bool, fn func(*history.Record) error) ([]history.RetainedLog, error) {
+		var r history.Record
 		logs, err := cfg.ReadHistoryLoading(ctx, topic, load, keep, func(k *kafka.HistoryRecord) error {
-			r = edit.HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime}
+			r = history.Record{Record: k.Record, LogAppendTime: k.LogAppendTime}
 			return fn(&r)
 		})
 		return retainedLogs(logs), err
@@ -64,11 +66,11 @@ func historyReader(cfg kafka.Config, load *kafka.HistoryLoad) edit.HistoryReader
 
 // historyFromReader reads what an offsets topic gained since a read
 // before (kafka.Config.ReadHistoryFrom): a shared history's follow.
-func historyFromReader(cfg kafka.Config) edit.HistoryFromReader {
-	return func(ctx context.Context, topic string, from []int64, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
-		var r edit.HistoryRecord
+func historyFromReader(cfg kafka.Config) history.ReadFromFunc {
+	return func(ctx context.Context, topic string, from []int64, keep func([]byte) bool, fn func(*history.Record) error) ([]history.RetainedLog, error) {
+		var r history.Record
 		logs, err := cfg.ReadHistoryFrom(ctx, topic, from, keep, func(k *kafka.HistoryRecord) error {
-			r = edit.HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime}
+			r = history.Record{Record: k.Record, LogAppendTime: k.LogAppendTime}
 			return fn(&r)
 		})
 		return retainedLogs(logs), err
@@ -76,10 +78,10 @@ func historyFromReader(cfg kafka.Config) edit.HistoryFromReader {
 }
 
 // retainedLogs are a read's logs as edit takes them.
-func retainedLogs(logs []kafka.RetainedLog) []edit.RetainedLog {
-	out := make([]edit.RetainedLog, len(logs))
+func retainedLogs(logs []kafka.RetainedLog) []history.RetainedLog {
+	out := make([]history.RetainedLog, len(logs))
 	for i, l := range logs {
-		out[i] = edit.RetainedLog{TopicPartition: l.TopicPartition, LogStart: l.LogStart, End: l.End, FirstGap: l.FirstGap}
+		out[i] = history.RetainedLog{TopicPartition: l.TopicPartition, LogStart: l.LogStart, End: l.End, FirstGap: l.FirstGap}
 	}
 	return out
 }
@@ -98,10 +100,10 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	if o.timeout <= 0 {
 		return usagef("--timeout must be positive, got %s", o.timeout)
 	}
-	req := edit.HistoryRequest{Connector: args[0], ReadOrder: o.order == "log"}
+	req := history.Request{Connector: args[0], ReadOrder: o.order == "log"}
 	var err error
 	if o.partition != "" {
-		p, err := edit.ParsePartition(o.partition)
+		p, err := plan.ParsePartition(o.partition)
 		if err != nil {
 			return usagef("--partition: %v", err)
 		}
@@ -133,8 +135,8 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 	}
 	// One read of the offsets topics loads the Store (as koff get reads
 	// it) and the history.
-	var hr *edit.HistoryRead
-	s, err := openSession(g, bounded, sessionOptions{oneShot: true, tap: func(_ context.Context, ed *edit.Editor) edit.HistoryTap {
+	var hr *history.Reading
+	s, err := openSession(g, bounded, sessionOptions{oneShot: true, tap: func(_ context.Context, ed *edit.Editor) history.Tap {
 		hr = ed.StartHistory(ctx, req)
 		return hr
 	}})
@@ -158,14 +160,14 @@ func runHistory(g *Globals, opts any, args []string, env Env) error {
 		}
 	}
 	// Read: what is left is laying it out.
-	read := func(ready func(*edit.History), run func(int, func(func(*edit.Commit) error) error) error) (*edit.History, error) {
+	read := func(ready func(*history.History), run func(int, func(func(*history.Commit) error) error) error) (*history.History, error) {
 		if ready != nil {
 			ready(s.ed.JudgeHistory(hr))
 		}
 		return s.ed.FinishHistoryRuns(hr, run)
 	}
 	out := newPipeWriter(env.Stdout)
-	var h *edit.History
+	var h *history.History
 	if o.output == "json" {
 		h, err = writeHistoryJSON(req, read, out)
 	} else {
@@ -249,7 +251,7 @@ func appendHistoryTime(b []byte, t time.Time) []byte {
 // historyRead hands on a history's commits in runs
 // (edit.Editor.FinishHistoryRuns), calling ready first, when it is not
 // nil, with the History's copies judged (edit.Editor.JudgeHistory).
-type historyRead func(ready func(*edit.History), run func(i int, commits func(each func(*edit.Commit) error) error) error) (*edit.History, error)
+type historyRead func(ready func(*history.History), run func(i int, commits func(each func(*history.Commit) error) error) error) (*history.History, error)
 
 // historyColumns are the widths of the text history's columns, in runes:
 // the widest record place and partition map of the commits shown, so that
@@ -258,7 +260,7 @@ type historyColumns struct {
 	record, partition int
 }
 
-func columnsOf(h *edit.History) historyColumns {
+func columnsOf(h *history.History) historyColumns {
 	cols := historyColumns{record: len("RECORD"), partition: len("PARTITION")}
 	for _, c := range h.Copies {
 		if c.Shown == 0 {
@@ -273,9 +275,9 @@ func columnsOf(h *edit.History) historyColumns {
 // historyTimeWidth is the TIME column's: 2026-12-03 11:55:35.568 UTC.
 const historyTimeWidth = 27
 
-func writeHistoryText(read historyRead, w *pipeWriter) (*edit.History, error) {
+func writeHistoryText(read historyRead, w *pipeWriter) (*history.History, error) {
 	cols := &historyColumns{}
-	ready := func(h *edit.History) {
+	ready := func(h *history.History) {
 		*cols = columnsOf(h)
 		fmt.Fprintf(w, "%-*s  %-*s  %-5s  %-*s  %s\n", historyTimeWidth, "TIME", cols.record, "RECORD", "COPY", cols.partition, "PARTITION", "VALUE")
 	}
@@ -288,7 +290,7 @@ func writeHistoryText(read historyRead, w *pipeWriter) (*edit.History, error) {
 	}
 	for _, c := range h.Copies {
 		fmt.Fprintf(w, "  %s  %s  %s: %s\n", jsonField(c.Partition), field(c.ID.TopicPartition.String()), c.Copy, copySummary(c))
-		if c.Copy == edit.CopyStray && c.Stray != "" {
+		if c.Copy == history.CopyStray && c.Stray != "" {
 			fmt.Fprintf(w, "      stray: %s\n", noteField(c.Stray))
 		}
 	}
@@ -297,14 +299,14 @@ func writeHistoryText(read historyRead, w *pipeWriter) (*edit.History, error) {
 }
 
 // orderText says in which order the commits were listed.
-func orderText(h *edit.History) string {
+func orderText(h *history.History) string {
 	if h.ReadOrder {
 		return "each topic-partition's in log order"
 	}
 	return "in time order"
 }
 
-func editMark(c *edit.Commit) string {
+func editMark(c *history.Commit) string {
 	switch {
 	case c.Edit != nil:
 		return fmt.Sprintf("  ← koff %s %s by %s at %s", c.Edit.Kind, c.Edit.ID, field(c.Edit.User), historyTime(c.Edit.Time))
@@ -314,7 +316,7 @@ func editMark(c *edit.Commit) string {
 	return ""
 }
 
-func copySummary(c edit.CopyHistory) string {
+func copySummary(c history.CopyHistory) string {
 	n := fmt.Sprintf("%d commit", c.Commits)
 	if c.Commits != 1 {
 		n += "s"
@@ -344,7 +346,7 @@ func timesAre(logAppend bool) string {
 // read, then each stored key's summary and each topic-partition's bounds.
 // Values are the stored bytes (numbers as stored), written by hand
 // (jsonLines).
-func writeHistoryJSON(req edit.HistoryRequest, read historyRead, w *pipeWriter) (*edit.History, error) {
+func writeHistoryJSON(req history.Request, read historyRead, w *pipeWriter) (*history.History, error) {
 	var b []byte
 	b = append(b, `{"connector":`...)
 	b = appendJSONSafe(b, java.AppendJackson(nil, req.Connector))
@@ -352,7 +354,7 @@ func writeHistoryJSON(req edit.HistoryRequest, read historyRead, w *pipeWriter) 
 	if err := w.writeSafe(b); err != nil {
 		return nil, err
 	}
-	h, err := writeLines(read, nil, func() lineMaker { return &jsonLines{keys: map[*edit.CopyHistory][]byte{}} }, w)
+	h, err := writeLines(read, nil, func() lineMaker { return &jsonLines{keys: map[*history.CopyHistory][]byte{}} }, w)
 	if err != nil {
 		return nil, err
 	}
@@ -420,10 +422,10 @@ func appendJSONSafe(b, part []byte) []byte { return append(b, outputSafe(part)..
 func outputSafe(part []byte) []byte { return text.SanitizeOutput(text.JSONSafe(part)) }
 
 // appendRef writes a commit's place and time as JSON fields.
-func appendRef(b []byte, c edit.CommitRef) []byte {
+func appendRef(b []byte, c history.CommitRef) []byte {
 	b = appendTimeJSON(b, c.Time, nil)
 	b = append(b, `,"timestamp_type":"`...)
-	b = append(b, edit.TimestampType(c.LogAppendTime)...)
+	b = append(b, history.TimestampType(c.LogAppendTime)...)
 	b = append(b, `","topic":`...)
 	b = java.AppendJackson(b, c.Topic)
 	b = append(b, `,"partition":`...)
@@ -444,10 +446,10 @@ type refText struct {
 	text      bool   // koff's text form (model.TimeText), not JSON's
 }
 
-func (r *refText) append(b []byte, c edit.CommitRef) []byte {
+func (r *refText) append(b []byte, c history.CommitRef) []byte {
 	b = appendTimeJSON(b, c.Time, r)
 	b = append(b, `,"timestamp_type":"`...)
-	b = append(b, edit.TimestampType(c.LogAppendTime)...)
+	b = append(b, history.TimestampType(c.LogAppendTime)...)
 	b = append(b, `","topic":`...)
 	if r.topicJSON == nil || r.topic != c.Topic {
 		r.topic, r.topicJSON = c.Topic, outputSafe(java.AppendJackson(nil, c.Topic))

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"koff/edit"
+	"koff/edit/history"
 	"koff/model"
 )
 
@@ -15,17 +15,17 @@ import (
 // writeLines has its own, with its own caches.
 type lineMaker interface {
 	// line appends c's line; first: it is the first line of the history.
-	line(b []byte, c *edit.Commit, first bool) []byte
+	line(b []byte, c *history.Commit, first bool) []byte
 }
 
 // writeLines writes each commit's line in the order read. The runs of
 // commits (edit.Editor.FinishHistoryRuns) are laid out by workers beside
 // one another, a million lines being most of a history's work, and
 // written in order by one more.
-func writeLines(read historyRead, ready func(*edit.History), newMaker func() lineMaker, w *pipeWriter) (*edit.History, error) {
+func writeLines(read historyRead, ready func(*history.History), newMaker func() lineMaker, w *pipeWriter) (*history.History, error) {
 	type job struct {
 		i       int
-		commits func(func(*edit.Commit) error) error
+		commits func(func(*history.Commit) error) error
 		out     chan []byte
 	}
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
@@ -45,7 +45,7 @@ func writeLines(read historyRead, ready func(*edit.History), newMaker func() lin
 				default:
 				}
 				b, first := b[:0], j.i == 0
-				j.commits(func(c *edit.Commit) error {
+				j.commits(func(c *history.Commit) error {
 					b = m.line(b, c, first)
 					first = false
 					return nil
@@ -69,7 +69,7 @@ func writeLines(read historyRead, ready func(*edit.History), newMaker func() lin
 			}
 		}
 	}()
-	h, err := read(ready, func(i int, commits func(func(*edit.Commit) error) error) error {
+	h, err := read(ready, func(i int, commits func(func(*history.Commit) error) error) error {
 		out := make(chan []byte, 1)
 		order <- out
 		jobs <- job{i: i, commits: commits, out: out}
@@ -95,12 +95,12 @@ func writeLines(read historyRead, ready func(*edit.History), newMaker func() lin
 type historyLines struct {
 	cols  *historyColumns
 	times refText
-	parts map[*edit.CopyHistory]string
+	parts map[*history.CopyHistory]string
 	tp    model.TopicPartition
 	tpTxt string // field of tp.String(), "" when it could be clipped
 }
 
-func (l *historyLines) line(b []byte, c *edit.Commit, _ bool) []byte {
+func (l *historyLines) line(b []byte, c *history.Commit, _ bool) []byte {
 	at := len(b)
 	if noTimestamp(c.Time) {
 		b = append(b, noTimestampText...)
@@ -133,7 +133,7 @@ func (l *historyLines) line(b []byte, c *edit.Commit, _ bool) []byte {
 	b = padRunes(b, at, 5)
 	b = append(b, "  "...)
 	if l.parts == nil {
-		l.parts = map[*edit.CopyHistory]string{}
+		l.parts = map[*history.CopyHistory]string{}
 	}
 	part, ok := l.parts[c.Summary]
 	if !ok || c.Summary == nil {
@@ -164,15 +164,15 @@ func padRunes(b []byte, at, width int) []byte {
 // and a million commits feel every byte scanned.
 type jsonLines struct {
 	refs refText
-	keys map[*edit.CopyHistory][]byte // each key as JSON with its partition map, made once
+	keys map[*history.CopyHistory][]byte // each key as JSON with its partition map, made once
 }
 
-func (l *jsonLines) line(b []byte, c *edit.Commit, first bool) []byte {
+func (l *jsonLines) line(b []byte, c *history.Commit, first bool) []byte {
 	if !first {
 		b = append(b, ',')
 	}
 	b = append(b, "\n{"...)
-	b = l.refs.append(b, edit.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime})
+	b = l.refs.append(b, history.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime})
 	k, ok := l.keys[c.Summary]
 	if !ok {
 		k = appendKeyJSON(nil, c.ID.Key)

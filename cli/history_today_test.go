@@ -19,6 +19,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/edit/history"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/text"
@@ -148,10 +150,10 @@ func runTodaysHistory(g *Globals, opts any, args []string, env Env) error {
 	if o.output != "text" && o.output != "json" {
 		return usagef("-o must be text or json, got %q", o.output)
 	}
-	req := edit.HistoryRequest{Connector: args[0], ReadOrder: o.order == "log"}
+	req := history.Request{Connector: args[0], ReadOrder: o.order == "log"}
 	var err error
 	if o.partition != "" {
-		p, err := edit.ParsePartition(o.partition)
+		p, err := plan.ParsePartition(o.partition)
 		if err != nil {
 			return usagef("--partition: %v", err)
 		}
@@ -174,7 +176,7 @@ func runTodaysHistory(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	out := bufio.NewWriterSize(env.Stdout, 64<<10)
-	var h *edit.History
+	var h *history.History
 	if o.output == "json" {
 		h, err = todaysHistoryJSON(s.ctx, s.ed, req, out)
 	} else {
@@ -194,15 +196,15 @@ func runTodaysHistory(g *Globals, opts any, args []string, env Env) error {
 
 // todaysCommit is a commit kept whole.
 type todaysCommit struct {
-	edit.Commit
+	history.Commit
 	value []byte
 }
 
 // todaysCommits reads every commit, kept, in the order asked: time, ties
 // in the order read, or as read.
-func todaysCommits(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest) ([]todaysCommit, *edit.History, error) {
+func todaysCommits(ctx context.Context, ed *edit.Editor, req history.Request) ([]todaysCommit, *history.History, error) {
 	var all []todaysCommit
-	h, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
+	h, err := ed.ReadHistory(ctx, req, func(c *history.Commit) error {
 		all = append(all, todaysCommit{Commit: *c, value: append([]byte(nil), c.Value...)})
 		if c.Value == nil {
 			all[len(all)-1].value = nil
@@ -221,7 +223,7 @@ func todaysCommits(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest
 	return all, h, nil
 }
 
-func todaysHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w io.Writer) (*edit.History, error) {
+func todaysHistoryJSON(ctx context.Context, ed *edit.Editor, req history.Request, w io.Writer) (*history.History, error) {
 	write := func(b []byte) { w.Write(text.JSONSafe(b)) }
 	var b []byte
 	b = append(b, `{"connector":`...)
@@ -238,7 +240,7 @@ func todaysHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryReq
 			b = append(b, ',')
 		}
 		b = append(b, "\n{"...)
-		b = todaysRef(b, edit.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime})
+		b = todaysRef(b, history.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime})
 		b = append(b, `,"key":`...)
 		b = appendKeyJSON(b, c.ID.Key)
 		b = append(b, `,"source_partition":`...)
@@ -309,7 +311,7 @@ func todaysHistoryJSON(ctx context.Context, ed *edit.Editor, req edit.HistoryReq
 	return h, nil
 }
 
-func todaysRef(b []byte, c edit.CommitRef) []byte {
+func todaysRef(b []byte, c history.CommitRef) []byte {
 	if c.Time.UnixMilli() == -1 {
 		b = append(b, `"time":null`...)
 	} else {
@@ -318,7 +320,7 @@ func todaysRef(b []byte, c edit.CommitRef) []byte {
 		b = append(b, '"')
 	}
 	b = append(b, `,"timestamp_type":"`...)
-	b = append(b, edit.TimestampType(c.LogAppendTime)...)
+	b = append(b, history.TimestampType(c.LogAppendTime)...)
 	b = append(b, `","topic":`...)
 	b = java.AppendJackson(b, c.Topic)
 	b = append(b, `,"partition":`...)
@@ -328,7 +330,7 @@ func todaysRef(b []byte, c edit.CommitRef) []byte {
 	return b
 }
 
-func todaysHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryRequest, w io.Writer) (*edit.History, error) {
+func todaysHistoryText(ctx context.Context, ed *edit.Editor, req history.Request, w io.Writer) (*history.History, error) {
 	all, h, err := todaysCommits(ctx, ed, req)
 	if err != nil {
 		return nil, err
@@ -352,7 +354,7 @@ func todaysHistoryText(ctx context.Context, ed *edit.Editor, req edit.HistoryReq
 	}
 	for _, c := range h.Copies {
 		fmt.Fprintf(w, "  %s  %s  %s: %s\n", jsonField(c.Partition), field(c.ID.TopicPartition.String()), c.Copy, copySummary(c))
-		if c.Copy == edit.CopyStray && c.Stray != "" {
+		if c.Copy == history.CopyStray && c.Stray != "" {
 			fmt.Fprintf(w, "      stray: %s\n", noteField(c.Stray))
 		}
 	}

@@ -9,7 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"koff/edit"
+	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/java"
 )
@@ -58,13 +59,13 @@ func runImport(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	defer s.close()
-	var plans []*edit.Plan
-	var unknown []*edit.UnknownPartitionError
+	var plans []*plan.Plan
+	var unknown []*planner.UnknownPartitionError
 	unchanged := 0
 	for _, r := range reqs {
 		r.Create = o.create
 		p, err := s.ed.Plan(s.ctx, r)
-		var u *edit.UnknownPartitionError
+		var u *planner.UnknownPartitionError
 		if errors.As(err, &u) {
 			unknown = append(unknown, u)
 			continue
@@ -99,7 +100,7 @@ func runImport(g *Globals, opts any, args []string, env Env) error {
 
 // withoutUnchanged drops from r the partitions whose plan writes what is
 // already stored, returning how many it dropped.
-func withoutUnchanged(r edit.Request, p *edit.Plan) (edit.Request, int) {
+func withoutUnchanged(r plan.Request, p *plan.Plan) (plan.Request, int) {
 	var same []java.Object
 	for _, ch := range p.Changes {
 		if unchangedBy(ch) {
@@ -128,7 +129,7 @@ func withoutUnchanged(r edit.Request, p *edit.Plan) (edit.Request, int) {
 // unchangedBy reports whether a change leaves the partition as it is: the
 // same offset, and every record it would write already stored byte for
 // byte (a key stored elsewhere or differently still needs its write).
-func unchangedBy(ch edit.Change) bool {
+func unchangedBy(ch plan.Change) bool {
 	if (ch.Before == nil) != (ch.After == nil) {
 		return false
 	}
@@ -157,11 +158,11 @@ func partitionCount(n int) string {
 // unknownImportError refuses the whole file: every partition it names
 // that its connector never had, each with its did-you-mean, and nothing
 // written.
-func unknownImportError(us []*edit.UnknownPartitionError) error {
+func unknownImportError(us []*planner.UnknownPartitionError) error {
 	var lines []string
 	for _, u := range us {
 		for _, p := range u.Unknown {
-			lines = append(lines, u.Connector+" "+p.Partition+edit.PartitionDidYouMean(p.Closest))
+			lines = append(lines, u.Connector+" "+p.Partition+planner.PartitionDidYouMean(p.Closest))
 		}
 	}
 	them := "them"

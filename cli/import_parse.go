@@ -8,7 +8,7 @@ import (
 	"io"
 	"sort"
 
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/model/java"
 	"koff/model/text"
 )
@@ -18,7 +18,7 @@ import (
 // refused with where: the line and column of a syntax error, the JSON
 // path ($["name"].offsets[3]) of a value of the wrong shape; never a Go
 // type.
-func parseExport(data []byte) ([]edit.Request, error) {
+func parseExport(data []byte) ([]plan.Request, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var top json.RawMessage
@@ -40,7 +40,7 @@ func parseExport(data []byte) ([]edit.Request, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var reqs []edit.Request
+	var reqs []plan.Request
 	for _, n := range names {
 		path := fmt.Sprintf("$[%s]", text.Sanitize(fmt.Sprintf("%q", n)))
 		if kind := jsonKind(file[n]); kind != "an object" {
@@ -61,7 +61,7 @@ func parseExport(data []byte) ([]edit.Request, error) {
 		if err := json.Unmarshal(conn.Offsets, &entries); err != nil {
 			return nil, err
 		}
-		req := edit.Request{Connector: n, Kind: edit.KindImport}
+		req := plan.Request{Connector: n, Kind: plan.KindImport}
 		for i, raw := range entries {
 			at := fmt.Sprintf("%s.offsets[%d]", path, i)
 			if kind := jsonKind(raw); kind != "an object" {
@@ -74,18 +74,18 @@ func parseExport(data []byte) ([]edit.Request, error) {
 			if err := json.Unmarshal(raw, &e); err != nil {
 				return nil, err
 			}
-			p, err := edit.ParsePartition(string(e.Partition))
+			p, err := plan.ParsePartition(string(e.Partition))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", at, err)
 			}
 			var off java.Object
 			if len(e.Offset) > 0 {
-				off, _, err = edit.ParseOffset(string(e.Offset))
+				off, _, err = plan.ParseOffset(string(e.Offset))
 				if err != nil {
 					return nil, fmt.Errorf("%s: %v", at, err)
 				}
 			}
-			req.Items = append(req.Items, edit.Item{Partition: p, Offset: off})
+			req.Items = append(req.Items, plan.Item{Partition: p, Offset: off})
 		}
 		if len(req.Items) > 0 {
 			reqs = append(reqs, req)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"koff/edit"
+	"koff/edit/apply"
+	"koff/edit/plan"
 )
 
 // inflightEditor is the dashboard's edit pipeline, counting the edits being
@@ -27,7 +29,7 @@ func newInflightEditor(ed *edit.Editor) *inflightEditor {
 	return e
 }
 
-func (e *inflightEditor) Apply(ctx context.Context, p *edit.Plan) (edit.Result, error) {
+func (e *inflightEditor) Apply(ctx context.Context, p *plan.Plan) (apply.Result, error) {
 	e.wg.Add(1)
 	defer e.wg.Done()
 	return e.Editor.Apply(ctx, p)

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"koff/edit"
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/store"
@@ -43,12 +46,12 @@ func (w *slowWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, 
 func TestEndingTheDashboardStopsAnEditBetweenProduceRequests(t *testing.T) {
 	addr := offsetsBroker(t)
 	var recs [][2]string
-	req := edit.Request{Connector: "src", Kind: edit.KindImport}
+	req := plan.Request{Connector: "src", Kind: plan.KindImport}
 	for i := 0; i < 40; i++ {
 		recs = append(recs, [2]string{fmt.Sprintf(`["src",{"t":"%02d"}]`, i), `{"n":1}`})
-		p, _ := edit.ParsePartition(fmt.Sprintf(`{"t":"%02d"}`, i))
-		o, _, _ := edit.ParseOffset(`{"n":2}`)
-		req.Items = append(req.Items, edit.Item{Partition: p, Offset: o})
+		p, _ := plan.ParsePartition(fmt.Sprintf(`{"t":"%02d"}`, i))
+		o, _, _ := plan.ParseOffset(`{"n":2}`)
+		req.Items = append(req.Items, plan.Item{Partition: p, Offset: o})
 	}
 	produceConnect(t, addr, recs...)
 	cfg := kafka.Config{Brokers: []string{addr}}
@@ -60,8 +63,8 @@ func TestEndingTheDashboardStopsAnEditBetweenProduceRequests(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	<-tl.CaughtUp()
 	w := &slowWriter{Config: cfg, started: make(chan struct{}, 1)}
-	audit := &edit.AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
-	ed := newInflightEditor(&edit.Editor{Store: store, Kafka: w, Topics: []string{"connect-offsets"}, User: "op", Audit: audit, WatchLimit: 200 * time.Millisecond})
+	auditLog := &audit.Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
+	ed := newInflightEditor(&edit.Editor{Store: store, Kafka: w, Topics: []string{"connect-offsets"}, User: "op", Audit: auditLog, WatchLimit: 200 * time.Millisecond})
 	p, err := ed.Plan(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -77,13 +80,13 @@ func TestEndingTheDashboardStopsAnEditBetweenProduceRequests(t *testing.T) {
 	if n := w.inflight.Load(); n != 0 {
 		t.Fatalf("finish returned with %d produce requests in flight", n)
 	}
-	edits, _ := audit.Edits()
-	if len(edits) != 1 || edits[0].Result() != edit.ResultInterrupted || len(edits[0].WrittenSet()) != 1 {
+	edits, _ := auditLog.Edits()
+	if len(edits) != 1 || edits[0].Result() != audit.ResultInterrupted || len(edits[0].WrittenSet()) != 1 {
 		t.Fatalf("finish returned before the outcome was in the audit log: %d edits", len(edits))
 	}
 	select {
 	case err := <-applied:
-		if !errors.Is(err, edit.ErrInterrupted) {
+		if !errors.Is(err, apply.ErrInterrupted) {
 			t.Errorf("apply: %v", err)
 		}
 	case <-time.After(5 * time.Second):

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"koff/connect"
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/store"
 )
@@ -34,11 +34,11 @@ func (r announcingREST) AlterOffsets(ctx context.Context, name string, body []by
 	if json.Unmarshal(body, &b) == nil {
 		var recs []store.Record
 		for _, o := range b.Offsets {
-			p, err := edit.ParsePartition(string(o.Partition))
+			p, err := plan.ParsePartition(string(o.Partition))
 			if err != nil {
 				continue
 			}
-			off, _, _ := edit.ParseOffset(string(o.Offset))
+			off, _, _ := plan.ParseOffset(string(o.Offset))
 			rec := store.Record{Key: model.RESTKey(name, p), Value: model.RESTValue(off)}
 			for range r.topics() {
 				recs = append(recs, rec)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
@@ -56,10 +56,10 @@ func TestRESTEditRecordsAreNoFlushes(t *testing.T) {
 	}
 	before := row()
 	ed := g.newEditor(store, func() []string { return g.OffsetsTopics }, client, "tester", filepath.Join(t.TempDir(), "audit.jsonl"))
-	p, err := ed.Plan(ctx, edit.Request{Connector: "jdbc-shop", Kind: edit.KindSet, Items: []edit.Item{{
+	p, err := ed.Plan(ctx, plan.Request{Connector: "jdbc-shop", Kind: plan.KindSet, Items: []plan.Item{{
 		Partition: java.Object{{Name: "protocol", Value: "1"}, {Name: "table", Value: "shop.public.orders"}},
 		Offset:    java.Object{{Name: "incrementing", Value: json.Number("7")}}}}})
-	if err != nil || p.Path != edit.PathREST {
+	if err != nil || p.Path != plan.PathREST {
 		t.Fatalf("plan: %v %+v", err, p)
 	}
 	if res, err := ed.Apply(ctx, p); err != nil || !res.Verified {

@@ -16,7 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"koff/demo"
-	"koff/edit"
+	"koff/edit/audit"
+	"koff/edit/plan"
 	"koff/internal/faultproxy"
 	"koff/kafka"
 	"koff/model"
@@ -113,9 +114,9 @@ func (c *cutBroker) waitValue(key, value string) {
 }
 
 // lastEdit is the newest edit of kind in the audit log.
-func (c *cutBroker) lastEdit(kind edit.Kind) edit.AuditEdit {
+func (c *cutBroker) lastEdit(kind plan.Kind) audit.Edit {
 	c.t.Helper()
-	edits, err := (&edit.AuditLog{Path: c.audit}).Edits()
+	edits, err := (&audit.Log{Path: c.audit}).Edits()
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func (c *cutBroker) lastEdit(kind edit.Kind) edit.AuditEdit {
 		}
 	}
 	c.t.Fatalf("no %s in the audit log", kind)
-	return edit.AuditEdit{}
+	return audit.Edit{}
 }
 
 func bulkKey(i int) string { return fmt.Sprintf(`["bulk",{"table":"t%05d"}]`, i) }
@@ -149,7 +150,7 @@ func TestASetWhoseAnswerIsLostButLandsIsWritten(t *testing.T) {
 	if got := c.inForce()[bulkKey(0)]; got != `{"id":2}` {
 		t.Errorf("in force: %s", got)
 	}
-	if ed := c.lastEdit(edit.KindSet); ed.Result() != edit.ResultVerified || len(ed.WrittenSet()) != 1 {
+	if ed := c.lastEdit(plan.KindSet); ed.Result() != audit.ResultVerified || len(ed.WrittenSet()) != 1 {
 		t.Errorf("audit: %s, written %v", ed.Result(), ed.WrittenSet())
 	}
 }
@@ -232,7 +233,7 @@ func importRound(t *testing.T, r cutRound) cutStats {
 	out, errs, code := c.koff("import", path, "--yes")
 	close(release)
 	cutTP := fmt.Sprintf("connect-offsets/%d", r.nth-1) // requests go in partition order
-	ed := c.lastEdit(edit.KindImport)
+	ed := c.lastEdit(plan.KindImport)
 	if r.late {
 		var sent []string
 		for p := 0; p < int(r.nth)-1; p++ {
@@ -244,10 +245,10 @@ func importRound(t *testing.T, r cutRound) cutStats {
 		if r.nth > 1 && r.nth < 9 && !strings.Contains(errs, "written: "+strings.Join(sent, ", ")+"; not written: ") {
 			t.Errorf("the error does not name what was written: %s", errs)
 		}
-		if ed.Result() != edit.ResultUnknown || len(ed.UnknownSet()) != 1 || !ed.UnknownSet()[cutTP] || len(ed.WrittenSet()) != int(r.nth)-1 || len(ed.Outcome.NotWritten) != 25-int(r.nth) {
+		if ed.Result() != audit.ResultUnknown || len(ed.UnknownSet()) != 1 || !ed.UnknownSet()[cutTP] || len(ed.WrittenSet()) != int(r.nth)-1 || len(ed.Outcome.NotWritten) != 25-int(r.nth) {
 			t.Fatalf("audit: %s, written %v, unknown %v, not written %v", ed.Result(), ed.WrittenSet(), ed.UnknownSet(), ed.Outcome.NotWritten)
 		}
-	} else if code != ExitOK || !strings.Contains(out, "read back, NOT verified for the worker: imported 1000 partitions of bulk") || ed.Result() != edit.ResultVerified || len(ed.WrittenSet()) != 25 {
+	} else if code != ExitOK || !strings.Contains(out, "read back, NOT verified for the worker: imported 1000 partitions of bulk") || ed.Result() != audit.ResultVerified || len(ed.WrittenSet()) != 25 {
 		t.Errorf("import whose answer was lost while koff read for it: exit %d, audit %s\n%s%s", code, ed.Result(), lastLine(out), errs)
 	}
 	// The held request lands (in a late round, after koff gave up on it).
@@ -316,7 +317,7 @@ func TestAResetWhoseAnswerIsLostIsUnknownAndUndone(t *testing.T) {
 	if code != ExitUnknown || !strings.Contains(errs, "may have been written: "+tp+" (") || strings.Contains(errs, "written: none") {
 		t.Errorf("reset whose answer was lost: exit %d\n%s%s", code, out, errs)
 	}
-	if ed := c.lastEdit(edit.KindReset); ed.Result() != edit.ResultUnknown || !ed.UnknownSet()[tp] {
+	if ed := c.lastEdit(plan.KindReset); ed.Result() != audit.ResultUnknown || !ed.UnknownSet()[tp] {
 		t.Errorf("audit: %s, unknown %v", ed.Result(), ed.UnknownSet())
 	}
 	c.waitValue(bulkKey(0), "")
@@ -353,8 +354,8 @@ func TestASinkCommitWhoseAnswerIsLostIsUnknownAndUndone(t *testing.T) {
 	if code != ExitUnknown || !strings.Contains(errs, "may have been written: the commit to group connect-s3") {
 		t.Errorf("sink commit whose answer was lost: exit %d\n%s%s", code, out, errs)
 	}
-	ed := c.lastEdit(edit.KindSet)
-	if ed.Result() != edit.ResultUnknown || !ed.UnknownSet()["group connect-s3"] {
+	ed := c.lastEdit(plan.KindSet)
+	if ed.Result() != audit.ResultUnknown || !ed.UnknownSet()["group connect-s3"] {
 		t.Errorf("audit: %s, unknown %v", ed.Result(), ed.UnknownSet())
 	}
 	committed := func() string {
@@ -393,7 +394,7 @@ func TestARESTEditAppliedLateIsUnknownAndUndone(t *testing.T) {
 	srv := httptest.NewServer(faults)
 	t.Cleanup(srv.Close)
 	flags := []string{"-b", dc.Bootstrap(), "--connect-url", srv.URL}
-	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
 	if _, errs, code := koff(t, append([]string{"stop", "jdbc-shop"}, flags...)...); code != 0 {
 		t.Fatal(errs)
 	}
@@ -421,15 +422,15 @@ func TestARESTEditAppliedLateIsUnknownAndUndone(t *testing.T) {
 	}
 	before := offsetOf()
 	faults.Set(faultproxy.RESTLate, "PATCH", "/connectors")
-	out, errs, code := koff(t, append([]string{"set", "jdbc-shop", "--yes", "--partition", part, "--offset", `{"incrementing":9007199254740993}`, "--audit-log", audit}, flags...)...)
+	out, errs, code := koff(t, append([]string{"set", "jdbc-shop", "--yes", "--partition", part, "--offset", `{"incrementing":9007199254740993}`, "--audit-log", auditLog}, flags...)...)
 	if code != ExitUnknown || !strings.Contains(errs, "may have been written: connect-offsets/") || !strings.Contains(errs, "Request timed out") {
 		t.Errorf("PATCH answered 500 and held: exit %d\n%s%s", code, out, errs)
 	}
-	ed := (func() edit.AuditEdit {
-		edits, _ := (&edit.AuditLog{Path: audit}).Edits()
+	ed := (func() audit.Edit {
+		edits, _ := (&audit.Log{Path: auditLog}).Edits()
 		return edits[len(edits)-1]
 	})()
-	if ed.Result() != edit.ResultUnknown || len(ed.UnknownSet()) != 1 {
+	if ed.Result() != audit.ResultUnknown || len(ed.UnknownSet()) != 1 {
 		t.Errorf("audit: %s, unknown %v", ed.Result(), ed.UnknownSet())
 	}
 	faults.Set(faultproxy.RESTPass, "", "")
@@ -443,7 +444,7 @@ func TestARESTEditAppliedLateIsUnknownAndUndone(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	out, errs, code = koff(t, append([]string{"undo", "jdbc-shop", "--yes", "--audit-log", audit}, flags...)...)
+	out, errs, code = koff(t, append([]string{"undo", "jdbc-shop", "--yes", "--audit-log", auditLog}, flags...)...)
 	if got := offsetOf(); code != ExitOK || got != before {
 		t.Errorf("undo: exit %d, offset %s, want %s\n%s%s", code, got, before, out, errs)
 	}
@@ -479,14 +480,14 @@ func TestARewindWhoseAnswerIsLostIsToldTruly(t *testing.T) {
 		if c.cuts.Load() != 1 {
 			t.Fatalf("late %v: %d requests cut", late, c.cuts.Load())
 		}
-		ed := c.lastEdit(edit.KindRewind)
+		ed := c.lastEdit(plan.KindRewind)
 		if !late {
-			if code != ExitOK || !strings.Contains(out, "read back") || strings.Contains(out+errs, "written: none") || c.inForce()[k] != `{"id":1}` || ed.Result() != edit.ResultVerified {
+			if code != ExitOK || !strings.Contains(out, "read back") || strings.Contains(out+errs, "written: none") || c.inForce()[k] != `{"id":1}` || ed.Result() != audit.ResultVerified {
 				t.Errorf("a rewind whose answer was lost and whose record landed soon: exit %d, in force %s, audit %s\n%s%s", code, c.inForce()[k], ed.Result(), out, errs)
 			}
 			continue
 		}
-		if code != ExitUnknown || !strings.Contains(errs, "may have been written: "+tp+" (") || strings.Contains(errs, "written: none") || ed.Result() != edit.ResultUnknown || !ed.UnknownSet()[tp] {
+		if code != ExitUnknown || !strings.Contains(errs, "may have been written: "+tp+" (") || strings.Contains(errs, "written: none") || ed.Result() != audit.ResultUnknown || !ed.UnknownSet()[tp] {
 			t.Errorf("a rewind whose answer was lost: exit %d, audit %s %v\n%s%s", code, ed.Result(), ed.UnknownSet(), out, errs)
 		}
 		c.waitValue(k, `{"id":1}`)

@@ -16,7 +16,8 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
-	"koff/edit"
+	"koff/edit/apply"
+	"koff/edit/planner"
 	"koff/model/text"
 )
 
@@ -98,7 +99,7 @@ func Main(args []string, env Env) int {
 	if errors.As(err, &ue) {
 		return ExitUsage
 	}
-	var we *edit.WriteError
+	var we *apply.WriteError
 	if errors.As(err, &we) && len(we.Unknown) > 0 {
 		return ExitUnknown
 	}
@@ -232,7 +233,7 @@ func unknownCommand(name string) error {
 	for _, c := range listedCommands() {
 		names = append(names, c.name)
 	}
-	return usagef("unknown command %q%s (koff help lists the commands)", name, edit.DidYouMean(edit.ClosestNames(name, names)))
+	return usagef("unknown command %q%s (koff help lists the commands)", name, planner.DidYouMean(planner.ClosestNames(name, names)))
 }
 
 // helpTarget is the command `koff help ARGS` asks about: the first

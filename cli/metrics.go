@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/spf13/pflag"
 
-	"koff/edit"
+	"koff/edit/audit"
 	"koff/metrics"
 )
 
@@ -207,7 +207,7 @@ func (g *Globals) serveMetricsOn(ln net.Listener, obs *observer, rest bool, env 
 		SinkPartitionLimit: g.MetricsSinkPartitions,
 		ConnectorLimit:     g.Metrics.connectors,
 		REST:               rest,
-		Edits:              (&auditCounts{log: &edit.AuditLog{Path: g.auditPath(env)}, cluster: obs.tailer.ClusterID}).counts,
+		Edits:              (&auditCounts{log: &audit.Log{Path: g.auditPath(env)}, cluster: obs.tailer.ClusterID}).counts,
 		Version:            Version,
 		Logf:               g.eventf,
 	})
@@ -260,7 +260,7 @@ func (s *metricsServer) stop() error {
 // outcome, read again only when the file changed. Lines that name no
 // cluster are counted too, as koff audit lists them.
 type auditCounts struct {
-	log     *edit.AuditLog
+	log     *audit.Log
 	cluster func() string
 
 	mu   sync.Mutex

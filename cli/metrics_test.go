@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"io"
-	"koff/internal/sshtest"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -11,7 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"koff/edit"
+	"koff/edit/audit"
+	"koff/edit/plan"
+	"koff/internal/sshtest"
+
 	"koff/metrics"
 )
 
@@ -64,13 +66,13 @@ func scrapeFor(t *testing.T, url string, done <-chan int, want ...string) string
 func TestMetricsCountEditsOfThisClusterByOutcome(t *testing.T) {
 	addr := offsetsBroker(t)
 	produceConnect(t, addr, [2]string{`["src",{"server":"db"}]`, `{"lsn":1}`})
-	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
 	listen := freeLoopback(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	var out, errb syncBuffer
 	go func() {
-		done <- Main([]string{"metrics", "--listen", listen, "-b", addr, "--audit-log", audit, "--refresh", "200ms"},
+		done <- Main([]string{"metrics", "--listen", listen, "-b", addr, "--audit-log", auditLog, "--refresh", "200ms"},
 			Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
 	}()
 	defer func() {
@@ -88,10 +90,10 @@ func TestMetricsCountEditsOfThisClusterByOutcome(t *testing.T) {
 		t.Errorf("stdout %q", out.String())
 	}
 	// Another cluster's edit in the same audit log.
-	if err := (&edit.AuditLog{Path: audit}).Append(edit.AuditEntry{ID: "x1", Time: time.Now(), Connector: "src", Result: edit.ResultFailed, Cluster: "another-cluster"}); err != nil {
+	if err := (&audit.Log{Path: auditLog}).Append(audit.Entry{ID: "x1", Time: time.Now(), Connector: "src", Result: audit.ResultFailed, Cluster: "another-cluster"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, errs, code := koff(t, "set", "src", "-b", addr, "--partition", `{"server":"db"}`, "--offset", `{"lsn":2}`, "--yes", "--audit-log", audit); code != 0 {
+	if _, errs, code := koff(t, "set", "src", "-b", addr, "--partition", `{"server":"db"}`, "--offset", `{"lsn":2}`, "--yes", "--audit-log", auditLog); code != 0 {
 		t.Fatalf("koff set: exit %d %s", code, errs)
 	}
 	body = scrapeFor(t, url, done, `koff_edits_total{kind="set",result="verified"} 1`)
@@ -134,12 +136,12 @@ func TestMetricsFlagsFailAtOnce(t *testing.T) {
 // A stop and a resume are counted beside offset edits, by kind.
 func TestAuditCountsStopAndResumeByKind(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	log := &edit.AuditLog{Path: path}
-	for i, en := range []edit.AuditEntry{
-		{ID: "s1", Kind: edit.KindStop, Connector: "src", Result: edit.ResultDone},
-		{ID: "r1", Kind: edit.KindResume, Connector: "src", Result: edit.ResultDone},
-		{ID: "r2", Kind: edit.KindResume, Connector: "src", Result: edit.ResultRefused},
-		{ID: "e1", Kind: edit.KindSet, Connector: "src", Result: edit.ResultVerified, Cluster: "c1"},
+	log := &audit.Log{Path: path}
+	for i, en := range []audit.Entry{
+		{ID: "s1", Kind: plan.KindStop, Connector: "src", Result: audit.ResultDone},
+		{ID: "r1", Kind: plan.KindResume, Connector: "src", Result: audit.ResultDone},
+		{ID: "r2", Kind: plan.KindResume, Connector: "src", Result: audit.ResultRefused},
+		{ID: "e1", Kind: plan.KindSet, Connector: "src", Result: audit.ResultVerified, Cluster: "c1"},
 	} {
 		en.Time = time.Now().Add(time.Duration(i) * time.Second)
 		if err := log.Append(en); err != nil {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"koff/connect"
-	"koff/edit"
+	"koff/edit/history"
 	"koff/kafka"
 	"koff/model/store"
 )
@@ -30,8 +30,8 @@ type observer struct {
 	configErr  error
 	configWarn string // why a default config topic could not be read
 	// histories are the partition histories every dashboard of this
-	// cluster shares, read once and followed (edit.HistoryShare).
-	histories *edit.HistoryShare
+	// cluster shares, read once and followed (history.Share).
+	histories *history.Share
 	wg        sync.WaitGroup
 	ctx       context.Context // ends with stop
 	cancel    context.CancelFunc
@@ -50,7 +50,7 @@ func observe(ctx context.Context, g *Globals, rest *connect.Client) *observer {
 func observeWith(ctx context.Context, g *Globals, rest *connect.Client, oneShot bool) *observer {
 	ctx, cancel := context.WithCancel(ctx)
 	o := &observer{g: g, store: store.NewStore(store.StoreOptions{OneShot: oneShot}), rest: rest, ctx: ctx, cancel: cancel}
-	o.histories = &edit.HistoryShare{Reloaded: func() time.Time { return o.store.Stats().Status.Reloaded }}
+	o.histories = &history.Share{Reloaded: func() time.Time { return o.store.Stats().Status.Reloaded }}
 	for _, ct := range g.ConnectorTopics {
 		name, topics, _ := strings.Cut(ct, "=")
 		o.store.SetConnectorTopics(strings.TrimSpace(name), splitList(topics))

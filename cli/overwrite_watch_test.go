@@ -9,12 +9,12 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
-	"koff/edit"
+	"koff/edit/audit"
 	"koff/model/java"
 )
 
 // The edits of this package's tests mostly have no REST: each would be
-// watched after its read-back for up to edit.WatchCap. Tests of other
+// watched after its read-back for up to apply.WatchCap. Tests of other
 // things look once and go on, as they did before the watch (their timing
 // against the demo's workers is theirs); the tests of the watch itself
 // set it back.
@@ -37,7 +37,7 @@ func TestASetWithoutRESTIsWatchedAndATaskCommitOverItIsAnOverwrite(t *testing.T)
 	addr := offsetsBroker(t)
 	key := `["files",{"filename":"/var/log/a.log"}]`
 	produceConnect(t, addr, [2]string{key, `{"position":100}`})
-	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
 	part := java.PartitionFor([]byte(key), 25)
 
 	// The worker: once koff's record is in the log and read back, the
@@ -58,7 +58,7 @@ func TestASetWithoutRESTIsWatchedAndATaskCommitOverItIsAnOverwrite(t *testing.T)
 		}
 	}()
 	out, errs, code := koff(t, "set", "files", "--partition", `{"filename":"/var/log/a.log"}`, "--offset", `{"position":5}`,
-		"-b", addr, "--config-topic", "", "--flush-interval", "2s", "--audit-log", audit, "--yes")
+		"-b", addr, "--config-topic", "", "--flush-interval", "2s", "--audit-log", auditLog, "--yes")
 	<-done
 	if code != ExitFailed {
 		t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, ExitFailed, out, errs)
@@ -75,11 +75,11 @@ func TestASetWithoutRESTIsWatchedAndATaskCommitOverItIsAnOverwrite(t *testing.T)
 	if errs != "koff: files: written, then overwritten by another writer\n" {
 		t.Errorf("stderr: %q", errs)
 	}
-	edits, err := (&edit.AuditLog{Path: audit}).Edits()
+	edits, err := (&audit.Log{Path: auditLog}).Edits()
 	if err != nil || len(edits) == 0 {
 		t.Fatal(err)
 	}
-	if last := edits[len(edits)-1]; last.Result() != edit.ResultOverwritten {
+	if last := edits[len(edits)-1]; last.Result() != audit.ResultOverwritten {
 		t.Errorf("audit outcome %s", last.Result())
 	}
 }

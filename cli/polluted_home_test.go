@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"koff/edit"
+	"koff/edit/audit"
+	"koff/edit/plan"
 )
 
 // pollutedHome is the home of someone who used koff: an edit interrupted
@@ -19,9 +20,9 @@ import (
 func pollutedHome(t *testing.T) (string, map[string][]byte) {
 	t.Helper()
 	home := t.TempDir()
-	en := edit.AuditEntry{ID: "20261201T100000.000Z-deadbeef", Time: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), User: "someone", Host: "another-host", PID: 1,
-		Connector: "jdbc-shop", Kind: edit.KindImport, Path: edit.PathTopic, Result: edit.ResultInProgress,
-		Changes:   []edit.AuditChange{{Partition: json.RawMessage(`{"t":1}`), Before: json.RawMessage(`{"id":1}`), After: json.RawMessage(`{"id":2}`), Writes: []string{"connect-offsets/3"}}},
+	en := audit.Entry{ID: "20261201T100000.000Z-deadbeef", Time: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), User: "someone", Host: "another-host", PID: 1,
+		Connector: "jdbc-shop", Kind: plan.KindImport, Path: plan.PathTopic, Result: audit.ResultInProgress,
+		Changes:   []audit.Change{{Partition: json.RawMessage(`{"t":1}`), Before: json.RawMessage(`{"id":1}`), After: json.RawMessage(`{"id":2}`), Writes: []string{"connect-offsets/3"}}},
 		Positions: map[string]int64{"connect-offsets/3": 0}}
 	line, err := json.Marshal(en)
 	if err != nil {

@@ -6,7 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"koff/edit"
+	"koff/edit/plan"
+	"koff/edit/planner"
 )
 
 type resetOptions struct {
@@ -36,14 +37,14 @@ func runReset(g *Globals, opts any, args []string, env Env) error {
 	if len(args) != 1 {
 		return usagef("reset needs exactly one CONNECTOR")
 	}
-	req := edit.Request{Connector: args[0], Kind: edit.KindResetAll, Create: o.create, Group: o.group}
+	req := plan.Request{Connector: args[0], Kind: plan.KindResetAll, Create: o.create, Group: o.group}
 	for _, ps := range o.partitions {
-		part, err := edit.ParsePartition(ps)
+		part, err := plan.ParsePartition(ps)
 		if err != nil {
 			return usagef("--partition: %v", err)
 		}
-		req.Kind = edit.KindReset
-		req.Items = append(req.Items, edit.Item{Partition: part})
+		req.Kind = plan.KindReset
+		req.Items = append(req.Items, plan.Item{Partition: part})
 	}
 	s, err := openEditSession(g, env)
 	if err != nil {
@@ -51,7 +52,7 @@ func runReset(g *Globals, opts any, args []string, env Env) error {
 	}
 	defer s.close()
 	p, err := s.ed.Plan(s.ctx, req)
-	var none *edit.NothingToResetError
+	var none *planner.NothingToResetError
 	if errors.As(err, &none) {
 		// Connect answers a second DELETE with 200: a reset that finds
 		// nothing left has nothing to do, and that is no failure.
@@ -61,5 +62,5 @@ func runReset(g *Globals, opts any, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	return s.runPlans([]*edit.Plan{p}, o.writeFlags)
+	return s.runPlans([]*plan.Plan{p}, o.writeFlags)
 }

@@ -8,14 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"koff/edit"
+	"koff/edit/audit"
+	"koff/edit/plan"
 	"koff/model"
 )
 
 // auditEdits reads an audit log as koff groups it.
-func auditEdits(t *testing.T, path string) []edit.AuditEdit {
+func auditEdits(t *testing.T, path string) []audit.Edit {
 	t.Helper()
-	eds, err := (&edit.AuditLog{Path: path}).Edits()
+	eds, err := (&audit.Log{Path: path}).Edits()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestARewindIsAuditedAndToldAsARewind(t *testing.T) {
 		t.Fatalf("want one edit in the audit log, got %d", len(eds))
 	}
 	s := eds[0].Start
-	if s.Kind != edit.KindRewind || s.Rewind == nil || s.Rewind.At != at || s.Rewind.Given != given || s.Rewind.IfNewer != "reset" ||
+	if s.Kind != plan.KindRewind || s.Rewind == nil || s.Rewind.At != at || s.Rewind.Given != given || s.Rewind.IfNewer != "reset" ||
 		!strings.Contains(s.Command, "koff set pg --to-datetime") || !strings.Contains(s.Command, "--if-newer reset") {
 		t.Errorf("the audit line does not tell the rewind: kind %s, rewind %+v, command %q", s.Kind, s.Rewind, s.Command)
 	}
@@ -71,7 +72,7 @@ func TestARewindIsAuditedAndToldAsARewind(t *testing.T) {
 	js, _, _ := koff(t, "audit", "--all-clusters", "--audit-log", audit, "-o", "json")
 	var rows []struct {
 		Kind   string           `json:"kind"`
-		Rewind edit.RewindAsked `json:"rewind"`
+		Rewind plan.RewindAsked `json:"rewind"`
 	}
 	if err := json.Unmarshal([]byte(js), &rows); err != nil || len(rows) != 1 || rows[0].Kind != "rewind" || rows[0].Rewind.At != at || rows[0].Rewind.Given != given {
 		t.Errorf("koff audit -o json: %v %s", err, js)

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/edit"
+	"koff/edit/history"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 )
@@ -70,7 +72,7 @@ func runSet(g *Globals, opts any, args []string, env Env) error {
 	if o.ifNewer != "" && o.toDatetime == "" {
 		return usagef("--if-newer goes with --to-datetime")
 	}
-	if o.ifNewer != "" && o.ifNewer != string(edit.IfNewerReset) && o.ifNewer != string(edit.IfNewerOldest) {
+	if o.ifNewer != "" && o.ifNewer != string(plan.IfNewerReset) && o.ifNewer != string(plan.IfNewerOldest) {
 		return usagef("--if-newer is reset or oldest, got %q", o.ifNewer)
 	}
 	if isSink {
@@ -82,11 +84,11 @@ func runSet(g *Globals, opts any, args []string, env Env) error {
 	if o.partition == "" || o.offset == "" {
 		return usagef("set needs --partition and --offset, or a sink strategy")
 	}
-	part, err := edit.ParsePartition(o.partition)
+	part, err := plan.ParsePartition(o.partition)
 	if err != nil {
 		return usagef("--partition: %v", err)
 	}
-	off, isNull, err := edit.ParseOffset(o.offset)
+	off, isNull, err := plan.ParseOffset(o.offset)
 	if err != nil {
 		return usagef("--offset: %v", err)
 	}
@@ -98,35 +100,35 @@ func runSet(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	defer s.close()
-	p, err := s.ed.Plan(s.ctx, edit.Request{Connector: args[0], Kind: edit.KindSet, Create: o.create, Group: o.group, Items: []edit.Item{{Partition: part, Offset: off}}})
+	p, err := s.ed.Plan(s.ctx, plan.Request{Connector: args[0], Kind: plan.KindSet, Create: o.create, Group: o.group, Items: []plan.Item{{Partition: part, Offset: off}}})
 	if err != nil {
 		return err
 	}
-	return s.runPlans([]*edit.Plan{p}, o.writeFlags)
+	return s.runPlans([]*plan.Plan{p}, o.writeFlags)
 }
 
 // sinkStrategy reads the sink strategy flags; at most one may be given.
-func (o *setOptions) sinkStrategy(env Env) (edit.SinkStrategy, bool, error) {
+func (o *setOptions) sinkStrategy(env Env) (plan.SinkStrategy, bool, error) {
 	var got []string
-	var st edit.SinkStrategy
+	var st plan.SinkStrategy
 	if o.toOffset.set {
 		if o.toOffset.n < 0 {
 			return st, false, usagef("--to-offset must not be negative, got %d", o.toOffset.n)
 		}
-		got, st = append(got, "--to-offset"), edit.SinkStrategy{Kind: edit.SinkToOffset, Offset: o.toOffset.n}
+		got, st = append(got, "--to-offset"), plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: o.toOffset.n}
 	}
 	if o.toEarliest {
-		got, st = append(got, "--to-earliest"), edit.SinkStrategy{Kind: edit.SinkToEarliest}
+		got, st = append(got, "--to-earliest"), plan.SinkStrategy{Kind: plan.SinkToEarliest}
 	}
 	if o.toLatest {
-		got, st = append(got, "--to-latest"), edit.SinkStrategy{Kind: edit.SinkToLatest}
+		got, st = append(got, "--to-latest"), plan.SinkStrategy{Kind: plan.SinkToLatest}
 	}
 	if o.toDatetime != "" {
 		t, err := readTime("--to-datetime", o.toDatetime, time.Now(), env)
 		if err != nil {
 			return st, false, err
 		}
-		got, st = append(got, "--to-datetime"), edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: t}
+		got, st = append(got, "--to-datetime"), plan.SinkStrategy{Kind: plan.SinkToTimestamp, Time: t}
 	}
 	if o.byDuration != "" {
 		d, err := parseJavaDuration(o.byDuration)
@@ -136,7 +138,7 @@ func (o *setOptions) sinkStrategy(env Env) (edit.SinkStrategy, bool, error) {
 		if d < -model.ClockSkew { // a time after now, as every time koff reads
 			return st, false, usagef("--by-duration %s is %s in the future: give a duration back from now, like PT1H", o.byDuration, model.Span(-d))
 		}
-		got, st = append(got, "--by-duration"), edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: time.Now().Add(-d)}
+		got, st = append(got, "--by-duration"), plan.SinkStrategy{Kind: plan.SinkToTimestamp, Time: time.Now().Add(-d)}
 	}
 	if o.fromFile != "" {
 		group, offsets, err := resetFile(o.fromFile)
@@ -152,13 +154,13 @@ func (o *setOptions) sinkStrategy(env Env) (edit.SinkStrategy, bool, error) {
 		if len(o.topics) > 0 || o.partition != "" {
 			return st, false, usagef("--from-file names its partitions: no --topic or --partition with it")
 		}
-		got, st = append(got, "--from-file"), edit.SinkStrategy{Kind: edit.SinkExplicit, Offsets: offsets}
+		got, st = append(got, "--from-file"), plan.SinkStrategy{Kind: plan.SinkExplicit, Offsets: offsets}
 	}
 	if o.shiftBy.set {
 		if o.shiftBy.n == 0 {
 			return st, false, usagef("--shift-by 0 changes nothing")
 		}
-		got, st = append(got, "--shift-by"), edit.SinkStrategy{Kind: edit.SinkShiftBy, Shift: o.shiftBy.n}
+		got, st = append(got, "--shift-by"), plan.SinkStrategy{Kind: plan.SinkShiftBy, Shift: o.shiftBy.n}
 	}
 	switch {
 	case len(got) > 1:
@@ -171,11 +173,11 @@ func (o *setOptions) sinkStrategy(env Env) (edit.SinkStrategy, bool, error) {
 	return st, true, nil
 }
 
-func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, env Env) error {
-	req := edit.SinkRequest{Connector: name, Kind: edit.KindSet, Strategy: st, Create: o.create, Group: o.group}
+func runSetSink(g *Globals, o *setOptions, name string, st plan.SinkStrategy, env Env) error {
+	req := plan.SinkRequest{Connector: name, Kind: plan.KindSet, Strategy: st, Create: o.create, Group: o.group}
 	var sinkPartErr error
 	if o.partition != "" {
-		p, err := edit.ParsePartition(o.partition)
+		p, err := plan.ParsePartition(o.partition)
 		if err != nil {
 			return usagef("--partition: %v", err)
 		}
@@ -190,19 +192,19 @@ func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, en
 		}
 	}
 	var opts sessionOptions
-	var rewind edit.RewindRequest
-	var rr *edit.RewindRead
+	var rewind plan.RewindRequest
+	var rr *history.RewindRead
 	rewinds := o.toDatetime != "" && len(o.topics) == 0
 	if rewinds {
 		var err error
-		if rewind, err = edit.NewRewindRequest(name, st.Time, o.partition, edit.IfNewer(o.ifNewer)); err != nil {
+		if rewind, err = plan.NewRewindRequest(name, st.Time, o.partition, plan.IfNewer(o.ifNewer)); err != nil {
 			return usagef("%v", err)
 		}
 		rewind.Given = o.toDatetime
 		// One read of the offsets topics loads the Store and a source's
 		// history (a sink's name reads nothing of it).
-		opts = sessionOptions{oneShot: true, tap: func(ctx context.Context, ed *edit.Editor) edit.HistoryTap {
-			rr = edit.StartRewind(rewind)
+		opts = sessionOptions{oneShot: true, tap: func(ctx context.Context, ed *edit.Editor) history.Tap {
+			rr = history.StartRewind(rewind)
 			ed.MarkEdits(ctx, rr)
 			return rr
 		}}
@@ -242,10 +244,10 @@ func runSetSink(g *Globals, o *setOptions, name string, st edit.SinkStrategy, en
 	if err != nil {
 		return err
 	}
-	if st.Kind == edit.SinkToTimestamp {
+	if st.Kind == plan.SinkToTimestamp {
 		fmt.Fprintf(s.env.Stdout, "Set %s's committed offsets to each partition's first record at or after %s\n", field(name), timeEcho(st.Time, env))
 	}
-	return s.runPlans([]*edit.Plan{p}, o.writeFlags)
+	return s.runPlans([]*plan.Plan{p}, o.writeFlags)
 }
 
 // sinkTP reads Connect's sink partition shape.

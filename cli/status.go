@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"koff/edit"
+	"koff/edit/audit"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/store"
@@ -134,7 +134,7 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 // stopped part way and what to do about it: its partitions are neither all
 // old nor all new.
 func warnInterrupted(g *Globals, env Env, cluster string) {
-	audit := &edit.AuditLog{Path: g.auditPath(env)}
+	audit := &audit.Log{Path: g.auditPath(env)}
 	eds, err := audit.Interrupted(cluster)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "koff: audit log: %v\n", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"koff/edit"
+	"koff/edit/audit"
 	"koff/model/text"
 )
 
@@ -37,7 +38,7 @@ func runStopResume(g *Globals, verb string, args []string, env Env) error {
 	}
 	// The Editor enforces read-only for these too, and audits them as it
 	// does edits.
-	ed := &edit.Editor{REST: rest, ReadOnly: g.ReadOnly, ReadOnlyCause: g.readOnlyCause(), User: osUser(env), Audit: &edit.AuditLog{Path: g.auditPath(env)}}
+	ed := &edit.Editor{REST: rest, ReadOnly: g.ReadOnly, ReadOnlyCause: g.readOnlyCause(), User: osUser(env), Audit: &audit.Log{Path: g.auditPath(env)}}
 	if len(g.Bootstrap) > 0 {
 		// Its audit line names the cluster, as the brokers say (else as
 		// Connect's GET / does).

@@ -9,7 +9,9 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
 
-	"koff/edit"
+	"koff/edit/audit"
+	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/model"
 	"koff/model/text"
 )
@@ -50,8 +52,8 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	defer s.close()
-	u, err := s.ed.FindUndo(s.ctx, edit.UndoQuery{Connector: name, EditID: o.edit})
-	var skipped *edit.AuditReadError
+	u, err := s.ed.FindUndo(s.ctx, undo.Query{Connector: name, EditID: o.edit})
+	var skipped *undo.AuditReadError
 	switch {
 	case errors.As(err, &skipped):
 		warnUnreadable(env, skipped.Unreadable)
@@ -59,7 +61,7 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 	case err == nil:
 		warnUnreadable(env, u.Unreadable)
 	}
-	var amb *edit.AmbiguousEditError
+	var amb *audit.AmbiguousEditError
 	if errors.As(err, &amb) {
 		return usagef("%v", err)
 	}
@@ -80,15 +82,15 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	return s.runPlans([]*edit.Plan{p}, o.writeFlags)
+	return s.runPlans([]*plan.Plan{p}, o.writeFlags)
 }
 
 // printUndo says which edit is undone, and everything in its way.
-func printUndo(env Env, u *edit.Undo) {
+func printUndo(env Env, u *undo.Undo) {
 	w := env.Stdout
-	fmt.Fprintf(w, "Undoing the %s\n", text.Sanitize(edit.EditName(u.Edit)))
+	fmt.Fprintf(w, "Undoing the %s\n", text.Sanitize(audit.EditName(u.Edit)))
 	switch u.Edit.Result {
-	case edit.ResultPartial, edit.ResultInterrupted, edit.ResultUnknown:
+	case audit.ResultPartial, audit.ResultInterrupted, audit.ResultUnknown:
 		where := "reached the log (" + strings.Join(u.Edit.Written, ", ") + ")"
 		if len(u.Edit.Written) == 0 {
 			where = "reached the log (none)"
@@ -103,10 +105,10 @@ func printUndo(env Env, u *edit.Undo) {
 		fmt.Fprintf(w, "  note: %s\n", text.Sanitize(n))
 	}
 	for _, sk := range u.Skipped {
-		fmt.Fprintf(w, "  newer edit that wrote nothing: the %s (%s)\n", text.Sanitize(edit.EditName(sk)), text.Sanitize(sk.Result))
+		fmt.Fprintf(w, "  newer edit that wrote nothing: the %s (%s)\n", text.Sanitize(audit.EditName(sk)), text.Sanitize(sk.Result))
 	}
 	if len(u.Skipped) > 0 {
-		fmt.Fprintf(w, "  so this undoes the older edit %s, not the last one\n", text.Sanitize(edit.AuditEdit{Start: u.Edit}.ID()))
+		fmt.Fprintf(w, "  so this undoes the older edit %s, not the last one\n", text.Sanitize(audit.Edit{Start: u.Edit}.ID()))
 	}
 	if u.UndoneBy != nil {
 		fmt.Fprintf(w, "  already undone by the undo by %s at %s (edit %s)\n", text.Sanitize(u.UndoneBy.User), model.TimeText(u.UndoneBy.Time), text.Sanitize(u.UndoneBy.ID))
@@ -123,7 +125,7 @@ func stdinIsTerminal(env Env) bool {
 
 // warnUnreadable says on stderr which lines of the audit log koff could
 // not read and skipped: an edit it cannot see must not pass in silence.
-func warnUnreadable(env Env, bad []edit.UnreadableLine) {
+func warnUnreadable(env Env, bad []audit.UnreadableLine) {
 	const most = 10 // a log full of garbage is said, not recited
 	for i, u := range bad {
 		if i == most {

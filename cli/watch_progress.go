@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/model/text"
 )
 
@@ -15,12 +15,12 @@ import (
 // watched after its read-back for a task's commit over it: it counts down
 // in place. Elsewhere (a script, a log) the plan's "verify:" line on
 // stdout has said how long koff watches, and stderr stays for errors.
-func (s *editSession) watchProgress() func(*edit.Plan, time.Duration) {
+func (s *editSession) watchProgress() func(*plan.Plan, time.Duration) {
 	f, ok := s.env.Stderr.(*os.File)
 	if !ok || !term.IsTerminal(f.Fd()) {
 		return nil
 	}
-	return func(p *edit.Plan, left time.Duration) {
+	return func(p *plan.Plan, left time.Duration) {
 		secs := int((left + time.Second - 1) / time.Second)
 		if secs == s.progressSecs {
 			return

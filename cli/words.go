@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"koff/edit"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/store"
 )
@@ -34,12 +34,12 @@ func intervalText(d time.Duration) string {
 
 // unknownConnector is the one refusal every reading command gives for a
 // connector name koff finds nowhere, in the words of the writing commands'
-// edit.UnknownConnectorError (less its --create hint):
+// planner.UnknownConnectorError (less its --create hint):
 // "unknown connector NAME: WHERE; did you mean X?". Connect's own 404
 // messages are passed on verbatim instead.
 func unknownConnector(name string, where, known []string) error {
 	msg := fmt.Sprintf("unknown connector %s: %s", name, strings.Join(where, ", "))
-	switch c := edit.ClosestNames(name, known); len(c) {
+	switch c := planner.ClosestNames(name, known); len(c) {
 	case 0:
 		msg += "."
 	case 1:
@@ -89,7 +89,7 @@ func hasOffsets(store *store.Store, name string) bool {
 // matches in case it is a typo.
 func waitingFor(name string, g *Globals, known []string) string {
 	msg := fmt.Sprintf("connector %s has no offsets in %s yet", name, strings.Join(g.OffsetsTopics, ", "))
-	if c := edit.ClosestNames(name, known); len(c) > 0 {
+	if c := planner.ClosestNames(name, known); len(c) > 0 {
 		msg += " (did you mean " + strings.Join(c, ", ") + "?)"
 	}
 	return msg

@@ -2,7 +2,6 @@ package edit
 
 import (
 	"context"
-	"fmt"
 )
 
 // ClusterIdentifier is a Writer that can say which Kafka cluster it
@@ -33,20 +32,4 @@ func (e *Editor) connectURL() string {
 		return u.URL()
 	}
 	return ""
-}
-
-// sameClusterAsConnect refuses a Connect REST API whose workers keep their
-// offsets in another Kafka cluster than the brokers koff reads (GET /
-// names it): an undo planned from one cluster's offsets must not be sent
-// to the other's workers.
-func (e *Editor) sameClusterAsConnect(ctx context.Context, cluster string) error {
-	if e.REST == nil || cluster == "" {
-		return nil
-	}
-	info, err := e.REST.ServerInfo(ctx)
-	if err != nil || info.KafkaClusterID == "" || info.KafkaClusterID == cluster {
-		return nil // what REST cannot say, the plan's own REST calls will
-	}
-	return fmt.Errorf("not undone: the Connect workers at %s use Kafka cluster %s, but the brokers koff reads are cluster %s: point --connect-url and -b at the same cluster",
-		e.connectURL(), info.KafkaClusterID, cluster)
 }

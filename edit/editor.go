@@ -5,6 +5,11 @@ import (
 	"time"
 
 	"koff/connect"
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/history"
+	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/store"
 )
@@ -56,7 +61,7 @@ type Editor struct {
 	// Configs is Connect's config topic as koff reads it (nil: none): the
 	// connectors' target states, own offsets topics and sink groups when
 	// REST is not there to say.
-	Configs ConnectConfigs
+	Configs plan.ConnectConfigs
 	// Topics are the offsets topics koff tails; the first is the workers'
 	// offset.storage.topic.
 	Topics []string
@@ -73,30 +78,30 @@ type Editor struct {
 	// Cluster, when set, is the Kafka cluster id the audit log names;
 	// otherwise Kafka is asked (ClusterID).
 	Cluster string
-	Audit   *AuditLog
+	Audit   *audit.Log
 	// History reads an offsets topic's retained records (history, rewind).
-	History HistoryReader
+	History history.ReadFunc
 	// HistoryFrom reads what an offsets topic gained since a read before
 	// (kafka.Config.ReadHistoryFrom): a shared history follows with it.
-	HistoryFrom HistoryFromReader
+	HistoryFrom history.ReadFromFunc
 	// Shared, when set, is the partition histories of this cluster that
 	// every dashboard shares (PartitionHistory): copies of an Editor (koff
 	// serve's sessions) share it.
-	Shared *HistoryShare
+	Shared *history.Share
 	// Cmd renders the equivalent koff command line of a plan.
-	Cmd CommandLine
+	Cmd plan.CommandLine
 	// VerifyTimeout bounds the wait for the tailer to read a write back (10s).
 	VerifyTimeout time.Duration
 	// FlushInterval is the workers' offset.flush.interval.ms when the
 	// operator gave it (--flush-interval; 0: estimate it from the
 	// connector's flushes): how long an edit is watched for a task's
-	// commit over it (overwrite_watch.go).
+	// commit over it (edit/apply/watch.go).
 	FlushInterval time.Duration
 	// WatchLimit caps that watch (WatchCap when zero).
 	WatchLimit time.Duration
 	// Progress, when set, is told while an edit is watched after its
 	// read-back, how long is left (about four times a second).
-	Progress func(p *Plan, left time.Duration)
+	Progress func(p *plan.Plan, left time.Duration)
 	// StopTimeout bounds the wait for a stopped connector's tasks to go (30s).
 	StopTimeout time.Duration
 	Now         func() time.Time
@@ -113,13 +118,6 @@ func (e *Editor) now() time.Time {
 	return time.Now()
 }
 
-func (e *Editor) verifyTimeout() time.Duration {
-	if e.VerifyTimeout > 0 {
-		return e.VerifyTimeout
-	}
-	return 10 * time.Second
-}
-
 func (e *Editor) stopTimeout() time.Duration {
 	if e.StopTimeout > 0 {
 		return e.StopTimeout
@@ -132,4 +130,83 @@ func (e *Editor) topics() []string {
 		return e.TopicSource()
 	}
 	return e.Topics
+}
+
+// applier hands the write path what it needs beside the plan: the ports
+// and this koff's settings, as they are now.
+func (e *Editor) applier() *apply.Applier {
+	return &apply.Applier{
+		Store: e.Store, Kafka: e.Kafka, REST: e.REST, Configs: e.Configs, Topics: e.topics, ClusterID: e.ClusterID,
+		ConnectURL: e.connectURL(), ReadOnly: e.ReadOnly, ReadOnlyCause: e.ReadOnlyCause, User: e.User, Audit: e.Audit,
+		VerifyTimeout: e.VerifyTimeout, FlushInterval: e.FlushInterval, WatchLimit: e.WatchLimit, Progress: e.Progress,
+		Now: e.Now, Interrupt: e.Interrupt,
+	}
+}
+
+// Apply checks the preconditions again, writes the plan, waits until the
+// tailer has read every write back, and audits it (edit/apply: check →
+// others → write-ahead → write → settle → verify → watch → record).
+func (e *Editor) Apply(ctx context.Context, p *plan.Plan) (apply.Result, error) {
+	return e.applier().Apply(ctx, p)
+}
+
+// Check runs the preconditions of an edit: read-only, the connector's state
+// (when REST can tell), and the optimistic check that every stored offset
+// the plan read is unchanged.
+func (e *Editor) Check(ctx context.Context, p *plan.Plan) error { return e.applier().Check(ctx, p) }
+
+// CheckPreview runs every precondition Check does but read-only: a dry
+// run writes nothing, so a read-only koff may preview an edit.
+func (e *Editor) CheckPreview(ctx context.Context, p *plan.Plan) error {
+	return e.applier().CheckPreview(ctx, p)
+}
+
+// planWatch asks the write path how long it will watch the plan's writes
+// after the read-back, and why (Plan.Watch, apply.PlanWatch).
+func (e *Editor) planWatch(p *plan.Plan) { e.applier().PlanWatch(p) }
+
+// readOnly is apply.ErrReadOnly with its cause, when the caller gave one.
+func (e *Editor) readOnly() error { return apply.ReadOnlyError(e.ReadOnlyCause) }
+
+// planner hands planning what it reads: the ports and this koff's
+// settings, as they are now.
+func (e *Editor) planner() *planner.Planner {
+	return &planner.Planner{
+		Store: e.Store, Kafka: e.Kafka, Bootstrap: e.Bootstrap, REST: e.REST, Configs: e.Configs, Topics: e.topics,
+		Cmd: e.Cmd, Watch: e.planWatch, Now: e.Now,
+	}
+}
+
+// Plan works out an edit without writing anything (edit/planner).
+func (e *Editor) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error) {
+	return e.planner().Plan(ctx, req)
+}
+
+// PlanSink works out a sink edit without writing anything.
+func (e *Editor) PlanSink(ctx context.Context, req plan.SinkRequest) (*plan.Plan, error) {
+	return e.planner().PlanSink(ctx, req)
+}
+
+// Replan plans the same request again on the offsets as they are now. The
+// stop → apply → resume flow needs it: stopping a connector makes its tasks
+// commit one last time, which moves the offsets the first plan read.
+func (e *Editor) Replan(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
+	return e.planner().Replan(ctx, p)
+}
+
+// CopyRequest is the request that gives connector `to` every live source
+// offset `from` has, as a new planned edit of `to`.
+func (e *Editor) CopyRequest(from, to string) (plan.Request, error) {
+	return e.planner().CopyRequest(from, to)
+}
+
+// configOf is the config topic's word on a connector; ok is false when
+// koff reads no config topic.
+func (e *Editor) configOf(name string) (model.ConnectorConfig, string, bool) {
+	return plan.ConfigOf(e.Configs, name)
+}
+
+// groupPoll is one consumer group's committed offsets and members.
+func (e *Editor) groupPoll(ctx context.Context, group string) (model.GroupPoll, error) {
+	return plan.GroupPoll(ctx, e.Kafka, group)
 }

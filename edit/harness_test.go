@@ -10,6 +10,8 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"koff/demo"
+	"koff/edit/audit"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/java"
@@ -56,10 +58,10 @@ func newClusterHarness(t testing.TB, id string) *harness {
 	}
 	h.ed = &Editor{
 		Store: h.store, Kafka: h.kafka, Topics: []string{"connect-offsets"},
-		User: "tester", Audit: &AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
-		Cmd: CommandLine{Globals: []string{"-b", h.addr}},
+		User: "tester", Audit: &audit.Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
+		Cmd: plan.CommandLine{Globals: []string{"-b", h.addr}},
 		// No REST, no config topic: every edit is watched after its
-		// read-back (overwrite_watch.go); tests of other things watch briefly.
+		// read-back (edit/apply/watch.go); tests of other things watch briefly.
 		WatchLimit: 200 * time.Millisecond,
 	}
 	return h
@@ -140,7 +142,7 @@ func (h *harness) rows(conn string) []model.PartitionRow {
 
 func mustPartition(t *testing.T, s string) java.Object {
 	t.Helper()
-	p, err := ParsePartition(s)
+	p, err := plan.ParsePartition(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +151,7 @@ func mustPartition(t *testing.T, s string) java.Object {
 
 func mustOffset(t *testing.T, s string) java.Object {
 	t.Helper()
-	o, _, err := ParseOffset(s)
+	o, _, err := plan.ParseOffset(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,6 +187,39 @@ func readAfterAlways(a, b int) bool {
 	for with := 2; with <= 25; with++ {
 		if !model.ReadAfter("connect-offsets", a, b, 25, with) {
 			return false
+		}
+	}
+	return true
+}
+
+// current is the value the Store holds now under a write's key (nil: none
+// or deleted), as the write path reads it (apply/applier.go).
+func (h *harness) current(w plan.Write) []byte {
+	d, ok := h.store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
+	if !ok || d.Deleted {
+		return nil
+	}
+	return d.Value
+}
+
+// readBack: the Store holds every write of the plan, as the read-back
+// waits for (apply/verify.go).
+func (h *harness) readBack(p *plan.Plan) bool {
+	for _, ch := range p.Changes {
+		for _, w := range ch.Writes {
+			d, ok := h.store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
+			if !ok {
+				return false
+			}
+			if w.Value == nil {
+				if !d.Deleted {
+					return false
+				}
+				continue
+			}
+			if d.Deleted || !plan.SameValue(d.Value, w.Value, p.Path) {
+				return false
+			}
 		}
 	}
 	return true

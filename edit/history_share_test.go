@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"koff/edit/history"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model/java"
 	"koff/model/store"
@@ -16,25 +19,25 @@ import (
 
 // historyReaders are the Editor's readers of the offsets topics over a
 // real broker, as the CLI wires them.
-func historyReaders(cfg kafka.Config, fulls, follows *atomic.Int64) (HistoryReader, HistoryFromReader) {
-	adapt := func(logs []kafka.RetainedLog) []RetainedLog {
-		out := make([]RetainedLog, len(logs))
+func historyReaders(cfg kafka.Config, fulls, follows *atomic.Int64) (history.ReadFunc, history.ReadFromFunc) {
+	adapt := func(logs []kafka.RetainedLog) []history.RetainedLog {
+		out := make([]history.RetainedLog, len(logs))
 		for i, l := range logs {
-			out[i] = RetainedLog{TopicPartition: l.TopicPartition, LogStart: l.LogStart, End: l.End, FirstGap: l.FirstGap}
+			out[i] = history.RetainedLog{TopicPartition: l.TopicPartition, LogStart: l.LogStart, End: l.End, FirstGap: l.FirstGap}
 		}
 		return out
 	}
-	hand := func(fn func(*HistoryRecord) error) func(*kafka.HistoryRecord) error {
+	hand := func(fn func(*history.Record) error) func(*kafka.HistoryRecord) error {
 		return func(k *kafka.HistoryRecord) error {
-			return fn(&HistoryRecord{Record: k.Record, LogAppendTime: k.LogAppendTime})
+			return fn(&history.Record{Record: k.Record, LogAppendTime: k.LogAppendTime})
 		}
 	}
-	full := func(ctx context.Context, topic string, keep func([]byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error) {
+	full := func(ctx context.Context, topic string, keep func([]byte) bool, fn func(*history.Record) error) ([]history.RetainedLog, error) {
 		fulls.Add(1)
 		logs, err := cfg.ReadHistory(ctx, topic, keep, hand(fn))
 		return adapt(logs), err
 	}
-	from := func(ctx context.Context, topic string, from []int64, keep func([]byte) bool, fn func(*HistoryRecord) error) ([]RetainedLog, error) {
+	from := func(ctx context.Context, topic string, from []int64, keep func([]byte) bool, fn func(*history.Record) error) ([]history.RetainedLog, error) {
 		follows.Add(1)
 		logs, err := cfg.ReadHistoryFrom(ctx, topic, from, keep, hand(fn))
 		return adapt(logs), err
@@ -44,10 +47,10 @@ func historyReaders(cfg kafka.Config, fulls, follows *atomic.Int64) (HistoryRead
 
 // streamedHistory is the partition's history as Editor.ReadHistory streams
 // it from a read of the whole topic, kept as the detail keeps it.
-func streamedHistory(t *testing.T, ed *Editor, connector string, partition java.Object, keep int) *PartitionHistory {
+func streamedHistory(t *testing.T, ed *Editor, connector string, partition java.Object, keep int) *history.PartitionHistory {
 	t.Helper()
-	out := &PartitionHistory{}
-	got, err := ed.ReadHistory(context.Background(), HistoryRequest{Connector: connector, Partitions: []java.Object{partition}}, func(c *Commit) error {
+	out := &history.PartitionHistory{}
+	got, err := ed.ReadHistory(context.Background(), history.Request{Connector: connector, Partitions: []java.Object{partition}}, func(c *history.Commit) error {
 		out.Read++
 		cc := *c
 		cc.Summary = nil
@@ -60,14 +63,10 @@ func streamedHistory(t *testing.T, ed *Editor, connector string, partition java.
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &sharedHistory{keep: keep}
-	for _, c := range out.Commits {
-		h.recent = append(h.recent, sharedCommit{c: c})
-	}
-	h.trim()
-	out.Commits = out.Commits[:0]
-	for _, sc := range h.recent {
-		out.Commits = append(out.Commits, sc.c)
+	// Kept as the share keeps a partition's history: the newest keep.
+	sort.SliceStable(out.Commits, func(i, j int) bool { return history.NewerCommit(&out.Commits[i], &out.Commits[j]) })
+	if keep > 0 && len(out.Commits) > keep {
+		out.Commits = out.Commits[:keep]
 	}
 	out.Copies = got.Copies
 	return out
@@ -83,7 +82,7 @@ func TestSharedHistoryIsAFreshRead(t *testing.T) {
 	var fulls, follows atomic.Int64
 	h.ed.History, h.ed.HistoryFrom = historyReaders(h.kafka, &fulls, &follows)
 	var reloaded atomic.Int64
-	share := &HistoryShare{Reloaded: func() time.Time { return time.Unix(reloaded.Load(), 0) }}
+	share := &history.Share{Reloaded: func() time.Time { return time.Unix(reloaded.Load(), 0) }}
 	shared := *h.ed
 	shared.Shared = share
 	const keep = 5
@@ -121,7 +120,7 @@ func TestSharedHistoryIsAFreshRead(t *testing.T) {
 	h.workerWrite(`["jdbc", {"table":"shop.orders"}]`, `{"incrementing":2}`)
 	wrong := (java.PartitionFor([]byte(key), 25) + 1) % 25
 	h.write(wrong, key, `{"incrementing":3}`)
-	p, err := h.ed.Plan(ctx, Request{Connector: "jdbc", Kind: KindSet, Items: []Item{{Partition: part, Offset: mustOffset(t, `{"incrementing":42}`)}}})
+	p, err := h.ed.Plan(ctx, plan.Request{Connector: "jdbc", Kind: plan.KindSet, Items: []plan.Item{{Partition: part, Offset: mustOffset(t, `{"incrementing":42}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +160,7 @@ func TestFourViewersCauseOneRead(t *testing.T) {
 	ctx := context.Background()
 	var fulls, follows atomic.Int64
 	h.ed.History, h.ed.HistoryFrom = historyReaders(h.kafka, &fulls, &follows)
-	h.ed.Shared = &HistoryShare{}
+	h.ed.Shared = &history.Share{}
 	part := mustPartition(t, `{"table":"shop.orders"}`)
 	key := `["jdbc",{"table":"shop.orders"}]`
 	h.workerWrite(key, `{"incrementing":1}`)
@@ -219,7 +218,7 @@ func BenchmarkPartitionHistoryRefresh(b *testing.B) {
 			batch = batch[:0]
 		}
 	}
-	part, err := ParsePartition(`{"table":"t7"}`)
+	part, err := plan.ParsePartition(`{"table":"t7"}`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -229,7 +228,7 @@ func BenchmarkPartitionHistoryRefresh(b *testing.B) {
 		name := "fresh-read"
 		ed := *h.ed
 		if shared {
-			name, ed.Shared = "followed", &HistoryShare{}
+			name, ed.Shared = "followed", &history.Share{}
 		}
 		b.Run(name, func(b *testing.B) {
 			if _, err := ed.PartitionHistory(ctx, "jdbc", part, 500); err != nil {
@@ -246,33 +245,5 @@ func BenchmarkPartitionHistoryRefresh(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// What the share keeps is bounded: at most shareMaxEntries partitions, the
-// one asked for longest ago let go first, and none nobody asked for in
-// shareIdle.
-func TestHistoryShareLetsGoOfPartitionsNobodyViews(t *testing.T) {
-	now := time.Unix(1_800_000_000, 0)
-	s := &HistoryShare{Now: func() time.Time { return now }}
-	part := func(i int) java.Object { return java.Object{{Name: "table", Value: fmt.Sprint("t", i)}} }
-	first := s.entry("jdbc", part(0), 500)
-	for i := 1; i < shareMaxEntries+10; i++ {
-		now = now.Add(time.Second)
-		s.entry("jdbc", part(i), 500)
-	}
-	if len(s.entries) != shareMaxEntries {
-		t.Fatalf("%d partitions kept, want at most %d", len(s.entries), shareMaxEntries)
-	}
-	if s.entry("jdbc", part(0), 500) == first {
-		t.Error("the partition asked for longest ago was kept")
-	}
-	if a, b := s.entry("jdbc", part(shareMaxEntries+9), 500), s.entry("jdbc", part(shareMaxEntries+9), 500); a != b {
-		t.Error("one partition asked for twice is two histories")
-	}
-	now = now.Add(shareIdle + time.Second)
-	s.entry("jdbc", part(1), 500)
-	if len(s.entries) != 1 {
-		t.Errorf("%d partitions kept %s after anyone asked for them, want only the one asked for now", len(s.entries), shareIdle)
 	}
 }

@@ -10,6 +10,9 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 )
@@ -32,8 +35,8 @@ func (h *harness) connectWriteAt(key, value string, at time.Time) {
 	}
 }
 
-func setRequest(t *testing.T, conn, partition, offset string) Request {
-	return Request{Connector: conn, Kind: KindSet, Items: []Item{{Partition: mustPartition(t, partition), Offset: mustOffset(t, offset)}}}
+func setRequest(t *testing.T, conn, partition, offset string) plan.Request {
+	return plan.Request{Connector: conn, Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, partition), Offset: mustOffset(t, offset)}}}
 }
 
 // Without Connect's REST API koff cannot know whether a task still runs:
@@ -53,11 +56,11 @@ func TestATaskCommitAfterTheReadBackIsAnOverwriteNotVerified(t *testing.T) {
 		t.Fatalf("watch %s: %s", p.Watch, p.WatchText())
 	}
 	var calls int
-	h.ed.Progress = func(_ *Plan, left time.Duration) {
+	h.ed.Progress = func(_ *plan.Plan, left time.Duration) {
 		calls++
 		if calls == 1 {
 			// The edit was read back: the task's next flush commits its own position.
-			if !h.ed.writesVisible(p) {
+			if !h.readBack(p) {
 				t.Error("the watch began before the read-back")
 			}
 			h.connectWrite(key, `{"position":130}`)
@@ -76,7 +79,7 @@ func TestATaskCommitAfterTheReadBackIsAnOverwriteNotVerified(t *testing.T) {
 		t.Errorf("an overwrite ends the watch: took %s", took)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if last := edits[len(edits)-1]; last.Result() != ResultOverwritten || !strings.Contains(last.Outcome.Message, "a Connect worker") {
+	if last := edits[len(edits)-1]; last.Result() != audit.ResultOverwritten || !strings.Contains(last.Outcome.Message, "a Connect worker") {
 		t.Errorf("audit: %s %q", last.Result(), last.Outcome.Message)
 	}
 }
@@ -92,7 +95,7 @@ func TestAnEditWatchedToTheEndIsVerified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Watch != WatchFloor {
+	if p.Watch != apply.WatchFloor {
 		t.Fatalf("a short interval is watched for the floor: %s", p.Watch)
 	}
 	start := time.Now()
@@ -100,7 +103,7 @@ func TestAnEditWatchedToTheEndIsVerified(t *testing.T) {
 	if err != nil || !res.Verified {
 		t.Fatalf("%v: %s", err, res.Summary())
 	}
-	if took := time.Since(start); took < WatchFloor {
+	if took := time.Since(start); took < apply.WatchFloor {
 		t.Errorf("verified after %s, before the watch ended", took)
 	}
 }
@@ -114,7 +117,7 @@ func TestASignalDuringTheWatchLeavesTheEditUnverified(t *testing.T) {
 	h.ed.WatchLimit, h.ed.FlushInterval = 0, 10*time.Second
 	interrupt := make(chan struct{})
 	h.ed.Interrupt = interrupt
-	h.ed.Progress = func(*Plan, time.Duration) {
+	h.ed.Progress = func(*plan.Plan, time.Duration) {
 		select {
 		case <-interrupt:
 		default:
@@ -137,10 +140,10 @@ func TestASignalDuringTheWatchLeavesTheEditUnverified(t *testing.T) {
 		t.Fatalf("summary: %s", s)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if last := edits[len(edits)-1]; last.Result() != ResultUnverified || !strings.Contains(last.Outcome.Message, "watch") {
+	if last := edits[len(edits)-1]; last.Result() != audit.ResultUnverified || !strings.Contains(last.Outcome.Message, "watch") {
 		t.Errorf("audit: %s %q", last.Result(), last.Outcome.Message)
 	}
-	if got := string(h.ed.current(p.Changes[0].Writes[0])); got != `{"position":5}` {
+	if got := string(h.current(p.Changes[0].Writes[0])); got != `{"position":5}` {
 		t.Errorf("value now %s", got)
 	}
 }
@@ -150,20 +153,20 @@ func TestASignalDuringTheWatchLeavesTheEditUnverified(t *testing.T) {
 func TestTheWatchFollowsWhatKoffKnowsOfTheState(t *testing.T) {
 	e := &Editor{}
 	cases := []struct {
-		p    Plan
+		p    plan.Plan
 		set  time.Duration
 		want time.Duration
 		why  string
 	}{
-		{Plan{}, 0, WatchCap, "Connect's default offset.flush.interval.ms"},
-		{Plan{}, 5 * time.Second, 7500 * time.Millisecond, "state unknown"},
-		{Plan{Target: model.TargetStopped, ConfigTopic: "connect-configs"}, 4 * time.Second, 6 * time.Second, "target state STOPPED in config topic connect-configs says nothing of tasks still running"},
-		{Plan{State: "UNASSIGNED", Target: model.TargetStopped}, 2 * time.Second, 3 * time.Second, "UNASSIGNED, not STOPPED"},
-		{Plan{State: "STOPPED"}, 2 * time.Second, 0, ""},
-		{Plan{State: "RUNNING", Tasks: 1}, 2 * time.Second, 0, ""},
-		{Plan{Target: model.TargetStarted, ConfigTopic: "connect-configs"}, 2 * time.Second, 0, ""},
-		{Plan{Absent: true}, 2 * time.Second, 0, ""},
-		{Plan{Group: "connect-sink"}, 2 * time.Second, 0, ""},
+		{plan.Plan{}, 0, apply.WatchCap, "Connect's default offset.flush.interval.ms"},
+		{plan.Plan{}, 5 * time.Second, 7500 * time.Millisecond, "state unknown"},
+		{plan.Plan{Target: model.TargetStopped, ConfigTopic: "connect-configs"}, 4 * time.Second, 6 * time.Second, "target state STOPPED in config topic connect-configs says nothing of tasks still running"},
+		{plan.Plan{State: "UNASSIGNED", Target: model.TargetStopped}, 2 * time.Second, 3 * time.Second, "UNASSIGNED, not STOPPED"},
+		{plan.Plan{State: "STOPPED"}, 2 * time.Second, 0, ""},
+		{plan.Plan{State: "RUNNING", Tasks: 1}, 2 * time.Second, 0, ""},
+		{plan.Plan{Target: model.TargetStarted, ConfigTopic: "connect-configs"}, 2 * time.Second, 0, ""},
+		{plan.Plan{Absent: true}, 2 * time.Second, 0, ""},
+		{plan.Plan{Group: "connect-sink"}, 2 * time.Second, 0, ""},
 	}
 	for _, c := range cases {
 		e.FlushInterval = c.set
@@ -202,24 +205,24 @@ func TestTheDemoWorkersOverwriteAnEditWithoutREST(t *testing.T) {
 	if res, err := h.ed.Apply(ctx, p); err != nil || !res.Verified {
 		t.Fatalf("%v: %s", err, res.Summary())
 	}
-	if took := time.Since(start); took > WatchFloor {
+	if took := time.Since(start); took > apply.WatchFloor {
 		t.Errorf("a REST-STOPPED edit took %s", took)
 	}
 
 	// jdbc-shop runs; koff has neither REST nor the config topic.
 	h.ed.REST, h.ed.Configs = nil, nil
 	shop := `{"protocol":"1","table":"shop.public.orders"}`
-	var res Result
+	var res apply.Result
 	for try := 0; ; try++ {
 		p, err = h.ed.Plan(ctx, setRequest(t, "jdbc-shop", shop, `{"incrementing":3}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Watch <= 0 || p.Watch > WatchCap {
+		if p.Watch <= 0 || p.Watch > apply.WatchCap {
 			t.Fatalf("watch %s", p.Watch)
 		}
 		res, err = h.ed.Apply(ctx, p)
-		var conflict *ConflictError
+		var conflict *apply.ConflictError
 		if errors.As(err, &conflict) && try < 20 {
 			continue // its task flushed between the plan and the write
 		}
@@ -232,21 +235,21 @@ func TestTheDemoWorkersOverwriteAnEditWithoutREST(t *testing.T) {
 		t.Fatalf("summary: %s", s)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if last := edits[len(edits)-1]; last.Result() != ResultOverwritten {
+	if last := edits[len(edits)-1]; last.Result() != audit.ResultOverwritten {
 		t.Errorf("audit: %s", last.Result())
 	}
 }
 
 func TestWatchDurationsReadAsTyped(t *testing.T) {
 	for d, want := range map[time.Duration]string{200 * time.Millisecond: "200ms", 1500 * time.Millisecond: "1.5s", 9 * time.Second: "9s", time.Minute: "1m", 90 * time.Second: "1m30s", 2 * time.Hour: "2h"} {
-		if got := shortDuration(d); got != want {
+		if got := plan.ShortDuration(d); got != want {
 			t.Errorf("%s: %q, want %q", d, got, want)
 		}
 	}
 }
 
 // Another koff's record over the edit during the watch may be a racing
-// edit that lost and puts this edit's value back (race.go): waited for,
+// edit that lost and puts this edit's value back (edit/apply/verify.go): waited for,
 // not reported. One that stays for the verify timeout is an overwrite.
 func TestAnotherKoffsRecordDuringTheWatchMustStay(t *testing.T) {
 	for _, back := range []bool{true, false} {
@@ -259,7 +262,7 @@ func TestAnotherKoffsRecordDuringTheWatchMustStay(t *testing.T) {
 			t.Fatal(err)
 		}
 		calls := 0
-		h.ed.Progress = func(*Plan, time.Duration) {
+		h.ed.Progress = func(*plan.Plan, time.Duration) {
 			calls++
 			switch {
 			case calls == 1:
@@ -329,13 +332,13 @@ func TestTheWatchOfAConnectorStoppedInTheConfigTopicCountsFromTheStop(t *testing
 		want  time.Duration
 		why   string
 	}{
-		{now.Add(-time.Hour), WatchFloor, "since 1h ago"},
+		{now.Add(-time.Hour), apply.WatchFloor, "since 1h ago"},
 		{now.Add(-5 * time.Second), 10 * time.Second, "since 5s ago: a task told then to stop commits once more as it stops, within 15s"},
 		{now.Add(-time.Second), 14 * time.Second, "since 1s ago"},
 		{time.Time{}, 90 * time.Second, "says nothing of tasks still running"},
 	} {
 		e := &Editor{Configs: stoppedAt(c.since), FlushInterval: time.Minute, Now: func() time.Time { return now }}
-		p := Plan{Request: Request{Connector: "files"}, Target: model.TargetStopped, ConfigTopic: "connect-configs"}
+		p := plan.Plan{Request: plan.Request{Connector: "files"}, Target: model.TargetStopped, ConfigTopic: "connect-configs"}
 		e.planWatch(&p)
 		if p.Watch != c.want || !strings.Contains(p.WatchWhy, c.why) {
 			t.Errorf("stopped at %s: watch %s, %q", c.since, p.Watch, p.WatchWhy)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 )
 
@@ -21,23 +23,23 @@ func TestUnknownSourcePartitionIsRefusedWithDidYouMean(t *testing.T) {
 	before := h.endOffsets()
 	for _, tc := range []struct {
 		name string
-		req  Request
+		req  plan.Request
 		want []string
 	}{
-		{"misspelt value", Request{Connector: "jdbc", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"protocol":"1","table":"shop.ordrs"}`), Offset: mustOffset(t, `{"incrementing":1}`)}}},
+		{"misspelt value", plan.Request{Connector: "jdbc", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"protocol":"1","table":"shop.ordrs"}`), Offset: mustOffset(t, `{"incrementing":1}`)}}},
 			[]string{`{"protocol":"1","table":"shop.ordrs"} (did you mean {"protocol":"1","table":"shop.orders"}?)`, "--create"}},
-		{"missing field", Request{Connector: "jdbc", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"table":"shop.customers"}`), Offset: mustOffset(t, `{"incrementing":1}`)}}},
+		{"missing field", plan.Request{Connector: "jdbc", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"table":"shop.customers"}`), Offset: mustOffset(t, `{"incrementing":1}`)}}},
 			[]string{`did you mean {"protocol":"1","table":"shop.customers"}`}},
-		{"import lists each", Request{Connector: "jdbc", Kind: KindImport, Items: []Item{
+		{"import lists each", plan.Request{Connector: "jdbc", Kind: plan.KindImport, Items: []plan.Item{
 			{Partition: mustPartition(t, `{"protocol":"1","table":"shop.orders"}`), Offset: mustOffset(t, `{"incrementing":1}`)},
 			{Partition: mustPartition(t, `{"protocol":"1","table":"shop.custmers"}`), Offset: mustOffset(t, `{"incrementing":1}`)},
 			{Partition: mustPartition(t, `{"protocol":"2","table":"shop.orders"}`), Offset: mustOffset(t, `{"incrementing":1}`)}}},
 			[]string{`shop.custmers"} (did you mean {"protocol":"1","table":"shop.customers"}?)`, `{"protocol":"2","table":"shop.orders"} (did you mean {"protocol":"1","table":"shop.orders"}`}},
-		{"named reset", Request{Connector: "jdbc", Kind: KindReset, Create: true, Items: []Item{{Partition: mustPartition(t, `{"protocol":"1","table":"shop.ordrs"}`)}}},
+		{"named reset", plan.Request{Connector: "jdbc", Kind: plan.KindReset, Create: true, Items: []plan.Item{{Partition: mustPartition(t, `{"protocol":"1","table":"shop.ordrs"}`)}}},
 			[]string{"did you mean", "nothing to reset"}},
 	} {
 		_, err := h.ed.Plan(ctx, tc.req)
-		var u *UnknownPartitionError
+		var u *planner.UnknownPartitionError
 		if !errors.As(err, &u) {
 			t.Errorf("%s: %v, want an unknown partition refused", tc.name, err)
 			continue
@@ -48,19 +50,19 @@ func TestUnknownSourcePartitionIsRefusedWithDidYouMean(t *testing.T) {
 			}
 		}
 	}
-	if strings.Contains(mustPlanErr(h, Request{Connector: "jdbc", Kind: KindImport, Items: []Item{
+	if strings.Contains(mustPlanErr(h, plan.Request{Connector: "jdbc", Kind: plan.KindImport, Items: []plan.Item{
 		{Partition: mustPartition(t, `{"protocol":"1","table":"shop.custmers"}`), Offset: mustOffset(t, `{"incrementing":1}`)}}}), "shop.orders\"} (") {
 		t.Error("a known partition of the file was listed as unknown")
 	}
 	// Once reset, a partition is still the connector's: set again freely.
-	if _, err := h.ed.Plan(ctx, Request{Connector: "jdbc", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"table":"shop.gone","protocol":"1"}`), Offset: mustOffset(t, `{"incrementing":3}`)}}}); err != nil {
+	if _, err := h.ed.Plan(ctx, plan.Request{Connector: "jdbc", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"table":"shop.gone","protocol":"1"}`), Offset: mustOffset(t, `{"incrementing":3}`)}}}); err != nil {
 		t.Errorf("set of a reset partition: %v", err)
 	}
 	if h.endOffsets() != before {
 		t.Fatal("a refused plan wrote to the offsets topic")
 	}
 	// --create adds it.
-	p, err := h.ed.Plan(ctx, Request{Connector: "jdbc", Kind: KindSet, Create: true, Items: []Item{{Partition: mustPartition(t, `{"protocol":"1","table":"shop.payments"}`), Offset: mustOffset(t, `{"incrementing":1}`)}}})
+	p, err := h.ed.Plan(ctx, plan.Request{Connector: "jdbc", Kind: plan.KindSet, Create: true, Items: []plan.Item{{Partition: mustPartition(t, `{"protocol":"1","table":"shop.payments"}`), Offset: mustOffset(t, `{"incrementing":1}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestUnknownSourcePartitionIsRefusedWithDidYouMean(t *testing.T) {
 	}
 }
 
-func mustPlanErr(h *harness, req Request) string {
+func mustPlanErr(h *harness, req plan.Request) string {
 	_, err := h.ed.Plan(context.Background(), req)
 	if err == nil {
 		return ""
@@ -85,14 +87,14 @@ func TestResetAllOfNothingLeftSaysNothingToReset(t *testing.T) {
 	h.workerWrite(`["mm2",{"cluster":"primary","partition":0,"topic":"orders"}]`, `{"offset":1}`)
 	h.workerWrite(`["mm2",{"cluster":"primary","partition":0,"topic":"orders"}]`, ``)
 	h.waitFor("the tombstone", func() bool { r := h.rows("mm2"); return len(r) == 1 && r[0].Deleted })
-	_, err := h.ed.Plan(ctx, Request{Connector: "mm2", Kind: KindResetAll})
-	var none *NothingToResetError
+	_, err := h.ed.Plan(ctx, plan.Request{Connector: "mm2", Kind: plan.KindResetAll})
+	var none *planner.NothingToResetError
 	if !errors.As(err, &none) || !strings.HasPrefix(err.Error(), "nothing to reset: connector mm2 has no offsets in ") {
 		t.Fatalf("reset of nothing left: %v", err)
 	}
 	// A name koff never saw stays a typo.
-	var unknown *UnknownConnectorError
-	if _, err := h.ed.Plan(ctx, Request{Connector: "mm3", Kind: KindResetAll}); !errors.As(err, &unknown) {
+	var unknown *planner.UnknownConnectorError
+	if _, err := h.ed.Plan(ctx, plan.Request{Connector: "mm3", Kind: plan.KindResetAll}); !errors.As(err, &unknown) {
 		t.Errorf("reset of an unknown name: %v", err)
 	}
 }
@@ -106,12 +108,12 @@ func TestUnknownSinkPartitionIsRefusedUnlessTheTopicHasIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := func(create bool, tp model.TopicPartition) error {
-		_, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s3", Kind: KindSet, Group: "connect-s3", Create: create,
-			Strategy: SinkStrategy{Kind: SinkToEarliest}, Partitions: []model.TopicPartition{tp}})
+		_, err := h.ed.PlanSink(ctx, plan.SinkRequest{Connector: "s3", Kind: plan.KindSet, Group: "connect-s3", Create: create,
+			Strategy: plan.SinkStrategy{Kind: plan.SinkToEarliest}, Partitions: []model.TopicPartition{tp}})
 		return err
 	}
 	err := set(false, model.TopicPartition{Topic: "ordrs", Partition: 1})
-	var u *UnknownPartitionError
+	var u *planner.UnknownPartitionError
 	if !errors.As(err, &u) || !strings.Contains(err.Error(), `never committed {"kafka_topic":"ordrs","kafka_partition":1} (did you mean`) || !strings.Contains(err.Error(), `{"kafka_topic":"orders","kafka_partition":1}`) {
 		t.Errorf("misspelt topic: %v", err)
 	}
@@ -141,7 +143,7 @@ func TestPlanWarnsOfShapesTheConnectorNeverWrote(t *testing.T) {
 	h.workerWrite(`["jdbc",{"table":"orders"}]`, `{"incrementing":48408}`)
 	h.waitFor("both", func() bool { return len(h.rows("dbz")) == 1 && len(h.rows("jdbc")) == 1 })
 	warns := func(conn, part, off string) string {
-		p, err := h.ed.Plan(ctx, Request{Connector: conn, Kind: KindSet, Items: []Item{{Partition: mustPartition(t, part), Offset: mustOffset(t, off)}}})
+		p, err := h.ed.Plan(ctx, plan.Request{Connector: conn, Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, part), Offset: mustOffset(t, off)}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"koff/connect"
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/plan"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/java"
@@ -60,28 +63,28 @@ func TestTwoEditorsOfOnePartitionNeverBothWin(t *testing.T) {
 			}
 			return nil
 		}
-		plan := func(ed *Editor, v string) *Plan {
-			p, err := ed.Plan(context.Background(), Request{Connector: "race", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, v)}}})
+		pl := func(ed *Editor, v string) *plan.Plan {
+			p, err := ed.Plan(context.Background(), plan.Request{Connector: "race", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, v)}}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return p
 		}
-		pa, pb := plan(h.ed, va), plan(b, vb)
+		pa, pb := pl(h.ed, va), pl(b, vb)
 		if string(pa.Changes[0].Before) != string(pb.Changes[0].Before) {
 			t.Fatalf("run %d: the editors planned from %s and %s", run, pa.Changes[0].Before, pb.Changes[0].Before)
 		}
 		h.ed.Kafka = &spyWriter{Config: h.kafka, before: hold}
 		b.Kafka = &spyWriter{Config: h.kafka, before: hold}
 		type out struct {
-			res Result
+			res apply.Result
 			err error
 		}
 		results := make([]out, 2)
 		var wg sync.WaitGroup
 		for i, x := range []struct {
 			ed *Editor
-			p  *Plan
+			p  *plan.Plan
 		}{{h.ed, pa}, {b, pb}} {
 			wg.Add(1)
 			go func() {
@@ -129,7 +132,7 @@ func TestTwoEditorsOfOnePartitionNeverBothWin(t *testing.T) {
 	for _, ed := range edits {
 		counts[ed.Result()]++
 	}
-	if counts[ResultVerified] != 6 || counts[ResultLost]+counts[ResultRefused] != 6 {
+	if counts[audit.ResultVerified] != 6 || counts[audit.ResultLost]+counts[audit.ResultRefused] != 6 {
 		t.Errorf("audit outcomes: %v", counts)
 	}
 }
@@ -142,8 +145,8 @@ func TestAnEditPlannedBeforeAnotherLandedIsRefused(t *testing.T) {
 	h.workerWrite(key, `{"id":111}`)
 	b := h.secondEditor("bob")
 	h.ed.User = "alice"
-	req := func(v string) Request {
-		return Request{Connector: "race", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, v)}}}
+	req := func(v string) plan.Request {
+		return plan.Request{Connector: "race", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, v)}}}
 	}
 	pb, err := b.Plan(context.Background(), req(`{"id":2}`))
 	if err != nil {
@@ -156,7 +159,7 @@ func TestAnEditPlannedBeforeAnotherLandedIsRefused(t *testing.T) {
 	before := h.endOffsets()
 	// Bob's Store may not have read Alice's record yet: the log is read.
 	_, err = b.Apply(context.Background(), pb)
-	var c *ConflictError
+	var c *apply.ConflictError
 	if !errors.As(err, &c) || !strings.Contains(err.Error(), `{"id":1}`) {
 		t.Fatalf("second edit: %v", err)
 	}
@@ -172,7 +175,7 @@ func TestAWriteOverwrittenAfterItLandedSaysSo(t *testing.T) {
 	key := `["race",{"table":"t"}]`
 	h.workerWrite(key, `{"id":111}`)
 	h.ed.VerifyTimeout = time.Second
-	p, err := h.ed.Plan(context.Background(), Request{Connector: "race", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, `{"id":5}`)}}})
+	p, err := h.ed.Plan(context.Background(), plan.Request{Connector: "race", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"table":"t"}`), Offset: mustOffset(t, `{"id":5}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +197,7 @@ func TestAWriteOverwrittenAfterItLandedSaysSo(t *testing.T) {
 		t.Errorf("summary: %s", s)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if last := edits[len(edits)-1]; last.Result() != ResultOverwritten {
+	if last := edits[len(edits)-1]; last.Result() != audit.ResultOverwritten {
 		t.Errorf("audit result %s", last.Result())
 	}
 }
@@ -218,7 +221,7 @@ type barrierRESTOffsets struct {
 }
 
 func (b barrierRESTOffsets) Offsets(ctx context.Context, name string) (connect.Offsets, error) {
-	return b.REST.(offsetsReader).Offsets(ctx, name)
+	return b.REST.(apply.OffsetsReader).Offsets(ctx, name)
 }
 
 // Two PATCHes of one partition through Connect's REST API, both sent after
@@ -241,18 +244,18 @@ func TestTwoRESTEditsOfOnePartitionNeverBothWin(t *testing.T) {
 		wrap := barrierRESTOffsets{barrierREST{REST: rest, arrived: &arrived}}
 		h.ed.REST, b.REST = wrap, wrap
 		values := []string{fmt.Sprintf(`{"incrementing":%d}`, 10+2*run), fmt.Sprintf(`{"incrementing":%d}`, 11+2*run)}
-		plans := make([]*Plan, 2)
+		plans := make([]*plan.Plan, 2)
 		for i, ed := range []*Editor{h.ed, b} {
-			p, err := ed.Plan(ctx, Request{Connector: "jdbc-shop", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, ordersPartition), Offset: mustOffset(t, values[i])}}})
+			p, err := ed.Plan(ctx, plan.Request{Connector: "jdbc-shop", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, ordersPartition), Offset: mustOffset(t, values[i])}}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Path != PathREST {
+			if p.Path != plan.PathREST {
 				t.Fatalf("path %s (%s)", p.Path, p.PathReason)
 			}
 			plans[i] = p
 		}
-		results := make([]Result, 2)
+		results := make([]apply.Result, 2)
 		errs := make([]error, 2)
 		var wg sync.WaitGroup
 		for i, ed := range []*Editor{h.ed, b} {
@@ -277,7 +280,7 @@ func TestTwoRESTEditsOfOnePartitionNeverBothWin(t *testing.T) {
 			t.Errorf("run %d: loser: %v %s", run, errs[1-winner], loser.Summary())
 		}
 		h.waitFor("the winner's value in force", func() bool { return h.ordersRow().Offset == values[winner] })
-		got, err := rest.(offsetsReader).Offsets(ctx, "jdbc-shop")
+		got, err := rest.(apply.OffsetsReader).Offsets(ctx, "jdbc-shop")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,7 +313,7 @@ func (c *committer) CommitGroupOffsets(ctx context.Context, group string, offset
 func TestASinkCommitReplacedAfterItLandedSaysSo(t *testing.T) {
 	h, _ := sinkHarness(t)
 	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
-	p, err := h.ed.PlanSink(context.Background(), SinkRequest{Connector: "s3", Kind: KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: SinkStrategy{Kind: SinkToOffset, Offset: 7}})
+	p, err := h.ed.PlanSink(context.Background(), plan.SinkRequest{Connector: "s3", Kind: plan.KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: 7}})
 	if err != nil {
 		t.Fatal(err)
 	}

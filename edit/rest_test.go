@@ -12,6 +12,10 @@ import (
 
 	"koff/connect"
 	"koff/demo"
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/store"
@@ -39,7 +43,7 @@ func demoHarness(t *testing.T) (*harness, *demo.Cluster) {
 	}
 	h.ed = &Editor{
 		Store: h.store, Kafka: h.kafka, REST: rest, Topics: []string{"connect-offsets"},
-		User: "tester", Audit: &AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
+		User: "tester", Audit: &audit.Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
 	}
 	return h, c
 }
@@ -74,15 +78,15 @@ func (h *harness) ordersRow() model.PartitionRow {
 func TestRESTEditRefusedWhileRunning(t *testing.T) {
 	h, _ := demoHarness(t)
 	ctx := context.Background()
-	plan, err := h.ed.Plan(ctx, Request{Connector: "jdbc-shop", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, ordersPartition), Offset: mustOffset(t, `{"incrementing":1}`)}}})
+	pl, err := h.ed.Plan(ctx, plan.Request{Connector: "jdbc-shop", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, ordersPartition), Offset: mustOffset(t, `{"incrementing":1}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.State != "RUNNING" || plan.Path != PathREST {
-		t.Fatalf("plan state %q path %q (%s)", plan.State, plan.Path, plan.PathReason)
+	if pl.State != "RUNNING" || pl.Path != plan.PathREST {
+		t.Fatalf("plan state %q path %q (%s)", pl.State, pl.Path, pl.PathReason)
 	}
-	_, err = h.ed.Apply(ctx, plan)
-	var ns *NotStoppedError
+	_, err = h.ed.Apply(ctx, pl)
+	var ns *apply.NotStoppedError
 	// koff's words, not Connect's: Connect was not asked to alter anything.
 	want := "jdbc-shop is RUNNING (Connect REST status, 2 tasks): koff changes offsets only of a STOPPED connector, as Connect does; stop it first (koff stop jdbc-shop)"
 	if !errors.As(err, &ns) || err.Error() != want || strings.Contains(err.Error(), "Connectors must be") {
@@ -101,17 +105,17 @@ func TestRESTStopPatchResumeContinuesFromNewOffset(t *testing.T) {
 	h.waitFor("the final flush to be read", func() bool { return time.Since(h.ordersRow().Updated) > 300*time.Millisecond })
 	old := incrementing(t, h.ordersRow().Offset)
 	target := old / 2
-	plan, err := h.ed.Plan(ctx, Request{Connector: "jdbc-shop", Kind: KindSet, Items: []Item{{
+	pl, err := h.ed.Plan(ctx, plan.Request{Connector: "jdbc-shop", Kind: plan.KindSet, Items: []plan.Item{{
 		Partition: mustPartition(t, `{"table":"shop.public.orders","protocol":"1"}`),
 		Offset:    mustOffset(t, `{"incrementing":`+strconv.FormatInt(target, 10)+`}`),
 	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.State != "STOPPED" || plan.Path != PathREST {
-		t.Fatalf("plan state %q path %q (%s)", plan.State, plan.Path, plan.PathReason)
+	if pl.State != "STOPPED" || pl.Path != plan.PathREST {
+		t.Fatalf("plan state %q path %q (%s)", pl.State, pl.Path, pl.PathReason)
 	}
-	res, err := h.ed.Apply(ctx, plan)
+	res, err := h.ed.Apply(ctx, pl)
 	if err != nil || !res.Verified {
 		t.Fatalf("apply: %v (verified %v)", err, res.Verified)
 	}
@@ -144,14 +148,14 @@ func TestRESTResetAllOnStoppedConnector(t *testing.T) {
 		}
 		return true
 	})
-	plan, err := h.ed.Plan(ctx, Request{Connector: "mm2-primary", Kind: KindResetAll})
+	pl, err := h.ed.Plan(ctx, plan.Request{Connector: "mm2-primary", Kind: plan.KindResetAll})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Path != PathREST || len(plan.Changes) != 24 {
-		t.Fatalf("path %s (%s), %d changes", plan.Path, plan.PathReason, len(plan.Changes))
+	if pl.Path != plan.PathREST || len(pl.Changes) != 24 {
+		t.Fatalf("path %s (%s), %d changes", pl.Path, pl.PathReason, len(pl.Changes))
 	}
-	res, err := h.ed.Apply(ctx, plan)
+	res, err := h.ed.Apply(ctx, pl)
 	if err != nil || !res.Verified || !strings.Contains(res.Message, "have been reset successfully") {
 		t.Fatalf("reset: %v %+v", err, res)
 	}
@@ -164,10 +168,10 @@ func TestRESTResetAllOnStoppedConnector(t *testing.T) {
 
 func TestRESTUnknownConnector(t *testing.T) {
 	h, _ := demoHarness(t)
-	_, err := h.ed.Plan(context.Background(), Request{Connector: "nosuch", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"a":"b"}`), Offset: mustOffset(t, `{"o":1}`)}}})
+	_, err := h.ed.Plan(context.Background(), plan.Request{Connector: "nosuch", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"a":"b"}`), Offset: mustOffset(t, `{"o":1}`)}}})
 	// Nowhere in the offsets topic, no group, and Connect's 404: refused,
 	// with the names koff knows that are closest.
-	var unknown *UnknownConnectorError
+	var unknown *planner.UnknownConnectorError
 	if !errors.As(err, &unknown) || !strings.Contains(err.Error(), "Connect does not list it") {
 		t.Errorf("plan for an unknown connector: %v", err)
 	}
@@ -187,22 +191,22 @@ func TestReplanAfterStopAppliesTheConfirmedEdit(t *testing.T) {
 		p, err := h.ed.groupPoll(ctx, "es-search-v2")
 		return err == nil && len(p.Partitions) >= 4
 	})
-	plan, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "es-search", Kind: KindSet, Strategy: SinkStrategy{Kind: SinkShiftBy, Shift: -1}})
+	pl, err := h.ed.PlanSink(ctx, plan.SinkRequest{Connector: "es-search", Kind: plan.KindSet, Strategy: plan.SinkStrategy{Kind: plan.SinkShiftBy, Shift: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.State != "RUNNING" || !strings.Contains(plan.Command, "koff set es-search --shift-by -1") {
-		t.Fatalf("plan: state %s command %s", plan.State, plan.Command)
+	if pl.State != "RUNNING" || !strings.Contains(pl.Command, "koff set es-search --shift-by -1") {
+		t.Fatalf("plan: state %s command %s", pl.State, pl.Command)
 	}
 	time.Sleep(500 * time.Millisecond) // the sink commits again meanwhile
 	if err := h.ed.StopConnector(ctx, "es-search"); err != nil {
 		t.Fatal(err)
 	}
-	var conflict *ConflictError
-	if _, err := h.ed.Apply(ctx, plan); !errors.As(err, &conflict) {
+	var conflict *apply.ConflictError
+	if _, err := h.ed.Apply(ctx, pl); !errors.As(err, &conflict) {
 		t.Fatalf("the stale plan applied: %v", err)
 	}
-	fresh, err := h.ed.Replan(ctx, plan)
+	fresh, err := h.ed.Replan(ctx, pl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,24 +231,24 @@ func TestOrphanResetAndCopyWithREST(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Create = true // a connector not created yet
-	plan, err := h.ed.Plan(ctx, req)
+	pl, err := h.ed.Plan(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !plan.Absent || plan.Path != PathTopic || !strings.Contains(strings.Join(plan.Warnings, " "), "jdbc-orders-v2 is not in Connect") {
-		t.Fatalf("copy plan: absent %v path %s warnings %q", plan.Absent, plan.Path, plan.Warnings)
+	if !pl.Absent || pl.Path != plan.PathTopic || !strings.Contains(strings.Join(pl.Warnings, " "), "jdbc-orders-v2 is not in Connect") {
+		t.Fatalf("copy plan: absent %v path %s warnings %q", pl.Absent, pl.Path, pl.Warnings)
 	}
-	if res, err := h.ed.Apply(ctx, plan); err != nil || !res.Verified {
+	if res, err := h.ed.Apply(ctx, pl); err != nil || !res.Verified {
 		t.Fatalf("copy: %v %+v", err, res)
 	}
 	if n := len(h.rows("jdbc-orders-v2")); n != 2 {
 		t.Errorf("copied %d partitions, want the orphan's 2", n)
 	}
-	plan, err = h.ed.Plan(ctx, Request{Connector: "jdbc-old-orders", Kind: KindResetAll})
+	pl, err = h.ed.Plan(ctx, plan.Request{Connector: "jdbc-old-orders", Kind: plan.KindResetAll})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := h.ed.Apply(ctx, plan); err != nil || !res.Verified {
+	if res, err := h.ed.Apply(ctx, pl); err != nil || !res.Verified {
 		t.Fatalf("reset of the orphan: %v %+v", err, res)
 	}
 	for _, r := range h.rows("jdbc-old-orders") {
@@ -261,7 +265,7 @@ func TestStopAndResumeAreRefusedWithoutTheirAuditLine(t *testing.T) {
 	h, c := demoHarness(t)
 	ctx := context.Background()
 	good := h.ed.Audit
-	h.ed.Audit = &AuditLog{Path: t.TempDir()} // a directory: nothing can be appended
+	h.ed.Audit = &audit.Log{Path: t.TempDir()} // a directory: nothing can be appended
 	if err := h.ed.StopConnector(ctx, "jdbc-shop"); err == nil || !strings.Contains(err.Error(), "not stopped") {
 		t.Errorf("stop without its audit line: %v", err)
 	}
@@ -272,7 +276,7 @@ func TestStopAndResumeAreRefusedWithoutTheirAuditLine(t *testing.T) {
 	if err := h.ed.StopConnector(ctx, "jdbc-shop"); err != nil {
 		t.Fatal(err)
 	}
-	h.ed.Audit = &AuditLog{Path: t.TempDir()}
+	h.ed.Audit = &audit.Log{Path: t.TempDir()}
 	if err := h.ed.ResumeConnector(ctx, "jdbc-shop"); err == nil || !strings.Contains(err.Error(), "not resumed") {
 		t.Errorf("resume without its audit line: %v", err)
 	}
@@ -281,7 +285,7 @@ func TestStopAndResumeAreRefusedWithoutTheirAuditLine(t *testing.T) {
 	}
 	cluster, _ := h.kafka.ClusterID(ctx)
 	eds, _ := good.Edits()
-	if len(eds) != 1 || eds[0].Start.Kind != KindStop || eds[0].Start.Cluster != cluster || cluster == "" {
+	if len(eds) != 1 || eds[0].Start.Kind != plan.KindStop || eds[0].Start.Cluster != cluster || cluster == "" {
 		t.Errorf("the stop's line: %+v (cluster %q)", eds, cluster)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"koff/edit/plan"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
@@ -109,13 +110,13 @@ func TestExportResetImportRestoresWhatTheTaskRead(t *testing.T) {
 			before := reads(h, known)
 			body := model.OffsetsBody(h.rows("c"))
 			ctx := context.Background()
-			if plan, err := h.ed.Plan(ctx, Request{Connector: "c", Kind: KindResetAll}); err == nil {
-				if res, err := h.ed.Apply(ctx, plan); err != nil || !res.Verified {
+			if pl, err := h.ed.Plan(ctx, plan.Request{Connector: "c", Kind: plan.KindResetAll}); err == nil {
+				if res, err := h.ed.Apply(ctx, pl); err != nil || !res.Verified {
 					t.Fatalf("reset: %v %+v", err, res)
 				}
 			}
 			time.Sleep(2 * time.Millisecond)
-			req := Request{Connector: "c", Kind: KindImport}
+			req := plan.Request{Connector: "c", Kind: plan.KindImport}
 			v, err := java.ParseJSON(body)
 			if err != nil {
 				t.Fatalf("export body %s: %v", body, err)
@@ -125,14 +126,14 @@ func TestExportResetImportRestoresWhatTheTaskRead(t *testing.T) {
 				o := e.(java.Object)
 				part, _ := o.Get("partition")
 				off, _ := o.Get("offset")
-				req.Items = append(req.Items, Item{Partition: part.(java.Object), Offset: off.(java.Object)})
+				req.Items = append(req.Items, plan.Item{Partition: part.(java.Object), Offset: off.(java.Object)})
 			}
 			if len(req.Items) > 0 {
-				plan, err := h.ed.Plan(ctx, req)
+				pl, err := h.ed.Plan(ctx, req)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res, err := h.ed.Apply(ctx, plan); err != nil || !res.Verified {
+				if res, err := h.ed.Apply(ctx, pl); err != nil || !res.Verified {
 					t.Fatalf("import: %v %+v", err, res)
 				}
 			}

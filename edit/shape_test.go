@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"koff/edit/planner"
 	"koff/model/java"
 )
 
@@ -44,7 +45,7 @@ func TestOffsetShapeWarnings(t *testing.T) {
 		{"a type the connector never wrote", `{"lsn":1}`, `{"lsn":"2"}`, []string{`{"lsn":5}`}, []string{"lsn is a string, the offset in force has a number there"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := OffsetShapeWarnings(mustOffset(t, tc.next), mustOffset(t, tc.current), objects(t, tc.known...))
+			got := planner.OffsetShapeWarnings(mustOffset(t, tc.next), mustOffset(t, tc.current), objects(t, tc.known...))
 			if len(tc.want) == 0 && len(got) > 0 {
 				t.Errorf("warnings %q for a shape the connector writes", got)
 			}
@@ -63,10 +64,10 @@ func TestOffsetShapeWarnings(t *testing.T) {
 
 func TestPartitionShapeWarning(t *testing.T) {
 	others := objects(t, `{"protocol":"1","table":"orders"}`, `{"table":"customers","protocol":"1"}`)
-	if w := PartitionShapeWarning(mustOffset(t, `{"table":"payments","protocol":"1"}`), others); w != "" {
+	if w := planner.PartitionShapeWarning(mustOffset(t, `{"table":"payments","protocol":"1"}`), others); w != "" {
 		t.Errorf("same field names in another order: %q", w)
 	}
-	w := PartitionShapeWarning(mustOffset(t, `{"tabel":"payments","protocol":"1"}`), others)
+	w := planner.PartitionShapeWarning(mustOffset(t, `{"tabel":"payments","protocol":"1"}`), others)
 	if !strings.Contains(w, "tabel, protocol") || !strings.Contains(w, "protocol, table") {
 		t.Errorf("misspelt field: %q", w)
 	}

@@ -10,6 +10,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"koff/edit/apply"
+	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/store"
 )
@@ -75,32 +78,32 @@ func TestSinkStrategiesCommitToTheGroup(t *testing.T) {
 	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
 	cases := []struct {
 		name     string
-		strategy SinkStrategy
+		strategy plan.SinkStrategy
 		parts    []model.TopicPartition
 		want     map[string]int64
 		warning  string
 	}{
-		{"to an offset", SinkStrategy{Kind: SinkToOffset, Offset: 3}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 3, "orders/1": 1}, ""},
-		{"shift forward", SinkStrategy{Kind: SinkShiftBy, Shift: 2}, nil, map[string]int64{"orders/0": 5, "orders/1": 1}, "orders/1: offset 3 is above the log end 1: clamped to 1"},
-		{"shift back", SinkStrategy{Kind: SinkShiftBy, Shift: -1}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 4, "orders/1": 1}, ""},
-		{"to earliest", SinkStrategy{Kind: SinkToEarliest}, nil, map[string]int64{"orders/0": 0, "orders/1": 0}, ""},
-		{"to latest", SinkStrategy{Kind: SinkToLatest}, nil, map[string]int64{"orders/0": 15, "orders/1": 1}, ""},
-		{"to a timestamp", SinkStrategy{Kind: SinkToTimestamp, Time: mid}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 10, "orders/1": 1}, ""},
-		{"beyond the end", SinkStrategy{Kind: SinkToOffset, Offset: 99}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 15, "orders/1": 1}, "offset 99 is above the log end 15: clamped to 15, as kafka-consumer-groups does"},
-		{"reset one", SinkStrategy{Kind: SinkReset}, []model.TopicPartition{tp0}, map[string]int64{"orders/1": 1}, ""},
+		{"to an offset", plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: 3}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 3, "orders/1": 1}, ""},
+		{"shift forward", plan.SinkStrategy{Kind: plan.SinkShiftBy, Shift: 2}, nil, map[string]int64{"orders/0": 5, "orders/1": 1}, "orders/1: offset 3 is above the log end 1: clamped to 1"},
+		{"shift back", plan.SinkStrategy{Kind: plan.SinkShiftBy, Shift: -1}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 4, "orders/1": 1}, ""},
+		{"to earliest", plan.SinkStrategy{Kind: plan.SinkToEarliest}, nil, map[string]int64{"orders/0": 0, "orders/1": 0}, ""},
+		{"to latest", plan.SinkStrategy{Kind: plan.SinkToLatest}, nil, map[string]int64{"orders/0": 15, "orders/1": 1}, ""},
+		{"to a timestamp", plan.SinkStrategy{Kind: plan.SinkToTimestamp, Time: mid}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 10, "orders/1": 1}, ""},
+		{"beyond the end", plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: 99}, []model.TopicPartition{tp0}, map[string]int64{"orders/0": 15, "orders/1": 1}, "offset 99 is above the log end 15: clamped to 15, as kafka-consumer-groups does"},
+		{"reset one", plan.SinkStrategy{Kind: plan.SinkReset}, []model.TopicPartition{tp0}, map[string]int64{"orders/1": 1}, ""},
 	}
 	for _, c := range cases {
-		plan, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s3", Kind: KindSet, Partitions: c.parts, Strategy: c.strategy})
+		pl, err := h.ed.PlanSink(ctx, plan.SinkRequest{Connector: "s3", Kind: plan.KindSet, Partitions: c.parts, Strategy: c.strategy})
 		if err != nil {
 			t.Fatalf("%s: plan: %v", c.name, err)
 		}
-		if plan.Path != PathGroup || plan.Group != "connect-s3" {
-			t.Fatalf("%s: path %s group %s", c.name, plan.Path, plan.Group)
+		if pl.Path != plan.PathGroup || pl.Group != "connect-s3" {
+			t.Fatalf("%s: path %s group %s", c.name, pl.Path, pl.Group)
 		}
-		if c.warning != "" && !strings.Contains(strings.Join(plan.Warnings, "|"), c.warning) {
-			t.Errorf("%s: warnings %q lack %q", c.name, plan.Warnings, c.warning)
+		if c.warning != "" && !strings.Contains(strings.Join(pl.Warnings, "|"), c.warning) {
+			t.Errorf("%s: warnings %q lack %q", c.name, pl.Warnings, c.warning)
 		}
-		res, err := h.ed.Apply(ctx, plan)
+		res, err := h.ed.Apply(ctx, pl)
 		if err != nil || !res.Verified {
 			t.Fatalf("%s: apply: %v (verified %v)", c.name, err, res.Verified)
 		}
@@ -115,15 +118,15 @@ func TestSinkStrategiesCommitToTheGroup(t *testing.T) {
 		}
 	}
 	// Connect's sink shape through the generic request (koff set / import).
-	plan, err := h.ed.Plan(ctx, Request{Connector: "s3", Kind: KindSet, Create: true, Items: []Item{{
+	pl, err := h.ed.Plan(ctx, plan.Request{Connector: "s3", Kind: plan.KindSet, Create: true, Items: []plan.Item{{
 		Partition: mustPartition(t, `{"kafka_topic":"orders","kafka_partition":"0"}`), Offset: mustOffset(t, `{"kafka_offset":7}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Changes[0].PartitionJSON != `{"kafka_topic":"orders","kafka_partition":0}` || string(plan.Changes[0].After) != `{"kafka_offset":7}` || plan.Changes[0].Before != nil {
-		t.Errorf("sink change = %+v", plan.Changes[0])
+	if pl.Changes[0].PartitionJSON != `{"kafka_topic":"orders","kafka_partition":0}` || string(pl.Changes[0].After) != `{"kafka_offset":7}` || pl.Changes[0].Before != nil {
+		t.Errorf("sink change = %+v", pl.Changes[0])
 	}
-	if _, err := h.ed.Apply(ctx, plan); err != nil {
+	if _, err := h.ed.Apply(ctx, pl); err != nil {
 		t.Fatal(err)
 	}
 	if got := committed(t, h, "connect-s3"); got["orders/0"] != 7 {
@@ -131,7 +134,7 @@ func TestSinkStrategiesCommitToTheGroup(t *testing.T) {
 	}
 	edits, _ := h.ed.Audit.Edits()
 	last := edits[len(edits)-1].Start
-	if last.Path != PathGroup || last.Changes[0].Writes[0] != "group connect-s3" || string(last.Changes[0].After) != `{"kafka_offset":7}` {
+	if last.Path != plan.PathGroup || last.Changes[0].Writes[0] != "group connect-s3" || string(last.Changes[0].After) != `{"kafka_offset":7}` {
 		t.Errorf("audit: %+v", last)
 	}
 	// Undo puts back the before-value (no committed offset: deleted).
@@ -170,15 +173,15 @@ func TestSinkCommitRefusedWhileTheGroupHasMembers(t *testing.T) {
 			t.Fatal("the member never joined")
 		}
 	}
-	plan, err := h.ed.PlanSink(context.Background(), SinkRequest{Connector: "s3", Kind: KindSet, Strategy: SinkStrategy{Kind: SinkToEarliest}})
+	pl, err := h.ed.PlanSink(context.Background(), plan.SinkRequest{Connector: "s3", Kind: plan.KindSet, Strategy: plan.SinkStrategy{Kind: plan.SinkToEarliest}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(plan.Warnings, "|"), "has 1 active members") {
-		t.Errorf("plan warnings: %q", plan.Warnings)
+	if !strings.Contains(strings.Join(pl.Warnings, "|"), "has 1 active members") {
+		t.Errorf("plan warnings: %q", pl.Warnings)
 	}
-	_, err = h.ed.Apply(context.Background(), plan)
-	var ga *GroupActiveError
+	_, err = h.ed.Apply(context.Background(), pl)
+	var ga *apply.GroupActiveError
 	if !errors.As(err, &ga) || !strings.Contains(err.Error(), "stop the connector first") {
 		t.Errorf("apply with members: %v", err)
 	}
@@ -194,9 +197,9 @@ func TestSinkCommitRefusedWhileTheGroupHasMembers(t *testing.T) {
 func TestSinkGroupOnlyFromEvidence(t *testing.T) {
 	h, _ := sinkHarness(t)
 	ctx := context.Background()
-	to := SinkStrategy{Kind: SinkToOffset, Offset: 3}
+	to := plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: 3}
 	// connect-s3 has committed offsets: taken, and the plan says from what.
-	p, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s3", Kind: KindSet, Strategy: to})
+	p, err := h.ed.PlanSink(ctx, plan.SinkRequest{Connector: "s3", Kind: plan.KindSet, Strategy: to})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,8 +207,8 @@ func TestSinkGroupOnlyFromEvidence(t *testing.T) {
 		t.Errorf("group %s, warnings %q", p.Group, p.Warnings)
 	}
 	// A typo: no group with commits, no offsets: refused with the closest name.
-	var unknown *UnknownConnectorError
-	if _, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s33", Kind: KindSet, Strategy: to}); !errors.As(err, &unknown) {
+	var unknown *planner.UnknownConnectorError
+	if _, err := h.ed.PlanSink(ctx, plan.SinkRequest{Connector: "s33", Kind: plan.KindSet, Strategy: to}); !errors.As(err, &unknown) {
 		t.Fatalf("typo'd sink: %v", err)
 	}
 	// A sink whose group is overridden: --group names it.
@@ -213,7 +216,7 @@ func TestSinkGroupOnlyFromEvidence(t *testing.T) {
 	if err := h.kafka.CommitGroupOffsets(ctx, "orders-archiver", map[model.TopicPartition]int64{tp0: 7}); err != nil {
 		t.Fatal(err)
 	}
-	p, err = h.ed.PlanSink(ctx, SinkRequest{Connector: "archiver", Kind: KindSet, Strategy: to, Group: "orders-archiver"})
+	p, err = h.ed.PlanSink(ctx, plan.SinkRequest{Connector: "archiver", Kind: plan.KindSet, Strategy: to, Group: "orders-archiver"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +224,7 @@ func TestSinkGroupOnlyFromEvidence(t *testing.T) {
 		t.Errorf("plan with --group: group %s, changes %+v", p.Group, p.Sink)
 	}
 	// --create with no evidence of the group: still needs --group.
-	if _, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "new-sink", Kind: KindSet, Strategy: to, Create: true, Partitions: []model.TopicPartition{tp0}}); err == nil || !strings.Contains(err.Error(), "pass --group") {
+	if _, err := h.ed.PlanSink(ctx, plan.SinkRequest{Connector: "new-sink", Kind: plan.KindSet, Strategy: to, Create: true, Partitions: []model.TopicPartition{tp0}}); err == nil || !strings.Contains(err.Error(), "pass --group") {
 		t.Errorf("new sink without --group: %v", err)
 	}
 }
@@ -236,16 +239,16 @@ func TestSinkOffsetOutsideTheLogIsClamped(t *testing.T) {
 	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
 	for _, c := range []struct {
 		name     string
-		strategy SinkStrategy
+		strategy plan.SinkStrategy
 		want     int64
 		says     string
 	}{
-		{"to an offset past the end", SinkStrategy{Kind: SinkToOffset, Offset: 1000}, 15, "offset 1000 is above the log end 15: clamped to 15"},
-		{"a shift past the end", SinkStrategy{Kind: SinkShiftBy, Shift: 100}, 15, "offset 112 is above the log end 15: clamped to 15"},
-		{"a shift before the start", SinkStrategy{Kind: SinkShiftBy, Shift: -100}, 0, "offset -88 is below the log start 0: clamped to 0"},
-		{"Connect's shape past the end", SinkStrategy{Kind: SinkExplicit, Offsets: map[model.TopicPartition]int64{tp0: 40}}, 15, "offset 40 is above the log end 15: clamped to 15"},
+		{"to an offset past the end", plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: 1000}, 15, "offset 1000 is above the log end 15: clamped to 15"},
+		{"a shift past the end", plan.SinkStrategy{Kind: plan.SinkShiftBy, Shift: 100}, 15, "offset 112 is above the log end 15: clamped to 15"},
+		{"a shift before the start", plan.SinkStrategy{Kind: plan.SinkShiftBy, Shift: -100}, 0, "offset -88 is below the log start 0: clamped to 0"},
+		{"Connect's shape past the end", plan.SinkStrategy{Kind: plan.SinkExplicit, Offsets: map[model.TopicPartition]int64{tp0: 40}}, 15, "offset 40 is above the log end 15: clamped to 15"},
 	} {
-		p, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s3", Kind: KindSet, Strategy: c.strategy, Partitions: []model.TopicPartition{tp0}})
+		p, err := h.ed.PlanSink(ctx, plan.SinkRequest{Connector: "s3", Kind: plan.KindSet, Strategy: c.strategy, Partitions: []model.TopicPartition{tp0}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"koff/edit/apply"
+	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/java"
 )
@@ -18,27 +21,27 @@ func TestSetRewritesExistingKeyBytesInPlace(t *testing.T) {
 	h := newHarness(t)
 	key := `["jdbc",{"table":"t1","database":"db","schema":"public","a":1}]` // LinkedHashMap order
 	p := h.workerWrite(key, `{"incrementing":5}`)
-	plan, err := h.ed.Plan(context.Background(), Request{Connector: "jdbc", Kind: KindSet, Items: []Item{{
+	pl, err := h.ed.Plan(context.Background(), plan.Request{Connector: "jdbc", Kind: plan.KindSet, Items: []plan.Item{{
 		Partition: mustPartition(t, `{"schema":"public","a":1,"database":"db","table":"t1"}`), // other field order: still the same partition
 		Offset:    mustOffset(t, `{"incrementing":9223372036854775807}`),
 	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Path != PathTopic || len(plan.Changes) != 1 || len(plan.Changes[0].Writes) != 1 {
-		t.Fatalf("plan = %+v", plan)
+	if pl.Path != plan.PathTopic || len(pl.Changes) != 1 || len(pl.Changes[0].Writes) != 1 {
+		t.Fatalf("plan = %+v", pl)
 	}
-	w := plan.Changes[0].Writes[0]
+	w := pl.Changes[0].Writes[0]
 	if string(w.Key) != key || w.Partition != p || !w.Existing || string(w.Before) != `{"incrementing":5}` {
 		t.Errorf("write = %s to %s (existing %v, before %s), want the stored key in partition %d", w.Key, w.TopicPartition, w.Existing, w.Before, p)
 	}
-	if string(plan.Changes[0].Before) != `{"incrementing":5}` || string(plan.Changes[0].After) != `{"incrementing":9223372036854775807}` {
-		t.Errorf("before/after = %s → %s", plan.Changes[0].Before, plan.Changes[0].After)
+	if string(pl.Changes[0].Before) != `{"incrementing":5}` || string(pl.Changes[0].After) != `{"incrementing":9223372036854775807}` {
+		t.Errorf("before/after = %s → %s", pl.Changes[0].Before, pl.Changes[0].After)
 	}
-	if !strings.Contains(plan.Command, `koff set jdbc --partition '{"table":"t1","database":"db","schema":"public","a":1}' --offset '{"incrementing":9223372036854775807}' -b 127.0.0.1:`) {
-		t.Errorf("command = %s", plan.Command)
+	if !strings.Contains(pl.Command, `koff set jdbc --partition '{"table":"t1","database":"db","schema":"public","a":1}' --offset '{"incrementing":9223372036854775807}' -b 127.0.0.1:`) {
+		t.Errorf("command = %s", pl.Command)
 	}
-	res, err := h.ed.Apply(context.Background(), plan)
+	res, err := h.ed.Apply(context.Background(), pl)
 	if err != nil || !res.Verified {
 		t.Fatalf("apply: %v, verified %v", err, res.Verified)
 	}
@@ -51,7 +54,7 @@ func TestSetRewritesExistingKeyBytesInPlace(t *testing.T) {
 func TestSetNewPartitionLandsInItsMurmur2Partition(t *testing.T) {
 	h := newHarness(t)
 	h.workerWrite(`["jdbc",{"protocol":"1","table":"shop.orders"}]`, `{"incrementing":1}`)
-	plan, err := h.ed.Plan(context.Background(), Request{Connector: "jdbc", Kind: KindSet, Create: true, Items: []Item{{
+	pl, err := h.ed.Plan(context.Background(), plan.Request{Connector: "jdbc", Kind: plan.KindSet, Create: true, Items: []plan.Item{{
 		// Typed in another order: the sibling keys' order wins, since that
 		// is how the task serialises its maps.
 		Partition: mustPartition(t, `{"table":"shop.payments","protocol":"1"}`),
@@ -60,12 +63,12 @@ func TestSetNewPartitionLandsInItsMurmur2Partition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := plan.Changes[0].Writes[0]
+	w := pl.Changes[0].Writes[0]
 	wantKey := `["jdbc",{"protocol":"1","table":"shop.payments"}]`
-	if string(w.Key) != wantKey || w.Existing || w.Partition != java.PartitionFor([]byte(wantKey), 25) || plan.Changes[0].Before != nil {
+	if string(w.Key) != wantKey || w.Existing || w.Partition != java.PartitionFor([]byte(wantKey), 25) || pl.Changes[0].Before != nil {
 		t.Fatalf("write = %s → %s existing=%v", w.Key, w.TopicPartition, w.Existing)
 	}
-	if _, err := h.ed.Apply(context.Background(), plan); err != nil {
+	if _, err := h.ed.Apply(context.Background(), pl); err != nil {
 		t.Fatal(err)
 	}
 	d, ok := h.store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: wantKey})
@@ -81,19 +84,19 @@ func TestResetTombstonesEveryCopy(t *testing.T) {
 	time.Sleep(5 * time.Millisecond)                              // a later record timestamp (milliseconds)
 	h.write(readAfter(home), key, `{"position":3}`)               // a copy a restarted worker reads later
 	h.workerWrite(`["file",{"filename":"/b"}]`, `{"position":7}`) // untouched
-	plan, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindReset, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`)}}})
+	pl, err := h.ed.Plan(context.Background(), plan.Request{Connector: "file", Kind: plan.KindReset, Items: []plan.Item{{Partition: mustPartition(t, `{"filename":"/a"}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(plan.Changes[0].Writes); n != 2 {
+	if n := len(pl.Changes[0].Writes); n != 2 {
 		t.Fatalf("%d writes, want a tombstone for both copies", n)
 	}
 	// The same key bytes in two partitions: KafkaOffsetBackingStore keeps
 	// the record it reads last.
-	if string(plan.Changes[0].Before) != `{"position":3}` {
-		t.Errorf("before = %s, want the copy read last", plan.Changes[0].Before)
+	if string(pl.Changes[0].Before) != `{"position":3}` {
+		t.Errorf("before = %s, want the copy read last", pl.Changes[0].Before)
 	}
-	if res, err := h.ed.Apply(context.Background(), plan); err != nil || !res.Verified {
+	if res, err := h.ed.Apply(context.Background(), pl); err != nil || !res.Verified {
 		t.Fatalf("apply: %v %+v", err, res)
 	}
 	for _, r := range h.rows("file") {
@@ -101,8 +104,8 @@ func TestResetTombstonesEveryCopy(t *testing.T) {
 			t.Errorf("%s deleted=%v", r.Partition, r.Deleted)
 		}
 	}
-	if !strings.HasPrefix(plan.Command, `koff reset file --partition '{"filename":"/a"}'`) {
-		t.Errorf("command = %s", plan.Command)
+	if !strings.HasPrefix(pl.Command, `koff reset file --partition '{"filename":"/a"}'`) {
+		t.Errorf("command = %s", pl.Command)
 	}
 }
 
@@ -111,18 +114,18 @@ func TestResetAllAsksForEveryLivePartition(t *testing.T) {
 	h.workerWrite(`["mm2",{"cluster":"primary","partition":0,"topic":"orders"}]`, `{"offset":1}`)
 	h.workerWrite(`["mm2",{"cluster":"primary","partition":1,"topic":"orders"}]`, `{"offset":2}`)
 	h.workerWrite(`["mm2",{"cluster":"primary","partition":2,"topic":"orders"}]`, ``)
-	plan, err := h.ed.Plan(context.Background(), Request{Connector: "mm2", Kind: KindResetAll})
+	pl, err := h.ed.Plan(context.Background(), plan.Request{Connector: "mm2", Kind: plan.KindResetAll})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Changes) != 2 || !strings.HasPrefix(plan.Command, "koff reset mm2 -b") {
-		t.Fatalf("changes %d, command %s", len(plan.Changes), plan.Command)
+	if len(pl.Changes) != 2 || !strings.HasPrefix(pl.Command, "koff reset mm2 -b") {
+		t.Fatalf("changes %d, command %s", len(pl.Changes), pl.Command)
 	}
-	if _, err := h.ed.Apply(context.Background(), plan); err != nil {
+	if _, err := h.ed.Apply(context.Background(), pl); err != nil {
 		t.Fatal(err)
 	}
-	var none *NothingToResetError
-	if _, err := h.ed.Plan(context.Background(), Request{Connector: "mm2", Kind: KindResetAll}); !errors.As(err, &none) {
+	var none *planner.NothingToResetError
+	if _, err := h.ed.Plan(context.Background(), plan.Request{Connector: "mm2", Kind: plan.KindResetAll}); !errors.As(err, &none) {
 		t.Errorf("second reset-all: %v", err)
 	}
 }
@@ -131,15 +134,15 @@ func TestConflictAndReadOnlyWriteNothing(t *testing.T) {
 	h := newHarness(t)
 	key := `["src",{"server":"db"}]`
 	h.workerWrite(key, `{"lsn":1}`)
-	req := Request{Connector: "src", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"server":"db"}`), Offset: mustOffset(t, `{"lsn":0}`)}}}
-	plan, err := h.ed.Plan(context.Background(), req)
+	req := plan.Request{Connector: "src", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"server":"db"}`), Offset: mustOffset(t, `{"lsn":0}`)}}}
+	pl, err := h.ed.Plan(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.workerWrite(key, `{"lsn":2}`) // the worker flushed while the dialog was open
 	before := h.endOffsets()
-	_, err = h.ed.Apply(context.Background(), plan)
-	var conflict *ConflictError
+	_, err = h.ed.Apply(context.Background(), pl)
+	var conflict *apply.ConflictError
 	if !errors.As(err, &conflict) || string(conflict.Now) != `{"lsn":2}` {
 		t.Fatalf("apply after a concurrent change: %v", err)
 	}
@@ -147,8 +150,8 @@ func TestConflictAndReadOnlyWriteNothing(t *testing.T) {
 		t.Errorf("message: %v", err)
 	}
 	h.ed.ReadOnly = true
-	plan, _ = h.ed.Plan(context.Background(), req)
-	if _, err := h.ed.Apply(context.Background(), plan); !errors.Is(err, ErrReadOnly) {
+	pl, _ = h.ed.Plan(context.Background(), req)
+	if _, err := h.ed.Apply(context.Background(), pl); !errors.Is(err, apply.ErrReadOnly) {
 		t.Errorf("read-only apply: %v", err)
 	}
 	if after := h.endOffsets(); after != before {
@@ -165,7 +168,7 @@ func TestAuditAndUndoRestoreBeforeValues(t *testing.T) {
 	h.workerWrite(`["src",{"server":"a"}]`, `{"lsn":9007199254740993}`)
 	h.workerWrite(`["src",{"server":"b"}]`, `{"lsn":5}`)
 	ctx := context.Background()
-	plan, err := h.ed.Plan(ctx, Request{Connector: "src", Kind: KindImport, Create: true, Items: []Item{
+	pl, err := h.ed.Plan(ctx, plan.Request{Connector: "src", Kind: plan.KindImport, Create: true, Items: []plan.Item{
 		{Partition: mustPartition(t, `{"server":"a"}`), Offset: mustOffset(t, `{"lsn":1}`)},
 		{Partition: mustPartition(t, `{"server":"b"}`)},
 		{Partition: mustPartition(t, `{"server":"c"}`), Offset: mustOffset(t, `{"lsn":3}`)},
@@ -173,7 +176,7 @@ func TestAuditAndUndoRestoreBeforeValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.ed.Apply(ctx, plan); err != nil {
+	if _, err := h.ed.Apply(ctx, pl); err != nil {
 		t.Fatal(err)
 	}
 	edits, err := h.ed.Audit.Edits()
@@ -181,7 +184,7 @@ func TestAuditAndUndoRestoreBeforeValues(t *testing.T) {
 		t.Fatalf("audited edits: %v %d", err, len(edits))
 	}
 	e := edits[0].Start
-	if e.User != "tester" || e.Connector != "src" || edits[0].Result() != "verified" || e.Path != PathTopic || len(e.Changes) != 3 {
+	if e.User != "tester" || e.Connector != "src" || edits[0].Result() != "verified" || e.Path != plan.PathTopic || len(e.Changes) != 3 {
 		t.Errorf("audit entry: %+v", e)
 	}
 	if string(e.Changes[0].Before) != `{"lsn":9007199254740993}` || string(e.Changes[1].After) != "null" || string(e.Changes[2].Before) != "null" {
@@ -216,19 +219,19 @@ func TestAuditAndUndoRestoreBeforeValues(t *testing.T) {
 
 func TestPlanRefusesSinkPartitionsAndBadInput(t *testing.T) {
 	h := newHarness(t)
-	_, err := h.ed.Plan(context.Background(), Request{Connector: "s", Kind: KindSet, Create: true, Group: "connect-s", Items: []Item{{
+	_, err := h.ed.Plan(context.Background(), plan.Request{Connector: "s", Kind: plan.KindSet, Create: true, Group: "connect-s", Items: []plan.Item{{
 		Partition: mustPartition(t, `{"kafka_topic":"t","kafka_partition":0}`), Offset: mustOffset(t, `{"kafka_offset":5}`)}}})
 	// A sink-shaped partition goes to the sink path, which checks the topic.
 	if err == nil || !strings.Contains(err.Error(), "Unknown Topic Or Partition") {
 		t.Errorf("sink partition of a missing topic: %v", err)
 	}
-	if _, _, err := ParseOffset(`{"a":{"b":1}}`); err == nil || err.Error() != "Offsets may only contain primitive types as values, but field a contains MAP" {
+	if _, _, err := plan.ParseOffset(`{"a":{"b":1}}`); err == nil || err.Error() != "Offsets may only contain primitive types as values, but field a contains MAP" {
 		t.Errorf("nested offset: %v", err)
 	}
-	if _, _, err := ParseOffset(`[1]`); err == nil {
+	if _, _, err := plan.ParseOffset(`[1]`); err == nil {
 		t.Error("array offset accepted")
 	}
-	if _, err := h.ed.Plan(context.Background(), Request{Connector: "nobody", Kind: KindReset, Create: true, Items: []Item{{Partition: mustPartition(t, `{"x":1}`)}}}); err == nil || !strings.Contains(err.Error(), "has no offset for source partition") {
+	if _, err := h.ed.Plan(context.Background(), plan.Request{Connector: "nobody", Kind: plan.KindReset, Create: true, Items: []plan.Item{{Partition: mustPartition(t, `{"x":1}`)}}}); err == nil || !strings.Contains(err.Error(), "has no offset for source partition") {
 		t.Errorf("reset of a missing partition: %v", err)
 	}
 }
@@ -242,20 +245,20 @@ func TestCopyGivesAnOrphansOffsetsToAnotherConnector(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A target koff has never seen is refused as a likely typo…
-	var unknown *UnknownConnectorError
+	var unknown *planner.UnknownConnectorError
 	if _, err := h.ed.Plan(context.Background(), req); !errors.As(err, &unknown) {
 		t.Fatalf("copy to an unknown name: %v", err)
 	}
 	// …unless --create says a new connector's offsets are meant.
 	req.Create = true
-	plan, err := h.ed.Plan(context.Background(), req)
+	pl, err := h.ed.Plan(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Changes) != 1 || plan.Changes[0].Writes[0].Existing {
-		t.Fatalf("plan = %+v", plan.Changes)
+	if len(pl.Changes) != 1 || pl.Changes[0].Writes[0].Existing {
+		t.Fatalf("plan = %+v", pl.Changes)
 	}
-	if _, err := h.ed.Apply(context.Background(), plan); err != nil {
+	if _, err := h.ed.Apply(context.Background(), pl); err != nil {
 		t.Fatal(err)
 	}
 	rows := h.rows("new-orders")

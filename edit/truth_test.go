@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"koff/edit/apply"
+	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/model"
 	"koff/model/java"
 )
@@ -23,7 +26,7 @@ func TestPlan_OffsetStorageReaderImplKeyBytesDecideBeforeAndWrites(t *testing.T)
 	cases := []struct {
 		name      string
 		setup     func(h *harness) (taskTP, strayTP int)
-		kind      Kind
+		kind      plan.Kind
 		offset    string
 		wantWrite bool // a write to the task's key (else: refused)
 	}{
@@ -32,36 +35,36 @@ func TestPlan_OffsetStorageReaderImplKeyBytesDecideBeforeAndWrites(t *testing.T)
 			h.write((home+1)%25, task, `{"position":10}`)
 			h.write(java.PartitionFor([]byte(spaced), 25), spaced, `{"position":999}`)
 			return (home + 1) % 25, java.PartitionFor([]byte(spaced), 25)
-		}, KindSet, `{"position":20}`, true},
+		}, plan.KindSet, `{"position":20}`, true},
 		{"reset: only the task's key is tombstoned", func(h *harness) (int, int) {
 			home := h.workerWrite(task, `{"position":10}`)
 			h.write((home+3)%25, spaced, `{"position":999}`)
 			return home, (home + 3) % 25
-		}, KindReset, "", true},
+		}, plan.KindReset, "", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			taskTP, strayTP := tc.setup(h)
-			it := Item{Partition: mustPartition(t, `{"filename":"/a"}`)}
+			it := plan.Item{Partition: mustPartition(t, `{"filename":"/a"}`)}
 			if tc.offset != "" {
 				it.Offset = mustOffset(t, tc.offset)
 			}
-			plan, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: tc.kind, Items: []Item{it}})
+			pl, err := h.ed.Plan(context.Background(), plan.Request{Connector: "file", Kind: tc.kind, Items: []plan.Item{it}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch := plan.Changes[0]
+			ch := pl.Changes[0]
 			if string(ch.Before) != `{"position":10}` {
 				t.Errorf("plan starts from %s, want what the task reads: {\"position\":10}", ch.Before)
 			}
 			if len(ch.Writes) != 1 || string(ch.Writes[0].Key) != task || ch.Writes[0].Partition != taskTP {
 				t.Fatalf("writes %+v, want the task's key in partition %d only", ch.Writes, taskTP)
 			}
-			if !strings.Contains(strings.Join(plan.Warnings, "\n"), "1 stray copy the task does not read is left as it is") {
-				t.Errorf("plan does not say the stray copy stays: %q", plan.Warnings)
+			if !strings.Contains(strings.Join(pl.Warnings, "\n"), "1 stray copy the task does not read is left as it is") {
+				t.Errorf("plan does not say the stray copy stays: %q", pl.Warnings)
 			}
-			if res, err := h.ed.Apply(context.Background(), plan); err != nil || !res.Verified {
+			if res, err := h.ed.Apply(context.Background(), pl); err != nil || !res.Verified {
 				t.Fatalf("apply: %v %+v", err, res)
 			}
 			d, _ := h.store.Partition(model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: strayTP}, Key: spaced})
@@ -88,16 +91,16 @@ func TestCheck_LayoutOfAStoredValueIsNoConflict(t *testing.T) {
 			h := newHarness(t)
 			h.workerWrite(`["file",{"filename":"/a"}]`, stored)
 			h.workerWrite(`["file",{"filename":"/b"}]`, `{"position":1}`)
-			for _, req := range []Request{
-				{Connector: "file", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Offset: mustOffset(t, `{"position":11}`)}}},
-				{Connector: "file", Kind: KindResetAll},
+			for _, req := range []plan.Request{
+				{Connector: "file", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Offset: mustOffset(t, `{"position":11}`)}}},
+				{Connector: "file", Kind: plan.KindResetAll},
 			} {
-				plan, err := h.ed.Plan(context.Background(), req)
+				pl, err := h.ed.Plan(context.Background(), req)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := h.ed.Check(context.Background(), plan); err != nil {
-					var c *ConflictError
+				if err := h.ed.Check(context.Background(), pl); err != nil {
+					var c *apply.ConflictError
 					if errors.As(err, &c) {
 						t.Fatalf("%s: false optimistic conflict: %v", req.Kind, err)
 					}
@@ -114,13 +117,13 @@ func TestCheck_ARealChangeIsAConflict(t *testing.T) {
 	h := newHarness(t)
 	key := `["file",{"filename":"/a"}]`
 	h.workerWrite(key, `{"position":10}`)
-	plan, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Offset: mustOffset(t, `{"position":11}`)}}})
+	pl, err := h.ed.Plan(context.Background(), plan.Request{Connector: "file", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Offset: mustOffset(t, `{"position":11}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.workerWrite(key, `{"position":10.0}`)
-	var c *ConflictError
-	if err := h.ed.Check(context.Background(), plan); !errors.As(err, &c) {
+	var c *apply.ConflictError
+	if err := h.ed.Check(context.Background(), pl); !errors.As(err, &c) {
 		t.Fatalf("check = %v, want a conflict", err)
 	}
 }
@@ -152,18 +155,18 @@ func TestPlan_NewKeysAndValuesWrittenLikeJava(t *testing.T) {
 			for _, k := range tc.stored {
 				h.workerWrite(k, `{"p":1}`)
 			}
-			plan, err := h.ed.Plan(context.Background(), Request{Connector: "c", Kind: KindSet, Create: true, Items: []Item{{Partition: mustPartition(t, tc.partition), Offset: mustOffset(t, tc.offset)}}})
+			pl, err := h.ed.Plan(context.Background(), plan.Request{Connector: "c", Kind: plan.KindSet, Create: true, Items: []plan.Item{{Partition: mustPartition(t, tc.partition), Offset: mustOffset(t, tc.offset)}}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := plan.Changes[0].Writes
+			w := pl.Changes[0].Writes
 			if len(w) != 1 || string(w[0].Key) != tc.wantKey || string(w[0].Value) != tc.wantValue || w[0].Existing != tc.wantExisting {
 				t.Fatalf("writes %s = %s (existing %v), want %s = %s (existing %v)", w[0].Key, w[0].Value, w[0].Existing, tc.wantKey, tc.wantValue, tc.wantExisting)
 			}
 			if !tc.wantExisting && w[0].Partition != java.PartitionFor(w[0].Key, 25) {
 				t.Errorf("new key in partition %d, want its murmur2 partition", w[0].Partition)
 			}
-			if _, err := h.ed.Apply(context.Background(), plan); err != nil {
+			if _, err := h.ed.Apply(context.Background(), pl); err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range h.rows("c") {
@@ -176,7 +179,7 @@ func TestPlan_NewKeysAndValuesWrittenLikeJava(t *testing.T) {
 }
 
 func mustObj(s string) java.Object {
-	p, err := ParsePartition(s)
+	p, err := plan.ParsePartition(s)
 	if err != nil {
 		panic(err)
 	}
@@ -187,15 +190,15 @@ func mustObj(s string) java.Object {
 // warning saying what the task reads.
 func TestPlan_WarnsOfNumbersBeyondJava(t *testing.T) {
 	h := newHarness(t)
-	plan, err := h.ed.Plan(context.Background(), Request{Connector: "c", Kind: KindSet, Create: true, Items: []Item{{Partition: mustPartition(t, `{"f":"a"}`), Offset: mustOffset(t, `{"p":18446744073709551621,"q":1e400}`)}}})
+	pl, err := h.ed.Plan(context.Background(), plan.Request{Connector: "c", Kind: plan.KindSet, Create: true, Items: []plan.Item{{Partition: mustPartition(t, `{"f":"a"}`), Offset: mustOffset(t, `{"p":18446744073709551621,"q":1e400}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	warn := strings.Join(plan.Warnings, "\n")
+	warn := strings.Join(pl.Warnings, "\n")
 	if !strings.Contains(warn, "p: 18446744073709551621 is beyond a Java long: a task reads 5") || !strings.Contains(warn, "q: 1e400 is beyond a Java double: a task reads \"Infinity\"") {
 		t.Errorf("warnings: %s", warn)
 	}
-	if got := string(plan.Changes[0].Writes[0].Value); got != `{"p":18446744073709551621,"q":1e400}` {
+	if got := string(pl.Changes[0].Writes[0].Value); got != `{"p":18446744073709551621,"q":1e400}` {
 		t.Errorf("value written %s", got)
 	}
 }
@@ -215,18 +218,18 @@ func TestDeleteStrayCopyOnly(t *testing.T) {
 	h.write(readBefore(home), task, `{"position":3}`) // the same bytes, read before home…
 	h.workerWrite(task, `{"position":10}`)            // …then the worker flushes again
 	stray := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: strayTP}, Key: spaced}
-	plan, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindDeleteStray, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &stray}}})
+	pl, err := h.ed.Plan(context.Background(), plan.Request{Connector: "file", Kind: plan.KindDeleteStray, Items: []plan.Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &stray}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := plan.Changes[0]
+	ch := pl.Changes[0]
 	if len(ch.Writes) != 1 || ch.Writes[0].TopicPartition != stray.TopicPartition || string(ch.Writes[0].Key) != spaced || ch.Writes[0].Value != nil {
 		t.Fatalf("writes %+v, want one tombstone of the stray key in %s", ch.Writes, stray.TopicPartition)
 	}
-	if string(ch.Before) != `{"position":10}` || string(ch.After) != `{"position":10}` || plan.Path != PathTopic {
-		t.Errorf("task reads %s → %s via %s, want {\"position\":10} unchanged, via the topic", ch.Before, ch.After, plan.Path)
+	if string(ch.Before) != `{"position":10}` || string(ch.After) != `{"position":10}` || pl.Path != plan.PathTopic {
+		t.Errorf("task reads %s → %s via %s, want {\"position\":10} unchanged, via the topic", ch.Before, ch.After, pl.Path)
 	}
-	res, err := h.ed.Apply(context.Background(), plan)
+	res, err := h.ed.Apply(context.Background(), pl)
 	if err != nil || !res.Verified {
 		t.Fatalf("apply: %v %+v", err, res)
 	}
@@ -241,14 +244,14 @@ func TestDeleteStrayCopyOnly(t *testing.T) {
 		}
 	}
 	entries, err := h.ed.Audit.Entries()
-	if err != nil || len(entries) == 0 || entries[len(entries)-1].Kind != KindDeleteStray || entries[len(entries)-1].Result != "verified" {
+	if err != nil || len(entries) == 0 || entries[len(entries)-1].Kind != plan.KindDeleteStray || entries[len(entries)-1].Result != "verified" {
 		t.Errorf("audit: %v %+v", err, entries)
 	}
 	// The older record of the live key's bytes in another partition is a
 	// stray, but a tombstone of those bytes would delete the task's offset
 	// whenever the worker reads that partition last: refused.
 	dup := model.PartitionID{TopicPartition: model.TopicPartition{Topic: "connect-offsets", Partition: readBefore(home)}, Key: task}
-	if _, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindDeleteStray, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &dup}}}); err == nil || err.Error() != SameBytesStray {
+	if _, err := h.ed.Plan(context.Background(), plan.Request{Connector: "file", Kind: plan.KindDeleteStray, Items: []plan.Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &dup}}}); err == nil || err.Error() != planner.SameBytesStray {
 		t.Errorf("deleting a same-bytes copy alone: %v", err)
 	}
 	// The live copy is not a stray.
@@ -258,7 +261,7 @@ func TestDeleteStrayCopyOnly(t *testing.T) {
 			live = r.ID
 		}
 	}
-	if _, err := h.ed.Plan(context.Background(), Request{Connector: "file", Kind: KindDeleteStray, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &live}}}); err == nil || !strings.Contains(err.Error(), "the one the task reads") {
+	if _, err := h.ed.Plan(context.Background(), plan.Request{Connector: "file", Kind: plan.KindDeleteStray, Items: []plan.Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &live}}}); err == nil || !strings.Contains(err.Error(), "the one the task reads") {
 		t.Errorf("deleting the live copy as a stray: %v", err)
 	}
 }
@@ -274,16 +277,16 @@ func TestUndo_RestoresEachCopyToItsOwnValue(t *testing.T) {
 	)
 	for _, tc := range []struct {
 		name string
-		req  func(t *testing.T, h *harness, stray model.PartitionID) Request
+		req  func(t *testing.T, h *harness, stray model.PartitionID) plan.Request
 	}{
-		{"set", func(t *testing.T, h *harness, _ model.PartitionID) Request {
-			return Request{Connector: "file", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Offset: mustOffset(t, `{"position":20}`)}}}
+		{"set", func(t *testing.T, h *harness, _ model.PartitionID) plan.Request {
+			return plan.Request{Connector: "file", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Offset: mustOffset(t, `{"position":20}`)}}}
 		}},
-		{"reset-all", func(t *testing.T, h *harness, _ model.PartitionID) Request {
-			return Request{Connector: "file", Kind: KindResetAll}
+		{"reset-all", func(t *testing.T, h *harness, _ model.PartitionID) plan.Request {
+			return plan.Request{Connector: "file", Kind: plan.KindResetAll}
 		}},
-		{"delete-stray", func(t *testing.T, h *harness, stray model.PartitionID) Request {
-			return Request{Connector: "file", Kind: KindDeleteStray, Items: []Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &stray}}}
+		{"delete-stray", func(t *testing.T, h *harness, stray model.PartitionID) plan.Request {
+			return plan.Request{Connector: "file", Kind: plan.KindDeleteStray, Items: []plan.Item{{Partition: mustPartition(t, `{"filename":"/a"}`), Stray: &stray}}}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -298,11 +301,11 @@ func TestUndo_RestoresEachCopyToItsOwnValue(t *testing.T) {
 			for _, r := range h.rows("file") {
 				before[r.ID] = string(r.Stored)
 			}
-			plan, err := h.ed.Plan(context.Background(), tc.req(t, h, stray))
+			pl, err := h.ed.Plan(context.Background(), tc.req(t, h, stray))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res, err := h.ed.Apply(context.Background(), plan); err != nil || !res.Verified {
+			if res, err := h.ed.Apply(context.Background(), pl); err != nil || !res.Verified {
 				t.Fatalf("apply: %v %+v", err, res)
 			}
 			req, _, err := h.ed.UndoRequest("file")
@@ -313,7 +316,7 @@ func TestUndo_RestoresEachCopyToItsOwnValue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if undo.Path != PathTopic {
+			if undo.Path != plan.PathTopic {
 				t.Errorf("undo path %s (%s)", undo.Path, undo.PathReason)
 			}
 			if res, err := h.ed.Apply(context.Background(), undo); err != nil || !res.Verified {

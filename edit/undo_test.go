@@ -3,10 +3,16 @@ package edit
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/model"
 )
 
@@ -14,7 +20,7 @@ import (
 func setOffset(t *testing.T, h *harness, conn, partition, offset string) string {
 	t.Helper()
 	ctx := context.Background()
-	p, err := h.ed.Plan(ctx, Request{Connector: conn, Kind: KindSet, Items: []Item{{Partition: mustPartition(t, partition), Offset: mustOffset(t, offset)}}})
+	p, err := h.ed.Plan(ctx, plan.Request{Connector: conn, Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, partition), Offset: mustOffset(t, offset)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +35,7 @@ func setOffset(t *testing.T, h *harness, conn, partition, offset string) string 
 }
 
 // applyUndo plans and applies an undo request.
-func applyUndo(t *testing.T, h *harness, req Request) {
+func applyUndo(t *testing.T, h *harness, req plan.Request) {
 	t.Helper()
 	ctx := context.Background()
 	p, err := h.ed.Plan(ctx, req)
@@ -70,14 +76,14 @@ func TestUndoNeverAppliesAnEditOfAnotherCluster(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no edit of src on this cluster to undo: the last edit of src was on cluster cluster-a") || !strings.Contains(err.Error(), "connected to cluster-b") {
 		t.Fatalf("bare undo on B: %v", err)
 	}
-	_, err = b.ed.FindUndo(context.Background(), UndoQuery{EditID: idA})
+	_, err = b.ed.FindUndo(context.Background(), undo.Query{EditID: idA})
 	if err == nil || !strings.Contains(err.Error(), "was made on cluster cluster-a; connected to cluster-b") {
 		t.Fatalf("undo --edit of A's edit on B: %v", err)
 	}
 
 	idB := setOffset(t, b, "src", part, `{"pos":200}`)
 	setOffset(t, a, "src", part, `{"pos":6}`) // the newest edit of src is A's again
-	u, err := b.ed.FindUndo(context.Background(), UndoQuery{Connector: "src"})
+	u, err := b.ed.FindUndo(context.Background(), undo.Query{Connector: "src"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,13 +110,13 @@ func TestUndoRefusesToOverwriteANewerValue(t *testing.T) {
 	h.workerWrite(key, `{"pos":6}`) // the task flushed
 
 	_, _, err := h.ed.UndoRequest("src")
-	var newer *NewerValueError
+	var newer *undo.NewerValueError
 	if !errors.As(err, &newer) || !strings.Contains(err.Error(), `{"file":"x"} in connect-offsets/`) ||
 		!strings.Contains(err.Error(), `now holds {"pos":6}, not {"pos":5} as the edit wrote`) || !strings.Contains(err.Error(), "not written by koff") ||
 		!strings.Contains(err.Error(), "--force") {
 		t.Fatalf("undo after a flush: %v", err)
 	}
-	u, err := h.ed.FindUndo(context.Background(), UndoQuery{Connector: "src"})
+	u, err := h.ed.FindUndo(context.Background(), undo.Query{Connector: "src"})
 	if err != nil || u.Refusal(true, false) != nil {
 		t.Fatalf("forced: %v %v", err, u.Refusal(true, false))
 	}
@@ -121,7 +127,7 @@ func TestUndoRefusesToOverwriteANewerValue(t *testing.T) {
 
 	// A newer edit by koff: named as such, by its id.
 	id2 := setOffset(t, h, "src", part, `{"pos":7}`)
-	u, err = h.ed.FindUndo(context.Background(), UndoQuery{EditID: id1})
+	u, err = h.ed.FindUndo(context.Background(), undo.Query{EditID: id1})
 	if err != nil || len(u.Newer) != 1 || !strings.Contains(u.Newer[0].By, "written by koff: the set of src by tester") {
 		t.Fatalf("undo --edit of the older edit: %v %+v", err, u)
 	}
@@ -145,35 +151,42 @@ func TestABareUndoDoesNotSilentlyGoPastAnEditThatWroteNothing(t *testing.T) {
 	// may have had its first request in flight: that edit is unknown, and
 	// undo puts its before-values back.)
 	ctx := context.Background()
-	p, err := h.ed.Plan(ctx, Request{Connector: "src", Kind: KindSet, Items: []Item{{Partition: mustPartition(t, part), Offset: mustOffset(t, `{"pos":9}`)}}})
+	p, err := h.ed.Plan(ctx, plan.Request{Connector: "src", Kind: plan.KindSet, Items: []plan.Item{{Partition: mustPartition(t, part), Offset: mustOffset(t, `{"pos":9}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := h.ed.newRun(ctx, p)
-	en := run.entry(ResultInProgress)
-	en.Changes, en.PID = run.changes(), 0
+	// The lines Apply writes (apply/record.go), by a process now gone (pid 0).
+	cluster, _ := h.ed.ClusterID(ctx)
+	host, _ := os.Hostname()
+	id := audit.NewEditID(time.Now())
+	entry := func(result string) audit.Entry {
+		return audit.Entry{ID: id, Time: time.Now().UTC(), User: h.ed.User, Host: host, Connector: p.Connector, Kind: p.Kind, Path: p.Path,
+			State: p.State, Result: result, Cluster: cluster, OffsetsTopics: h.ed.Topics}
+	}
+	en := entry(audit.ResultInProgress)
+	en.Changes = audit.ChangesOf(p)
 	en.Positions = map[string]int64{p.Changes[0].Writes[0].TopicPartition.String(): h.endOffset(tp)}
 	if err := h.ed.Audit.Append(en); err != nil {
 		t.Fatal(err)
 	}
-	out := run.entry(ResultInterrupted)
-	out.PID, out.Error = 0, ErrInterrupted.Error()
+	out := entry(audit.ResultInterrupted)
+	out.Error = apply.ErrInterrupted.Error()
 	out.NotWritten = []string{p.Changes[0].Writes[0].TopicPartition.String()}
 	if err := h.ed.Audit.Append(out); err != nil {
 		t.Fatal(err)
 	}
 
 	_, _, err = h.ed.UndoRequest("src")
-	var older *OlderEditError
+	var older *undo.OlderEditError
 	if !errors.As(err, &older) || !strings.Contains(err.Error(), "the last edit, the set of src by tester") ||
 		!strings.Contains(err.Error(), "wrote nothing (interrupted") || !strings.Contains(err.Error(), "--edit "+id1) {
 		t.Fatalf("bare undo: %v", err)
 	}
-	u, err := h.ed.FindUndo(ctx, UndoQuery{Connector: "src"})
+	u, err := h.ed.FindUndo(ctx, undo.Query{Connector: "src"})
 	if err != nil || u.Edit.ID != id1 || u.Refusal(false, true) != nil {
 		t.Fatalf("confirmed: %v %+v", err, u)
 	}
-	u, err = h.ed.FindUndo(ctx, UndoQuery{EditID: id1})
+	u, err = h.ed.FindUndo(ctx, undo.Query{EditID: id1})
 	if err != nil || len(u.Skipped) != 0 || u.Refusal(false, false) != nil {
 		t.Fatalf("--edit %s: %v %+v", id1, err, u)
 	}
@@ -182,7 +195,7 @@ func TestABareUndoDoesNotSilentlyGoPastAnEditThatWroteNothing(t *testing.T) {
 		t.Errorf("undo --edit left %s", got)
 	}
 	// Undone: naming it again is refused, and says by which undo.
-	u, err = h.ed.FindUndo(ctx, UndoQuery{EditID: id1})
+	u, err = h.ed.FindUndo(ctx, undo.Query{EditID: id1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,15 +203,15 @@ func TestABareUndoDoesNotSilentlyGoPastAnEditThatWroteNothing(t *testing.T) {
 		t.Errorf("undo of an undone edit: %v", err)
 	}
 	// Undoing that undo puts the edit back in force: it may be undone again.
-	redo, err := h.ed.FindUndo(ctx, UndoQuery{Connector: "src"})
-	if err != nil || redo.Edit.Kind != KindUndo || redo.Edit.Undoes != id1 {
+	redo, err := h.ed.FindUndo(ctx, undo.Query{Connector: "src"})
+	if err != nil || redo.Edit.Kind != plan.KindUndo || redo.Edit.Undoes != id1 {
 		t.Fatalf("bare undo after undo --edit: %v %+v", err, redo)
 	}
 	applyUndo(t, h, redo.Request)
-	if u, err = h.ed.FindUndo(ctx, UndoQuery{EditID: id1}); err != nil || u.UndoneBy != nil || u.Refusal(false, false) != nil {
+	if u, err = h.ed.FindUndo(ctx, undo.Query{EditID: id1}); err != nil || u.UndoneBy != nil || u.Refusal(false, false) != nil {
 		t.Errorf("undo --edit after the redo: %v %+v", err, u)
 	}
-	if _, err := h.ed.FindUndo(ctx, UndoQuery{EditID: "nope"}); err == nil || !strings.Contains(err.Error(), "no edit nope in ") {
+	if _, err := h.ed.FindUndo(ctx, undo.Query{EditID: "nope"}); err == nil || !strings.Contains(err.Error(), "no edit nope in ") {
 		t.Errorf("an unknown id: %v", err)
 	}
 }
@@ -209,7 +222,7 @@ func TestUndoOfASinkEditRefusesANewerCommit(t *testing.T) {
 	h, _ := sinkHarness(t)
 	ctx := context.Background()
 	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
-	p, err := h.ed.PlanSink(ctx, SinkRequest{Connector: "s3", Kind: KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: SinkStrategy{Kind: SinkToOffset, Offset: 3}})
+	p, err := h.ed.PlanSink(ctx, plan.SinkRequest{Connector: "s3", Kind: plan.KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +237,7 @@ func TestUndoOfASinkEditRefusesANewerCommit(t *testing.T) {
 		!strings.Contains(err.Error(), "committed by the group, not by koff") {
 		t.Fatalf("undo after a commit: %v", err)
 	}
-	u, err := h.ed.FindUndo(ctx, UndoQuery{Connector: "s3"})
+	u, err := h.ed.FindUndo(ctx, undo.Query{Connector: "s3"})
 	if err != nil || u.Refusal(true, false) != nil {
 		t.Fatalf("forced: %v", err)
 	}

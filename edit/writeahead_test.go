@@ -9,6 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/kafka"
 	"koff/model"
 	"koff/model/java"
@@ -53,7 +57,7 @@ func (s *spyWriter) ProduceBatch(ctx context.Context, tp model.TopicPartition, r
 
 // importPlan plans n new partitions of connector "big" (spread over all
 // 25 partitions of the offsets topic), each over an existing offset 111.
-func importPlan(t *testing.T, h *harness, n int) *Plan {
+func importPlan(t *testing.T, h *harness, n int) *plan.Plan {
 	t.Helper()
 	var recs []store.Record
 	for i := 0; i < n; i++ {
@@ -64,9 +68,9 @@ func importPlan(t *testing.T, h *harness, n int) *Plan {
 		t.Fatal(err)
 	}
 	h.waitFor("the tailer to read the old offsets", func() bool { return len(h.rows("big")) == n })
-	req := Request{Connector: "big", Kind: KindImport}
+	req := plan.Request{Connector: "big", Kind: plan.KindImport}
 	for i := 0; i < n; i++ {
-		req.Items = append(req.Items, Item{Partition: mustPartition(t, fmt.Sprintf(`{"table":"t%04d"}`, i)), Offset: mustOffset(t, fmt.Sprintf(`{"id":%d}`, 1000+i))})
+		req.Items = append(req.Items, plan.Item{Partition: mustPartition(t, fmt.Sprintf(`{"table":"t%04d"}`, i)), Offset: mustOffset(t, fmt.Sprintf(`{"id":%d}`, 1000+i))})
 	}
 	p, err := h.ed.Plan(context.Background(), req)
 	if err != nil {
@@ -88,8 +92,8 @@ func TestWriteAheadAuditIsOnDiskBeforeTheFirstWrite(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		edits := groupEdits(mustEntries(t, h))
-		if len(edits) != 1 || edits[0].Result() != ResultInProgress || len(edits[0].Start.Changes) != 200 || len(edits[0].Start.Positions) != 25 {
+		edits := audit.GroupEdits(mustEntries(t, h))
+		if len(edits) != 1 || edits[0].Result() != audit.ResultInProgress || len(edits[0].Start.Changes) != 200 || len(edits[0].Start.Positions) != 25 {
 			return fmt.Errorf("audit log before the first write: %s", b)
 		}
 		for _, ch := range edits[0].Start.Changes {
@@ -118,12 +122,12 @@ func TestWriteAheadAuditIsOnDiskBeforeTheFirstWrite(t *testing.T) {
 		t.Errorf("%d records produced, want 200", total)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if len(edits) != 1 || edits[0].Result() != ResultVerified || len(edits[0].WrittenSet()) != 25 {
+	if len(edits) != 1 || edits[0].Result() != audit.ResultVerified || len(edits[0].WrittenSet()) != 25 {
 		t.Errorf("audit: %+v", edits)
 	}
 }
 
-func mustEntries(t *testing.T, h *harness) []AuditEntry {
+func mustEntries(t *testing.T, h *harness) []audit.Entry {
 	t.Helper()
 	en, err := h.ed.Audit.Entries()
 	if err != nil {
@@ -153,7 +157,7 @@ func TestAFailedProduceNamesWrittenAndNotWrittenAndUndoRestoresExactlyThat(t *te
 		return nil
 	}
 	_, err := h.ed.Apply(context.Background(), p)
-	var we *WriteError
+	var we *apply.WriteError
 	if !errors.As(err, &we) || len(we.Written) != 4 || len(we.NotWritten) != 21 {
 		t.Fatalf("apply: %v", err)
 	}
@@ -161,7 +165,7 @@ func TestAFailedProduceNamesWrittenAndNotWrittenAndUndoRestoresExactlyThat(t *te
 		t.Errorf("error does not name what was written: %v", err)
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if len(edits) != 1 || edits[0].Result() != ResultPartial || len(edits[0].Outcome.NotWritten) != 21 {
+	if len(edits) != 1 || edits[0].Result() != audit.ResultPartial || len(edits[0].Outcome.NotWritten) != 21 {
 		t.Fatalf("audit: %+v", edits[0].Outcome)
 	}
 	if n, _ := h.ed.Audit.Interrupted(""); len(n) != 1 || !strings.Contains(n[0].Notice(), "4 of 25 topic-partitions written") {
@@ -190,7 +194,7 @@ func TestAFailedProduceNamesWrittenAndNotWrittenAndUndoRestoresExactlyThat(t *te
 	if err != nil {
 		t.Fatal(err)
 	}
-	if entry.Result != ResultPartial || len(req.Items) != want {
+	if entry.Result != audit.ResultPartial || len(req.Items) != want {
 		t.Fatalf("undo plans %d partitions of a %s edit, want %d", len(req.Items), entry.Result, want)
 	}
 	undo, err := h.ed.Plan(context.Background(), req)
@@ -224,11 +228,11 @@ func TestAnInterruptStopsBetweenProduceRequests(t *testing.T) {
 		return nil
 	}
 	res, err := h.ed.Apply(context.Background(), p)
-	if !errors.Is(err, ErrInterrupted) || !res.Interrupted || len(res.Written) != 3 || len(spy.calls) != 3 {
+	if !errors.Is(err, apply.ErrInterrupted) || !res.Interrupted || len(res.Written) != 3 || len(spy.calls) != 3 {
 		t.Fatalf("apply: %v; written %v; %d requests", err, res.Written, len(spy.calls))
 	}
 	edits, _ := h.ed.Audit.Edits()
-	if edits[0].Result() != ResultInterrupted || len(edits[0].WrittenSet()) != 3 {
+	if edits[0].Result() != audit.ResultInterrupted || len(edits[0].WrittenSet()) != 3 {
 		t.Errorf("audit: %+v", edits[0].Outcome)
 	}
 }
@@ -262,7 +266,7 @@ func TestAnEditWithoutOutcomeIsReconciledWithTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, _ := h.ed.Audit.Interrupted("")
-	if len(n) != 1 || n[0].Result() != ResultInProgress || !strings.Contains(n[0].Notice(), fmt.Sprintf("at least 5 of %d topic-partitions", len(n[0].Start.Positions))) {
+	if len(n) != 1 || n[0].Result() != audit.ResultInProgress || !strings.Contains(n[0].Notice(), fmt.Sprintf("at least 5 of %d topic-partitions", len(n[0].Start.Positions))) {
 		t.Fatalf("interrupted: %d edits", len(n))
 	}
 	spy.before = nil
@@ -270,7 +274,7 @@ func TestAnEditWithoutOutcomeIsReconciledWithTheLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if entry.Result != ResultInterrupted || len(entry.Written) != 6 {
+	if entry.Result != audit.ResultInterrupted || len(entry.Written) != 6 {
 		t.Fatalf("reconciled: %s written %v", entry.Result, entry.Written)
 	}
 	want := 0
@@ -296,7 +300,7 @@ func TestOlderAuditLinesStillUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	edits, err := h.ed.Audit.Edits()
-	if err != nil || len(edits) != 2 || edits[0].Result() != ResultVerified || edits[1].Result() != ResultRefused {
+	if err != nil || len(edits) != 2 || edits[0].Result() != audit.ResultVerified || edits[1].Result() != audit.ResultRefused {
 		t.Fatalf("edits: %v %d", err, len(edits))
 	}
 	if n, _ := h.ed.Audit.Interrupted(""); len(n) != 0 {
@@ -305,7 +309,7 @@ func TestOlderAuditLinesStillUndo(t *testing.T) {
 	if _, _, err := h.ed.UndoRequest("src"); err == nil || !strings.Contains(err.Error(), "does not name its cluster") || !strings.Contains(err.Error(), "--edit 20261130T100000.000Z") {
 		t.Fatalf("a bare undo of an edit of an unknown cluster: %v", err)
 	}
-	u, err := h.ed.FindUndo(context.Background(), UndoQuery{Connector: "src", EditID: "20261130T100000.000Z"})
+	u, err := h.ed.FindUndo(context.Background(), undo.Query{Connector: "src", EditID: "20261130T100000.000Z"})
 	if err != nil || u.Edit.User != "alice" || len(u.Request.Items) != 1 || len(u.Notes) != 1 {
 		t.Fatalf("undo --edit: %v %+v", err, u)
 	}
@@ -321,7 +325,7 @@ func TestOlderAuditLinesStillUndo(t *testing.T) {
 func TestAnInterruptedSinkEditIsReconciledWithTheGroup(t *testing.T) {
 	h, _ := sinkHarness(t)
 	tp0 := model.TopicPartition{Topic: "orders", Partition: 0}
-	p, err := h.ed.PlanSink(context.Background(), SinkRequest{Connector: "s3", Kind: KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: SinkStrategy{Kind: SinkToOffset, Offset: 7}})
+	p, err := h.ed.PlanSink(context.Background(), plan.SinkRequest{Connector: "s3", Kind: plan.KindSet, Partitions: []model.TopicPartition{tp0}, Strategy: plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: 7}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +342,7 @@ func TestAnInterruptedSinkEditIsReconciledWithTheGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if entry.Result != ResultInterrupted || len(entry.Written) != 1 || entry.Written[0] != "group connect-s3" || len(req.Items) != 1 {
+	if entry.Result != audit.ResultInterrupted || len(entry.Written) != 1 || entry.Written[0] != "group connect-s3" || len(req.Items) != 1 {
 		t.Fatalf("reconciled: %s %v, %d items", entry.Result, entry.Written, len(req.Items))
 	}
 	undo, err := h.ed.Plan(context.Background(), req)
@@ -385,7 +389,7 @@ func TestAnEditWithoutOutcomeHasItsRequestInFlightUnknown(t *testing.T) {
 	}
 	edits, _ := h.ed.Audit.Edits()
 	out := edits[0].Outcome
-	if entry.Result != ResultInterrupted || len(entry.Written) != 6 || out == nil || strings.Join(out.Unknown, ",") != "connect-offsets/6" || len(out.NotWritten) != len(edits[0].Start.Positions)-7 {
+	if entry.Result != audit.ResultInterrupted || len(entry.Written) != 6 || out == nil || strings.Join(out.Unknown, ",") != "connect-offsets/6" || len(out.NotWritten) != len(edits[0].Start.Positions)-7 {
 		t.Fatalf("reconciled: %s written %v, outcome %+v", entry.Result, entry.Written, out)
 	}
 	if n := edits[0].Notice(); !strings.Contains(n, fmt.Sprintf("6 of %d topic-partitions written, 1 may have been", len(edits[0].Start.Positions))) {

@@ -11,6 +11,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"koff/edit"
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/plan"
+	"koff/edit/planner"
+	"koff/edit/undo"
 	"koff/model"
 	"koff/model/java"
 	"koff/ui/dialogs"
@@ -27,8 +32,8 @@ type (
 
 	planDoneMsg struct {
 		id     int
-		plan   *edit.Plan
-		undo   *edit.Undo // for an undo: the edit it undoes, and what is in its way
+		plan   *plan.Plan
+		undo   *undo.Undo // for an undo: the edit it undoes, and what is in its way
 		note   string     // how the offsets were chosen (sink strategies, copies)
 		detail []string   // what the note found: a rewind's commits
 		err    error
@@ -37,7 +42,7 @@ type (
 	}
 	applyDoneMsg struct {
 		id  int
-		res edit.Result
+		res apply.Result
 		err error
 	}
 	stopDoneMsg struct {
@@ -93,7 +98,7 @@ func (m *Model) cancelPlan() bool {
 	return true
 }
 
-func (m *Model) planJob(req edit.Request) tea.Cmd {
+func (m *Model) planJob(req plan.Request) tea.Cmd {
 	return m.planWith(dialogs.PlanRequest(req))
 }
 
@@ -118,7 +123,7 @@ func (m *Model) undoJob(connector string) tea.Cmd {
 	ed := m.opts.Editor
 	defer func() { m.planCancel = m.jobCancel }()
 	return m.startJob("finding the last edit of "+kit.Clean(connector)+" in the audit log…", kit.PlanTimeout, func(ctx context.Context, id int) tea.Msg {
-		u, err := ed.FindUndo(ctx, edit.UndoQuery{Connector: connector})
+		u, err := ed.FindUndo(ctx, undo.Query{Connector: connector})
 		if err != nil {
 			return planDoneMsg{id: id, err: err, none: strings.HasPrefix(err.Error(), "no edit of ")}
 		}
@@ -129,7 +134,7 @@ func (m *Model) undoJob(connector string) tea.Cmd {
 
 // applyJob applies a copy of the plan: Apply updates the plan's state as
 // it re-checks, while the dialog keeps drawing the original.
-func (m *Model) applyJob(p *edit.Plan) tea.Cmd {
+func (m *Model) applyJob(p *plan.Plan) tea.Cmd {
 	ed := m.opts.Editor
 	cp := *p
 	label := fmt.Sprintf("applying %s of %s: writing, then reading it back…", p.Kind, p.Connector)
@@ -147,7 +152,7 @@ func (m *Model) applyJob(p *edit.Plan) tea.Cmd {
 // the tasks commit one last time, so the confirmed edit is planned again on
 // the offsets they left (a shift moves from where the sink stopped; the
 // audit log's before-values are the ones really replaced), then applied.
-func (m *Model) replanApplyJob(p *edit.Plan) tea.Cmd {
+func (m *Model) replanApplyJob(p *plan.Plan) tea.Cmd {
 	ed := m.opts.Editor
 	cp := *p
 	label := fmt.Sprintf("applying %s of %s on the offsets left at stop…", p.Kind, p.Connector)
@@ -205,13 +210,13 @@ func (m *Model) handlePlanDone(msg planDoneMsg) {
 		if m.form != nil {
 			st := m.form.State()
 			st.Planning, st.PlanErr = false, words
-			var u *edit.UnknownPartitionError
+			var u *planner.UnknownPartitionError
 			if errors.As(msg.err, &u) && !u.Reset && !u.Sink {
 				words = unknownPartitionWords(u, m.km.FormSubmit.Help().Key)
 				st.PlanErr, st.Create = words, true
 			}
 		}
-		var none *edit.NothingToResetError
+		var none *planner.NothingToResetError
 		if errors.As(msg.err, &none) || msg.none {
 			m.setStatus(statusInfo, words) // as Connect's 200 to a second DELETE: no failure
 			return
@@ -224,7 +229,7 @@ func (m *Model) handlePlanDone(msg planDoneMsg) {
 	m.confirm.Note, m.confirm.Detail = msg.note, msg.detail
 	if msg.undo != nil && len(msg.undo.Unreadable) > 0 {
 		// An edit in a skipped line is one this undo cannot see.
-		m.setStatus(statusWarn, edit.UnreadableText(msg.undo.Unreadable))
+		m.setStatus(statusWarn, audit.UnreadableText(msg.undo.Unreadable))
 	}
 	m.layout()
 }
@@ -237,7 +242,7 @@ func (m *Model) handleApplyDone(msg applyDoneMsg) tea.Cmd {
 			d.Fail(dialogs.StepApply)
 			m.closeConfirm()
 			how := "the edit failed"
-			var we *edit.WriteError
+			var we *apply.WriteError
 			if errors.As(msg.err, &we) && len(we.Unknown) > 0 {
 				how = "the edit may have been written"
 			}
@@ -301,7 +306,7 @@ func (m *Model) handleResumeDone(msg resumeDoneMsg) {
 }
 
 // resultText is Result.Brief, with Connect's own answer for REST edits.
-func resultText(r edit.Result) string {
+func resultText(r apply.Result) string {
 	s := r.Brief()
 	if r.Message != "" {
 		s += " · Connect: " + r.Message
@@ -311,7 +316,7 @@ func resultText(r edit.Result) string {
 
 // resultKind marks only a verified edit with a check; one read back but
 // not verified for the worker is a warning, as its words say.
-func resultKind(r edit.Result) statusKind {
+func resultKind(r apply.Result) statusKind {
 	if r.Verified && !r.ReadBackOnly() {
 		return statusOK
 	}
@@ -487,9 +492,9 @@ func (m *Model) handleSourceEditKey(b *key.Binding, t editTarget) tea.Cmd {
 			m.setStatus(statusInfo, "this source partition's offset is already deleted (its latest record is a tombstone)")
 			return nil
 		}
-		return m.planJob(edit.Request{Connector: name, Kind: edit.KindReset, Items: []edit.Item{{Partition: partition}}})
+		return m.planJob(plan.Request{Connector: name, Kind: plan.KindReset, Items: []plan.Item{{Partition: partition}}})
 	case &m.km.ResetAll:
-		return m.planJob(edit.Request{Connector: name, Kind: edit.KindResetAll})
+		return m.planJob(plan.Request{Connector: name, Kind: plan.KindResetAll})
 	case &m.km.Copy:
 		return m.openForm(dialogs.NewCopyForm(&m.km, m.styles, name, m.connectorNames()))
 	}
@@ -522,12 +527,12 @@ func (m *Model) handleSinkEditKey(b *key.Binding, t editTarget) tea.Cmd {
 			m.setStatus(statusInfo, t.sinkRow.TopicPartition.String()+" has no committed offset to reset")
 			return nil
 		}
-		return m.planWith(dialogs.PlanSinkRequest(edit.SinkRequest{Connector: name, Kind: edit.KindReset,
-			Partitions: []model.TopicPartition{t.sinkRow.TopicPartition}, Strategy: edit.SinkStrategy{Kind: edit.SinkReset}},
+		return m.planWith(dialogs.PlanSinkRequest(plan.SinkRequest{Connector: name, Kind: plan.KindReset,
+			Partitions: []model.TopicPartition{t.sinkRow.TopicPartition}, Strategy: plan.SinkStrategy{Kind: plan.SinkReset}},
 			"delete the committed offset of "+t.sinkRow.TopicPartition.String()))
 	case &m.km.ResetAll:
-		return m.planWith(dialogs.PlanSinkRequest(edit.SinkRequest{Connector: name, Kind: edit.KindResetAll,
-			Strategy: edit.SinkStrategy{Kind: edit.SinkReset}}, "delete every committed offset of the group"))
+		return m.planWith(dialogs.PlanSinkRequest(plan.SinkRequest{Connector: name, Kind: plan.KindResetAll,
+			Strategy: plan.SinkStrategy{Kind: plan.SinkReset}}, "delete every committed offset of the group"))
 	case &m.km.NewPartition:
 		m.setStatus(statusInfo, name+" is a sink: its topic-partitions come from its topics; "+m.km.EditOffset.Help().Key+" sets their committed offsets")
 		return nil
@@ -661,10 +666,10 @@ func (m *Model) handleConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 // unknownPartitionWords refuse, in the form's status line, a partition
 // the connector never had, naming the closest stored ones; the same
 // submission again adds it (the CLI's --create).
-func unknownPartitionWords(u *edit.UnknownPartitionError, submit string) string {
+func unknownPartitionWords(u *planner.UnknownPartitionError, submit string) string {
 	parts := make([]string, len(u.Unknown))
 	for i, p := range u.Unknown {
-		parts[i] = kit.Clean(p.Partition) + kit.Clean(edit.PartitionDidYouMean(p.Closest))
+		parts[i] = kit.Clean(p.Partition) + kit.Clean(planner.PartitionDidYouMean(p.Closest))
 	}
 	return fmt.Sprintf("%s has no offset for %s; %s again adds it as a new source partition",
 		kit.Clean(u.Connector), strings.Join(parts, ", "), submit)

@@ -15,6 +15,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/edit"
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/history"
+	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
@@ -145,7 +150,7 @@ type fakeEditor struct {
 
 	mu       sync.Mutex
 	calls    []string
-	sinkReqs []edit.SinkRequest
+	sinkReqs []plan.SinkRequest
 
 	state     string // what REST says; "" is unknown (no --connect-url)
 	tasks     int
@@ -159,9 +164,9 @@ type fakeEditor struct {
 func newFakeEditor(t *testing.T, f *fixture) *fakeEditor {
 	return &fakeEditor{real: &edit.Editor{
 		Store: f.store, Kafka: &storeWriter{f: f}, Topics: []string{topic},
-		User: "alice", Audit: &edit.AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
+		User: "alice", Audit: &audit.Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")},
 		Cluster:       "prod-cluster",
-		Cmd:           edit.CommandLine{Globals: []string{"-b", "kafka-1.prod.internal:9092"}},
+		Cmd:           plan.CommandLine{Globals: []string{"-b", "kafka-1.prod.internal:9092"}},
 		VerifyTimeout: time.Second,
 		// State unknown (no REST): edits are watched after the read-back,
 		// briefly here.
@@ -171,7 +176,7 @@ func newFakeEditor(t *testing.T, f *fixture) *fakeEditor {
 		HistoryFrom: f.readHistoryFrom,
 		// The detail's history is the cluster's shared one, as under koff
 		// serve and the dashboard.
-		Shared: &edit.HistoryShare{Reloaded: func() time.Time { return f.store.Stats().Status.Reloaded }},
+		Shared: &history.Share{Reloaded: func() time.Time { return f.store.Stats().Status.Reloaded }},
 	}}
 }
 
@@ -187,7 +192,7 @@ func (e *fakeEditor) Calls() []string {
 	return append([]string(nil), e.calls...)
 }
 
-func (e *fakeEditor) Plan(ctx context.Context, req edit.Request) (*edit.Plan, error) {
+func (e *fakeEditor) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error) {
 	e.record("plan %s %s", req.Kind, req.Connector)
 	if e.planErr != nil {
 		return nil, e.planErr
@@ -204,13 +209,13 @@ func (e *fakeEditor) Plan(ctx context.Context, req edit.Request) (*edit.Plan, er
 		p.Watch, p.WatchWhy = 0, "" // REST's word: no watch after the read-back
 	}
 	if e.restPath {
-		p.Path = edit.PathREST
+		p.Path = plan.PathREST
 		p.PathReason = "PATCH /connectors/" + p.Connector + "/offsets"
 	}
 	return p, nil
 }
 
-func (e *fakeEditor) PlanSink(ctx context.Context, req edit.SinkRequest) (*edit.Plan, error) {
+func (e *fakeEditor) PlanSink(ctx context.Context, req plan.SinkRequest) (*plan.Plan, error) {
 	e.record("plan-sink %s %s %s", req.Kind, req.Connector, req.Strategy.Kind)
 	e.mu.Lock()
 	e.sinkReqs = append(e.sinkReqs, req)
@@ -229,53 +234,53 @@ func (e *fakeEditor) PlanSink(ctx context.Context, req edit.SinkRequest) (*edit.
 		p.PathReason = ""
 	}
 	if e.restPath {
-		p.Path = edit.PathREST
+		p.Path = plan.PathREST
 		p.PathReason = "PATCH /connectors/" + p.Connector + "/offsets"
 	}
 	return p, nil
 }
 
-func (e *fakeEditor) SinkRequests() []edit.SinkRequest {
+func (e *fakeEditor) SinkRequests() []plan.SinkRequest {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]edit.SinkRequest(nil), e.sinkReqs...)
+	return append([]plan.SinkRequest(nil), e.sinkReqs...)
 }
 
-func (e *fakeEditor) CopyRequest(from, to string) (edit.Request, error) {
+func (e *fakeEditor) CopyRequest(from, to string) (plan.Request, error) {
 	e.record("copy-request %s %s", from, to)
 	return e.real.CopyRequest(from, to)
 }
 
-func (e *fakeEditor) ReadHistory(ctx context.Context, req edit.HistoryRequest, each func(*edit.Commit) error) (*edit.History, error) {
+func (e *fakeEditor) ReadHistory(ctx context.Context, req history.Request, each func(*history.Commit) error) (*history.History, error) {
 	e.record("history %s", req.Connector)
 	return e.real.ReadHistory(ctx, req, each)
 }
 
-func (e *fakeEditor) PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*edit.PartitionHistory, error) {
+func (e *fakeEditor) PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*history.PartitionHistory, error) {
 	e.record("history %s", connector)
 	return e.real.PartitionHistory(ctx, connector, partition, keep)
 }
 
-func (e *fakeEditor) PlanRewind(ctx context.Context, req edit.RewindRequest) (*edit.Rewind, error) {
+func (e *fakeEditor) PlanRewind(ctx context.Context, req plan.RewindRequest) (*history.Rewind, error) {
 	e.record("rewind %s %s %q", req.Connector, req.At.UTC().Format(time.RFC3339), req.IfNewer)
 	return e.real.PlanRewind(ctx, req)
 }
 
 // Replan keeps the plan: the fake's plans carry the state the test set.
-func (e *fakeEditor) Replan(_ context.Context, p *edit.Plan) (*edit.Plan, error) { return p, nil }
+func (e *fakeEditor) Replan(_ context.Context, p *plan.Plan) (*plan.Plan, error) { return p, nil }
 
-func (e *fakeEditor) Check(context.Context, *edit.Plan) error {
+func (e *fakeEditor) Check(context.Context, *plan.Plan) error {
 	e.record("check")
 	return nil
 }
 
-func (e *fakeEditor) Apply(ctx context.Context, p *edit.Plan) (edit.Result, error) {
+func (e *fakeEditor) Apply(ctx context.Context, p *plan.Plan) (apply.Result, error) {
 	e.record("apply %s %s", p.Kind, p.Connector)
 	if e.applyErr != nil {
-		return edit.Result{Plan: p}, e.applyErr
+		return apply.Result{Plan: p}, e.applyErr
 	}
-	if p.Path == edit.PathREST {
-		return edit.Result{Plan: p, Verified: true, Message: "The offsets for this connector have been altered successfully"}, nil
+	if p.Path == plan.PathREST {
+		return apply.Result{Plan: p, Verified: true, Message: "The offsets for this connector have been altered successfully"}, nil
 	}
 	return e.real.Apply(ctx, p)
 }
@@ -293,7 +298,7 @@ func (e *fakeEditor) ResumeConnector(_ context.Context, name string) error {
 	return e.resumeErr
 }
 
-func (e *fakeEditor) FindUndo(ctx context.Context, q edit.UndoQuery) (*edit.Undo, error) {
+func (e *fakeEditor) FindUndo(ctx context.Context, q undo.Query) (*undo.Undo, error) {
 	e.record("undo-request %q", q.Connector)
 	return e.real.FindUndo(ctx, q)
 }
@@ -571,7 +576,7 @@ func TestRunningConnectorOffersStopApplyResume(t *testing.T) {
 func TestFailedApplyLeavesTheConnectorStopped(t *testing.T) {
 	_, ed, m := editModel(t, 80, 24, nil)
 	ed.state, ed.tasks = "RUNNING", 1
-	conflict := &edit.ConflictError{Partition: `{"protocol":"1","table":"orders"}`, Now: []byte(`{"incrementing":7}`)}
+	conflict := &apply.ConflictError{Partition: `{"protocol":"1","table":"orders"}`, Now: []byte(`{"incrementing":7}`)}
 	ed.applyErr = conflict
 	selectPartition(t, m, "jdbc-orders", "orders")
 	pressSettle(t, m, "x")
@@ -591,7 +596,7 @@ func TestAnApplyWhoseAnswerWasLostSaysMayHaveBeenWritten(t *testing.T) {
 	_, ed, m := editModel(t, 160, 48, nil)
 	ed.state, ed.tasks = "RUNNING", 1
 	tp := model.TopicPartition{Topic: topic, Partition: 3}
-	ed.applyErr = &edit.WriteError{Unknown: []model.TopicPartition{tp}, Err: errors.New("write to connect-offsets/3: connection reset by peer")}
+	ed.applyErr = &apply.WriteError{Unknown: []model.TopicPartition{tp}, Err: errors.New("write to connect-offsets/3: connection reset by peer")}
 	selectPartition(t, m, "jdbc-orders", "orders")
 	pressSettle(t, m, "x")
 	pressSettle(t, m, "ctrl+r")
@@ -613,8 +618,8 @@ func TestFailedStopWritesNothing(t *testing.T) {
 
 func TestApplyErrorsAreShownWordForWord(t *testing.T) {
 	for _, err := range []error{
-		edit.ErrReadOnly,
-		&edit.NotStoppedError{Connector: "jdbc-orders", State: "RUNNING", Tasks: 2},
+		apply.ErrReadOnly,
+		&apply.NotStoppedError{Connector: "jdbc-orders", State: "RUNNING", Tasks: 2},
 		errors.New("Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/jdbc-orders/stop' endpoint"),
 	} {
 		_, ed, m := editModel(t, 120, 30, nil)
@@ -872,7 +877,7 @@ func TestEquivalentCommandKeepsContextAndWords(t *testing.T) {
 	for _, w := range []int{60, 80, 100} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			_, ed, m := editModel(t, w, 24, nil)
-			ed.real.Cmd = edit.CommandLine{Globals: []string{"--context", "prod eu", "-b", "kafka-1.prod.internal:9092,kafka-2.prod.internal:9092",
+			ed.real.Cmd = plan.CommandLine{Globals: []string{"--context", "prod eu", "-b", "kafka-1.prod.internal:9092,kafka-2.prod.internal:9092",
 				"--connect-url", "http://connect-1.prod.internal:8083"}}
 			selectPartition(t, m, "jdbc-orders", "customers")
 			send(t, m, press("e")...)
@@ -952,7 +957,7 @@ func TestNewPartitionTypoIsRefusedWithDidYouMean(t *testing.T) {
 // overwrite, naming the value in force, never as verified.
 func TestAnEditOverwrittenWhileWatchedSaysSo(t *testing.T) {
 	f, ed, m := editModel(t, 120, 40, nil)
-	ed.real.Progress = func(p *edit.Plan, _ time.Duration) {
+	ed.real.Progress = func(p *plan.Plan, _ time.Duration) {
 		ed.real.Progress = nil
 		w := p.Changes[0].Writes[0]
 		v := `{"incrementing":9003}`

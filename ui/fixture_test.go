@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"koff/edit"
+	"koff/edit/history"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/store"
@@ -75,15 +75,15 @@ func (f *fixture) recIn(topicName string, n int, at time.Time, key string, value
 	return r
 }
 
-// readHistory is edit.HistoryReader over the records the fixture made:
+// readHistory is history.ReadFunc over the records the fixture made:
 // nothing compacted, by topic-partition then offset.
-func (f *fixture) readHistory(ctx context.Context, topicName string, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
+func (f *fixture) readHistory(ctx context.Context, topicName string, keep func([]byte) bool, fn func(*history.Record) error) ([]history.RetainedLog, error) {
 	return f.readHistoryFrom(ctx, topicName, nil, keep, fn)
 }
 
 // readHistoryFrom is readHistory from from[partition] on: what the log
-// gained since (edit.HistoryFromReader).
-func (f *fixture) readHistoryFrom(ctx context.Context, topicName string, from []int64, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
+// gained since (history.ReadFromFunc).
+func (f *fixture) readHistoryFrom(ctx context.Context, topicName string, from []int64, keep func([]byte) bool, fn func(*history.Record) error) ([]history.RetainedLog, error) {
 	f.logMu.Lock()
 	recs := slices.Clone(f.log)
 	f.logMu.Unlock()
@@ -103,14 +103,14 @@ func (f *fixture) readHistoryFrom(ctx context.Context, topicName string, from []
 			continue
 		}
 		if keep(r.Key) {
-			if err := fn(&edit.HistoryRecord{Record: r}); err != nil {
+			if err := fn(&history.Record{Record: r}); err != nil {
 				return nil, err
 			}
 		}
 	}
-	var logs []edit.RetainedLog
+	var logs []history.RetainedLog
 	for tp, end := range ends {
-		logs = append(logs, edit.RetainedLog{TopicPartition: tp, End: end, FirstGap: end})
+		logs = append(logs, history.RetainedLog{TopicPartition: tp, End: end, FirstGap: end})
 	}
 	return logs, ctx.Err()
 }

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/ui/kit"
 )
 
@@ -19,7 +19,7 @@ type hangingEditor struct {
 	cancelled chan struct{}
 }
 
-func (h *hangingEditor) Plan(ctx context.Context, _ edit.Request) (*edit.Plan, error) {
+func (h *hangingEditor) Plan(ctx context.Context, _ plan.Request) (*plan.Plan, error) {
 	<-ctx.Done()
 	close(h.cancelled)
 	return nil, ctx.Err()

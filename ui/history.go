@@ -7,7 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"koff/edit"
+	"koff/edit/history"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/ui/dialogs"
 	"koff/ui/kit"
@@ -165,7 +166,7 @@ func (m *Model) editToCommit(ds *screens.DetailScreen) tea.Cmd {
 	if name == "" {
 		name = k.Connector
 	}
-	from := fmt.Sprintf("%s (%s, %s@%d)", model.TimeText(c.Time), edit.TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
+	from := fmt.Sprintf("%s (%s, %s@%d)", model.TimeText(c.Time), history.TimestampType(c.LogAppendTime), c.TopicPartition, c.Offset)
 	if c.Value == nil && d.Deleted {
 		m.setStatus(statusInfo, "this source partition's offset is already deleted (its latest record is a tombstone)")
 		return nil
@@ -176,8 +177,8 @@ func (m *Model) editToCommit(ds *screens.DetailScreen) tea.Cmd {
 		return m.planWith(&dialogs.Submission{
 			Label: "planning reset of " + name + "…",
 			Note:  "the commit of " + from + " is a tombstone: the offset is deleted",
-			Plan: func(ctx context.Context, ed kit.Editor) (*edit.Plan, error) {
-				return ed.Plan(ctx, edit.Request{Connector: name, Kind: edit.KindReset, Items: []edit.Item{{Partition: k.Partition}}})
+			Plan: func(ctx context.Context, ed kit.Editor) (*plan.Plan, error) {
+				return ed.Plan(ctx, plan.Request{Connector: name, Kind: plan.KindReset, Items: []plan.Item{{Partition: k.Partition}}})
 			},
 		})
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"koff/edit"
+	"koff/edit/history"
 	"koff/model"
 	"koff/ui/dialogs"
 	"koff/ui/screens"
@@ -160,7 +160,7 @@ func TestHistoryReadStraddlingAReloadIsDropped(t *testing.T) {
 // A read that stops part way says so where the commits are, above them.
 func TestHistoryPartialReadSaysSoInTheList(t *testing.T) {
 	f, ed, m := editModel(t, 100, 60, nil)
-	ed.real.History = func(ctx context.Context, topic string, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
+	ed.real.History = func(ctx context.Context, topic string, keep func([]byte) bool, fn func(*history.Record) error) ([]history.RetainedLog, error) {
 		logs, _ := f.readHistory(ctx, topic, keep, fn)
 		return logs, errors.New("fetch connect-offsets/5: read tcp 10.0.0.7:9092: i/o timeout")
 	}

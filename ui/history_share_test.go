@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"koff/edit"
+	"koff/edit/history"
 )
 
 // Four dashboards on one partition's detail (koff serve's sessions, each
@@ -18,11 +18,11 @@ func TestFourViewersOfADetailReadTheHistoryOnce(t *testing.T) {
 	clock := func(o *Options) { o.Now = func() time.Time { return now } }
 	f, ed, m := editModel(t, 80, 24, clock)
 	var fulls, follows atomic.Int64
-	ed.real.History = func(ctx context.Context, topic string, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
+	ed.real.History = func(ctx context.Context, topic string, keep func([]byte) bool, fn func(*history.Record) error) ([]history.RetainedLog, error) {
 		fulls.Add(1)
 		return f.readHistory(ctx, topic, keep, fn)
 	}
-	ed.real.HistoryFrom = func(ctx context.Context, topic string, from []int64, keep func([]byte) bool, fn func(*edit.HistoryRecord) error) ([]edit.RetainedLog, error) {
+	ed.real.HistoryFrom = func(ctx context.Context, topic string, from []int64, keep func([]byte) bool, fn func(*history.Record) error) ([]history.RetainedLog, error) {
 		follows.Add(1)
 		return f.readHistoryFrom(ctx, topic, from, keep, fn)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/ui/dialogs"
 	"koff/ui/screens"
@@ -190,30 +190,30 @@ func TestSinkFormValidatesAndPlansEachStrategy(t *testing.T) {
 		keys    []string // after e
 		value   string   // typed into the input ("" leaves it)
 		invalid []string // typed first: each must be refused
-		want    edit.SinkRequest
+		want    plan.SinkRequest
 		shows   []string // in the confirmation
 	}{
 		{name: "offset", value: "100", invalid: []string{"-5", "12a"},
-			want:  edit.SinkRequest{Partitions: orders0, Strategy: edit.SinkStrategy{Kind: edit.SinkToOffset, Offset: 100}},
+			want:  plan.SinkRequest{Partitions: orders0, Strategy: plan.SinkStrategy{Kind: plan.SinkToOffset, Offset: 100}},
 			shows: []string{"to offset 100 · orders/0", "1,600 → 400", "lag after 2,300", "below the log start 400: clamped to 400"}},
 		{name: "earliest, all partitions", keys: []string{"down", "tab"},
-			want:  edit.SinkRequest{Strategy: edit.SinkStrategy{Kind: edit.SinkToEarliest}},
+			want:  plan.SinkRequest{Strategy: plan.SinkStrategy{Kind: plan.SinkToEarliest}},
 			shows: []string{"to earliest · all 3 partitions", "1,600 → 400", "1,500 → 0", "1,200 → 0"}},
 		{name: "latest", keys: []string{"down", "down"},
-			want:  edit.SinkRequest{Partitions: orders0, Strategy: edit.SinkStrategy{Kind: edit.SinkToLatest}},
+			want:  plan.SinkRequest{Partitions: orders0, Strategy: plan.SinkStrategy{Kind: plan.SinkToLatest}},
 			shows: []string{"1,600 → 2,700", "lag after 0"}},
 		{name: "timestamp, no zone is UTC", keys: []string{"up", "up"}, value: "2025-11-29 18:00:00",
 			invalid: []string{"yesterday", "2025-13-01 00:00:00", "now+2h", "2025-11-29 19:00:00", "1969-12-31 00:00"},
-			want:    edit.SinkRequest{Partitions: orders0, Strategy: edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: t0.Add(-10 * time.Minute)}},
+			want:    plan.SinkRequest{Partitions: orders0, Strategy: plan.SinkStrategy{Kind: plan.SinkToTimestamp, Time: t0.Add(-10 * time.Minute)}},
 			shows:   []string{"to timestamp 2025-11-29 18:00:00.000 UTC (10m ago)", "1,600 → 500"}},
 		{name: "timestamp, RFC3339", keys: []string{"up", "up"}, value: "2025-11-29T19:00:00+01:00",
-			want:  edit.SinkRequest{Partitions: orders0, Strategy: edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: time.Date(2025, 11, 29, 19, 0, 0, 0, tz)}},
+			want:  plan.SinkRequest{Partitions: orders0, Strategy: plan.SinkStrategy{Kind: plan.SinkToTimestamp, Time: time.Date(2025, 11, 29, 19, 0, 0, 0, tz)}},
 			shows: []string{"to timestamp 2025-11-29 18:00:00.000 UTC"}},
 		{name: "timestamp, back from now", keys: []string{"up", "up"}, value: "PT10M", invalid: []string{"+PT10M", "P1M"},
-			want:  edit.SinkRequest{Partitions: orders0, Strategy: edit.SinkStrategy{Kind: edit.SinkToTimestamp, Time: t0.Add(-10 * time.Minute)}},
+			want:  plan.SinkRequest{Partitions: orders0, Strategy: plan.SinkStrategy{Kind: plan.SinkToTimestamp, Time: t0.Add(-10 * time.Minute)}},
 			shows: []string{"to timestamp 2025-11-29 18:00:00.000 UTC (10m ago)"}},
 		{name: "shift", keys: []string{"up"}, value: "-500", invalid: []string{"abc", "+0", "5.5"},
-			want:  edit.SinkRequest{Partitions: orders0, Strategy: edit.SinkStrategy{Kind: edit.SinkShiftBy, Shift: -500}},
+			want:  plan.SinkRequest{Partitions: orders0, Strategy: plan.SinkStrategy{Kind: plan.SinkShiftBy, Shift: -500}},
 			shows: []string{"shift by -500", "1,600 → 1,100", "lag after 1,600"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -255,7 +255,7 @@ func TestSinkFormValidatesAndPlansEachStrategy(t *testing.T) {
 				t.Fatalf("%d sink plans", len(reqs))
 			}
 			want := c.want
-			want.Connector, want.Kind = "es-search", edit.KindSet
+			want.Connector, want.Kind = "es-search", plan.KindSet
 			got := reqs[0]
 			if !got.Strategy.Time.Equal(want.Strategy.Time) {
 				t.Errorf("time %v, want %v", got.Strategy.Time, want.Strategy.Time)
@@ -292,8 +292,8 @@ func TestSinkResetPartitionStopsAppliesResumes(t *testing.T) {
 	if m.confirm == nil {
 		t.Fatalf("x opened no confirmation:\n%s", screenText(m))
 	}
-	want := edit.SinkRequest{Connector: "es-search", Kind: edit.KindReset,
-		Partitions: []model.TopicPartition{{Topic: "orders", Partition: 1}}, Strategy: edit.SinkStrategy{Kind: edit.SinkReset}}
+	want := plan.SinkRequest{Connector: "es-search", Kind: plan.KindReset,
+		Partitions: []model.TopicPartition{{Topic: "orders", Partition: 1}}, Strategy: plan.SinkStrategy{Kind: plan.SinkReset}}
 	if got := ed.SinkRequests(); len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Fatalf("PlanSink(%+v), want %+v", got, want)
 	}
@@ -325,7 +325,7 @@ func TestSinkResetAllNeedsTheName(t *testing.T) {
 	openSinkNamed(t, m, "s3-archive")
 	pressSettle(t, m, "X")
 	requireContains(t, m, "Reset ALL offsets (2) · s3-archive")
-	want := edit.SinkRequest{Connector: "s3-archive", Kind: edit.KindResetAll, Strategy: edit.SinkStrategy{Kind: edit.SinkReset}}
+	want := plan.SinkRequest{Connector: "s3-archive", Kind: plan.KindResetAll, Strategy: plan.SinkStrategy{Kind: plan.SinkReset}}
 	for _, got := range ed.SinkRequests() {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("PlanSink(%+v), want %+v", got, want)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/model"
 	"koff/ui/dialogs"
 )
@@ -88,7 +88,7 @@ func TestStrayRowResetActsOnThePartition(t *testing.T) {
 	requireContains(t, m, "reset the partition (what the task reads)")
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan reset file-source")
-	if m.confirm == nil || m.confirm.Plan.Kind != edit.KindReset {
+	if m.confirm == nil || m.confirm.Plan.Kind != plan.KindReset {
 		t.Fatalf("no reset plan:\n%s", screenText(m))
 	}
 	for _, w := range m.confirm.Plan.Changes[0].Writes {

@@ -11,14 +11,14 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	"koff/edit"
+	"koff/edit/audit"
 )
 
 // DefaultHostKeyPath is $XDG_STATE_HOME/koff/ssh_host_ed25519, beside the
 // default audit log. It does not follow --audit-log: the server's identity
 // must not change with where edits are logged.
 func DefaultHostKeyPath(getenv func(string) string) string {
-	return filepath.Join(filepath.Dir(edit.DefaultAuditPath(getenv)), "ssh_host_ed25519")
+	return filepath.Join(filepath.Dir(audit.DefaultPath(getenv)), "ssh_host_ed25519")
 }
 
 // LoadHostKey reads the server's private key, generating an ed25519 key

@@ -15,6 +15,9 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"koff/edit"
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/plan"
 	"koff/internal/sshtest"
 )
 
@@ -127,7 +130,7 @@ type panicREST struct{ edit.REST }
 // The server, not only the UI, refuses a viewer's edits: each session's
 // Editor is read-only in edit/ and names the SSH user and key.
 func TestSessionEditorEnforcesRoles(t *testing.T) {
-	audit := &edit.AuditLog{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
+	audit := &audit.Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
 	s := &Server{Config: Config{Base: edit.Editor{REST: panicREST{}, Audit: audit}}}
 	viewer := &liveSession{user: "bob", fp: "SHA256:viewer", role: roleViewer}
 	operator := &liveSession{user: "alice", fp: "SHA256:op", role: roleOperator}
@@ -137,13 +140,13 @@ func TestSessionEditorEnforcesRoles(t *testing.T) {
 		t.Fatalf("viewer editor: read-only %v, user %q", ed.ReadOnly, ed.User)
 	}
 	ctx := context.Background()
-	if _, err := ed.Apply(ctx, &edit.Plan{Request: edit.Request{Connector: "jdbc-shop", Kind: edit.KindSet}}); !errors.Is(err, edit.ErrReadOnly) {
+	if _, err := ed.Apply(ctx, &plan.Plan{Request: plan.Request{Connector: "jdbc-shop", Kind: plan.KindSet}}); !errors.Is(err, apply.ErrReadOnly) {
 		t.Errorf("viewer Apply: %v, want ErrReadOnly", err)
 	}
-	if err := ed.StopConnector(ctx, "jdbc-shop"); !errors.Is(err, edit.ErrReadOnly) {
+	if err := ed.StopConnector(ctx, "jdbc-shop"); !errors.Is(err, apply.ErrReadOnly) {
 		t.Errorf("viewer StopConnector: %v", err)
 	}
-	if err := ed.ResumeConnector(ctx, "jdbc-shop"); !errors.Is(err, edit.ErrReadOnly) {
+	if err := ed.ResumeConnector(ctx, "jdbc-shop"); !errors.Is(err, apply.ErrReadOnly) {
 		t.Errorf("viewer ResumeConnector: %v", err)
 	}
 	entries, err := audit.Entries()
@@ -151,7 +154,7 @@ func TestSessionEditorEnforcesRoles(t *testing.T) {
 	if err != nil || len(entries) != 3 {
 		t.Fatalf("audit of the refused edit, stop and resume: %+v, %v", entries, err)
 	}
-	for i, kind := range []edit.Kind{edit.KindSet, edit.KindStop, edit.KindResume} {
+	for i, kind := range []plan.Kind{plan.KindSet, plan.KindStop, plan.KindResume} {
 		if e := entries[i]; e.Kind != kind || e.Result != "refused" || e.User != "bob (SHA256:viewer)" {
 			t.Errorf("audit line %d: %+v, want a refused %s by bob (SHA256:viewer)", i+1, e, kind)
 		}

@@ -12,7 +12,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"koff/edit"
+	"koff/edit/apply"
+	"koff/edit/audit"
+	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/keymap"
 	"koff/model"
 	"koff/ui/kit"
@@ -29,9 +32,9 @@ import (
 type ConfirmDialog struct {
 	km    *keymap.KeyMap
 	st    *kit.Styles
-	Plan  *edit.Plan
-	shown *edit.Plan // plan as drawn: every outside string cleaned
-	undo  *edit.Undo // an undo: the edit it undoes, and what is in its way
+	Plan  *plan.Plan
+	shown *plan.Plan // plan as drawn: every outside string cleaned
+	undo  *undo.Undo // an undo: the edit it undoes, and what is in its way
 	made  time.Time  // when the dialog opened, for the undo's age
 	Note  string     // how the offsets were chosen (a sink strategy)
 	// Detail is what the note found, a line each: a rewind's commits.
@@ -49,7 +52,7 @@ type ConfirmDialog struct {
 	Running bool
 	Flow    bool // stop → apply → resume
 	steps   []flowStep
-	Result  *edit.Result // the apply's, while resuming
+	Result  *apply.Result // the apply's, while resuming
 }
 
 type stepState int
@@ -73,11 +76,11 @@ const (
 	stepResume
 )
 
-func NewConfirmDialog(km *keymap.KeyMap, st *kit.Styles, p *edit.Plan, undo *edit.Undo, now time.Time) *ConfirmDialog {
+func NewConfirmDialog(km *keymap.KeyMap, st *kit.Styles, p *plan.Plan, undo *undo.Undo, now time.Time) *ConfirmDialog {
 	d := &ConfirmDialog{km: km, st: st, Plan: p, shown: shownPlan(p), undo: undo, made: now, vp: viewport.New(), help: help.New()}
 	d.help.Styles = st.Help
 	d.vp.KeyMap = viewport.KeyMap{} // scrolled through the dialog's own bindings
-	if p.Kind == edit.KindResetAll {
+	if p.Kind == plan.KindResetAll {
 		d.needName = true
 		d.name = textinput.New()
 		d.name.Prompt = "› "
@@ -92,7 +95,7 @@ func NewConfirmDialog(km *keymap.KeyMap, st *kit.Styles, p *edit.Plan, undo *edi
 // needsStop: REST says the connector is not STOPPED (or its tasks have not
 // gone yet), so Connect and Check refuse a plain apply.
 func (d *ConfirmDialog) needsStop() bool {
-	if d.shown.Kind == edit.KindDeleteStray {
+	if d.shown.Kind == plan.KindDeleteStray {
 		return false // the task never reads nor writes that key (Check agrees)
 	}
 	return d.shown.State != "" && (d.shown.State != "STOPPED" || d.shown.Tasks > 0)
@@ -239,28 +242,28 @@ func (d *ConfirmDialog) titleLine(w int) string {
 }
 
 // kindTitle names what the edit does, in the words of its kind.
-func kindTitle(p *edit.Plan) string {
+func kindTitle(p *plan.Plan) string {
 	n := len(p.Changes)
 	offsets := "offset"
 	if n != 1 {
 		offsets = fmt.Sprintf("%d offsets", n)
 	}
 	switch p.Kind {
-	case edit.KindSet:
+	case plan.KindSet:
 		return "Set " + offsets
-	case edit.KindReset:
+	case plan.KindReset:
 		return "Reset " + offsets
-	case edit.KindResetAll:
+	case plan.KindResetAll:
 		return fmt.Sprintf("Reset ALL offsets (%d)", n)
-	case edit.KindUndo:
+	case plan.KindUndo:
 		return "Undo the last edit"
-	case edit.KindImport:
+	case plan.KindImport:
 		return "Import " + offsets
-	case edit.KindRewind:
+	case plan.KindRewind:
 		return "Rewind " + offsets
-	case edit.KindCopy:
+	case plan.KindCopy:
 		return fmt.Sprintf("Copy %s from %s", offsets, p.From)
-	case edit.KindDeleteStray:
+	case plan.KindDeleteStray:
 		return "Delete a stray copy"
 	}
 	return string(p.Kind)
@@ -285,7 +288,7 @@ func (d *ConfirmDialog) Content(w int) []string {
 		what = kit.Plural(len(p.Changes), "topic-partition", "topic-partitions")
 	}
 	kind := fmt.Sprintf("%s · %s", p.Kind, what)
-	if p.Kind == edit.KindCopy {
+	if p.Kind == plan.KindCopy {
 		kind += " from " + p.From
 	}
 	fact("Kind", kind)
@@ -316,7 +319,7 @@ func (d *ConfirmDialog) Content(w int) []string {
 	if sink {
 		members := st.Muted.Render(" · no active members")
 		switch {
-		case p.GroupMembers > 0 && p.Path == edit.PathGroup: // Kafka refuses the commit: the warning says so
+		case p.GroupMembers > 0 && p.Path == plan.PathGroup: // Kafka refuses the commit: the warning says so
 			members = st.Warn.Render(" · " + kit.Plural(p.GroupMembers, "active member", "active members"))
 		case p.GroupMembers > 0:
 			members = st.Muted.Render(" · " + kit.Plural(p.GroupMembers, "active member", "active members"))
@@ -327,9 +330,9 @@ func (d *ConfirmDialog) Content(w int) []string {
 		more(st.Warn.Render("⚠ ")+w, 0)
 	}
 	switch p.Path {
-	case edit.PathREST:
+	case plan.PathREST:
 		fact("Path", "Connect REST")
-	case edit.PathGroup:
+	case plan.PathGroup:
 		fact("Path", "group "+p.Group+st.Muted.Render(" · a direct offset commit"))
 	default:
 		fact("Path", "offsets topic "+p.Topic)
@@ -341,7 +344,7 @@ func (d *ConfirmDialog) Content(w int) []string {
 		u := d.undo.Edit
 		// The audit log is a file: its words are cleaned like any other.
 		by := "by " + kit.Clean(orUnknown(u.User))
-		if u.Kind == edit.KindRewind && u.Rewind != nil {
+		if u.Kind == plan.KindRewind && u.Rewind != nil {
 			// A rewind's time on a line of its own: never cut.
 			fact("Undoes", fmt.Sprintf("%s of %s", kit.Clean(string(u.Kind)), kit.Clean(u.Connector)))
 			more(fmt.Sprintf("to %s %s", kit.Clean(u.Rewind.AtText()), by), 0)
@@ -349,7 +352,7 @@ func (d *ConfirmDialog) Content(w int) []string {
 			fact("Undoes", fmt.Sprintf("%s %s", kit.Clean(u.What()), by))
 		}
 		more(fmt.Sprintf("at %s (%s) · %s", model.TimeText(u.Time), kit.Age(d.made, u.Time), kit.Clean(u.Result)), 0)
-		more(st.Muted.Render(fmt.Sprintf("edit %s · cluster %s", kit.Clean(edit.AuditEdit{Start: u}.ID()), kit.Clean(orUnknown(u.Cluster)))), 0)
+		more(st.Muted.Render(fmt.Sprintf("edit %s · cluster %s", kit.Clean(audit.Edit{Start: u}.ID()), kit.Clean(orUnknown(u.Cluster)))), 0)
 		d.undoWarnings(more)
 	}
 
@@ -457,7 +460,7 @@ func (d *ConfirmDialog) sourceChanges(w int) []string {
 	var out []string
 	for _, ch := range d.shown.Changes {
 		out = append(out, kit.IndentWrap(ch.PartitionJSON, w, "  ", 0)...)
-		if d.shown.Kind == edit.KindDeleteStray {
+		if d.shown.Kind == plan.KindDeleteStray {
 			out = append(out, d.strayChange(ch, w)...)
 			continue
 		}
@@ -483,7 +486,7 @@ func (d *ConfirmDialog) sourceChanges(w int) []string {
 
 // strayChange is what a stray delete changes: that copy's value →
 // (deleted), and what the task reads, which it leaves as it is.
-func (d *ConfirmDialog) strayChange(ch edit.Change, w int) []string {
+func (d *ConfirmDialog) strayChange(ch plan.Change, w int) []string {
 	var out []string
 	for _, wr := range ch.Writes {
 		held := "(deleted)"
@@ -501,11 +504,11 @@ func (d *ConfirmDialog) strayChange(ch edit.Change, w int) []string {
 }
 
 // isSinkPlan: the plan changes a sink's consumer group offsets.
-func isSinkPlan(p *edit.Plan) bool { return len(p.Sink) > 0 || p.Path == edit.PathGroup }
+func isSinkPlan(p *plan.Plan) bool { return len(p.Sink) > 0 || p.Path == plan.PathGroup }
 
 // generalWarnings are the plan's warnings but those about one sink
 // partition, which show under that partition.
-func generalWarnings(p *edit.Plan) []string {
+func generalWarnings(p *plan.Plan) []string {
 	var out []string
 	for _, w := range p.Warnings {
 		own := false
@@ -565,7 +568,7 @@ func sinkAfterText(n int64) string {
 }
 
 // writeText says what one record does to the key it is written under.
-func writeText(w edit.Write) string {
+func writeText(w plan.Write) string {
 	switch {
 	case w.Existing && w.Value == nil:
 		return "tombstone under the existing key's exact bytes"
@@ -657,7 +660,7 @@ func (d *ConfirmDialog) undoWarnings(more func(string, int)) {
 		more(st.Muted.Render(kit.Clean(n)), 0)
 	}
 	for _, sk := range u.Skipped {
-		more(st.Warn.Render("⚠ NEWER EDIT WROTE NOTHING: ")+kit.Clean(fmt.Sprintf("the %s (%s): this undoes the older edit above", edit.EditName(sk), sk.Result)), 0)
+		more(st.Warn.Render("⚠ NEWER EDIT WROTE NOTHING: ")+kit.Clean(fmt.Sprintf("the %s (%s): this undoes the older edit above", audit.EditName(sk), sk.Result)), 0)
 	}
 	for _, n := range u.Newer {
 		more(st.Warn.Render("⚠ NEWER VALUE: ")+kit.Clean(n.String())+st.Warn.Render(" · undo overwrites it"), 0)

@@ -1,7 +1,7 @@
 package dialogs
 
 import (
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/ui/kit"
 )
 
@@ -9,7 +9,7 @@ import (
 // name, state, value, key and message in it came from outside (the topic,
 // Connect, the broker) and is cleaned, so the dialog can lay it out as it
 // is. The dialog applies the plan itself, untouched.
-func shownPlan(p *edit.Plan) *edit.Plan {
+func shownPlan(p *plan.Plan) *plan.Plan {
 	c := *p
 	c.Connector, c.From, c.State = kit.Clean(c.Connector), kit.Clean(c.From), kit.Clean(c.State)
 	c.Topic, c.Group = kit.Clean(c.Topic), kit.Clean(c.Group)
@@ -19,11 +19,11 @@ func shownPlan(p *edit.Plan) *edit.Plan {
 	for i, w := range p.Warnings {
 		c.Warnings[i] = kit.Clean(w)
 	}
-	c.Changes = make([]edit.Change, len(p.Changes))
+	c.Changes = make([]plan.Change, len(p.Changes))
 	for i, ch := range p.Changes {
 		ch.PartitionJSON = kit.CleanBlock(ch.PartitionJSON, kit.DetailMax)
 		ch.Before, ch.After = shownJSON(ch.Before), shownJSON(ch.After)
-		ch.Writes = append([]edit.Write(nil), ch.Writes...)
+		ch.Writes = append([]plan.Write(nil), ch.Writes...)
 		for j := range ch.Writes {
 			w := &ch.Writes[j]
 			w.Topic = kit.Clean(w.Topic)
@@ -31,7 +31,7 @@ func shownPlan(p *edit.Plan) *edit.Plan {
 		}
 		c.Changes[i] = ch
 	}
-	c.Sink = append([]edit.SinkChange(nil), p.Sink...)
+	c.Sink = append([]plan.SinkChange(nil), p.Sink...)
 	for i := range c.Sink {
 		c.Sink[i].Topic, c.Sink[i].Warning = kit.Clean(c.Sink[i].Topic), kit.Clean(c.Sink[i].Warning)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/keymap"
 	"koff/ui/kit"
 )
@@ -21,17 +21,17 @@ var t0 = time.Date(2025, 11, 29, 18, 10, 0, 0, time.UTC)
 func TestConfirmStateSaysWhereItComesFrom(t *testing.T) {
 	km, st := keymap.Default(), kit.NewStyles(true)
 	for _, c := range []struct {
-		plan      edit.Plan
+		plan      plan.Plan
 		want, not string
 	}{
-		{edit.Plan{Absent: true}, "State    ? not in Connect (Connect REST lists no such connector)", "no --connect-url"},
-		{edit.Plan{Target: "STOPPED", ConfigTopic: "connect-configs"}, "State    target state STOPPED (config topic connect-configs); no --connect-url for its status", "?"},
-		{edit.Plan{Target: "STARTED", ConfigTopic: "connect-configs"}, "State    ? target state STARTED (config topic connect-configs)", "unknown"},
-		{edit.Plan{}, "State    ? unknown (no --connect-url, no config topic)", "target state"},
+		{plan.Plan{Absent: true}, "State    ? not in Connect (Connect REST lists no such connector)", "no --connect-url"},
+		{plan.Plan{Target: "STOPPED", ConfigTopic: "connect-configs"}, "State    target state STOPPED (config topic connect-configs); no --connect-url for its status", "?"},
+		{plan.Plan{Target: "STARTED", ConfigTopic: "connect-configs"}, "State    ? target state STARTED (config topic connect-configs)", "unknown"},
+		{plan.Plan{}, "State    ? unknown (no --connect-url, no config topic)", "target state"},
 	} {
 		p := c.plan
-		p.Request = edit.Request{Connector: "jdbc-orders", Kind: edit.KindSet}
-		p.Path, p.Topic = edit.PathTopic, "connect-offsets"
+		p.Request = plan.Request{Connector: "jdbc-orders", Kind: plan.KindSet}
+		p.Path, p.Topic = plan.PathTopic, "connect-offsets"
 		d := NewConfirmDialog(&km, &st, &p, nil, t0)
 		text := ansi.Strip(strings.Join(d.Content(120), "\n"))
 		state := ""

@@ -12,7 +12,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/keymap"
 	"koff/ui/kit"
 )
@@ -77,7 +77,7 @@ func (f *CopyForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 		from, to := f.from, f.target()
 		return nil, &Submission{
 			Label: fmt.Sprintf("planning a copy of %s's offsets to %s…", from, to),
-			Plan: func(ctx context.Context, ed kit.Editor) (*edit.Plan, error) {
+			Plan: func(ctx context.Context, ed kit.Editor) (*plan.Plan, error) {
 				req, err := ed.CopyRequest(from, to)
 				if err != nil {
 					return nil, err

@@ -12,7 +12,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"koff/edit"
+	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/keymap"
 	"koff/model"
 	"koff/model/java"
@@ -72,26 +73,26 @@ func sizeDialogInput(in *textinput.Model, h *help.Model, w int) {
 type Submission struct {
 	Label string
 	Note  string
-	Plan  func(ctx context.Context, ed kit.Editor) (*edit.Plan, error)
+	Plan  func(ctx context.Context, ed kit.Editor) (*plan.Plan, error)
 	// Detail is lines the confirmation shows under the note (a rewind's
 	// commits); Plan may fill it, and Note, with what it found.
 	Detail []string
 }
 
-// planRequest submits an edit.Request to Editor.Plan.
-func PlanRequest(req edit.Request) *Submission {
+// planRequest submits a plan.Request to Editor.Plan.
+func PlanRequest(req plan.Request) *Submission {
 	return &Submission{
 		Label: fmt.Sprintf("planning %s of %s…", req.Kind, req.Connector),
-		Plan:  func(ctx context.Context, ed kit.Editor) (*edit.Plan, error) { return ed.Plan(ctx, req) },
+		Plan:  func(ctx context.Context, ed kit.Editor) (*plan.Plan, error) { return ed.Plan(ctx, req) },
 	}
 }
 
-// planSinkRequest submits an edit.SinkRequest to Editor.PlanSink.
-func PlanSinkRequest(req edit.SinkRequest, note string) *Submission {
+// planSinkRequest submits a plan.SinkRequest to Editor.PlanSink.
+func PlanSinkRequest(req plan.SinkRequest, note string) *Submission {
 	return &Submission{
 		Label: fmt.Sprintf("planning %s of %s: reading group offsets…", req.Kind, req.Connector),
 		Note:  note,
-		Plan:  func(ctx context.Context, ed kit.Editor) (*edit.Plan, error) { return ed.PlanSink(ctx, req) },
+		Plan:  func(ctx context.Context, ed kit.Editor) (*plan.Plan, error) { return ed.PlanSink(ctx, req) },
 	}
 }
 
@@ -103,7 +104,7 @@ type formField struct {
 	// check parses the text: note is shown when it is valid, err when not.
 	check func(string) (note string, err error)
 	// shape, when set, warns about valid text that a task may not read
-	// as meant (see shape.go); the edit can still go ahead.
+	// as meant (see edit/planner/shape.go); the edit can still go ahead.
 	shape func(string) []string
 	empty string // shown instead of an error while the field is empty
 	note  string
@@ -177,7 +178,7 @@ func NewOffsetForm(km *keymap.KeyMap, st *kit.Styles, connector string, row mode
 	field := &formField{label: "New offset", Area: newTextarea(st, `{"position":123}`),
 		empty: "type the new offset as a JSON object",
 		check: func(s string) (string, error) {
-			_, null, err := edit.ParseOffset(s)
+			_, null, err := plan.ParseOffset(s)
 			if err != nil {
 				return "", err
 			}
@@ -212,8 +213,8 @@ func shapeAgainst(row model.PartitionRow, known []java.Object) func(string) []st
 		cur = nil
 	}
 	return func(s string) []string {
-		o, _, _ := edit.ParseOffset(s)
-		return cleanAll(edit.OffsetShapeWarnings(o, cur, known))
+		o, _, _ := plan.ParseOffset(s)
+		return cleanAll(planner.OffsetShapeWarnings(o, cur, known))
 	}
 }
 
@@ -258,7 +259,7 @@ func NewPartitionForm(km *keymap.KeyMap, st *kit.Styles, connector string, row m
 	part := &formField{label: "Source partition", Area: newTextarea(st, `{"table":"orders"}`),
 		empty: "type the source partition map as a JSON object",
 		check: func(s string) (string, error) {
-			p, err := edit.ParsePartition(s)
+			p, err := plan.ParsePartition(s)
 			if err != nil {
 				return "", err
 			}
@@ -268,14 +269,14 @@ func NewPartitionForm(km *keymap.KeyMap, st *kit.Styles, connector string, row m
 			return "new source partition", nil
 		},
 		shape: func(s string) []string {
-			p, _ := edit.ParsePartition(s)
+			p, _ := plan.ParsePartition(s)
 			var out []string
-			if w := edit.PartitionShapeWarning(p, sib.Partitions); w != "" {
+			if w := planner.PartitionShapeWarning(p, sib.Partitions); w != "" {
 				out = append(out, kit.Clean(w))
 			}
 			if !f.known[kit.CanonPartition(p)] {
-				if c := edit.ClosestPartitions(p, sib.Partitions); len(c) > 0 {
-					out = append(out, kit.Clean("not one of the connector's partitions"+edit.PartitionDidYouMean(c)))
+				if c := planner.ClosestPartitions(p, sib.Partitions); len(c) > 0 {
+					out = append(out, kit.Clean("not one of the connector's partitions"+planner.PartitionDidYouMean(c)))
 				}
 			}
 			return out
@@ -283,7 +284,7 @@ func NewPartitionForm(km *keymap.KeyMap, st *kit.Styles, connector string, row m
 	off := &formField{label: "Offset", Area: newTextarea(st, `{"position":0}`),
 		empty: "type its offset as a JSON object",
 		check: func(s string) (string, error) {
-			_, null, err := edit.ParseOffset(s)
+			_, null, err := plan.ParseOffset(s)
 			if err != nil {
 				return "", err
 			}
@@ -293,8 +294,8 @@ func NewPartitionForm(km *keymap.KeyMap, st *kit.Styles, connector string, row m
 			return "valid offset", nil
 		},
 		shape: func(s string) []string {
-			o, _, _ := edit.ParseOffset(s)
-			return cleanAll(edit.OffsetShapeWarnings(o, nil, sib.Offsets))
+			o, _, _ := plan.ParseOffset(s)
+			return cleanAll(planner.OffsetShapeWarnings(o, nil, sib.Offsets))
 		}}
 	if hasRow {
 		part.Area.SetValue(string(text.JSONSafe([]byte(row.Partition))))
@@ -344,26 +345,26 @@ func (f *EditForm) Valid() bool {
 }
 
 // request is the edit the form describes; call it only when valid.
-func (f *EditForm) request() (edit.Request, error) {
-	req := edit.Request{Connector: f.connector, Kind: edit.KindSet, Create: f.Create}
-	it := edit.Item{Partition: f.partition}
+func (f *EditForm) request() (plan.Request, error) {
+	req := plan.Request{Connector: f.connector, Kind: plan.KindSet, Create: f.Create}
+	it := plan.Item{Partition: f.partition}
 	offsetText := f.Fields[len(f.Fields)-1].Area.Value()
 	if f.NewPartition {
-		p, err := edit.ParsePartition(strings.TrimSpace(f.Fields[0].Area.Value()))
+		p, err := plan.ParsePartition(strings.TrimSpace(f.Fields[0].Area.Value()))
 		if err != nil {
 			return req, err
 		}
 		it.Partition = p
 	}
-	o, null, err := edit.ParseOffset(strings.TrimSpace(offsetText))
+	o, null, err := plan.ParseOffset(strings.TrimSpace(offsetText))
 	if err != nil {
 		return req, err
 	}
 	if null {
-		req.Kind = edit.KindReset
+		req.Kind = plan.KindReset
 	}
 	it.Offset = o
-	req.Items = []edit.Item{it}
+	req.Items = []plan.Item{it}
 	return req, nil
 }
 

@@ -12,7 +12,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"koff/edit"
+	"koff/edit/history"
+	"koff/edit/plan"
 	"koff/keymap"
 	"koff/model"
 	"koff/model/text"
@@ -45,12 +46,12 @@ const TimeLabel = "Time (UTC unless a zone is given; or now-2h, -30m, PT1H)"
 // ifNewerChoices are --if-newer's answers: a partition first committed
 // after the time, or whose retained history begins after it.
 var ifNewerChoices = []struct {
-	v           edit.IfNewer
+	v           plan.IfNewer
 	label, hint string
 }{
-	{edit.IfNewerLeave, "leave alone", "list them, change nothing"},
-	{edit.IfNewerReset, "reset", "delete their offsets (--if-newer reset)"},
-	{edit.IfNewerOldest, "oldest", "their oldest retained commit (--if-newer oldest)"},
+	{plan.IfNewerLeave, "leave alone", "list them, change nothing"},
+	{plan.IfNewerReset, "reset", "delete their offsets (--if-newer reset)"},
+	{plan.IfNewerOldest, "oldest", "their oldest retained commit (--if-newer oldest)"},
 }
 
 // NewRewindForm opens the dialog with a time an hour before now, in the
@@ -106,16 +107,16 @@ func (f *RewindForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 // RewindSubmission plans the rewind through the same request the CLI
 // builds; its plan's choices (which commit each partition takes) become
 // the confirmation's Detail. given is the time as typed, for the audit log.
-func RewindSubmission(connector string, at time.Time, given string, ifNewer edit.IfNewer, clock func() time.Time) *Submission {
+func RewindSubmission(connector string, at time.Time, given string, ifNewer plan.IfNewer, clock func() time.Time) *Submission {
 	sub := &Submission{Label: fmt.Sprintf("planning a rewind of %s: reading the offsets topic's history…", connector)}
-	sub.Plan = func(ctx context.Context, ed kit.Editor) (*edit.Plan, error) {
-		req, err := edit.NewRewindRequest(connector, at, "", ifNewer)
+	sub.Plan = func(ctx context.Context, ed kit.Editor) (*plan.Plan, error) {
+		req, err := plan.NewRewindRequest(connector, at, "", ifNewer)
 		if err != nil {
 			return nil, err
 		}
 		req.Given = given
 		rw, err := ed.PlanRewind(ctx, req)
-		if errors.Is(err, edit.ErrNotSourceRewind) {
+		if errors.Is(err, history.ErrNotSourceRewind) {
 			return nil, fmt.Errorf("%s has no source offsets to rewind: a sink's group is set from its topics' record times (e on its partitions, to timestamp)", connector)
 		}
 		if err != nil {
@@ -135,7 +136,7 @@ func RewindSubmission(connector string, at time.Time, given string, ifNewer edit
 // RewindText is the rewind's plan as koff set --to-datetime prints it: the
 // time (in UTC and now's zone), then each partition's commit, made safe to
 // draw.
-func RewindText(rw *edit.Rewind, now time.Time) (string, []string) {
+func RewindText(rw *history.Rewind, now time.Time) (string, []string) {
 	value := func(s string) string { return kit.CleanBlock(string(text.JSONSafe([]byte(s))), kit.DetailMax) }
 	head := "rewind to " + model.TimeEcho(rw.At, now, now.Location())
 	lines := []string{"each partition's newest commit at or before it:"}

@@ -12,7 +12,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"koff/edit"
+	"koff/edit/plan"
 	"koff/keymap"
 	"koff/model"
 	"koff/ui/kit"
@@ -21,19 +21,19 @@ import (
 // sinkStrategy is one way the sink offsets form chooses new committed
 // offsets; input names the value it needs ("" for none).
 type sinkStrategy struct {
-	kind        edit.SinkKind
+	kind        plan.SinkKind
 	label, hint string
 	input       string
 	placeholder string
 }
 
 var sinkStrategies = []sinkStrategy{
-	{kind: edit.SinkToOffset, label: "to offset", hint: "the next offset the sink reads", input: "Offset", placeholder: "12345"},
-	{kind: edit.SinkToEarliest, label: "to earliest", hint: "the log start: read everything kept again"},
-	{kind: edit.SinkToLatest, label: "to latest", hint: "the log end: skip everything not read yet"},
-	{kind: edit.SinkToTimestamp, label: "to timestamp", hint: "the first record at or after a time",
+	{kind: plan.SinkToOffset, label: "to offset", hint: "the next offset the sink reads", input: "Offset", placeholder: "12345"},
+	{kind: plan.SinkToEarliest, label: "to earliest", hint: "the log start: read everything kept again"},
+	{kind: plan.SinkToLatest, label: "to latest", hint: "the log end: skip everything not read yet"},
+	{kind: plan.SinkToTimestamp, label: "to timestamp", hint: "the first record at or after a time",
 		input: TimeLabel, placeholder: "2025-11-29 18:00:00 UTC, or -30m"},
-	{kind: edit.SinkShiftBy, label: "shift by", hint: "± records from the committed offset", input: "Shift (±N)", placeholder: "-1000"},
+	{kind: plan.SinkShiftBy, label: "shift by", hint: "± records from the committed offset", input: "Shift (±N)", placeholder: "-1000"},
 }
 
 // sinkForm is e on the sink screen: a strategy, the value it needs (an
@@ -100,18 +100,18 @@ func (f *SinkForm) Validate() {
 	}
 	after := int64(-2) // the selected partition's new offset, when known here
 	switch s.kind {
-	case edit.SinkToOffset:
+	case plan.SinkToOffset:
 		n, err := parseCount(v)
 		if err != nil || n < 0 {
 			f.Err = fmt.Errorf("%q is not an offset: a whole number ≥ 0", v)
 			return
 		}
 		after = n
-	case edit.SinkToEarliest:
+	case plan.SinkToEarliest:
 		after = f.sel.Start
-	case edit.SinkToLatest:
+	case plan.SinkToLatest:
 		after = f.sel.End
-	case edit.SinkToTimestamp:
+	case plan.SinkToTimestamp:
 		now := f.clock()
 		t, err := model.ParseTime(v, now, now.Location())
 		if err != nil {
@@ -121,7 +121,7 @@ func (f *SinkForm) Validate() {
 		f.at = t
 		f.note = "read as " + model.TimeEcho(t, now, now.Location()) + ": each partition's first record at or after it"
 		return
-	case edit.SinkShiftBy:
+	case plan.SinkShiftBy:
 		n, err := parseCount(v)
 		if err != nil {
 			f.Err = fmt.Errorf("%q is not a shift: a whole number like -1000 or +500", v)
@@ -146,7 +146,7 @@ func (f *SinkForm) Validate() {
 // outside the log.
 func (f *SinkForm) outcome(after int64) (string, bool) {
 	p := f.sel
-	c := edit.SinkChange{TopicPartition: p.TopicPartition, Before: p.Committed, After: after, Start: p.Start, End: p.End}
+	c := plan.SinkChange{TopicPartition: p.TopicPartition, Before: p.Committed, After: after, Start: p.Start, End: p.End}
 	c.ClampToLog() // as kafka-consumer-groups and the plan do
 	s := fmt.Sprintf("%s: %s → %s · lag after %s", p.TopicPartition, kit.CommittedCell(p.Committed), kit.Count(c.After), kit.Count(c.Lag()))
 	warn := true
@@ -178,20 +178,20 @@ func (f *SinkForm) Valid() bool {
 
 // request is the edit the form describes, and how the confirmation should
 // name the strategy; call it only when valid.
-func (f *SinkForm) request() (edit.SinkRequest, string) {
+func (f *SinkForm) request() (plan.SinkRequest, string) {
 	s := f.strategy()
 	v := strings.TrimSpace(f.Input.Value())
-	req := edit.SinkRequest{Connector: f.connector, Kind: edit.KindSet, Strategy: edit.SinkStrategy{Kind: s.kind}}
+	req := plan.SinkRequest{Connector: f.connector, Kind: plan.KindSet, Strategy: plan.SinkStrategy{Kind: s.kind}}
 	note := s.label
 	switch s.kind {
-	case edit.SinkToOffset:
+	case plan.SinkToOffset:
 		req.Strategy.Offset, _ = parseCount(v)
 		note += " " + kit.Count(req.Strategy.Offset)
-	case edit.SinkToTimestamp:
+	case plan.SinkToTimestamp:
 		now := f.clock()
 		req.Strategy.Time = f.at
 		note += " " + model.TimeEcho(f.at, now, now.Location())
-	case edit.SinkShiftBy:
+	case plan.SinkShiftBy:
 		req.Strategy.Shift, _ = parseCount(v)
 		note += fmt.Sprintf(" %+d", req.Strategy.Shift)
 	}

@@ -5,7 +5,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"koff/edit"
+	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/keymap"
 	"koff/model"
 	"koff/model/java"
@@ -56,18 +57,18 @@ func (f *StrayForm) NextForm() FormDialog {
 func (f *StrayForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 	switch {
 	case key.Matches(msg, f.km.StrayDelete) && f.sameBytes():
-		f.PlanErr = edit.SameBytesStray
+		f.PlanErr = planner.SameBytesStray
 		return nil, nil
 	case key.Matches(msg, f.km.StrayDelete):
 		id := f.row.ID
-		return nil, PlanRequest(edit.Request{Connector: f.connector, Kind: edit.KindDeleteStray,
-			Items: []edit.Item{{Partition: f.partition, Stray: &id}}})
+		return nil, PlanRequest(plan.Request{Connector: f.connector, Kind: plan.KindDeleteStray,
+			Items: []plan.Item{{Partition: f.partition, Stray: &id}}})
 	case key.Matches(msg, f.km.StrayPartition) && f.reset:
 		if f.row.TaskReads == "" {
 			f.PlanErr = "the task reads no offset for this partition: there is nothing to reset; delete the stray copy instead"
 			return nil, nil
 		}
-		return nil, PlanRequest(edit.Request{Connector: f.connector, Kind: edit.KindReset, Items: []edit.Item{{Partition: f.partition}}})
+		return nil, PlanRequest(plan.Request{Connector: f.connector, Kind: plan.KindReset, Items: []plan.Item{{Partition: f.partition}}})
 	case key.Matches(msg, f.km.StrayPartition):
 		f.next = NewOffsetForm(f.km, f.st, f.connector, liveView(f.row), f.partition, nil)
 	}
@@ -75,7 +76,7 @@ func (f *StrayForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
 }
 
 // sameBytes: the stray is an older record of the live key's very bytes,
-// which only compaction can remove (see edit.SameBytesStray).
+// which only compaction can remove (see planner.SameBytesStray).
 func (f *StrayForm) sameBytes() bool {
 	return f.row.LiveCopy != nil && f.row.LiveCopy.Key == f.row.ID.Key
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"time"
 
-	"koff/edit"
+	"koff/edit/apply"
+	"koff/edit/history"
+	"koff/edit/plan"
+	"koff/edit/undo"
 	"koff/model"
 	"koff/model/java"
 )
@@ -37,26 +40,26 @@ type Source interface {
 // satisfies it. Every call does I/O, so the UI makes them only inside
 // tea.Cmds.
 type Editor interface {
-	Plan(ctx context.Context, req edit.Request) (*edit.Plan, error)
-	Check(ctx context.Context, p *edit.Plan) error
-	Apply(ctx context.Context, p *edit.Plan) (edit.Result, error)
+	Plan(ctx context.Context, req plan.Request) (*plan.Plan, error)
+	Check(ctx context.Context, p *plan.Plan) error
+	Apply(ctx context.Context, p *plan.Plan) (apply.Result, error)
 	StopConnector(ctx context.Context, name string) error
 	ResumeConnector(ctx context.Context, name string) error
 	// FindUndo finds the edit undo puts back (of this cluster only) and
 	// what stands in its way, which the confirmation shows.
-	FindUndo(ctx context.Context, q edit.UndoQuery) (*edit.Undo, error)
+	FindUndo(ctx context.Context, q undo.Query) (*undo.Undo, error)
 	// PlanSink plans an edit of a sink's committed offsets by strategy.
-	PlanSink(ctx context.Context, req edit.SinkRequest) (*edit.Plan, error)
+	PlanSink(ctx context.Context, req plan.SinkRequest) (*plan.Plan, error)
 	// CopyRequest is the edit giving connector to the offsets of from.
-	CopyRequest(from, to string) (edit.Request, error)
+	CopyRequest(from, to string) (plan.Request, error)
 	// Replan plans the same edit on the offsets as they are now.
-	Replan(ctx context.Context, p *edit.Plan) (*edit.Plan, error)
+	Replan(ctx context.Context, p *plan.Plan) (*plan.Plan, error)
 	// ReadHistory reads a connector's commits still in the offsets topics
 	// (the partition detail's history), handing each on as it is read.
-	ReadHistory(ctx context.Context, req edit.HistoryRequest, each func(*edit.Commit) error) (*edit.History, error)
+	ReadHistory(ctx context.Context, req history.Request, each func(*history.Commit) error) (*history.History, error)
 	// PlanRewind plans a source connector's rewind to a time, as koff set
 	// NAME --to-datetime T does.
-	PlanRewind(ctx context.Context, req edit.RewindRequest) (*edit.Rewind, error)
+	PlanRewind(ctx context.Context, req plan.RewindRequest) (*history.Rewind, error)
 }
 
 // PartitionHistories is an Editor that shares each partition's history
@@ -64,7 +67,7 @@ type Editor interface {
 // through PartitionHistory when its Editor has it, the newest keep
 // commits read once and followed however many viewers look.
 type PartitionHistories interface {
-	PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*edit.PartitionHistory, error)
+	PartitionHistory(ctx context.Context, connector string, partition java.Object, keep int) (*history.PartitionHistory, error)
 }
 
 // How long each call may take. Apply includes the wait for the tailer to

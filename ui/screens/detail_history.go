@@ -12,7 +12,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"koff/edit"
+	"koff/edit/history"
 	"koff/model"
 	"koff/model/java"
 	"koff/model/text"
@@ -30,11 +30,11 @@ const HistoryMax = 500
 // HistoryCommit is one commit the detail shows, its value copied out of
 // the reader's buffer.
 type HistoryCommit struct {
-	edit.CommitRef
+	history.CommitRef
 	Key   string // the raw key bytes: which stored copy
 	Value []byte // nil: a tombstone
-	Copy  string // edit.CopyLive, CopyStray or CopyGone
-	Edit  *edit.KoffEdit
+	Copy  string // history.CopyLive, CopyStray or CopyGone
+	Edit  *history.KoffEdit
 	Koff  bool
 	// Tailed: the Tailer read it into the Store after the history was
 	// read; the next read of the history says more of it (its timestamp
@@ -46,7 +46,7 @@ type HistoryCommit struct {
 type History struct {
 	Commits []HistoryCommit // newest first, at most HistoryMax
 	Read    int             // commits read: more than len(Commits) when older ones were dropped
-	Copies  []edit.CopyHistory
+	Copies  []history.CopyHistory
 	// At is when it was read: commits made since are read in the
 	// background once the partition moves on (HistoryBehind).
 	At time.Time
@@ -69,10 +69,10 @@ func ReadHistory(ctx context.Context, ed kit.Editor, connector string, partition
 			h.Commits = h.Commits[:HistoryMax:HistoryMax]
 		}
 	}
-	req := edit.HistoryRequest{Connector: connector, Partitions: []java.Object{partition}}
-	got, err := ed.ReadHistory(ctx, req, func(c *edit.Commit) error {
+	req := history.Request{Connector: connector, Partitions: []java.Object{partition}}
+	got, err := ed.ReadHistory(ctx, req, func(c *history.Commit) error {
 		h.Read++
-		hc := HistoryCommit{CommitRef: edit.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime},
+		hc := HistoryCommit{CommitRef: history.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime},
 			Key: c.ID.Key, Copy: c.Copy, Edit: c.Edit, Koff: c.Koff}
 		if c.Value != nil {
 			hc.Value = append([]byte{}, c.Value...)
@@ -106,14 +106,14 @@ func sharedHistory(ctx context.Context, ph kit.PartitionHistories, connector str
 	h := &History{Read: got.Read, Copies: got.Copies, Partial: got.Partial, Commits: make([]HistoryCommit, len(got.Commits))}
 	for i, c := range got.Commits {
 		// The values are shared by every viewer, and never written to.
-		h.Commits[i] = HistoryCommit{CommitRef: edit.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime},
+		h.Commits[i] = HistoryCommit{CommitRef: history.CommitRef{TopicPartition: c.ID.TopicPartition, Offset: c.Offset, Time: c.Time, LogAppendTime: c.LogAppendTime},
 			Key: c.ID.Key, Value: c.Value, Copy: c.Copy, Edit: c.Edit, Koff: c.Koff}
 	}
 	return h, nil
 }
 
 // newestFirst orders commits by time, then by offset (then by where they
-// are, as edit.NewerCommit does).
+// are, as history.NewerCommit does).
 func newestFirst(a, b HistoryCommit) bool {
 	if !a.Time.Equal(b.Time) {
 		return a.Time.After(b.Time)
@@ -224,15 +224,15 @@ func (s *DetailScreen) followStore() {
 				read = max(read, c.Offset)
 			}
 		}
-		copyWord := edit.CopyStray
+		copyWord := history.CopyStray
 		if d.Live {
-			copyWord = edit.CopyLive
+			copyWord = history.CopyLive
 		}
 		for _, u := range d.History {
 			if u.RecordOffset <= read {
 				continue
 			}
-			hc := HistoryCommit{CommitRef: edit.CommitRef{TopicPartition: d.ID.TopicPartition, Offset: u.RecordOffset, Time: u.Time},
+			hc := HistoryCommit{CommitRef: history.CommitRef{TopicPartition: d.ID.TopicPartition, Offset: u.RecordOffset, Time: u.Time},
 				Key: d.ID.Key, Copy: copyWord, Tailed: true}
 			if u.Value != nil {
 				hc.Value = append([]byte{}, u.Value...)
@@ -455,7 +455,7 @@ func (s *DetailScreen) historyLines(out []string, w int) []string {
 		lines := kit.WrapAtSpaces(strings.Join(head, " · "), w, "    ")
 		lines[0] = "  " + mark + strings.TrimPrefix(lines[0], "    ")
 		out = append(out, lines...)
-		when := exactTime(c.Time) + " " + edit.TimestampType(c.LogAppendTime)
+		when := exactTime(c.Time) + " " + history.TimestampType(c.LogAppendTime)
 		if c.Tailed {
 			when = exactTime(c.Time) + " (read by the tailer since)"
 		}
@@ -537,9 +537,9 @@ func exactTime(t time.Time) string { return model.TimeText(t) }
 
 func copyWord(st *kit.Styles, copy string) string {
 	switch copy {
-	case edit.CopyLive:
+	case history.CopyLive:
 		return st.OK.Render("live")
-	case edit.CopyStray:
+	case history.CopyStray:
 		return st.Warn.Render("stray")
 	}
 	return st.Muted.Render("gone")

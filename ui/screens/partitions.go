@@ -12,7 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"koff/edit"
+	"koff/edit/planner"
 	"koff/keymap"
 	"koff/model"
 	"koff/ui/kit"
@@ -357,7 +357,7 @@ func (s *PartitionsScreen) SiblingShapes(src kit.Source, selected model.Partitio
 		}
 		sib.Partitions = append(sib.Partitions, k.Partition)
 	}
-	sib.Offsets = edit.WrittenShapes(src, rows)
+	sib.Offsets = planner.WrittenShapes(src, rows)
 	return sib
 }
 
