@@ -88,6 +88,9 @@ type Connector struct {
 	// Reason is set when no partition could be checked at all (Unknown for
 	// the whole connector: its class, or a system out of reach).
 	Reason string
+	// Note says what koff knows beyond the partitions, when it matters
+	// ("no committed offsets: its tasks start from the log start").
+	Note string
 	// Checked is when the facts were gathered.
 	Checked time.Time
 }
