@@ -324,8 +324,8 @@ func contains(list []string, s string) bool {
 // accepts every global flag, so a context or a shell alias works with any
 // of them; a command's --help lists the ones it uses.
 var (
-	kafkaUsers     = []string{"", "get", "tail", "status", "history", "set", "reset", "export", "import", "copy", "undo", "serve", "metrics"}
-	restUsers      = []string{"", "get", "status", "history", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve", "metrics"}
+	kafkaUsers     = []string{"", "get", "tail", "status", "check", "history", "set", "reset", "export", "import", "copy", "undo", "serve", "metrics"}
+	restUsers      = []string{"", "get", "status", "check", "history", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve", "metrics"}
 	writers        = []string{"", "set", "reset", "import", "copy", "undo", "stop", "resume", "serve"}
 	liveUsers      = []string{"", "status", "serve", "metrics"}
 	dashboards     = []string{"", "serve"}

@@ -58,8 +58,25 @@ func (o topicOffsets) set(topic string, partition int32, off int64) {
 // logBounds is the log start and end offset (high watermark) of each of
 // tps, and the id of the cluster that answered: one Metadata request, and
 // one ListOffsets request per partition leader for the starts and one for
-// the ends, as leaderOffsets (which it must equal) sends.
+// the ends, as leaderOffsets (which it must equal) sends. A topic the
+// brokers do not have fails the whole call (logBoundsEach does not).
 func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartition) (starts, ends topicOffsets, cluster string, err error) {
+	starts, ends, cluster, bad, err := logBoundsEach(ctx, c, tps)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	for _, tp := range tps {
+		if err := bad[tp.Topic]; err != nil {
+			return nil, nil, "", err
+		}
+	}
+	return starts, ends, cluster, nil
+}
+
+// logBoundsEach is logBounds, with the topics it could not read (missing,
+// not authorised, a partition it lacks) left out and each one's error in
+// bad, so that one deleted topic leaves the others known.
+func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPartition) (starts, ends topicOffsets, cluster string, bad map[string]error, err error) {
 	var topics []string
 	seen := map[string]bool{}
 	for _, tp := range tps {
@@ -80,19 +97,24 @@ func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartitio
 		parse: parseLeaders}
 	m, err := c.Transport.RoundTrip(ctx, c.Addr, md)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", nil, err
 	}
 	ls := m.(*rawPlainRequest).result.(*leaders)
+	bad = map[string]error{}
 	for _, t := range topics {
 		if code := ls.topicErr[t]; code != 0 {
-			return nil, nil, "", fmt.Errorf("topic %s: %s", t, kafkago.Error(code).Title())
+			bad[t] = fmt.Errorf("topic %s: %s", t, kafkago.Error(code).Title())
 		}
 	}
 	byLeader := map[int32]map[string][]int32{}
 	for _, tp := range tps {
+		if bad[tp.Topic] != nil {
+			continue
+		}
 		l := ls.of(tp)
 		if l < 0 {
-			return nil, nil, "", fmt.Errorf("%s: no such partition", tp)
+			bad[tp.Topic] = fmt.Errorf("%s: no such partition", tp)
+			continue
 		}
 		if byLeader[l] == nil {
 			byLeader[l] = map[string][]int32{}
@@ -106,22 +128,30 @@ func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartitio
 	}
 	for _, leader := range slices.Sorted(maps.Keys(byLeader)) {
 		parts := byLeader[leader]
+		for t := range parts {
+			if bad[t] != nil { // a later partition of it had no leader
+				delete(parts, t)
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
 		for _, at := range []int64{kafkago.FirstOffset, kafkago.LastOffset} {
 			out := starts
 			if at == kafkago.LastOffset {
 				out = ends
 			}
 			if err := leaderBounds(ctx, c, clientID, leader, parts, at, out); err != nil {
-				return nil, nil, "", err
+				return nil, nil, "", nil, err
 			}
 		}
 	}
 	for _, tp := range tps {
-		if starts.of(tp) == noOffset || ends.of(tp) == noOffset {
-			return nil, nil, "", fmt.Errorf("%s: not in the broker's answer", tp)
+		if bad[tp.Topic] == nil && (starts.of(tp) == noOffset || ends.of(tp) == noOffset) {
+			bad[tp.Topic] = fmt.Errorf("%s: not in the broker's answer", tp)
 		}
 	}
-	return starts, ends, ls.cluster, nil
+	return starts, ends, ls.cluster, bad, nil
 }
 
 // leaderBounds asks one leader for the offsets at at (FirstOffset or

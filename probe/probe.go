@@ -18,6 +18,9 @@ type Source struct {
 	Config map[string]string
 	// Offsets are the source partitions whose task reads an offset.
 	Offsets []Offset
+	// Group is a sink's consumer group ("" is its
+	// consumer.override.group.id, else connect-<name>).
+	Group string
 }
 
 // Offset is one stored source partition, as compact JSON: its map and the
