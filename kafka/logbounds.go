@@ -69,13 +69,17 @@ func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartitio
 		if err := bad[tp.Topic]; err != nil {
 			return nil, nil, "", err
 		}
+		if err := bad[tp.String()]; err != nil {
+			return nil, nil, "", err
+		}
 	}
 	return starts, ends, cluster, nil
 }
 
 // logBoundsEach is logBounds, with the topics it could not read (missing,
-// not authorised, a partition it lacks) left out and each one's error in
-// bad, so that one deleted topic leaves the others known.
+// not authorised) and the partitions (one a topic lacks) left out, each
+// one's error in bad under the topic's name or the partition's
+// ("topic/N"), so that one deleted topic leaves the others known.
 func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPartition) (starts, ends topicOffsets, cluster string, bad map[string]error, err error) {
 	var topics []string
 	seen := map[string]bool{}
@@ -113,7 +117,7 @@ func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPart
 		}
 		l := ls.of(tp)
 		if l < 0 {
-			bad[tp.Topic] = fmt.Errorf("%s: no such partition", tp)
+			bad[tp.String()] = fmt.Errorf("%s: no such partition", tp)
 			continue
 		}
 		if byLeader[l] == nil {
@@ -128,14 +132,6 @@ func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPart
 	}
 	for _, leader := range slices.Sorted(maps.Keys(byLeader)) {
 		parts := byLeader[leader]
-		for t := range parts {
-			if bad[t] != nil { // a later partition of it had no leader
-				delete(parts, t)
-			}
-		}
-		if len(parts) == 0 {
-			continue
-		}
 		for _, at := range []int64{kafkago.FirstOffset, kafkago.LastOffset} {
 			out := starts
 			if at == kafkago.LastOffset {
@@ -147,8 +143,8 @@ func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPart
 		}
 	}
 	for _, tp := range tps {
-		if bad[tp.Topic] == nil && (starts.of(tp) == noOffset || ends.of(tp) == noOffset) {
-			bad[tp.Topic] = fmt.Errorf("%s: not in the broker's answer", tp)
+		if bad[tp.Topic] == nil && bad[tp.String()] == nil && (starts.of(tp) == noOffset || ends.of(tp) == noOffset) {
+			bad[tp.String()] = fmt.Errorf("%s: not in the broker's answer", tp)
 		}
 	}
 	return starts, ends, ls.cluster, bad, nil

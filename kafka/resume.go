@@ -15,9 +15,22 @@ import (
 // brokers do not have (deleted, not authorised) named rather than failing
 // the rest.
 
+// Unread is what a look at logs could not read, with why in one line: a
+// topic by its name (missing, not authorised), a partition by "topic/N"
+// (one its topic lacks).
+type Unread map[string]string
+
+// Of is why tp's log could not be read, "" when it was.
+func (u Unread) Of(tp model.TopicPartition) string {
+	if why := u[tp.Topic]; why != "" {
+		return why
+	}
+	return u[tp.String()]
+}
+
 // TopicBounds is each partition's log start and end (high watermark), and
-// the topics that could not be read, each with why in one line.
-func (c Config) TopicBounds(ctx context.Context, tps []model.TopicPartition) (map[model.TopicPartition][2]int64, map[string]string, error) {
+// what could not be read.
+func (c Config) TopicBounds(ctx context.Context, tps []model.TopicPartition) (map[model.TopicPartition][2]int64, Unread, error) {
 	client := c.lagClient()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
 	out := make(map[model.TopicPartition][2]int64, len(tps))
@@ -29,7 +42,7 @@ func (c Config) TopicBounds(ctx context.Context, tps []model.TopicPartition) (ma
 		return nil, nil, err
 	}
 	for _, tp := range tps {
-		if bad[tp.Topic] == nil {
+		if bad[tp.Topic] == nil && bad[tp.String()] == nil {
 			out[tp] = [2]int64{starts.of(tp), ends.of(tp)}
 		}
 	}
@@ -38,9 +51,9 @@ func (c Config) TopicBounds(ctx context.Context, tps []model.TopicPartition) (ma
 
 // GroupBounds polls the named consumer groups only (not every connect-*
 // group, as GroupPolls does): their committed offsets, each partition's
-// log start and end (noOffset-free: a partition of a topic in bad has
-// Start and End -1), and the topics whose logs could not be read.
-func (c Config) GroupBounds(ctx context.Context, groups []string) ([]model.GroupPoll, map[string]string, error) {
+// log start and end (-1 and -1 for one whose log could not be read), and
+// what could not be read.
+func (c Config) GroupBounds(ctx context.Context, groups []string) ([]model.GroupPoll, Unread, error) {
 	client := c.lagClient()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
 	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
@@ -77,7 +90,7 @@ func (c Config) GroupBounds(ctx context.Context, groups []string) ([]model.Group
 		for i := range p.Partitions {
 			gp := &p.Partitions[i]
 			gp.Start, gp.End = -1, -1
-			if bad[gp.Topic] == nil && gp.Partition >= 0 {
+			if bad[gp.Topic] == nil && bad[gp.String()] == nil && gp.Partition >= 0 {
 				gp.Start, gp.End = starts.of(gp.TopicPartition), ends.of(gp.TopicPartition)
 			}
 		}
@@ -86,8 +99,8 @@ func (c Config) GroupBounds(ctx context.Context, groups []string) ([]model.Group
 	return out, c.badTopics(bad), nil
 }
 
-func (c Config) badTopics(bad map[string]error) map[string]string {
-	out := make(map[string]string, len(bad))
+func (c Config) badTopics(bad map[string]error) Unread {
+	out := make(Unread, len(bad))
 	for t, err := range bad {
 		out[t] = c.Describe(err)
 	}

@@ -57,7 +57,7 @@ func (c *Checker) mirror(ctx context.Context, s Source, at time.Time) resume.Con
 			continue
 		}
 		for k, i := range idx {
-			if why := bad[tps[k].Topic]; why != "" {
+			if why := bad.Of(tps[k]); why != "" {
 				parts[i].Err = "source cluster " + alias + ": " + why
 				continue
 			}

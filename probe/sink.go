@@ -33,7 +33,7 @@ func (c *Checker) sinks(ctx context.Context, sources []Source, idx []int, out []
 		parts := make([]resume.SinkPartition, 0, len(p.Partitions))
 		for _, gp := range p.Partitions {
 			parts = append(parts, resume.SinkPartition{Topic: gp.Topic, Partition: gp.Partition, Committed: gp.Committed,
-				Log: resume.Log{Start: gp.Start, End: gp.End}, Err: bad[gp.Topic]})
+				Log: resume.Log{Start: gp.Start, End: gp.End}, Err: bad.Of(gp.TopicPartition)})
 		}
 		out[i] = resume.Sink(s.Name, s.Class, s.Config, g, parts, p.Err, at)
 	}
