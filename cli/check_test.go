@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	kafkago "github.com/segmentio/kafka-go"
+
 	"koff/kafka"
 	"koff/model"
 )
@@ -110,6 +112,7 @@ func TestCheckSinksGapReplayAndExitCodes(t *testing.T) {
 		"replay-sink": sink("replay-sink", ""),
 		"ok-sink":     sink("ok-sink", ""),
 		"late-sink":   sink("late-sink", `,"consumer.override.auto.offset.reset":"latest","consumer.override.group.id":"late-group"`),
+		"epoch-sink":  sink("epoch-sink", ""),
 		"jdbc":        `{"connector.class":"io.confluent.connect.jdbc.JdbcSourceConnector","name":"jdbc"}`,
 	}, map[string]int{"orders": 2})
 	records(t, addr, "orders", 0, 10)
@@ -119,6 +122,13 @@ func TestCheckSinksGapReplayAndExitCodes(t *testing.T) {
 	commitGroup(t, addr, "connect-replay-sink", map[model.TopicPartition]int64{o1: 50})
 	commitGroup(t, addr, "connect-ok-sink", map[model.TopicPartition]int64{o0: 8, o1: 0})
 	commitGroup(t, addr, "late-group", map[model.TopicPartition]int64{o0: 2})
+	// A consumer's own commit carries the leader epoch it read at (0
+	// here, as kafka-go's OffsetCommit sends).
+	kc := &kafkago.Client{Addr: kafkago.TCP(addr), Timeout: 10 * time.Second}
+	if res, err := kc.OffsetCommit(context.Background(), &kafkago.OffsetCommitRequest{GroupID: "connect-epoch-sink", GenerationID: -1,
+		Topics: map[string][]kafkago.OffsetCommit{"orders": {{Partition: 1, Offset: 50}}}}); err != nil || res.Topics["orders"][0].Error != nil {
+		t.Fatalf("commit with an epoch: %v %+v", err, res)
+	}
 	produceConnect(t, addr, [2]string{`["jdbc",{"table":"shop.orders"}]`, `{"incrementing":41}`})
 	deleteRecordsBefore(t, addr, "orders", 0, 6)
 
@@ -126,7 +136,7 @@ func TestCheckSinksGapReplayAndExitCodes(t *testing.T) {
 	if code != ExitResumeGap {
 		t.Fatalf("koff check: exit %d, want %d: %s\n%s", code, ExitResumeGap, errs, out)
 	}
-	if !strings.Contains(errs, "koff: 3 connectors do not resume where their offsets say: gap-sink (gap), late-sink (gap), replay-sink (replay)") {
+	if !strings.Contains(errs, "koff: 4 connectors do not resume where their offsets say: epoch-sink (gap), gap-sink (gap), late-sink (gap), replay-sink (replay)") {
 		t.Errorf("stderr: %q", errs)
 	}
 	for _, want := range []string{
@@ -163,6 +173,12 @@ func TestCheckSinksGapReplayAndExitCodes(t *testing.T) {
 				t.Errorf("late-sink: %+v", p)
 			}
 		}
+	}
+	// Beyond the end with a leader epoch: the consumer's validation finds
+	// the epoch ends at the log end and moves there, skipping the log.
+	c, _ = koffCheckJSON(t, "epoch-sink", "-b", addr)
+	if p := c.Connectors[0].Partitions[0]; p.State != "gap" || p.Lost == nil || *p.Lost.Records != 5 || p.ResumesAt != "offset 5" || !strings.Contains(p.Action, "leader epoch 0 ends at offset 5") {
+		t.Errorf("epoch-sink: %+v", p)
 	}
 	if _, errs, code := koff(t, "check", "ok-sink", "-b", addr); code != 0 {
 		t.Errorf("a sink that resumes: exit %d %s", code, errs)

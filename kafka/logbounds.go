@@ -263,11 +263,14 @@ type rawPlainRequest struct {
 	minVersion, maxVersion int16 // the versions koff encodes
 	version                int16
 	node                   int32 // the broker to ask; -1: any
-	clientID               string
-	size                   int // of the body, roughly: the encoder's buffer
-	encode                 func(w *flexWrite, version int16)
-	parse                  func(r *wire, version int16) any
-	result                 any
+	// brokerMax is the broker's highest version of a request kafka-go
+	// does not know (its negotiated map says 0 for those); 0: use the map.
+	brokerMax int16
+	clientID  string
+	size      int // of the body, roughly: the encoder's buffer
+	encode    func(w *flexWrite, version int16)
+	parse     func(r *wire, version int16) any
+	result    any
 }
 
 func (r *rawPlainRequest) ApiKey() protocol.ApiKey { return r.key }
@@ -280,6 +283,9 @@ func (r *rawPlainRequest) Broker(c protocol.Cluster) (protocol.Broker, error) {
 // map with the broker) and koff know.
 func (r *rawPlainRequest) Required(versions map[protocol.ApiKey]int16) bool {
 	r.version = min(versions[r.key], r.maxVersion)
+	if r.brokerMax > 0 {
+		r.version = min(r.brokerMax, r.maxVersion)
+	}
 	return true
 }
 

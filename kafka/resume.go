@@ -49,23 +49,35 @@ func (c Config) TopicBounds(ctx context.Context, tps []model.TopicPartition) (ma
 	return out, c.badTopics(bad), nil
 }
 
+// SinkLogs is what a resume check reads of sinks' groups: each group's
+// committed offsets with their leader epochs, each partition's log start
+// and end (-1 and -1 for one whose log could not be read), where the log
+// says the committed epoch ends for an offset beyond the log end (-1: an
+// epoch it does not know), and what could not be read.
+type SinkLogs struct {
+	Polls     []model.GroupPoll
+	EpochEnds map[EpochAt]int64
+	Unread    Unread
+}
+
 // GroupBounds polls the named consumer groups only (not every connect-*
-// group, as GroupPolls does): their committed offsets, each partition's
-// log start and end (-1 and -1 for one whose log could not be read), and
-// what could not be read.
-func (c Config) GroupBounds(ctx context.Context, groups []string) ([]model.GroupPoll, Unread, error) {
+// group, as GroupPolls does), and asks the logs what a consumer starting
+// from their committed offsets would ask: the log start and end, and, for
+// an offset with a leader epoch beyond the log end, where that epoch ends
+// (the consumer's validation moves it there, "Truncation detected").
+func (c Config) GroupBounds(ctx context.Context, groups []string) (SinkLogs, error) {
 	client := c.lagClient()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
 	groups = slices.Compact(slices.Sorted(slices.Values(groups)))
 	if len(groups) == 0 {
-		return nil, nil, nil
+		return SinkLogs{}, nil
 	}
 	polls, err := batchedGroupPolls(ctx, client, groups)
 	if errors.Is(err, errOldBroker) {
 		polls, err = groupPollsOneByOne(ctx, client, groups)
 	}
 	if err != nil {
-		return nil, nil, err
+		return SinkLogs{}, err
 	}
 	var tps []model.TopicPartition
 	seen := map[model.TopicPartition]bool{}
@@ -81,10 +93,12 @@ func (c Config) GroupBounds(ctx context.Context, groups []string) ([]model.Group
 	var bad map[string]error
 	if len(tps) > 0 {
 		if starts, ends, _, bad, err = logBoundsEach(ctx, client, tps); err != nil {
-			return nil, nil, err
+			return SinkLogs{}, err
 		}
 	}
-	out := make([]model.GroupPoll, 0, len(groups))
+	out := SinkLogs{Polls: make([]model.GroupPoll, 0, len(groups)), Unread: c.badTopics(bad)}
+	var asks []EpochAt
+	asked := map[EpochAt]bool{}
 	for _, g := range groups {
 		p := polls[g]
 		for i := range p.Partitions {
@@ -92,11 +106,18 @@ func (c Config) GroupBounds(ctx context.Context, groups []string) ([]model.Group
 			gp.Start, gp.End = -1, -1
 			if bad[gp.Topic] == nil && bad[gp.String()] == nil && gp.Partition >= 0 {
 				gp.Start, gp.End = starts.of(gp.TopicPartition), ends.of(gp.TopicPartition)
+				if a := (EpochAt{gp.TopicPartition, gp.LeaderEpoch}); gp.Committed > gp.End && a.Epoch >= 0 && !asked[a] {
+					asked[a] = true
+					asks = append(asks, a)
+				}
 			}
 		}
-		out = append(out, *p)
+		out.Polls = append(out.Polls, *p)
 	}
-	return out, c.badTopics(bad), nil
+	if out.EpochEnds, err = epochEnds(ctx, client, asks); err != nil {
+		return SinkLogs{}, err
+	}
+	return out, nil
 }
 
 func (c Config) badTopics(bad map[string]error) Unread {

@@ -37,11 +37,11 @@ func TestTopicBoundsNameAMissingTopicAndKeepTheOthers(t *testing.T) {
 	if err := c.CommitGroupOffsets(context.Background(), "connect-s", map[model.TopicPartition]int64{kept1: 1}); err != nil {
 		t.Fatal(err)
 	}
-	polls, bad, err := c.GroupBounds(context.Background(), []string{"connect-s", "connect-s", "connect-none"})
-	if err != nil || len(polls) != 2 || len(bad) != 0 {
-		t.Fatalf("GroupBounds: %v %+v %v", err, polls, bad)
+	logs, err := c.GroupBounds(context.Background(), []string{"connect-s", "connect-s", "connect-none"})
+	if err != nil || len(logs.Polls) != 2 || len(logs.Unread) != 0 {
+		t.Fatalf("GroupBounds: %v %+v", err, logs)
 	}
-	for _, p := range polls {
+	for _, p := range logs.Polls {
 		switch p.Group {
 		case "connect-s":
 			if len(p.Partitions) != 1 || p.Partitions[0].Committed != 1 || p.Partitions[0].Start != 0 || p.Partitions[0].End != 2 {

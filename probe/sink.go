@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"koff/kafka"
 	"koff/model"
 	"koff/model/resume"
 )
@@ -17,9 +18,9 @@ func (c *Checker) sinks(ctx context.Context, sources []Source, idx []int, out []
 	}
 	pctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	polls, bad, err := c.Kafka.GroupBounds(pctx, groups)
-	byGroup := make(map[string]model.GroupPoll, len(polls))
-	for _, p := range polls {
+	logs, err := c.Kafka.GroupBounds(pctx, groups)
+	byGroup := make(map[string]model.GroupPoll, len(logs.Polls))
+	for _, p := range logs.Polls {
 		byGroup[p.Group] = p
 	}
 	for k, i := range idx {
@@ -32,8 +33,12 @@ func (c *Checker) sinks(ctx context.Context, sources []Source, idx []int, out []
 		p := byGroup[g]
 		parts := make([]resume.SinkPartition, 0, len(p.Partitions))
 		for _, gp := range p.Partitions {
+			end, asked := logs.EpochEnds[kafka.EpochAt{TopicPartition: gp.TopicPartition, Epoch: gp.LeaderEpoch}]
+			if !asked {
+				end = -1
+			}
 			parts = append(parts, resume.SinkPartition{Topic: gp.Topic, Partition: gp.Partition, Committed: gp.Committed,
-				Log: resume.Log{Start: gp.Start, End: gp.End}, Err: bad.Of(gp.TopicPartition)})
+				Epoch: gp.LeaderEpoch, EpochEnd: end, Log: resume.Log{Start: gp.Start, End: gp.End}, Err: logs.Unread.Of(gp.TopicPartition)})
 		}
 		out[i] = resume.Sink(s.Name, s.Class, s.Config, g, parts, p.Err, at)
 	}

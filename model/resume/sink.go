@@ -13,8 +13,14 @@ type SinkPartition struct {
 	Topic     string
 	Partition int
 	Committed int64
-	Log       Log
-	Err       string
+	// Epoch is the committed offset's leader epoch (-1: none, as Connect's
+	// REST API and kafka-consumer-groups commit); EpochEnd is where the
+	// log says that epoch ends, asked of an offset beyond the log end (-1:
+	// the log does not know the epoch).
+	Epoch    int32
+	EpochEnd int64
+	Log      Log
+	Err      string
 }
 
 // Sink judges a sink connector from its group's committed offsets, under
@@ -51,8 +57,50 @@ func Sink(name, class string, config map[string]string, group string, parts []Si
 			continue
 		}
 		r := JudgeOffset(sp.Committed, sp.Log, p)
+		if sp.Committed > sp.Log.End && sp.Epoch >= 0 && p.Reset != ResetNone {
+			r = judgeTruncation(sp, p)
+		}
 		r.Partition = id
 		c.Partitions = append(c.Partitions, r)
 	}
 	return c
+}
+
+// judgeTruncation is a committed offset beyond the log end that carries a
+// leader epoch: the consumer validates it before it fetches
+// (SubscriptionState.maybeCompleteValidation, after OffsetsForLeaderEpoch)
+// and, as the epoch ends before the offset, logs "Truncation detected" and
+// moves to where the epoch ends; an epoch the log does not know makes it
+// reset by its policy. Only a policy of none fails the task instead
+// (JudgeOffset says so).
+func judgeTruncation(sp SinkPartition, p Policy) Partition {
+	if sp.EpochEnd < 0 {
+		r := JudgeOffset(sp.Committed, sp.Log, p)
+		r.Action = "its leader epoch " + strconv.Itoa(int(sp.Epoch)) + " is not in the log (Truncation detected): " + r.Action
+		return r
+	}
+	to := sp.EpochEnd
+	r := JudgeOffset(to, sp.Log, p)
+	r.Position = "offset " + itoa(sp.Committed)
+	truncated := "offset " + itoa(sp.Committed) + " is beyond the log end " + itoa(sp.Log.End) +
+		" (the topic was deleted and created again, or truncated) and its leader epoch " + strconv.Itoa(int(sp.Epoch)) +
+		" ends at offset " + itoa(to) + " in the log: the consumer's validation (Truncation detected) moves it to offset " + itoa(to)
+	if r.State != Resumes {
+		// Below the log start too: the policy places it after all.
+		r.Action = truncated + ", then " + r.Action
+		return r
+	}
+	r.ResumesAt = "offset " + itoa(to)
+	held := sp.Log.End - sp.Log.Start
+	if to > sp.Log.Start {
+		r.State, r.Lost = Gap, Amount{Records: to - sp.Log.Start, Bytes: -1}
+		r.Action = truncated + ", skipping the " + records(to-sp.Log.Start) + " before it"
+		if rest := sp.Log.End - to; rest > 0 {
+			r.Action += ", and reads the " + records(rest) + " after"
+		}
+		return r
+	}
+	r.State, r.Replayed = Replay, Amount{Records: held, Bytes: -1}
+	r.Action = truncated + ", the log start, and reads the " + records(held) + " the log holds from there"
+	return r
 }

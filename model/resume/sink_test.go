@@ -55,3 +55,51 @@ func TestSinkJudgesEachCommittedPartition(t *testing.T) {
 		t.Errorf("latest: %+v", p)
 	}
 }
+
+// TestSinkOffsetBeyondTheEndWithALeaderEpoch: a committed offset beyond the
+// log end that carries a leader epoch is validated before any fetch
+// (KafkaConsumer's SubscriptionState.maybeCompleteValidation, after
+// OffsetsForLeaderEpoch): the epoch ends before the offset, "Truncation
+// detected", and the consumer moves to where the epoch ends, not to the
+// policy's place; an epoch the log does not know resets by the policy;
+// none fails the task either way. Epoch -1 (REST, kafka-consumer-groups)
+// is not validated: the fetch is out of range and the policy decides.
+func TestSinkOffsetBeyondTheEndWithALeaderEpoch(t *testing.T) {
+	at := time.Now()
+	log := Log{Start: 0, End: 4}
+	one := func(sp SinkPartition, config map[string]string) Partition {
+		sp.Topic, sp.Log = "t", log
+		return Sink("s", "", config, "g", []SinkPartition{sp}, "", at).Partitions[0]
+	}
+	// Epoch 0 of a topic created again ends at its log end: nothing the
+	// log holds is read.
+	p := one(SinkPartition{Committed: 9, Epoch: 0, EpochEnd: 4}, nil)
+	if p.State != Gap || p.Lost.Records != 4 || p.ResumesAt != "offset 4" || p.Position != "offset 9" || !strings.Contains(p.Action, "Truncation detected") {
+		t.Errorf("epoch ends at the log end: %+v", p)
+	}
+	// An epoch that ends mid-log: the records before are skipped.
+	p = one(SinkPartition{Committed: 9, Epoch: 1, EpochEnd: 2}, nil)
+	if p.State != Gap || p.Lost.Records != 2 || p.ResumesAt != "offset 2" || !strings.Contains(p.Action, "and reads the 2 records after") {
+		t.Errorf("epoch ends mid-log: %+v", p)
+	}
+	// An epoch that ends at the log start: everything is read.
+	p = one(SinkPartition{Committed: 9, Epoch: 0, EpochEnd: 0}, nil)
+	if p.State != Replay || p.Replayed.Records != 4 || p.ResumesAt != "offset 0" {
+		t.Errorf("epoch ends at the log start: %+v", p)
+	}
+	// Unknown to the log: the policy.
+	p = one(SinkPartition{Committed: 9, Epoch: 7, EpochEnd: -1}, nil)
+	if p.State != Replay || p.Replayed.Records != 4 || !strings.Contains(p.Action, "leader epoch 7 is not in the log") {
+		t.Errorf("epoch unknown: %+v", p)
+	}
+	// No epoch: the policy.
+	p = one(SinkPartition{Committed: 9, Epoch: -1, EpochEnd: -1}, nil)
+	if p.State != Replay || p.Replayed.Records != 4 || strings.Contains(p.Action, "epoch") {
+		t.Errorf("no epoch: %+v", p)
+	}
+	// none: the task fails.
+	p = one(SinkPartition{Committed: 9, Epoch: 0, EpochEnd: 4}, map[string]string{"consumer.override.auto.offset.reset": "none"})
+	if p.State != Replay || !strings.Contains(p.Action, "fail") {
+		t.Errorf("none: %+v", p)
+	}
+}
