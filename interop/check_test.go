@@ -1,0 +1,219 @@
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	koffkafka "koff/kafka"
+	"koff/model"
+)
+
+// checkResult is the part of `koff check -o json` these tests read.
+type checkResult struct {
+	Connectors []struct {
+		Name       string `json:"name"`
+		State      string `json:"state"`
+		Note       string `json:"note"`
+		Partitions []struct {
+			Partition string `json:"partition"`
+			State     string `json:"state"`
+			Lost      *struct {
+				Records *int64 `json:"records"`
+			} `json:"lost"`
+			Replayed *struct {
+				Records *int64 `json:"records"`
+			} `json:"replayed"`
+			ResumesAt string `json:"resumes_at"`
+			Action    string `json:"action"`
+		} `json:"partitions"`
+	} `json:"connectors"`
+}
+
+// koffCheck runs koff check NAME -o json both ways (the config topic
+// alone, and REST), wants the same answer and the exit code, and returns it.
+func (s *Stack) koffCheck(t *testing.T, name string, exit int) checkResult {
+	t.Helper()
+	var first checkResult
+	var firstOut string
+	for i, how := range [][]string{s.withTopic("check", name, "-o", "json"), s.withREST("check", name, "-o", "json")} {
+		out, errs, code := koff(t, how...)
+		var c checkResult
+		if err := json.Unmarshal([]byte(out), &c); err != nil || code != exit || len(c.Connectors) != 1 {
+			t.Fatalf("koff %s: exit %d (want %d) %s: %v\n%s", strings.Join(how, " "), code, exit, errs, err, out)
+		}
+		if i == 0 {
+			first, firstOut = c, out
+		} else if out != firstOut && !sameCheck(first, c) {
+			t.Errorf("koff check with REST says otherwise than with the config topic:\n%s\n%s", firstOut, out)
+		}
+	}
+	return first
+}
+
+func sameCheck(a, b checkResult) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// deleteRecords moves topic/0's log start to offset, with Kafka's own
+// kafka-delete-records (org.apache.kafka.tools.DeleteRecordsCommand).
+func (s *Stack) deleteRecords(t *testing.T, topic string, offset int64) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "delete.json")
+	body := fmt.Sprintf(`{"version":1,"partitions":[{"topic":%q,"partition":0,"offset":%d}]}`, topic, offset)
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := s.Tool(ctx, s.JVM("org.apache.kafka.tools.DeleteRecordsCommand", "--bootstrap-server", s.Bootstrap, "--offset-json-file", file)...)
+	if err != nil || !strings.Contains(out, "low_watermark: "+fmt.Sprint(offset)) {
+		t.Fatalf("kafka-delete-records: %v\n%s", err, out)
+	}
+}
+
+// TestCheckSaysTheGapTheRealSinkSkips: a FileStreamSink stopped at offset
+// 5; ten more records arrive and kafka-delete-records moves the log start
+// to 9. koff check says gap 4, resuming at offset 9 (Connect's earliest),
+// and the real sink, resumed, writes exactly the records from 9 on: the 4
+// koff named are the ones it never writes.
+func TestCheckSaysTheGapTheRealSinkSkips(t *testing.T) {
+	s := realStack(t)
+	name, topic := "check-gap", "check-gap-in"
+	s.createTopic(t, topic, 1)
+	s.produce(t, topic, 0, sinkValues(0, 4)...)
+	out := filepath.Join(s.FilesDir, name+".txt")
+	s.createConnector(t, name, fileSink(out, topic))
+	s.waitSinkCommitted(t, name, topic, 5)
+	c := s.koffCheck(t, name, 0)
+	if c.Connectors[0].State != "resumes" {
+		t.Fatalf("a sink at its log end: %+v", c)
+	}
+	s.stop(t, name)
+	s.produce(t, topic, 0, sinkValues(5, 14)...)
+	s.deleteRecords(t, topic, 9)
+
+	c = s.koffCheck(t, name, 6)
+	p := c.Connectors[0].Partitions[0]
+	if p.Partition != topic+"/0" || p.State != "gap" || p.Lost == nil || *p.Lost.Records != 4 || p.ResumesAt != "offset 9" {
+		t.Fatalf("koff check after DeleteRecords: %+v", p)
+	}
+	t.Logf("koff check: %s", p.Action)
+	s.resume(t, name)
+	s.waitSinkCommitted(t, name, topic, 15)
+	want := append(sinkLines(0, 4), sinkLines(9, 14)...)
+	wantFile(t, out, want, "after the resume koff said skips 4 records")
+	if skipped := 15 - 5 - int64(len(want)-5); skipped != *p.Lost.Records {
+		t.Errorf("the sink skipped %d records, koff said %d", skipped, *p.Lost.Records)
+	}
+}
+
+// TestCheckOfASinkOnATopicCreatedAgain: a FileStreamSink read r0..r5 of a
+// topic that is then deleted and created again with two new records.
+// Kafka's group coordinator drops the deleted topic's offsets, so the sink
+// has none and starts at the log start, as koff says. A committed offset
+// the group keeps beyond the new log end (one restored from a backup, a
+// commit racing the deletion) goes one of two ways, and koff says which:
+// without a leader epoch (-1, as REST and kafka-consumer-groups commit)
+// the fetch is out of range and Connect's earliest replays the new log;
+// with the leader epoch a consumer commits (0 here), the consumer's
+// validation finds epoch 0 ending at the log end and moves there,
+// skipping the new log ("Truncation detected").
+func TestCheckOfASinkOnATopicCreatedAgain(t *testing.T) {
+	s := realStack(t)
+	name, topic := "check-recreated", "check-recreated-in"
+	group := "connect-" + name
+	s.createTopic(t, topic, 1)
+	s.produce(t, topic, 0, sinkValues(0, 5)...)
+	out := filepath.Join(s.FilesDir, name+".txt")
+	s.createConnector(t, name, fileSink(out, topic))
+	s.waitSinkCommitted(t, name, topic, 6)
+	s.stop(t, name)
+
+	c := &kafka.Client{Addr: kafka.TCP(s.Bootstrap), Timeout: 30 * time.Second}
+	recreate := func(values ...string) {
+		t.Helper()
+		res, err := c.DeleteTopics(context.Background(), &kafka.DeleteTopicsRequest{Topics: []string{topic}})
+		if err != nil || res.Errors[topic] != nil {
+			t.Fatalf("delete %s: %v %v", topic, err, res)
+		}
+		waitFor(t, 60*time.Second, topic+" gone", func() (bool, string) {
+			md, err := c.Metadata(context.Background(), &kafka.MetadataRequest{Topics: []string{topic}})
+			return err == nil && len(md.Topics) == 1 && md.Topics[0].Error != nil, fmt.Sprint(err)
+		})
+		s.createTopic(t, topic, 1)
+		s.produce(t, topic, 0, values...)
+	}
+	recreate(sinkValues(100, 101)...)
+	tp := model.TopicPartition{Topic: topic}
+	k := koffkafka.Config{Brokers: []string{s.Bootstrap}}
+	polls, err := k.GroupBounds(context.Background(), []string{group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sinkLines(0, 5)
+	if len(polls.Polls[0].Partitions) == 0 {
+		// The coordinator dropped the offsets: koff says it starts afresh.
+		ck := s.koffCheck(t, name, 0)
+		if !strings.Contains(ck.Connectors[0].Note, "no committed offsets in consumer group "+group) {
+			t.Errorf("no offsets left: %+v", ck)
+		}
+		s.resume(t, name)
+		s.waitSinkCommitted(t, name, topic, 2)
+		want = append(want, sinkLines(100, 101)...)
+		wantFile(t, out, want, "after the topic was created again with no offsets left")
+		s.stop(t, name)
+	} else {
+		t.Logf("the group kept %s's offsets after its deletion: %+v", topic, polls.Polls[0].Partitions)
+	}
+
+	// Beyond the end, no leader epoch: replay of the new log.
+	recreate(sinkValues(200, 201)...)
+	if err := k.CommitGroupOffsets(context.Background(), group, map[model.TopicPartition]int64{tp: 6}); err != nil {
+		t.Fatal(err)
+	}
+	ck := s.koffCheck(t, name, 6)
+	p := ck.Connectors[0].Partitions[0]
+	if p.State != "replay" || p.Replayed == nil || *p.Replayed.Records != 2 || p.ResumesAt != "offset 0" {
+		t.Fatalf("offset 6 with no epoch on a log of 2: %+v", p)
+	}
+	t.Logf("koff check: %s", p.Action)
+	s.resume(t, name)
+	s.waitSinkCommitted(t, name, topic, 2)
+	want = append(want, sinkLines(200, 201)...)
+	wantFile(t, out, want, "after the resume koff said replays the new log from offset 0")
+	s.stop(t, name)
+
+	// Beyond the end with leader epoch 0 (kafka-go's OffsetCommit sends
+	// it, as the sink's own consumer would): the real consumer skips the
+	// new log, and koff says so.
+	recreate(sinkValues(300, 301)...)
+	res, err := c.OffsetCommit(context.Background(), &kafka.OffsetCommitRequest{GroupID: group, GenerationID: -1,
+		Topics: map[string][]kafka.OffsetCommit{topic: {{Partition: 0, Offset: 6}}}})
+	if err != nil || res.Topics[topic][0].Error != nil {
+		t.Fatalf("commit with epoch 0: %v %+v", err, res)
+	}
+	if off, epoch := s.committed(t, group, topic); off != 6 || epoch != 0 {
+		t.Fatalf("committed %d with epoch %d, want 6 with 0", off, epoch)
+	}
+	ck = s.koffCheck(t, name, 6)
+	p = ck.Connectors[0].Partitions[0]
+	if p.State != "gap" || p.Lost == nil || *p.Lost.Records != 2 || p.ResumesAt != "offset 2" || !strings.Contains(p.Action, "Truncation detected") {
+		t.Fatalf("offset 6 with epoch 0 on a log of 2: %+v", p)
+	}
+	t.Logf("koff check: %s", p.Action)
+	s.resume(t, name)
+	s.produce(t, topic, 0, sinkValues(302, 302)...)
+	s.waitSinkCommitted(t, name, topic, 3)
+	want = append(want, sinkLines(302, 302)...)
+	wantFile(t, out, want, "after the resume koff said skips the 2 records of the new log")
+}
