@@ -105,9 +105,13 @@ func checkDatabases(*Globals) probe.Databases { return nil }
 // sink's group.
 func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
 	types := map[string]string{}
+	absent := map[string]bool{}
 	for _, c := range st.ConnectorList() {
 		if types[c.ID.Name] != "sink" {
 			types[c.ID.Name] = c.Type
+		}
+		if c.Orphaned || c.Unconfigured {
+			absent[c.ID.Name] = true
 		}
 	}
 	rest := st.REST().Connectors
@@ -138,6 +142,9 @@ func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
 		}
 		if src.Type == "" {
 			src.Type = "source"
+		}
+		if absent[name] && src.Config == nil {
+			src.Absent = "not in Connect: a new connector named " + name + " would resume from these offsets"
 		}
 		out = append(out, src)
 	}

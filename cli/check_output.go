@@ -39,8 +39,12 @@ func printCheckTable(env Env, results []resume.Connector, all bool) error {
 		case c.Note != "":
 			notes = append(notes, fmt.Sprintf("  %s: %s", name, noteField(c.Note)))
 		}
+		shared, n := sharedReason(c)
+		if shared != "" {
+			notes = append(notes, fmt.Sprintf("  %s: %d partitions: %s", name, n, noteField(shared)))
+		}
 		for _, p := range c.Partitions {
-			if p.State == resume.Resumes && !all {
+			if !all && (p.State == resume.Resumes || shared != "") {
 				continue
 			}
 			shown++
@@ -49,7 +53,7 @@ func printCheckTable(env Env, results []resume.Connector, all bool) error {
 				at = "-"
 			}
 			pt.row(name, field(p.Partition), field(p.Position), string(p.State), amountText(p.Lost), amountText(p.Replayed), field(at))
-			if p.State != resume.Resumes {
+			if p.State != resume.Resumes && shared == "" {
 				why := p.Action
 				if p.Reason != "" {
 					why = p.Reason
@@ -71,6 +75,27 @@ func printCheckTable(env Env, results []resume.Connector, all bool) error {
 		}
 	}
 	return out.Flush()
+}
+
+// sharedReason is the reason every partition that does not resume is
+// unknown for, when they are several and it is one (a source cluster out
+// of reach): said once, not once per partition.
+func sharedReason(c resume.Connector) (string, int) {
+	why, n := "", 0
+	for _, p := range c.Partitions {
+		switch {
+		case p.State == resume.Resumes:
+			continue
+		case p.State != resume.Unknown || why != "" && p.Reason != why:
+			return "", 0
+		}
+		why = p.Reason
+		n++
+	}
+	if n < 2 {
+		return "", 0
+	}
+	return why, n
 }
 
 // shortClass is a class's simple name: the column is a reminder, the

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	kafkago "github.com/segmentio/kafka-go"
+	metadataAPI "github.com/segmentio/kafka-go/protocol/metadata"
 
 	"koff/model"
 )
@@ -39,7 +40,7 @@ func (c Config) TopicBounds(ctx context.Context, tps []model.TopicPartition) (ma
 	}
 	starts, ends, _, bad, err := logBoundsEach(ctx, client, tps)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, c.whyUnreached(ctx, err)
 	}
 	for _, tp := range tps {
 		if bad[tp.Topic] == nil && bad[tp.String()] == nil {
@@ -77,7 +78,7 @@ func (c Config) GroupBounds(ctx context.Context, groups []string) (SinkLogs, err
 		polls, err = groupPollsOneByOne(ctx, client, groups)
 	}
 	if err != nil {
-		return SinkLogs{}, err
+		return SinkLogs{}, c.whyUnreached(ctx, err)
 	}
 	var tps []model.TopicPartition
 	seen := map[model.TopicPartition]bool{}
@@ -126,4 +127,20 @@ func (c Config) badTopics(bad map[string]error) Unread {
 		out[t] = c.Describe(err)
 	}
 	return out
+}
+
+// whyUnreached is err, or the transport's own error when err only says
+// that no broker could be picked: kafka-go's cluster metadata is empty
+// when it could not reach the bootstrap servers (a name that does not
+// resolve, a refused connection), and its error is the one to show.
+func (c Config) whyUnreached(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	tr := c.transport()
+	defer tr.CloseIdleConnections()
+	if _, merr := tr.RoundTrip(ctx, c.addr(), &metadataAPI.Request{TopicNames: []string{}}); merr != nil {
+		return merr
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -110,6 +111,16 @@ func (c *Checker) Check(ctx context.Context, sources []Source) []resume.Connecto
 		}()
 	}
 	wg.Wait()
+	for i, s := range sources {
+		if s.Absent == "" {
+			continue
+		}
+		if out[i].Class == "" && len(out[i].Partitions) == 0 {
+			out[i].Reason = s.Absent + ", and koff does not know its class"
+			continue
+		}
+		out[i].Note = strings.TrimSuffix(s.Absent+"; "+out[i].Note, "; ")
+	}
 	return out
 }
 

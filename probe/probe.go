@@ -21,6 +21,10 @@ type Source struct {
 	// Group is a sink's consumer group ("" is its
 	// consumer.override.group.id, else connect-<name>).
 	Group string
+	// Absent says why no connector of this name is in Connect (orphaned
+	// offsets, a deleted connector's group); "" when it is, or koff cannot
+	// tell.
+	Absent string
 }
 
 // Offset is one stored source partition, as compact JSON: its map and the
