@@ -26,7 +26,7 @@ func init() {
 	register(&command{
 		name:    "check",
 		args:    "[CONNECTOR...] [-o table|json] [--partitions] [--source-cluster ALIAS=CONTEXT|FILE]...",
-		summary: "will each connector resume where its offsets say? resumes, gap, replay or unknown, per partition, and what the connector then does; exits 6 if a connector has a gap or a replay, 7 if one could not be checked",
+		summary: "will each connector resume where its offsets say? Per partition resumes, gap, replay or unknown, and what the connector then does; exits 0 when every one resumes, 6 when one has a gap or a replay, 7 when one could not be checked (and none has a gap or replay)",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &checkOptions{}
 			fs.StringVarP(&o.output, "output", "o", "table", "table, or json: every connector and partition, with positions, amounts, actions and reasons")
