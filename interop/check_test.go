@@ -217,3 +217,50 @@ func TestCheckOfASinkOnATopicCreatedAgain(t *testing.T) {
 	want = append(want, sinkLines(302, 302)...)
 	wantFile(t, out, want, "after the resume koff said skips the 2 records of the new log")
 }
+
+// TestCheckSaysWhereMirrorMakerCopiesFrom: a MirrorSourceConnector copied
+// v0..v4 of its source topic (stored offset 4, the last copied); stopped,
+// v5..v14 arrive and kafka-delete-records moves the source log start to 9.
+// koff check, reading the source topic's log on the source cluster (the
+// connector's source.cluster.bootstrap.servers), says gap 4 resuming at
+// 9; resumed, MirrorMaker 2 copies v9..v14 and never v5..v8.
+func TestCheckSaysWhereMirrorMakerCopiesFrom(t *testing.T) {
+	s := realStack(t)
+	const name, src = "check-mm", "check-mm-a"
+	target := "src." + src
+	s.createTopic(t, src, 1)
+	values := func(from, to int) []string {
+		var vs []string
+		for i := from; i <= to; i++ {
+			vs = append(vs, fmt.Sprintf("v%d", i))
+		}
+		return vs
+	}
+	s.produce(t, src, 0, values(0, 4)...)
+	s.createConnector(t, name, s.mirrorSource(src))
+	once := func(vs []string) map[string]int {
+		n := map[string]int{}
+		for _, v := range vs {
+			n[v] = 1
+		}
+		return n
+	}
+	s.waitCopies(t, target, once(values(0, 4)))
+	part := fmt.Sprintf(`{"cluster":"src","partition":0,"topic":%q}`, src)
+	s.waitOffset(t, name, part+` => {"offset":4}`)
+	if c := s.koffCheck(t, name, 0); c.Connectors[0].State != "resumes" {
+		t.Fatalf("MirrorMaker at its source's log end: %+v", c)
+	}
+	s.stop(t, name)
+	s.produce(t, src, 0, values(5, 14)...)
+	s.deleteRecords(t, src, 9)
+
+	c := s.koffCheck(t, name, 6)
+	p := c.Connectors[0].Partitions[0]
+	if p.Partition != part || p.State != "gap" || p.Lost == nil || *p.Lost.Records != 4 || p.ResumesAt != "offset 9" {
+		t.Fatalf("koff check after DeleteRecords on the source: %+v", p)
+	}
+	t.Logf("koff check: %s", p.Action)
+	s.resume(t, name)
+	s.waitCopies(t, target, once(append(values(0, 4), values(9, 14)...)))
+}
