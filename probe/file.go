@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,6 +50,10 @@ func (c *Checker) fileStream(ctx context.Context, s Source, at time.Time) resume
 // counts its lines (the ones the task will skip) within the check's time.
 func (c *Checker) look(ctx context.Context, path string, position int64) resume.File {
 	f := resume.File{Path: path, Host: c.host(), Lines: -1}
+	if !filepath.IsAbs(path) {
+		f.Err = "a relative path, of the worker's working directory, which koff does not know"
+		return f
+	}
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -1,8 +1,11 @@
 package resume
 
 import (
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -37,7 +40,20 @@ func Sink(name, class string, config map[string]string, group string, parts []Si
 		c.Note = "no committed offsets in consumer group " + group + ": its tasks start from " + p.text() + " where the log allows"
 		return c
 	}
-	sorted := append([]SinkPartition(nil), parts...)
+	reads := subscribed(config)
+	var sorted []SinkPartition
+	var others []string
+	for _, sp := range parts {
+		if reads(sp.Topic) {
+			sorted = append(sorted, sp)
+		} else if !slices.Contains(others, sp.Topic) {
+			others = append(others, sp.Topic)
+		}
+	}
+	if len(others) > 0 {
+		sort.Strings(others)
+		c.Note = "the group's offsets of topics the connector no longer reads are left out: " + strings.Join(others, ", ")
+	}
 	sort.Slice(sorted, func(i, j int) bool {
 		if sorted[i].Topic != sorted[j].Topic {
 			return sorted[i].Topic < sorted[j].Topic
@@ -103,4 +119,22 @@ func judgeTruncation(sp SinkPartition, p Policy) Partition {
 	r.State, r.Replayed = Replay, Amount{Records: held, Bytes: -1}
 	r.Action = truncated + ", the log start, and reads the " + records(held) + " the log holds from there"
 	return r
+}
+
+// subscribed says whether a sink reads a topic: one of its topics, or a
+// match of its topics.regex (SinkConnectorConfig), as a whole name. With
+// neither (a config koff does not have) or a pattern Go cannot read,
+// every topic is.
+func subscribed(config map[string]string) func(string) bool {
+	if list := strings.TrimSpace(config["topics"]); list != "" {
+		var topics []string
+		for _, t := range strings.Split(list, ",") {
+			topics = append(topics, strings.TrimSpace(t))
+		}
+		return func(t string) bool { return slices.Contains(topics, t) }
+	}
+	if re, err := regexp.Compile(`^(?:` + strings.TrimSpace(config["topics.regex"]) + `)$`); err == nil && strings.TrimSpace(config["topics.regex"]) != "" {
+		return re.MatchString
+	}
+	return func(string) bool { return true }
 }

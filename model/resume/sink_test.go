@@ -103,3 +103,22 @@ func TestSinkOffsetBeyondTheEndWithALeaderEpoch(t *testing.T) {
 		t.Errorf("none: %+v", p)
 	}
 }
+
+// TestSinkLeavesOutTopicsItNoLongerReads: a group keeps the offsets of
+// topics a sink was once given; only its topics (or topics.regex) are
+// judged, the others named in a note.
+func TestSinkLeavesOutTopicsItNoLongerReads(t *testing.T) {
+	parts := []SinkPartition{
+		{Topic: "orders", Committed: 5, Log: Log{Start: 0, End: 9}},
+		{Topic: "legacy", Committed: 1, Log: Log{Start: 50, End: 60}},
+	}
+	for _, config := range []map[string]string{{"topics": "orders, audit"}, {"topics.regex": "ord.*"}} {
+		c := Sink("s", "", config, "g", parts, "", time.Now())
+		if c.State() != Resumes || len(c.Partitions) != 1 || !strings.Contains(c.Note, "no longer reads are left out: legacy") {
+			t.Errorf("%v: %s %+v %q", config, c.State(), c.Partitions, c.Note)
+		}
+	}
+	if c := Sink("s", "", nil, "g", parts, "", time.Now()); c.State() != Gap {
+		t.Errorf("without a config every topic is judged: %s", c.State())
+	}
+}
