@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -19,6 +20,14 @@ import (
 // the cluster it copies from), else PLAINTEXT to those servers.
 func (g *Globals) sourceClusters(specs []string) (func(string, map[string]string) (kafka.Config, error), error) {
 	named := map[string]kafka.Config{}
+	// The context's source-clusters first: a flag names one again.
+	for _, alias := range slices.Sorted(maps.Keys(g.contextSourceClusters)) {
+		cfg, err := g.clusterOf(strings.TrimSpace(g.contextSourceClusters[alias]))
+		if err != nil {
+			return nil, usagef("context %s: source-clusters: %s: %v", g.Context, alias, err)
+		}
+		named[alias] = cfg
+	}
 	for _, spec := range specs {
 		alias, what, ok := strings.Cut(spec, "=")
 		alias, what = strings.TrimSpace(alias), strings.TrimSpace(what)

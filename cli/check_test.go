@@ -280,6 +280,24 @@ func TestCheckMirrorMakerAgainstItsSourceCluster(t *testing.T) {
 	if code != ExitResumeGap || c.Connectors[0].Partitions[0].State != "gap" {
 		t.Errorf("--source-cluster src=FILE: exit %d %+v", code, c.Connectors[0])
 	}
+	// A context names the source cluster, by another context, for every
+	// command run in it.
+	env := writeContexts(t, `contexts:
+  dr:
+    bootstrap-servers: [`+addr+`]
+    source-clusters:
+      src: primary
+  primary:
+    bootstrap-servers: [`+src.Bootstrap()+`]
+`)
+	out, errs, code := koffEnv(t, env, "check", "mm2-sasl", "--context", "dr", "-o", "json")
+	if code != ExitResumeGap || !strings.Contains(out, `"state":"gap"`) {
+		t.Errorf("the context's source-clusters: exit %d %s\n%s", code, errs, out)
+	}
+	out, errs, code = koffEnv(t, env, "check", "mm2-sasl", "-b", addr, "--source-cluster", "src=primary", "-o", "json")
+	if code != ExitResumeGap || !strings.Contains(out, `"state":"gap"`) {
+		t.Errorf("--source-cluster src=primary (a context): exit %d %s\n%s", code, errs, out)
+	}
 	if _, errs, code := koff(t, "check", "-b", addr, "--source-cluster", "src"); code != ExitUsage || !strings.Contains(errs, "--source-cluster wants ALIAS=CONTEXT or ALIAS=FILE") {
 		t.Errorf("--source-cluster src: exit %d %q", code, errs)
 	}

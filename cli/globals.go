@@ -64,6 +64,8 @@ type Globals struct {
 	FPS         int
 	contextFile string
 	contexts    *contextFile
+	// contextSourceClusters are the selected context's source-clusters.
+	contextSourceClusters map[string]string
 	// readOnlyFlag is --read-only as given, before a context adds its own.
 	readOnlyFlag bool
 	// connectURLFrom names where ConnectURL came from when it was not
