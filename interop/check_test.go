@@ -264,3 +264,59 @@ func TestCheckSaysWhereMirrorMakerCopiesFrom(t *testing.T) {
 	s.resume(t, name)
 	s.waitCopies(t, target, once(append(values(0, 4), values(9, 14)...)))
 }
+
+// TestCheckOfAFileStreamSourceOnATruncatedFile: a FileStreamSource read a
+// file of 10 lines (position at its end); stopped, the file is replaced
+// by a shorter one. koff check, on the worker's host, says gap: the bytes
+// and lines the file holds now are never read, and the task resumes at
+// the old position once the file has grown past it. Resumed and appended
+// to, the real task's records are the file's text from that byte on (the
+// first one the rest of the line it falls in), nothing before it.
+func TestCheckOfAFileStreamSourceOnATruncatedFile(t *testing.T) {
+	s := realStack(t)
+	name, topic := "check-fs", "check-fs-out"
+	s.createTopic(t, topic, 1)
+	path := s.writeFile(t, name+".txt", lines("a", 1, 10))
+	size := fileSize(t, path)
+	s.createConnector(t, name, fileSource(path, topic))
+	s.waitOffset(t, name, fmt.Sprintf(`{"filename":%q} => {"position":%d}`, path, size))
+	if c := s.koffCheck(t, name, 0); c.Connectors[0].State != "resumes" {
+		t.Fatalf("a file read to its end: %+v", c)
+	}
+	s.stop(t, name)
+	before := s.endOffset(t, topic, 0)
+	if err := os.WriteFile(path, []byte(lines("b", 1, 2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := s.koffCheck(t, name, 6)
+	p := c.Connectors[0].Partitions[0]
+	short := fileSize(t, path)
+	if p.State != "gap" || p.Lost == nil || *p.Lost.Records != 2 || p.ResumesAt != fmt.Sprintf("byte %d, once the file has grown by %d bytes", size, size-short) {
+		t.Fatalf("koff check of a truncated file: %+v", p)
+	}
+	t.Logf("koff check: %s", p.Action)
+	s.resume(t, name)
+	appendFile(t, path, lines("c", 1, 20))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimSuffix(string(data[size:]), "\n"), "\n")
+	// The worker writes exactly once: transaction markers take offsets too.
+	texts := func(rs []record) []string {
+		var out []string
+		for _, r := range rs {
+			if len(r.Value) > 0 && r.Value[0] == '"' {
+				out = append(out, lineText(t, r.Value))
+			}
+		}
+		return out
+	}
+	s.readUntil(t, topic, 0, before, 90*time.Second, func(rs []record) bool { return len(texts(rs)) >= len(want) })
+	time.Sleep(2 * time.Second)
+	end := s.endOffset(t, topic, 0)
+	got := texts(s.readUntil(t, topic, 0, before, 30*time.Second, func(rs []record) bool { return len(rs) > 0 && rs[len(rs)-1].Offset >= end-1 }))
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("after the resume the task wrote:\n  %s\nwant the file from byte %d on:\n  %s", strings.Join(got, "|"), size, strings.Join(want, "|"))
+	}
+}

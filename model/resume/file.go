@@ -114,8 +114,8 @@ func FileStream(name, class string, parts []FilePartition, at time.Time) Connect
 			}
 			r.Action = f.Path + " has " + bytesText(f.Size) + ", fewer than the position " + itoa(o.Position) +
 				" (truncated or replaced): FileStreamSourceTask skips to byte " + itoa(o.Position) +
-				" and reads nothing until the file has grown past it; the " + bytesText(f.Size) + " it holds now" + lines + " and the next " +
-				bytesText(o.Position-f.Size) + " written are never read"
+				" and reads nothing until the file has grown past it, then reads on from there (its first record the rest of the line that byte falls in); the " +
+				bytesText(f.Size) + " it holds now" + lines + " and the next " + bytesText(o.Position-f.Size) + " written are never read"
 		}
 		c.Partitions = append(c.Partitions, r)
 	}
