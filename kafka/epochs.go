@@ -69,23 +69,19 @@ func epochEnds(ctx context.Context, c *kafkago.Client, asks []EpochAt) (map[Epoc
 	// One request per leader; a partition asked for two epochs (two
 	// groups) goes in a request of its own for each.
 	byLeader := map[int32][][]EpochAt{}
+	round := map[model.TopicPartition]int{} // the partition's next round
 	for _, a := range asks {
 		l := ls.of(a.TopicPartition)
 		if l < 0 {
 			return nil, fmt.Errorf("%s: no leader", a.TopicPartition)
 		}
+		i := round[a.TopicPartition]
+		round[a.TopicPartition] = i + 1
 		rounds := byLeader[l]
-		placed := false
-		for i, r := range rounds {
-			if !slices.ContainsFunc(r, func(b EpochAt) bool { return b.TopicPartition == a.TopicPartition }) {
-				rounds[i] = append(r, a)
-				placed = true
-				break
-			}
+		for len(rounds) <= i {
+			rounds = append(rounds, nil)
 		}
-		if !placed {
-			rounds = append(rounds, []EpochAt{a})
-		}
+		rounds[i] = append(rounds[i], a)
 		byLeader[l] = rounds
 	}
 	for _, leader := range slices.Sorted(maps.Keys(byLeader)) {
@@ -104,6 +100,11 @@ func leaderEpochEnds(ctx context.Context, c *kafkago.Client, clientID string, br
 	byTopic := map[string][]EpochAt{}
 	for _, a := range asks {
 		byTopic[a.Topic] = append(byTopic[a.Topic], a)
+	}
+	// One epoch per partition in a request (epochEnds' rounds).
+	asked := make(map[model.TopicPartition]EpochAt, len(asks))
+	for _, a := range asks {
+		asked[a.TopicPartition] = a
 	}
 	r := &rawPlainRequest{key: protocol.OffsetForLeaderEpoch, minVersion: 2, maxVersion: 3, brokerMax: brokerMax, node: leader, clientID: clientID,
 		encode: func(w *flexWrite, v int16) {
@@ -134,13 +135,11 @@ func leaderEpochEnds(ctx context.Context, c *kafkago.Client, clientID string, br
 						}
 						return nil
 					}
-					for _, a := range byTopic[topic] {
-						if a.Partition == int(p) {
-							if epoch < 0 {
-								end = -1
-							}
-							out[a] = end
+					if a, ok := asked[model.TopicPartition{Topic: topic, Partition: int(p)}]; ok {
+						if epoch < 0 {
+							end = -1
 						}
+						out[a] = end
 					}
 				}
 			}

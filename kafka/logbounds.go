@@ -66,6 +66,9 @@ func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartitio
 		return nil, nil, "", err
 	}
 	for _, tp := range tps {
+		if len(bad) == 0 {
+			break
+		}
 		if err := bad[tp.Topic]; err != nil {
 			return nil, nil, "", err
 		}
@@ -143,7 +146,7 @@ func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPart
 		}
 	}
 	for _, tp := range tps {
-		if bad[tp.Topic] == nil && bad[tp.String()] == nil && (starts.of(tp) == noOffset || ends.of(tp) == noOffset) {
+		if (starts.of(tp) == noOffset || ends.of(tp) == noOffset) && bad[tp.Topic] == nil && bad[tp.String()] == nil {
 			bad[tp.String()] = fmt.Errorf("%s: not in the broker's answer", tp)
 		}
 	}

@@ -23,6 +23,9 @@ type Unread map[string]string
 
 // Of is why tp's log could not be read, "" when it was.
 func (u Unread) Of(tp model.TopicPartition) string {
+	if len(u) == 0 {
+		return ""
+	}
 	if why := u[tp.Topic]; why != "" {
 		return why
 	}
@@ -43,7 +46,7 @@ func (c Config) TopicBounds(ctx context.Context, tps []model.TopicPartition) (ma
 		return nil, nil, c.whyUnreached(ctx, err)
 	}
 	for _, tp := range tps {
-		if bad[tp.Topic] == nil && bad[tp.String()] == nil {
+		if len(bad) == 0 || bad[tp.Topic] == nil && bad[tp.String()] == nil {
 			out[tp] = [2]int64{starts.of(tp), ends.of(tp)}
 		}
 	}
@@ -53,8 +56,8 @@ func (c Config) TopicBounds(ctx context.Context, tps []model.TopicPartition) (ma
 // SinkLogs is what a resume check reads of sinks' groups: each group's
 // committed offsets with their leader epochs, each partition's log start
 // and end (-1 and -1 for one whose log could not be read), where the log
-// says the committed epoch ends for an offset beyond the log end (-1: an
-// epoch it does not know), and what could not be read.
+// says each committed epoch ends (-1: an epoch it does not know), and
+// what could not be read.
 type SinkLogs struct {
 	Polls     []model.GroupPoll
 	EpochEnds map[EpochAt]int64
@@ -64,8 +67,8 @@ type SinkLogs struct {
 // GroupBounds polls the named consumer groups only (not every connect-*
 // group, as GroupPolls does), and asks the logs what a consumer starting
 // from their committed offsets would ask: the log start and end, and, for
-// an offset with a leader epoch beyond the log end, where that epoch ends
-// (the consumer's validation moves it there, "Truncation detected").
+// an offset with a leader epoch, where that epoch ends (the consumer
+// validates its position against it, "Truncation detected").
 func (c Config) GroupBounds(ctx context.Context, groups []string) (SinkLogs, error) {
 	client := c.lagClient()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
@@ -105,9 +108,9 @@ func (c Config) GroupBounds(ctx context.Context, groups []string) (SinkLogs, err
 		for i := range p.Partitions {
 			gp := &p.Partitions[i]
 			gp.Start, gp.End = -1, -1
-			if bad[gp.Topic] == nil && bad[gp.String()] == nil && gp.Partition >= 0 {
+			if gp.Partition >= 0 && (len(bad) == 0 || bad[gp.Topic] == nil && bad[gp.String()] == nil) {
 				gp.Start, gp.End = starts.of(gp.TopicPartition), ends.of(gp.TopicPartition)
-				if a := (EpochAt{gp.TopicPartition, gp.LeaderEpoch}); gp.Committed > gp.End && a.Epoch >= 0 && !asked[a] {
+				if a := (EpochAt{gp.TopicPartition, gp.LeaderEpoch}); a.Epoch >= 0 && !asked[a] {
 					asked[a] = true
 					asks = append(asks, a)
 				}

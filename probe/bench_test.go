@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	kafkago "github.com/segmentio/kafka-go"
+
 	"koff/demo"
 	"koff/kafka"
-	"koff/model"
 	"koff/model/resume"
 )
 
@@ -26,15 +27,19 @@ func BenchmarkCheck10kSinkPartitions(b *testing.B) {
 		b.Fatal(err)
 	}
 	k := kafka.Config{Brokers: []string{br.Bootstrap()}}
+	client := &kafkago.Client{Addr: kafkago.TCP(br.Bootstrap()), Timeout: 10 * time.Second}
 	var sources []Source
 	for i := range sinks {
-		offs := map[model.TopicPartition]int64{}
+		// As a sink's consumer commits: with the leader epoch (0 here,
+		// as kafka-go sends it), which the check validates as it would.
+		var offs []kafkago.OffsetCommit
 		for j := range each {
-			offs[model.TopicPartition{Topic: "t", Partition: i*each + j}] = 0
+			offs = append(offs, kafkago.OffsetCommit{Partition: i*each + j, Offset: 0})
 		}
 		name := fmt.Sprintf("sink-%04d", i)
-		if err := k.CommitGroupOffsets(context.Background(), "connect-"+name, offs); err != nil {
-			b.Fatal(err)
+		res, err := client.OffsetCommit(context.Background(), &kafkago.OffsetCommitRequest{GroupID: "connect-" + name, GenerationID: -1, Topics: map[string][]kafkago.OffsetCommit{"t": offs}})
+		if err != nil || res.Topics["t"][0].Error != nil {
+			b.Fatal(err, res)
 		}
 		sources = append(sources, Source{Name: name, Type: "sink"})
 	}

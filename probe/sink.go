@@ -34,11 +34,8 @@ func (c *Checker) sinks(ctx context.Context, sources []Source, idx []int, out []
 		parts := make([]resume.SinkPartition, 0, len(p.Partitions))
 		for _, gp := range p.Partitions {
 			end, asked := logs.EpochEnds[kafka.EpochAt{TopicPartition: gp.TopicPartition, Epoch: gp.LeaderEpoch}]
-			if !asked {
-				end = -1
-			}
 			parts = append(parts, resume.SinkPartition{Topic: gp.Topic, Partition: gp.Partition, Committed: gp.Committed,
-				Epoch: gp.LeaderEpoch, EpochEnd: end, Log: resume.Log{Start: gp.Start, End: gp.End}, Err: logs.Unread.Of(gp.TopicPartition)})
+				Epoch: gp.LeaderEpoch, EpochEnd: end, EpochAsked: asked, Log: resume.Log{Start: gp.Start, End: gp.End}, Err: logs.Unread.Of(gp.TopicPartition)})
 		}
 		out[i] = resume.Sink(s.Name, s.Class, s.Config, g, parts, p.Err, at)
 	}

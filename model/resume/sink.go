@@ -18,12 +18,13 @@ type SinkPartition struct {
 	Committed int64
 	// Epoch is the committed offset's leader epoch (-1: none, as Connect's
 	// REST API and kafka-consumer-groups commit); EpochEnd is where the
-	// log says that epoch ends, asked of an offset beyond the log end (-1:
-	// the log does not know the epoch).
-	Epoch    int32
-	EpochEnd int64
-	Log      Log
-	Err      string
+	// log says that epoch ends (-1: the log does not know the epoch), when
+	// EpochAsked.
+	Epoch      int32
+	EpochEnd   int64
+	EpochAsked bool
+	Log        Log
+	Err        string
 }
 
 // Sink judges a sink connector from its group's committed offsets, under
@@ -73,8 +74,8 @@ func Sink(name, class string, config map[string]string, group string, parts []Si
 			continue
 		}
 		r := JudgeOffset(sp.Committed, sp.Log, p)
-		if sp.Committed > sp.Log.End && sp.Epoch >= 0 && p.Reset != ResetNone {
-			r = judgeTruncation(sp, p)
+		if sp.Epoch >= 0 && sp.EpochAsked {
+			r = judgeValidated(sp, p)
 		}
 		r.Partition = id
 		c.Partitions = append(c.Partitions, r)
@@ -82,42 +83,80 @@ func Sink(name, class string, config map[string]string, group string, parts []Si
 	return c
 }
 
-// judgeTruncation is a committed offset beyond the log end that carries a
-// leader epoch: the consumer validates it before it fetches
-// (SubscriptionState.maybeCompleteValidation, after OffsetsForLeaderEpoch)
-// and, as the epoch ends before the offset, logs "Truncation detected" and
-// moves to where the epoch ends; an epoch the log does not know makes it
-// reset by its policy. Only a policy of none fails the task instead
-// (JudgeOffset says so).
-func judgeTruncation(sp SinkPartition, p Policy) Partition {
+// judgeValidated is a committed offset that carries a leader epoch, which
+// the consumer validates before it fetches (KafkaConsumer's
+// SubscriptionState.maybeCompleteValidation, after OffsetsForLeaderEpoch):
+// where the log says the epoch ends at or past the offset, it is used as
+// it is (JudgeOffset); where the epoch ends before it, "Truncation
+// detected" moves the consumer to where the epoch ends; an epoch the log
+// does not know makes it reset by its policy, wherever the offset is. With
+// a policy of none either fails the task (LogTruncationException).
+func judgeValidated(sp SinkPartition, p Policy) Partition {
+	c, log := sp.Committed, sp.Log
+	if sp.EpochEnd >= c {
+		return JudgeOffset(c, log, p)
+	}
+	epoch := "its leader epoch " + strconv.Itoa(int(sp.Epoch))
+	var why string
 	if sp.EpochEnd < 0 {
-		r := JudgeOffset(sp.Committed, sp.Log, p)
-		r.Action = "its leader epoch " + strconv.Itoa(int(sp.Epoch)) + " is not in the log (Truncation detected): " + r.Action
+		why = epoch + " is not in the log: the consumer's validation (Truncation detected) "
+	} else {
+		why = epoch + " ends at offset " + itoa(sp.EpochEnd) + " in the log, before offset " + itoa(c) + ": the consumer's validation (Truncation detected) "
+	}
+	if c > log.End {
+		why = "offset " + itoa(c) + " is beyond the log end " + itoa(log.End) + " (the topic was deleted and created again, or truncated) and " + why
+	} else if c < log.Start {
+		why = "offset " + itoa(c) + " is below the log start " + itoa(log.Start) + " and " + why
+	}
+	r := Partition{Position: "offset " + itoa(c), Lost: None, Replayed: None}
+	if p.Reset == ResetNone {
+		r.State = Replay
+		if c < log.Start {
+			r.State, r.Lost.Records = Gap, log.Start-c
+		}
+		r.Action = why + "fails the task (LogTruncationException, " + p.text() + ") until the offset is moved"
 		return r
 	}
-	to := sp.EpochEnd
-	r := JudgeOffset(to, sp.Log, p)
-	r.Position = "offset " + itoa(sp.Committed)
-	truncated := "offset " + itoa(sp.Committed) + " is beyond the log end " + itoa(sp.Log.End) +
-		" (the topic was deleted and created again, or truncated) and its leader epoch " + strconv.Itoa(int(sp.Epoch)) +
-		" ends at offset " + itoa(to) + " in the log: the consumer's validation (Truncation detected) moves it to offset " + itoa(to)
-	if r.State != Resumes {
-		// Below the log start too: the policy places it after all.
-		r.Action = truncated + ", then " + r.Action
-		return r
+	to, how := sp.EpochEnd, "moves it to offset "+itoa(sp.EpochEnd)
+	if sp.EpochEnd < 0 || sp.EpochEnd < log.Start {
+		if sp.EpochEnd >= 0 {
+			why += how + ", below the log start, where "
+		}
+		switch p.Reset {
+		case ResetEarliest:
+			to, how = log.Start, "resets it by "+p.text()+" to the log start, offset "+itoa(log.Start)
+		case ResetLatest:
+			to, how = log.End, "resets it by "+p.text()+" to the log end, offset "+itoa(log.End)
+		default:
+			r.State = Unknown
+			r.Reason = why + "resets it by " + p.text() + " to the first record at or after that time, which koff does not look up"
+			return r
+		}
 	}
 	r.ResumesAt = "offset " + itoa(to)
-	held := sp.Log.End - sp.Log.Start
-	if to > sp.Log.Start {
-		r.State, r.Lost = Gap, Amount{Records: to - sp.Log.Start, Bytes: -1}
-		r.Action = truncated + ", skipping the " + records(to-sp.Log.Start) + " before it"
-		if rest := sp.Log.End - to; rest > 0 {
-			r.Action += ", and reads the " + records(rest) + " after"
+	r.Action = why + how
+	switch {
+	case c > log.End && to > log.Start:
+		r.State, r.Lost.Records = Gap, to-log.Start
+		r.Action += ", skipping the " + records(to-log.Start) + " before it"
+	case c > log.End:
+		r.State, r.Replayed.Records = Replay, log.End-log.Start
+		r.Action += ", and reads the " + records(log.End-log.Start) + " the log holds from there"
+	case c < log.Start:
+		r.State, r.Lost.Records = Gap, to-c
+		r.Action += ", skipping the " + records(log.Start-c) + " deleted"
+		if to > log.Start {
+			r.Action += " and the " + records(to-log.Start) + " after them"
 		}
-		return r
+	case to < c:
+		r.State, r.Replayed.Records = Replay, c-to
+		r.Action += ", and reads the " + records(c-to) + " before offset " + itoa(c) + " again"
+	case to > c:
+		r.State, r.Lost.Records = Gap, to-c
+		r.Action += ", skipping the " + records(to-c) + " after offset " + itoa(c)
+	default:
+		r.State = Resumes
 	}
-	r.State, r.Replayed = Replay, Amount{Records: held, Bytes: -1}
-	r.Action = truncated + ", the log start, and reads the " + records(held) + " the log holds from there"
 	return r
 }
 
@@ -133,8 +172,10 @@ func subscribed(config map[string]string) func(string) bool {
 		}
 		return func(t string) bool { return slices.Contains(topics, t) }
 	}
-	if re, err := regexp.Compile(`^(?:` + strings.TrimSpace(config["topics.regex"]) + `)$`); err == nil && strings.TrimSpace(config["topics.regex"]) != "" {
-		return re.MatchString
+	if pattern := strings.TrimSpace(config["topics.regex"]); pattern != "" {
+		if re, err := regexp.Compile(`^(?:` + pattern + `)$`); err == nil {
+			return re.MatchString
+		}
 	}
 	return func(string) bool { return true }
 }

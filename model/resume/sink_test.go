@@ -56,51 +56,55 @@ func TestSinkJudgesEachCommittedPartition(t *testing.T) {
 	}
 }
 
-// TestSinkOffsetBeyondTheEndWithALeaderEpoch: a committed offset beyond the
-// log end that carries a leader epoch is validated before any fetch
-// (KafkaConsumer's SubscriptionState.maybeCompleteValidation, after
-// OffsetsForLeaderEpoch): the epoch ends before the offset, "Truncation
-// detected", and the consumer moves to where the epoch ends, not to the
-// policy's place; an epoch the log does not know resets by the policy;
-// none fails the task either way. Epoch -1 (REST, kafka-consumer-groups)
-// is not validated: the fetch is out of range and the policy decides.
-func TestSinkOffsetBeyondTheEndWithALeaderEpoch(t *testing.T) {
+// TestSinkOffsetWithALeaderEpochIsValidatedFirst: a committed offset that
+// carries a leader epoch is validated before any fetch (KafkaConsumer's
+// SubscriptionState.maybeCompleteValidation, after OffsetsForLeaderEpoch):
+// an epoch that ends before the offset moves the consumer to where it
+// ends ("Truncation detected"), not to the policy's place; an epoch the
+// log does not know resets by the policy even within the log; none fails
+// the task. Epoch -1 (REST, kafka-consumer-groups) is not validated: out
+// of range, the policy decides.
+func TestSinkOffsetWithALeaderEpochIsValidatedFirst(t *testing.T) {
 	at := time.Now()
 	log := Log{Start: 0, End: 4}
 	one := func(sp SinkPartition, config map[string]string) Partition {
 		sp.Topic, sp.Log = "t", log
+		sp.EpochAsked = sp.Epoch >= 0
 		return Sink("s", "", config, "g", []SinkPartition{sp}, "", at).Partitions[0]
 	}
-	// Epoch 0 of a topic created again ends at its log end: nothing the
-	// log holds is read.
-	p := one(SinkPartition{Committed: 9, Epoch: 0, EpochEnd: 4}, nil)
-	if p.State != Gap || p.Lost.Records != 4 || p.ResumesAt != "offset 4" || p.Position != "offset 9" || !strings.Contains(p.Action, "Truncation detected") {
-		t.Errorf("epoch ends at the log end: %+v", p)
+	for _, c := range []struct {
+		name       string
+		sp         SinkPartition
+		config     map[string]string
+		state      State
+		lost, read int64
+		at, says   string
+	}{
+		// A topic created again: epoch 0 ends at its log end, nothing the
+		// log holds is read.
+		{"beyond, epoch ends at the end", SinkPartition{Committed: 9, Epoch: 0, EpochEnd: 4}, nil, Gap, 4, -1, "offset 4", "Truncation detected"},
+		{"beyond, epoch ends mid-log", SinkPartition{Committed: 9, Epoch: 1, EpochEnd: 2}, nil, Gap, 2, -1, "offset 2", "skipping the 2 records before it"},
+		{"beyond, epoch ends at the start", SinkPartition{Committed: 9, Epoch: 0, EpochEnd: 0}, nil, Replay, -1, 4, "offset 0", "reads the 4 records the log holds"},
+		{"beyond, epoch unknown", SinkPartition{Committed: 9, Epoch: 7, EpochEnd: -1}, nil, Replay, -1, 4, "offset 0", "leader epoch 7 is not in the log"},
+		{"beyond, no epoch", SinkPartition{Committed: 9, Epoch: -1}, nil, Replay, -1, 4, "offset 0", "auto.offset.reset=earliest"},
+		{"beyond, none", SinkPartition{Committed: 9, Epoch: 0, EpochEnd: 4}, map[string]string{"consumer.override.auto.offset.reset": "none"}, Replay, -1, -1, "", "fails the task (LogTruncationException"},
+		// Within the log after an unclean leader election: the epoch
+		// ended at 1, the consumer goes back there and reads 2 again.
+		{"within, epoch ended before", SinkPartition{Committed: 3, Epoch: 2, EpochEnd: 1}, nil, Replay, -1, 2, "offset 1", "reads the 2 records before offset 3 again"},
+		{"within, epoch unknown", SinkPartition{Committed: 3, Epoch: 9, EpochEnd: -1}, nil, Replay, -1, 3, "offset 0", "resets it by auto.offset.reset=earliest"},
+		{"within, epoch unknown, latest", SinkPartition{Committed: 3, Epoch: 9, EpochEnd: -1}, map[string]string{"consumer.override.auto.offset.reset": "latest"}, Gap, 1, -1, "offset 4", "skipping the 1 record after offset 3"},
+		{"within, valid", SinkPartition{Committed: 3, Epoch: 0, EpochEnd: 4}, nil, Resumes, -1, -1, "", "reads on from offset 3"},
+	} {
+		p := one(c.sp, c.config)
+		if p.State != c.state || p.Lost.Records != c.lost || p.Replayed.Records != c.read || p.ResumesAt != c.at || !strings.Contains(p.Action, c.says) || p.Position != "offset "+itoa(c.sp.Committed) {
+			t.Errorf("%s: %s lost %d read %d at %q: %s", c.name, p.State, p.Lost.Records, p.Replayed.Records, p.ResumesAt, p.Action)
+		}
 	}
-	// An epoch that ends mid-log: the records before are skipped.
-	p = one(SinkPartition{Committed: 9, Epoch: 1, EpochEnd: 2}, nil)
-	if p.State != Gap || p.Lost.Records != 2 || p.ResumesAt != "offset 2" || !strings.Contains(p.Action, "and reads the 2 records after") {
-		t.Errorf("epoch ends mid-log: %+v", p)
-	}
-	// An epoch that ends at the log start: everything is read.
-	p = one(SinkPartition{Committed: 9, Epoch: 0, EpochEnd: 0}, nil)
-	if p.State != Replay || p.Replayed.Records != 4 || p.ResumesAt != "offset 0" {
-		t.Errorf("epoch ends at the log start: %+v", p)
-	}
-	// Unknown to the log: the policy.
-	p = one(SinkPartition{Committed: 9, Epoch: 7, EpochEnd: -1}, nil)
-	if p.State != Replay || p.Replayed.Records != 4 || !strings.Contains(p.Action, "leader epoch 7 is not in the log") {
-		t.Errorf("epoch unknown: %+v", p)
-	}
-	// No epoch: the policy.
-	p = one(SinkPartition{Committed: 9, Epoch: -1, EpochEnd: -1}, nil)
-	if p.State != Replay || p.Replayed.Records != 4 || strings.Contains(p.Action, "epoch") {
-		t.Errorf("no epoch: %+v", p)
-	}
-	// none: the task fails.
-	p = one(SinkPartition{Committed: 9, Epoch: 0, EpochEnd: 4}, map[string]string{"consumer.override.auto.offset.reset": "none"})
-	if p.State != Replay || !strings.Contains(p.Action, "fail") {
-		t.Errorf("none: %+v", p)
+	// Below the log start, an epoch that still ends past the offset: the
+	// fetch is out of range and the policy decides, as without one.
+	low := Sink("s", "", nil, "g", []SinkPartition{{Topic: "t", Committed: 2, Epoch: 0, EpochEnd: 20, EpochAsked: true, Log: Log{Start: 5, End: 20}}}, "", at).Partitions[0]
+	if low.State != Gap || low.Lost.Records != 3 || low.ResumesAt != "offset 5" {
+		t.Errorf("below the start, valid epoch: %+v", low)
 	}
 }
 
