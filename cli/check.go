@@ -20,12 +20,13 @@ type checkOptions struct {
 	timeout        time.Duration
 	probeTimeout   time.Duration
 	sourceClusters []string
+	group          string
 }
 
 func init() {
 	register(&command{
 		name:    "check",
-		args:    "[CONNECTOR...] [-o table|json] [--partitions] [--source-cluster ALIAS=CONTEXT|FILE]...",
+		args:    "[CONNECTOR...] [-o table|json] [--partitions] [--source-cluster ALIAS=CONTEXT|FILE]... [--group G]",
 		summary: "will each connector resume where its offsets say? Per partition resumes, gap, replay or unknown, and what the connector then does; exits 0 when every one resumes, 6 when one has a gap or a replay, 7 when one could not be checked (and none has a gap or replay)",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &checkOptions{}
@@ -34,6 +35,7 @@ func init() {
 			fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "give up reading the offsets topics after this long")
 			fs.DurationVar(&o.probeTimeout, "probe-timeout", probe.DefaultTimeout, "how long each system a check looks at (a topic's cluster, a MirrorMaker source cluster, a database) may take to answer; past it, unknown")
 			fs.StringArrayVar(&o.sourceClusters, "source-cluster", nil, "ALIAS=CONTEXT or ALIAS=FILE: reach MirrorMaker 2's source cluster ALIAS with a koff context's bootstrap-servers and command-config, or with Kafka client properties (as --command-config; bootstrap.servers else the connector's source.cluster.bootstrap.servers) (repeatable)")
+			fs.StringVar(&o.group, "group", "", sinkGroupFlagHelp)
 			return o
 		},
 		run: runCheck,
@@ -66,6 +68,9 @@ func runCheck(g *Globals, opts any, args []string, env Env) error {
 	if err := g.needBootstrap(); err != nil {
 		return err
 	}
+	if o.group != "" && len(args) != 1 {
+		return usagef("--group names one sink's consumer group: name exactly one CONNECTOR")
+	}
 	clusters, err := g.sourceClusters(o.sourceClusters)
 	if err != nil {
 		return err
@@ -73,6 +78,14 @@ func runCheck(g *Globals, opts any, args []string, env Env) error {
 	st, err := loadStore(g, env, o.timeout, true)
 	if err != nil {
 		return err
+	}
+	if o.group != "" {
+		ctx, cancel := context.WithTimeout(env.Context, o.timeout)
+		err := nameSinkGroup(ctx, g, st, args[0], o.group)
+		cancel()
+		if err != nil {
+			return err
+		}
 	}
 	conns, err := selectConnectors(st, args, g, true)
 	if err != nil {

@@ -191,6 +191,18 @@ func TestCheckSinksGapReplayAndExitCodes(t *testing.T) {
 	if code != ExitResumeUnknown || !strings.Contains(errs, "1 connector could not be checked: jdbc") {
 		t.Errorf("a class koff cannot check: exit %d %q", code, errs)
 	}
+	// A sink whose group koff cannot learn (no REST, no config topic):
+	// --group names it, as for get and status.
+	bare := []string{"-b", addr, "--config-topic", ""}
+	if _, errs, code := koff(t, append([]string{"check", "late-sink"}, bare...)...); code != ExitFailed || !strings.Contains(errs, "unknown connector late-sink") {
+		t.Errorf("late-sink without its group: exit %d %q", code, errs)
+	}
+	if out, errs, code := koff(t, append([]string{"check", "late-sink", "--group", "late-group"}, bare...)...); code != ExitResumeGap || !strings.Contains(out, "late-sink  orders/0") {
+		t.Errorf("late-sink --group late-group: exit %d %s\n%s", code, errs, out)
+	}
+	if _, errs, code := koff(t, "check", "--group", "g", "-b", addr); code != ExitUsage || !strings.Contains(errs, "name exactly one CONNECTOR") {
+		t.Errorf("--group without a connector: exit %d %q", code, errs)
+	}
 	if _, errs, code := koff(t, "check", "nope", "-b", addr); code != ExitFailed || !strings.Contains(errs, "unknown connector nope") {
 		t.Errorf("an unknown connector: exit %d %q", code, errs)
 	}

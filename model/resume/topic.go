@@ -49,7 +49,11 @@ func readPolicy(config map[string]string, def Policy, keys ...string) Policy {
 // consumer.override.* (ConnectorConfig's client overrides, allowed by the
 // default override policy, All).
 func SinkPolicy(config map[string]string) Policy {
-	return readPolicy(config, Policy{Reset: ResetEarliest, From: "Connect's default for sink tasks"}, "consumer.override.auto.offset.reset")
+	def := Policy{Reset: ResetEarliest, From: "Connect's default for sink tasks"}
+	if config == nil {
+		def.From += "; koff has no config of the connector to see an override in"
+	}
+	return readPolicy(config, def, "consumer.override.auto.offset.reset")
 }
 
 // MirrorPolicy is the auto.offset.reset of MirrorSourceTask's consumer of
@@ -57,7 +61,11 @@ func SinkPolicy(config map[string]string) Policy {
 // consumer.* and then source.consumer.* over the source cluster's client
 // settings, and puts "earliest" if neither set it.
 func MirrorPolicy(config map[string]string) Policy {
-	return readPolicy(config, Policy{Reset: ResetEarliest, From: "MirrorMaker 2's default"}, "source.consumer.auto.offset.reset", "consumer.auto.offset.reset")
+	def := Policy{Reset: ResetEarliest, From: "MirrorMaker 2's default"}
+	if config == nil {
+		def.From += "; koff has no config of the connector to see an override in"
+	}
+	return readPolicy(config, def, "source.consumer.auto.offset.reset", "consumer.auto.offset.reset")
 }
 
 // JudgeOffset judges a consumer whose next offset to read is next against
