@@ -32,13 +32,19 @@ func (p Policy) text() string {
 	return "auto.offset.reset=" + p.Reset + " (" + p.From + ")"
 }
 
-// readPolicy is the first of keys config sets, lower-cased as Kafka's
-// AutoOffsetResetStrategy reads it, else def.
+// readPolicy is the first of keys config sets, else def. Kafka's
+// AutoOffsetResetStrategy reads the names in any case; a by_duration
+// value is kept as written.
 func readPolicy(config map[string]string, def Policy, keys ...string) Policy {
 	for _, k := range keys {
-		if v := strings.ToLower(strings.TrimSpace(config[k])); v != "" {
-			return Policy{Reset: v, From: k}
+		v := strings.TrimSpace(config[k])
+		if v == "" {
+			continue
 		}
+		if l := strings.ToLower(v); l == ResetEarliest || l == ResetLatest || l == ResetNone {
+			v = l
+		}
+		return Policy{Reset: v, From: k}
 	}
 	return def
 }
