@@ -33,17 +33,19 @@ type checkResult struct {
 			} `json:"replayed"`
 			ResumesAt string `json:"resumes_at"`
 			Action    string `json:"action"`
+			Reason    string `json:"reason"`
 		} `json:"partitions"`
 	} `json:"connectors"`
 }
 
 // koffCheck runs koff check NAME -o json both ways (the config topic
 // alone, and REST), wants the same answer and the exit code, and returns it.
-func (s *Stack) koffCheck(t *testing.T, name string, exit int) checkResult {
+func (s *Stack) koffCheck(t *testing.T, name string, exit int, flags ...string) checkResult {
 	t.Helper()
 	var first checkResult
 	var firstOut string
-	for i, how := range [][]string{s.withTopic("check", name, "-o", "json"), s.withREST("check", name, "-o", "json")} {
+	args := append([]string{"check", name, "-o", "json"}, flags...)
+	for i, how := range [][]string{s.withTopic(args...), s.withREST(args...)} {
 		out, errs, code := koff(t, how...)
 		var c checkResult
 		if err := json.Unmarshal([]byte(out), &c); err != nil || code != exit || len(c.Connectors) != 1 {
@@ -218,12 +220,15 @@ func TestCheckOfASinkOnATopicCreatedAgain(t *testing.T) {
 	wantFile(t, out, want, "after the resume koff said skips the 2 records of the new log")
 }
 
-// TestCheckSaysWhereMirrorMakerCopiesFrom: a MirrorSourceConnector copied
-// v0..v4 of its source topic (stored offset 4, the last copied); stopped,
-// v5..v14 arrive and kafka-delete-records moves the source log start to 9.
-// koff check, reading the source topic's log on the source cluster (the
-// connector's source.cluster.bootstrap.servers), says gap 4 resuming at
-// 9; resumed, MirrorMaker 2 copies v9..v14 and never v5..v8.
+// TestCheckSaysWhereMirrorMakerCopiesFrom: a MirrorSourceConnector reads
+// its source cluster over the broker's SASL_SSL listener (SCRAM-SHA-512
+// and a client certificate) and copied v0..v4 (stored offset 4, the last
+// copied); stopped, v5..v14 arrive and kafka-delete-records moves the
+// source log start to 9. koff check cannot reach the source cluster from
+// its config alone and says so; given its client properties with
+// --source-cluster src=FILE it reads the source topic's log there and says
+// gap 4, resuming at 9; resumed, MirrorMaker 2 copies v9..v14 and never
+// v5..v8.
 func TestCheckSaysWhereMirrorMakerCopiesFrom(t *testing.T) {
 	s := realStack(t)
 	const name, src = "check-mm", "check-mm-a"
@@ -237,7 +242,19 @@ func TestCheckSaysWhereMirrorMakerCopiesFrom(t *testing.T) {
 		return vs
 	}
 	s.produce(t, src, 0, values(0, 4)...)
-	s.createConnector(t, name, s.mirrorSource(src))
+	keystore := filepath.Join(t.TempDir(), "client-keystore.pem")
+	if err := concat(keystore, s.TLS.ClientKey, s.TLS.ClientCert); err != nil {
+		t.Fatal(err)
+	}
+	config := s.mirrorSource(src)
+	for k, v := range map[string]string{
+		"bootstrap.servers": s.SecureBootstrap, "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+		"sasl.jaas.config":    fmt.Sprintf(`org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";`, SCRAMUser, SCRAMPassword),
+		"ssl.truststore.type": "PEM", "ssl.truststore.location": s.TLS.CA, "ssl.keystore.type": "PEM", "ssl.keystore.location": keystore,
+	} {
+		config["source.cluster."+k] = v
+	}
+	s.createConnector(t, name, config)
 	once := func(vs []string) map[string]int {
 		n := map[string]int{}
 		for _, v := range vs {
@@ -248,14 +265,21 @@ func TestCheckSaysWhereMirrorMakerCopiesFrom(t *testing.T) {
 	s.waitCopies(t, target, once(values(0, 4)))
 	part := fmt.Sprintf(`{"cluster":"src","partition":0,"topic":%q}`, src)
 	s.waitOffset(t, name, part+` => {"offset":4}`)
-	if c := s.koffCheck(t, name, 0); c.Connectors[0].State != "resumes" {
+	props := s.clientProperties(t, true)
+	c := s.koffCheck(t, name, 7)
+	if r := c.Connectors[0].Partitions[0]; r.State != "unknown" || !strings.Contains(r.Reason, "source cluster src speaks SASL_SSL (source.cluster.security.protocol)") {
+		t.Fatalf("a SASL_SSL source cluster without its settings: %+v", r)
+	}
+	source := []string{"--source-cluster", "src=" + props}
+	c = s.koffCheck(t, name, 0, source...)
+	if c.Connectors[0].State != "resumes" {
 		t.Fatalf("MirrorMaker at its source's log end: %+v", c)
 	}
 	s.stop(t, name)
 	s.produce(t, src, 0, values(5, 14)...)
 	s.deleteRecords(t, src, 9)
 
-	c := s.koffCheck(t, name, 6)
+	c = s.koffCheck(t, name, 6, source...)
 	p := c.Connectors[0].Partitions[0]
 	if p.Partition != part || p.State != "gap" || p.Lost == nil || *p.Lost.Records != 4 || p.ResumesAt != "offset 9" {
 		t.Fatalf("koff check after DeleteRecords on the source: %+v", p)
