@@ -23,6 +23,8 @@ var importRules = []importRule{
 	// Connect's offset semantics, then the Store engine on top of it.
 	{pkg: "koff/model", allow: []string{"koff/model/java"}},
 	{pkg: "koff/model/store", allow: []string{"koff/model", "koff/model/java", "koff/model/text"}},
+	// The resume check's judgement: facts in, states out, no I/O.
+	{pkg: "koff/model/resume"},
 	{pkg: "koff/keymap", thirdParty: true},
 	{pkg: "koff/internal/faultproxy", thirdParty: true},
 	{pkg: "koff/internal/sshtest", thirdParty: true},
@@ -30,6 +32,10 @@ var importRules = []importRule{
 	{pkg: "koff/kafka/security", allow: []string{"koff/model/..."}, thirdParty: true},
 	{pkg: "koff/kafka", allow: []string{"koff/model/...", "koff/kafka/security"}, thirdParty: true},
 	{pkg: "koff/connect/...", allow: []string{"koff/model/...", "koff/connect/..."}, thirdParty: true},
+	// The resume check's probes: read-only, bounded looks at the systems
+	// connectors read (topics, a MirrorMaker source cluster, files,
+	// databases).
+	{pkg: "koff/probe", allow: []string{"koff/model/...", "koff/kafka", "koff/kafka/security", "koff/connect"}, thirdParty: true},
 	// The edit pipeline, bottom up: a plan as data; the audit log;
 	// planning (request → Plan); history and rewind; the write path, which
 	// needs nothing of planning but the Plan; undo; the Editor on top
@@ -56,7 +62,7 @@ var importRules = []importRule{
 	// koff serve's SSH server gives each session a dashboard; the command
 	// line wires everything, and nothing but main imports it.
 	{pkg: "koff/cli/serve", allow: []string{"koff/model/...", "koff/edit/...", "koff/keymap", "koff/ui"}, thirdParty: true},
-	{pkg: "koff/cli/...", allow: []string{"koff/model/...", "koff/kafka/...", "koff/connect/...", "koff/edit/...", "koff/ui/...", "koff/ui", "koff/keymap", "koff/demo/...", "koff/metrics", "koff/cli/..."}, thirdParty: true},
+	{pkg: "koff/cli/...", allow: []string{"koff/model/...", "koff/kafka/...", "koff/connect/...", "koff/edit/...", "koff/ui/...", "koff/ui", "koff/keymap", "koff/demo/...", "koff/metrics", "koff/probe", "koff/cli/..."}, thirdParty: true},
 	{pkg: "koff", allow: []string{"koff/cli"}},
 	// Test rigs: the real stack and the benchmark workloads.
 	{pkg: "koff/interop/...", allow: []string{"koff/demo/...", "koff/interop/...", "koff/model/...", "koff/kafka/..."}, thirdParty: true},

@@ -33,6 +33,10 @@ type contextSpec struct {
 	ReadOnly         bool       `yaml:"read-only"`
 	Accent           string     `yaml:"accent"`
 	FlushInterval    string     `yaml:"flush-interval"`
+	// SourceClusters reach MirrorMaker 2's source clusters from this
+	// cluster's connectors: alias → another context or a properties file,
+	// as koff check --source-cluster ALIAS=CONTEXT|FILE takes them.
+	SourceClusters map[string]string `yaml:"source-clusters"`
 }
 
 // stringList reads "a,b" or [a, b].
@@ -162,6 +166,7 @@ func applyContext(g *Globals, fs *pflag.FlagSet, f *contextFile, name string) er
 			return usagef("context %q: flush-interval: %v", name, err)
 		}
 	}
+	g.contextSourceClusters = c.SourceClusters
 	// Read-only in a context cannot be undone by a flag, as in k9s.
 	if c.ReadOnly {
 		g.ReadOnly = true

@@ -64,6 +64,8 @@ type Globals struct {
 	FPS         int
 	contextFile string
 	contexts    *contextFile
+	// contextSourceClusters are the selected context's source-clusters.
+	contextSourceClusters map[string]string
 	// readOnlyFlag is --read-only as given, before a context adds its own.
 	readOnlyFlag bool
 	// connectURLFrom names where ConnectURL came from when it was not
@@ -324,8 +326,8 @@ func contains(list []string, s string) bool {
 // accepts every global flag, so a context or a shell alias works with any
 // of them; a command's --help lists the ones it uses.
 var (
-	kafkaUsers     = []string{"", "get", "tail", "status", "history", "set", "reset", "export", "import", "copy", "undo", "serve", "metrics"}
-	restUsers      = []string{"", "get", "status", "history", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve", "metrics"}
+	kafkaUsers     = []string{"", "get", "tail", "status", "check", "history", "set", "reset", "export", "import", "copy", "undo", "serve", "metrics"}
+	restUsers      = []string{"", "get", "status", "check", "history", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve", "metrics"}
 	writers        = []string{"", "set", "reset", "import", "copy", "undo", "stop", "resume", "serve"}
 	liveUsers      = []string{"", "status", "serve", "metrics"}
 	dashboards     = []string{"", "serve"}

@@ -243,6 +243,7 @@ type fetchedOffsets struct {
 type committedOffset struct {
 	tp     model.TopicPartition
 	offset int64
+	epoch  int32
 	err    int16
 }
 
@@ -269,7 +270,7 @@ func offsetFetchRequest(clientID string, node int32, groups []string) *rawGroupR
 					g.offsets = slices.Grow(g.offsets, n)
 					for range n {
 						c := committedOffset{tp: model.TopicPartition{Topic: topic, Partition: int(r.int32())}, offset: r.int64()}
-						r.int32()     // committed_leader_epoch
+						c.epoch = r.int32()
 						r.skipBytes() // metadata
 						c.err = r.int16()
 						r.tags()

@@ -210,7 +210,7 @@ func batchedGroupPolls(ctx context.Context, c *kafkago.Client, ids []string) (ma
 			p.Partitions = slices.Grow(p.Partitions, len(f.offsets))
 			for _, co := range f.offsets {
 				if co.err == 0 && co.offset >= 0 {
-					p.Partitions = append(p.Partitions, model.GroupPartition{TopicPartition: co.tp, Committed: co.offset})
+					p.Partitions = append(p.Partitions, model.GroupPartition{TopicPartition: co.tp, Committed: co.offset, LeaderEpoch: co.epoch})
 				}
 			}
 		}
@@ -260,7 +260,7 @@ func groupPollsOneByOne(ctx context.Context, c *kafkago.Client, ids []string) (m
 					continue
 				}
 				tp := model.TopicPartition{Topic: topic, Partition: op.Partition}
-				p.Partitions = append(p.Partitions, model.GroupPartition{TopicPartition: tp, Committed: op.CommittedOffset})
+				p.Partitions = append(p.Partitions, model.GroupPartition{TopicPartition: tp, Committed: op.CommittedOffset, LeaderEpoch: -1})
 			}
 		}
 	}

@@ -58,8 +58,32 @@ func (o topicOffsets) set(topic string, partition int32, off int64) {
 // logBounds is the log start and end offset (high watermark) of each of
 // tps, and the id of the cluster that answered: one Metadata request, and
 // one ListOffsets request per partition leader for the starts and one for
-// the ends, as leaderOffsets (which it must equal) sends.
+// the ends, as leaderOffsets (which it must equal) sends. A topic the
+// brokers do not have fails the whole call (logBoundsEach does not).
 func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartition) (starts, ends topicOffsets, cluster string, err error) {
+	starts, ends, cluster, bad, err := logBoundsEach(ctx, c, tps)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	for _, tp := range tps {
+		if len(bad) == 0 {
+			break
+		}
+		if err := bad[tp.Topic]; err != nil {
+			return nil, nil, "", err
+		}
+		if err := bad[tp.String()]; err != nil {
+			return nil, nil, "", err
+		}
+	}
+	return starts, ends, cluster, nil
+}
+
+// logBoundsEach is logBounds, with the topics it could not read (missing,
+// not authorised) and the partitions (one a topic lacks) left out, each
+// one's error in bad under the topic's name or the partition's
+// ("topic/N"), so that one deleted topic leaves the others known.
+func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPartition) (starts, ends topicOffsets, cluster string, bad map[string]error, err error) {
 	var topics []string
 	seen := map[string]bool{}
 	for _, tp := range tps {
@@ -80,19 +104,24 @@ func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartitio
 		parse: parseLeaders}
 	m, err := c.Transport.RoundTrip(ctx, c.Addr, md)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", nil, err
 	}
 	ls := m.(*rawPlainRequest).result.(*leaders)
+	bad = map[string]error{}
 	for _, t := range topics {
 		if code := ls.topicErr[t]; code != 0 {
-			return nil, nil, "", fmt.Errorf("topic %s: %s", t, kafkago.Error(code).Title())
+			bad[t] = fmt.Errorf("topic %s: %s", t, kafkago.Error(code).Title())
 		}
 	}
 	byLeader := map[int32]map[string][]int32{}
 	for _, tp := range tps {
+		if bad[tp.Topic] != nil {
+			continue
+		}
 		l := ls.of(tp)
 		if l < 0 {
-			return nil, nil, "", fmt.Errorf("%s: no such partition", tp)
+			bad[tp.String()] = fmt.Errorf("%s: no such partition", tp)
+			continue
 		}
 		if byLeader[l] == nil {
 			byLeader[l] = map[string][]int32{}
@@ -112,16 +141,16 @@ func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartitio
 				out = ends
 			}
 			if err := leaderBounds(ctx, c, clientID, leader, parts, at, out); err != nil {
-				return nil, nil, "", err
+				return nil, nil, "", nil, err
 			}
 		}
 	}
 	for _, tp := range tps {
-		if starts.of(tp) == noOffset || ends.of(tp) == noOffset {
-			return nil, nil, "", fmt.Errorf("%s: not in the broker's answer", tp)
+		if (starts.of(tp) == noOffset || ends.of(tp) == noOffset) && bad[tp.Topic] == nil && bad[tp.String()] == nil {
+			bad[tp.String()] = fmt.Errorf("%s: not in the broker's answer", tp)
 		}
 	}
-	return starts, ends, ls.cluster, nil
+	return starts, ends, ls.cluster, bad, nil
 }
 
 // leaderBounds asks one leader for the offsets at at (FirstOffset or
@@ -237,11 +266,14 @@ type rawPlainRequest struct {
 	minVersion, maxVersion int16 // the versions koff encodes
 	version                int16
 	node                   int32 // the broker to ask; -1: any
-	clientID               string
-	size                   int // of the body, roughly: the encoder's buffer
-	encode                 func(w *flexWrite, version int16)
-	parse                  func(r *wire, version int16) any
-	result                 any
+	// brokerMax is the broker's highest version of a request kafka-go
+	// does not know (its negotiated map says 0 for those); 0: use the map.
+	brokerMax int16
+	clientID  string
+	size      int // of the body, roughly: the encoder's buffer
+	encode    func(w *flexWrite, version int16)
+	parse     func(r *wire, version int16) any
+	result    any
 }
 
 func (r *rawPlainRequest) ApiKey() protocol.ApiKey { return r.key }
@@ -254,6 +286,9 @@ func (r *rawPlainRequest) Broker(c protocol.Cluster) (protocol.Broker, error) {
 // map with the broker) and koff know.
 func (r *rawPlainRequest) Required(versions map[protocol.ApiKey]int16) bool {
 	r.version = min(versions[r.key], r.maxVersion)
+	if r.brokerMax > 0 {
+		r.version = min(r.brokerMax, r.maxVersion)
+	}
 	return true
 }
 

@@ -28,6 +28,10 @@ type GroupPartition struct {
 	TopicPartition
 	// Committed is the next offset the sink will consume; -1 for none.
 	Committed int64
+	// LeaderEpoch is the committed offset's leader epoch, which a consumer
+	// starting from it validates (OffsetsForLeaderEpoch); -1 for none (as
+	// Connect's REST API and kafka-consumer-groups commit) or unknown.
+	LeaderEpoch int32
 	// Start and End are the partition's log start and log-end offsets.
 	Start, End int64
 }
