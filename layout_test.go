@@ -23,12 +23,16 @@ var importRules = []importRule{
 	// Connect's offset semantics, then the Store engine on top of it.
 	{pkg: "koff/model", allow: []string{"koff/model/java"}},
 	{pkg: "koff/model/store", allow: []string{"koff/model", "koff/model/java", "koff/model/text"}},
+	// The resume check's judgement: facts in, states out, no I/O.
+	{pkg: "koff/model/resume"},
 	{pkg: "koff/keymap", thirdParty: true},
 	{pkg: "koff/internal/faultproxy", thirdParty: true},
 	{pkg: "koff/internal/sshtest", thirdParty: true},
 	{pkg: "koff/internal/testhome"},
 	{pkg: "koff/kafka/security", allow: []string{"koff/model/..."}, thirdParty: true},
 	{pkg: "koff/kafka", allow: []string{"koff/model/...", "koff/kafka/security"}, thirdParty: true},
+	// The resume check's probes: databases a Debezium connector captures.
+	{pkg: "koff/probe", allow: []string{"koff/model/..."}, thirdParty: true},
 	{pkg: "koff/connect/...", allow: []string{"koff/model/...", "koff/connect/..."}, thirdParty: true},
 	// The edit pipeline, bottom up: a plan as data; the audit log;
 	// planning (request → Plan); history and rewind; the write path, which
@@ -59,7 +63,7 @@ var importRules = []importRule{
 	{pkg: "koff/cli/...", allow: []string{"koff/model/...", "koff/kafka/...", "koff/connect/...", "koff/edit/...", "koff/ui/...", "koff/ui", "koff/keymap", "koff/demo/...", "koff/metrics", "koff/cli/..."}, thirdParty: true},
 	{pkg: "koff", allow: []string{"koff/cli"}},
 	// Test rigs: the real stack and the benchmark workloads.
-	{pkg: "koff/interop/...", allow: []string{"koff/demo/...", "koff/interop/...", "koff/model/...", "koff/kafka/..."}, thirdParty: true},
+	{pkg: "koff/interop/...", allow: []string{"koff/demo/...", "koff/interop/...", "koff/model/...", "koff/kafka/...", "koff/probe"}, thirdParty: true},
 	{pkg: "koff/bench/...", allow: []string{"koff/model/...", "koff/demo/...", "koff/bench/..."}, thirdParty: true},
 }
 
