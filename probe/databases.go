@@ -120,7 +120,7 @@ func (d *Databases) Check(ctx context.Context, s Source) resume.Connector {
 		settings := resume.PostgresSettings(s.Config)
 		facts, err := postgresFacts(ctx, login, s.Config, settings.Slot)
 		if err != nil {
-			return unknown(fmt.Sprintf("PostgreSQL %s: %s", where, oneLine(err)))
+			return unknown(fmt.Sprintf("PostgreSQL %s: %s", where, d.oneLine(ctx, err)))
 		}
 		for _, o := range s.Offsets {
 			c.Partitions = append(c.Partitions, resume.JudgePostgres(o.Partition, o.Offset, settings, facts))
@@ -129,7 +129,7 @@ func (d *Databases) Check(ctx context.Context, s Source) resume.Connector {
 	}
 	facts, err := binlogFacts(ctx, login, s.Config)
 	if err != nil {
-		return unknown(fmt.Sprintf("%s %s: %s", map[bool]string{true: "MariaDB", false: "MySQL"}[s.Class == MariaDBClass], where, oneLine(err)))
+		return unknown(fmt.Sprintf("%s %s: %s", map[bool]string{true: "MariaDB", false: "MySQL"}[s.Class == MariaDBClass], where, d.oneLine(ctx, err)))
 	}
 	settings := resume.BinlogConnectorSettings(s.Config)
 	for _, o := range s.Offsets {
@@ -157,9 +157,10 @@ func or(s, def string) string {
 }
 
 // oneLine is an error as one line: a driver's message can span several.
-func oneLine(err error) string {
-	if err == context.DeadlineExceeded || strings.Contains(err.Error(), "context deadline exceeded") {
-		return "no answer in time (timeout)"
+func (d *Databases) oneLine(ctx context.Context, err error) string {
+	msg := err.Error()
+	if ctx.Err() != nil || strings.Contains(msg, "context deadline exceeded") || strings.Contains(msg, "i/o timeout") {
+		return fmt.Sprintf("no answer within %s (timeout)", d.Timeout)
 	}
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return strings.Join(strings.Fields(msg), " ")
 }

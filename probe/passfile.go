@@ -105,7 +105,10 @@ func (p *Passfile) Lookup(host, port, database, defaultUser string) (user, passw
 		if user == "*" {
 			user = defaultUser
 		}
-		return user, l.password, user != ""
+		if user == "" {
+			return "", "", false
+		}
+		return user, l.password, true
 	}
 	return "", "", false
 }

@@ -3,11 +3,13 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"koff/model/resume"
 )
@@ -56,6 +58,17 @@ func postgresFacts(ctx context.Context, l login, config map[string]string, slot 
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
+		// sslmode=prefer tries twice, with TLS and without: the last
+		// attempt's error says it, without the address again.
+		var ce *pgconn.ConnectError
+		if errors.As(err, &ce) && ce.Unwrap() != nil {
+			msg := ce.Unwrap().Error()
+			msg = msg[strings.LastIndexByte(msg, '\n')+1:]
+			if _, after, ok := strings.Cut(msg, "): "); ok {
+				msg = after
+			}
+			return f, fmt.Errorf("as %s: %s", l.user, msg)
+		}
 		return f, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
