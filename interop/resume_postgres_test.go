@@ -208,3 +208,59 @@ func TestResumeDebeziumSlotAdvanced(t *testing.T) {
 		t.Errorf("after resume the connector streamed rows %v, want only row 7: rows 4-6 fell in the gap koff reported", ids)
 	}
 }
+
+// TestResumeDebeziumSlotDroppedTrustSlot: the same dropped slot with
+// offset.mismatch.strategy=trust_slot, which skips the position check
+// (PostgresConnection.validateLogPosition returns true when
+// offsetSeekToSlotOnStart). koff says gap and that Debezium creates the slot
+// at the current WAL position and streams from there
+// (PostgresConnectorTask.tryToCreateSlot, then
+// PostgresReplicationConnection.startStreaming, whose
+// shouldIgnoreExistingOffsetPosition starts at the new slot): resumed, the
+// real task runs, the three rows inserted while it was stopped never
+// arrive, and the next insert does.
+func TestResumeDebeziumSlotDroppedTrustSlot(t *testing.T) {
+	s := realStack(t)
+	pg := realPostgres(t)
+	const name, table = "dbz-slot-trust", "dbz_slot_trust"
+	topic := name + ".public." + table
+	pg.debeziumTable(t, table, 2)
+	s.createDebezium(t, pg, name, table, map[string]string{"offset.mismatch.strategy": "trust_slot"})
+	s.dbzEvents(t, topic, 0, func(evs []dbzEvent) bool { return countOps(evs)["r"] == 2 })
+	pg.insertRows(t, table, 3, 3)
+	s.waitDbzStreamed(t, name, topic, 0, 1)
+	cfg := debeziumConfig(pg, name, table)
+	cfg["offset.mismatch.strategy"] = "trust_slot"
+	slot := cfg["slot.name"]
+
+	s.stop(t, name)
+	from := s.endOffset(t, topic, 0)
+	pg.insertRows(t, table, 4, 6)
+	pg.idleSlot(t, slot)
+	pg.mustSQL(t, fmt.Sprintf("SELECT pg_drop_replication_slot('%s')", slot))
+
+	p := s.pgCheck(t, pg, name, cfg)
+	if p.State != resume.Gap || p.Lost.Bytes <= 0 || !strings.Contains(p.Action, "Debezium creates slot") || !strings.HasSuffix(p.ResumesAt, "(the new slot)") {
+		t.Fatalf("koff's check after the slot was dropped (trust_slot): %+v, want gap and a new slot at the current position", p)
+	}
+	if failed := s.resumeOutcome(t, name); failed != "" {
+		t.Fatalf("koff said Debezium creates a new slot and streams; the task failed: %s", firstLine(failed))
+	}
+	waitFor(t, 60*time.Second, "slot "+slot+" created again", func() (bool, string) {
+		out := pg.mustSQL(t, fmt.Sprintf("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '%s' AND active", slot))
+		return out == "1", out
+	})
+	pg.insertRows(t, table, 7, 7)
+	evs := s.dbzEvents(t, topic, from, func(evs []dbzEvent) bool {
+		return len(evs) > 0 && evs[len(evs)-1].After != nil && evs[len(evs)-1].After.ID == 7
+	})
+	var ids []int64
+	for _, ev := range evs {
+		if ev.After != nil {
+			ids = append(ids, ev.After.ID)
+		}
+	}
+	if len(ids) != 1 || ids[0] != 7 || countOps(evs)["r"] != 0 {
+		t.Errorf("after resume with trust_slot the connector sent rows %v (%v), want only row 7 streamed: rows 4-6 fell in the gap koff reported", ids, countOps(evs))
+	}
+}

@@ -45,6 +45,8 @@ func postgresConfig(l login, config map[string]string) (*pgx.ConnConfig, error) 
 	// The password is set, so pgx reads no PGPASSFILE; sslmode=prefer's
 	// plain-text fallback stays in cfg.Fallbacks.
 	cfg.ConnectTimeout = l.connectTimeout
+	// PGOPTIONS could turn the read-only session off ("-c …").
+	delete(cfg.RuntimeParams, "options")
 	return cfg, nil
 }
 

@@ -54,7 +54,7 @@ type PGFacts struct {
 
 // PGSettings are the connector settings Debezium's start depends on.
 type PGSettings struct {
-	Slot, Database, SnapshotMode, MismatchStrategy string
+	Slot, Database, Plugin, SnapshotMode, MismatchStrategy string
 	// PositionCheck is log.position.check.enable (default true);
 	// DataErrorSnapshot is snapshot.mode.configuration.based.snapshot.on.data.error.
 	PositionCheck, DataErrorSnapshot bool
@@ -66,6 +66,7 @@ func PostgresSettings(config map[string]string) PGSettings {
 	s := PGSettings{
 		Slot:              or(config["slot.name"], "debezium"),
 		Database:          config["database.dbname"],
+		Plugin:            strings.ToLower(or(config["plugin.name"], "decoderbufs")),
 		SnapshotMode:      strings.ToLower(or(config["snapshot.mode"], "initial")),
 		MismatchStrategy:  strings.ToLower(config["offset.mismatch.strategy"]),
 		PositionCheck:     !strings.EqualFold(config["log.position.check.enable"], "false"),
@@ -165,26 +166,40 @@ func JudgePostgres(partition, offset string, s PGSettings, f PGFacts) Partition 
 	}
 	checked := s.PositionCheck && !s.seeksToSlot() && o.hasProc
 
-	if f.Slot == nil {
+	// missing is what Debezium does without its slot: fails or snapshots
+	// again when it checks, else creates the slot at the current position.
+	missing := func(why string) Partition {
 		lost := bytes(o.last(), f.CurrentLSN)
 		if checked {
-			return gone(slot+" does not exist", lost, f.CurrentLSN)
+			return gone(why, lost, f.CurrentLSN)
 		}
 		p.State, p.Lost = Gap, lost
 		p.ResumesAt = "lsn " + LSN(f.CurrentLSN) + " (the new slot)"
-		p.Action = fmt.Sprintf("%s does not exist: Debezium creates it at the current WAL position %s and streams from there; the changes after lsn %s are never streamed",
-			slot, LSN(f.CurrentLSN), LSN(o.last()))
+		p.Action = fmt.Sprintf("%s: Debezium creates %s at the current WAL position %s and streams from there; the changes after lsn %s are never streamed",
+			why, slot, LSN(f.CurrentLSN), LSN(o.last()))
 		return p
 	}
+	if f.Slot == nil {
+		return missing(slot + " does not exist")
+	}
 	sl := *f.Slot
-	if sl.WALStatus == "lost" || sl.RestartLSN == 0 {
-		// The WAL the slot needed is removed; PostgreSQL refuses to decode
-		// from it ("This slot has been invalidated…").
+	if (s.Database != "" && sl.Database != "" && sl.Database != s.Database) || (sl.Plugin != "" && sl.Plugin != s.Plugin) {
+		// PostgresConnection.queryForSlot looks for the name in the
+		// connector's database and plugin: this slot is not its own, and
+		// creating one of the same name fails.
 		p.State = Gap
-		p.Action = fmt.Sprintf("%s is invalidated (wal_status lost): PostgreSQL removed the WAL it held and refuses to stream from it; the task fails on start until the slot is dropped (Debezium then creates a new one at the current position, or snapshots again with snapshot.mode=when_needed)", slot)
-		if sl.ConfirmedFlushLSN > 0 {
-			p.Lost = bytes(o.last(), f.CurrentLSN)
-		}
+		p.Action = fmt.Sprintf("%s is of database %q and plugin %q, not the connector's %q and %q: Debezium does not find its slot, and creating one of that name fails: the task fails on start",
+			slot, sl.Database, sl.Plugin, s.Database, s.Plugin)
+		return p
+	}
+	if sl.WALStatus == "lost" || sl.RestartLSN == 0 || sl.ConfirmedFlushLSN == 0 {
+		// The WAL the slot needed is removed: PostgreSQL sets restart_lsn
+		// NULL and refuses to decode from it; Debezium's
+		// readReplicationSlotInfo waits for a valid slot, then gives up.
+		p.State, p.Lost = Gap, bytes(o.last(), f.CurrentLSN)
+		after := missing("once it is dropped, " + slot + " does not exist")
+		p.State, p.ResumesAt = Gap, ""
+		p.Action = fmt.Sprintf("%s is invalidated (wal_status lost): PostgreSQL removed the WAL it held; the task fails on start (\"Unable to obtain valid replication slot\"); %s", slot, after.Action)
 		return p
 	}
 	if checked && sl.RestartLSN > start {

@@ -17,9 +17,9 @@ func pgSlot(restart, confirmed uint64, walStatus string) *PGSlot {
 // slot, the state, what is lost and what Debezium 3.6.1 does.
 func TestJudgePostgres(t *testing.T) {
 	const proc, current = 23677040, 23677040 + 5000
-	defaults := PostgresSettings(map[string]string{"slot.name": "dbz", "database.dbname": "inventory"})
+	defaults := PostgresSettings(map[string]string{"slot.name": "dbz", "database.dbname": "inventory", "plugin.name": "pgoutput"})
 	with := func(kv ...string) PGSettings {
-		c := map[string]string{"slot.name": "dbz", "database.dbname": "inventory"}
+		c := map[string]string{"slot.name": "dbz", "database.dbname": "inventory", "plugin.name": "pgoutput"}
 		for i := 0; i < len(kv); i += 2 {
 			c[kv[i]] = kv[i+1]
 		}
@@ -46,11 +46,11 @@ func TestJudgePostgres(t *testing.T) {
 		{"slot dropped, configuration_based with snapshot on data error", pgStreaming, with("snapshot.mode", "configuration_based", "snapshot.mode.configuration.based.snapshot.on.data.error", "true"), PGFacts{CurrentLSN: current},
 			Gap, 5000, []string{"snapshots the captured tables again"}, "a new snapshot, then lsn 0/1695BF8"},
 		{"slot dropped, trust_slot: a new slot at the current position", pgStreaming, with("offset.mismatch.strategy", "trust_slot"), PGFacts{CurrentLSN: current},
-			Gap, 5000, []string{"creates it at the current WAL position 0/1695BF8", "never streamed"}, "lsn 0/1695BF8 (the new slot)"},
+			Gap, 5000, []string{`creates slot "dbz" at the current WAL position 0/1695BF8`, "never streamed"}, "lsn 0/1695BF8 (the new slot)"},
 		{"slot dropped, position check off", pgStreaming, with("log.position.check.enable", "false"), PGFacts{CurrentLSN: current},
-			Gap, 5000, []string{"creates it"}, "lsn 0/1695BF8 (the new slot)"},
+			Gap, 5000, []string{`creates slot "dbz"`}, "lsn 0/1695BF8 (the new slot)"},
 		{"slot dropped, snapshot offset (no lsn_proc): the check passes, a new slot", `{"last_snapshot_record":true,"lsn":23677040,"txId":745,"ts_usec":1,"snapshot":"INITIAL","snapshot_completed":true}`, defaults, PGFacts{CurrentLSN: current},
-			Gap, 5000, []string{"creates it"}, "lsn 0/1695BF8 (the new slot)"},
+			Gap, 5000, []string{`creates slot "dbz"`}, "lsn 0/1695BF8 (the new slot)"},
 		{"slot advanced past the offset, restart_lsn still before it", pgStreaming, defaults, PGFacts{Slot: pgSlot(proc-100, proc+3000, "reserved"), CurrentLSN: current},
 			Gap, 3000, []string{"confirmed_flush_lsn 0/1695428", "never streamed"}, "lsn 0/1695428"},
 		{"slot advanced past the offset with its restart_lsn: the task fails", pgStreaming, defaults, PGFacts{Slot: pgSlot(proc+2000, proc+3000, "reserved"), CurrentLSN: current},
@@ -58,7 +58,13 @@ func TestJudgePostgres(t *testing.T) {
 		{"slot advanced, trust_greater_lsn: streams from the slot", pgStreaming, with("offset.mismatch.strategy", "trust_greater_lsn"), PGFacts{Slot: pgSlot(proc+2000, proc+3000, "reserved"), CurrentLSN: current},
 			Gap, 3000, []string{"PostgreSQL streams from confirmed_flush_lsn"}, "lsn 0/1695428"},
 		{"slot invalidated (wal_status lost)", pgStreaming, defaults, PGFacts{Slot: pgSlot(0, proc, "lost"), CurrentLSN: current},
-			Gap, 5000, []string{"invalidated (wal_status lost)", "fails on start"}, ""},
+			Gap, 5000, []string{"invalidated (wal_status lost)", `fails on start ("Unable to obtain valid replication slot")`, "once it is dropped", "no longer available on the server"}, ""},
+		{"slot invalidated, when_needed: once dropped, a new snapshot", pgStreaming, with("snapshot.mode", "when_needed"), PGFacts{Slot: pgSlot(0, proc, "lost"), CurrentLSN: current},
+			Gap, 5000, []string{"invalidated (wal_status lost)", "once it is dropped", "snapshots the captured tables again"}, ""},
+		{"a slot of that name for another plugin", pgStreaming, PostgresSettings(map[string]string{"slot.name": "dbz", "database.dbname": "inventory"}), PGFacts{Slot: pgSlot(proc-100, proc, "reserved"), CurrentLSN: current},
+			Gap, -1, []string{`plugin "pgoutput", not the connector's "inventory" and "decoderbufs"`, "the task fails on start"}, ""},
+		{"a slot of that name in another database", pgStreaming, with("database.dbname", "sales"), PGFacts{Slot: pgSlot(proc-100, proc, "reserved"), CurrentLSN: current},
+			Gap, -1, []string{`is of database "inventory"`, "the task fails on start"}, ""},
 		{"initial_only never streams", pgStreaming, with("snapshot.mode", "initial_only"), PGFacts{CurrentLSN: current},
 			Resumes, -1, []string{"does not stream"}, ""},
 		{"an lsn above 2^53 survives", `{"lsn_proc":18446744073709551000,"lsn":18446744073709551000}`, defaults, PGFacts{Slot: pgSlot(18446744073709550000, 18446744073709551000, "reserved"), CurrentLSN: 18446744073709551615},
