@@ -150,7 +150,13 @@ INSERT INTO inv.purged VALUES (1), (2); FLUSH BINARY LOGS;`)
 		}
 	}
 
-	newest, _, _ := m.masterStatus(t)
+	newest, end, _ := m.masterStatus(t)
+	// A position past the end of the newest file (a server reset, or a
+	// restore from an older backup): the server refuses it.
+	if p := check(source(probe.MariaDBClass, binlogOffset(newest, end+4096, ""))); p.State != resume.Replay ||
+		!strings.Contains(p.Action, fmt.Sprintf("pos %d lies past the end of %s (%d bytes)", end+4096, newest, end)) {
+		t.Errorf("a pos past the end of %s: %+v, want replay", newest, p)
+	}
 	m.mustSQL(t, "PURGE BINARY LOGS TO '"+newest+"'")
 
 	p := check(source(probe.MariaDBClass, binlogOffset(file, pos, "")))

@@ -99,6 +99,9 @@ func JudgeBinlog(partition, offset string, s BinlogSettings, f BinlogFacts) Part
 		p.State, p.Reason = Unknown, "SHOW BINARY LOGS lists no file: binary logging is off on the server (log_bin)"
 		return p
 	}
+	if snapshotRunning(fields) {
+		return snapshotAgain(p, s.SnapshotMode)
+	}
 	if s.SnapshotMode == "initial_only" {
 		p.State, p.Action = Resumes, "snapshot.mode=initial_only: the snapshot is done and the task does not read the binary log"
 		return p

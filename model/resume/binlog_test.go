@@ -50,6 +50,8 @@ func TestJudgeBinlog(t *testing.T) {
 		{"MariaDB gtids purged, when_needed: the file check is not made, the server refuses", offset("mysql-bin.000002", 4, "0-1-25"), whenNeeded, maria, Gap, 15, []string{"Could not find GTID state"}},
 		{"MariaDB gtids held", offset("mysql-bin.000004", 4, "0-1-60"), initial, maria, Resumes, -1, []string{"from gtids 0-1-60"}},
 		{"MariaDB purged file without gtids", offset("mysql-bin.000001", 4, ""), initial, maria, Gap, -1, []string{"mysql-bin.000001 is purged: 3 binary log file(s)"}},
+		{"a snapshot cut short is taken again", `{"ts_sec":1,"file":"mysql-bin.000001","pos":4,"snapshot":"INITIAL"}`, initial, mysql, Replay, -1, []string{"snapshot that did not complete"}},
+		{"an older version's snapshot flag", `{"ts_sec":1,"file":"mysql-bin.000004","pos":4,"snapshot":true}`, initial, mysql, Replay, -1, []string{"snapshot that did not complete"}},
 		{"binary logging off", offset("mysql-bin.000001", 4, ""), initial, BinlogFacts{}, Unknown, -1, nil},
 		{"initial_only never reads the binlog", offset("mysql-bin.000001", 4, ""), BinlogConnectorSettings(map[string]string{"snapshot.mode": "initial_only"}), mysql, Resumes, -1, []string{"does not read"}},
 	}

@@ -157,6 +157,9 @@ func JudgePostgres(partition, offset string, s PGSettings, f PGFacts) Partition 
 		}
 		return p
 	}
+	if snapshotRunning(o.fields) {
+		return snapshotAgain(p, s.SnapshotMode)
+	}
 	if s.SnapshotMode == "initial_only" {
 		// Snapshotter.shouldStream is false: with an offset the task
 		// neither snapshots again nor streams.
@@ -200,6 +203,15 @@ func JudgePostgres(partition, offset string, s PGSettings, f PGFacts) Partition 
 		after := missing("once it is dropped, " + slot + " does not exist")
 		p.State, p.ResumesAt = Gap, ""
 		p.Action = fmt.Sprintf("%s is invalidated (wal_status lost): PostgreSQL removed the WAL it held; the task fails on start (\"Unable to obtain valid replication slot\"); %s", slot, after.Action)
+		return p
+	}
+	if sl.Active && (sl.RestartLSN > start || sl.ConfirmedFlushLSN > o.last()) {
+		// Nothing but the walsender streaming from an active slot moves it
+		// (pg_replication_slot_advance refuses an active slot): the
+		// connector is streaming, and the offset koff read is older than
+		// what it has since confirmed.
+		p.State = Resumes
+		p.Action = fmt.Sprintf("%s is in use and has confirmed lsn %s, past the offset koff read: the connector is streaming and stores it at its next offset flush (if this connector is stopped, another client holds the slot and the task fails on start: \"replication slot … is active\")", slot, LSN(sl.ConfirmedFlushLSN))
 		return p
 	}
 	if checked && sl.RestartLSN > start {

@@ -11,6 +11,7 @@ import (
 type pgOffset struct {
 	lsn, proc, commit uint64
 	hasProc           bool
+	fields            map[string]any
 }
 
 // start is where streaming asks to start: lsn_proc, else lsn
@@ -31,7 +32,7 @@ func parsePGOffset(offset string) (pgOffset, error) {
 	if err != nil {
 		return pgOffset{}, err
 	}
-	var o pgOffset
+	o := pgOffset{fields: fields}
 	var ok bool
 	if o.lsn, ok, err = uintField(fields, "lsn"); err != nil {
 		return o, err
@@ -89,4 +90,34 @@ func stringField(m map[string]any, name string) string {
 		return x.String()
 	}
 	return ""
+}
+
+// snapshotRunning: the offset is from an initial snapshot that did not
+// complete (CommonOffsetContext.isInitialSnapshotRunning: snapshot INITIAL,
+// or true as older versions wrote it, and snapshot_completed not true).
+func snapshotRunning(fields map[string]any) bool {
+	switch v := fields["snapshot"].(type) {
+	case bool:
+		if !v {
+			return false
+		}
+	case string:
+		if v != "INITIAL" && v != "true" {
+			return false
+		}
+	default:
+		return false
+	}
+	done := fields["snapshot_completed"]
+	return done != true && done != "true"
+}
+
+// snapshotAgain is what Debezium does with an offset from a snapshot that
+// did not complete: BaseSourceTask.validateSchemaHistory skips the log
+// position check and the snapshot starts over.
+func snapshotAgain(p Partition, mode string) Partition {
+	p.State = Replay
+	p.Action = fmt.Sprintf("the offset is from a snapshot that did not complete: Debezium takes it again from the start and reads every captured row again (snapshot.mode=%s; a mode that allows no snapshot fails the task on start)", mode)
+	p.ResumesAt = "a new snapshot"
+	return p
 }
