@@ -143,7 +143,7 @@ INSERT INTO inv.purged VALUES (1), (2); FLUSH BINARY LOGS;`)
 		return c.Partitions[0]
 	}
 
-	for _, class := range []string{probe.MariaDBClass, probe.MySQLClass} {
+	for _, class := range []string{probe.DebeziumMariaDBClass, probe.DebeziumMySQLClass} {
 		p := check(source(class, binlogOffset(file, pos, "")))
 		if p.State != resume.Resumes || !strings.Contains(p.Action, file+" from pos "+strconv.FormatInt(pos, 10)) {
 			t.Errorf("%s before the purge: %+v, want resumes from %s pos %d", class, p, file, pos)
@@ -153,24 +153,24 @@ INSERT INTO inv.purged VALUES (1), (2); FLUSH BINARY LOGS;`)
 	newest, end, _ := m.masterStatus(t)
 	// A position past the end of the newest file (a server reset, or a
 	// restore from an older backup): the server refuses it.
-	if p := check(source(probe.MariaDBClass, binlogOffset(newest, end+4096, ""))); p.State != resume.Replay ||
+	if p := check(source(probe.DebeziumMariaDBClass, binlogOffset(newest, end+4096, ""))); p.State != resume.Replay ||
 		!strings.Contains(p.Action, fmt.Sprintf("pos %d lies past the end of %s (%d bytes)", end+4096, newest, end)) {
 		t.Errorf("a pos past the end of %s: %+v, want replay", newest, p)
 	}
 	m.mustSQL(t, "PURGE BINARY LOGS TO '"+newest+"'")
 
-	p := check(source(probe.MariaDBClass, binlogOffset(file, pos, "")))
+	p := check(source(probe.DebeziumMariaDBClass, binlogOffset(file, pos, "")))
 	if p.State != resume.Gap || !strings.Contains(p.Action, file+" is purged: 2 binary log file(s) gone") || !strings.Contains(p.Action, "oldest left is "+newest) ||
 		!strings.Contains(p.Action, "the task fails on start") || !strings.Contains(p.Action, "no longer available on the server") {
 		t.Errorf("after PURGE BINARY LOGS TO %s: %+v, want gap: %s purged, the task fails", newest, p, file)
 	}
-	p = check(source(probe.MySQLClass, binlogOffset(file, pos, ""), "snapshot.mode", "when_needed"))
+	p = check(source(probe.DebeziumMySQLClass, binlogOffset(file, pos, ""), "snapshot.mode", "when_needed"))
 	if p.State != resume.Gap || !strings.Contains(p.Action, "snapshots the captured tables again") {
 		t.Errorf("after the purge, snapshot.mode=when_needed: %+v, want gap and a new snapshot", p)
 	}
 	// With the offset's GTIDs: the six transactions after it are gone,
 	// counted from the GTID state where the oldest binary log left starts.
-	p = check(source(probe.MariaDBClass, binlogOffset(file, pos, gtids)))
+	p = check(source(probe.DebeziumMariaDBClass, binlogOffset(file, pos, gtids)))
 	if p.State != resume.Gap || p.Lost.Records != 6 || !strings.Contains(p.Action, "Could not find GTID state") {
 		t.Errorf("after the purge, with gtids %s: %+v, want gap of 6 transactions, and the server refusing the GTID position", gtids, p)
 	}
@@ -180,7 +180,7 @@ INSERT INTO inv.purged VALUES (1), (2); FLUSH BINARY LOGS;`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := other.Check(context.Background(), source(probe.MariaDBClass, binlogOffset(file, pos, "")))
+	c := other.Check(context.Background(), source(probe.DebeziumMariaDBClass, binlogOffset(file, pos, "")))
 	if c.State() != resume.Unknown || !strings.Contains(c.Partitions[0].Reason, "no credentials for 127.0.0.1:"+port+" in --db-pass-file") {
 		t.Errorf("no line for the server: %+v", c)
 	}
@@ -189,7 +189,7 @@ INSERT INTO inv.purged VALUES (1), (2); FLUSH BINARY LOGS;`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c = wrong.Check(context.Background(), source(probe.MariaDBClass, binlogOffset(file, pos, "")))
+	c = wrong.Check(context.Background(), source(probe.DebeziumMariaDBClass, binlogOffset(file, pos, "")))
 	if r := c.Partitions[0].Reason; c.State() != resume.Unknown || !strings.Contains(r, "Access denied") || strings.Contains(r, "\n") {
 		t.Errorf("a wrong password: %+v", c)
 	}

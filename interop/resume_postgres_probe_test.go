@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS koff_probe_t (id int);`, role))
 	port := strconv.Itoa(pg.Port)
 	cfg := map[string]string{"database.hostname": "127.0.0.1", "database.port": port, "database.dbname": "postgres",
 		"database.user": "debezium", "slot.name": slot, "plugin.name": "pgoutput", "topic.prefix": "probe"}
-	src := probe.Source{Name: "probe", Class: probe.PostgresClass, Type: "source", Config: cfg,
+	src := probe.Source{Name: "probe", Class: probe.DebeziumPostgresClass, Type: "source", Config: cfg,
 		Offsets: []probe.Offset{{Partition: `{"server":"probe"}`, Offset: offset}}}
 	dbs, err := probe.NewDatabases(dbPassFile(t, "127.0.0.1:"+port+":postgres:"+role+`:mon\:pw`), 5*time.Second)
 	if err != nil {

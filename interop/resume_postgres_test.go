@@ -24,7 +24,7 @@ func (s *Stack) pgCheck(t *testing.T, pg *Postgres, name string, cfg map[string]
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := probe.Source{Name: name, Class: probe.PostgresClass, Type: "source", Config: cfg}
+	src := probe.Source{Name: name, Class: probe.DebeziumPostgresClass, Type: "source", Config: cfg}
 	for _, o := range s.connectOffsets(t, name).Offsets {
 		part, _ := json.Marshal(o.Partition)
 		off, _ := json.Marshal(o.Offset) // json.Number: the lsn's text as the worker holds it
@@ -53,15 +53,15 @@ func (pg *Postgres) idleSlot(t *testing.T, slot string) (restart, confirmed int6
 	return pgLSN(t, r), pgLSN(t, c)
 }
 
-// resumeOutcome resumes a stopped connector and waits until its task runs
+// dbzResumeOutcome resumes a stopped connector and waits until its task runs
 // or fails; it returns the failed task's trace ("" when it runs).
-func (s *Stack) resumeOutcome(t *testing.T, name string) string {
+func (s *Stack) dbzResumeOutcome(t *testing.T, name string) string {
 	t.Helper()
 	s.mustREST(t, http.StatusAccepted, "PUT", "/connectors/"+name+"/resume", nil)
-	return s.taskOutcome(t, name)
+	return s.dbzTaskOutcome(t, name)
 }
 
-func (s *Stack) taskOutcome(t *testing.T, name string) string {
+func (s *Stack) dbzTaskOutcome(t *testing.T, name string) string {
 	t.Helper()
 	var failed string
 	waitFor(t, 90*time.Second, name+" running or failed", func() (bool, string) {
@@ -81,8 +81,8 @@ func (s *Stack) taskOutcome(t *testing.T, name string) string {
 	return failed
 }
 
-// firstLine is a Java stack trace's first line.
-func firstLine(trace string) string { l, _, _ := strings.Cut(trace, "\n"); return l }
+// traceHead is a Java stack trace's first line.
+func traceHead(trace string) string { l, _, _ := strings.Cut(trace, "\n"); return l }
 
 // TestResumeDebeziumSlotDropped: the replication slot of a Debezium
 // PostgreSQL connector (3.6.1, snapshot.mode=initial) is dropped while the
@@ -118,11 +118,11 @@ func TestResumeDebeziumSlotDropped(t *testing.T) {
 		!strings.Contains(p.Action, "the task fails on start") {
 		t.Fatalf("koff's check after the slot was dropped: %+v, want gap (bytes) and the task failing on start", p)
 	}
-	failed := s.resumeOutcome(t, name)
+	failed := s.dbzResumeOutcome(t, name)
 	if !strings.Contains(failed, "no longer available on the server") {
-		t.Fatalf("koff said the task fails on start; Debezium's task: %q", firstLine(failed))
+		t.Fatalf("koff said the task fails on start; Debezium's task: %q", traceHead(failed))
 	}
-	t.Logf("the real task failed as koff said: %s", firstLine(failed))
+	t.Logf("the real task failed as koff said: %s", traceHead(failed))
 	if end := s.endOffset(t, topic, 0); end != from {
 		t.Errorf("the failed task wrote %d events to %s", end-from, topic)
 	}
@@ -181,15 +181,15 @@ func TestResumeDebeziumSlotAdvanced(t *testing.T) {
 	if fails != (restart > proc) {
 		t.Errorf("restart_lsn %d, lsn_proc %d: koff says the task fails on start: %v", restart, proc, fails)
 	}
-	failed := s.resumeOutcome(t, name)
+	failed := s.dbzResumeOutcome(t, name)
 	if fails {
 		if !strings.Contains(failed, "no longer available on the server") {
-			t.Fatalf("koff said the task fails on start; Debezium's task: %q", firstLine(failed))
+			t.Fatalf("koff said the task fails on start; Debezium's task: %q", traceHead(failed))
 		}
 		return
 	}
 	if failed != "" {
-		t.Fatalf("koff said the task streams from confirmed_flush_lsn; it failed: %s", firstLine(failed))
+		t.Fatalf("koff said the task streams from confirmed_flush_lsn; it failed: %s", traceHead(failed))
 	}
 	if want := fmt.Sprintf("lsn %s", resume.LSN(uint64(confirmed))); p.ResumesAt != want {
 		t.Errorf("koff says it resumes at %q, want %q", p.ResumesAt, want)
@@ -243,8 +243,8 @@ func TestResumeDebeziumSlotDroppedTrustSlot(t *testing.T) {
 	if p.State != resume.Gap || p.Lost.Bytes <= 0 || !strings.Contains(p.Action, "Debezium creates slot") || !strings.HasSuffix(p.ResumesAt, "(the new slot)") {
 		t.Fatalf("koff's check after the slot was dropped (trust_slot): %+v, want gap and a new slot at the current position", p)
 	}
-	if failed := s.resumeOutcome(t, name); failed != "" {
-		t.Fatalf("koff said Debezium creates a new slot and streams; the task failed: %s", firstLine(failed))
+	if failed := s.dbzResumeOutcome(t, name); failed != "" {
+		t.Fatalf("koff said Debezium creates a new slot and streams; the task failed: %s", traceHead(failed))
 	}
 	waitFor(t, 60*time.Second, "slot "+slot+" created again", func() (bool, string) {
 		out := pg.mustSQL(t, fmt.Sprintf("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '%s' AND active", slot))

@@ -12,9 +12,9 @@ import (
 
 // The Debezium connector classes whose database Databases checks.
 const (
-	PostgresClass = "io.debezium.connector.postgresql.PostgresConnector"
-	MySQLClass    = "io.debezium.connector.mysql.MySqlConnector"
-	MariaDBClass  = "io.debezium.connector.mariadb.MariaDbConnector"
+	DebeziumPostgresClass = "io.debezium.connector.postgresql.PostgresConnector"
+	DebeziumMySQLClass    = "io.debezium.connector.mysql.MySqlConnector"
+	DebeziumMariaDBClass  = "io.debezium.connector.mariadb.MariaDbConnector"
 )
 
 // DBPassFileFlag is the flag that names the credentials file.
@@ -57,10 +57,10 @@ func NewDatabases(path string, timeout time.Duration) (*Databases, error) {
 	return &Databases{pass: p, ConnectTimeout: min(DefaultConnectTimeout, timeout), Timeout: timeout, Now: time.Now}, nil
 }
 
-// Handles says whether Check judges connectors of this class.
-func Handles(class string) bool {
+// HandlesDatabase says whether Check judges connectors of this class.
+func HandlesDatabase(class string) bool {
 	switch class {
-	case PostgresClass, MySQLClass, MariaDBClass:
+	case DebeziumPostgresClass, DebeziumMySQLClass, DebeziumMariaDBClass:
 		return true
 	}
 	return false
@@ -70,18 +70,18 @@ func Handles(class string) bool {
 // database. It never takes longer than Timeout (plus a moment), and a
 // database it cannot reach makes every partition Unknown with the reason.
 func (d *Databases) Check(ctx context.Context, s Source) resume.Connector {
-	c := resume.Connector{Name: s.Name, Class: s.Class, Type: or(s.Type, "source"), Checked: time.Now()}
+	c := resume.Connector{Name: s.Name, Class: s.Class, Type: dbOr(s.Type, "source"), Checked: time.Now()}
 	if d != nil && d.Now != nil {
 		c.Checked = d.Now()
 	}
-	if !Handles(s.Class) {
+	if !HandlesDatabase(s.Class) {
 		c.Reason = "koff cannot check " + s.Class + "'s source"
 		return c
 	}
 	if len(s.Offsets) == 0 {
 		return c // no offset: it starts afresh, as snapshot.mode says
 	}
-	pg := s.Class == PostgresClass
+	pg := s.Class == DebeziumPostgresClass
 	host := strings.TrimSpace(s.Config["database.hostname"])
 	port := strings.TrimSpace(s.Config["database.port"])
 	if port == "" {
@@ -111,14 +111,14 @@ func (d *Databases) Check(ctx context.Context, s Source) resume.Connector {
 	}
 	user, password, ok := d.pass.Lookup(host, port, db, s.Config["database.user"])
 	if !ok {
-		return unknown(fmt.Sprintf("no credentials for %s in %s: add a line %s:%s:%s:USER:PASSWORD", where, DBPassFileFlag, esc(host), port, map[bool]string{true: esc(db), false: "*"}[pg]))
+		return unknown(fmt.Sprintf("no credentials for %s in %s: add a line %s:%s:%s:USER:PASSWORD", where, DBPassFileFlag, dbEsc(host), port, map[bool]string{true: dbEsc(db), false: "*"}[pg]))
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	login := login{host: host, port: port, database: db, user: user, password: password, connectTimeout: d.ConnectTimeout}
+	l := dbLogin{host: host, port: port, database: db, user: user, password: password, connectTimeout: d.ConnectTimeout}
 	if pg {
 		settings := resume.PostgresSettings(s.Config)
-		facts, err := postgresFacts(ctx, login, s.Config, settings.Slot)
+		facts, err := postgresFacts(ctx, l, s.Config, settings.Slot)
 		if err != nil {
 			return unknown(fmt.Sprintf("PostgreSQL %s: %s", where, d.oneLine(ctx, err)))
 		}
@@ -127,9 +127,9 @@ func (d *Databases) Check(ctx context.Context, s Source) resume.Connector {
 		}
 		return c
 	}
-	facts, err := binlogFacts(ctx, login, s.Config)
+	facts, err := binlogFacts(ctx, l, s.Config)
 	if err != nil {
-		return unknown(fmt.Sprintf("%s %s: %s", map[bool]string{true: "MariaDB", false: "MySQL"}[s.Class == MariaDBClass], where, d.oneLine(ctx, err)))
+		return unknown(fmt.Sprintf("%s %s: %s", map[bool]string{true: "MariaDB", false: "MySQL"}[s.Class == DebeziumMariaDBClass], where, d.oneLine(ctx, err)))
 	}
 	settings := resume.BinlogConnectorSettings(s.Config)
 	for _, o := range s.Offsets {
@@ -138,18 +138,18 @@ func (d *Databases) Check(ctx context.Context, s Source) resume.Connector {
 	return c
 }
 
-// login is where and as whom a check connects.
-type login struct {
+// dbLogin is where and as whom a check connects.
+type dbLogin struct {
 	host, port, database, user, password string
 	connectTimeout                       time.Duration
 }
 
 // esc writes a password-file field, escaping : and \.
-func esc(s string) string {
+func dbEsc(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `:`, `\:`).Replace(s)
 }
 
-func or(s, def string) string {
+func dbOr(s, def string) string {
 	if s == "" {
 		return def
 	}

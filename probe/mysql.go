@@ -26,13 +26,13 @@ var mysqlTLS = map[string]string{
 // binlogFacts reads a MySQL or MariaDB server's binary logs and GTID state
 // with SELECT and SHOW only (SHOW BINARY LOGS needs REPLICATION CLIENT on
 // MySQL, BINLOG MONITOR on MariaDB).
-func binlogFacts(ctx context.Context, l login, config map[string]string) (resume.BinlogFacts, error) {
+func binlogFacts(ctx context.Context, l dbLogin, config map[string]string) (resume.BinlogFacts, error) {
 	var f resume.BinlogFacts
 	cfg := mysql.NewConfig()
 	cfg.User, cfg.Passwd = l.user, l.password
 	cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(l.host, l.port)
 	cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = l.connectTimeout, DefaultDBTimeout, DefaultDBTimeout
-	mode := strings.ToLower(strings.TrimSpace(or(config["database.ssl.mode"], "preferred")))
+	mode := strings.ToLower(strings.TrimSpace(dbOr(config["database.ssl.mode"], "preferred")))
 	tls, ok := mysqlTLS[mode]
 	if !ok {
 		return f, fmt.Errorf("database.ssl.mode %q: want one of disabled, preferred, required, verify_ca, verify_identity", mode)

@@ -22,7 +22,7 @@ var pgSSL = []string{"sslmode", "sslrootcert", "sslcert", "sslkey"}
 // postgresConfig is a pgx configuration for a read-only session: the
 // connector's host, port, database and TLS settings, the operator's
 // credentials, nothing from PG* environment variables or ~/.pgpass.
-func postgresConfig(l login, config map[string]string) (*pgx.ConnConfig, error) {
+func postgresConfig(l dbLogin, config map[string]string) (*pgx.ConnConfig, error) {
 	quote := func(s string) string {
 		return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 	}
@@ -31,7 +31,7 @@ func postgresConfig(l login, config map[string]string) (*pgx.ConnConfig, error) 
 		"user=" + quote(l.user), "password=" + quote(l.password),
 		"connect_timeout=" + strconv.Itoa(max(1, int(l.connectTimeout.Seconds()))),
 		"application_name=koff", "default_transaction_read_only=on",
-		"sslmode=" + quote(or(strings.TrimSpace(config["database.sslmode"]), "prefer")),
+		"sslmode=" + quote(dbOr(strings.TrimSpace(config["database.sslmode"]), "prefer")),
 	}
 	for _, k := range pgSSL[1:] {
 		if v := strings.TrimSpace(config["database."+k]); v != "" {
@@ -52,7 +52,7 @@ func postgresConfig(l login, config map[string]string) (*pgx.ConnConfig, error) 
 
 // postgresFacts reads the connector's replication slot and the server's
 // WAL position.
-func postgresFacts(ctx context.Context, l login, config map[string]string, slot string) (resume.PGFacts, error) {
+func postgresFacts(ctx context.Context, l dbLogin, config map[string]string, slot string) (resume.PGFacts, error) {
 	var f resume.PGFacts
 	cfg, err := postgresConfig(l, config)
 	if err != nil {

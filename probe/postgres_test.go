@@ -17,7 +17,7 @@ func TestPostgresConfig(t *testing.T) {
 	t.Setenv("PGDATABASE", "other")
 	t.Setenv("PGPASSWORD", "fromenv")
 	t.Setenv("PGOPTIONS", "-c default_transaction_read_only=off")
-	l := login{host: "db1.internal", port: "5433", database: "inv'entory", user: "mon", password: `it's a \secret`, connectTimeout: 3 * time.Second}
+	l := dbLogin{host: "db1.internal", port: "5433", database: "inv'entory", user: "mon", password: `it's a \secret`, connectTimeout: 3 * time.Second}
 	cfg, err := postgresConfig(l, map[string]string{})
 	if err != nil {
 		t.Fatal(err)
