@@ -264,3 +264,71 @@ func TestResumeDebeziumSlotDroppedTrustSlot(t *testing.T) {
 		t.Errorf("after resume with trust_slot the connector sent rows %v (%v), want only row 7 streamed: rows 4-6 fell in the gap koff reported", ids, countOps(evs))
 	}
 }
+
+// TestResumeDebeziumSlotLost: while a Debezium PostgreSQL connector is
+// stopped, its slot falls past max_slot_wal_keep_size and PostgreSQL
+// invalidates it (wal_status lost, restart_lsn NULL). koff's check says gap
+// and that the task's start waits for a valid slot, then fails:
+// PostgresConnection.readReplicationSlotInfo takes a slot with no
+// restart_lsn for one not ready yet and asks again, 900 times 2 s apart,
+// before "Unable to obtain valid replication slot". Resumed, the real task
+// does so: the worker logs "Cannot obtain valid replication slot" for it,
+// and none of the rows inserted while it was stopped arrives.
+func TestResumeDebeziumSlotLost(t *testing.T) {
+	s := realStack(t)
+	pg := realPostgres(t)
+	const name, table = "dbz-slot-lost", "dbz_slot_lost"
+	topic := name + ".public." + table
+	s.streamingDebezium(t, pg, name, table, 2)
+	cfg := debeziumConfig(pg, name, table)
+	slot := cfg["slot.name"]
+
+	s.stop(t, name)
+	from := s.endOffset(t, topic, 0)
+	pg.idleSlot(t, slot)
+	// psql runs the statements of one -c in one transaction, where ALTER
+	// SYSTEM may not run.
+	keep := func(v string) error {
+		_, err := pg.SQL(context.Background(), "ALTER SYSTEM "+v)
+		if err == nil {
+			_, err = pg.SQL(context.Background(), "SELECT pg_reload_conf()")
+		}
+		return err
+	}
+	if err := keep("SET max_slot_wal_keep_size = '1MB'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { keep("RESET max_slot_wal_keep_size") })
+	// Fill WAL segments until a checkpoint removes what the slot holds.
+	for i := 4; ; i++ {
+		pg.insertRows(t, table, i, i)
+		pg.mustSQL(t, "SELECT pg_switch_wal()")
+		pg.mustSQL(t, "CHECKPOINT")
+		if st := pg.mustSQL(t, fmt.Sprintf("SELECT wal_status FROM pg_replication_slots WHERE slot_name = '%s'", slot)); st == "lost" {
+			t.Logf("slot %s lost after %d WAL switches", slot, i-3)
+			break
+		}
+		if i > 40 {
+			t.Fatalf("slot %s not invalidated after %d WAL switches", slot, i-3)
+		}
+	}
+	if err := keep("RESET max_slot_wal_keep_size"); err != nil {
+		t.Fatal(err)
+	}
+
+	p := s.pgCheck(t, pg, name, cfg)
+	if p.State != resume.Gap || p.Lost.Bytes <= 0 || !strings.Contains(p.Action, "invalidated (wal_status lost)") ||
+		!strings.Contains(p.Action, "Cannot obtain valid replication slot") {
+		t.Fatalf("koff's check of a lost slot: %+v, want gap and the task's start waiting for a valid slot", p)
+	}
+	s.mustREST(t, http.StatusAccepted, "PUT", "/connectors/"+name+"/resume", nil)
+	waitFor(t, 90*time.Second, "the task waiting for a valid slot", func() (bool, string) {
+		if strings.Contains(tail(s.Dir+"/worker.log", 4000), "Cannot obtain valid replication slot '"+slot+"'") {
+			return true, ""
+		}
+		return false, "no \"Cannot obtain valid replication slot '" + slot + "'\" in the worker's log"
+	})
+	if end := s.endOffset(t, topic, 0); end != from {
+		t.Errorf("the task waiting for its slot wrote %d events to %s", end-from, topic)
+	}
+}

@@ -202,7 +202,7 @@ func JudgePostgres(partition, offset string, s PGSettings, f PGFacts) Partition 
 		p.State, p.Lost = Gap, bytes(o.last(), f.CurrentLSN)
 		after := missing("once it is dropped, " + slot + " does not exist")
 		p.State, p.ResumesAt = Gap, ""
-		p.Action = fmt.Sprintf("%s is invalidated (wal_status lost): PostgreSQL removed the WAL it held; the task fails on start (\"Unable to obtain valid replication slot\"); %s", slot, after.Action)
+		p.Action = fmt.Sprintf("%s is invalidated (wal_status lost): PostgreSQL removed the WAL it held; the task's start waits for a valid slot (\"Cannot obtain valid replication slot\", 900 tries 2 s apart), then fails (\"Unable to obtain valid replication slot\"); %s", slot, after.Action)
 		return p
 	}
 	if sl.Active && (sl.RestartLSN > start || sl.ConfirmedFlushLSN > o.last()) {

@@ -58,7 +58,7 @@ func TestJudgePostgres(t *testing.T) {
 		{"slot advanced, trust_greater_lsn: streams from the slot", pgStreaming, with("offset.mismatch.strategy", "trust_greater_lsn"), PGFacts{Slot: pgSlot(proc+2000, proc+3000, "reserved"), CurrentLSN: current},
 			Gap, 3000, []string{"PostgreSQL streams from confirmed_flush_lsn"}, "lsn 0/1695428"},
 		{"slot invalidated (wal_status lost)", pgStreaming, defaults, PGFacts{Slot: pgSlot(0, proc, "lost"), CurrentLSN: current},
-			Gap, 5000, []string{"invalidated (wal_status lost)", `fails on start ("Unable to obtain valid replication slot")`, "once it is dropped", "no longer available on the server"}, ""},
+			Gap, 5000, []string{"invalidated (wal_status lost)", `waits for a valid slot ("Cannot obtain valid replication slot", 900 tries 2 s apart), then fails ("Unable to obtain valid replication slot")`, "once it is dropped", "no longer available on the server"}, ""},
 		{"slot invalidated, when_needed: once dropped, a new snapshot", pgStreaming, with("snapshot.mode", "when_needed"), PGFacts{Slot: pgSlot(0, proc, "lost"), CurrentLSN: current},
 			Gap, 5000, []string{"invalidated (wal_status lost)", "once it is dropped", "snapshots the captured tables again"}, ""},
 		{"a slot of that name for another plugin", pgStreaming, PostgresSettings(map[string]string{"slot.name": "dbz", "database.dbname": "inventory"}), PGFacts{Slot: pgSlot(proc-100, proc, "reserved"), CurrentLSN: current},
