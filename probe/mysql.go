@@ -92,10 +92,16 @@ func binlogFacts(ctx context.Context, l dbLogin, config map[string]string) (resu
 		f.Purged = oldest.String
 		return f, nil
 	}
-	var gtidMode sql.NullString
-	if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_mode, @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged").Scan(&gtidMode, &f.Executed, &f.Purged); err != nil {
-		return f, fmt.Errorf("GTID state: %v", err)
+	var gtidMode, executed, purged sql.NullString
+	if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_mode, @@GLOBAL.gtid_executed, @@GLOBAL.gtid_purged").Scan(&gtidMode, &executed, &purged); err != nil {
+		if ctx.Err() != nil {
+			return f, err
+		}
+		// A server without GTIDs (before MySQL 5.6): the file and pos
+		// decide, as they do for Debezium.
+		return f, nil
 	}
 	f.GTIDMode = strings.EqualFold(gtidMode.String, "ON")
+	f.Executed, f.Purged = executed.String, purged.String
 	return f, nil
 }
