@@ -164,6 +164,9 @@ INSERT INTO inv.purged VALUES (1), (2); FLUSH BINARY LOGS;`)
 		!strings.Contains(p.Action, "the task fails on start") || !strings.Contains(p.Action, "no longer available on the server") {
 		t.Errorf("after PURGE BINARY LOGS TO %s: %+v, want gap: %s purged, the task fails", newest, p, file)
 	}
+	if since := time.Since(p.Lost.Since); since < 0 || since > time.Minute {
+		t.Errorf("the gap is dated %s: want the offset's ts_sec, moments ago", p.Lost.Since)
+	}
 	p = check(source(probe.DebeziumMySQLClass, binlogOffset(file, pos, ""), "snapshot.mode", "when_needed"))
 	if p.State != resume.Gap || !strings.Contains(p.Action, "snapshots the captured tables again") {
 		t.Errorf("after the purge, snapshot.mode=when_needed: %+v, want gap and a new snapshot", p)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // What Debezium's MySQL and MariaDB connectors 3.6.1 do on start with a
@@ -74,6 +75,10 @@ func binlogSeq(name string) (string, int64, bool) {
 // JudgeBinlog judges one Debezium MySQL or MariaDB partition
 // ({"server":…}) against the server's binary logs and GTID state.
 func JudgeBinlog(partition, offset string, s BinlogSettings, f BinlogFacts) Partition {
+	return lostSince(judgeBinlog(partition, offset, s, f), offset, "ts_sec", time.Second)
+}
+
+func judgeBinlog(partition, offset string, s BinlogSettings, f BinlogFacts) Partition {
 	p := Partition{Partition: partition, Lost: None, Replayed: None}
 	fields, err := objectFields(offset)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestJudgeBinlog: a Debezium MySQL/MariaDB offset (file, pos, gtids, row,
@@ -65,6 +66,9 @@ func TestJudgeBinlog(t *testing.T) {
 				if !strings.Contains(p.Action, w) {
 					t.Errorf("action %q does not say %q", p.Action, w)
 				}
+			}
+			if p.State == Gap && !p.Lost.Since.Equal(time.Unix(1733390000, 0).UTC()) {
+				t.Errorf("lost since %s, want the offset's ts_sec", p.Lost.Since)
 			}
 			if c.state != Unknown && !strings.Contains(p.Position, " pos ") {
 				t.Errorf("position %q", p.Position)

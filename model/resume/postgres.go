@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // What Debezium's PostgreSQL connector 3.6.1 does on start with a stored
@@ -125,6 +126,10 @@ func ParseLSN(s string) (uint64, error) {
 // JudgePostgres judges one Debezium PostgreSQL partition ({"server":…})
 // against its slot and the server's WAL position.
 func JudgePostgres(partition, offset string, s PGSettings, f PGFacts) Partition {
+	return lostSince(judgePostgres(partition, offset, s, f), offset, "ts_usec", time.Microsecond)
+}
+
+func judgePostgres(partition, offset string, s PGSettings, f PGFacts) Partition {
 	p := Partition{Partition: partition, Lost: None, Replayed: None}
 	o, err := parsePGOffset(offset)
 	if err != nil {

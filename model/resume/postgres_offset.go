@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // pgOffset is what a Debezium PostgreSQL offset says of where it resumes.
@@ -119,5 +120,22 @@ func snapshotAgain(p Partition, mode string) Partition {
 	p.State = Replay
 	p.Action = fmt.Sprintf("the offset is from a snapshot that did not complete: Debezium takes it again from the start and reads every captured row again (snapshot.mode=%s; a mode that allows no snapshot fails the task on start)", mode)
 	p.ResumesAt = "a new snapshot"
+	return p
+}
+
+// lostSince dates a gap: what is lost came after the last change the
+// connector read, whose time its offset holds (Debezium's ts_usec or
+// ts_sec, in unit).
+func lostSince(p Partition, offset, field string, unit time.Duration) Partition {
+	if p.State != Gap {
+		return p
+	}
+	fields, err := objectFields(offset)
+	if err != nil {
+		return p
+	}
+	if ts, ok, err := uintField(fields, field); err == nil && ok && ts > 0 && ts < 1<<62/uint64(unit) {
+		p.Lost.Since = time.Unix(0, int64(ts)*int64(unit)).UTC()
+	}
 	return p
 }

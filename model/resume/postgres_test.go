@@ -3,6 +3,7 @@ package resume
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // A streaming offset as Debezium PostgreSQL 3.6.1 stores it (lsn_proc and
@@ -86,6 +87,12 @@ func TestJudgePostgres(t *testing.T) {
 				if !strings.Contains(p.Action, w) {
 					t.Errorf("action %q does not say %q", p.Action, w)
 				}
+			}
+			if since := time.UnixMicro(1733390000000000).UTC(); p.State == Gap && c.offset == pgStreaming && !p.Lost.Since.Equal(since) {
+				t.Errorf("lost since %s, want the offset's ts_usec %s", p.Lost.Since, since)
+			}
+			if p.State != Gap && !p.Lost.Since.IsZero() {
+				t.Errorf("no gap, lost since %s", p.Lost.Since)
 			}
 			if p.Partition != `{"server":"inv"}` || !strings.HasPrefix(p.Position, "lsn ") {
 				t.Errorf("partition %q position %q", p.Partition, p.Position)
