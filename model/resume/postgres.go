@@ -143,11 +143,7 @@ func judgePostgres(partition, offset string, s PGSettings, f PGFacts) Partition 
 	resnapshot := fmt.Sprintf("Debezium forgets the offset and snapshots the captured tables again (snapshot.mode=%s): rows are read again, the changes in between (deletes too) are never streamed", s.SnapshotMode)
 	bytes := func(from, to uint64) Amount {
 		a := None
-		if to > from {
-			a.Bytes = int64(to - from)
-		} else {
-			a.Bytes = 0
-		}
+		a.Bytes = int64(max(to, from) - from)
 		return a
 	}
 	// gone is what Debezium does when its check finds the position gone.
@@ -191,7 +187,7 @@ func judgePostgres(partition, offset string, s PGSettings, f PGFacts) Partition 
 		return missing(slot + " does not exist")
 	}
 	sl := *f.Slot
-	if (s.Database != "" && sl.Database != "" && sl.Database != s.Database) || (sl.Plugin != "" && sl.Plugin != s.Plugin) {
+	if (s.Database != "" && sl.Database != s.Database) || sl.Plugin != s.Plugin {
 		// PostgresConnection.queryForSlot looks for the name in the
 		// connector's database and plugin: this slot is not its own, and
 		// creating one of the same name fails.
@@ -204,7 +200,6 @@ func judgePostgres(partition, offset string, s PGSettings, f PGFacts) Partition 
 		// The WAL the slot needed is removed: PostgreSQL sets restart_lsn
 		// NULL and refuses to decode from it; Debezium's
 		// readReplicationSlotInfo waits for a valid slot, then gives up.
-		p.State, p.Lost = Gap, bytes(o.last(), f.CurrentLSN)
 		after := missing("once it is dropped, " + slot + " does not exist")
 		p.State, p.ResumesAt = Gap, ""
 		p.Action = fmt.Sprintf("%s is invalidated (wal_status lost): PostgreSQL removed the WAL it held; the task's start waits for a valid slot (\"Cannot obtain valid replication slot\", 900 tries 2 s apart), then fails (\"Unable to obtain valid replication slot\"); %s", slot, after.Action)

@@ -64,6 +64,8 @@ func TestJudgePostgres(t *testing.T) {
 			Gap, 5000, []string{"invalidated (wal_status lost)", "once it is dropped", "snapshots the captured tables again"}, ""},
 		{"a slot of that name for another plugin", pgStreaming, PostgresSettings(map[string]string{"slot.name": "dbz", "database.dbname": "inventory"}), PGFacts{Slot: pgSlot(proc-100, proc, "reserved"), CurrentLSN: current},
 			Gap, -1, []string{`plugin "pgoutput", not the connector's "inventory" and "decoderbufs"`, "the task fails on start"}, ""},
+		{"a physical slot of that name", pgStreaming, defaults, PGFacts{Slot: &PGSlot{Name: "dbz", RestartLSN: proc}, CurrentLSN: current},
+			Gap, -1, []string{`is of database "" and plugin ""`, "the task fails on start"}, ""},
 		{"a slot of that name in another database", pgStreaming, with("database.dbname", "sales"), PGFacts{Slot: pgSlot(proc-100, proc, "reserved"), CurrentLSN: current},
 			Gap, -1, []string{`is of database "inventory"`, "the task fails on start"}, ""},
 		{"active slot ahead of the offset koff read: the connector is streaming", pgStreaming, defaults, PGFacts{Slot: &PGSlot{Name: "dbz", Plugin: "pgoutput", Database: "inventory", Active: true, WALStatus: "reserved", RestartLSN: proc + 10, ConfirmedFlushLSN: proc + 3000}, CurrentLSN: current},
