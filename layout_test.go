@@ -31,6 +31,8 @@ var importRules = []importRule{
 	{pkg: "koff/internal/testhome"},
 	{pkg: "koff/kafka/security", allow: []string{"koff/model/..."}, thirdParty: true},
 	{pkg: "koff/kafka", allow: []string{"koff/model/...", "koff/kafka/security"}, thirdParty: true},
+	// The resume check's probes: databases a Debezium connector captures.
+	{pkg: "koff/probe", allow: []string{"koff/model/..."}, thirdParty: true},
 	{pkg: "koff/connect/...", allow: []string{"koff/model/...", "koff/connect/..."}, thirdParty: true},
 	// The resume check's probes: read-only, bounded looks at the systems
 	// connectors read (topics, a MirrorMaker source cluster, files,
@@ -65,7 +67,7 @@ var importRules = []importRule{
 	{pkg: "koff/cli/...", allow: []string{"koff/model/...", "koff/kafka/...", "koff/connect/...", "koff/edit/...", "koff/ui/...", "koff/ui", "koff/keymap", "koff/demo/...", "koff/metrics", "koff/probe", "koff/cli/..."}, thirdParty: true},
 	{pkg: "koff", allow: []string{"koff/cli"}},
 	// Test rigs: the real stack and the benchmark workloads.
-	{pkg: "koff/interop/...", allow: []string{"koff/demo/...", "koff/interop/...", "koff/model/...", "koff/kafka/..."}, thirdParty: true},
+	{pkg: "koff/interop/...", allow: []string{"koff/demo/...", "koff/interop/...", "koff/model/...", "koff/kafka/...", "koff/probe"}, thirdParty: true},
 	{pkg: "koff/bench/...", allow: []string{"koff/model/...", "koff/demo/...", "koff/bench/..."}, thirdParty: true},
 }
 

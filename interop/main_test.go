@@ -30,12 +30,11 @@ func runMain(m *testing.M) int {
 			return 1
 		}
 		skipReason = "real-stack tests skipped: " + missing
+		defer stopDatabases()
 		return testhome.Main(m)
 	}
 	code := testhome.Main(m)
-	if pgServer != nil {
-		pgServer.Stop()
-	}
+	stopDatabases()
 	if stack == nil {
 		return code
 	}
@@ -46,6 +45,16 @@ func runMain(m *testing.M) int {
 	}
 	os.RemoveAll(stack.Dir)
 	return code
+}
+
+// stopDatabases stops the PostgreSQL and MariaDB servers the tests started.
+func stopDatabases() {
+	if pgServer != nil {
+		pgServer.Stop()
+	}
+	if mariaServer != nil {
+		mariaServer.Stop()
+	}
 }
 
 var (
