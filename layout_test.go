@@ -31,8 +31,6 @@ var importRules = []importRule{
 	{pkg: "koff/internal/testhome"},
 	{pkg: "koff/kafka/security", allow: []string{"koff/model/..."}, thirdParty: true},
 	{pkg: "koff/kafka", allow: []string{"koff/model/...", "koff/kafka/security"}, thirdParty: true},
-	// The resume check's probes: databases a Debezium connector captures.
-	{pkg: "koff/probe", allow: []string{"koff/model/..."}, thirdParty: true},
 	{pkg: "koff/connect/...", allow: []string{"koff/model/...", "koff/connect/..."}, thirdParty: true},
 	// The resume check's probes: read-only, bounded looks at the systems
 	// connectors read (topics, a MirrorMaker source cluster, files,

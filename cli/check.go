@@ -75,6 +75,10 @@ func runCheck(g *Globals, opts any, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	dbs, err := checkDatabases(g, o.probeTimeout)
+	if err != nil {
+		return err
+	}
 	st, err := loadStore(g, env, o.timeout, true)
 	if err != nil {
 		return err
@@ -93,7 +97,7 @@ func runCheck(g *Globals, opts any, args []string, env Env) error {
 	}
 	warnLookAlike(env.Stderr, st.ConnectorList(), args)
 	sources := checkSources(st, conns)
-	ck := &probe.Checker{Kafka: g.kafkaConfig(), SourceCluster: clusters, Databases: checkDatabases(g), Timeout: o.probeTimeout}
+	ck := &probe.Checker{Kafka: g.kafkaConfig(), SourceCluster: clusters, Databases: dbs, Timeout: o.probeTimeout}
 	ctx, cancel := context.WithCancel(env.Context)
 	defer cancel()
 	results := ck.Check(ctx, sources)
@@ -108,9 +112,19 @@ func runCheck(g *Globals, opts any, args []string, env Env) error {
 	return checkVerdict(results)
 }
 
-// checkDatabases is the database checks of Debezium connectors: none yet,
-// so they are unknown, saying how to name credentials.
-func checkDatabases(*Globals) probe.Databases { return nil }
+// checkDatabases is the database checks of Debezium connectors, with the
+// credentials of --db-pass-file; without it none (they are unknown, saying
+// how to name credentials). A file koff must not read is a usage error.
+func checkDatabases(g *Globals, timeout time.Duration) (probe.DatabaseCheck, error) {
+	if g.DBPassFile == "" {
+		return nil, nil
+	}
+	d, err := probe.NewDatabases(g.DBPassFile, timeout)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return d, nil
+}
 
 // checkSources are the selected connectors as the check sees them: class
 // and config from REST, else from the config topic; a source's offsets

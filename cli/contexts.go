@@ -37,6 +37,9 @@ type contextSpec struct {
 	// cluster's connectors: alias → another context or a properties file,
 	// as koff check --source-cluster ALIAS=CONTEXT|FILE takes them.
 	SourceClusters map[string]string `yaml:"source-clusters"`
+	// DBPassFile is --db-pass-file for this cluster's connectors'
+	// databases: the file, never the passwords themselves.
+	DBPassFile string `yaml:"db-pass-file"`
 }
 
 // stringList reads "a,b" or [a, b].
@@ -165,6 +168,9 @@ func applyContext(g *Globals, fs *pflag.FlagSet, f *contextFile, name string) er
 		if err := set("flush-interval", func() error { return fs.Set("flush-interval", c.FlushInterval) }); err != nil {
 			return usagef("context %q: flush-interval: %v", name, err)
 		}
+	}
+	if c.DBPassFile != "" {
+		_ = set("db-pass-file", func() error { g.DBPassFile = c.DBPassFile; return nil })
 	}
 	g.contextSourceClusters = c.SourceClusters
 	// Read-only in a context cannot be undone by a flag, as in k9s.

@@ -35,6 +35,9 @@ type Globals struct {
 	ConnectKey          string
 	AuditLog            string
 	ConnectorTopics     []string
+	// DBPassFile names the databases koff may check, with their
+	// credentials (pgpass format); "" checks none.
+	DBPassFile string
 	// MetricsListen and MetricsSinkPartitions: the Prometheus endpoint
 	// (metrics.go), with the rest of its flags.
 	MetricsListen         string
@@ -102,6 +105,7 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	fs.StringVar(&g.ConnectUser, "connect-user", "", "Connect REST basic auth user")
 	fs.StringVar(&g.ConnectPasswordFile, "connect-password-file", "", "file holding the Connect REST basic auth password")
 	fs.StringVar(&g.ConnectCA, "connect-ca", "", "PEM CA bundle for an https Connect REST URL")
+	fs.StringVar(&g.DBPassFile, "db-pass-file", "", "pgpass-format FILE (host:port:database:user:password, mode 0600) naming the databases of Debezium connectors koff may check read-only, with the credentials to use; koff connects to no database without a line here")
 	fs.BoolVar(&g.ReadOnly, "read-only", false, "never write: every edit is refused")
 	fs.StringVar(&g.AuditLog, "audit-log", "", "audit log of edits (default $XDG_STATE_HOME/koff/audit.jsonl)")
 	fs.StringArrayVar(&g.ConnectorTopics, "connector-topics", nil, "NAME=TOPIC[,TOPIC] topics a source connector writes, for unflushed records without REST (repeatable)")
@@ -348,6 +352,7 @@ var (
 		"connector-topics": {liveUsers}, "flush-interval": {liveUsers, demoClusterCmd},
 		"demo": {metricsUsers}, "fps": {dashboards},
 		"metrics-listen": {dashboards}, "metrics-sink-partitions": {metricsUsers}, "metrics-connectors": {metricsUsers},
+		"db-pass-file":    {{"check"}},
 		"web.config.file": {metricsUsers}, "web.telemetry-path": {metricsUsers},
 	}
 )

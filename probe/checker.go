@@ -15,18 +15,12 @@ import (
 // its system in this time says unknown, and why.
 const DefaultTimeout = 5 * time.Second
 
-// Databases checks Debezium connectors against their databases
+// DatabaseCheck checks Debezium connectors against their databases
 // (replication slots, binary logs), read-only, with credentials the
-// operator named. A Checker without one says the database checks are off.
-type Databases interface {
+// operator named (*Databases). A Checker without one says the database
+// checks are off.
+type DatabaseCheck interface {
 	Check(ctx context.Context, s Source) resume.Connector
-}
-
-// The Debezium classes whose positions the database checks judge.
-var databaseClasses = map[string]bool{
-	"io.debezium.connector.postgresql.PostgresConnector": true,
-	"io.debezium.connector.mysql.MySqlConnector":         true,
-	"io.debezium.connector.mariadb.MariaDbConnector":     true,
 }
 
 // Checker runs the resume check of connectors: it gathers each one's
@@ -42,7 +36,7 @@ type Checker struct {
 	// its alias and the connector's config; nil is PlainSourceCluster.
 	SourceCluster func(alias string, config map[string]string) (kafka.Config, error)
 	// Databases checks Debezium connectors; nil: they are unknown.
-	Databases Databases
+	Databases DatabaseCheck
 	// Timeout bounds each system's probe (DefaultTimeout when zero).
 	Timeout time.Duration
 	// Host is the machine FileStream files are looked at on (os.Hostname
@@ -86,7 +80,7 @@ func (c *Checker) Check(ctx context.Context, sources []Source) []resume.Connecto
 			out[i] = resume.MirrorInternal(s.Name, s.Class, at)
 		case s.Class == resume.ClassFileStreamSource:
 			spawn(func() { out[i] = c.fileStream(ctx, s, at) })
-		case databaseClasses[s.Class] && c.Databases != nil:
+		case HandlesDatabase(s.Class) && c.Databases != nil:
 			spawn(func() {
 				pctx, cancel := context.WithTimeout(ctx, c.timeout())
 				defer cancel()
@@ -96,7 +90,7 @@ func (c *Checker) Check(ctx context.Context, sources []Source) []resume.Connecto
 				}
 				out[i] = r
 			})
-		case databaseClasses[s.Class]:
+		case HandlesDatabase(s.Class):
 			out[i] = resume.Connector{Name: s.Name, Class: s.Class, Type: typeOf(s), Checked: at,
 				Reason: "database checks are off: name credentials with --db-pass-file FILE"}
 		default:
