@@ -58,15 +58,14 @@ func getProto(g *Globals, env Env, o *getOptions) (bool, error) {
 		w, guard = s.w, true
 	}
 	out := bufio.NewWriterSize(w, 64<<10)
-	pieces, printable := store.OneShotJSON(bodies)
-	pieces, printable = append(pieces, []byte{'\n'}), append(printable, true)
-	for i, p := range pieces {
-		if !printable[i] && !text.PrintableASCII(p) {
+	bodies.WriteJSON(func(p []byte, printable bool) {
+		if !printable && !text.PrintableASCII(p) {
 			if p = text.JSONSafe(p); guard {
 				p = text.SanitizeOutput(p)
 			}
 		}
 		out.Write(p)
-	}
+	})
+	out.WriteByte('\n')
 	return true, out.Flush()
 }

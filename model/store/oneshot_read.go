@@ -40,6 +40,7 @@ type OneShotPart struct {
 	shapes keyShapes
 	keep   arena
 	conns  []string // by local number
+	idBuf  []byte
 	last   int32    // local number of the last connector met, -1 none
 }
 
@@ -96,12 +97,24 @@ func (p *OneShotPart) Append(recs []Record) {
 		p.blocks[nb-1] = b
 		key := b[off : off+len(k)]
 		f, ok := plainKeyFacts(unsafeString(key), &p.shapes, &p.keep)
-		if !ok || len(f.connector) == 0 || f.identity != f.partition {
+		if !ok || len(f.connector) == 0 {
 			p.r.bad.Store(true)
 			return
 		}
+		// Records are grouped by the hash of their partition's identity
+		// under the connector: a key's records, and any copy of its
+		// partition under other bytes, come together.
+		id := key
+		if f.identity != f.partition {
+			id = append(append(append(append(p.idBuf[:0], `["`...), f.connector...), `",`...), f.identity...)
+			id = append(id, ']')
+			p.idBuf = id
+			if p.keep.b.Len() > 1<<20 {
+				p.keep = arena{} // the identities are hashed, not kept
+			}
+		}
 		cend := uint16(2 + len(f.connector) + 1)
-		rec := osRec{hash: hashBytes(keySeed, key), blk: uint32(nb - 1), off: uint32(off), klen: uint16(len(k)),
+		rec := osRec{hash: hashBytes(keySeed, id), blk: uint32(nb - 1), off: uint32(off), klen: uint16(len(k)),
 			vlen: -1, cend: cend, conn: uint16(p.connRef(f.connector))}
 		if f.null {
 			rec.flags |= osNull
@@ -148,20 +161,13 @@ func (p *OneShotPart) value(r *osRec) []byte {
 	return p.blocks[r.blk][at : at+uint32(r.vlen)]
 }
 
-// OneShotBody is one connector's body.
-type OneShotBody struct {
-	Name      string
-	Body      []byte
-	Printable bool
-}
-
 // osRefBits is the bits of a record's number in a sorted item: the rest
 // are the top bits of its key's hash.
 const osRefBits = 24
 
 // Bodies returns each connector's body, by name, or false when the read
 // was not the simple case.
-func (o *OneShotRead) Bodies() ([]OneShotBody, bool) {
+func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 	if o.bad.Load() {
 		return nil, false
 	}
@@ -266,6 +272,11 @@ func (o *OneShotRead) Bodies() ([]OneShotBody, bool) {
 				x++
 			}
 			if x == len(keys) {
+				if len(keys) > 0 {
+					if _, r0 := rec(lasts[0]); r0.hash == rc.hash {
+						return nil, false // copies of one partition under other bytes
+					}
+				}
 				keys, lasts = append(keys, k), append(lasts, r)
 				continue
 			}
@@ -317,48 +328,59 @@ func (o *OneShotRead) Bodies() ([]OneShotBody, bool) {
 			printable[g] = printable[g] && rc.flags&osPrintable != 0
 		}
 	}
-	out := make([]OneShotBody, len(list))
+	out := &OneShotBodies{t: t, offsets: offsets}
 	for g, name := range list {
-		ks := t.keys[perConn[g]:perConn[g+1]]
-		t.sort(ks)
-		size := len(`{"offsets":[]}`)
-		for i := range ks {
-			size += int(ks[i].n) + len(offsets[ks[i].at]) + len(`,{"partition":,"offset":}`)
+		out.conns = append(out.conns, osConn{name: name, keys: t.keys[perConn[g]:perConn[g+1]], printable: printable[g]})
+	}
+	slices.SortFunc(out.conns, func(a, b osConn) int { return strings.Compare(a.name, b.name) })
+	return out, true
+}
+
+// OneShotBodies are the bodies of a OneShotRead, sorted when written.
+type OneShotBodies struct {
+	t       textSort
+	offsets []string
+	conns   []osConn
+}
+
+type osConn struct {
+	name      string
+	keys      []textKey
+	printable bool
+}
+
+// WriteJSON writes koff get -o json's output (without its newline) to
+// write in pieces of whole rows, with whether each is known printable.
+func (o *OneShotBodies) WriteJSON(write func(p []byte, printable bool)) {
+	buf := make([]byte, 0, 64<<10)
+	write([]byte{'{'}, true)
+	for i, c := range o.conns {
+		if i > 0 {
+			write([]byte{','}, true)
 		}
-		b := make([]byte, 0, size)
-		b = append(b, `{"offsets":[`...)
+		write(java.AppendJackson(nil, c.name), false)
+		write([]byte{':'}, true)
+		ks := c.keys
+		o.t.sort(ks)
+		b := append(buf[:0], `{"offsets":[`...)
 		for i := range ks {
 			k := &ks[i]
+			if len(b) > cap(b)-int(k.n)-len(o.offsets[k.at])-32 {
+				write(b, c.printable)
+				b = b[:0]
+			}
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"partition":`...)
-			b = append(b, t.text(k)...)
+			b = append(b, o.t.text(k)...)
 			b = append(b, `,"offset":`...)
-			b = append(b, offsets[k.at]...)
+			b = append(b, o.offsets[k.at]...)
 			b = append(b, '}')
 		}
-		b = append(b, `]}`...)
-		out[g] = OneShotBody{Name: name, Body: b, Printable: printable[g]}
+		write(append(b, `]}`...), c.printable)
 	}
-	slices.SortFunc(out, func(a, b OneShotBody) int { return strings.Compare(a.Name, b.Name) })
-	return out, true
-}
-
-// OneShotJSON is koff get -o json's output of bodies.
-func OneShotJSON(bodies []OneShotBody) (pieces [][]byte, printable []bool) {
-	pieces = append(pieces, []byte{'{'})
-	printable = append(printable, true)
-	for i, b := range bodies {
-		if i > 0 {
-			pieces, printable = append(pieces, []byte{','}), append(printable, true)
-		}
-		pieces, printable = append(pieces, java.AppendJackson(nil, b.Name)), append(printable, false)
-		pieces, printable = append(pieces, []byte{':'}), append(printable, true)
-		pieces, printable = append(pieces, b.Body), append(printable, b.Printable)
-	}
-	pieces, printable = append(pieces, []byte{'}'}), append(printable, true)
-	return pieces, printable
+	write([]byte{'}'}, true)
 }
 
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
