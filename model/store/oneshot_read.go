@@ -41,17 +41,23 @@ type OneShotPart struct {
 	keep   arena
 	conns  []string // by local number
 	idBuf  []byte
-	last   int32    // local number of the last connector met, -1 none
+	slots  []uint64 // open addressing by the key bytes' hash: its top bits, and 1 + the record's index
+	used   int
+	// chunkSlots are repeats' table of one chunk.
+	chunkSlots []int32
+	last       int32 // local number of the last connector met, -1 none
 }
 
 type osRec struct {
-	hash     uint64
-	blk, off uint32 // key at blocks[blk][off:], value after it
-	vlen     int32  // -1: a tombstone
-	klen     uint16
-	cend     uint16 // the connector name ends at key[cend-1] (the closing quote)
-	conn     uint16 // local number of the connector
-	flags    uint8
+	hash       uint64
+	kblk, koff uint32 // key at blocks[kblk][koff:]
+	vblk, voff uint32 // value at blocks[vblk][voff:]
+	vlen       int32  // -1: a tombstone
+	vcap       int32  // the room at voff: a later value of the key fitting in it is written there
+	klen       uint16
+	cend       uint16 // the connector name ends at key[cend-1] (the closing quote)
+	conn       uint16 // local number of the connector
+	flags      uint8
 }
 
 const (
@@ -73,29 +79,37 @@ func (o *OneShotRead) Part(tp model.TopicPartition, n int64) *OneShotPart {
 
 const osBlock = 1 << 20
 
-// Append appends recs, in offset order.
+// Append appends recs, in offset order: a record of a key the partition
+// held before takes its place (its value written over the last when it
+// fits), so that a key read again and again is kept once.
 func (p *OneShotPart) Append(recs []Record) {
 	if p.r.bad.Load() {
 		return
 	}
+	if p.slots == nil && len(recs) >= 256 && p.repeats(recs) > len(recs)/8 {
+		p.index()
+	}
 	for i := range recs {
 		r := &recs[i]
 		k, v := r.Key, r.Value
-		if len(k) > 1<<16-1 || r.Key == nil {
+		if len(k) > 1<<16-1 || r.Key == nil || len(p.recs) >= osSlotRef {
 			p.r.bad.Store(true)
 			return
 		}
-		need := len(k) + len(v)
-		nb := len(p.blocks)
-		if nb == 0 || cap(p.blocks[nb-1])-len(p.blocks[nb-1]) < need {
-			p.blocks = append(p.blocks, make([]byte, 0, max(osBlock, need)))
-			nb++
+		kh := hashBytes(keySeed, k)
+		slot, at := -1, -1
+		if p.slots != nil {
+			slot, at = p.find(kh, k)
 		}
-		b := p.blocks[nb-1]
-		off := len(b)
-		b = append(append(b, k...), v...)
-		p.blocks[nb-1] = b
-		key := b[off : off+len(k)]
+		if at >= 0 {
+			rc := &p.recs[at]
+			if !p.setValue(rc, v, text.PrintableASCII(p.key(rc))) {
+				return
+			}
+			continue
+		}
+		key := p.store(k)
+		kblk, koff := uint32(len(p.blocks)-1), uint32(len(p.blocks[len(p.blocks)-1])-len(k))
 		f, ok := plainKeyFacts(unsafeString(key), &p.shapes, &p.keep)
 		if !ok || len(f.connector) == 0 {
 			p.r.bad.Store(true)
@@ -113,24 +127,159 @@ func (p *OneShotPart) Append(recs []Record) {
 				p.keep = arena{} // the identities are hashed, not kept
 			}
 		}
-		cend := uint16(2 + len(f.connector) + 1)
-		rec := osRec{hash: hashBytes(keySeed, id), blk: uint32(nb - 1), off: uint32(off), klen: uint16(len(k)),
-			vlen: -1, cend: cend, conn: uint16(p.connRef(f.connector))}
+		rec := osRec{hash: hashBytes(keySeed, id), kblk: kblk, koff: koff, klen: uint16(len(k)),
+			vlen: -1, cend: uint16(2 + len(f.connector) + 1), conn: uint16(p.connRef(f.connector))}
 		if f.null {
 			rec.flags |= osNull
 		}
-		if v != nil {
-			rec.vlen = int32(len(v))
-			if !plainOffset(v) {
-				p.r.bad.Store(true)
-				return
-			}
-		}
-		if text.PrintableASCII(b[off:]) {
-			rec.flags |= osPrintable
+		if !p.setValue(&rec, v, text.PrintableASCII(key)) {
+			return
 		}
 		p.recs = append(p.recs, rec)
+		if slot >= 0 {
+			p.slots[slot] = kh&^osSlotRef | uint64(len(p.recs))
+			if p.used++; p.used > len(p.slots)/2 {
+				p.rehash()
+			}
+		}
 	}
+}
+
+// osSlotRef is the bits of a slot that number its record (1 + index).
+const osSlotRef = 1<<24 - 1
+
+// repeats counts the records of recs whose key bytes an earlier one of
+// recs has: a partition whose keys repeat within a chunk is indexed from
+// then on, so that it keeps each key once; one of new keys (a cold read
+// of many source partitions) appends without an index, whose every probe
+// would be a cache miss.
+func (p *OneShotPart) repeats(recs []Record) int {
+	size := 16
+	for size < 2*len(recs) {
+		size *= 2
+	}
+	p.chunkSlots = grow(p.chunkSlots, size)
+	clear(p.chunkSlots)
+	mask := size - 1
+	n := 0
+	for i := range recs {
+		h := hashBytes(keySeed, recs[i].Key)
+		for j := int(h) & mask; ; j = (j + 1) & mask {
+			s := p.chunkSlots[j]
+			if s == 0 {
+				p.chunkSlots[j] = int32(i + 1)
+				break
+			}
+			if string(recs[s-1].Key) == string(recs[i].Key) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// index makes the index of the records appended so far (the latest of
+// each key bytes: the others are left for Bodies to drop).
+func (p *OneShotPart) index() {
+	size := 1024
+	for size < 2*len(p.recs) {
+		size *= 2
+	}
+	p.slots = make([]uint64, size)
+	mask := size - 1
+	for at := range p.recs {
+		k := p.key(&p.recs[at])
+		kh := hashBytes(keySeed, k)
+		for i := int(kh>>32) & mask; ; i = (i + 1) & mask {
+			s := p.slots[i]
+			if s == 0 {
+				p.slots[i] = kh&^osSlotRef | uint64(at+1)
+				p.used++
+				break
+			}
+			if s&^osSlotRef == kh&^osSlotRef && string(p.key(&p.recs[int(s&osSlotRef)-1])) == string(k) {
+				p.slots[i] = kh&^osSlotRef | uint64(at+1)
+				break
+			}
+		}
+	}
+}
+
+// find is the record of key (hash kh), or -1 and the empty slot for it.
+func (p *OneShotPart) find(kh uint64, key []byte) (slot int, at int) {
+	if p.slots == nil {
+		p.slots = make([]uint64, 1024)
+	}
+	mask := len(p.slots) - 1
+	for i := int(kh>>32) & mask; ; i = (i + 1) & mask {
+		s := p.slots[i]
+		if s == 0 {
+			return i, -1
+		}
+		if s&^osSlotRef == kh&^osSlotRef {
+			if at := int(s&osSlotRef) - 1; string(p.key(&p.recs[at])) == string(key) {
+				return i, at
+			}
+		}
+	}
+}
+
+func (p *OneShotPart) rehash() {
+	old := p.slots
+	p.slots = make([]uint64, 2*len(old))
+	mask := len(p.slots) - 1
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := int(s>>32) & mask // the hash's bits find uses
+		for p.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		p.slots[i] = s
+	}
+}
+
+// store copies b into the blocks.
+func (p *OneShotPart) store(b []byte) []byte {
+	nb := len(p.blocks)
+	if nb == 0 || cap(p.blocks[nb-1])-len(p.blocks[nb-1]) < len(b) {
+		p.blocks = append(p.blocks, make([]byte, 0, max(osBlock, len(b))))
+		nb++
+	}
+	blk := p.blocks[nb-1]
+	off := len(blk)
+	blk = append(blk, b...)
+	p.blocks[nb-1] = blk
+	return blk[off:]
+}
+
+// setValue makes v rc's value; false when it is not the simple case.
+func (p *OneShotPart) setValue(rc *osRec, v []byte, keyPrintable bool) bool {
+	rc.flags &^= osPrintable
+	if v == nil {
+		rc.vlen = -1
+		if keyPrintable {
+			rc.flags |= osPrintable
+		}
+		return true
+	}
+	if !plainOffset(v) {
+		p.r.bad.Store(true)
+		return false
+	}
+	if len(v) <= int(rc.vcap) {
+		copy(p.blocks[rc.vblk][rc.voff:], v)
+	} else {
+		p.store(v)
+		rc.vblk, rc.voff, rc.vcap = uint32(len(p.blocks)-1), uint32(len(p.blocks[len(p.blocks)-1])-len(v)), int32(len(v))
+	}
+	rc.vlen = int32(len(v))
+	if keyPrintable && text.PrintableASCII(v) {
+		rc.flags |= osPrintable
+	}
+	return true
 }
 
 func (p *OneShotPart) connRef(name string) int32 {
@@ -153,12 +302,11 @@ func (p *OneShotPart) connRef(name string) int32 {
 }
 
 func (p *OneShotPart) key(r *osRec) []byte {
-	return p.blocks[r.blk][r.off : r.off+uint32(r.klen)]
+	return p.blocks[r.kblk][r.koff : r.koff+uint32(r.klen)]
 }
 
 func (p *OneShotPart) value(r *osRec) []byte {
-	at := r.off + uint32(r.klen)
-	return p.blocks[r.blk][at : at+uint32(r.vlen)]
+	return p.blocks[r.vblk][r.voff : r.voff+uint32(r.vlen)]
 }
 
 // osRefBits is the bits of a record's number in a sorted item: the rest
