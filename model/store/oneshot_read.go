@@ -45,7 +45,8 @@ type OneShotPart struct {
 	used   int
 	// chunkSlots are repeats' table of one chunk.
 	chunkSlots []int32
-	last       int32 // local number of the last connector met, -1 none
+	hashes     []uint64 // of each key of a chunk
+	last       int32    // local number of the last connector met, -1 none
 }
 
 type osRec struct {
@@ -86,6 +87,10 @@ func (p *OneShotPart) Append(recs []Record) {
 	if p.r.bad.Load() {
 		return
 	}
+	p.hashes = grow(p.hashes, len(recs))
+	for i := range recs {
+		p.hashes[i] = hashBytes(keySeed, recs[i].Key)
+	}
 	if p.slots == nil && len(recs) >= 256 && p.repeats(recs) > len(recs)/8 {
 		p.index()
 	}
@@ -96,7 +101,7 @@ func (p *OneShotPart) Append(recs []Record) {
 			p.r.bad.Store(true)
 			return
 		}
-		kh := hashBytes(keySeed, k)
+		kh := p.hashes[i]
 		slot, at := -1, -1
 		if p.slots != nil {
 			slot, at = p.find(kh, k)
@@ -118,16 +123,17 @@ func (p *OneShotPart) Append(recs []Record) {
 		// Records are grouped by the hash of their partition's identity
 		// under the connector: a key's records, and any copy of its
 		// partition under other bytes, come together.
-		id := key
+		idHash := kh
 		if f.identity != f.partition {
-			id = append(append(append(append(p.idBuf[:0], `["`...), f.connector...), `",`...), f.identity...)
+			id := append(append(append(append(p.idBuf[:0], `["`...), f.connector...), `",`...), f.identity...)
 			id = append(id, ']')
 			p.idBuf = id
+			idHash = hashBytes(keySeed, id)
 			if p.keep.b.Len() > 1<<20 {
 				p.keep = arena{} // the identities are hashed, not kept
 			}
 		}
-		rec := osRec{hash: hashBytes(keySeed, id), kblk: kblk, koff: koff, klen: uint16(len(k)),
+		rec := osRec{hash: idHash, kblk: kblk, koff: koff, klen: uint16(len(k)),
 			vlen: -1, cend: uint16(2 + len(f.connector) + 1), conn: uint16(p.connRef(f.connector))}
 		if f.null {
 			rec.flags |= osNull
@@ -163,7 +169,7 @@ func (p *OneShotPart) repeats(recs []Record) int {
 	mask := size - 1
 	n := 0
 	for i := range recs {
-		h := hashBytes(keySeed, recs[i].Key)
+		h := p.hashes[i]
 		for j := int(h) & mask; ; j = (j + 1) & mask {
 			s := p.chunkSlots[j]
 			if s == 0 {
