@@ -17,6 +17,9 @@ import (
 // with KOFF_ONESHOT_PROTO set.
 var protoOneShot *store.OneShotRead
 
+// protoTook says whether the last getProto printed (a test's view).
+var protoTook bool
+
 // getProto prints koff get -o json through store.OneShotRead, and says
 // whether it did: false when the read was not its simple case (the caller
 // then reads into a Store as always).
@@ -30,6 +33,7 @@ func getProto(g *Globals, env Env, o *getOptions) (bool, error) {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	protoTook = false
 	read := &store.OneShotRead{}
 	protoOneShot = read
 	st, err := loadStoreWith(g, env, o.timeout, true, true)
@@ -47,7 +51,7 @@ func getProto(g *Globals, env Env, o *getOptions) (bool, error) {
 	t0 := time.Now()
 	bodies, ok := read.Bodies()
 	if verbose {
-		fmt.Fprintf(env.Stderr, "oneshot: read %s, bodies %s, simple %v\n", t0.Sub(start), time.Since(t0), ok)
+		fmt.Fprintf(env.Stderr, "oneshot: read %s, bodies %s, simple %v %s\n", t0.Sub(start), time.Since(t0), ok, read.Why())
 	}
 	if !ok {
 		return false, nil
@@ -57,6 +61,7 @@ func getProto(g *Globals, env Env, o *getOptions) (bool, error) {
 		s.Flush()
 		w, guard = s.w, true
 	}
+	protoTook = true
 	out := bufio.NewWriterSize(w, 64<<10)
 	bodies.WriteJSON(func(p []byte, printable bool) {
 		if !printable && !text.PrintableASCII(p) {

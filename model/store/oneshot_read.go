@@ -29,6 +29,21 @@ type OneShotRead struct {
 	mu    sync.Mutex
 	parts []*OneShotPart
 	bad   atomic.Bool
+	why   atomic.Pointer[string] // the first thing met that is not the simple case
+}
+
+// fail notes that the read is not the simple case, and why.
+func (o *OneShotRead) fail(why string) {
+	o.why.CompareAndSwap(nil, &why)
+	o.bad.Store(true)
+}
+
+// Why is what made Bodies report false, when it was met while reading.
+func (o *OneShotRead) Why() string {
+	if w := o.why.Load(); w != nil {
+		return *w
+	}
+	return ""
 }
 
 // OneShotPart is what one topic-partition's reader appends.
@@ -98,7 +113,7 @@ func (p *OneShotPart) Append(recs []Record) {
 		r := &recs[i]
 		k, v := r.Key, r.Value
 		if len(k) > 1<<16-1 || r.Key == nil || len(p.recs) >= osSlotRef {
-			p.r.bad.Store(true)
+			p.r.fail("a null key, a key of 64 KB, or too many records")
 			return
 		}
 		kh := p.hashes[i]
@@ -117,7 +132,7 @@ func (p *OneShotPart) Append(recs []Record) {
 		kblk, koff := uint32(len(p.blocks)-1), uint32(len(p.blocks[len(p.blocks)-1])-len(k))
 		f, ok := plainKeyFacts(unsafeString(key), &p.shapes, &p.keep)
 		if !ok || len(f.connector) == 0 {
-			p.r.bad.Store(true)
+			p.r.fail("a key not in the plain form")
 			return
 		}
 		// Records are grouped by the hash of their partition's identity
@@ -272,7 +287,7 @@ func (p *OneShotPart) setValue(rc *osRec, v []byte, keyPrintable bool) bool {
 		return true
 	}
 	if !plainOffset(v) {
-		p.r.bad.Store(true)
+		p.r.fail("a value not in the plain form")
 		return false
 	}
 	if len(v) <= int(rc.vcap) {
@@ -299,7 +314,7 @@ func (p *OneShotPart) connRef(name string) int32 {
 		}
 	}
 	if len(p.conns) == 1<<16-1 {
-		p.r.bad.Store(true)
+		p.r.fail("a null key, a key of 64 KB, or too many records")
 		return 0
 	}
 	p.conns = append(p.conns, strings.Clone(name))
@@ -334,6 +349,7 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 			continue
 		}
 		if topic != "" && p.tp.Topic != topic {
+			o.fail("several offsets topics")
 			return nil, false // several offsets topics: the Store decides
 		}
 		topic = p.tp.Topic
@@ -428,6 +444,7 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 			if x == len(keys) {
 				if len(keys) > 0 {
 					if _, r0 := rec(lasts[0]); r0.hash == rc.hash {
+						o.fail("copies of one partition under other bytes")
 						return nil, false // copies of one partition under other bytes
 					}
 				}
@@ -435,6 +452,7 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 				continue
 			}
 			if partOf(lasts[x]) != partOf(r) {
+				o.fail("a key in several topic-partitions")
 				return nil, false // a copy in another topic-partition
 			}
 			lasts[x] = r
