@@ -336,7 +336,7 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 			end = recs[len(recs)-1].Offset + 1 // the chunk is in offset order
 		}
 		if one != nil {
-			one.Append(recs)
+			one.AppendFrom(recs, dec.buf)
 			t.mu.Lock()
 			ps.pos = max(ps.pos, end)
 			t.mu.Unlock()
@@ -382,6 +382,9 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 			return
 		}
 		n, next := dec.decode(tp, pos, res, ingest)
+		if one != nil && one.Took(dec.buf) {
+			dec.buf = nil // the next fetch reads into new memory
+		}
 		if next < res.LogStartOffset {
 			next = res.LogStartOffset
 		}

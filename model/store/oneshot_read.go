@@ -56,8 +56,13 @@ type OneShotPart struct {
 	keep   arena
 	conns  []string // by local number
 	idBuf  []byte
-	slots  []uint64 // open addressing by the key bytes' hash: its top bits, and 1 + the record's index
-	used   int
+	// cur is the block stored bytes are appended to; fetched the bytes of
+	// the fetch being appended, kept as blocks[tookBlk] once a key or
+	// value in it is.
+	cur, tookBlk int
+	fetched      []byte
+	slots        []uint64 // open addressing by the key bytes' hash: its top bits, and 1 + the record's index
+	used         int
 	// chunkSlots are repeats' table of one chunk.
 	chunkSlots []int32
 	hashes     []uint64 // of each key of a chunk
@@ -83,7 +88,7 @@ const (
 
 // Part returns the part of tp, made for about n records.
 func (o *OneShotRead) Part(tp model.TopicPartition, n int64) *OneShotPart {
-	p := &OneShotPart{r: o, tp: tp, last: -1}
+	p := &OneShotPart{r: o, tp: tp, last: -1, cur: -1, tookBlk: -1}
 	if n > 0 && n < 1<<26 {
 		p.recs = make([]osRec, 0, n)
 	}
@@ -98,7 +103,42 @@ const osBlock = 1 << 20
 // Append appends recs, in offset order: a record of a key the partition
 // held before takes its place (its value written over the last when it
 // fits), so that a key read again and again is kept once.
-func (p *OneShotPart) Append(recs []Record) {
+func (p *OneShotPart) Append(recs []Record) { p.AppendFrom(recs, nil) }
+
+// AppendFrom is Append of records whose keys and values may be in fetched,
+// the bytes of a fetch response: while the partition is not indexed
+// (nearly every record kept), they are kept there, not copied, and Took
+// tells the reader to read the next fetch into new memory.
+func (p *OneShotPart) AppendFrom(recs []Record, fetched []byte) {
+	p.fetched = fetched
+	defer func() { p.fetched = nil }()
+	p.appendFrom(recs)
+}
+
+// Took reports whether the part keeps bytes of fetched.
+func (p *OneShotPart) Took(fetched []byte) bool {
+	return len(fetched) > 0 && p.tookBlk >= 0 && unsafe.SliceData(p.blocks[p.tookBlk]) == unsafe.SliceData(fetched)
+}
+
+// within is where b is in the fetched bytes, when it is there and kept
+// there.
+func (p *OneShotPart) within(b []byte) (blk, off uint32, ok bool) {
+	if p.slots != nil || len(p.fetched) == 0 || len(b) == 0 {
+		return 0, 0, false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(p.fetched)))
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if at < base || at+uintptr(len(b)) > base+uintptr(len(p.fetched)) {
+		return 0, 0, false
+	}
+	if p.tookBlk < 0 || unsafe.SliceData(p.blocks[p.tookBlk]) != unsafe.SliceData(p.fetched) {
+		p.blocks = append(p.blocks, p.fetched)
+		p.tookBlk = len(p.blocks) - 1
+	}
+	return uint32(p.tookBlk), uint32(at - base), true
+}
+
+func (p *OneShotPart) appendFrom(recs []Record) {
 	if p.r.bad.Load() {
 		return
 	}
@@ -128,8 +168,12 @@ func (p *OneShotPart) Append(recs []Record) {
 			}
 			continue
 		}
-		key := p.store(k)
-		kblk, koff := uint32(len(p.blocks)-1), uint32(len(p.blocks[len(p.blocks)-1])-len(k))
+		kblk, koff, in := p.within(k)
+		key := k
+		if !in {
+			key = p.store(k)
+			kblk, koff = uint32(p.cur), uint32(len(p.blocks[p.cur])-len(k))
+		}
 		f, ok := plainKeyFacts(unsafeString(key), &p.shapes, &p.keep)
 		if !ok || len(f.connector) == 0 {
 			p.r.fail("a key not in the plain form")
@@ -262,17 +306,16 @@ func (p *OneShotPart) rehash() {
 	}
 }
 
-// store copies b into the blocks.
+// store copies b into the blocks, at the end of blocks[cur].
 func (p *OneShotPart) store(b []byte) []byte {
-	nb := len(p.blocks)
-	if nb == 0 || cap(p.blocks[nb-1])-len(p.blocks[nb-1]) < len(b) {
+	if p.cur < 0 || cap(p.blocks[p.cur])-len(p.blocks[p.cur]) < len(b) {
 		p.blocks = append(p.blocks, make([]byte, 0, max(osBlock, len(b))))
-		nb++
+		p.cur = len(p.blocks) - 1
 	}
-	blk := p.blocks[nb-1]
+	blk := p.blocks[p.cur]
 	off := len(blk)
 	blk = append(blk, b...)
-	p.blocks[nb-1] = blk
+	p.blocks[p.cur] = blk
 	return blk[off:]
 }
 
@@ -290,11 +333,13 @@ func (p *OneShotPart) setValue(rc *osRec, v []byte, keyPrintable bool) bool {
 		p.r.fail("a value not in the plain form")
 		return false
 	}
-	if len(v) <= int(rc.vcap) {
+	if blk, off, in := p.within(v); in {
+		rc.vblk, rc.voff, rc.vcap = blk, off, int32(len(v))
+	} else if len(v) <= int(rc.vcap) {
 		copy(p.blocks[rc.vblk][rc.voff:], v)
 	} else {
 		p.store(v)
-		rc.vblk, rc.voff, rc.vcap = uint32(len(p.blocks)-1), uint32(len(p.blocks[len(p.blocks)-1])-len(v)), int32(len(v))
+		rc.vblk, rc.voff, rc.vcap = uint32(p.cur), uint32(len(p.blocks[p.cur])-len(v)), int32(len(v))
 	}
 	rc.vlen = int32(len(v))
 	if keyPrintable && text.PrintableASCII(v) {
