@@ -9,7 +9,6 @@ import (
 
 	"koff/model"
 	"koff/model/java"
-	"koff/model/text"
 )
 
 // A feasibility prototype, not wired in unless KOFF_ONESHOT_PROTO is set:
@@ -83,7 +82,6 @@ type osRec struct {
 
 const (
 	osNull      = 1 << iota // the partition is JSON null
-	osPrintable             // the key and value are printable ASCII
 )
 
 // Part returns the part of tp, made for about n records.
@@ -163,7 +161,7 @@ func (p *OneShotPart) appendFrom(recs []Record) {
 		}
 		if at >= 0 {
 			rc := &p.recs[at]
-			if !p.setValue(rc, v, text.PrintableASCII(p.key(rc))) {
+			if !p.setValue(rc, v) {
 				return
 			}
 			continue
@@ -174,7 +172,10 @@ func (p *OneShotPart) appendFrom(recs []Record) {
 			key = p.store(k)
 			kblk, koff = uint32(p.cur), uint32(len(p.blocks[p.cur])-len(k))
 		}
-		f, ok := plainKeyFacts(unsafeString(key), &p.shapes, &p.keep)
+		f, ok := plainSortedKey(unsafeString(key))
+		if !ok {
+			f, ok = plainKeyFacts(unsafeString(key), &p.shapes, &p.keep)
+		}
 		if !ok || len(f.connector) == 0 {
 			p.r.fail("a key not in the plain form")
 			return
@@ -197,7 +198,7 @@ func (p *OneShotPart) appendFrom(recs []Record) {
 		if f.null {
 			rec.flags |= osNull
 		}
-		if !p.setValue(&rec, v, text.PrintableASCII(key)) {
+		if !p.setValue(&rec, v) {
 			return
 		}
 		p.recs = append(p.recs, rec)
@@ -320,13 +321,9 @@ func (p *OneShotPart) store(b []byte) []byte {
 }
 
 // setValue makes v rc's value; false when it is not the simple case.
-func (p *OneShotPart) setValue(rc *osRec, v []byte, keyPrintable bool) bool {
-	rc.flags &^= osPrintable
+func (p *OneShotPart) setValue(rc *osRec, v []byte) bool {
 	if v == nil {
 		rc.vlen = -1
-		if keyPrintable {
-			rc.flags |= osPrintable
-		}
 		return true
 	}
 	if !plainOffset(v) {
@@ -342,9 +339,6 @@ func (p *OneShotPart) setValue(rc *osRec, v []byte, keyPrintable bool) bool {
 		rc.vblk, rc.voff, rc.vcap = uint32(p.cur), uint32(len(p.blocks[p.cur])-len(v)), int32(len(v))
 	}
 	rc.vlen = int32(len(v))
-	if keyPrintable && text.PrintableASCII(v) {
-		rc.flags |= osPrintable
-	}
 	return true
 }
 
@@ -524,10 +518,6 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 	t.keys = make([]textKey, perConn[len(list)])
 	offsets := make([]string, len(t.keys))
 	at := slices.Clone(perConn)
-	printable := make([]bool, len(list))
-	for i := range printable {
-		printable[i] = true
-	}
 	for pi, p := range parts {
 		for i := range p.recs {
 			rc := &p.recs[i]
@@ -542,12 +532,11 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 			at[g]++
 			t.keys[pos] = textKey{p: &part[0], n: uint32(len(part)), at: uint32(pos)}
 			offsets[pos] = unsafeString(p.value(rc))
-			printable[g] = printable[g] && rc.flags&osPrintable != 0
 		}
 	}
 	out := &OneShotBodies{t: t, offsets: offsets}
 	for g, name := range list {
-		out.conns = append(out.conns, osConn{name: name, keys: t.keys[perConn[g]:perConn[g+1]], printable: printable[g]})
+		out.conns = append(out.conns, osConn{name: name, keys: t.keys[perConn[g]:perConn[g+1]], printable: true}) // plain keys and values are printable ASCII
 	}
 	slices.SortFunc(out.conns, func(a, b osConn) int { return strings.Compare(a.name, b.name) })
 	return out, true
@@ -601,3 +590,33 @@ func (o *OneShotBodies) WriteJSON(write func(p []byte, printable bool)) {
 }
 
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// plainSortedKey is plainKeyFacts' connector, partition, identity and
+// null of a plain key whose partition's fields are in sorted order (its
+// identity is its text), or false (for any other: plainKeyFacts tells).
+func plainSortedKey(key string) (keyFacts, bool) {
+	if len(key) < 7 || key[0] != '[' || key[1] != '"' || key[len(key)-1] != ']' {
+		return keyFacts{}, false
+	}
+	end := plainString(key, 1)
+	if end < 0 || end >= len(key) || key[end] != ',' {
+		return keyFacts{}, false
+	}
+	f := keyFacts{connector: key[2 : end-1]}
+	p := key[end+1 : len(key)-1]
+	if p == "null" {
+		f.partition, f.identity, f.null = p, p, true
+		return f, true
+	}
+	var sp plainSpans
+	if !plainObject(p, &sp) {
+		return keyFacts{}, false
+	}
+	for i := 1; i < sp.n; i++ {
+		if p[sp.names[i-1][0]:sp.names[i-1][1]] >= p[sp.names[i][0]:sp.names[i][1]] {
+			return keyFacts{}, false
+		}
+	}
+	f.partition, f.identity, f.fields = p, p, sp.n
+	return f, true
+}
