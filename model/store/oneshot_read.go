@@ -81,7 +81,7 @@ type osRec struct {
 }
 
 const (
-	osNull      = 1 << iota // the partition is JSON null
+	osNull = 1 << iota // the partition is JSON null
 )
 
 // Part returns the part of tp, made for about n records.
