@@ -394,7 +394,7 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 		topic = p.tp.Topic
 	}
 	total := int(base[len(parts)])
-	if total >= 1<<osRefBits {
+	if total >= 1<<osRefBits || len(parts) > 255 {
 		return nil, false
 	}
 	partOf := func(ref uint32) int {
@@ -516,7 +516,6 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 	}
 	var t textSort
 	t.keys = make([]textKey, perConn[len(list)])
-	offsets := make([]string, len(t.keys))
 	at := slices.Clone(perConn)
 	for pi, p := range parts {
 		for i := range p.recs {
@@ -530,11 +529,10 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 			part := key[rc.cend+1 : len(key)-1]
 			pos := at[g]
 			at[g]++
-			t.keys[pos] = textKey{p: &part[0], n: uint32(len(part)), at: uint32(pos)}
-			offsets[pos] = unsafeString(p.value(rc))
+			t.keys[pos] = textKey{p: &part[0], n: uint32(len(part)), at: uint32(pi)<<24 | uint32(i)} // the value is read where it is
 		}
 	}
-	out := &OneShotBodies{t: t, offsets: offsets}
+	out := &OneShotBodies{t: t, parts: parts}
 	for g, name := range list {
 		out.conns = append(out.conns, osConn{name: name, keys: t.keys[perConn[g]:perConn[g+1]], printable: true}) // plain keys and values are printable ASCII
 	}
@@ -544,9 +542,9 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 
 // OneShotBodies are the bodies of a OneShotRead, sorted when written.
 type OneShotBodies struct {
-	t       textSort
-	offsets []string
-	conns   []osConn
+	t     textSort
+	parts []*OneShotPart // of the keys' at: part<<24 | record
+	conns []osConn
 }
 
 type osConn struct {
@@ -571,7 +569,9 @@ func (o *OneShotBodies) WriteJSON(write func(p []byte, printable bool)) {
 		b := append(buf[:0], `{"offsets":[`...)
 		for i := range ks {
 			k := &ks[i]
-			if len(b) > cap(b)-int(k.n)-len(o.offsets[k.at])-32 {
+			p := o.parts[k.at>>24]
+			v := p.value(&p.recs[k.at&(1<<24-1)])
+			if len(b) > cap(b)-int(k.n)-len(v)-32 {
 				write(b, c.printable)
 				b = b[:0]
 			}
@@ -581,7 +581,7 @@ func (o *OneShotBodies) WriteJSON(write func(p []byte, printable bool)) {
 			b = append(b, `{"partition":`...)
 			b = append(b, o.t.text(k)...)
 			b = append(b, `,"offset":`...)
-			b = append(b, o.offsets[k.at]...)
+			b = append(b, v...)
 			b = append(b, '}')
 		}
 		write(append(b, `]}`...), c.printable)
