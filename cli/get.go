@@ -63,6 +63,11 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	if o.group != "" && len(args) != 1 {
 		return usagef("--group names one sink's consumer group: name exactly one CONNECTOR")
 	}
+	if o.output == "json" && len(args) == 0 && o.group == "" && g.ConnectURL == "" && getOneShot && env.Getenv != nil && env.Getenv("KOFF_ONESHOT_PROTO") != "" {
+		if done, err := getProto(g, env, o); done {
+			return err
+		}
+	}
 	store, err := loadStoreWith(g, env, o.timeout, true, getOneShot)
 	if err != nil {
 		return err

@@ -57,6 +57,9 @@ type TailerOptions struct {
 	// loaded it, kafka.Config.ReadHistoryLoading). A reload reads from
 	// scratch.
 	From map[model.TopicPartition]int64
+	// OneShot, with Latest, takes every record instead of the Handler (a
+	// prototype: store.OneShotRead).
+	OneShot *store.OneShotRead
 }
 
 // Tailer reads offsets topics from the beginning, every partition
@@ -323,10 +326,21 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 	}
 	// What the Store can know of a record before its lock is worked out
 	// here, on one goroutine per partition.
+	var one *store.OneShotPart
+	if latest != nil && t.opts.OneShot != nil {
+		one = t.opts.OneShot.Part(tp, target-start)
+	}
 	ingest := func(recs []store.Record) {
 		end := int64(-1)
 		if len(recs) > 0 {
 			end = recs[len(recs)-1].Offset + 1 // the chunk is in offset order
+		}
+		if one != nil {
+			one.AppendFrom(recs, dec.buf)
+			t.mu.Lock()
+			ps.pos = max(ps.pos, end)
+			t.mu.Unlock()
+			return
 		}
 		if latest != nil {
 			recs = dec.keepLatest(latest, recs)
@@ -368,6 +382,9 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 			return
 		}
 		n, next := dec.decode(tp, pos, res, ingest)
+		if one != nil && one.Took(dec.buf) {
+			dec.buf = nil // the next fetch reads into new memory
+		}
 		if next < res.LogStartOffset {
 			next = res.LogStartOffset
 		}
