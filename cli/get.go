@@ -63,10 +63,22 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	if o.group != "" && len(args) != 1 {
 		return usagef("--group names one sink's consumer group: name exactly one CONNECTOR")
 	}
-	if o.output == "json" && len(args) == 0 && o.group == "" && g.ConnectURL == "" && getOneShot && env.Getenv != nil && env.Getenv("KOFF_ONESHOT_PROTO") != "" {
-		if done, err := getProto(g, env, o); done {
+	if o.output == "json" && len(args) == 0 && o.group == "" && getOneShot && readOnce {
+		store, bodies, err := loadReadOnce(g, env, o.timeout, true)
+		if err != nil {
 			return err
 		}
+		if bodies != nil {
+			warnLookAlike(env.Stderr, readOnceRows(store, bodies), nil)
+			return printReadOnce(env, store, bodies, g, true)
+		}
+		// Every record read is in the Store: it prints.
+		conns, err := selectConnectors(store, nil, g, true)
+		if err != nil {
+			return withRESTDown(store, err)
+		}
+		warnLookAlike(env.Stderr, store.ConnectorList(), nil)
+		return printOffsetsJSON(env, store, conns, false)
 	}
 	store, err := loadStoreWith(g, env, o.timeout, true, getOneShot)
 	if err != nil {
@@ -104,6 +116,12 @@ func loadStore(g *Globals, env Env, timeout time.Duration, restOptional bool) (*
 // loadStoreWith is loadStore; a oneShot Store holds what get prints, not
 // the dashboard's flush events and gaps (observeWith).
 func loadStoreWith(g *Globals, env Env, timeout time.Duration, restOptional, oneShot bool) (*store.Store, error) {
+	return loadStoreRead(g, env, timeout, restOptional, oneShot, nil)
+}
+
+// loadStoreRead is loadStoreWith, the offsets topics' records going to
+// read until it gives up (observeRead).
+func loadStoreRead(g *Globals, env Env, timeout time.Duration, restOptional, oneShot bool, read *store.OneShotRead) (*store.Store, error) {
 	rest, err := g.connectClient()
 	if err != nil {
 		return nil, err
@@ -118,7 +136,7 @@ func loadStoreWith(g *Globals, env Env, timeout time.Duration, restOptional, one
 		}
 		return err
 	}
-	ob := observeWith(ctx, g, rest, oneShot)
+	ob := observeRead(ctx, g, rest, oneShot, read)
 	defer ob.stop()
 	if err := waitCaughtUp(ctx, g, ob.tailer, timeout); err != nil {
 		return nil, fail(err)

@@ -57,8 +57,9 @@ type TailerOptions struct {
 	// loaded it, kafka.Config.ReadHistoryLoading). A reload reads from
 	// scratch.
 	From map[model.TopicPartition]int64
-	// OneShot, with Latest, takes every record instead of the Handler (a
-	// prototype: store.OneShotRead).
+	// OneShot, with Latest, takes the records instead of the Handler
+	// until it gives up (store.OneShotRead): each partition's reader then
+	// hands the Handler what it kept and goes on into the Handler.
 	OneShot *store.OneShotRead
 }
 
@@ -328,7 +329,7 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 	// here, on one goroutine per partition.
 	var one *store.OneShotPart
 	if latest != nil && t.opts.OneShot != nil {
-		one = t.opts.OneShot.Part(tp, target-start)
+		one = t.opts.OneShot.Part(tp, target-start, t.h.Ingest)
 	}
 	ingest := func(recs []store.Record) {
 		end := int64(-1)
@@ -336,11 +337,16 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 			end = recs[len(recs)-1].Offset + 1 // the chunk is in offset order
 		}
 		if one != nil {
-			one.AppendFrom(recs, dec.buf)
-			t.mu.Lock()
-			ps.pos = max(ps.pos, end)
-			t.mu.Unlock()
-			return
+			rest, ok := one.AppendFrom(recs, dec.buf)
+			if ok {
+				t.mu.Lock()
+				ps.pos = max(ps.pos, end)
+				t.mu.Unlock()
+				return
+			}
+			// The read gave up: the part handed the Handler what it kept
+			// (values copied), and the rest goes as without it.
+			one, recs = nil, rest
 		}
 		if latest != nil {
 			recs = dec.keepLatest(latest, recs)

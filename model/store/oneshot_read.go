@@ -1,27 +1,33 @@
 package store
 
 import (
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"koff/model"
-	"koff/model/java"
 )
 
-// A feasibility prototype, not wired in unless KOFF_ONESHOT_PROTO is set:
-// koff get -o json of offsets topics whose every key is in the plain form,
-// read without the Store's index or entries. Each partition's reader
-// appends its records (key and value bytes copied back to back, and a few
-// facts worked out while they are in the cache) to arrays in arrival
-// order; Bodies then groups each key's records by a radix sort of their
-// hashes, keeps the latest, and writes the bodies in the Store's order.
-// Anything that is not the simple case (a key in several topic-partitions
-// or several topics, a key not plain, a partition whose identity is not
-// its text, a value not plain) makes Bodies report false: the caller reads
-// again into a Store.
+// A one-shot read without the Store's index or entries, for koff get -o
+// json and koff export of every connector: at a million source partitions
+// the Store's index and entries are read and written at random, a cache
+// miss each, where this read touches memory in order. Each partition's
+// reader appends its records (keys and values left in the fetched bytes or
+// copied back to back, and a few facts worked out while they are in the
+// cache) to arrays in arrival order; Bodies then groups each key's records
+// by a radix sort of their hashes, keeps the latest, and writes the
+// bodies in the Store's order.
+//
+// It takes only what it prints as the Store does: offsets topics whose
+// every key and value is in the plain form (plainSortedKey, plainKeyFacts,
+// plainOffset). Anything else makes the read give up; no record is read
+// twice: each partition's reader hands what it kept to the Store (Part's
+// ingest: the Tailer's Handler) at its next chunk, and goes on into the
+// Store, and HandOver hands the rest once the read is over. What is
+// handed is what the Store would hold had it read every record: the last
+// record of each key bytes of a partition, in the order their keys came,
+// each at its place among the partition's records (see handOver).
 
 // OneShotRead collects the records of a one-shot read.
 type OneShotRead struct {
@@ -37,7 +43,7 @@ func (o *OneShotRead) fail(why string) {
 	o.bad.Store(true)
 }
 
-// Why is what made Bodies report false, when it was met while reading.
+// Why is what made the read give up ("" while it has not).
 func (o *OneShotRead) Why() string {
 	if w := o.why.Load(); w != nil {
 		return *w
@@ -45,16 +51,42 @@ func (o *OneShotRead) Why() string {
 	return ""
 }
 
+// Reset forgets every part and what made the read give up: the Tailer
+// reads again from scratch (a recreated topic), into a Store it reset.
+func (o *OneShotRead) Reset() {
+	o.mu.Lock()
+	for _, p := range o.parts {
+		p.mu.Lock()
+		p.handed = true // a reader of the last generation, still running, goes on into the Store
+		p.release()
+		p.mu.Unlock()
+	}
+	o.parts = nil
+	o.why.Store(nil)
+	o.bad.Store(false)
+	o.mu.Unlock()
+}
+
 // OneShotPart is what one topic-partition's reader appends.
 type OneShotPart struct {
 	r      *OneShotRead
 	tp     model.TopicPartition
+	ingest func([]Record) // the Store's, for the records handed over
+	// mu is taken by AppendFrom and by HandOver: once the read is over
+	// (the Tailer stopped) only HandOver takes it.
+	mu     sync.Mutex
+	handed bool // the records went to the Store, and so do those read after
 	blocks [][]byte
 	recs   []osRec
-	shapes keyShapes
-	keep   arena
-	conns  []string // by local number
-	idBuf  []byte
+	// seen and bytes are the records appended and their key and value
+	// bytes, each superseded one too: the Store's count of the
+	// partition's records, from which a worker's polls are worked out
+	// (FreshRead).
+	seen, bytes int64
+	shapes      keyShapes
+	keep        arena
+	conns       []string // by local number
+	idBuf       []byte
 	// cur is the block stored bytes are appended to; fetched the bytes of
 	// the fetch being appended, kept as blocks[tookBlk] once a key or
 	// value in it is.
@@ -68,8 +100,13 @@ type OneShotPart struct {
 	last       int32    // local number of the last connector met, -1 none
 }
 
+// osRec is a record kept: where its key and value are, what the bodies
+// need of its key, and what the Store needs of it if the read gives up.
 type osRec struct {
 	hash       uint64
+	offset     int64  // the record's offset
+	ms         int64  // its time, in Unix milliseconds
+	ord        uint32 // its place among the partition's records (OneShotPart.seen)
 	kblk, koff uint32 // key at blocks[kblk][koff:]
 	vblk, voff uint32 // value at blocks[vblk][voff:]
 	vlen       int32  // -1: a tombstone
@@ -82,11 +119,13 @@ type osRec struct {
 
 const (
 	osNull = 1 << iota // the partition is JSON null
+	osKoff             // Record.Koff
 )
 
-// Part returns the part of tp, made for about n records.
-func (o *OneShotRead) Part(tp model.TopicPartition, n int64) *OneShotPart {
-	p := &OneShotPart{r: o, tp: tp, last: -1, cur: -1, tookBlk: -1}
+// Part returns the part of tp, made for about n records; ingest takes
+// the records it hands over if the read gives up (the Store's Ingest).
+func (o *OneShotRead) Part(tp model.TopicPartition, n int64, ingest func([]Record)) *OneShotPart {
+	p := &OneShotPart{r: o, tp: tp, ingest: ingest, last: -1, cur: -1, tookBlk: -1}
 	if n > 0 && n < 1<<26 {
 		p.recs = make([]osRec, 0, n)
 	}
@@ -100,22 +139,36 @@ const osBlock = 1 << 20
 
 // Append appends recs, in offset order: a record of a key the partition
 // held before takes its place (its value written over the last when it
-// fits), so that a key read again and again is kept once.
-func (p *OneShotPart) Append(recs []Record) { p.AppendFrom(recs, nil) }
+// fits), so that a key read again and again is kept once. Once the read
+// has given up, it hands what the part kept to the Store instead, and
+// returns the records of recs the caller must hand on itself.
+func (p *OneShotPart) Append(recs []Record) ([]Record, bool) { return p.AppendFrom(recs, nil) }
 
 // AppendFrom is Append of records whose keys and values may be in fetched,
 // the bytes of a fetch response: while the partition is not indexed
 // (nearly every record kept), they are kept there, not copied, and Took
 // tells the reader to read the next fetch into new memory.
-func (p *OneShotPart) AppendFrom(recs []Record, fetched []byte) {
-	p.fetched = fetched
-	defer func() { p.fetched = nil }()
-	p.appendFrom(recs)
+func (p *OneShotPart) AppendFrom(recs []Record, fetched []byte) ([]Record, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.handed && !p.r.bad.Load() {
+		p.fetched = fetched
+		n := p.appendFrom(recs)
+		p.fetched = nil
+		if n == len(recs) {
+			return nil, true
+		}
+		recs = recs[n:]
+	}
+	p.handOver()
+	return recs, false
 }
 
 // Took reports whether the part keeps bytes of fetched.
 func (p *OneShotPart) Took(fetched []byte) bool {
-	return len(fetched) > 0 && p.tookBlk >= 0 && unsafe.SliceData(p.blocks[p.tookBlk]) == unsafe.SliceData(fetched)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(fetched) > 0 && p.tookBlk >= 0 && p.tookBlk < len(p.blocks) && unsafe.SliceData(p.blocks[p.tookBlk]) == unsafe.SliceData(fetched)
 }
 
 // within is where b is in the fetched bytes, when it is there and kept
@@ -136,10 +189,9 @@ func (p *OneShotPart) within(b []byte) (blk, off uint32, ok bool) {
 	return uint32(p.tookBlk), uint32(at - base), true
 }
 
-func (p *OneShotPart) appendFrom(recs []Record) {
-	if p.r.bad.Load() {
-		return
-	}
+// appendFrom appends recs, and returns how many it took: fewer when it
+// met one that is not the simple case (the read then gives up).
+func (p *OneShotPart) appendFrom(recs []Record) int {
 	p.hashes = grow(p.hashes, len(recs))
 	for i := range recs {
 		p.hashes[i] = hashBytes(keySeed, recs[i].Key)
@@ -150,9 +202,13 @@ func (p *OneShotPart) appendFrom(recs []Record) {
 	for i := range recs {
 		r := &recs[i]
 		k, v := r.Key, r.Value
-		if len(k) > 1<<16-1 || r.Key == nil || len(p.recs) >= osSlotRef {
+		if len(k) > 1<<16-1 || r.Key == nil || len(p.recs) >= osSlotRef || p.seen >= 1<<31-1 {
 			p.r.fail("a null key, a key of 64 KB, or too many records")
-			return
+			return i
+		}
+		if v != nil && !plainOffset(v) {
+			p.r.fail("a value not in the plain form")
+			return i
 		}
 		kh := p.hashes[i]
 		slot, at := -1, -1
@@ -160,10 +216,7 @@ func (p *OneShotPart) appendFrom(recs []Record) {
 			slot, at = p.find(kh, k)
 		}
 		if at >= 0 {
-			rc := &p.recs[at]
-			if !p.setValue(rc, v) {
-				return
-			}
+			p.setValue(&p.recs[at], r)
 			continue
 		}
 		kblk, koff, in := p.within(k)
@@ -178,7 +231,7 @@ func (p *OneShotPart) appendFrom(recs []Record) {
 		}
 		if !ok || len(f.connector) == 0 {
 			p.r.fail("a key not in the plain form")
-			return
+			return i
 		}
 		// Records are grouped by the hash of their partition's identity
 		// under the connector: a key's records, and any copy of its
@@ -198,9 +251,7 @@ func (p *OneShotPart) appendFrom(recs []Record) {
 		if f.null {
 			rec.flags |= osNull
 		}
-		if !p.setValue(&rec, v) {
-			return
-		}
+		p.setValue(&rec, r)
 		p.recs = append(p.recs, rec)
 		if slot >= 0 {
 			p.slots[slot] = kh&^osSlotRef | uint64(len(p.recs))
@@ -209,6 +260,7 @@ func (p *OneShotPart) appendFrom(recs []Record) {
 			}
 		}
 	}
+	return len(recs)
 }
 
 // osSlotRef is the bits of a slot that number its record (1 + index).
@@ -320,15 +372,20 @@ func (p *OneShotPart) store(b []byte) []byte {
 	return blk[off:]
 }
 
-// setValue makes v rc's value; false when it is not the simple case.
-func (p *OneShotPart) setValue(rc *osRec, v []byte) bool {
+// setValue makes r rc's record: its value (checked plain by the caller),
+// offset, time and place.
+func (p *OneShotPart) setValue(rc *osRec, r *Record) {
+	v := r.Value
+	rc.offset, rc.ms, rc.ord = r.Offset, r.Time.UnixMilli(), uint32(p.seen)
+	rc.flags &^= osKoff
+	if r.Koff {
+		rc.flags |= osKoff
+	}
+	p.seen++
+	p.bytes += int64(len(r.Key) + len(v))
 	if v == nil {
 		rc.vlen = -1
-		return true
-	}
-	if !plainOffset(v) {
-		p.r.fail("a value not in the plain form")
-		return false
+		return
 	}
 	if blk, off, in := p.within(v); in {
 		rc.vblk, rc.voff, rc.vcap = blk, off, int32(len(v))
@@ -339,7 +396,6 @@ func (p *OneShotPart) setValue(rc *osRec, v []byte) bool {
 		rc.vblk, rc.voff, rc.vcap = uint32(p.cur), uint32(len(p.blocks[p.cur])-len(v)), int32(len(v))
 	}
 	rc.vlen = int32(len(v))
-	return true
 }
 
 func (p *OneShotPart) connRef(name string) int32 {
@@ -353,7 +409,7 @@ func (p *OneShotPart) connRef(name string) int32 {
 		}
 	}
 	if len(p.conns) == 1<<16-1 {
-		p.r.fail("a null key, a key of 64 KB, or too many records")
+		p.r.fail("too many connectors in one partition")
 		return 0
 	}
 	p.conns = append(p.conns, strings.Clone(name))
@@ -367,226 +423,6 @@ func (p *OneShotPart) key(r *osRec) []byte {
 
 func (p *OneShotPart) value(r *osRec) []byte {
 	return p.blocks[r.vblk][r.voff : r.voff+uint32(r.vlen)]
-}
-
-// osRefBits is the bits of a record's number in a sorted item: the rest
-// are the top bits of its key's hash.
-const osRefBits = 24
-
-// Bodies returns each connector's body, by name, or false when the read
-// was not the simple case.
-func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
-	if o.bad.Load() {
-		return nil, false
-	}
-	parts := o.parts
-	topic := ""
-	base := make([]uint32, len(parts)+1) // global number of each part's first record
-	for i, p := range parts {
-		base[i+1] = base[i] + uint32(len(p.recs))
-		if len(p.recs) == 0 {
-			continue
-		}
-		if topic != "" && p.tp.Topic != topic {
-			o.fail("several offsets topics")
-			return nil, false // several offsets topics: the Store decides
-		}
-		topic = p.tp.Topic
-	}
-	total := int(base[len(parts)])
-	if total >= 1<<osRefBits || len(parts) > 255 {
-		return nil, false
-	}
-	partOf := func(ref uint32) int {
-		i, _ := slices.BinarySearch(base, ref+1)
-		return i - 1
-	}
-	rec := func(ref uint32) (*OneShotPart, *osRec) {
-		pi := partOf(ref)
-		return parts[pi], &parts[pi].recs[ref-base[pi]]
-	}
-	// Global connector numbers.
-	names := map[string]uint32{}
-	var list []string
-	local := make([][]uint32, len(parts))
-	for i, p := range parts {
-		local[i] = make([]uint32, len(p.conns))
-		for j, n := range p.conns {
-			g, ok := names[n]
-			if !ok {
-				g = uint32(len(list))
-				names[n] = g
-				list = append(list, n)
-			}
-			local[i][j] = g
-		}
-	}
-	// By hash: one scatter on the top 16 bits, then insertion within each
-	// bucket; an item is the hash's top bits and the record's number, so
-	// that a key's records stay in arrival order.
-	const topBits = 16
-	var counts [1<<topBits + 1]int32
-	for _, p := range parts {
-		for i := range p.recs {
-			counts[p.recs[i].hash>>(64-topBits)+1]++
-		}
-	}
-	for i := 1; i < len(counts); i++ {
-		counts[i] += counts[i-1]
-	}
-	items := make([]uint64, total)
-	fill := counts
-	for pi, p := range parts {
-		for i := range p.recs {
-			h := p.recs[i].hash
-			b := h >> (64 - topBits)
-			items[fill[b]] = h>>osRefBits<<osRefBits | uint64(base[pi]+uint32(i))
-			fill[b]++
-		}
-	}
-	for b := 0; b < 1<<topBits; b++ {
-		ks := items[counts[b]:counts[b+1]]
-		for i := 1; i < len(ks); i++ {
-			k, j := ks[i], i
-			for ; j > 0 && k < ks[j-1]; j-- {
-				ks[j] = ks[j-1]
-			}
-			ks[j] = k
-		}
-	}
-	// The latest of each key: a bit by record number.
-	kept := make([]uint64, (total+63)/64)
-	const refMask = 1<<osRefBits - 1
-	var keys [][]byte // of one run of equal hash bits
-	var lasts []uint32
-	for i := 0; i < len(items); {
-		j := i + 1
-		for j < len(items) && items[j]>>osRefBits == items[i]>>osRefBits {
-			j++
-		}
-		if j-i == 1 {
-			r := uint32(items[i] & refMask)
-			kept[r/64] |= 1 << (r % 64)
-			i = j
-			continue
-		}
-		// Several records: of one key, nearly always.
-		keys, lasts = keys[:0], lasts[:0]
-		for _, it := range items[i:j] {
-			r := uint32(it & refMask)
-			p, rc := rec(r)
-			k := p.key(rc)
-			x := 0
-			for x < len(keys) && string(keys[x]) != string(k) {
-				x++
-			}
-			if x == len(keys) {
-				if len(keys) > 0 {
-					if _, r0 := rec(lasts[0]); r0.hash == rc.hash {
-						o.fail("copies of one partition under other bytes")
-						return nil, false // copies of one partition under other bytes
-					}
-				}
-				keys, lasts = append(keys, k), append(lasts, r)
-				continue
-			}
-			if partOf(lasts[x]) != partOf(r) {
-				o.fail("a key in several topic-partitions")
-				return nil, false // a copy in another topic-partition
-			}
-			lasts[x] = r
-		}
-		for _, r := range lasts {
-			kept[r/64] |= 1 << (r % 64)
-		}
-		i = j
-	}
-	// The kept records in arrival order, by connector.
-	perConn := make([]int32, len(list)+1)
-	for pi, p := range parts {
-		for i := range p.recs {
-			r := base[pi] + uint32(i)
-			if kept[r/64]&(1<<(r%64)) != 0 && p.recs[i].vlen >= 0 && p.recs[i].flags&osNull == 0 {
-				perConn[local[pi][p.recs[i].conn]+1]++
-			}
-		}
-	}
-	for i := 1; i < len(perConn); i++ {
-		perConn[i] += perConn[i-1]
-	}
-	var t textSort
-	t.keys = make([]textKey, perConn[len(list)])
-	at := slices.Clone(perConn)
-	for pi, p := range parts {
-		for i := range p.recs {
-			rc := &p.recs[i]
-			r := base[pi] + uint32(i)
-			if kept[r/64]&(1<<(r%64)) == 0 || rc.vlen < 0 || rc.flags&osNull != 0 {
-				continue
-			}
-			g := local[pi][rc.conn]
-			key := p.key(rc)
-			part := key[rc.cend+1 : len(key)-1]
-			pos := at[g]
-			at[g]++
-			t.keys[pos] = textKey{p: &part[0], n: uint32(len(part)), at: uint32(pi)<<24 | uint32(i)} // the value is read where it is
-		}
-	}
-	out := &OneShotBodies{t: t, parts: parts}
-	for g, name := range list {
-		out.conns = append(out.conns, osConn{name: name, keys: t.keys[perConn[g]:perConn[g+1]], printable: true}) // plain keys and values are printable ASCII
-	}
-	slices.SortFunc(out.conns, func(a, b osConn) int { return strings.Compare(a.name, b.name) })
-	return out, true
-}
-
-// OneShotBodies are the bodies of a OneShotRead, sorted when written.
-type OneShotBodies struct {
-	t     textSort
-	parts []*OneShotPart // of the keys' at: part<<24 | record
-	conns []osConn
-}
-
-type osConn struct {
-	name      string
-	keys      []textKey
-	printable bool
-}
-
-// WriteJSON writes koff get -o json's output (without its newline) to
-// write in pieces of whole rows, with whether each is known printable.
-func (o *OneShotBodies) WriteJSON(write func(p []byte, printable bool)) {
-	buf := make([]byte, 0, 64<<10)
-	write([]byte{'{'}, true)
-	for i, c := range o.conns {
-		if i > 0 {
-			write([]byte{','}, true)
-		}
-		write(java.AppendJackson(nil, c.name), false)
-		write([]byte{':'}, true)
-		ks := c.keys
-		o.t.sort(ks)
-		b := append(buf[:0], `{"offsets":[`...)
-		for i := range ks {
-			k := &ks[i]
-			p := o.parts[k.at>>24]
-			v := p.value(&p.recs[k.at&(1<<24-1)])
-			if len(b) > cap(b)-int(k.n)-len(v)-32 {
-				write(b, c.printable)
-				b = b[:0]
-			}
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"partition":`...)
-			b = append(b, o.t.text(k)...)
-			b = append(b, `,"offset":`...)
-			b = append(b, v...)
-			b = append(b, '}')
-		}
-		write(append(b, `]}`...), c.printable)
-	}
-	write([]byte{'}'}, true)
 }
 
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -11,7 +11,7 @@ import (
 // plainSortedKey tells what plainKeyFacts tells of every key it reads
 // (connector, partition text, identity, null), and reads every plain key
 // whose partition's field names are in increasing order; what it reads is
-// printable ASCII, as the prototype's bodies take it to be.
+// printable ASCII, as a OneShotRead's bodies take it to be.
 func TestPlainSortedKeyIsPlainKeyFacts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	names := []string{"a", "b", "cluster", "partition", "topic", "server", "database", "a\\\\", "é"}
