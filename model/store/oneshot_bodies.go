@@ -3,6 +3,7 @@ package store
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"koff/model/java"
 )
@@ -35,8 +36,8 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 		topic = p.tp.Topic
 	}
 	total := int(base[len(parts)])
-	if total >= 1<<osRefBits || len(parts) > 255 {
-		o.fail("more than 16M records or 255 partitions")
+	if total >= 1<<osRefBits {
+		o.fail("more than 16M records")
 		return nil, false
 	}
 	partOf := func(ref uint32) int {
@@ -157,6 +158,7 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 		perConn[i] += perConn[i-1]
 	}
 	var t textSort
+	var far [][]byte
 	t.keys = make([]textKey, perConn[len(list)])
 	at := slices.Clone(perConn)
 	for pi, p := range parts {
@@ -171,10 +173,10 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 			part := key[rc.cend+1 : len(key)-1]
 			pos := at[g]
 			at[g]++
-			t.keys[pos] = textKey{p: &part[0], n: uint32(len(part)), at: uint32(pi)<<24 | uint32(i)} // the value is read where it is
+			t.keys[pos] = textKey{p: &part[0], n: uint32(len(part)), at: valueAt(p, rc, &far)}
 		}
 	}
-	out := &OneShotBodies{t: t, parts: parts}
+	out := &OneShotBodies{t: t, far: far}
 	for g, name := range list {
 		out.conns = append(out.conns, osConn{name: name, keys: t.keys[perConn[g]:perConn[g+1]], printable: true}) // plain keys and values are printable ASCII
 	}
@@ -186,8 +188,34 @@ func (o *OneShotRead) Bodies() (*OneShotBodies, bool) {
 type OneShotBodies struct {
 	buf   []byte // of WriteBody
 	t     textSort
-	parts []*OneShotPart // of the keys' at: part<<24 | record
+	far   [][]byte // values not just past their key (valueAt)
 	conns []osConn
+}
+
+// valueAt is where the value of rc is for a textKey's at, whose text ends
+// one byte before the end of rc's key: nearly always just past the key,
+// where the record has it in the fetched bytes (osNear, how far past and
+// how long: written without a cache miss on another line), else the
+// number of its bytes in far.
+func valueAt(p *OneShotPart, rc *osRec, far *[][]byte) uint32 {
+	end := rc.koff + uint32(rc.klen)
+	if rc.vblk == rc.kblk && rc.voff >= end && rc.voff-end < 1<<7 && rc.vlen < 1<<24 {
+		return osNear | (rc.voff-end)<<24 | uint32(rc.vlen)
+	}
+	*far = append(*far, p.value(rc))
+	return uint32(len(*far) - 1)
+}
+
+// osNear marks a textKey's at that says where its value is past its key.
+const osNear = 1 << 31
+
+// value is the value of k (valueAt).
+func (o *OneShotBodies) value(k *textKey) []byte {
+	if k.at&osNear == 0 {
+		return o.far[k.at]
+	}
+	past := uintptr(k.n) + 1 + uintptr(k.at>>24&(1<<7-1)) // the text, the key's ']', what is between
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(k.p), past)), k.at&(1<<24-1))
 }
 
 type osConn struct {
@@ -236,8 +264,7 @@ func (o *OneShotBodies) WriteBody(i int, write func(p []byte, printable bool)) {
 	b := append(o.buf[:0], `{"offsets":[`...)
 	for i := range ks {
 		k := &ks[i]
-		p := o.parts[k.at>>24]
-		v := p.value(&p.recs[k.at&(1<<24-1)])
+		v := o.value(k)
 		if len(b) > cap(b)-int(k.n)-len(v)-32 {
 			write(b, c.printable)
 			b = b[:0]
