@@ -64,7 +64,7 @@ func (p *OneShotPart) handOver() {
 	recs := make([]Record, len(kept))
 	for i, rc := range kept {
 		r := &recs[i]
-		*r = Record{Topic: p.tp.Topic, Partition: p.tp.Partition, Offset: rc.offset, Key: p.key(rc), Koff: rc.flags&osKoff != 0}
+		*r = Record{Topic: p.tp.Topic, Partition: p.tp.Partition, Offset: p.base + int64(rc.offset), Key: p.key(rc), Koff: rc.flags&osKoff != 0}
 		if rc.ms != zeroMs {
 			r.Time = time.Unix(rc.ms/1000, rc.ms%1000*int64(time.Millisecond)) // as the Tailer's decoder makes it
 		}

@@ -83,6 +83,7 @@ type OneShotPart struct {
 	// partition's records, from which a worker's polls are worked out
 	// (FreshRead).
 	seen, bytes int64
+	base        int64 // the offset of the first record appended
 	shapes      keyShapes
 	keep        arena
 	conns       []string // by local number
@@ -104,16 +105,16 @@ type OneShotPart struct {
 // need of its key, and what the Store needs of it if the read gives up.
 type osRec struct {
 	hash       uint64
-	offset     int64  // the record's offset
 	ms         int64  // its time, in Unix milliseconds
+	offset     uint32 // its offset, past the part's first record's (OneShotPart.base)
 	ord        uint32 // its place among the partition's records (OneShotPart.seen)
-	kblk, koff uint32 // key at blocks[kblk][koff:]
-	vblk, voff uint32 // value at blocks[vblk][voff:]
+	koff, voff uint32 // key at blocks[kblk][koff:], value at blocks[vblk][voff:]
 	vlen       int32  // -1: a tombstone
-	vcap       int32  // the room at voff: a later value of the key fitting in it is written there
+	kblk, vblk uint16
 	klen       uint16
-	cend       uint16 // the connector name ends at key[cend-1] (the closing quote)
+	vcap       uint16 // the room at voff: a later value of the key fitting in it is written there
 	conn       uint16 // local number of the connector
+	cend       uint8  // the connector name ends at key[cend-1] (the closing quote)
 	flags      uint8
 }
 
@@ -202,7 +203,7 @@ func (p *OneShotPart) appendFrom(recs []Record) int {
 	for i := range recs {
 		r := &recs[i]
 		k, v := r.Key, r.Value
-		if len(k) > 1<<16-1 || r.Key == nil || len(p.recs) >= osSlotRef || p.seen >= 1<<31-1 {
+		if len(k) > 1<<16-1 || r.Key == nil || len(p.recs) >= osSlotRef || p.seen >= 1<<31-1 || len(p.blocks) > 1<<16-3 || p.seen > 0 && r.Offset-p.base >= 1<<32 {
 			p.r.fail("a null key, a key of 64 KB, or too many records")
 			return i
 		}
@@ -233,6 +234,10 @@ func (p *OneShotPart) appendFrom(recs []Record) int {
 			p.r.fail("a key not in the plain form")
 			return i
 		}
+		if len(f.connector) > 250 {
+			p.r.fail("a connector name of more than 250 bytes")
+			return i
+		}
 		// Records are grouped by the hash of their partition's identity
 		// under the connector: a key's records, and any copy of its
 		// partition under other bytes, come together.
@@ -246,8 +251,8 @@ func (p *OneShotPart) appendFrom(recs []Record) int {
 				p.keep = arena{} // the identities are hashed, not kept
 			}
 		}
-		rec := osRec{hash: idHash, kblk: kblk, koff: koff, klen: uint16(len(k)),
-			vlen: -1, cend: uint16(2 + len(f.connector) + 1), conn: uint16(p.connRef(f.connector))}
+		rec := osRec{hash: idHash, kblk: uint16(kblk), koff: koff, klen: uint16(len(k)),
+			vlen: -1, cend: uint8(2 + len(f.connector) + 1), conn: uint16(p.connRef(f.connector))}
 		if f.null {
 			rec.flags |= osNull
 		}
@@ -376,7 +381,10 @@ func (p *OneShotPart) store(b []byte) []byte {
 // offset, time and place.
 func (p *OneShotPart) setValue(rc *osRec, r *Record) {
 	v := r.Value
-	rc.offset, rc.ms, rc.ord = r.Offset, r.Time.UnixMilli(), uint32(p.seen)
+	if p.seen == 0 {
+		p.base = r.Offset
+	}
+	rc.offset, rc.ms, rc.ord = uint32(r.Offset-p.base), r.Time.UnixMilli(), uint32(p.seen)
 	rc.flags &^= osKoff
 	if r.Koff {
 		rc.flags |= osKoff
@@ -388,12 +396,12 @@ func (p *OneShotPart) setValue(rc *osRec, r *Record) {
 		return
 	}
 	if blk, off, in := p.within(v); in {
-		rc.vblk, rc.voff, rc.vcap = blk, off, int32(len(v))
+		rc.vblk, rc.voff, rc.vcap = uint16(blk), off, uint16(min(len(v), 1<<16-1))
 	} else if len(v) <= int(rc.vcap) {
 		copy(p.blocks[rc.vblk][rc.voff:], v)
 	} else {
 		p.store(v)
-		rc.vblk, rc.voff, rc.vcap = uint32(p.cur), uint32(len(p.blocks[p.cur])-len(v)), int32(len(v))
+		rc.vblk, rc.voff, rc.vcap = uint16(p.cur), uint32(len(p.blocks[p.cur])-len(v)), uint16(min(len(v), 1<<16-1))
 	}
 	rc.vlen = int32(len(v))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"koff/model/text"
 )
@@ -59,5 +60,13 @@ func TestPlainSortedKeyIsPlainKeyFacts(t *testing.T) {
 	}
 	if read < 5000 {
 		t.Errorf("read only %d keys", read)
+	}
+}
+
+// A record a OneShotRead keeps is 48 bytes: a million of them are its
+// biggest allocation after the fetched bytes.
+func TestOneShotRecordSize(t *testing.T) {
+	if n := unsafe.Sizeof(osRec{}); n != 48 {
+		t.Errorf("osRec is %d bytes", n)
 	}
 }
