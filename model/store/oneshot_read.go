@@ -95,6 +95,7 @@ type OneShotPart struct {
 	fetched      []byte
 	slots        []uint64 // open addressing by the key bytes' hash: its top bits, and 1 + the record's index
 	used         int
+	chunks       int // appended
 	// chunkSlots are repeats' table of one chunk.
 	chunkSlots []int32
 	hashes     []uint64 // of each key of a chunk
@@ -197,7 +198,10 @@ func (p *OneShotPart) appendFrom(recs []Record) int {
 	for i := range recs {
 		p.hashes[i] = hashBytes(keySeed, recs[i].Key)
 	}
-	if p.slots == nil && len(recs) >= 256 && p.repeats(recs) > len(recs)/8 {
+	// Checked on every fourth chunk: a partition whose keys repeat is
+	// indexed a few chunks later at most (until then Bodies keeps the
+	// latest of each key).
+	if p.chunks++; p.slots == nil && len(recs) >= 256 && p.chunks%4 == 1 && p.repeats(recs) > len(recs)/8 {
 		p.index()
 	}
 	for i := range recs {
@@ -452,15 +456,67 @@ func plainSortedKey(key string) (keyFacts, bool) {
 		f.partition, f.identity, f.null = p, p, true
 		return f, true
 	}
-	var sp plainSpans
-	if !plainObject(p, &sp) {
+	n, ok := plainSortedObject(p)
+	if !ok {
 		return keyFacts{}, false
 	}
-	for i := 1; i < sp.n; i++ {
-		if p[sp.names[i-1][0]:sp.names[i-1][1]] >= p[sp.names[i][0]:sp.names[i][1]] {
-			return keyFacts{}, false
+	f.partition, f.identity, f.fields = p, p, n
+	return f, true
+}
+
+// plainSortedObject is plainObject of an object whose field names are in
+// increasing order (so none repeats), and its count of fields: each name
+// is compared with the one before as it is read.
+func plainSortedObject(raw string) (int, bool) {
+	if len(raw) < 2 || raw[0] != '{' {
+		return 0, false
+	}
+	if raw[1] == '}' {
+		return 0, len(raw) == 2
+	}
+	n, i, prev := 0, 1, ""
+	for {
+		if i >= len(raw) || raw[i] != '"' {
+			return 0, false
+		}
+		end := plainString(raw, i)
+		if end < 0 || n == plainMaxFields {
+			return 0, false
+		}
+		name := raw[i+1 : end-1]
+		if n > 0 && prev >= name {
+			return 0, false
+		}
+		prev, i = name, end
+		if i+1 >= len(raw) || raw[i] != ':' {
+			return 0, false
+		}
+		i++
+		switch c := raw[i]; {
+		case c == '"':
+			i = plainString(raw, i)
+		case c == '-' || c >= '0' && c <= '9':
+			i = plainInteger(raw, i)
+		case c == 't':
+			i = plainWord(raw, i, "true")
+		case c == 'f':
+			i = plainWord(raw, i, "false")
+		case c == 'n':
+			i = plainWord(raw, i, "null")
+		default:
+			return 0, false
+		}
+		if i < 0 || i >= len(raw) {
+			return 0, false
+		}
+		n++
+		switch raw[i] {
+		case ',':
+			i++
+		case '}':
+			return n, i+1 == len(raw)
+		default:
+			return 0, false
 		}
 	}
-	f.partition, f.identity, f.fields = p, p, sp.n
-	return f, true
 }
