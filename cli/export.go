@@ -14,15 +14,15 @@ func init() {
 				return err
 			}
 			defer collectLate(env)()
-			if len(args) == 0 && readOnce {
-				store, bodies, err := loadReadOnce(g, env, 60*time.Second, false)
+			if readOnce {
+				store, bodies, err := loadReadOnce(g, env, 60*time.Second, false, false, args)
 				if err != nil {
 					return err
 				}
 				if bodies != nil {
-					return printReadOnce(env, store, bodies, g, false)
+					return printReadOnce(env, store, bodies, g, false, args, false)
 				}
-				conns, err := selectConnectors(store, nil, g, false)
+				conns, err := selectConnectors(store, args, g, false)
 				if err != nil {
 					return err
 				}

@@ -63,22 +63,22 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	if o.group != "" && len(args) != 1 {
 		return usagef("--group names one sink's consumer group: name exactly one CONNECTOR")
 	}
-	if o.output == "json" && len(args) == 0 && o.group == "" && getOneShot && readOnce {
-		store, bodies, err := loadReadOnce(g, env, o.timeout, true)
+	if o.output == "json" && o.group == "" && getOneShot && readOnce {
+		store, bodies, err := loadReadOnce(g, env, o.timeout, true, true, args)
 		if err != nil {
 			return err
 		}
 		if bodies != nil {
-			warnLookAlike(env.Stderr, readOnceRows(store, bodies), nil)
-			return printReadOnce(env, store, bodies, g, true)
+			warnLookAlike(env.Stderr, readOnceRows(store, bodies), args)
+			return printReadOnce(env, store, bodies, g, true, args, len(args) == 1)
 		}
 		// Every record read is in the Store: it prints.
-		conns, err := selectConnectors(store, nil, g, true)
+		conns, err := selectConnectors(store, args, g, true)
 		if err != nil {
 			return withRESTDown(store, err)
 		}
-		warnLookAlike(env.Stderr, store.ConnectorList(), nil)
-		return printOffsetsJSON(env, store, conns, false)
+		warnLookAlike(env.Stderr, store.ConnectorList(), args)
+		return printOffsetsJSON(env, store, conns, len(args) == 1)
 	}
 	store, err := loadStoreWith(g, env, o.timeout, true, getOneShot)
 	if err != nil {

@@ -24,11 +24,12 @@ var readOnceGaveUp atomic.Pointer[string]
 
 // loadReadOnce is loadStoreWith of a one-shot Store whose offsets topics'
 // records go to a store.OneShotRead: it returns its bodies when they are
-// what the Store would print, else nil and the Store, handed every record
-// read (nothing is read twice). Connectors the Store knows otherwise
-// (sinks' groups, Connect's REST and config topic) are in the Store either
-// way.
-func loadReadOnce(g *Globals, env Env, timeout time.Duration, restOptional bool) (*store.Store, *store.OneShotBodies, error) {
+// what the Store would print of the named connectors (all when none is
+// named), else nil and the Store, handed every record read (nothing is
+// read twice). Connectors the Store knows otherwise (sinks' groups,
+// Connect's REST and config topic) are in the Store either way; a name
+// neither knows is the Store's to explain.
+func loadReadOnce(g *Globals, env Env, timeout time.Duration, restOptional, withEmpty bool, named []string) (*store.Store, *store.OneShotBodies, error) {
 	read := &store.OneShotRead{}
 	st, err := loadStoreRead(g, env, timeout, restOptional, true, read)
 	if err != nil {
@@ -40,6 +41,9 @@ func loadReadOnce(g *Globals, env Env, timeout time.Duration, restOptional bool)
 		var ok bool
 		if bodies, ok = read.Bodies(); ok {
 			why = storeMustPrint(st, bodies.Connectors())
+			if why == "" {
+				why = unknownName(st, g, withEmpty, bodies.Connectors(), named)
+			}
 		} else {
 			why = read.Why()
 		}
@@ -81,10 +85,28 @@ func storeMustPrint(st *store.Store, names []string) string {
 	return ""
 }
 
-// printReadOnce is printOffsetsJSON of every connector (with withEmpty,
-// those REST lists with no offsets too), the bodies of those the read
-// holds written from it, the others' from the Store.
-func printReadOnce(env Env, st *store.Store, bodies *store.OneShotBodies, g *Globals, withEmpty bool) error {
+// unknownName is the first of named that neither the Store (what
+// selectConnectors picks of it with withEmpty) nor the read (names)
+// knows, as why the Store prints: it explains.
+func unknownName(st *store.Store, g *Globals, withEmpty bool, names, named []string) string {
+	if len(named) == 0 {
+		return ""
+	}
+	known, _ := selectConnectors(st, nil, g, withEmpty)
+	for _, n := range named {
+		if _, found := slices.BinarySearch(names, n); !found && known[n] == nil {
+			return "no connector " + n
+		}
+	}
+	return ""
+}
+
+// printReadOnce is printOffsetsJSON of the named connectors, or of every
+// connector (with withEmpty, those REST lists with no offsets too): the
+// bodies of those the read holds written from it, the others' from the
+// Store; with single (one name), its body alone, as Connect's GET
+// answers it.
+func printReadOnce(env Env, st *store.Store, bodies *store.OneShotBodies, g *Globals, withEmpty bool, named []string, single bool) error {
 	others, err := selectConnectors(st, nil, g, withEmpty)
 	if err != nil {
 		return withRESTDown(st, err)
@@ -95,6 +117,9 @@ func printReadOnce(env Env, st *store.Store, bodies *store.OneShotBodies, g *Glo
 	}
 	names := slices.Concat(read, sortedNames(others))
 	slices.Sort(names)
+	if len(named) > 0 {
+		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(named, n) })
+	}
 	// As printOffsetsJSON writes: printable ASCII past stdout's guard, the
 	// rest through JSONSafe and the guard.
 	w, guard := env.Stdout, false
@@ -111,21 +136,27 @@ func printReadOnce(env Env, st *store.Store, bodies *store.OneShotBodies, g *Glo
 		}
 		out.Write(p)
 	}
+	body := func(n string) {
+		if i, found := slices.BinarySearch(read, n); found {
+			bodies.WriteBody(i, write)
+			return
+		}
+		b, printable := bodyOf(st, others[n], nil)
+		write(b, printable)
+	}
+	if single {
+		body(names[0])
+		write([]byte{'\n'}, true)
+		return out.Flush()
+	}
 	write([]byte{'{'}, true)
-	next := 0 // of read
 	for i, n := range names {
 		if i > 0 {
 			write([]byte{','}, true)
 		}
 		write(java.AppendJackson(nil, n), false)
 		write([]byte{':'}, true)
-		if next < len(read) && read[next] == n {
-			bodies.WriteBody(next, write)
-			next++
-			continue
-		}
-		b, printable := bodyOf(st, others[n], nil)
-		write(b, printable)
+		body(n)
 	}
 	write([]byte{'}', '\n'}, true)
 	return out.Flush()
