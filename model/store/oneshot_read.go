@@ -124,12 +124,16 @@ const (
 	osKoff             // Record.Koff
 )
 
-// Part returns the part of tp, made for about n records; ingest takes
-// the records it hands over if the read gives up (the Store's Ingest).
+// Part returns the part of tp, made for up to n records (the offsets
+// between the partition's start and end); ingest takes the records it
+// hands over if the read gives up (the Store's Ingest).
 func (o *OneShotRead) Part(tp model.TopicPartition, n int64, ingest func([]Record)) *OneShotPart {
 	p := &OneShotPart{r: o, tp: tp, ingest: ingest, last: -1, cur: -1, tookBlk: -1}
-	if n > 0 && n < 1<<26 {
-		p.recs = make([]osRec, 0, n)
+	// Made at its size once, not grown to it (twice the memory), up to
+	// 128k records: a compacted partition's offsets can be a hundred
+	// times its records, and a bigger one grows as it fills.
+	if n > 0 {
+		p.recs = make([]osRec, 0, min(n, osMade))
 	}
 	o.mu.Lock()
 	o.parts = append(o.parts, p)
@@ -138,6 +142,9 @@ func (o *OneShotRead) Part(tp model.TopicPartition, n int64, ingest func([]Recor
 }
 
 const osBlock = 1 << 20
+
+// osMade is the most records a part's records are made for at first.
+const osMade = 1 << 17
 
 // Append appends recs, in offset order: a record of a key the partition
 // held before takes its place (its value written over the last when it
