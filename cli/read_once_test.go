@@ -257,3 +257,59 @@ func TestReadOnceKeepsWhatTheStoreKnowsOtherwise(t *testing.T) {
 	produceConnect(t, addr, [2]string{`["jdbc-shop",{"protocol":"1","table":"shop.public.orders"}]`, `{"incrementing":7}`})
 	same("REST", "", "-b", addr, "--connect-url", d.ConnectURL())
 }
+
+// A read that gives up after it kept records of several fetches hands the
+// Store copies of their values: the fetches read after it go into memory
+// the reader reads into again, and what the Store prints is what it
+// prints having read every record. Each topic has two partitions of
+// 30,000 records (3.4 MB: four fetches of 0.9 MB, each bigger than the
+// one before, and a last one of 0.27 MB read into the fourth's memory): a
+// value not in the plain form in the first fetch of one, in the fourth of
+// another, in the last record of a third; the other partition gives up
+// when it learns of it, or once read.
+func TestReadOnceHandsOverAcrossFetches(t *testing.T) {
+	b := broker(t)
+	addr := b.Bootstrap()
+	at := time.Now().Add(-time.Hour).Truncate(time.Second)
+	defer func() { readOnce = true }()
+	bads := []int{50, 25_000, 29_999}
+	for _, bad := range bads {
+		if err := b.CreateTopic(fmt.Sprintf("offsets-%d", bad), 2, map[string]string{"cleanup.policy": "compact"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, bad := range bads {
+		topic := fmt.Sprintf("offsets-%d", bad)
+		for p := range 2 {
+			var recs [][2]*string
+			for i := range 30_000 {
+				k := fmt.Sprintf(`["mm2-%d.MirrorSourceConnector",{"cluster":"primary","partition":%d,"topic":"orders.region-%d.topic-%d"}]`, i%7, p, i%70, i)
+				v := fmt.Sprintf(`{"offset":%d}`, i*7+p)
+				if p == 0 && i == bad {
+					v = `{"offset": 1}`
+				}
+				recs = append(recs, [2]*string{ps(k), ps(v)})
+			}
+			for len(recs) > 0 {
+				n := min(len(recs), 1000)
+				produceBatch(t, addr, topic, p, at, recs[:n]...)
+				recs = recs[n:]
+			}
+		}
+		args := []string{"get", "-o", "json", "--offsets-topic", topic, "-b", addr}
+		readOnce = false
+		want, wantErr, wantCode := koff(t, args...)
+		readOnce = true
+		got, gotErr, gotCode := koff(t, args...)
+		if got != want || gotErr != wantErr || gotCode != wantCode {
+			t.Errorf("bad value at %d: read once (exit %d, %d bytes) and the Store (exit %d, %d bytes) differ: %s %s", bad, gotCode, len(got), wantCode, len(want), gotErr, wantErr)
+		}
+		if why := *readOnceGaveUp.Load(); why != "a value not in the plain form" {
+			t.Errorf("bad value at %d: given up for %q", bad, why)
+		}
+		badRow := fmt.Sprintf(`"partition":0,"topic":"orders.region-%d.topic-%d"},"offset":{"offset":1}}`, bad%70, bad)
+		if !strings.Contains(want, `"partition":1,"topic":"orders.region-39.topic-29999"},"offset":{"offset":209994}}`) || !strings.Contains(want, badRow) {
+			t.Errorf("bad value at %d: %d bytes printed, without the last partition or %s", bad, len(want), badRow)
+		}
+	}
+}
