@@ -10,7 +10,7 @@ import (
 )
 
 // A one-shot read without the Store's index or entries, for koff get -o
-// json and koff export of every connector: at a million source partitions
+// json and koff export: at a million source partitions
 // the Store's index and entries are read and written at random, a cache
 // miss each, where this read touches memory in order. Each partition's
 // reader appends its records (keys and values left in the fetched bytes or
