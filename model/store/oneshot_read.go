@@ -10,9 +10,9 @@ import (
 )
 
 // A one-shot read without the Store's index or entries, for koff get -o
-// json and koff export: at a million source partitions
-// the Store's index and entries are read and written at random, a cache
-// miss each, where this read touches memory in order. Each partition's
+// json and koff export: at a million source partitions the Store's index
+// and entries are read and written at random, a cache miss each, where
+// this read touches memory in order. Each partition's
 // reader appends its records (keys and values left in the fetched bytes or
 // copied back to back, and a few facts worked out while they are in the
 // cache) to arrays in arrival order; Bodies then groups each key's records
