@@ -256,6 +256,10 @@ func TestReadOnceKeepsWhatTheStoreKnowsOtherwise(t *testing.T) {
 	addr = offsetsBroker(t)
 	produceConnect(t, addr, [2]string{`["jdbc-shop",{"protocol":"1","table":"shop.public.orders"}]`, `{"incrementing":7}`})
 	same("REST", "", "-b", addr, "--connect-url", d.ConnectURL())
+	// jdbc-crm has its own offsets.storage.topic (REST says so), which
+	// this broker does not have: its tasks read nothing, not this.
+	produceConnect(t, addr, [2]string{`["jdbc-crm",{"protocol":"1","table":"crm.public.deals"}]`, `{"incrementing":7}`})
+	same("REST own topic", "connector jdbc-crm has its own offsets topic (REST)", "-b", addr, "--connect-url", d.ConnectURL())
 }
 
 // A read that gives up after it kept records of several fetches hands the

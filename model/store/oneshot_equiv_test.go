@@ -41,6 +41,7 @@ var osOdd = []struct {
 	{"a nested offset", true},
 	{"a nested partition", true},
 	{"a connector name past 250 bytes", true},
+	{"a key of 64 KB", true},
 	{"an offset 2^32 past the partition's first", true},
 }
 
@@ -141,6 +142,8 @@ func randomTopics(rng *rand.Rand, odd int) []osTopic {
 				v = []byte(`{"offset":98765432109876543210}`)
 			case "a nested offset":
 				v = []byte(`{"position":{"file":"a","pos":7}}`)
+			case "a key of 64 KB":
+				k = []byte(`["c",{"a":"` + strings.Repeat("x", 1<<16) + `"}]`)
 			case "a connector name past 250 bytes":
 				k = []byte(`["` + strings.Repeat("c", 251) + `",{"a":1}]`)
 			case "an offset 2^32 past the partition's first":
