@@ -14,6 +14,20 @@ func init() {
 				return err
 			}
 			defer collectLate(env)()
+			if readOnce {
+				store, bodies, err := loadReadOnce(g, env, 60*time.Second, false, false, args)
+				if err != nil {
+					return err
+				}
+				if bodies != nil {
+					return printReadOnce(env, store, bodies, g, false, args, false)
+				}
+				conns, err := selectConnectors(store, args, g, false)
+				if err != nil {
+					return err
+				}
+				return printOffsetsJSON(env, store, conns, false)
+			}
 			store, err := loadStore(g, env, 60*time.Second, false)
 			if err != nil {
 				return err

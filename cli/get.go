@@ -63,6 +63,23 @@ func runGet(g *Globals, opts any, args []string, env Env) error {
 	if o.group != "" && len(args) != 1 {
 		return usagef("--group names one sink's consumer group: name exactly one CONNECTOR")
 	}
+	if o.output == "json" && o.group == "" && getOneShot && readOnce {
+		store, bodies, err := loadReadOnce(g, env, o.timeout, true, true, args)
+		if err != nil {
+			return err
+		}
+		if bodies != nil {
+			warnLookAlike(env.Stderr, readOnceRows(store, bodies), args)
+			return printReadOnce(env, store, bodies, g, true, args, len(args) == 1)
+		}
+		// Every record read is in the Store: it prints.
+		conns, err := selectConnectors(store, args, g, true)
+		if err != nil {
+			return withRESTDown(store, err)
+		}
+		warnLookAlike(env.Stderr, store.ConnectorList(), args)
+		return printOffsetsJSON(env, store, conns, len(args) == 1)
+	}
 	store, err := loadStoreWith(g, env, o.timeout, true, getOneShot)
 	if err != nil {
 		return err
@@ -99,6 +116,12 @@ func loadStore(g *Globals, env Env, timeout time.Duration, restOptional bool) (*
 // loadStoreWith is loadStore; a oneShot Store holds what get prints, not
 // the dashboard's flush events and gaps (observeWith).
 func loadStoreWith(g *Globals, env Env, timeout time.Duration, restOptional, oneShot bool) (*store.Store, error) {
+	return loadStoreRead(g, env, timeout, restOptional, oneShot, nil)
+}
+
+// loadStoreRead is loadStoreWith, the offsets topics' records going to
+// read until it gives up (observeRead).
+func loadStoreRead(g *Globals, env Env, timeout time.Duration, restOptional, oneShot bool, read *store.OneShotRead) (*store.Store, error) {
 	rest, err := g.connectClient()
 	if err != nil {
 		return nil, err
@@ -113,7 +136,7 @@ func loadStoreWith(g *Globals, env Env, timeout time.Duration, restOptional, one
 		}
 		return err
 	}
-	ob := observeWith(ctx, g, rest, oneShot)
+	ob := observeRead(ctx, g, rest, oneShot, read)
 	defer ob.stop()
 	if err := waitCaughtUp(ctx, g, ob.tailer, timeout); err != nil {
 		return nil, fail(err)

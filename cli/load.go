@@ -26,7 +26,14 @@ func startTailerLatest(ctx context.Context, g *Globals, h kafka.Handler, latest 
 // startTailerFrom is startTailerLatest going on from where a history
 // read loaded h (kafka.TailerOptions.From; nil: from the start).
 func startTailerFrom(ctx context.Context, g *Globals, h kafka.Handler, latest int, from map[model.TopicPartition]int64) (*kafka.Tailer, <-chan struct{}) {
-	t := kafka.NewTailer(g.kafkaConfig(), g.OffsetsTopics, h, kafka.TailerOptions{Rescan: g.Refresh * 5, Logf: g.logf, Latest: latest, From: from})
+	return startTailerWith(ctx, g, h, kafka.TailerOptions{Latest: latest, From: from})
+}
+
+// startTailerWith is startTailer with opts (its Rescan and Logf are
+// koff's).
+func startTailerWith(ctx context.Context, g *Globals, h kafka.Handler, opts kafka.TailerOptions) (*kafka.Tailer, <-chan struct{}) {
+	opts.Rescan, opts.Logf = g.Refresh*5, g.logf
+	t := kafka.NewTailer(g.kafkaConfig(), g.OffsetsTopics, h, opts)
 	done := make(chan struct{})
 	go func() { t.Run(ctx); close(done) }()
 	return t, done

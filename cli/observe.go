@@ -48,6 +48,13 @@ func observe(ctx context.Context, g *Globals, rest *connect.Client) *observer {
 // OneShot), and the Tailer hands it only the latest record of each key
 // bytes of a fetch (store.Latest).
 func observeWith(ctx context.Context, g *Globals, rest *connect.Client, oneShot bool) *observer {
+	return observeRead(ctx, g, rest, oneShot, nil)
+}
+
+// observeRead is observeWith; read, for a oneShot Store, takes the
+// offsets topics' records instead of the Store until it gives up
+// (kafka.TailerOptions.OneShot).
+func observeRead(ctx context.Context, g *Globals, rest *connect.Client, oneShot bool, read *store.OneShotRead) *observer {
 	ctx, cancel := context.WithCancel(ctx)
 	o := &observer{g: g, store: store.NewStore(store.StoreOptions{OneShot: oneShot}), rest: rest, ctx: ctx, cancel: cancel}
 	o.histories = &history.Share{Reloaded: func() time.Time { return o.store.Stats().Status.Reloaded }}
@@ -59,7 +66,7 @@ func observeWith(ctx context.Context, g *Globals, rest *connect.Client, oneShot 
 	if oneShot {
 		latest = o.store.History()
 	}
-	t, done := startTailerLatest(ctx, g, o.store, latest)
+	t, done := startTailerWith(ctx, g, o.store, kafka.TailerOptions{Latest: latest, OneShot: read})
 	o.tailer = t
 	if !oneShot {
 		// A one-shot read collects late (collectLate); a long-running

@@ -57,6 +57,10 @@ type TailerOptions struct {
 	// loaded it, kafka.Config.ReadHistoryLoading). A reload reads from
 	// scratch.
 	From map[model.TopicPartition]int64
+	// OneShot, with Latest, takes the records instead of the Handler
+	// until it gives up (store.OneShotRead): each partition's reader then
+	// hands the Handler what it kept and goes on into the Handler.
+	OneShot *store.OneShotRead
 }
 
 // Tailer reads offsets topics from the beginning, every partition
@@ -323,10 +327,26 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 	}
 	// What the Store can know of a record before its lock is worked out
 	// here, on one goroutine per partition.
+	var one *store.OneShotPart
+	if latest != nil && t.opts.OneShot != nil {
+		one = t.opts.OneShot.Part(tp, target-start, t.h.Ingest)
+	}
 	ingest := func(recs []store.Record) {
 		end := int64(-1)
 		if len(recs) > 0 {
 			end = recs[len(recs)-1].Offset + 1 // the chunk is in offset order
+		}
+		if one != nil {
+			rest, ok := one.AppendFrom(recs, dec.buf)
+			if ok {
+				t.mu.Lock()
+				ps.pos = max(ps.pos, end)
+				t.mu.Unlock()
+				return
+			}
+			// The read gave up: the part handed the Handler what it kept
+			// (values copied), and the rest goes as without it.
+			one, recs = nil, rest
 		}
 		if latest != nil {
 			recs = dec.keepLatest(latest, recs)
@@ -368,6 +388,9 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 			return
 		}
 		n, next := dec.decode(tp, pos, res, ingest)
+		if one != nil && one.Took(dec.buf) {
+			dec.buf = nil // the next fetch reads into new memory
+		}
 		if next < res.LogStartOffset {
 			next = res.LogStartOffset
 		}

@@ -97,6 +97,9 @@ func (t *Tailer) restart(why string) {
 	t.mu.Unlock()
 	t.opts.Logf("tailer: reading every offsets topic again from scratch: %s", why)
 	t.h.Reset()
+	if t.opts.OneShot != nil {
+		t.opts.OneShot.Reset()
+	}
 	t.report()
 }
 

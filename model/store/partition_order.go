@@ -125,7 +125,10 @@ func (t *textSort) sortFrom(ks []textKey, pos int) {
 				}
 			}
 			slices.SortFunc(ks[:short], func(a, b textKey) int {
-				return cmp.Or(cmp.Compare(a.n, b.n), sameText(t.es[a.at], t.es[b.at]))
+				if c := cmp.Compare(a.n, b.n); c != 0 {
+					return c
+				}
+				return sameText(t.es[a.at], t.es[b.at]) // equal texts only: a OneShotRead has none
 			})
 			if ks = ks[short:]; len(ks) < 2 {
 				return
@@ -171,8 +174,10 @@ func (t *textSort) compare(a, b *textKey, pos int) int {
 		return cmp.Compare(a.word, b.word)
 	}
 	at, bt, next := t.text(a), t.text(b), pos+8
-	return cmp.Or(bytes.Compare(at[min(next, len(at)):], bt[min(next, len(bt)):]),
-		cmp.Compare(len(at), len(bt)), sameText(t.es[a.at], t.es[b.at]))
+	if c := cmp.Or(bytes.Compare(at[min(next, len(at)):], bt[min(next, len(bt)):]), cmp.Compare(len(at), len(bt))); c != 0 {
+		return c
+	}
+	return sameText(t.es[a.at], t.es[b.at]) // equal texts only: a OneShotRead has none
 }
 
 // sameText orders entries of equal partition text.
