@@ -34,7 +34,7 @@ func (e *Applier) lifecycleStep(ctx context.Context, s plan.Step) error {
 				return err
 			}
 			if !info.SupportsInitialState() {
-				return fmt.Errorf("Connect %s cannot create a connector %s (initial_state, KIP-980, came in Apache Kafka 3.7)", info.Version, state)
+				return fmt.Errorf("refused: Connect %s cannot create a connector %s (initial_state, KIP-980, came in Apache Kafka 3.7)", info.Version, state)
 			}
 		}
 		if _, err := rest.CreateConnector(ctx, s.Connector, s.Config, state); err != nil {
