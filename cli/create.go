@@ -122,6 +122,7 @@ func parseConnectorConfig(data []byte) (string, map[string]string, error) {
 		if err := json.Unmarshal(top["name"], &name); top["name"] != nil && err != nil {
 			return "", nil, errors.New(`"name" is not a string`)
 		}
+		body = nil
 		if err := json.Unmarshal(raw, &body); err != nil || body == nil {
 			return "", nil, errors.New(`"config" is not an object of settings`)
 		}
