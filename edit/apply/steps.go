@@ -33,6 +33,12 @@ func (e *Applier) ApplyOperation(ctx context.Context, op *plan.Operation) (Opera
 		if ctx.Err() != nil {
 			return res, run.fail(&res, i, fmt.Errorf("interrupted before it began: %w", ctx.Err()))
 		}
+		select {
+		case <-e.Interrupt:
+			// A signal: the step in flight finished, no other begins.
+			return res, run.fail(&res, i, fmt.Errorf("interrupted before it began: %w", context.Canceled))
+		default:
+		}
 		stepEdit, err := e.runStep(ctx, run, i, &res)
 		if err != nil {
 			return res, run.fail(&res, i, err)
