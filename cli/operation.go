@@ -62,7 +62,7 @@ func (s *editSession) runOperation(op *plan.Operation, w writeFlags, confirmName
 		}
 		return err
 	}
-	fmt.Fprintf(s.env.Stdout, "%s: all %d steps done (edit %s)\n", text.Sanitize(op.What()), len(op.Steps), res.ID)
+	fmt.Fprintf(s.env.Stdout, "%s: %s (edit %s)\n", text.Sanitize(op.What()), op.DoneText(), res.ID)
 	if u := res.UndoCommand(); u != "" {
 		fmt.Fprintf(s.env.Stdout, "  undo: %s\n", text.Sanitize(u))
 	}
@@ -72,7 +72,7 @@ func (s *editSession) runOperation(op *plan.Operation, w writeFlags, confirmName
 // printOperation shows every step in order, an offsets step with every
 // offset before → after and each record it writes.
 func printOperation(w io.Writer, op *plan.Operation) {
-	fmt.Fprintf(w, "Plan: %s (%d steps)\n", field(op.What()), len(op.Steps))
+	fmt.Fprintf(w, "Plan: %s (%s)\n", field(op.What()), fmt.Sprintf("%d %s", len(op.Steps), plural(len(op.Steps), "step", "steps")))
 	for i, s := range op.Steps {
 		fmt.Fprintf(w, "  %d. %s\n", i+1, text.Sanitize(s.Text()))
 		switch {

@@ -290,7 +290,7 @@ func (m *Model) handleOpApplyDone(msg opApplyDoneMsg) {
 		return
 	}
 	what := msg.res.Operation.What()
-	m.setStatus(statusOK, fmt.Sprintf("%s: all %d steps done · undo: %s", what, len(msg.res.Operation.Steps), msg.res.UndoCommand()))
+	m.setStatus(statusOK, fmt.Sprintf("%s: %s · undo: %s", what, msg.res.Operation.DoneText(), msg.res.UndoCommand()))
 }
 
 // handleOperationKey drives the operation's confirmation: its name typed,

@@ -47,7 +47,7 @@ func (e *Applier) ApplyOperation(ctx context.Context, op *plan.Operation) (Opera
 		step := i
 		run.line(audit.ResultStep, func(en *audit.Entry) { en.Step, en.StepEdit, en.Message = &step, stepEdit, op.Steps[i].Text() })
 	}
-	run.line(audit.ResultVerified, func(en *audit.Entry) { en.Message = fmt.Sprintf("all %d steps done", len(op.Steps)) })
+	run.line(audit.ResultVerified, func(en *audit.Entry) { en.Message = op.DoneText() })
 	return res, nil
 }
 

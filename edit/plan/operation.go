@@ -167,3 +167,12 @@ func ConfigText(cfg map[string]string) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// DoneText says all of an operation's steps are done: "all 6 steps
+// done", "its one step done".
+func (o *Operation) DoneText() string {
+	if len(o.Steps) == 1 {
+		return "its one step done"
+	}
+	return fmt.Sprintf("all %d steps done", len(o.Steps))
+}

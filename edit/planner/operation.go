@@ -125,7 +125,7 @@ func (e *Planner) leftoverWarnings(name string, covered map[string]bool) []strin
 	if len(left) == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s has stored offsets this does not write, which its tasks will start from: %s (koff reset %s --all first to start those clean)",
+	return []string{fmt.Sprintf("%s has stored offsets this does not write, which its tasks will start from: %s (koff reset %s first starts them clean)",
 		name, strings.Join(left, "; "), name)}
 }
 
