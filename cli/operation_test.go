@@ -121,6 +121,8 @@ func TestCreateCommand(t *testing.T) {
 		{[]string{"rename", "file-logs"}, ExitUsage, "rename needs the OLD and the NEW connector name"},
 		{[]string{"rename", "file-logs", "jdbc-shop", "--dry-run"}, ExitFailed, "connector jdbc-shop exists in Connect"},
 		{[]string{"rename", "es-search", "es-search-v3", "--dry-run"}, 0, ""},
+		{[]string{"rename", "file-logs", "file-logs-v2", "--read-only", "--yes"}, ExitFailed, "read-only"},
+		{[]string{"create", "-f", wrapped, "--read-only", "--yes"}, ExitFailed, "read-only"},
 		{[]string{"rename", "s3-archive", "s3-archive-v2", "--dry-run"}, ExitFailed, "s3-archive is a sink: its offsets are its consumer group connect-s3-archive"},
 	} {
 		args := withAudit(t, append(tc.args, flags...)...)

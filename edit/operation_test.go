@@ -294,3 +294,22 @@ func TestOperationRefusedWhenNameTakenSincePlan(t *testing.T) {
 		t.Fatalf("audit: %+v", edits)
 	}
 }
+
+// An operation whose write-ahead line cannot be written does nothing: no
+// step runs before the line that names them all is on disk.
+func TestOperationNeedsItsWriteAheadLine(t *testing.T) {
+	h, c := demoHarness(t)
+	ctx := context.Background()
+	op, err := h.ed.PlanRename(ctx, "jdbc-shop", "jdbc-shop-v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ed.Audit.Path = t.TempDir() // a directory: no line can be appended
+	_, err = h.ed.ApplyOperation(ctx, op)
+	if err == nil || !strings.Contains(err.Error(), "nothing done (koff logs every operation before its first step)") {
+		t.Fatalf("error %v", err)
+	}
+	if c.ConnectorState("jdbc-shop") != "RUNNING" || c.ConnectorState("jdbc-shop-v2") != "" {
+		t.Fatalf("a step ran without its write-ahead line: jdbc-shop %s, jdbc-shop-v2 %q", c.ConnectorState("jdbc-shop"), c.ConnectorState("jdbc-shop-v2"))
+	}
+}
