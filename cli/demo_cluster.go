@@ -35,6 +35,9 @@ func init() {
 			fs.StringVar(&o.kafkaListen, "kafka-listen", "127.0.0.1:9092", "address the embedded broker listens on")
 			fs.StringVar(&o.connectListen, "connect-listen", "127.0.0.1:8083", "address the Connect REST emulator listens on (empty: none)")
 			fs.StringVar(&o.secondConnect, "second-connect-listen", "", "also run a second Connect cluster on the same broker (group "+demo.SecondGroup+", its own offsets, config and status topics, no connectors) with its REST emulator here, e.g. 127.0.0.1:8084")
+			// The shorter name reads as the flag's purpose; help shows one.
+			fs.StringVar(&o.secondConnect, "second-connect", "", "the same as --second-connect-listen")
+			_ = fs.MarkHidden("second-connect")
 			fs.DurationVar(&o.stallAfter, "stall-after", time.Minute, "when the jdbc-legacy connector stops flushing")
 			fs.StringVar(&o.sasl, "sasl", "", "require SASL on the broker: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (password from --sasl-password-file or env KOFF_SASL_PASSWORD)")
 			fs.StringVar(&o.saslUser, "sasl-user", "koff", "the SASL user the broker accepts (a superuser)")
