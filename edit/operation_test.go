@@ -313,3 +313,48 @@ func TestOperationNeedsItsWriteAheadLine(t *testing.T) {
 		t.Fatalf("a step ran without its write-ahead line: jdbc-shop %s, jdbc-shop-v2 %q", c.ConnectorState("jdbc-shop"), c.ConnectorState("jdbc-shop-v2"))
 	}
 }
+
+// A rename whose copy fails part way (one topic-partition written, the
+// next produce refused): the operation ends there, and its undo puts back
+// what the cut step wrote too (the new name's key tombstoned), deletes the
+// new connector and resumes the old one.
+func TestRenameCutInsideAStepUndoesItsWrites(t *testing.T) {
+	h, c := demoHarness(t)
+	ctx := context.Background()
+	h.waitFor("file-logs' offsets", func() bool { return len(h.liveOffsets("file-logs")) == 3 })
+	spy := &spyWriter{Config: h.kafka, before: func(n int, _ model.TopicPartition) error {
+		if n == 2 {
+			return notSent("dial tcp: connection refused")
+		}
+		return nil
+	}}
+	h.ed.Kafka = spy
+	op, err := h.ed.PlanRename(ctx, "file-logs", "file-logs-v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.ed.ApplyOperation(ctx, op)
+	var oe *apply.OperationError
+	if !errors.As(err, &oe) || oe.Failed != 2 || len(oe.Done) != 2 {
+		t.Fatalf("error %v, want the copy (step 3) cut after steps 1 and 2", err)
+	}
+	h.waitFor("the copy's one written partition", func() bool { return len(h.liveOffsets("file-logs-v2")) == 1 })
+	h.ed.Kafka = h.kafka
+	u, err := h.ed.FindUndo(ctx, undo.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, s := range u.Operation.Steps {
+		kinds = append(kinds, string(s.Kind)+" "+s.Connector)
+	}
+	if want := "offsets file-logs-v2,delete file-logs-v2,resume file-logs"; strings.Join(kinds, ",") != want {
+		t.Fatalf("undo steps %v, want %s", kinds, want)
+	}
+	if _, err := h.ed.ApplyOperation(ctx, u.Operation); err != nil {
+		t.Fatal(err)
+	}
+	if c.ConnectorState("file-logs") != "RUNNING" || c.ConnectorState("file-logs-v2") != "" || len(h.liveOffsets("file-logs-v2")) != 0 {
+		t.Fatalf("after undo: file-logs %q, file-logs-v2 %q with %v", c.ConnectorState("file-logs"), c.ConnectorState("file-logs-v2"), h.liveOffsets("file-logs-v2"))
+	}
+}

@@ -22,12 +22,42 @@ func isOperation(ed audit.Edit) bool { return ed.Start.Steps != nil }
 // wrote), planned as every undo is.
 func (e *Finder) operationOf(ctx context.Context, ed audit.Edit, all []audit.Edit) (*plan.Operation, error) {
 	done, stepEdits := ed.DoneSteps()
-	if len(done) == 0 {
+	if len(done) == 0 && !hasPart(ed, all) {
 		return nil, fmt.Errorf("the %s carried out no step: nothing to undo", ed.Start.What())
 	}
 	op := &plan.Operation{Kind: plan.KindUndoOperation, Connector: ed.Start.Connector, From: ed.Start.From,
 		Undoes: ed.ID(), UndoesWhat: ed.Start.What(), Made: e.now()}
 	made := map[string]bool{} // created by an earlier step of the undo
+	// An offsets step whose process died before its step line: its own
+	// edit says what it wrote, and is put back first (its connector is
+	// stopped: created so, or stopped by an earlier step).
+	recorded := map[string]bool{}
+	for _, id := range stepEdits {
+		recorded[id] = true
+	}
+	for j := range all {
+		sub := all[j]
+		if sub.Start.PartOf != ed.ID() || recorded[sub.ID()] || sub.Start.Steps != nil {
+			continue
+		}
+		if err := e.settleEdit(ctx, all, j); err != nil {
+			return nil, err
+		}
+		sub = all[j]
+		if !wroteSome(sub) {
+			continue
+		}
+		req, err := audit.UndoRequestOf(sub)
+		if err != nil {
+			return nil, err
+		}
+		req.Undoes, req.UndoesWhat, req.Create = sub.ID(), sub.Start.What(), true
+		p, err := e.Planner.PlanStep(ctx, req, false)
+		if err != nil {
+			return nil, fmt.Errorf("the %s, cut short: %w", sub.Start.What(), err)
+		}
+		op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: sub.Start.Connector, Plan: p, Undoes: sub.ID()})
+	}
 	for k := len(done) - 1; k >= 0; k-- {
 		i := done[k]
 		s := ed.Start.Steps[i]
@@ -71,4 +101,15 @@ func (e *Finder) operationOf(ctx context.Context, ed audit.Edit, all []audit.Edi
 		op.Warnings = append(op.Warnings, fmt.Sprintf("the %s did not finish (%s): %s", ed.Start.What(), ed.Result(), ed.StepsText()))
 	}
 	return op, nil
+}
+
+// hasPart: an offsets edit of the operation wrote something, though no
+// step line says it completed.
+func hasPart(ed audit.Edit, all []audit.Edit) bool {
+	for _, sub := range all {
+		if sub.Start.PartOf == ed.ID() && wroteSome(sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -248,7 +248,7 @@ func (e *Finder) settleEdit(ctx context.Context, edits []audit.Edit, i int) erro
 // wroteSome: the edit put something of its own in the log that stands.
 func wroteSome(ed audit.Edit) bool {
 	if isOperation(ed) {
-		return len(ed.Done) > 0
+		return len(ed.Done) > 0 || ed.Result() == audit.ResultInProgress || ed.Result() == audit.ResultPartial || ed.Result() == audit.ResultInterrupted
 	}
 	return audit.Undoable(ed) && len(audit.UndoChanges(ed)) > 0
 }
