@@ -358,3 +358,44 @@ func TestRenameCutInsideAStepUndoesItsWrites(t *testing.T) {
 		t.Fatalf("after undo: file-logs %q, file-logs-v2 %q with %v", c.ConnectorState("file-logs"), c.ConnectorState("file-logs-v2"), h.liveOffsets("file-logs-v2"))
 	}
 }
+
+// A sink created with offsets: its group (connect-NAME, or the config's
+// consumer.override.group.id) is named by the config before Connect can,
+// and the offsets go through Connect's PATCH once it is created STOPPED.
+func TestCreateSinkWithOffsets(t *testing.T) {
+	h, _ := demoHarness(t)
+	ctx := context.Background()
+	tp := model.TopicPartition{Topic: "shop.orders", Partition: 0}
+	h.waitFor("records in shop.orders/0", func() bool {
+		b, err := h.kafka.LogBounds(ctx, []model.TopicPartition{tp})
+		return err == nil && b[tp][1] >= 2
+	})
+	items := plan.Request{Kind: plan.KindImport, Items: []plan.Item{{
+		Partition: mustPartition(t, `{"kafka_topic":"shop.orders","kafka_partition":0}`), Offset: mustOffset(t, `{"kafka_offset":1}`),
+	}}}
+	op, err := h.ed.PlanCreate(ctx, planner.CreateRequest{Name: "s3-new", Config: map[string]string{
+		"connector.class": "io.confluent.connect.s3.S3SinkConnector", "topics": "shop.orders", "consumer.override.group.id": "s3-new-group",
+	}, Offsets: &items, Start: "stopped"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.Steps[1].Plan.Group != "s3-new-group" || op.Steps[1].Plan.Path != plan.PathREST {
+		t.Fatalf("the offsets step: group %q path %s", op.Steps[1].Plan.Group, op.Steps[1].Plan.Path)
+	}
+	res, err := h.ed.ApplyOperation(ctx, op)
+	if err != nil || !res.Offsets[0].Verified {
+		t.Fatalf("%v %+v", err, res)
+	}
+	poll, err := plan.GroupPoll(ctx, h.kafka, "s3-new-group")
+	if err != nil || len(poll.Partitions) != 1 || poll.Partitions[0].Committed != 1 {
+		t.Fatalf("group s3-new-group: %+v (committed %v) %v", poll, committedOf(poll), err)
+	}
+}
+
+func committedOf(poll model.GroupPoll) []int64 {
+	var out []int64
+	for _, p := range poll.Partitions {
+		out = append(out, p.Committed)
+	}
+	return out
+}

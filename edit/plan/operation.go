@@ -69,8 +69,11 @@ func (s Step) Text() string {
 			return "offsets of " + s.Connector + at
 		}
 		via := "offsets topic " + s.Plan.Topic
-		if s.Plan.Path == PathREST {
+		switch s.Plan.Path {
+		case PathREST:
 			via = "Connect REST"
+		case PathGroup:
+			via = "consumer group " + s.Plan.Group
 		}
 		what := fmt.Sprintf("%s %d partition%s", s.Plan.Kind, len(s.Plan.Changes), plural(len(s.Plan.Changes)))
 		if s.Plan.Kind == KindResetAll {

@@ -96,6 +96,14 @@ func (e *Planner) PlanCreate(ctx context.Context, req CreateRequest) (*plan.Oper
 	covered := map[string]bool{}
 	if offsets != nil {
 		offsets.Create = true
+		if isSinkConfig(cfg) && offsets.Group == "" {
+			// Not created yet, Connect cannot name its group: the config
+			// does, as Worker#baseConsumerConfigs reads it.
+			offsets.Group = strings.TrimSpace(cfg["consumer.override.group.id"])
+			if offsets.Group == "" {
+				offsets.Group = "connect-" + req.Name
+			}
+		}
 		p, err := e.planStepOffsets(ctx, *offsets, info.SupportsAlterOffsets())
 		if err != nil {
 			return nil, err
@@ -136,6 +144,11 @@ func (e *Planner) planStepOffsets(ctx context.Context, req plan.Request, restAlt
 	p, err := e.PlanStep(ctx, req, req.Create)
 	if err != nil {
 		return nil, err
+	}
+	if p.Absent && restAlter && p.Group != "" {
+		// A sink created STOPPED takes Connect's PATCH too (its step is
+		// planned again once it exists, as every offsets step is).
+		p.Path, p.PathReason = plan.PathREST, "PATCH /connectors/"+req.Connector+"/offsets (once created)"
 	}
 	if p.Absent && restAlter && p.Group == "" {
 		// Created STOPPED by the step before, it takes Connect's PATCH.
@@ -264,4 +277,15 @@ func (e *Planner) PlanStep(ctx context.Context, req plan.Request, created bool) 
 	}
 	p.Warnings = kept
 	return p, nil
+}
+
+// isSinkConfig: the config is a sink's, by the settings only a sink has
+// (topics or topics.regex; MirrorMaker 2's sources have topics too).
+func isSinkConfig(cfg map[string]string) bool {
+	if strings.Contains(cfg["connector.class"], ".Mirror") {
+		return false
+	}
+	_, topics := cfg["topics"]
+	_, regex := cfg["topics.regex"]
+	return topics || regex
 }
