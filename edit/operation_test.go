@@ -156,7 +156,7 @@ func TestRenameCutMidwayUndoBringsBackStart(t *testing.T) {
 		t.Fatalf("file-logs' offsets: %v", tombstoned)
 	}
 	interrupted, err := h.ed.Audit.Interrupted("")
-	if err != nil || len(interrupted) != 1 || !strings.Contains(interrupted[0].Notice(), "INTERRUPTED RENAME OF FILE-LOGS TO FILE-LOGS-V2") ||
+	if err != nil || len(interrupted) != 1 || !strings.Contains(interrupted[0].Notice(), "INTERRUPTED RENAME: the rename of file-logs to file-logs-v2 by tester") ||
 		!strings.Contains(interrupted[0].Notice(), "not done: 5 delete file-logs, 6 resume file-logs-v2") {
 		t.Fatalf("interrupted notice: %v %v", interrupted, err)
 	}

@@ -98,13 +98,13 @@ func (ed Edit) operationNotice() string {
 			how += ": " + ed.Outcome.Error
 		}
 	}
-	return fmt.Sprintf("INTERRUPTED %s by %s at %s (%s; steps %s): run `%s` to bring back the start, or finish it by hand",
-		strings.ToUpper(s.What()), s.User, model.TimeText(s.Time), how, ed.StepsText(), plan.UndoCommand(s.Connector, ed.ID()))
+	return fmt.Sprintf("INTERRUPTED %s: the %s by %s at %s (%s; steps %s): run `%s` to bring back the start, or finish it by hand",
+		strings.ToUpper(string(s.Kind)), s.What(), s.User, model.TimeText(s.Time), how, ed.StepsText(), plan.UndoCommand(s.Connector, ed.ID()))
 }
 
 func (ed Edit) operationHeadline() string {
 	s := ed.Start
 	done, _ := ed.DoneSteps()
-	return fmt.Sprintf("INTERRUPTED %s: %s brings back the start (%d/%d steps done, by %s at %s)",
-		strings.ToUpper(s.What()), plan.UndoCommand(s.Connector, ed.ShortID()), len(done), len(s.Steps), s.User, model.TimeText(s.Time))
+	return fmt.Sprintf("INTERRUPTED %s of %s: %s brings back the start (%d/%d steps done, by %s at %s)",
+		strings.ToUpper(string(s.Kind)), s.Connector, plan.UndoCommand(s.Connector, ed.ShortID()), len(done), len(s.Steps), s.User, model.TimeText(s.Time))
 }
