@@ -156,8 +156,10 @@ func (o *Operation) Plans() []*Plan {
 	return out
 }
 
-// ConfigText is a config as one sorted line, secrets' placeholders and
-// all: what the plan shows a create will send.
+// ConfigText is a config as one sorted line, what the plan shows a create
+// will send: a secret's value (a password, a secret, a token, a key that
+// is no config-provider placeholder ${…}) is shown as [hidden], as
+// Connect's own logs hide a PASSWORD config; the create sends it whole.
 func ConfigText(cfg map[string]string) string {
 	keys := make([]string, 0, len(cfg))
 	for k := range cfg {
@@ -166,9 +168,24 @@ func ConfigText(cfg map[string]string) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + cfg[k]
+		v := cfg[k]
+		if secretKey(k) && v != "" && !strings.HasPrefix(v, "${") {
+			v = "[hidden]"
+		}
+		parts[i] = k + "=" + v
 	}
 	return strings.Join(parts, " ")
+}
+
+// secretKey: a config key whose value is a secret by its name.
+func secretKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"password", "secret", "token", "credentials", "private.key", "sasl.jaas.config", "key.password"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(k, ".key") && !strings.HasSuffix(k, "partition.key")
 }
 
 // DoneText says all of an operation's steps are done: "all 6 steps
