@@ -43,9 +43,9 @@ func TestCreateWithOffsetsReadsFromThere(t *testing.T) {
 		}
 	}
 	s.waitState(t, name, "RUNNING")
-	rs := s.readUntil(t, topic, 0, 0, 120*time.Second, func(rs []record) bool { return len(rs) >= 4 })
+	s.readUntil(t, topic, 0, 0, 120*time.Second, func(rs []record) bool { return len(rs) >= 4 })
 	time.Sleep(3 * time.Second) // anything more would come now
-	rs = s.readUntil(t, topic, 0, 0, 10*time.Second, func(rs []record) bool { return len(rs) >= 4 })
+	rs := s.readUntil(t, topic, 0, 0, 10*time.Second, func(rs []record) bool { return len(rs) >= 4 })
 	var got []string
 	for _, r := range rs {
 		got = append(got, lineText(t, r.Value))
