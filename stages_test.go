@@ -12,10 +12,11 @@ import (
 
 // writeStages is edit/apply's path in the order a write lives it
 // (edit/apply/doc.go): a stage may call itself, a later stage or the
-// files below the stages, never an earlier stage. The path (apply.go)
-// comes first; the files below the stages call no stage at all.
+// files below the stages, never an earlier stage. An operation's steps
+// (steps.go, each an edit's whole path or a REST call of lifecycle.go)
+// come first, then the path (apply.go); the files below the stages call no stage at all.
 var writeStages = []string{
-	"apply.go", "check.go", "others.go", "writeahead.go", "write.go",
+	"steps.go", "lifecycle.go", "apply.go", "check.go", "others.go", "writeahead.go", "write.go",
 	"settle.go", "verify.go", "watch.go", "record.go",
 }
 

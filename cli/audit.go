@@ -60,7 +60,12 @@ type auditRow struct {
 	// Rewind is a rewind's time (as read and as typed) and --if-newer.
 	Rewind  *plan.RewindAsked `json:"rewind,omitempty"`
 	Command string            `json:"command,omitempty"`
-	kind    string
+	// An operation's steps and how many were done; PartOf is the
+	// operation an offsets edit is a step of.
+	Steps     []audit.Step `json:"steps,omitempty"`
+	StepsDone int          `json:"steps_done,omitempty"`
+	PartOf    string       `json:"part_of,omitempty"`
+	kind      string
 }
 
 // auditClusterWait bounds koff audit's question for the cluster id.
@@ -132,6 +137,18 @@ func auditRowOf(ed audit.Edit, later []audit.Edit) auditRow {
 	r := auditRow{ID: ed.ID(), Time: s.Time.UTC(), User: s.User, Host: s.Host, Cluster: s.Cluster, OffsetsTopics: s.OffsetsTopics,
 		ConnectURL: s.ConnectURL, Connector: s.Connector, Kind: s.Kind, Outcome: ed.Result(), Partitions: len(s.Changes), Undoes: s.Undoes, Error: s.Error,
 		Rewind: s.Rewind, Command: s.Command, kind: s.KindText()}
+	r.Steps, r.PartOf = s.Steps, s.PartOf
+	if s.Steps != nil {
+		done, _ := ed.DoneSteps()
+		r.StepsDone = len(done)
+		for _, st := range s.Steps {
+			r.Partitions += len(st.Changes)
+		}
+		if s.From != "" {
+			r.kind += " from " + s.From
+		}
+		r.kind += fmt.Sprintf(" (%d/%d steps)", len(done), len(s.Steps))
+	}
 	if ed.Outcome != nil {
 		r.NotWritten = ed.Outcome.NotWritten
 		if r.Error == "" {
@@ -170,6 +187,9 @@ func printAuditTable(w io.Writer, rows []auditRow) error {
 		kind := r.kind
 		if r.Undoes != "" {
 			kind += " of " + r.Undoes
+		}
+		if r.PartOf != "" {
+			kind += ", a step of " + r.PartOf
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", field(r.ID), model.TimeText(r.Time), field(r.User), field(cluster),
 			field(r.Connector), field(kind), field(outcome), r.Partitions)

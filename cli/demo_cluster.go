@@ -16,6 +16,7 @@ import (
 type demoClusterOptions struct {
 	kafkaListen   string
 	connectListen string
+	secondConnect string // a second Connect cluster's REST address; "" = none
 	stallAfter    time.Duration
 	sasl          string // mechanism; "" = no SASL
 	saslUser      string
@@ -27,12 +28,16 @@ type demoClusterOptions struct {
 func init() {
 	register(&command{
 		name:    "demo-cluster",
-		args:    "[--kafka-listen ADDR] [--connect-listen ADDR] [--sasl MECH --sasl-user U --sasl-password-file F] [--tls-dir DIR [--tls-client-auth]]",
+		args:    "[--kafka-listen ADDR] [--connect-listen ADDR] [--second-connect-listen ADDR] [--sasl MECH --sasl-user U --sasl-password-file F] [--tls-dir DIR [--tls-client-auth]]",
 		summary: "run the embedded demo Kafka cluster and simulated Connect workers, headless, until interrupted",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &demoClusterOptions{fs: fs}
 			fs.StringVar(&o.kafkaListen, "kafka-listen", "127.0.0.1:9092", "address the embedded broker listens on")
 			fs.StringVar(&o.connectListen, "connect-listen", "127.0.0.1:8083", "address the Connect REST emulator listens on (empty: none)")
+			fs.StringVar(&o.secondConnect, "second-connect-listen", "", "also run a second Connect cluster on the same broker (group "+demo.SecondGroup+", its own offsets, config and status topics, no connectors) with its REST emulator here, e.g. 127.0.0.1:8084")
+			// The shorter name reads as the flag's purpose; help shows one.
+			fs.StringVar(&o.secondConnect, "second-connect", "", "the same as --second-connect-listen")
+			_ = fs.MarkHidden("second-connect")
 			fs.DurationVar(&o.stallAfter, "stall-after", time.Minute, "when the jdbc-legacy connector stops flushing")
 			fs.StringVar(&o.sasl, "sasl", "", "require SASL on the broker: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (password from --sasl-password-file or env KOFF_SASL_PASSWORD)")
 			fs.StringVar(&o.saslUser, "sasl-user", "koff", "the SASL user the broker accepts (a superuser)")
@@ -66,7 +71,16 @@ func runDemoCluster(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	defer c.Close()
-	fmt.Fprint(env.Stdout, demoBanner(g, c, sec))
+	var second *demo.Cluster
+	if o.secondConnect != "" {
+		if c.ConnectURL() == "" {
+			return usagef("--second-connect-listen needs the first cluster's --connect-listen")
+		}
+		if second, err = c.StartSecondConnect(o.secondConnect); err != nil {
+			return fmt.Errorf("start the second Connect cluster: %w", err)
+		}
+	}
+	fmt.Fprint(env.Stdout, demoBanner(g, c, second, sec))
 	<-ctx.Done()
 	return nil
 }
@@ -90,7 +104,7 @@ func startDemoWith(ctx context.Context, g *Globals, o demo.Options) (*demo.Clust
 
 // demoBanner says where everything is and how to connect koff and kcat,
 // naming the password file (never the password).
-func demoBanner(g *Globals, c *demo.Cluster, sec demoSecurity) string {
+func demoBanner(g *Globals, c, second *demo.Cluster, sec demoSecurity) string {
 	flush := g.FlushInterval
 	if flush == 0 {
 		flush = demoFlushInterval
@@ -104,6 +118,10 @@ func demoBanner(g *Globals, c *demo.Cluster, sec demoSecurity) string {
 	if u := c.ConnectURL(); u != "" {
 		fmt.Fprintf(&b, "  connect:     %s (REST emulator%s)\n", u, sec.restDesc)
 	}
+	if second != nil {
+		fmt.Fprintf(&b, "  connect 2:   %s (REST emulator of a second Connect cluster, group %s: offsets %s, configs %s, status %s)\n",
+			second.ConnectURL(), demo.SecondGroup, second.OffsetsTopic(), second.ConfigTopic(), demo.SecondStatusTopic)
+	}
 	if f := c.TLS(); f != nil {
 		fmt.Fprintf(&b, "  tls:         %s (ca.pem, server.pem, client.pem)\n", f.Dir)
 	}
@@ -116,8 +134,13 @@ func demoBanner(g *Globals, c *demo.Cluster, sec demoSecurity) string {
 	if kcat != "" {
 		kcat = " " + kcat
 	}
-	fmt.Fprintf(&b, "try:  koff -b %s%s\n      koff get -b %s%s -o json\n      kcat -b %s%s -C -t %s -f '%%p %%k %%s\\n' -e\n\nPress Ctrl+C to stop.\n",
+	fmt.Fprintf(&b, "try:  koff -b %s%s\n      koff get -b %s%s -o json\n      kcat -b %s%s -C -t %s -f '%%p %%k %%s\\n' -e\n",
 		c.Bootstrap(), flags, c.Bootstrap(), flags, c.Bootstrap(), kcat, c.OffsetsTopic())
+	if second != nil {
+		flags2 := strings.Join(append(sec.koffFlags(), sec.connectFlags(second.ConnectURL())...), " ")
+		fmt.Fprintf(&b, "      koff -b %s %s --offsets-topic %s --config-topic %s\n", c.Bootstrap(), flags2, second.OffsetsTopic(), second.ConfigTopic())
+	}
+	b.WriteString("\nPress Ctrl+C to stop.\n")
 	return b.String()
 }
 

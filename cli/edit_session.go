@@ -449,8 +449,18 @@ func printPlan(w io.Writer, p *plan.Plan) {
 	if wt := p.WatchText(); wt != "" {
 		fmt.Fprintf(w, "  verify: %s\n", text.Sanitize(wt))
 	}
+	printChanges(w, p, "  ")
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", text.Sanitize(warn))
+	}
+	fmt.Fprintf(w, "  command: %s\n", jsonField(p.Command))
+}
+
+// printChanges shows every partition's offset before → after and each
+// record written, indented.
+func printChanges(w io.Writer, p *plan.Plan, indent string) {
 	for i, ch := range p.Changes {
-		fmt.Fprintf(w, "  %s\n      %s → %s\n", jsonField(ch.PartitionJSON), jsonField(valueText(ch.Before, "(none)")), jsonField(valueText(ch.After, "(deleted)")))
+		fmt.Fprintf(w, "%s%s\n%s    %s → %s\n", indent, jsonField(ch.PartitionJSON), indent, jsonField(valueText(ch.Before, "(none)")), jsonField(valueText(ch.After, "(deleted)")))
 		if len(p.Sink) == len(p.Changes) {
 			printSinkMove(w, p.Sink[i])
 		}
@@ -462,13 +472,9 @@ func printPlan(w io.Writer, p *plan.Plan) {
 			case wr.Existing: // its offset was deleted: a tombstone is its latest record
 				how = "deleted key, exact bytes"
 			}
-			fmt.Fprintf(w, "      write %s  %s (%s)\n", field(wr.TopicPartition.String()), jsonField(string(wr.Key)), how)
+			fmt.Fprintf(w, "%s    write %s  %s (%s)\n", indent, field(wr.TopicPartition.String()), jsonField(string(wr.Key)), how)
 		}
 	}
-	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", text.Sanitize(warn))
-	}
-	fmt.Fprintf(w, "  command: %s\n", jsonField(p.Command))
 }
 
 // printSinkMove is what the dashboard's review shows of a sink change: the

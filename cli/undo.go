@@ -78,6 +78,9 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 		}
 		fmt.Fprintf(env.Stdout, "  note: a real run is refused: %s\n", text.Sanitize(err.Error()))
 	}
+	if u.Operation != nil {
+		return s.runOperation(u.Operation, o.writeFlags, "")
+	}
 	p, err := s.ed.Plan(s.ctx, u.Request)
 	if err != nil {
 		return err
@@ -89,8 +92,12 @@ func runUndo(g *Globals, opts any, args []string, env Env) error {
 func printUndo(env Env, u *undo.Undo) {
 	w := env.Stdout
 	fmt.Fprintf(w, "Undoing the %s\n", text.Sanitize(audit.EditName(u.Edit)))
-	switch u.Edit.Result {
-	case audit.ResultPartial, audit.ResultInterrupted, audit.ResultUnknown:
+	switch {
+	case u.Operation != nil:
+		if u.Edit.Result != audit.ResultVerified {
+			fmt.Fprintf(w, "  it was %s: only the steps it carried out are undone, in reverse\n", u.Edit.Result)
+		}
+	case u.Edit.Result == audit.ResultPartial || u.Edit.Result == audit.ResultInterrupted || u.Edit.Result == audit.ResultUnknown:
 		where := "reached the log (" + strings.Join(u.Edit.Written, ", ") + ")"
 		if len(u.Edit.Written) == 0 {
 			where = "reached the log (none)"

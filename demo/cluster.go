@@ -70,9 +70,18 @@ type Cluster struct {
 	connectors  map[string]*connector
 	names       []string
 	rest        *rest.Server // nil without Options.ConnectListen
-	held        sync.Map     // paused connector name → offsets its tasks held (pause.go)
-	unassigned  sync.Map     // stopped connector name → its worker left (LeaveWorker)
-	failedTasks sync.Map     // failedTask → FailTask made it FAILED
+	configTopic string       // config.storage.topic
+	sec         *security    // the broker's, which a second Connect cluster's clients need too
+	version     string       // the REST emulator's Connect version
+	restAuth    *rest.ConnectAuth
+	seconds     []*Cluster // second Connect clusters on this broker (second_connect.go)
+	shared      bool       // a second Connect cluster: the broker is not its own to close
+	// mu guards connectors and names, which POST and DELETE
+	// /connectors change while the cluster runs (create.go).
+	mu          sync.RWMutex
+	held        sync.Map // paused connector name → offsets its tasks held (pause.go)
+	unassigned  sync.Map // stopped connector name → its worker left (LeaveWorker)
+	failedTasks sync.Map // failedTask → FailTask made it FAILED
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -121,7 +130,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{broker: b, connectors: map[string]*connector{}}
+	c := &Cluster{broker: b, connectors: map[string]*connector{}, configTopic: ConfigTopic, sec: sec,
+		version: opts.ConnectVersion, restAuth: opts.ConnectAuth}
 	ok := false
 	defer func() {
 		if !ok {
@@ -232,8 +242,12 @@ func (c *Cluster) ConnectURL() string {
 // Bootstrap returns the broker address, "127.0.0.1:PORT".
 func (c *Cluster) Bootstrap() string { return c.broker.Bootstrap() }
 
-// OffsetsTopic returns the worker's offsets topic, "connect-offsets".
-func (c *Cluster) OffsetsTopic() string { return OffsetsTopic }
+// OffsetsTopic returns the worker's offsets topic, "connect-offsets" (a
+// second Connect cluster's, SecondOffsetsTopic).
+func (c *Cluster) OffsetsTopic() string { return c.w.offsetsTopic }
+
+// ConfigTopic returns the workers' config topic, "connect-configs".
+func (c *Cluster) ConfigTopic() string { return c.configTopic }
 
 // Broker returns the embedded broker, e.g. to create more topics.
 func (c *Cluster) Broker() *Broker { return c.broker }
@@ -242,7 +256,9 @@ func (c *Cluster) Broker() *Broker { return c.broker }
 // use: the worker's connect-offsets first, then connectors' own
 // (connect-offsets-crm).
 func (c *Cluster) OffsetsTopics() []string {
-	out := []string{OffsetsTopic}
+	out := []string{c.w.offsetsTopic}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	for _, name := range c.names {
 		if t := c.connectors[name].spec.offsetsTopic; t != "" && !slices.Contains(out, t) {
 			out = append(out, t)
@@ -254,11 +270,23 @@ func (c *Cluster) OffsetsTopics() []string {
 // Connectors returns the names of the connectors that exist in the
 // simulated Connect cluster, sources and sinks, sorted. The orphan whose
 // offsets outlived it (OrphanConnector) is not one of them.
-func (c *Cluster) Connectors() []string { return append([]string(nil), c.names...) }
+func (c *Cluster) Connectors() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return append([]string(nil), c.names...)
+}
+
+// lookup is the connector of that name, if it exists now.
+func (c *Cluster) lookup(name string) (*connector, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	conn, ok := c.connectors[name]
+	return conn, ok
+}
 
 // Connector describes one connector; ok is false for an unknown name.
 func (c *Cluster) Connector(name string) (info ConnectorInfo, ok bool) {
-	conn, ok := c.connectors[name]
+	conn, ok := c.lookup(name)
 	if !ok {
 		return ConnectorInfo{}, false
 	}
@@ -279,7 +307,7 @@ func (c *Cluster) Connector(name string) (info ConnectorInfo, ok bool) {
 // SinkGroup returns a sink connector's consumer group ("es-search-v2",
 // "connect-s3-archive"), or "" for a source or an unknown name.
 func (c *Cluster) SinkGroup(name string) string {
-	if conn, ok := c.connectors[name]; ok {
+	if conn, ok := c.lookup(name); ok {
 		return conn.spec.group()
 	}
 	return ""
@@ -288,7 +316,7 @@ func (c *Cluster) SinkGroup(name string) string {
 // ConnectorState returns "RUNNING", "PAUSED" or "STOPPED", or "" for an
 // unknown name.
 func (c *Cluster) ConnectorState(name string) string {
-	conn, ok := c.connectors[name]
+	conn, ok := c.lookup(name)
 	if !ok {
 		return ""
 	}
@@ -303,7 +331,7 @@ func (c *Cluster) ConnectorState(name string) string {
 // connector does nothing; a paused source (whose tasks are already stopped)
 // forgets its offsets, so a resume reads them from the topic.
 func (c *Cluster) StopConnector(name string) error {
-	conn, ok := c.connectors[name]
+	conn, ok := c.lookup(name)
 	if !ok {
 		return fmt.Errorf("%w %s", ErrUnknownConnector, name)
 	}
@@ -326,7 +354,7 @@ func (c *Cluster) StopConnector(name string) error {
 // connector continues from the offsets its tasks held (see PauseConnector).
 // Resuming a running connector does nothing.
 func (c *Cluster) ResumeConnector(name string) error {
-	conn, ok := c.connectors[name]
+	conn, ok := c.lookup(name)
 	if !ok {
 		return fmt.Errorf("%w %s", ErrUnknownConnector, name)
 	}
@@ -361,11 +389,14 @@ func (c *Cluster) ResumeConnector(name string) error {
 func (c *Cluster) Close() {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
+		for _, s := range c.seconds {
+			s.Close()
+		}
 		if c.rest != nil {
 			c.rest.Close()
 		}
-		for _, name := range c.names {
-			conn := c.connectors[name]
+		for _, name := range c.Connectors() {
+			conn, _ := c.lookup(name)
 			conn.mu.Lock()
 			conn.stop()
 			conn.mu.Unlock()
@@ -373,6 +404,8 @@ func (c *Cluster) Close() {
 		if c.w != nil && c.w.client != nil {
 			c.w.client.Close()
 		}
-		c.broker.Close()
+		if !c.shared {
+			c.broker.Close()
+		}
 	})
 }

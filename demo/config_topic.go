@@ -16,12 +16,12 @@ const ConfigTopic = "connect-configs"
 // connector is created: its config, keyed connector-NAME, and its target
 // state, keyed target-state-NAME (JSON of the internal converter, without
 // schemas).
-func (c *Cluster) configRecords(name string) []*kgo.Record {
-	conn := c.connectors[name]
-	props, _ := json.Marshal(map[string]any{"properties": connectConfig(conn.spec, c.Bootstrap())})
+func (c *Cluster) configRecords(conn *connector, state string) []*kgo.Record {
+	name := conn.spec.name
+	props, _ := json.Marshal(map[string]any{"properties": conn.config(c.Bootstrap())})
 	return []*kgo.Record{
-		{Topic: ConfigTopic, Key: []byte("target-state-" + name), Value: targetStateValue(stateStarted)},
-		{Topic: ConfigTopic, Key: []byte("connector-" + name), Value: props},
+		{Topic: c.configTopic, Key: []byte("target-state-" + name), Value: targetStateValue(state)},
+		{Topic: c.configTopic, Key: []byte("connector-" + name), Value: props},
 	}
 }
 
@@ -43,12 +43,12 @@ func targetStateValue(state string) []byte {
 // writeConfigs creates the config topic and writes every connector's
 // config and target state.
 func (c *Cluster) writeConfigs(ctx context.Context) error {
-	if err := c.broker.createTopic(ctx, ConfigTopic, 1, map[string]string{"cleanup.policy": "compact"}); err != nil {
+	if err := c.broker.createTopic(ctx, c.configTopic, 1, map[string]string{"cleanup.policy": "compact"}); err != nil {
 		return err
 	}
 	var recs []*kgo.Record
 	for _, name := range c.names {
-		recs = append(recs, c.configRecords(name)...)
+		recs = append(recs, c.configRecords(c.connectors[name], stateStarted)...)
 	}
 	return c.w.client.ProduceSync(ctx, recs...).FirstErr()
 }
@@ -61,7 +61,7 @@ func (c *Cluster) writeTargetState(name, state string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return c.w.client.ProduceSync(ctx, &kgo.Record{Topic: ConfigTopic, Key: []byte("target-state-" + name), Value: targetStateValue(state)}).FirstErr()
+	return c.w.client.ProduceSync(ctx, &kgo.Record{Topic: c.configTopic, Key: []byte("target-state-" + name), Value: targetStateValue(state)}).FirstErr()
 }
 
 // LeaveWorker makes a stopped connector's status read UNASSIGNED, as it
@@ -70,7 +70,7 @@ func (c *Cluster) writeTargetState(name, state string) error {
 // offsets PATCH and DELETE, which decide by the target state, accept it.
 // A resume assigns it again.
 func (c *Cluster) LeaveWorker(name string) error {
-	conn, ok := c.connectors[name]
+	conn, ok := c.lookup(name)
 	if !ok {
 		return ErrUnknownConnector
 	}

@@ -6,7 +6,7 @@ import "fmt"
 // as FAILED with a trace, as Connect does after a task threw: what
 // monitoring must see. The simulated task itself runs on.
 func (c *Cluster) FailTask(name string, task int) error {
-	conn, ok := c.connectors[name]
+	conn, ok := c.lookup(name)
 	if !ok {
 		return fmt.Errorf("no connector %s", name)
 	}

@@ -15,7 +15,7 @@ type herder struct{ c *Cluster }
 func (h herder) Connectors() []string { return h.c.Connectors() }
 
 func (h herder) Connector(name string) (rest.Connector, bool) {
-	conn, ok := h.c.connectors[name]
+	conn, ok := h.c.lookup(name)
 	if !ok {
 		return nil, false
 	}
@@ -25,8 +25,13 @@ func (h herder) Connector(name string) (rest.Connector, bool) {
 func (h herder) StopConnector(name string) error   { return h.c.StopConnector(name) }
 func (h herder) PauseConnector(name string) error  { return h.c.PauseConnector(name) }
 func (h herder) ResumeConnector(name string) error { return h.c.ResumeConnector(name) }
-func (h herder) Client() *kgo.Client               { return h.c.w.client }
-func (h herder) Logf(format string, args ...any)   { h.c.w.logf(format, args...) }
+func (h herder) CreateConnector(config map[string]string, state string) error {
+	return h.c.CreateConnector(config, state)
+}
+func (h herder) UpdateConnector(config map[string]string) error { return h.c.UpdateConnector(config) }
+func (h herder) DeleteConnector(name string) error              { return h.c.DeleteConnector(name) }
+func (h herder) Client() *kgo.Client                            { return h.c.w.client }
+func (h herder) Logf(format string, args ...any)                { h.c.w.logf(format, args...) }
 
 // restConnector is one simulated connector as the emulator sees it
 // (Connector).
@@ -41,14 +46,23 @@ func (r restConnector) Name() string              { return r.conn.spec.name }
 func (r restConnector) Class() string             { return r.conn.spec.class }
 func (r restConnector) Type() string              { return r.conn.spec.kind() }
 func (r restConnector) Group() string             { return r.conn.spec.group() }
-func (r restConnector) Config() map[string]string { return connectConfig(r.conn.spec, r.c.Bootstrap()) }
+func (r restConnector) Config() map[string]string { return r.conn.config(r.c.Bootstrap()) }
 func (r restConnector) PluginVersion(kafka string) string {
 	return pluginVersion(r.conn.spec.class, kafka)
 }
-func (r restConnector) State() string            { return r.c.ConnectorState(r.conn.spec.name) }
-func (r restConnector) Stopped() bool            { return r.conn.state == stateStopped }
-func (r restConnector) ReportedState() string    { return r.c.reportedState(r.conn.spec.name) }
-func (r restConnector) Tasks() int               { return r.conn.spec.taskCount() }
+func (r restConnector) State() string         { return r.c.ConnectorState(r.conn.spec.name) }
+func (r restConnector) Stopped() bool         { return r.conn.state == stateStopped }
+func (r restConnector) ReportedState() string { return r.c.reportedState(r.conn.spec.name) }
+func (r restConnector) Tasks() int {
+	// A connector created PAUSED or STOPPED has no task configs until
+	// it first runs.
+	r.conn.mu.Lock()
+	defer r.conn.mu.Unlock()
+	if r.conn.restarts == 0 {
+		return 0
+	}
+	return r.conn.spec.taskCount()
+}
 func (r restConnector) TaskFailed(task int) bool { return r.c.taskFailed(r.conn.spec.name, task) }
 func (r restConnector) OffsetsTopic() string     { return r.conn.offsetsTopic() }
 func (r restConnector) OffsetsPartitions() int   { return r.c.w.offsetsPartitions }

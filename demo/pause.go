@@ -30,7 +30,7 @@ const statePaused = "PAUSED"
 // offsets it could not commit; after a pause it continues from the ones
 // last written to the topic instead.
 func (c *Cluster) PauseConnector(name string) error {
-	conn, ok := c.connectors[name]
+	conn, ok := c.lookup(name)
 	if !ok {
 		return fmt.Errorf("%w %s", ErrUnknownConnector, name)
 	}

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -33,6 +34,7 @@ type worker struct {
 	client            *kgo.Client // explicit partitions only (ManualPartitioner)
 	offsetsTopic      string
 	offsetsPartitions int
+	topicMu           sync.RWMutex // guards topicPartitions: a connector created later adds its topics
 	topicPartitions   map[string]int
 	flushInterval     time.Duration
 	pollInterval      time.Duration
@@ -56,6 +58,26 @@ type connector struct {
 	wg       sync.WaitGroup
 
 	sink *sinkState // sinks only
+	// created is the config a connector created over REST was given
+	// (name included), which GET config shows as it was sent; nil for
+	// the catalogue's.
+	created map[string]string
+}
+
+// config is the connector's configuration as GET /connectors/NAME/config
+// shows it.
+func (c *connector) config(bootstrap string) map[string]string {
+	if c.created != nil {
+		return maps.Clone(c.created)
+	}
+	return connectConfig(c.spec, bootstrap)
+}
+
+// partitionsOf is how many partitions a data topic has.
+func (w *worker) partitionsOf(topic string) int {
+	w.topicMu.RLock()
+	defer w.topicMu.RUnlock()
+	return w.topicPartitions[topic]
 }
 
 // offsetsTopic is where the connector's tasks read and write their
@@ -249,7 +271,7 @@ func (t *task) poll(now time.Time, dt time.Duration) {
 }
 
 func (t *task) dataRecord(p *taskPartition, d dataRecord, now time.Time) *kgo.Record {
-	n := t.c.w.topicPartitions[d.topic]
+	n := t.c.w.partitionsOf(d.topic)
 	part := d.partition
 	switch {
 	case part >= 0:

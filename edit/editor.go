@@ -135,6 +135,15 @@ func (e *Editor) topics() []string {
 // applier hands the write path what it needs beside the plan: the ports
 // and this koff's settings, as they are now.
 func (e *Editor) applier() *apply.Applier {
+	a := e.applierOf()
+	if l, ok := e.REST.(apply.Lifecycle); ok && e.REST != nil {
+		a.Lifecycle = l
+	}
+	a.Replan, a.StopTimeout = e.planner().ReplanStep, e.StopTimeout
+	return a
+}
+
+func (e *Editor) applierOf() *apply.Applier {
 	return &apply.Applier{
 		Store: e.Store, Kafka: e.Kafka, REST: e.REST, Configs: e.Configs, Topics: e.topics, ClusterID: e.ClusterID,
 		ConnectURL: e.connectURL(), ReadOnly: e.ReadOnly, ReadOnlyCause: e.ReadOnlyCause, User: e.User, Audit: e.Audit,

@@ -2,6 +2,7 @@ package interop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,6 +21,9 @@ const (
 	fixtureSource  = "fixture-source"
 	fixtureSink    = "fixture-sink"
 	fixtureMissing = "nosuch"
+	// fixtureCreated is made by the recorded requests themselves (POST
+	// /connectors), so a replay creates it under the same name.
+	fixtureCreated = "fixture-created"
 )
 
 // exchange is one request of the recorded sequence; its order matters (a
@@ -39,6 +43,8 @@ func connectorOf(role string) string {
 		return fixtureSink
 	case "missing":
 		return fixtureMissing
+	case "new":
+		return fixtureCreated
 	}
 	return ""
 }
@@ -92,10 +98,71 @@ func exchanges() []exchange {
 		{name: "missing-resume", method: "PUT", path: miss + "/resume", role: "missing", message: true},
 		{name: "no-resource", method: "GET", path: src + "/nosuchresource", role: "source", message: true},
 		{name: "no-method", method: "POST", path: src + "/offsets", body: srcPatch, role: "source", message: true},
-		// 409: creating a connector that exists. The emulator has no POST
-		// /connectors; koff's client reads the body as a conflict.
+		// 409: creating a connector that exists.
 		{name: "conflict-create", method: "POST", path: "/connectors", role: "source",
 			body: fmt.Sprintf(`{"name":%q,"config":{"connector.class":"org.apache.kafka.connect.file.FileStreamSourceConnector","topic":"x"}}`, fixtureSource), message: true},
+	}
+}
+
+// lifeExchanges create and delete connectors (POST /connectors with KIP-980's
+// initial_state, PUT config, DELETE), and the 400s a create can get.
+func lifeExchanges() []exchange {
+	created := "/connectors/" + fixtureCreated
+	info := []string{"$.config"}
+	create := func(name, state string, config string) string {
+		b := fmt.Sprintf(`{"name":%q,"config":%s`, name, config)
+		if state != "" {
+			b += fmt.Sprintf(`,"initial_state":%q`, state)
+		}
+		return b + "}"
+	}
+	file := func(name string) string {
+		return fmt.Sprintf(`{"connector.class":"org.apache.kafka.connect.file.FileStreamSourceConnector","file":"/fixture/%s.txt","topic":"%s-out","tasks.max":"1"}`, name, name)
+	}
+	return []exchange{
+		{name: "create-stopped", method: "POST", path: "/connectors", role: "new", maps: info,
+			body: create(fixtureCreated, "STOPPED", file(fixtureCreated))},
+		{name: "status-created-stopped", method: "GET", path: created + "/status", role: "new", state: "STOPPED"},
+		{name: "offsets-created-stopped", method: "GET", path: created + "/offsets", role: "new", state: "STOPPED"},
+		{name: "config-created-stopped", method: "GET", path: created + "/config", role: "new", state: "STOPPED", maps: []string{"$"}},
+		{name: "create-exists", method: "POST", path: "/connectors", role: "new", message: true,
+			body: create(fixtureCreated, "STOPPED", file(fixtureCreated))},
+		{name: "create-name-mismatch", method: "POST", path: "/connectors", message: true,
+			body: create("fixture-one", "", `{"name":"fixture-two","connector.class":"org.apache.kafka.connect.file.FileStreamSourceConnector","topic":"x"}`)},
+		{name: "create-bad-state", method: "POST", path: "/connectors", message: true,
+			body: create("fixture-sleeping", "SLEEPING", file("fixture-sleeping"))},
+		{name: "create-no-config", method: "POST", path: "/connectors", message: true, body: `{"name":"fixture-no-config"}`},
+		{name: "create-no-class", method: "POST", path: "/connectors", message: true,
+			body: create("fixture-no-class", "", `{"topic":"x"}`)},
+		// Its message lists the worker's plugins and where they are on
+		// disk, which differ by run: compared by its start (demo/rest).
+		{name: "create-unknown-class", method: "POST", path: "/connectors",
+			body: create("fixture-unknown-class", "", `{"connector.class":"com.example.NoSuchConnector"}`)},
+		{name: "create-no-name", method: "POST", path: "/connectors", message: true, body: `{"config":` + file("fixture-no-name") + `}`},
+		{name: "create-not-json", method: "POST", path: "/connectors", message: true, body: `{"name":`},
+		{name: "create-unknown-field", method: "POST", path: "/connectors", message: true,
+			body: `{"name":"fixture-unknown-field","config":{"connector.class":"org.apache.kafka.connect.file.FileStreamSourceConnector","topic":"x"},"state":"STOPPED"}`},
+		{name: "delete-created", method: "DELETE", path: created, role: "new", state: "STOPPED"},
+		// GONE: once the status topic has the deletion (at first the status
+		// still answers, typed "unknown").
+		{name: "status-deleted", method: "GET", path: created + "/status", role: "new", state: "GONE", message: true},
+		{name: "delete-deleted", method: "DELETE", path: created, role: "new", message: true},
+		{name: "create-paused", method: "POST", path: "/connectors", role: "new", maps: info,
+			body: create(fixtureCreated, "paused", file(fixtureCreated))},
+		{name: "status-created-paused", method: "GET", path: created + "/status", role: "new", state: "PAUSED"},
+		{name: "delete-paused-connector", method: "DELETE", path: created, role: "new", state: "PAUSED"},
+		{name: "create-running", method: "POST", path: "/connectors", role: "new", maps: info,
+			body: create(fixtureCreated, "", file(fixtureCreated))},
+		{name: "status-created-running", method: "GET", path: created + "/status", role: "new", state: "RUNNING"},
+		{name: "put-config-update", method: "PUT", path: created + "/config", role: "new", state: "RUNNING", maps: info,
+			body: file(fixtureCreated)},
+		{name: "delete-running-connector", method: "DELETE", path: created, role: "new", state: "RUNNING"},
+		{name: "put-config-create", method: "PUT", path: created + "/config", role: "new", maps: info,
+			body: file(fixtureCreated)},
+		{name: "status-put-created", method: "GET", path: created + "/status", role: "new", state: "RUNNING"},
+		{name: "put-config-mismatch", method: "PUT", path: created + "/config", role: "new", message: true,
+			body: `{"name":"fixture-other","connector.class":"org.apache.kafka.connect.file.FileStreamSourceConnector","topic":"x"}`},
+		{name: "delete-put-created", method: "DELETE", path: created, role: "new", state: "RUNNING"},
 	}
 }
 
@@ -112,6 +179,8 @@ func TestRESTShapes(t *testing.T) {
 	s.waitOffset(t, fixtureSource, fmt.Sprintf(`{"filename":%q} => {"position":%d}`, in, fileSize(t, in)))
 	s.waitOffset(t, fixtureSink, fmt.Sprintf(`{"kafka_partition":0,"kafka_topic":%q} => {"kafka_offset":2}`, fixtureSink+"-in"))
 
+	t.Cleanup(func() { s.rest(t, "DELETE", "/connectors/"+fixtureCreated, nil) })
+
 	var recorded map[string]Fixture
 	if !*recordFixtures {
 		fs, err := LoadFixtures(FixtureDir())
@@ -123,8 +192,14 @@ func TestRESTShapes(t *testing.T) {
 			recorded[f.Name] = f
 		}
 	}
-	for i, x := range exchanges() {
-		if x.state != "" {
+	for i, x := range append(exchanges(), lifeExchanges()...) {
+		switch {
+		case x.role == "new" && x.state == "PAUSED":
+			// Created PAUSED, a connector has no tasks to wait for.
+			s.waitConnectorState(t, fixtureCreated, x.state)
+		case x.state == "GONE":
+			s.waitGone(t, connectorOf(x.role))
+		case x.state != "":
 			s.waitState(t, connectorOf(x.role), x.state)
 		}
 		var body any
@@ -198,10 +273,17 @@ func TestConnectClientParsesFixtures(t *testing.T) {
 			case strings.HasSuffix(f.Path, "/status"):
 				var st connect.ConnectorStatus
 				st, callErr = c.Status(ctx, name)
-				if callErr == nil && (st.Name != name || string(st.Connector.State) != f.State || st.Type != f.Role ||
+				role := f.Role
+				if role == "new" {
+					role = "source"
+				}
+				if callErr == nil && (st.Name != name || string(st.Connector.State) != f.State || st.Type != role ||
 					st.Stopped() != (f.State == "STOPPED") || st.Connector.WorkerID == "") {
 					t.Errorf("Status: %+v, want %s %s", st, f.Role, f.State)
 				}
+			case f.Method == "PUT" && strings.HasSuffix(f.Path, "/config"):
+				// koff never PUTs a config; it reads the errors alike.
+				_, callErr = c.RawOffsets(ctx, name)
 			case strings.HasSuffix(f.Path, "/config"):
 				var cfg map[string]string
 				cfg, callErr = c.ConnectorConfig(ctx, name)
@@ -219,9 +301,24 @@ func TestConnectClientParsesFixtures(t *testing.T) {
 			case f.Method == "GET" && strings.HasSuffix(f.Path, "/offsets"):
 				var o connect.Offsets
 				o, callErr = c.Offsets(ctx, name)
-				if callErr == nil && len(o.Offsets) == 0 {
+				// A connector just created has none yet.
+				if callErr == nil && len(o.Offsets) == 0 && f.Role != "new" {
 					t.Errorf("Offsets: none in %s", f.Body)
 				}
+			case f.Method == "POST" && f.Path == "/connectors":
+				var req struct {
+					Name    string            `json:"name"`
+					Config  map[string]string `json:"config"`
+					Initial connect.State     `json:"initial_state"`
+				}
+				json.Unmarshal([]byte(f.RequestBody), &req)
+				var info connect.ConnectorInfo
+				info, callErr = c.CreateConnector(ctx, req.Name, req.Config, req.Initial)
+				if callErr == nil && (info.Name != req.Name || info.Type != "source" || info.Config["name"] != req.Name) {
+					t.Errorf("CreateConnector: %+v", info)
+				}
+			case f.Method == "DELETE" && !strings.HasSuffix(f.Path, "/offsets"):
+				callErr = c.DeleteConnector(ctx, name)
 			case f.Method == "PATCH":
 				var msg string
 				msg, callErr = c.AlterOffsets(ctx, name, []byte(f.RequestBody))

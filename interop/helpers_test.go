@@ -187,6 +187,29 @@ func (s *Stack) waitState(t *testing.T, name, state string) {
 	})
 }
 
+// waitConnectorState waits until the connector itself is in state,
+// whatever its tasks are.
+func (s *Stack) waitConnectorState(t *testing.T, name, state string) {
+	t.Helper()
+	waitFor(t, 90*time.Second, name+" "+state, func() (bool, string) {
+		code, body := s.rest(t, "GET", "/connectors/"+name+"/status", nil)
+		var st connectorStatus
+		if code != 200 || json.Unmarshal(body, &st) != nil {
+			return false, fmt.Sprintf("%d %s", code, body)
+		}
+		return st.Connector.State == state, string(body)
+	})
+}
+
+// waitGone waits until a deleted connector has no status.
+func (s *Stack) waitGone(t *testing.T, name string) {
+	t.Helper()
+	waitFor(t, 90*time.Second, name+" gone", func() (bool, string) {
+		code, body := s.rest(t, "GET", "/connectors/"+name+"/status", nil)
+		return code == http.StatusNotFound, fmt.Sprintf("%d %s", code, body)
+	})
+}
+
 func (s *Stack) stop(t *testing.T, name string) {
 	t.Helper()
 	s.mustREST(t, http.StatusNoContent, "PUT", "/connectors/"+name+"/stop", nil)

@@ -44,6 +44,10 @@ type KeyMap struct {
 	// Copy gives another connector (named in a prompt) the selected
 	// connector's offsets: how an orphan's offsets reach its successor.
 	Copy key.Binding
+	// Rename gives the selected connector a new name with its config and
+	// offsets (koff rename OLD NEW): a prompt asks for the name, the plan
+	// of every step is confirmed by typing it.
+	Rename key.Binding
 	// RewindTime puts a source connector back to where it was at a time
 	// (koff set NAME --to-datetime T): a dialog asks for the time.
 	RewindTime key.Binding
@@ -122,6 +126,7 @@ func Default() KeyMap {
 		Resume:       key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resume connector")),
 		Undo:         key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo last edit")),
 		Copy:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy offsets to another connector")),
+		Rename:       key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "rename connector")),
 		RewindTime:   key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "rewind to a time")),
 		NewerCommit:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "newer commit")),
 		OlderCommit:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "older commit")),
@@ -168,7 +173,7 @@ func Default() KeyMap {
 // EditBindings are the bindings that change something: a read-only session
 // disables all of them.
 func (k *KeyMap) EditBindings() []*key.Binding {
-	return []*key.Binding{&k.EditOffset, &k.ResetOffset, &k.ResetAll, &k.NewPartition, &k.Stop, &k.Resume, &k.Undo, &k.Copy, &k.RewindTime, &k.ToCommit}
+	return []*key.Binding{&k.EditOffset, &k.ResetOffset, &k.ResetAll, &k.NewPartition, &k.Stop, &k.Resume, &k.Undo, &k.Copy, &k.Rename, &k.RewindTime, &k.ToCommit}
 }
 
 // Scope names, as returned by Scopes.
@@ -176,7 +181,7 @@ const (
 	ScopeTable  = "table"  // connectors, partitions and unparseable tables
 	ScopeDetail = "detail" // the partition detail view
 	ScopeFilter = "filter" // while typing a filter
-	ScopeForm   = "form"   // while typing JSON in the offset editor, or a name in the copy prompt
+	ScopeForm   = "form"   // while typing JSON in the offset editor, or a name in the copy or rename prompt
 	ScopeSink   = "sink"   // the sink offsets form (strategy, scope and a one-line input)
 	ScopeDialog = "dialog" // the confirmation dialog (may hold a name input)
 	ScopePicker = "picker" // the context picker (a filter input over context names)
@@ -193,7 +198,7 @@ var TextScopes = []string{ScopeFilter, ScopeForm, ScopeSink, ScopeDialog, ScopeP
 func (k KeyMap) Scopes() map[string][]key.Binding {
 	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
 	global := []key.Binding{k.Back, k.Unparseable, k.Help, k.Quit, k.Clipboard, k.Context}
-	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo, k.Copy, k.RewindTime}
+	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo, k.Copy, k.Rename, k.RewindTime}
 	return map[string][]key.Binding{
 		ScopeTable:  concat(move, global, []key.Binding{k.Open, k.Filter, k.Sort}, edits),
 		ScopeDetail: concat(move, global, []key.Binding{k.NewerCommit, k.OlderCommit, k.ToCommit}, edits),

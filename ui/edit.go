@@ -57,10 +57,26 @@ type (
 	}
 )
 
-func (m planDoneMsg) jobID() int   { return m.id }
-func (m applyDoneMsg) jobID() int  { return m.id }
-func (m stopDoneMsg) jobID() int   { return m.id }
-func (m resumeDoneMsg) jobID() int { return m.id }
+// An operation of several steps (a rename): planned, then run.
+type (
+	opPlanDoneMsg struct {
+		id  int
+		op  *plan.Operation
+		err error
+	}
+	opApplyDoneMsg struct {
+		id  int
+		res apply.OperationResult
+		err error
+	}
+)
+
+func (m opPlanDoneMsg) jobID() int  { return m.id }
+func (m opApplyDoneMsg) jobID() int { return m.id }
+func (m planDoneMsg) jobID() int    { return m.id }
+func (m applyDoneMsg) jobID() int   { return m.id }
+func (m stopDoneMsg) jobID() int    { return m.id }
+func (m resumeDoneMsg) jobID() int  { return m.id }
 
 // startJob marks a job in flight (one at a time) and returns its command,
 // with the spinner's first tick when nothing was spinning yet. run gets a
@@ -105,6 +121,14 @@ func (m *Model) planJob(req plan.Request) tea.Cmd {
 // planWith plans what a dialog or key submitted.
 func (m *Model) planWith(sub *dialogs.Submission) tea.Cmd {
 	ed := m.opts.Editor
+	if sub.Operation != nil {
+		cmd := m.startJob(sub.Label, kit.PlanTimeout, func(ctx context.Context, id int) tea.Msg {
+			op, err := sub.Operation(ctx, ed)
+			return opPlanDoneMsg{id: id, op: op, err: err}
+		})
+		m.planCancel = m.jobCancel
+		return cmd
+	}
 	cmd := m.startJob(sub.Label, kit.PlanTimeout, func(ctx context.Context, id int) tea.Msg {
 		p, err := sub.Plan(ctx, ed)
 		return planDoneMsg{id: id, plan: p, note: sub.Note, detail: sub.Detail, err: err}
@@ -126,6 +150,11 @@ func (m *Model) undoJob(connector string) tea.Cmd {
 		u, err := ed.FindUndo(ctx, undo.Query{Connector: connector})
 		if err != nil {
 			return planDoneMsg{id: id, err: err, none: strings.HasPrefix(err.Error(), "no edit of ")}
+		}
+		if u.Operation != nil {
+			// An operation (a rename) is undone step by step, confirmed
+			// as it was: by typing the name it made.
+			return opPlanDoneMsg{id: id, op: u.Operation}
 		}
 		p, err := ed.Plan(ctx, u.Request)
 		return planDoneMsg{id: id, plan: p, undo: u, err: err}
@@ -200,8 +229,92 @@ func (m *Model) handleJob(msg jobMsg) tea.Cmd {
 		return m.handleStopDone(msg)
 	case resumeDoneMsg:
 		m.handleResumeDone(msg)
+	case opPlanDoneMsg:
+		m.handleOpPlanDone(msg)
+	case opApplyDoneMsg:
+		m.handleOpApplyDone(msg)
 	}
 	return nil
+}
+
+// handleOpPlanDone opens the operation's confirmation, or says in the
+// form why it cannot be planned.
+func (m *Model) handleOpPlanDone(msg opPlanDoneMsg) {
+	if msg.err != nil {
+		if m.form != nil {
+			st := m.form.State()
+			st.Planning, st.PlanErr = false, msg.err.Error()
+		}
+		m.setStatus(statusErr, msg.err.Error())
+		return
+	}
+	m.form = nil
+	m.op = dialogs.NewOperationDialog(&m.km, m.styles, msg.op)
+	m.layout()
+}
+
+// operationJob runs a confirmed operation's steps.
+func (m *Model) operationJob(op *plan.Operation) tea.Cmd {
+	ed := m.opts.Editor
+	label := fmt.Sprintf("running the %s: %d steps…", op.What(), len(op.Steps))
+	return m.startJob(label, kit.ApplyTimeout, func(ctx context.Context, id int) tea.Msg {
+		res, err := ed.ApplyOperation(ctx, op)
+		return opApplyDoneMsg{id: id, res: res, err: err}
+	})
+}
+
+// handleOpApplyDone closes the confirmation and says what happened: all
+// steps done, or which were, and how to bring back the start.
+func (m *Model) handleOpApplyDone(msg opApplyDoneMsg) {
+	op := m.op
+	m.op = nil
+	m.layout()
+	if op != nil {
+		m.edited[op.Op.Connector] = m.opts.Now()
+	}
+	if msg.err != nil {
+		var oe *apply.OperationError
+		if errors.As(msg.err, &oe) && oe.Undo != "" {
+			// What to do first, then what happened: a narrow bar cuts
+			// only the details.
+			var done []string
+			for _, i := range oe.Done {
+				done = append(done, fmt.Sprintf("%d %s %s", i+1, oe.Steps[i].Kind, oe.Steps[i].Connector))
+			}
+			failed := oe.Steps[oe.Failed]
+			m.setStatus(statusErr, fmt.Sprintf("%s stopped at step %d (%s %s): %v · done: %s · %s brings back the start (%s on the connector)",
+				oe.What, oe.Failed+1, failed.Kind, failed.Connector, oe.Err, strings.Join(done, ", "), oe.Undo, m.km.Undo.Help().Key))
+			return
+		}
+		m.setStatus(statusErr, msg.err.Error())
+		return
+	}
+	what := msg.res.Operation.What()
+	m.setStatus(statusOK, fmt.Sprintf("%s: %s · undo: %s", what, msg.res.Operation.DoneText(), msg.res.UndoCommand()))
+}
+
+// handleOperationKey drives the operation's confirmation: its name typed,
+// enter runs it, esc cancels.
+func (m *Model) handleOperationKey(msg tea.KeyPressMsg) tea.Cmd {
+	d := m.op
+	switch {
+	case key.Matches(msg, m.km.ForceQuit):
+		return tea.Quit
+	case d.Running:
+		return nil
+	case key.Matches(msg, m.km.Cancel):
+		m.op = nil
+		m.layout()
+		m.setStatus(statusInfo, "cancelled: nothing was done")
+		return nil
+	case key.Matches(msg, m.km.Confirm):
+		if !d.CanApply() {
+			return nil
+		}
+		d.Start()
+		return m.operationJob(d.Op)
+	}
+	return d.Update(msg)
 }
 
 func (m *Model) handlePlanDone(msg planDoneMsg) {
@@ -346,6 +459,7 @@ func (m *Model) applyEditAvailability() {
 	if !m.opts.REST {
 		m.km.Stop.SetEnabled(false)
 		m.km.Resume.SetEnabled(false)
+		m.km.Rename.SetEnabled(false)
 	}
 }
 
@@ -358,6 +472,8 @@ func (m *Model) editBlocked(b *key.Binding) string {
 		return "editing is not available: this dashboard was started without an edit pipeline"
 	case (b == &m.km.Stop || b == &m.km.Resume) && !m.opts.REST:
 		return "needs --connect-url: stopping and resuming a connector go through Connect's REST API"
+	case b == &m.km.Rename && !m.opts.REST:
+		return "needs --connect-url: a rename creates and deletes connectors through Connect's REST API"
 	case m.busy != "":
 		return "busy: " + m.busy + " Wait for it to finish."
 	}
@@ -550,6 +666,8 @@ func (m *Model) handleConnectorKey(b *key.Binding, name string, sink bool) tea.C
 	case &m.km.Stop, &m.km.Resume:
 		m.state = dialogs.NewStateDialog(&m.km, m.styles, b == &m.km.Stop, name, sink, m.rest)
 		m.layout()
+	case &m.km.Rename:
+		return m.openForm(dialogs.NewRenameForm(&m.km, m.styles, name, m.connectorNames()))
 	case &m.km.Undo:
 		return m.undoJob(name)
 	}

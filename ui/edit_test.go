@@ -298,6 +298,32 @@ func (e *fakeEditor) ResumeConnector(_ context.Context, name string) error {
 	return e.resumeErr
 }
 
+// PlanRename plans the steps a rename has, offsets but none: the real
+// planning is the edit pipeline's (edit/operation_test.go).
+func (e *fakeEditor) PlanRename(_ context.Context, old, new string) (*plan.Operation, error) {
+	e.record("plan-rename %s %s", old, new)
+	if e.planErr != nil {
+		return nil, e.planErr
+	}
+	cfg := map[string]string{"connector.class": "io.confluent.connect.jdbc.JdbcSourceConnector", "name": new}
+	return &plan.Operation{Kind: plan.KindRename, Connector: new, From: old, Steps: []plan.Step{
+		{Kind: plan.StepStop, Connector: old, State: "RUNNING"},
+		{Kind: plan.StepCreate, Connector: new, Config: cfg, State: "STOPPED"},
+		{Kind: plan.StepDelete, Connector: old, Config: cfg, State: "RUNNING"},
+		{Kind: plan.StepResume, Connector: new},
+	}, Command: "koff rename " + old + " " + new}, nil
+}
+
+func (e *fakeEditor) ApplyOperation(_ context.Context, op *plan.Operation) (apply.OperationResult, error) {
+	e.record("apply-operation %s", op.What())
+	if e.applyErr != nil {
+		return apply.OperationResult{Operation: op, ID: "20261205T101646.888Z-20085b7d", Done: []int{0, 1}},
+			&apply.OperationError{What: op.What(), Steps: op.Steps, Done: []int{0, 1}, Failed: 2, Err: e.applyErr,
+				Undo: plan.UndoCommand(op.Connector, "20261205T101646.888Z-20085b7d")}
+	}
+	return apply.OperationResult{Operation: op, ID: "20261205T101646.888Z-20085b7d", Done: []int{0, 1, 2, 3}}, nil
+}
+
 func (e *fakeEditor) FindUndo(ctx context.Context, q undo.Query) (*undo.Undo, error) {
 	e.record("undo-request %q", q.Connector)
 	return e.real.FindUndo(ctx, q)

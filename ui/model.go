@@ -149,7 +149,8 @@ type Model struct {
 	// copy prompt) or a confirmation.
 	form    dialogs.FormDialog
 	confirm *dialogs.ConfirmDialog
-	state   *dialogs.StateDialog // S or R, asking first
+	op      *dialogs.OperationDialog // a rename's steps, its new name typed to confirm
+	state   *dialogs.StateDialog     // S or R, asking first
 	status  status
 	// busy names the job in flight ("" when none); jobSeq is its id.
 	busy    string
@@ -318,6 +319,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.form.Update(msg)
 	case m.confirm != nil:
 		return m, m.confirm.Update(msg)
+	case m.op != nil:
+		return m, m.op.Update(msg)
 	}
 	if m.filtering { // the input's cursor blink
 		var cmd tea.Cmd
@@ -421,6 +424,8 @@ func (m *Model) HandleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.handlePickerKey(msg)
 	case m.confirm != nil:
 		return m.handleConfirmKey(msg)
+	case m.op != nil:
+		return m.handleOperationKey(msg)
 	case m.state != nil:
 		return m.handleStateKey(msg)
 	case m.form != nil:
@@ -567,6 +572,9 @@ func (m *Model) layout() {
 	if m.confirm != nil {
 		m.confirm.SetSize(w, h)
 	}
+	if m.op != nil {
+		m.op.SetSize(w, h)
+	}
 	if m.state != nil {
 		m.state.SetSize(w, h)
 	}
@@ -599,6 +607,8 @@ func (m *Model) View() tea.View {
 		lines = kit.Overlay(lines, m.form.View(m.spinner.View()), m.width)
 	case m.confirm != nil:
 		lines = kit.Overlay(lines, m.confirm.View(m.spinner.View()), m.width)
+	case m.op != nil:
+		lines = kit.Overlay(lines, m.op.View(m.spinner.View()), m.width)
 	case m.state != nil:
 		lines = kit.Overlay(lines, m.state.View(), m.width)
 	}

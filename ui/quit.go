@@ -11,7 +11,7 @@ import (
 // dialogOpen: a dialog is open over the screen, whose work ctrl+c would
 // throw away.
 func (m *Model) dialogOpen() bool {
-	return m.picker != nil || m.confirm != nil || m.state != nil || m.form != nil
+	return m.picker != nil || m.confirm != nil || m.state != nil || m.form != nil || m.op != nil
 }
 
 // dialogName names the open dialog in the quit question.
@@ -21,6 +21,8 @@ func (m *Model) dialogName() string {
 		return "switch context"
 	case m.confirm != nil:
 		return "confirmation of the " + string(m.confirm.Plan.Kind) + " of " + kit.Clean(m.confirm.Plan.Connector)
+	case m.op != nil:
+		return "confirmation of the " + kit.Clean(m.op.Op.What())
 	case m.state != nil && m.state.Stop:
 		return "stop " + kit.Clean(m.state.Name)
 	case m.state != nil:
@@ -33,6 +35,8 @@ func (m *Model) dialogName() string {
 		return "sink offsets form"
 	case *dialogs.CopyForm:
 		return "copy prompt"
+	case *dialogs.RenameForm:
+		return "rename prompt"
 	case *dialogs.RewindForm:
 		return "rewind to a time"
 	case *dialogs.StrayForm:

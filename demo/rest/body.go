@@ -77,8 +77,9 @@ func decodeOffsets(body []byte) ([]offsetEdit, *restError) {
 // bodyDecoder walks a PATCH body token by token, as Jackson's
 // deserialisers do, to report the first mismatch where Jackson would.
 type bodyDecoder struct {
-	body []byte
-	dec  *json.Decoder
+	body     []byte
+	dec      *json.Decoder
+	before37 bool // a create request of Connect before KIP-980 (create.go)
 }
 
 // document reads the top-level ConnectorOffsets. isNull: an empty body or
@@ -374,7 +375,18 @@ func (d *bodyDecoder) endOfInput() *restError {
 		}
 	}
 	end := d.location(len(d.body))
+	// Where a value or the next entry must come (after ':' or ','),
+	// Jackson says it ended between entries (recorded from Connect 4.1.1:
+	// testdata/connect-rest/*-create-not-json).
+	last := d.prevByte(len(d.body))
+	between := !inString && len(stack) > 0 && (last == ':' || last == ',')
 	switch {
+	case between:
+		kind := "Object"
+		if d.body[stack[len(stack)-1]] == '[' {
+			kind = "Array"
+		}
+		return errorf(http.StatusInternalServerError, "Unexpected end-of-input within/between %s entries%s", kind, end)
 	case inString:
 		return errorf(http.StatusInternalServerError, "Unexpected end-of-input: was expecting closing quote for a string value%s", end)
 	case len(stack) > 0:

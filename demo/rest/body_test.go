@@ -45,6 +45,8 @@ func TestDecodeOffsetsErrors(t *testing.T) {
 		{`{x}`, 500, "Unexpected character ('x' (code 120)): was expecting double-quote to start field name…"},
 		{`{"offsets": [{"partition": {}}`, 500, "Unexpected end-of-input: expected close marker for Array (start marker at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 13])…"},
 		{`{"offsets": [{"partition": {"a": "b`, 500, "Unexpected end-of-input: was expecting closing quote for a string value…"},
+		{`{"offsets": [{"partition": {"a":`, 500, "Unexpected end-of-input within/between Object entries" + loc + "line: 1, column: 33]"},
+		{`{"offsets": [{"partition": {}},`, 500, "Unexpected end-of-input within/between Array entries…"},
 	} {
 		_, e := decodeOffsets([]byte(tc.body))
 		if e == nil {

@@ -16,6 +16,15 @@ type Herder interface {
 	StopConnector(name string) error
 	PauseConnector(name string) error
 	ResumeConnector(name string) error
+	// CreateConnector creates a connector from its config (which names
+	// it) in a target state, RUNNING, PAUSED or STOPPED (KIP-980); a
+	// *ConfigError is a config Connect refuses, ErrExists a name taken.
+	CreateConnector(config map[string]string, state string) error
+	// UpdateConnector gives an existing connector a new config, as PUT
+	// /connectors/NAME/config does: its tasks restart with it.
+	UpdateConnector(config map[string]string) error
+	// DeleteConnector deletes a connector; its offsets stay.
+	DeleteConnector(name string) error
 	// Client is the worker's Kafka client: the cluster id, offsets
 	// topics and sink connectors' consumer groups.
 	Client() *kgo.Client

@@ -1,5 +1,6 @@
 // Package rest is the demo's Connect REST emulator: the part of Connect's
-// REST API koff uses (connectors, status, config, topics, pause, resume,
+// REST API koff uses (connectors, their creation with KIP-980's
+// initial_state and deletion, status, config, topics, pause, resume,
 // stop, KIP-875 offsets), with Connect's status codes, messages and JSON
 // shapes, recorded from the real worker (testdata/connect-rest). It serves
 // whatever cluster stands behind a Herder; the demo cluster is one.
@@ -197,11 +198,11 @@ func (s *Server) route(segs []string) (methods map[string]handler, name string, 
 	case segs[0] != "connectors":
 		return nil, "", false
 	case len(segs) == 1:
-		return map[string]handler{http.MethodGet: s.listConnectors}, "", true
+		return map[string]handler{http.MethodGet: s.listConnectors, http.MethodPost: s.createConnector}, "", true
 	}
 	name = segs[1]
 	if len(segs) == 2 {
-		return map[string]handler{http.MethodGet: s.connectorInfo}, name, true
+		return map[string]handler{http.MethodGet: s.connectorInfo, http.MethodDelete: s.deleteConnector}, name, true
 	}
 	if len(segs) > 3 {
 		return nil, "", false
@@ -210,7 +211,7 @@ func (s *Server) route(segs []string) (methods map[string]handler, name string, 
 	case "status":
 		methods = map[string]handler{http.MethodGet: s.connectorStatus}
 	case "config":
-		methods = map[string]handler{http.MethodGet: s.connectorConfig}
+		methods = map[string]handler{http.MethodGet: s.connectorConfig, http.MethodPut: s.putConnectorConfig}
 	case "topics":
 		methods = map[string]handler{http.MethodGet: s.connectorTopics}
 	case "pause":
@@ -259,7 +260,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Connect's resources @Consume application/json. Jersey refuses any
 	// other declared media type; with none it lets Jackson read the body.
-	if ct := r.Header.Get("Content-Type"); ct != "" && (method == http.MethodPatch || method == http.MethodPut) {
+	if ct := r.Header.Get("Content-Type"); ct != "" && (method == http.MethodPatch || method == http.MethodPut || method == http.MethodPost) {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			writeError(w, errMediaType)
 			return

@@ -41,6 +41,7 @@ type (
 // Target states of Connector.State.
 const (
 	stateRunning = "RUNNING"
+	statePaused  = "PAUSED"
 	stateStopped = "STOPPED"
 )
 

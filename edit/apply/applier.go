@@ -36,6 +36,19 @@ type REST interface {
 	ResetOffsets(ctx context.Context, name string) (string, error)
 }
 
+// Lifecycle is the part of Connect's REST API an operation's steps use
+// (*connect.Client): a connector created, stopped, paused, resumed,
+// deleted.
+type Lifecycle interface {
+	ServerInfo(ctx context.Context) (connect.ServerInfo, error)
+	Status(ctx context.Context, name string) (connect.ConnectorStatus, error)
+	CreateConnector(ctx context.Context, name string, config map[string]string, initial connect.State) (connect.ConnectorInfo, error)
+	DeleteConnector(ctx context.Context, name string) error
+	Stop(ctx context.Context, name string) error
+	Pause(ctx context.Context, name string) error
+	Resume(ctx context.Context, name string) error
+}
+
 // Applier applies plans: everything it needs beside the Plan is here, the
 // ports it writes and reads through and the settings of one koff (the
 // Editor hands them down, edit.Editor.Apply).
@@ -44,6 +57,16 @@ type Applier struct {
 	Kafka Writer
 	// REST is nil when koff has no --connect-url.
 	REST REST
+	// Lifecycle is the same REST API for an operation's steps (nil
+	// without --connect-url: operations are refused).
+	Lifecycle Lifecycle
+	// Replan plans an operation's offsets step again just before it runs
+	// (a copy from a connector stopped by an earlier step reads its
+	// offsets after that stop's last flush); nil: as planned.
+	Replan func(ctx context.Context, p *plan.Plan) (*plan.Plan, error)
+	// StopTimeout bounds the wait for a stopped connector's tasks to go,
+	// and for a created or deleted one to show (30s).
+	StopTimeout time.Duration
 	// Configs is Connect's config topic as koff reads it (nil: none).
 	Configs plan.ConnectConfigs
 	// Topics are the offsets topics koff tails, asked when needed (the

@@ -1,6 +1,8 @@
 // Package apply is one write's life, read top to bottom. Each stage is a
 // file, and calls only the stages after it or the files below them:
 //
+//	steps.go       an operation: its steps in order under one audit entry, each offsets step a whole Apply
+//	lifecycle.go   an operation's REST steps: create, stop, pause, resume, delete, each waited for
 //	apply.go       the path: Apply, a source's and a sink's
 //	check.go       1 check        read-only, STOPPED, unchanged since the plan
 //	others.go      2 others       no other writer's record since the one the plan read

@@ -36,7 +36,7 @@ func (r *editRun) entry(result string) audit.Entry {
 	return audit.Entry{
 		ID: r.id, Time: r.e.now().UTC(), User: r.e.User, Host: host, PID: os.Getpid(),
 		Connector: p.Connector, Kind: p.Kind, Path: p.Path, State: p.State, Result: result,
-		Cluster: r.cluster, OffsetsTopics: r.e.topics(), ConnectURL: r.e.connectURL(), Undoes: p.Undoes,
+		Cluster: r.cluster, OffsetsTopics: r.e.topics(), ConnectURL: r.e.connectURL(), Undoes: p.Undoes, PartOf: p.PartOf,
 	}
 }
 

@@ -216,7 +216,16 @@ func IsRefusal(err error) bool {
 	var ns *NotStoppedError
 	var c *ConflictError
 	var ga *GroupActiveError
-	return errors.Is(err, ErrReadOnly) || errors.As(err, &ns) || errors.As(err, &c) || errors.As(err, &ga)
+	var cc *ConnectorChangedError
+	return errors.Is(err, ErrReadOnly) || errors.As(err, &ns) || errors.As(err, &c) || errors.As(err, &ga) || errors.As(err, &cc)
+}
+
+// ConnectorChangedError refuses an operation whose connectors are not as
+// it needs them: one it creates exists, one it stops or deletes is gone.
+type ConnectorChangedError struct{ Connector, Now string }
+
+func (e *ConnectorChangedError) Error() string {
+	return fmt.Sprintf("connector %s %s; review and try again", e.Connector, e.Now)
 }
 
 // ErrReadOnly refuses every write when koff runs read-only (--read-only, or
@@ -285,3 +294,60 @@ type GroupActiveError struct {
 func (e *GroupActiveError) Error() string {
 	return fmt.Sprintf("group %s has %d active members: Kafka changes a group's offsets from outside only when it has none; stop the connector first", e.Group, e.Members)
 }
+
+// OperationResult is what became of an operation: the steps carried out,
+// in order, and each offsets step's own result.
+type OperationResult struct {
+	Operation *plan.Operation
+	ID        string
+	Done      []int
+	Offsets   []Result
+}
+
+// UndoCommand is the command that undoes the operation, "" when it was
+// not logged or did nothing.
+func (r OperationResult) UndoCommand() string {
+	if r.ID == "" || len(r.Done) == 0 {
+		return ""
+	}
+	return plan.UndoCommand(r.Operation.Connector, r.ID)
+}
+
+// OperationError is a step that failed: the steps before it happened, it
+// and those after did not (or, for the failed step, may have in part, as
+// its own error says).
+type OperationError struct {
+	What   string
+	Steps  []plan.Step
+	Done   []int
+	Failed int
+	Err    error
+	// Undo is the command that brings back the start ("" when no step
+	// happened: there is nothing to bring back).
+	Undo string
+}
+
+func (e *OperationError) Error() string {
+	var did, not []string
+	done := map[int]bool{}
+	for _, i := range e.Done {
+		done[i] = true
+		did = append(did, fmt.Sprintf("%d %s", i+1, e.Steps[i].Text()))
+	}
+	for i, s := range e.Steps {
+		if !done[i] && i != e.Failed {
+			not = append(not, fmt.Sprintf("%d %s", i+1, s.Kind))
+		}
+	}
+	msg := fmt.Sprintf("%s: step %d (%s) failed: %v", e.What, e.Failed+1, e.Steps[e.Failed].Text(), e.Err)
+	if len(did) == 0 {
+		return msg + "; no step happened, nothing changed"
+	}
+	msg += "; steps done: " + strings.Join(did, "; ")
+	if len(not) > 0 {
+		msg += "; not done: " + strings.Join(not, ", ")
+	}
+	return msg + "; `" + e.Undo + "` brings back the start"
+}
+
+func (e *OperationError) Unwrap() error { return e.Err }

@@ -94,10 +94,12 @@ type Entry struct {
 	Host      string    `json:"host,omitempty"`
 	PID       int       `json:"pid,omitempty"`
 	Connector string    `json:"connector"`
-	Kind      plan.Kind `json:"kind"`
-	Path      plan.Path `json:"path"`
-	State     string    `json:"state,omitempty"`
-	Changes   []Change  `json:"changes,omitempty"`
+	// From is a rename's old name.
+	From    string    `json:"from,omitempty"`
+	Kind    plan.Kind `json:"kind"`
+	Path    plan.Path `json:"path"`
+	State   string    `json:"state,omitempty"`
+	Changes []Change  `json:"changes,omitempty"`
 	// Positions are the log-end offsets of the topic-partitions written,
 	// read just before the first write: the records an interrupted edit
 	// wrote are after them.
@@ -131,6 +133,15 @@ type Entry struct {
 	Rewind *plan.RewindAsked `json:"rewind,omitempty"`
 	// Command is the koff command line that makes the same edit.
 	Command string `json:"command,omitempty"`
+
+	// An operation (create, rename) has all its steps in its write-ahead
+	// line, and a line for each step as it completes (Result ResultStep,
+	// Step its index, StepEdit the id of an offsets step's own edit).
+	// That edit's lines name the operation in PartOf.
+	Steps    []Step `json:"steps,omitempty"`
+	Step     *int   `json:"step,omitempty"`
+	StepEdit string `json:"step_edit,omitempty"`
+	PartOf   string `json:"part_of,omitempty"`
 }
 
 // AuditChange is one source partition of an audited edit.
@@ -429,6 +440,8 @@ type Edit struct {
 	Start   Entry
 	Written []string
 	Outcome *Entry
+	// Done are an operation's step lines, in the order the steps completed.
+	Done []Entry
 }
 
 // Result is the edit's outcome, or in-progress when it has none.
@@ -537,6 +550,8 @@ func GroupEdits(entries []Entry) []Edit {
 			continue
 		}
 		switch en.Result {
+		case ResultStep:
+			out[i].Done = append(out[i].Done, en)
 		case ResultWritten:
 			out[i].Written = append(out[i].Written, en.Written...)
 		case ResultInProgress:
@@ -571,9 +586,21 @@ func interruptedOf(edits []Edit, cluster string) []Edit {
 		if cluster != "" && ed.Start.Cluster != "" && ed.Start.Cluster != cluster {
 			continue
 		}
+		if ed.Start.PartOf != "" {
+			continue // a step of an operation: the operation says it
+		}
 		at := where{ed.Start.Cluster, ed.Start.Connector}
 		if ed.Result() == ResultVerified {
 			settled[at] = true
+			if ed.Start.Kind == plan.KindUndoOperation {
+				settled[where{ed.Start.Cluster, ed.Start.Undoes}] = true
+			}
+			continue
+		}
+		if ed.Start.Steps != nil {
+			if ed.Interrupted() && (len(ed.Done) > 0 || ed.Result() == ResultInProgress) && !settled[where{ed.Start.Cluster, ed.ID()}] && !ed.Alive() {
+				out = append(out, ed)
+			}
 			continue
 		}
 		wrote := len(ed.UndoSet()) > 0 || ed.Result() == ResultInProgress
@@ -617,6 +644,9 @@ func (ed Edit) topicPartitions() int {
 // Notice is one line saying an interrupted edit exists and what to do, or
 // "" when there is none.
 func (ed Edit) Notice() string {
+	if ed.Start.Steps != nil {
+		return ed.operationNotice()
+	}
 	s := ed.Start
 	total := ed.topicPartitions()
 	written := len(ed.WrittenSet())
@@ -648,6 +678,9 @@ func (ed Edit) Notice() string {
 // Headline is Notice for a one-line header: what to do first, details
 // after, so that a narrow terminal cuts only details.
 func (ed Edit) Headline() string {
+	if ed.Start.Steps != nil {
+		return ed.operationHeadline()
+	}
 	s := ed.Start
 	total := ed.topicPartitions()
 	written := fmt.Sprintf("%d/%d", len(ed.WrittenSet()), total)
@@ -665,6 +698,9 @@ func (ed Edit) Headline() string {
 
 // Undoable says whether an edit wrote anything undo could put back.
 func Undoable(ed Edit) bool {
+	if ed.Start.Steps != nil {
+		return len(ed.Done) > 0
+	}
 	switch ed.Result() {
 	case ResultVerified, ResultUnverified, ResultPartial, ResultInterrupted, ResultInProgress, ResultUnknown:
 	case ResultLost:
@@ -771,7 +807,12 @@ func UndoRequestOf(ed Edit) (plan.Request, error) {
 }
 
 // What names an edit for one line: "set of NAME", "rewind of NAME to T".
-func (en Entry) What() string { return plan.What(en.Kind, en.Connector, en.Rewind) }
+func (en Entry) What() string {
+	if en.Kind == plan.KindRename && en.From != "" {
+		return "rename of " + en.From + " to " + en.Connector
+	}
+	return plan.What(en.Kind, en.Connector, en.Rewind)
+}
 
 // KindText is an edit's kind, with a rewind's time: "rewind to T".
 func (en Entry) KindText() string {

@@ -72,3 +72,16 @@ func TestCommandLineImportIsAnExport(t *testing.T) {
 		t.Errorf("export %s", exportJSON(p))
 	}
 }
+
+// A plan shows a created connector's config with its secrets hidden, but
+// their config-provider placeholders, which hold none.
+func TestConfigTextHidesSecrets(t *testing.T) {
+	got := ConfigText(map[string]string{
+		"connection.password": "hunter2", "database.password": "${file:/etc/secrets.properties:pw}",
+		"aws.secret.access.key": "AKIA…", "sasl.jaas.config": "org.apache… password=\"x\";", "topic": "t", "tasks.max": "1",
+	})
+	want := `aws.secret.access.key=[hidden] connection.password=[hidden] database.password=${file:/etc/secrets.properties:pw} sasl.jaas.config=[hidden] tasks.max=1 topic=t`
+	if got != want {
+		t.Errorf("ConfigText:\n got %s\nwant %s", got, want)
+	}
+}

@@ -97,6 +97,10 @@ type Plan struct {
 	// config is the connector's configuration, from REST or the config
 	// topic (nil when neither has it): its class explains its offsets.
 	Config map[string]string
+	// PartOf is the id of the operation this edit is a step of ("" for
+	// an edit of its own): its audit lines name it, and undo reverses the
+	// operation, not the step alone.
+	PartOf string
 }
 
 // StateText says what koff knows of the connector's state for a plan, and

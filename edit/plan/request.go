@@ -70,6 +70,10 @@ type Request struct {
 	// Rewind is what a rewind was asked (KindRewind): its time, as typed
 	// and as read, and what it does with partitions newer than it.
 	Rewind *RewindAsked
+	// ByteExact writes the offsets as given, byte for byte, to the
+	// offsets topic (a rename's copy): Connect's PATCH would re-serialise
+	// them (HashMap order, Java's numbers).
+	ByteExact bool
 }
 
 // ParsePartition reads a source partition map given on a command line or

@@ -523,6 +523,10 @@ func (e *Planner) choosePath(p *plan.Plan, restOK bool, copies []StoredCopy) {
 		p.PathReason = "Connect's REST API cannot address one stored copy: its tombstone is written to the offsets topic, to that key's partition"
 		return
 	}
+	if p.ByteExact {
+		p.PathReason = "offsets kept byte for byte (Connect's PATCH would re-serialise them): written to the offsets topic"
+		return
+	}
 	for _, ch := range p.Changes {
 		if ch.Exact {
 			p.PathReason = "undo puts back each copy's own value, record for record: written to the offsets topic"

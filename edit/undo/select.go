@@ -40,6 +40,10 @@ type Undo struct {
 	Newer []NewerValue
 	// UndoneBy is a later undo that already put Edit back.
 	UndoneBy *audit.Entry
+	// Operation, when Edit is a multi-step operation (create, rename),
+	// is what brings back its start, step by step (operation.go); then
+	// Request is empty.
+	Operation *plan.Operation
 	// Notes are facts worth printing: an edit of the same name on another
 	// cluster, an edit that names no cluster.
 	Notes []string
@@ -186,6 +190,15 @@ func (e *Finder) findUndo(ctx context.Context, edits []audit.Edit, q Query, u *U
 		return nil, err
 	}
 	ed := edits[i]
+	if isOperation(ed) {
+		if u.Operation, err = e.operationOf(ctx, ed, edits); err != nil {
+			return nil, err
+		}
+		u.Edit = ed.Start
+		u.Edit.Result = ed.Result()
+		u.UndoneBy = UndoneBy(edits[i+1:], ed.ID())
+		return u, nil
+	}
 	if u.Request, err = audit.UndoRequestOf(ed); err != nil {
 		return nil, err
 	}
@@ -210,6 +223,14 @@ func sameCluster(en audit.Entry, cluster string) bool {
 // says it is still writing.
 func (e *Finder) settleEdit(ctx context.Context, edits []audit.Edit, i int) error {
 	ed := edits[i]
+	if isOperation(ed) {
+		// Its step lines say what happened; an offsets step's own edit
+		// is settled when it is put back.
+		if ed.Outcome == nil && ed.Alive() {
+			return fmt.Errorf("the %s by %s (pid %d) is still running: let it finish", ed.Start.What(), ed.Start.User, ed.Start.PID)
+		}
+		return nil
+	}
 	if ed.Outcome != nil || !audit.Undoable(ed) {
 		return nil
 	}
@@ -226,6 +247,9 @@ func (e *Finder) settleEdit(ctx context.Context, edits []audit.Edit, i int) erro
 
 // wroteSome: the edit put something of its own in the log that stands.
 func wroteSome(ed audit.Edit) bool {
+	if isOperation(ed) {
+		return len(ed.Done) > 0 || ed.Result() == audit.ResultInProgress || ed.Result() == audit.ResultPartial || ed.Result() == audit.ResultInterrupted
+	}
 	return audit.Undoable(ed) && len(audit.UndoChanges(ed)) > 0
 }
 
@@ -239,8 +263,8 @@ func (e *Finder) lastEdit(ctx context.Context, edits []audit.Edit, connector str
 	for i := len(edits) - 1; i >= 0; i-- {
 		ed := edits[i]
 		s := ed.Start
-		if connector != "" && s.Connector != connector || !isOffsetEdit(s) {
-			continue
+		if connector != "" && s.Connector != connector || !isOffsetEdit(s) || s.PartOf != "" {
+			continue // a step of an operation is undone with the operation
 		}
 		if s.Cluster != "" && s.Cluster != u.Cluster {
 			if elsewhere == nil && len(u.Skipped) == 0 {
@@ -371,7 +395,8 @@ func orUnknownCluster(c string) string {
 // after it, oldest first.
 func UndoneBy(later []audit.Edit, id string) *audit.Entry {
 	for i, ed := range later {
-		if ed.Start.Kind == plan.KindUndo && ed.Start.Undoes == id && wroteSome(ed) && UndoneBy(later[i+1:], ed.ID()) == nil {
+		undo := ed.Start.Kind == plan.KindUndo || ed.Start.Kind == plan.KindUndoOperation
+		if undo && ed.Start.Undoes == id && wroteSome(ed) && UndoneBy(later[i+1:], ed.ID()) == nil {
 			en := ed.Start
 			en.ID = ed.ID()
 			return &en

@@ -77,6 +77,9 @@ type Submission struct {
 	// Detail is lines the confirmation shows under the note (a rewind's
 	// commits); Plan may fill it, and Note, with what it found.
 	Detail []string
+	// Operation, instead of Plan, plans an operation of several steps (a
+	// rename), which OperationDialog confirms.
+	Operation func(ctx context.Context, ed kit.Editor) (*plan.Operation, error)
 }
 
 // planRequest submits a plan.Request to Editor.Plan.

@@ -52,6 +52,10 @@ type Editor interface {
 	PlanSink(ctx context.Context, req plan.SinkRequest) (*plan.Plan, error)
 	// CopyRequest is the edit giving connector to the offsets of from.
 	CopyRequest(from, to string) (plan.Request, error)
+	// PlanRename plans a rename of a connector with its config and
+	// offsets; ApplyOperation runs an operation's steps.
+	PlanRename(ctx context.Context, old, new string) (*plan.Operation, error)
+	ApplyOperation(ctx context.Context, op *plan.Operation) (apply.OperationResult, error)
 	// Replan plans the same edit on the offsets as they are now.
 	Replan(ctx context.Context, p *plan.Plan) (*plan.Plan, error)
 	// ReadHistory reads a connector's commits still in the offsets topics
