@@ -284,6 +284,7 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 		FlushInterval: g.FlushInterval,
 		WatchLimit:    editWatchLimit,
 		Cmd:           plan.CommandLine{Globals: g.shownGlobals(rest)},
+		Resume:        g.planResume(),
 		History:       historyReader(g.kafkaConfig(), nil),
 		HistoryFrom:   historyFromReader(g.kafkaConfig()),
 	}

@@ -330,11 +330,13 @@ func contains(list []string, s string) bool {
 // accepts every global flag, so a context or a shell alias works with any
 // of them; a command's --help lists the ones it uses.
 var (
-	kafkaUsers     = []string{"", "get", "tail", "status", "check", "history", "set", "reset", "export", "import", "copy", "undo", "serve", "metrics"}
-	restUsers      = []string{"", "get", "status", "check", "history", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve", "metrics"}
-	writers        = []string{"", "set", "reset", "import", "copy", "undo", "stop", "resume", "serve"}
-	liveUsers      = []string{"", "status", "serve", "metrics"}
-	dashboards     = []string{"", "serve"}
+	kafkaUsers = []string{"", "get", "tail", "status", "check", "history", "set", "reset", "export", "import", "copy", "undo", "serve", "metrics"}
+	restUsers  = []string{"", "get", "status", "check", "history", "set", "reset", "export", "import", "copy", "undo", "stop", "resume", "serve", "metrics"}
+	writers    = []string{"", "set", "reset", "import", "copy", "undo", "stop", "resume", "serve"}
+	liveUsers  = []string{"", "status", "serve", "metrics"}
+	dashboards = []string{"", "serve"}
+	// Commands that plan edits: a plan checks its new offsets.
+	planners       = []string{"", "set", "reset", "import", "copy", "undo", "serve"}
 	metricsUsers   = []string{"", "serve", "metrics"}
 	demoClusterCmd = []string{"demo-cluster"}
 	// koff audit, stop and resume ask Kafka only for its cluster id.
@@ -352,7 +354,7 @@ var (
 		"connector-topics": {liveUsers}, "flush-interval": {liveUsers, demoClusterCmd},
 		"demo": {metricsUsers}, "fps": {dashboards},
 		"metrics-listen": {dashboards}, "metrics-sink-partitions": {metricsUsers}, "metrics-connectors": {metricsUsers},
-		"db-pass-file":    {{"check"}},
+		"db-pass-file":    {{"check"}, planners},
 		"web.config.file": {metricsUsers}, "web.telemetry-path": {metricsUsers},
 	}
 )
