@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -274,8 +275,12 @@ func (s *Store) SinkPartitions(group string) []model.SinkPartitionRow {
 		return nil
 	}
 	rows := make([]model.SinkPartitionRow, len(g.poll.Partitions))
+	checks := s.sinkResume(group)
 	for i, p := range g.poll.Partitions { // sorted by SetGroups
 		rows[i] = model.SinkPartitionRow{GroupPartition: p, Lag: p.Lag(), CommittedAt: g.committed[i].at}
+		if checks != nil {
+			rows[i].Resume = checks[p.Topic+"/"+strconv.Itoa(p.Partition)]
+		}
 	}
 	return rows
 }
