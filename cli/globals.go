@@ -344,7 +344,7 @@ var (
 	liveUsers  = []string{"", "status", "serve", "metrics"}
 	dashboards = []string{"", "serve"}
 	// The resume check: koff check, and the poller of every live view.
-	resumeUsers = []string{"", "check", "serve", "metrics"}
+	resumeUsers = []string{"", "check", "status", "serve", "metrics"}
 	// Commands that plan edits: a plan checks its new offsets.
 	planners       = []string{"", "set", "reset", "import", "copy", "undo", "serve"}
 	metricsUsers   = []string{"", "serve", "metrics"}
