@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -79,4 +81,37 @@ func TestStatusShowsEachConnectorsResume(t *testing.T) {
 	if !strings.Contains(out, `"resume":{"state":"gap","counts":{`) {
 		t.Errorf("the JSON field names:\n%s", out)
 	}
+}
+
+// koff metrics checks every connector beside the Tailer and exports its
+// resume: a sink whose committed offset fell below the log start is gap,
+// with the 4 records a restart skips, and the alert's series
+// (koff_connector_resume_state) says so within a refresh or two.
+func TestMetricsExportEachConnectorsResume(t *testing.T) {
+	addr := checkBroker(t, map[string]string{
+		"gap-sink": `{"connector.class":"org.apache.kafka.connect.file.FileStreamSinkConnector","topics":"orders","name":"gap-sink"}`,
+	}, map[string]int{"orders": 1})
+	records(t, addr, "orders", 0, 10)
+	commitGroup(t, addr, "connect-gap-sink", map[model.TopicPartition]int64{{Topic: "orders", Partition: 0}: 2})
+	deleteRecordsBefore(t, addr, "orders", 0, 6)
+	listen := freeLoopback(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var out, errb syncBuffer
+	go func() {
+		done <- Main([]string{"metrics", "--listen", listen, "-b", addr, "--refresh", "200ms", "--audit-log", filepath.Join(t.TempDir(), "audit")},
+			Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	}()
+	defer func() {
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("koff metrics exited %d: %s", code, errb.String())
+		}
+	}()
+	scrapeFor(t, "http://"+listen+"/metrics", done,
+		`koff_connector_resume_state{connector="gap-sink",offsets_topic="",state="gap"} 1`,
+		`koff_connector_resume_partitions{connector="gap-sink",offsets_topic="",state="gap"} 1`,
+		`koff_connector_resume_lost_records{connector="gap-sink",offsets_topic=""} 4`,
+		`koff_connectors_by_resume_state{state="gap"} 1`,
+		"koff_resume_checked_timestamp_seconds ")
 }
