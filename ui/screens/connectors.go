@@ -65,7 +65,9 @@ type connectorNeeds struct {
 	// resume is the widest RESUME cell with its amount, resumeWord the
 	// widest without.
 	resume, resumeWord int
-	sources, sinks     bool
+	// resumeBad: a row's restart has a gap or a replay.
+	resumeBad      bool
+	sources, sinks bool
 	// stale: a row's REST state is from before REST went out of reach.
 	stale bool
 }
@@ -88,6 +90,7 @@ func (s *ConnectorsScreen) measure() {
 		if c := r.Resume; c != nil {
 			n.resume = max(n.resume, kit.ResumeWidth(c.State, c.Lost, c.Replayed))
 			n.resumeWord = max(n.resumeWord, ansi.StringWidth(string(c.State)))
+			n.resumeBad = n.resumeBad || c.State == resume.Gap || c.State == resume.Replay
 		}
 		if r.IsSink() {
 			n.sinks = true
@@ -390,10 +393,11 @@ func (s *ConnectorsScreen) columns() connectorColumns {
 			break
 		}
 		if drop == &c.resume {
-			// Before it goes, its amounts go, then the name gives up
-			// a few cells (down to 16): a gap is worth a shorter name.
+			// Before it goes, its amounts go, then, when a row has a
+			// gap or a replay, the name gives up a few cells (down to
+			// 16): a gap is worth a shorter name.
 			c.resume = min(c.resume, n.resumeWord)
-			if s.width-used() >= min(nameW, 16) {
+			if s.width-used() >= nameW || n.resumeBad && s.width-used() >= min(nameW, 16) {
 				break
 			}
 		}
