@@ -117,9 +117,6 @@ func NewConnectorsScreen(km *keymap.KeyMap, st *kit.Styles, interval time.Durati
 		// come first, whatever the width.
 		kit.SortOrder[connRow]{Name: "status, worst first", Cmp: byStatus},
 		kit.SortOrder[connRow]{Name: "name", Cmp: byConnectorName},
-		kit.SortOrder[connRow]{Name: "resume, worst first", Cmp: func(a, b connRow) int {
-			return cmp.Or(cmp.Compare(resumeRank(b), resumeRank(a)), cmp.Compare(lostRank(b), lostRank(a)), byConnectorName(a, b))
-		}},
 		kit.SortOrder[connRow]{Name: "lag (biggest first)", Cmp: func(a, b connRow) int {
 			return cmp.Or(cmp.Compare(lagRank(b), lagRank(a)), byConnectorName(a, b))
 		}},
@@ -131,6 +128,9 @@ func NewConnectorsScreen(km *keymap.KeyMap, st *kit.Styles, interval time.Durati
 		}},
 		kit.SortOrder[connRow]{Name: "suspect (most first)", Cmp: func(a, b connRow) int {
 			return cmp.Or(cmp.Compare(b.Suspect, a.Suspect), byConnectorName(a, b))
+		}},
+		kit.SortOrder[connRow]{Name: "resume, worst first", Cmp: func(a, b connRow) int {
+			return cmp.Or(cmp.Compare(resumeRank(b), resumeRank(a)), cmp.Compare(lostRank(b), lostRank(a)), byConnectorName(a, b))
 		}},
 	)
 	return s
@@ -385,10 +385,17 @@ func (s *ConnectorsScreen) columns() connectorColumns {
 	nameW := min(max(n.name, 16), 22) // room for most names, without losing a column to a long one
 	// The column the rows are sorted by stays, whatever the width.
 	sorted := map[string]*int{"partitions (most first)": &c.parts, "suspect (most first)": &c.suspect, "resume, worst first": &c.resume}[s.List.SortName()]
-	// RESUME (whether a restart loses data) outlasts the type; it gives up
+	// RESUME goes after the interval; when a restart would lose data or
+	// read it again (a gap, a replay), it outlasts every column but the
+	// status and the flush age or lag, Connect's state too. It gives up
 	// its amounts before the word goes.
-	for _, drop := range []*int{&c.records, &c.perMin, &c.parts, &c.tasks, &c.activity, &c.suspect, &c.topic,
-		&c.group, &c.interval, &c.catchUp, &c.unflushed, &c.typ, &c.resume, &c.state} {
+	drops := []*int{&c.records, &c.perMin, &c.parts, &c.tasks, &c.activity, &c.suspect, &c.topic,
+		&c.group, &c.interval, &c.resume, &c.catchUp, &c.unflushed, &c.typ, &c.state}
+	if n.resumeBad {
+		drops = []*int{&c.records, &c.perMin, &c.parts, &c.tasks, &c.activity, &c.suspect, &c.topic,
+			&c.group, &c.interval, &c.catchUp, &c.unflushed, &c.typ, &c.state, &c.resume}
+	}
+	for _, drop := range drops {
 		if s.width-used() >= nameW {
 			break
 		}

@@ -458,6 +458,14 @@ func (s *PartitionsScreen) View() string {
 		return title + "\n" + s.st.Muted.Render(kit.Truncate("  Reading the source partitions and flushes of "+name+"…", s.width))
 	}
 	var info []string
+	// A restart that loses or reads data again first: a narrow title
+	// cuts the end.
+	if n := s.needs.gaps; n > 0 {
+		info = append(info, kit.Count(n)+" gap")
+	}
+	if n := s.needs.replays; n > 0 {
+		info = append(info, kit.Count(n)+" replay")
+	}
 	switch {
 	case s.restOn && s.inREST:
 		info = append(info, kit.StateText(s.rest.State))
@@ -474,12 +482,6 @@ func (s *PartitionsScreen) View() string {
 		info = append(info, kit.NotInREST)
 	}
 	// What needs a look comes before the counts: a narrow title cuts the end.
-	if n := s.needs.gaps; n > 0 {
-		info = append(info, kit.Count(n)+" gap")
-	}
-	if n := s.needs.replays; n > 0 {
-		info = append(info, kit.Count(n)+" replay")
-	}
 	if suspect > 0 {
 		info = append(info, "⚠ "+kit.Count(suspect)+" suspect")
 	}

@@ -101,8 +101,7 @@ func (s *SinkScreen) Refresh(src kit.Source, now time.Time, reload bool) {
 }
 
 func (s *SinkScreen) measure() {
-	n := sinkNeeds{topic: len("TOPIC"), part: len("PART"), committed: len("COMMITTED"), end: len("END"), start: len("LOG START"), lag: len("LAG"),
-		resume: len("RESUME"), resumeWord: len("RESUME")}
+	n := sinkNeeds{topic: len("TOPIC"), part: len("PART"), committed: len("COMMITTED"), end: len("END"), start: len("LOG START"), lag: len("LAG")}
 	// A count's cell is no narrower than a smaller count's, so the widest
 	// of each column is that of its biggest number: one cell formatted
 	// per column, not 100,000 (each topic's name measured once).
@@ -120,7 +119,7 @@ func (s *SinkScreen) measure() {
 		committed, end = max(committed, r.Committed), max(end, r.End)
 		start, lag = max(start, r.Start), max(lag, r.Lag)
 		if c := r.Resume; c != nil {
-			n.resumeWord = max(n.resumeWord, len(c.State))
+			n.resumeWord = max(n.resumeWord, len("RESUME"), len(c.State))
 			if c.State == resume.Gap || c.State == resume.Replay {
 				n.resume = max(n.resume, kit.ResumeWidth(c.State, c.Lost, c.Replayed))
 			}
@@ -173,10 +172,14 @@ func (s *SinkScreen) Sync() {
 	n := s.needs
 	part, lastW := max(n.part, len("PART")), len("LAST COMMIT")
 	committed, end, lag := n.committed, n.end, n.lag
-	// RESUME keeps its word whatever the width; its amounts go when the
-	// topic would have less than 12 cells.
+	// RESUME, once a check reached a partition, keeps its word whatever
+	// the width; its amounts go when the topic would have less than 12
+	// cells.
 	resumeW := n.resume
-	fixed := 2 + part + 1 + committed + 1 + end + 1 + lag + 1 + lastW + 1 + resumeW + 1
+	fixed := 2 + part + 1 + committed + 1 + end + 1 + lag + 1 + lastW + 1
+	if resumeW > 0 {
+		fixed += resumeW + 1
+	}
 	if s.width-fixed < 12 && resumeW > n.resumeWord {
 		fixed -= resumeW - n.resumeWord
 		resumeW = n.resumeWord
@@ -200,9 +203,11 @@ func (s *SinkScreen) Sync() {
 		table.Column{Title: kit.FitRight("COMMITTED", committed), Width: committed},
 		table.Column{Title: kit.FitRight("END", end), Width: end},
 		table.Column{Title: kit.FitRight("LAG", lag), Width: lag},
-		table.Column{Title: "RESUME", Width: resumeW},
-		table.Column{Title: kit.FitRight("LAST COMMIT", lastW), Width: lastW},
 	)
+	if resumeW > 0 {
+		cols = append(cols, table.Column{Title: "RESUME", Width: resumeW})
+	}
+	cols = append(cols, table.Column{Title: kit.FitRight("LAST COMMIT", lastW), Width: lastW})
 	s.List.Sync(cols, func(r model.SinkPartitionRow) []string {
 		last := "–" // not seen to move since koff started
 		if !r.CommittedAt.IsZero() {
@@ -212,12 +217,14 @@ func (s *SinkScreen) Sync() {
 		if start > 0 {
 			cells = append(cells, kit.FitRight(kit.Count(r.Start), start))
 		}
-		return append(cells,
+		cells = append(cells,
 			kit.FitRight(kit.CommittedCell(r.Committed), committed),
 			kit.FitRight(kit.Count(r.End), end),
-			kit.FitRight(kit.Count(r.Lag), lag),
-			partitionResumeCell(s.st, r.Resume, resumeW),
-			kit.FitRight(last, lastW))
+			kit.FitRight(kit.Count(r.Lag), lag))
+		if resumeW > 0 {
+			cells = append(cells, partitionResumeCell(s.st, r.Resume, resumeW))
+		}
+		return append(cells, kit.FitRight(last, lastW))
 	})
 }
 
