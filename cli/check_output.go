@@ -125,31 +125,10 @@ func stateCounts(c resume.Connector) string {
 
 // amountText is "60 records", "100 bytes (3 records)", "-".
 func amountText(a resume.Amount) string {
-	var parts []string
-	if a.Bytes >= 0 {
-		parts = append(parts, countText(a.Bytes, "byte"))
+	if t := model.ResumeAmountText(a); t != "" {
+		return t
 	}
-	if a.Records >= 0 {
-		parts = append(parts, countText(a.Records, "record"))
-	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	s := parts[0]
-	if len(parts) == 2 {
-		s += " (" + parts[1] + ")"
-	}
-	if !a.Since.IsZero() {
-		s += " since " + model.TimeText(a.Since)
-	}
-	return s
-}
-
-func countText(n int64, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return strconv.FormatInt(n, 10) + " " + unit + "s"
+	return "-"
 }
 
 type checkJSON struct {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strconv"
 	"time"
 
 	"koff/model/resume"
@@ -36,4 +37,34 @@ func SummariseResume(c resume.Connector) ConnectorResume {
 type PartitionResume struct {
 	resume.Partition
 	Checked time.Time
+}
+
+// ResumeAmountText is an amount in words: "60 records", "100 bytes (3
+// records) since 2026-12-05 03:41:07.123 UTC"; "" with nothing counted.
+func ResumeAmountText(a resume.Amount) string {
+	var parts []string
+	if a.Bytes >= 0 {
+		parts = append(parts, countText(a.Bytes, "byte"))
+	}
+	if a.Records >= 0 {
+		parts = append(parts, countText(a.Records, "record"))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := parts[0]
+	if len(parts) == 2 {
+		s += " (" + parts[1] + ")"
+	}
+	if !a.Since.IsZero() {
+		s += " since " + TimeText(a.Since)
+	}
+	return s
+}
+
+func countText(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.FormatInt(n, 10) + " " + unit + "s"
 }

@@ -19,6 +19,10 @@ type resumeChecks struct {
 	read    map[string]map[string]bool
 	sources map[string]map[string]*model.PartitionResume // connector → partition map → check
 	sinks   map[string]map[string]*model.PartitionResume // group → "topic/N" → check
+	// whole is the check of every partition of a connector koff could
+	// not check at all (its class, a system out of reach): unknown, and
+	// why. By connector for sources, by group for sinks.
+	whole, wholeSinks map[string]*model.PartitionResume
 }
 
 // SetResume records a resume check of connectors (probe.Checker.Check's
@@ -40,27 +44,75 @@ func (s *Store) SetResume(results []resume.Connector, at time.Time) {
 		}
 	}
 	rc := &resumeChecks{at: at, connectors: make(map[string]*model.ConnectorResume, len(results)), read: read,
-		sources: map[string]map[string]*model.PartitionResume{}, sinks: map[string]map[string]*model.PartitionResume{}}
+		sources: map[string]map[string]*model.PartitionResume{}, sinks: map[string]map[string]*model.PartitionResume{},
+		whole: map[string]*model.PartitionResume{}, wholeSinks: map[string]*model.PartitionResume{}}
 	for _, c := range results {
 		sum := model.SummariseResume(c)
 		rc.connectors[c.Name] = &sum
+		g, sink := groups[c.Name]
+		sink = sink && c.Type == "sink"
 		if len(c.Partitions) == 0 {
+			if c.Reason != "" {
+				all := &model.PartitionResume{Partition: resume.Partition{State: resume.Unknown, Lost: resume.None, Replayed: resume.None, Reason: c.Reason}, Checked: c.Checked}
+				if sink {
+					rc.wholeSinks[g] = all
+				} else {
+					rc.whole[c.Name] = all
+				}
+			}
 			continue
 		}
 		parts := make(map[string]*model.PartitionResume, len(c.Partitions))
 		for _, p := range c.Partitions {
 			parts[p.Partition] = &model.PartitionResume{Partition: p, Checked: c.Checked}
 		}
-		if g, ok := groups[c.Name]; ok && c.Type == "sink" {
+		if sink {
 			rc.sinks[g] = parts
 		} else {
 			rc.sources[c.Name] = parts
 		}
 	}
 	s.mu.Lock()
+	// A connector whose partitions' checks changed is read whole by a
+	// reader of what changed (PartitionsSince): its rows carry them. A
+	// check that says the same again (but for its time) changes no row.
+	prev := s.resume
+	var changed []*connector
+	for id, c := range s.connectors {
+		if prev == nil || !sameChecks(prev.sources[id.Name], rc.sources[id.Name]) || prev.read[id.Name][id.Topic] != rc.read[id.Name][id.Topic] ||
+			!sameCheck(prev.whole[id.Name], rc.whole[id.Name]) {
+			changed = append(changed, c)
+		}
+	}
+	if len(changed) > 0 {
+		s.stamp++
+		for _, c := range changed {
+			c.stamp, c.whole = s.stamp, s.stamp
+		}
+	}
 	s.resume = rc
 	s.mu.Unlock()
 	s.bump()
+}
+
+// sameCheck reports whether two checks say the same, whenever made.
+func sameCheck(a, b *model.PartitionResume) bool {
+	return a == nil && b == nil || a != nil && b != nil && a.Partition == b.Partition
+}
+
+// sameChecks reports whether two checks of a connector's partitions say
+// the same, whenever they were made.
+func sameChecks(a, b map[string]*model.PartitionResume) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, p := range a {
+		q, ok := b[k]
+		if !ok || p.Partition != q.Partition {
+			return false
+		}
+	}
+	return true
 }
 
 // ResumeChecked is when the latest resume check was made (zero before
@@ -93,14 +145,18 @@ func (s *Store) partitionResume(r *model.PartitionRow) *model.PartitionResume {
 	if s.resume == nil || !r.Live || r.TaskReads == "" || !s.resume.read[r.Connector][r.ID.Topic] {
 		return nil
 	}
-	return s.resume.sources[r.Connector][r.Partition]
+	if p := s.resume.sources[r.Connector][r.Partition]; p != nil {
+		return p
+	}
+	return s.resume.whole[r.Connector]
 }
 
-// sinkResume is the checks of a group's partitions, by "topic/N". s.mu is
+// sinkResume is the checks of a group's partitions, by "topic/N", and the
+// check of all of them when koff could not check the sink at all. s.mu is
 // held.
-func (s *Store) sinkResume(group string) map[string]*model.PartitionResume {
+func (s *Store) sinkResume(group string) (map[string]*model.PartitionResume, *model.PartitionResume) {
 	if s.resume == nil {
-		return nil
+		return nil, nil
 	}
-	return s.resume.sinks[group]
+	return s.resume.sinks[group], s.resume.wholeSinks[group]
 }

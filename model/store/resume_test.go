@@ -2,6 +2,7 @@ package store
 
 import (
 	"testing"
+	"time"
 
 	"koff/model"
 	"koff/model/resume"
@@ -64,6 +65,24 @@ func TestSetResumeReachesTheRowsItChecked(t *testing.T) {
 	}
 	if d, _ := s.Partition(s.Partitions(ownID)[0].ID); d.Resume == nil {
 		t.Error("the partition's detail lacks the check")
+	}
+
+	// A reader of what changed gets the rows again when their check
+	// changed, not when it only was made again.
+	check := func(st resume.State, at time.Time) {
+		s.SetResume([]resume.Connector{{Name: "src", Type: "source", Checked: at, Partitions: []resume.Partition{
+			{Partition: `{"f":"a"}`, Position: "offset 2", State: st, Lost: resume.None, Replayed: resume.None},
+		}}}, at)
+	}
+	check(resume.Unknown, t0)
+	stamp := s.PartitionsSince(ownID, 0).Stamp
+	check(resume.Unknown, t0.Add(time.Minute))
+	if ch := s.PartitionsSince(ownID, stamp); ch.Whole || len(ch.Rows) != 0 {
+		t.Errorf("the same check again changed rows: %+v", ch)
+	}
+	check(resume.Resumes, t0.Add(2*time.Minute))
+	if ch := s.PartitionsSince(ownID, stamp); len(ch.Rows) != 1 || ch.Rows[0].Resume == nil || ch.Rows[0].Resume.State != resume.Resumes {
+		t.Errorf("a changed check is not read again: %+v", ch)
 	}
 
 	s.Reset()

@@ -275,11 +275,14 @@ func (s *Store) SinkPartitions(group string) []model.SinkPartitionRow {
 		return nil
 	}
 	rows := make([]model.SinkPartitionRow, len(g.poll.Partitions))
-	checks := s.sinkResume(group)
+	checks, all := s.sinkResume(group)
 	for i, p := range g.poll.Partitions { // sorted by SetGroups
 		rows[i] = model.SinkPartitionRow{GroupPartition: p, Lag: p.Lag(), CommittedAt: g.committed[i].at}
-		if checks != nil {
+		switch {
+		case checks != nil:
 			rows[i].Resume = checks[p.Topic+"/"+strconv.Itoa(p.Partition)]
+		case all != nil:
+			rows[i].Resume = all
 		}
 	}
 	return rows
