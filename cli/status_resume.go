@@ -27,9 +27,9 @@ func resumeCell(r *model.ConnectorResume) string {
 // else the bytes.
 func shortAmount(a resume.Amount) string {
 	if a.Records >= 0 {
-		return countText(a.Records, "record")
+		return model.ResumeAmountText(resume.Amount{Records: a.Records, Bytes: -1})
 	}
-	return countText(a.Bytes, "byte")
+	return model.ResumeAmountText(resume.Amount{Records: -1, Bytes: a.Bytes})
 }
 
 // statusResumeJSON is a connector's resume check in koff status -o json:
