@@ -140,6 +140,11 @@ func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
 	if err := g.needBootstrap(); err != nil {
 		return nil, err
 	}
+	// Its plans check their new offsets with the resume check's flags: a
+	// pass file others can read stops it as it stops koff check.
+	if _, err := g.resumeChecker(); err != nil {
+		return nil, err
+	}
 	rest, err := g.connectClient()
 	if err != nil {
 		return nil, err

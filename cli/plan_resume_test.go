@@ -114,3 +114,20 @@ func stopped(t *testing.T, addr string, names ...string) {
 	}
 	produceTo(t, addr, "connect-configs", 0, recs...)
 }
+
+// The resume check's flags are refused by an edit as by koff check, at
+// once and in one line: a pass file others can read, a --probe-timeout
+// that is not positive.
+func TestPlanRefusesTheResumeChecksBadFlags(t *testing.T) {
+	addr := checkBroker(t, map[string]string{"pg": `{"connector.class":"io.debezium.connector.postgresql.PostgresConnector","name":"pg"}`}, nil)
+	pass := filepath.Join(t.TempDir(), "pgpass")
+	if err := os.WriteFile(pass, []byte("db1:5432:*:u:p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range [][]string{{"--db-pass-file", pass}, {"--probe-timeout", "0s"}} {
+		_, errs, code := koff(t, append([]string{"set", "pg", "--partition", `{"server":"inv"}`, "--offset", `{"lsn":1}`, "-b", addr, "--dry-run", "--create"}, flags...)...)
+		if code != ExitUsage || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, flags[1]) && !strings.Contains(errs, "--probe-timeout") {
+			t.Errorf("koff set %v: exit %d %q", flags, code, errs)
+		}
+	}
+}
