@@ -68,7 +68,8 @@ func planDryRun(t *testing.T, addr, name, partition, offset string, extra ...str
 // slot's confirmed_flush_lsn (a real PostgreSQL 15, the slot advanced past
 // it) says before confirm that the position is gone and that PostgreSQL
 // streams from confirmed_flush_lsn, the changes in between never arriving;
-// an lsn the slot holds says nothing of the kind.
+// an lsn the slot holds says nothing of the kind; once the slot's
+// restart_lsn is past the lsn too, the plan says the task fails on start.
 func TestPlanWarnsOfAnLSNTheSlotNoLongerHolds(t *testing.T) {
 	pg := realPostgres(t)
 	const slot = "koff_plan"
@@ -99,6 +100,24 @@ func TestPlanWarnsOfAnLSNTheSlotNoLongerHolds(t *testing.T) {
 	}
 	if out := planDryRun(t, addr, "inv", `{"server":"inv"}`, offset(now), "--db-pass-file", pass); strings.Contains(out, "does not exist") || strings.Contains(out, "could not check") {
 		t.Errorf("an lsn the slot holds:\n%s", out)
+	}
+	// A checkpoint and more WAL move the slot's restart_lsn past the old
+	// lsn too: the WAL there may be removed, and the task fails on start.
+	// (A logical slot moves restart_lsn to a running-transactions record
+	// a checkpoint logged, once it was advanced past it twice.)
+	for range 3 {
+		pg.mustSQL(t, "INSERT INTO koff_plan_t SELECT g FROM generate_series(1, 100) g")
+		pg.mustSQL(t, "CHECKPOINT")
+		pg.mustSQL(t, fmt.Sprintf("SELECT pg_replication_slot_advance('%s', pg_current_wal_lsn())", slot))
+	}
+	restart := pgLSN(t, pg.mustSQL(t, fmt.Sprintf("SELECT restart_lsn FROM pg_replication_slots WHERE slot_name = '%s'", slot)))
+	if restart <= old {
+		t.Skipf("restart_lsn %d did not move past %d", restart, old)
+	}
+	out = planDryRun(t, addr, "inv", `{"server":"inv"}`, offset(old), "--db-pass-file", pass)
+	t.Log(out)
+	if !strings.Contains(out, want) || !strings.Contains(out, `slot "`+slot+`" restarts at lsn`) || !strings.Contains(out, "the task fails on start") {
+		t.Errorf("an lsn %d older than the slot's restart_lsn %d: want the task failing on start, in\n%s", old, restart, out)
 	}
 }
 
