@@ -105,8 +105,10 @@ func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
 // database that does not answer within --probe-timeout) finishes later,
 // and the Store's last check stands until then. Nothing else waits on it.
 // The first check waits until the offsets topics were read (a partial
-// read would judge old offsets), Connect's config topic too, and REST's
-// first answer: the classes and configs it judges by.
+// read would judge old offsets), Connect's config topic too, REST's first
+// answer (the classes and configs it judges by) and the first poll of the
+// sink groups (which names the sinks REST does not), that one for at most
+// three refreshes.
 func (o *observer) runResume(ck *probe.Checker) {
 	ctx, every := o.ctx, o.g.Refresh
 	o.wg.Add(1)
@@ -146,6 +148,13 @@ func (o *observer) readyToCheck(ctx context.Context) bool {
 		}
 		if caught == nil && (o.poller == nil || !o.store.REST().At.IsZero()) {
 			break
+		}
+	}
+	for deadline := time.Now().Add(3 * o.g.Refresh); !o.store.GroupsPolled() && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
 		}
 	}
 	if err := o.readyConfigs(ctx); err != nil {

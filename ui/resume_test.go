@@ -220,3 +220,25 @@ func TestGoldenResume(t *testing.T) {
 		}
 	}
 }
+
+// Under 80 columns the partitions screen keeps RESUME for a connector with
+// a gap or a replay; one whose partitions are all unknown gives its room
+// to the partition and offset, and the detail line says it.
+func TestNarrowPartitionsKeepResumeForAGapOrAReplay(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		w, h int
+		want bool
+	}{{"inventory-connector", 60, 20, true}, {"jdbc-orders", 60, 20, false}, {"jdbc-orders", 80, 24, true}} {
+		f, _, m := lagModel(t, c.w, c.h)
+		lagResume(f)
+		send(t, m, tickMsg{})
+		openConnectorNamed(t, m, c.name)
+		if got := strings.Contains(screenText(m), "RESUME"); got != c.want {
+			t.Errorf("%s at %dx%d: RESUME shown %v, want %v:\n%s", c.name, c.w, c.h, got, c.want, screenText(m))
+		}
+		if !c.want && !strings.Contains(detailUnderTable(m), "unknown: koff cannot check") {
+			t.Errorf("%s at %dx%d: detail line %q", c.name, c.w, c.h, detailUnderTable(m))
+		}
+	}
+}

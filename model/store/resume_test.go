@@ -23,7 +23,13 @@ func TestSetResumeReachesTheRowsItChecked(t *testing.T) {
 		"src":  {Name: "src", Type: "source", State: "RUNNING", Config: map[string]string{"offsets.storage.topic": "src-offsets"}},
 		"sink": {Name: "sink", Type: "sink", State: "RUNNING", Config: map[string]string{"consumer.override.group.id": "g1"}},
 	}})
+	if s.GroupsPolled() {
+		t.Error("groups polled before any poll")
+	}
 	s.SetGroups(t0, []model.GroupPoll{{Group: "g1", Partitions: []model.GroupPartition{gp("orders", 0, 2, 10), gp("orders", 1, 5, 5)}}})
+	if !s.GroupsPolled() {
+		t.Error("a poll of the groups is not recorded")
+	}
 	if r := s.Connectors()[0]; r.Resume != nil {
 		t.Fatalf("a row before any check: %+v", r.Resume)
 	}

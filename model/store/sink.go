@@ -194,6 +194,15 @@ func samePartitions(a, b []model.GroupPartition) bool {
 	return true
 }
 
+// GroupsPolled reports whether a poll of the sink groups has been
+// recorded: until then, a sink known only by its connect-* group (or by a
+// group the config topic names) has no row.
+func (s *Store) GroupsPolled() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.groups != nil
+}
+
 // SinkGroups lists the consumer groups REST says sinks use, for the lag
 // poller (which also finds every group named connect-*).
 func (s *Store) SinkGroups() []string {

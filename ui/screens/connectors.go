@@ -399,12 +399,20 @@ func (s *ConnectorsScreen) columns() connectorColumns {
 		if s.width-used() >= nameW {
 			break
 		}
-		if drop == &c.resume {
-			// Before it goes, its amounts go, then, when a row has a
-			// gap or a replay, the name gives up a few cells (down to
-			// 16): a gap is worth a shorter name.
+		if drop == &c.resume || n.resumeBad && drop == &c.state {
+			// Before RESUME (or, with a gap, the state) goes, the name
+			// gives up a few cells (down to 16) when a row has a gap or
+			// a replay (a gap is worth a shorter name), then RESUME its
+			// amounts.
+			floor := nameW
+			if n.resumeBad {
+				floor = min(nameW, 16)
+			}
+			if s.width-used() >= floor {
+				break
+			}
 			c.resume = min(c.resume, n.resumeWord)
-			if s.width-used() >= nameW || n.resumeBad && s.width-used() >= min(nameW, 16) {
+			if s.width-used() >= floor {
 				break
 			}
 		}
@@ -418,6 +426,10 @@ func (s *ConnectorsScreen) columns() connectorColumns {
 			}
 		}
 		*drop = 0
+	}
+	// RESUME gets back the amounts it gave up for a column that went.
+	if c.resume > 0 {
+		c.resume = min(c.resume+max(s.width-used()-nameW, 0), min(n.resume, 14))
 	}
 	// Slack beyond what the name needs: the sparkline, then the tasks in
 	// Connect's words ("1 running, 1 failed").

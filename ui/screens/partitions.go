@@ -511,8 +511,9 @@ func (s *PartitionsScreen) detailLine() string {
 	}
 	st := s.st
 	var parts []string
-	// A restart that loses or reads data again comes first.
-	bad := r.Resume != nil && (r.Resume.State == resume.Gap || r.Resume.State == resume.Replay)
+	// A restart that loses or reads data again comes first, and so does
+	// any check a narrow table has no RESUME column for.
+	bad := r.Resume != nil && (r.Resume.State == resume.Gap || r.Resume.State == resume.Replay || s.columns().resume == 0)
 	if bad {
 		parts = append(parts, resumeWords(st, r.Resume, s.now))
 	}

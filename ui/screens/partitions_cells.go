@@ -129,7 +129,9 @@ func (s *PartitionsScreen) columns() partitionColumns {
 			c.updated = max(c.updated, s.StaleNarrow)
 		}
 	}
-	if n.resumed > 0 {
+	// RESUME once a check reached a row; under 80 columns only when a
+	// partition has a gap or a replay (the detail line says the rest).
+	if n.resumed > 0 && (s.width >= 80 || n.gaps+n.replays > 0) {
 		c.resume = len("unknown") // every word whole; "gap 260" where it fits
 	}
 	needP, needO := n.partition, n.offset
