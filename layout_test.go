@@ -21,10 +21,11 @@ var importRules = []importRule{
 	{pkg: "koff/model/java"},
 	{pkg: "koff/model/text"},
 	// Connect's offset semantics, then the Store engine on top of it.
-	{pkg: "koff/model", allow: []string{"koff/model/java"}},
-	{pkg: "koff/model/store", allow: []string{"koff/model", "koff/model/java", "koff/model/text"}},
-	// The resume check's judgement: facts in, states out, no I/O.
+	// The resume check's judgement: facts in, states out, no I/O; the rows
+	// carry its results.
 	{pkg: "koff/model/resume"},
+	{pkg: "koff/model", allow: []string{"koff/model/java", "koff/model/resume"}},
+	{pkg: "koff/model/store", allow: []string{"koff/model", "koff/model/java", "koff/model/text", "koff/model/resume"}},
 	{pkg: "koff/keymap", thirdParty: true},
 	{pkg: "koff/internal/faultproxy", thirdParty: true},
 	{pkg: "koff/internal/sshtest", thirdParty: true},

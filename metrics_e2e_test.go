@@ -82,8 +82,9 @@ func flushStatus(body, connector string) string {
 }
 
 type promAlert struct {
-	Labels map[string]string `json:"labels"`
-	State  string            `json:"state"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	State       string            `json:"state"`
 }
 
 func promAlerts(t *testing.T, base string) []promAlert {
@@ -112,7 +113,9 @@ var forClause = regexp.MustCompile(`(?m)^(\s+for:) \S+$`)
 // A real Prometheus scrapes koff metrics on the demo cluster, evaluates
 // the shipped rules, and fires the stalled-flush alert for jdbc-legacy,
 // the demo's connector that stops flushing, and not for jdbc-shop or
-// mm2-primary, which flush. promtool accepts the exposition.
+// mm2-primary, which flush; and the resume alert for clickstream-archive,
+// the demo's sink committed below its log start, and not for the sinks
+// that resume. promtool accepts the exposition.
 func TestPrometheusFiresStalledFlushForTheDemosStalledConnector(t *testing.T) {
 	promBin := needTool(t, "prometheus")
 	promtool := needTool(t, "promtool")
@@ -192,6 +195,39 @@ scrape_configs:
 				legacy, flushStatus(scrapeUntil(t, url, "a scrape", func(string) bool { return true }), "jdbc-legacy"), promOut.String())
 		}
 		time.Sleep(500 * time.Millisecond)
+	}
+	// The demo's clickstream-archive sink is committed below its topic's
+	// log start: KoffConnectorWillNotResume fires for it (state gap), and
+	// for no sink that resumes; koff check says the same.
+	for {
+		var gap, healthy []promAlert
+		for _, a := range promAlerts(t, base) {
+			if a.Labels["alertname"] != "KoffConnectorWillNotResume" {
+				continue
+			}
+			switch a.Labels["connector"] {
+			case "clickstream-archive":
+				gap = append(gap, a)
+			case "es-search", "s3-archive":
+				healthy = append(healthy, a)
+			}
+		}
+		if len(healthy) > 0 {
+			t.Fatalf("KoffConnectorWillNotResume for a sink that resumes: %+v", healthy)
+		}
+		if len(gap) == 1 && gap[0].State == "firing" {
+			if gap[0].Labels["state"] != "gap" || gap[0].Labels["severity"] != "critical" || !strings.Contains(gap[0].Annotations["description"], "`koff check clickstream-archive`") {
+				t.Errorf("the alert: %+v", gap[0])
+			}
+			break
+		}
+		if time.Now().After(deadline.Add(30 * time.Second)) {
+			t.Fatalf("KoffConnectorWillNotResume did not fire for clickstream-archive (alerts %+v); prometheus:\n%s", gap, promOut.String())
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if out, err := exec.Command(koffBin, "check", "clickstream-archive", "-b", kafka, "--connect-url", "http://"+connect).CombinedOutput(); !strings.Contains(string(out), "gap") {
+		t.Errorf("koff check clickstream-archive while the alert fires: %v\n%s", err, out)
 	}
 	// What Prometheus alerts on is what koff status prints.
 	out, _ := exec.Command(koffBin, "status", "jdbc-legacy", "jdbc-shop", "-b", kafka, "--connect-url", "http://"+connect,

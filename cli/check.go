@@ -10,17 +10,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"koff/model/resume"
-	"koff/model/store"
-	"koff/probe"
 )
 
 type checkOptions struct {
-	output         string
-	partitions     bool
-	timeout        time.Duration
-	probeTimeout   time.Duration
-	sourceClusters []string
-	group          string
+	output     string
+	partitions bool
+	timeout    time.Duration
+	group      string
 }
 
 func init() {
@@ -33,8 +29,6 @@ func init() {
 			fs.StringVarP(&o.output, "output", "o", "table", "table, or json: every connector and partition, with positions, amounts, actions and reasons")
 			fs.BoolVar(&o.partitions, "partitions", false, "table: list every partition, also those that resume (default: only those that do not)")
 			fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "give up reading the offsets topics after this long")
-			fs.DurationVar(&o.probeTimeout, "probe-timeout", probe.DefaultTimeout, "how long each system a check looks at (a topic's cluster, a MirrorMaker source cluster, a database) may take to answer; past it, unknown")
-			fs.StringArrayVar(&o.sourceClusters, "source-cluster", nil, "ALIAS=CONTEXT or ALIAS=FILE: reach MirrorMaker 2's source cluster ALIAS with a koff context's bootstrap-servers and command-config, or with Kafka client properties (as --command-config; bootstrap.servers else the connector's source.cluster.bootstrap.servers) (repeatable)")
 			fs.StringVar(&o.group, "group", "", sinkGroupFlagHelp)
 			return o
 		},
@@ -62,8 +56,8 @@ func runCheck(g *Globals, opts any, args []string, env Env) error {
 	if o.output != "table" && o.output != "json" {
 		return usagef("-o must be table or json, got %q", o.output)
 	}
-	if o.timeout <= 0 || o.probeTimeout <= 0 {
-		return usagef("--timeout and --probe-timeout must be positive")
+	if o.timeout <= 0 {
+		return usagef("--timeout must be positive")
 	}
 	if err := g.needBootstrap(); err != nil {
 		return err
@@ -71,11 +65,7 @@ func runCheck(g *Globals, opts any, args []string, env Env) error {
 	if o.group != "" && len(args) != 1 {
 		return usagef("--group names one sink's consumer group: name exactly one CONNECTOR")
 	}
-	clusters, err := g.sourceClusters(o.sourceClusters)
-	if err != nil {
-		return err
-	}
-	dbs, err := checkDatabases(g, o.probeTimeout)
+	ck, err := g.resumeChecker()
 	if err != nil {
 		return err
 	}
@@ -97,7 +87,6 @@ func runCheck(g *Globals, opts any, args []string, env Env) error {
 	}
 	warnLookAlike(env.Stderr, st.ConnectorList(), args)
 	sources := checkSources(st, conns)
-	ck := &probe.Checker{Kafka: g.kafkaConfig(), SourceCluster: clusters, Databases: dbs, Timeout: o.probeTimeout}
 	ctx, cancel := context.WithCancel(env.Context)
 	defer cancel()
 	results := ck.Check(ctx, sources)
@@ -110,72 +99,6 @@ func runCheck(g *Globals, opts any, args []string, env Env) error {
 		return err
 	}
 	return checkVerdict(results)
-}
-
-// checkDatabases is the database checks of Debezium connectors, with the
-// credentials of --db-pass-file; without it none (they are unknown, saying
-// how to name credentials). A file koff must not read is a usage error.
-func checkDatabases(g *Globals, timeout time.Duration) (probe.DatabaseCheck, error) {
-	if g.DBPassFile == "" {
-		return nil, nil
-	}
-	d, err := probe.NewDatabases(g.DBPassFile, timeout)
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	return d, nil
-}
-
-// checkSources are the selected connectors as the check sees them: class
-// and config from REST, else from the config topic; a source's offsets
-// as its tasks read them (the live copy in the topic its tasks read); a
-// sink's group.
-func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
-	types := map[string]string{}
-	absent := map[string]bool{}
-	for _, c := range st.ConnectorList() {
-		if types[c.ID.Name] != "sink" {
-			types[c.ID.Name] = c.Type
-		}
-		if c.Orphaned || c.Unconfigured {
-			absent[c.ID.Name] = true
-		}
-	}
-	rest := st.REST().Connectors
-	var out []probe.Source
-	for _, name := range sortedNames(conns) {
-		s := conns[name]
-		src := probe.Source{Name: name, Type: types[name], Group: s.group}
-		if c, ok := rest[name]; ok && c.Config != nil {
-			src.Config = c.Config
-		} else if cc, ok := st.ConnectorConfig(name); ok && cc.Config != nil {
-			src.Config = cc.Config
-		}
-		src.Class = strings.TrimSpace(src.Config["connector.class"])
-		if s.group != "" {
-			src.Type = "sink"
-		}
-		seen := map[string]bool{}
-		for _, id := range s.ids {
-			if s.other[id.Topic] {
-				continue
-			}
-			for _, r := range st.Partitions(id) {
-				if r.Live && r.TaskReads != "" && !seen[r.Partition] {
-					seen[r.Partition] = true
-					src.Offsets = append(src.Offsets, probe.Offset{Partition: r.Partition, Offset: r.TaskReads})
-				}
-			}
-		}
-		if src.Type == "" {
-			src.Type = "source"
-		}
-		if absent[name] && src.Config == nil {
-			src.Absent = "not in Connect: a new connector named " + name + " would resume from these offsets"
-		}
-		out = append(out, src)
-	}
-	return out
 }
 
 // checkVerdict is the exit: 0 when every connector resumes, 6 when one

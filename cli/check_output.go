@@ -21,7 +21,7 @@ func printCheckTable(env Env, results []resume.Connector, all bool) error {
 	tw := newAlignedTable(7)
 	tw.row("CONNECTOR", "CLASS", "TYPE", "RESUME", "PARTITIONS", "LOST", "REPLAYED")
 	for _, c := range rs {
-		lost, replayed := totals(c)
+		lost, replayed := c.Totals()
 		tw.row(field(c.Name), field(shortClass(c.Class)), c.Type, string(c.State()), stateCounts(c), amountText(lost), amountText(replayed))
 	}
 	if err := tw.writeTo(out); err != nil {
@@ -123,55 +123,12 @@ func stateCounts(c resume.Connector) string {
 	return strings.Join(parts, ", ")
 }
 
-// totals adds up what a connector's partitions lose and read again, in
-// what was counted.
-func totals(c resume.Connector) (lost, replayed resume.Amount) {
-	lost, replayed = resume.None, resume.None
-	add := func(sum *resume.Amount, a resume.Amount) {
-		if a.Records >= 0 {
-			sum.Records = max(sum.Records, 0) + a.Records
-		}
-		if a.Bytes >= 0 {
-			sum.Bytes = max(sum.Bytes, 0) + a.Bytes
-		}
-		if !a.Since.IsZero() && (sum.Since.IsZero() || a.Since.Before(sum.Since)) {
-			sum.Since = a.Since
-		}
-	}
-	for _, p := range c.Partitions {
-		add(&lost, p.Lost)
-		add(&replayed, p.Replayed)
-	}
-	return lost, replayed
-}
-
 // amountText is "60 records", "100 bytes (3 records)", "-".
 func amountText(a resume.Amount) string {
-	var parts []string
-	if a.Bytes >= 0 {
-		parts = append(parts, countText(a.Bytes, "byte"))
+	if t := model.ResumeAmountText(a); t != "" {
+		return t
 	}
-	if a.Records >= 0 {
-		parts = append(parts, countText(a.Records, "record"))
-	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	s := parts[0]
-	if len(parts) == 2 {
-		s += " (" + parts[1] + ")"
-	}
-	if !a.Since.IsZero() {
-		s += " since " + model.TimeText(a.Since)
-	}
-	return s
-}
-
-func countText(n int64, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return strconv.FormatInt(n, 10) + " " + unit + "s"
+	return "-"
 }
 
 type checkJSON struct {
@@ -241,7 +198,7 @@ func printCheckJSON(env Env, results []resume.Connector) error {
 		if first.IsZero() || c.Checked.Before(first) {
 			first = c.Checked
 		}
-		lost, replayed := totals(c)
+		lost, replayed := c.Totals()
 		cj := checkConnJSON{Name: c.Name, Class: c.Class, Type: c.Type, State: c.State(), Reason: c.Reason, Note: c.Note,
 			Checked: model.TimeArg(c.Checked), Counts: c.Counts(), Lost: amountOf(lost), Replayed: amountOf(replayed), Partitions: []checkPartJSON{}}
 		for _, p := range c.Partitions {

@@ -66,9 +66,14 @@ func dashboardOnce(g *Globals, env Env) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	ck, err := g.resumeChecker()
+	if err != nil {
+		return "", err
+	}
 	o := observe(ctx, g, rest)
 	defer o.stop()
 	o.run()
+	o.runResume(ck)
 	_, stopMetrics, err := g.startMetrics(o, rest != nil, env)
 	if err != nil {
 		return "", err

@@ -140,6 +140,11 @@ func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
 	if err := g.needBootstrap(); err != nil {
 		return nil, err
 	}
+	// Its plans check their new offsets with the resume check's flags: a
+	// pass file others can read stops it as it stops koff check.
+	if _, err := g.resumeChecker(); err != nil {
+		return nil, err
+	}
 	rest, err := g.connectClient()
 	if err != nil {
 		return nil, err
@@ -284,6 +289,7 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 		FlushInterval: g.FlushInterval,
 		WatchLimit:    editWatchLimit,
 		Cmd:           plan.CommandLine{Globals: g.shownGlobals(rest)},
+		Resume:        g.planResume(),
 		History:       historyReader(g.kafkaConfig(), nil),
 		HistoryFrom:   historyFromReader(g.kafkaConfig()),
 	}

@@ -14,6 +14,7 @@ import (
 	"koff/connect"
 	"koff/kafka"
 	"koff/kafka/security"
+	"koff/probe"
 )
 
 // Globals are the flags every command takes.
@@ -38,6 +39,11 @@ type Globals struct {
 	// DBPassFile names the databases koff may check, with their
 	// credentials (pgpass format); "" checks none.
 	DBPassFile string
+	// SourceClusters are --source-cluster ALIAS=CONTEXT|FILE, and
+	// ProbeTimeout bounds each system a resume check asks
+	// (resume_check.go).
+	SourceClusters []string
+	ProbeTimeout   time.Duration
 	// MetricsListen and MetricsSinkPartitions: the Prometheus endpoint
 	// (metrics.go), with the rest of its flags.
 	MetricsListen         string
@@ -106,6 +112,8 @@ func addGlobals(fs *pflag.FlagSet, env Env) *Globals {
 	fs.StringVar(&g.ConnectPasswordFile, "connect-password-file", "", "file holding the Connect REST basic auth password")
 	fs.StringVar(&g.ConnectCA, "connect-ca", "", "PEM CA bundle for an https Connect REST URL")
 	fs.StringVar(&g.DBPassFile, "db-pass-file", "", "pgpass-format FILE (host:port:database:user:password, mode 0600) naming the databases of Debezium connectors koff may check read-only, with the credentials to use; koff connects to no database without a line here")
+	fs.StringArrayVar(&g.SourceClusters, "source-cluster", nil, "ALIAS=CONTEXT or ALIAS=FILE: reach MirrorMaker 2's source cluster ALIAS with a koff context's bootstrap-servers and command-config, or with Kafka client properties (as --command-config; bootstrap.servers else the connector's source.cluster.bootstrap.servers), for the resume check (repeatable)")
+	fs.DurationVar(&g.ProbeTimeout, "probe-timeout", probe.DefaultTimeout, "how long each system a resume check looks at (a topic's cluster, a MirrorMaker source cluster, a database) may take to answer; past it, unknown")
 	fs.BoolVar(&g.ReadOnly, "read-only", false, "never write: every edit is refused")
 	fs.StringVar(&g.AuditLog, "audit-log", "", "audit log of edits (default $XDG_STATE_HOME/koff/audit.jsonl)")
 	fs.StringArrayVar(&g.ConnectorTopics, "connector-topics", nil, "NAME=TOPIC[,TOPIC] topics a source connector writes, for unflushed records without REST (repeatable)")
@@ -330,11 +338,15 @@ func contains(list []string, s string) bool {
 // accepts every global flag, so a context or a shell alias works with any
 // of them; a command's --help lists the ones it uses.
 var (
-	kafkaUsers     = []string{"", "get", "tail", "status", "check", "history", "set", "reset", "export", "import", "copy", "create", "rename", "undo", "serve", "metrics"}
-	restUsers      = []string{"", "get", "status", "check", "history", "set", "reset", "export", "import", "copy", "create", "rename", "undo", "stop", "resume", "serve", "metrics"}
-	writers        = []string{"", "set", "reset", "import", "copy", "create", "rename", "undo", "stop", "resume", "serve"}
-	liveUsers      = []string{"", "status", "serve", "metrics"}
-	dashboards     = []string{"", "serve"}
+	kafkaUsers = []string{"", "get", "tail", "status", "check", "history", "set", "reset", "export", "import", "copy", "create", "rename", "undo", "serve", "metrics"}
+	restUsers  = []string{"", "get", "status", "check", "history", "set", "reset", "export", "import", "copy", "create", "rename", "undo", "stop", "resume", "serve", "metrics"}
+	writers    = []string{"", "set", "reset", "import", "copy", "create", "rename", "undo", "stop", "resume", "serve"}
+	liveUsers  = []string{"", "status", "serve", "metrics"}
+	dashboards = []string{"", "serve"}
+	// The resume check: koff check, and the poller of every live view.
+	resumeUsers = []string{"", "check", "status", "serve", "metrics"}
+	// Commands that plan edits: a plan checks its new offsets.
+	planners       = []string{"", "set", "reset", "import", "copy", "undo", "serve"}
 	metricsUsers   = []string{"", "serve", "metrics"}
 	demoClusterCmd = []string{"demo-cluster"}
 	// koff audit, stop and resume ask Kafka only for its cluster id.
@@ -352,7 +364,7 @@ var (
 		"connector-topics": {liveUsers}, "flush-interval": {liveUsers, demoClusterCmd},
 		"demo": {metricsUsers}, "fps": {dashboards},
 		"metrics-listen": {dashboards}, "metrics-sink-partitions": {metricsUsers}, "metrics-connectors": {metricsUsers},
-		"db-pass-file":    {{"check"}},
+		"db-pass-file": {resumeUsers, planners}, "source-cluster": {resumeUsers, planners}, "probe-timeout": {resumeUsers, planners},
 		"web.config.file": {metricsUsers}, "web.telemetry-path": {metricsUsers},
 	}
 )

@@ -120,9 +120,15 @@ func runMetrics(g *Globals, opts any, args []string, env Env) error {
 		ln.Close()
 		return err
 	}
+	ck, err := g.resumeChecker()
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	obs := observe(ctx, g, rest)
 	defer obs.stop()
 	obs.run()
+	obs.runResume(ck)
 	g.startEventLog(ctx, obs.store, env)
 	srv := g.serveMetricsOn(ln, obs, rest != nil, env)
 	fmt.Fprintf(env.Stdout, "koff metrics: serving %s\n", g.metricsURL(ln))

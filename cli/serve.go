@@ -107,9 +107,14 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	ck, err := g.resumeChecker()
+	if err != nil {
+		return err
+	}
 	obs := observe(ctx, g, rest)
 	defer obs.stop()
 	obs.run()
+	obs.runResume(ck)
 	g.startEventLog(ctx, obs.store, env)
 	metricsURL, stopMetrics, err := g.startMetrics(obs, rest != nil, env)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"koff/edit/audit"
 	"koff/kafka"
 	"koff/model"
+	"koff/model/resume"
 	"koff/model/store"
 	"koff/model/text"
 )
@@ -33,7 +34,7 @@ func init() {
 	register(&command{
 		name:    "status",
 		args:    "[CONNECTOR...] [-o table|json] [--watch] [--group G]",
-		summary: "flush lag of source connectors, consumer lag of sinks, state and tasks; exits 1 if a connector is stalled or a task failed, 4 if a connector's flush is unknown after 3× its interval",
+		summary: "flush lag of source connectors, consumer lag of sinks, state and tasks, and whether each resumes where its offsets say (koff check); exits 1 if a connector is stalled or a task failed, 4 if a connector's flush is unknown after 3× its interval",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &statusOptions{}
 			fs.StringVarP(&o.output, "output", "o", "table", "table or json")
@@ -69,6 +70,12 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 	if o.group != "" && len(args) != 1 {
 		return usagef("--group names one sink's consumer group: name exactly one CONNECTOR")
 	}
+	// The resume check of every report (the RESUME column): its flags'
+	// mistakes are refused before anything is read.
+	ck, err := g.resumeChecker()
+	if err != nil {
+		return err
+	}
 	ob := observe(ctx, g, rest)
 	defer ob.stop()
 	if o.group != "" {
@@ -101,6 +108,9 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 				return err
 			}
 		}
+		// Once per report, as the live views check beside the Tailer: a
+		// system that does not answer holds it up to --probe-timeout.
+		ob.checkResume(ctx, ck)
 		rows, err := statusRows(ob.store, args, g)
 		if err != nil {
 			return withRESTDown(ob.store, err)
@@ -242,7 +252,7 @@ func stateOf(r model.ConnectorRow, now time.Time) string {
 func printStatusTable(w io.Writer, store *store.Store, rows []model.ConnectorRow, g *Globals, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	var sinks []model.ConnectorRow
-	fmt.Fprintln(tw, "SOURCE\tSTATE\tTASKS\tOFFSETS TOPIC\tLAST FLUSH\tAGE\tINTERVAL\tFLUSH\tUNFLUSHED\tWHY")
+	fmt.Fprintln(tw, "SOURCE\tSTATE\tTASKS\tOFFSETS TOPIC\tLAST FLUSH\tAGE\tINTERVAL\tFLUSH\tUNFLUSHED\tRESUME\tWHY")
 	for _, r := range rows {
 		if r.Type == "sink" {
 			sinks = append(sinks, r)
@@ -270,7 +280,7 @@ func printStatusTable(w io.Writer, store *store.Store, rows []model.ConnectorRow
 			// producer acknowledged, so a crash may replay more (model.Unflushed).
 			unflushed = fmt.Sprintf("≥%d", f.Unflushed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r, now)), field(tasksOf(r)), topic, last, age, interval, strings.ToUpper(string(f.Status)), unflushed, field(f.Reason))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r, now)), field(tasksOf(r)), topic, last, age, interval, strings.ToUpper(string(f.Status)), unflushed, resumeCell(r.Resume), field(f.Reason))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -281,7 +291,7 @@ func printStatusTable(w io.Writer, store *store.Store, rows []model.ConnectorRow
 	fmt.Fprintln(w)
 	var table bytes.Buffer
 	tw = tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SINK\tSTATE\tTASKS\tGROUP\tGROUP STATE\tMEMBERS\tLAG\tTREND\tCATCH-UP\tLAST COMMIT")
+	fmt.Fprintln(tw, "SINK\tSTATE\tTASKS\tGROUP\tGROUP STATE\tMEMBERS\tLAG\tTREND\tCATCH-UP\tLAST COMMIT\tRESUME")
 	for _, r := range sinks {
 		s := r.Sink
 		trend, catchUp, last := dash(s.Trend), "-", "-"
@@ -291,10 +301,10 @@ func printStatusTable(w io.Writer, store *store.Store, rows []model.ConnectorRow
 		if !s.LastCommit.IsZero() {
 			last = ageText(now.Sub(s.LastCommit)) + " ago"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r, now)), field(tasksOf(r)), field(s.Group), field(dash(s.State)), s.Members, s.TotalLag, trend, catchUp, last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", field(r.ID.Name), field(stateOf(r, now)), field(tasksOf(r)), field(s.Group), field(dash(s.State)), s.Members, s.TotalLag, trend, catchUp, last, resumeCell(r.Resume))
 		for _, p := range store.SinkPartitions(s.Group) {
 			// Every cell, even empty, keeps the columns aligned.
-			fmt.Fprintf(tw, "  %s\t\t\t\tcommitted %d\tend %d\t%d\t\t\t\n", field(p.TopicPartition.String()), p.Committed, p.End, p.Lag)
+			fmt.Fprintf(tw, "  %s\t\t\t\tcommitted %d\tend %d\t%d\t\t\t\t%s\n", field(p.TopicPartition.String()), p.Committed, p.End, p.Lag, partitionResumeCell(p.Resume))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -330,6 +340,9 @@ type statusJSON struct {
 	Tasks         string     `json:"tasks,omitempty"`
 	Flush         *flushJSON `json:"flush,omitempty"`
 	Sink          *sinkJSON  `json:"sink,omitempty"`
+	// Resume is the connector's resume check (koff check's connector
+	// fields); absent on a copy its tasks do not read.
+	Resume *statusResumeJSON `json:"resume,omitempty"`
 }
 
 type flushJSON struct {
@@ -366,6 +379,8 @@ type sinkPartition struct {
 	Committed int64  `json:"committed"`
 	End       int64  `json:"end"`
 	Lag       int64  `json:"lag"`
+	// Resume is the partition's resume state ("" when not checked).
+	Resume resume.State `json:"resume,omitempty"`
 }
 
 func printStatusJSON(w io.Writer, store *store.Store, rows []model.ConnectorRow, g *Globals, now time.Time) error {
@@ -374,7 +389,8 @@ func printStatusJSON(w io.Writer, store *store.Store, rows []model.ConnectorRow,
 		Connectors []statusJSON `json:"connectors"`
 	}{Time: now.UTC(), Connectors: []statusJSON{}}
 	for _, r := range rows {
-		s := statusJSON{Name: r.ID.Name, Type: r.Type, State: stateOf(r, time.Time{}), TargetState: r.Target, OffsetsTopic: r.ID.Topic, Authoritative: r.Authoritative(), Orphaned: r.Orphaned}
+		s := statusJSON{Name: r.ID.Name, Type: r.Type, State: stateOf(r, time.Time{}), TargetState: r.Target, OffsetsTopic: r.ID.Topic, Authoritative: r.Authoritative(), Orphaned: r.Orphaned,
+			Resume: resumeJSONOf(r.Resume)}
 		if !r.InREST && !r.Orphaned {
 			s.State = "-"
 		}
@@ -393,7 +409,11 @@ func printStatusJSON(w io.Writer, store *store.Store, rows []model.ConnectorRow,
 				sj.CatchUp = &c
 			}
 			for _, p := range store.SinkPartitions(r.Sink.Group) {
-				sj.Partitions = append(sj.Partitions, sinkPartition{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Lag: p.Lag})
+				sp := sinkPartition{Topic: p.Topic, Partition: p.Partition, Committed: p.Committed, End: p.End, Lag: p.Lag}
+				if p.Resume != nil {
+					sp.Resume = p.Resume.State
+				}
+				sj.Partitions = append(sj.Partitions, sp)
 			}
 			s.Sink = sj
 		} else {

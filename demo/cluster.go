@@ -193,6 +193,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := w.client.ProduceSync(ctx, byTime(seed)...).FirstErr(); err != nil {
 		return nil, fmt.Errorf("seed the offsets topics: %w", err)
 	}
+	if err := b.seedOrphanSink(ctx, w.client, start); err != nil {
+		return nil, err
+	}
 
 	base := 0
 	sinkTasks := 0

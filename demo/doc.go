@@ -106,6 +106,15 @@
 // start with CreateTimes days ago and never again. It is not in
 // Cluster.Connectors, and the REST API answers 404 for it.
 //
+// # A deleted sink's group, with a gap
+//
+// OrphanSinkGroup, connect-clickstream-archive, is the group of a sink
+// deleted from Connect: it committed offset 120 of OrphanSinkTopic
+// (web.clicks, one partition of 500 records), and DeleteRecords at start
+// moves the topic's log start to 380, as retention would have. A sink
+// created again under its name would skip the 260 records in between
+// (koff's resume check: gap 260).
+//
 // # Seeded defects
 //
 // Three records on connect-offsets that no task reads, written once at start:

@@ -62,6 +62,10 @@ type Editor struct {
 	// connectors' target states, own offsets topics and sink groups when
 	// REST is not there to say.
 	Configs plan.ConnectConfigs
+	// Resume checks whether an edit's new source offsets still exist where
+	// the connector reads them (a MirrorMaker 2 source log, a replication
+	// slot, binary logs, a file), for the plan's warnings; nil: not checked.
+	Resume planner.Resume
 	// Topics are the offsets topics koff tails; the first is the workers'
 	// offset.storage.topic.
 	Topics []string
@@ -182,7 +186,7 @@ func (e *Editor) readOnly() error { return apply.ReadOnlyError(e.ReadOnlyCause) 
 func (e *Editor) planner() *planner.Planner {
 	return &planner.Planner{
 		Store: e.Store, Kafka: e.Kafka, Bootstrap: e.Bootstrap, REST: e.REST, Configs: e.Configs, Topics: e.topics,
-		Cmd: e.Cmd, Watch: e.planWatch, Now: e.Now,
+		Resume: e.Resume, Cmd: e.Cmd, Watch: e.planWatch, Now: e.Now,
 	}
 }
 

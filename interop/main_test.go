@@ -35,6 +35,7 @@ func runMain(m *testing.M) int {
 	}
 	code := testhome.Main(m)
 	stopDatabases()
+	sourceCluster.Stop()
 	if stack == nil {
 		return code
 	}
@@ -106,4 +107,37 @@ func realStack(t *testing.T) *Stack {
 		}
 	})
 	return stack
+}
+
+// The second broker, MirrorMaker 2's source cluster, started by the first
+// test that needs it.
+var (
+	sourceOnce    sync.Once
+	sourceCluster *SourceCluster
+	sourceErr     error
+)
+
+// realSourceCluster is the shared stack and the second broker beside it,
+// or skips as realStack does.
+func realSourceCluster(t *testing.T) (*Stack, *SourceCluster) {
+	t.Helper()
+	s := realStack(t)
+	sourceOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		began := time.Now()
+		sourceCluster, sourceErr = s.StartSourceCluster(ctx)
+		if sourceErr == nil {
+			fmt.Fprintf(os.Stderr, "interop: source cluster broker %s up in %s\n", sourceCluster.Bootstrap, time.Since(began).Round(time.Second))
+		}
+	})
+	if sourceErr != nil {
+		t.Fatal(sourceErr)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log("\n==== source cluster broker\n" + sourceCluster.Log(60))
+		}
+	})
+	return s, sourceCluster
 }

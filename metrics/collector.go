@@ -1,6 +1,7 @@
 // Package metrics exports what koff knows of Connect offsets to
 // Prometheus: per connector its flush judgement, unflushed records,
-// partitions and suspect keys, REST state and tasks; per sink its lag; the
+// partitions and suspect keys, REST state and tasks, and whether it would
+// resume where its offsets say (the resume check); per sink its lag; the
 // Tailer's state and the offsets topics it misses; koff's own edits. It
 // reads the Store's snapshots on each scrape; between scrapes it keeps
 // only what makes its counters count for the whole process.
@@ -24,6 +25,9 @@ type Store interface {
 	SinkPartitions(group string) []model.SinkPartitionRow
 	Stats() model.Stats
 	REST() model.RESTStatus
+	// ResumeChecked is when the latest resume check was made (zero
+	// before one).
+	ResumeChecked() time.Time
 }
 
 // EditCount names one count of koff_edits_total: an audit log entry's
@@ -125,7 +129,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	if !allOK {
 		all = nil
 	}
-	picked, total, flushCounts := c.pick(all, now)
+	picked, total, flushCounts, resumeCounts := c.pick(all, now)
 	for i := range picked {
 		e.guard("connector "+picked[i].name, func() { c.connector(e, &picked[i], blind) })
 	}
@@ -134,6 +138,14 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for _, s := range flushStatuses {
 		e.gauge(connectorsByFlush, float64(flushCounts[s]), string(s))
 	}
+	for _, s := range resumeStates {
+		e.gauge(connectorsByResume, float64(resumeCounts[s]), string(s))
+	}
+	e.guard("resume check", func() {
+		if at := c.o.Store.ResumeChecked(); !at.IsZero() {
+			e.gauge(resumeChecked, float64(at.UnixMilli())/1e3)
+		}
+	})
 	e.guard("sink partitions", func() { c.sinkPartitions(e, picked) })
 	if c.o.REST {
 		e.guard("rest", func() {
@@ -227,6 +239,7 @@ func (c *Collector) connector(e *emitter, p *picked, blind bool) {
 		e.gauge(tasks, float64(len(r.REST.Tasks)), name, topic)
 		e.gauge(failedTasks, float64(p.failed), name, topic)
 	}
+	c.resume(e, r.Resume, name, topic)
 	if r.Type == "sink" {
 		c.sink(e, r, name)
 		return

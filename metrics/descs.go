@@ -80,6 +80,7 @@ var allDescs = []*prometheus.Desc{
 	sinkLag, sinkPartitions, sinkMembers, sinkLagRate, sinkCatchUp, sinkLastCommit,
 	sinkPartitionsLimited, partCommitted, partEnd, partLag,
 	connectorsLimited, connectorsLeftOut, connectorsByFlush,
+	resumeState, resumePartitions, resumeLostRecords, resumeLostBytes, resumeReplayedRecords, resumeReplayedBytes, connectorsByResume, resumeChecked,
 	tailerState, tailerBlind, tailerProgress, recordsRead, unparseable, reloads, topicMissing, topicDeleted, connectors, sourcePartitions, restUp, edits,
 	buildInfo, scrapeErrors,
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"koff/model"
+	"koff/model/resume"
 )
 
 // picked is a row whose series a scrape exports, with what it was
@@ -24,10 +25,10 @@ type picked struct {
 // one up to ConnectorLimit; past it, those that need attention first (a
 // flush not ok or idle, a FAILED task or connector, suspect keys, stray
 // copies), then by name, so an alert still sees the connector it is
-// about among 10,000. total is the rows there are; flushCounts counts
+// about among 10,000 (and a gap or replay in the resume check). total is the rows there are; flushCounts counts
 // the source rows by flush status, over all of them.
-func (c *Collector) pick(rows []model.ConnectorRow, now time.Time) (out []picked, total int, flushCounts map[model.FlushStatus]int) {
-	flushCounts = map[model.FlushStatus]int{}
+func (c *Collector) pick(rows []model.ConnectorRow, now time.Time) (out []picked, total int, flushCounts map[model.FlushStatus]int, resumeCounts map[resume.State]int) {
+	flushCounts, resumeCounts = map[model.FlushStatus]int{}, map[resume.State]int{}
 	// A name and offsets topic is one row; should two rows ever share
 	// them as label values (a sink by its group and by the config topic,
 	// or two names that escape alike), the first is exported: a series
@@ -43,11 +44,14 @@ func (c *Collector) pick(rows []model.ConnectorRow, now time.Time) (out []picked
 		if p.row.Type != "sink" {
 			flushCounts[p.flush.Status]++
 		}
+		if p.row.Resume != nil {
+			resumeCounts[p.row.Resume.State]++
+		}
 		out = append(out, p)
 	}
 	total = len(out)
 	if c.o.ConnectorLimit <= 0 || total <= c.o.ConnectorLimit {
-		return out, total, flushCounts
+		return out, total, flushCounts, resumeCounts
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
@@ -59,7 +63,7 @@ func (c *Collector) pick(rows []model.ConnectorRow, now time.Time) (out []picked
 		}
 		return a.topic < b.topic
 	})
-	return out[:c.o.ConnectorLimit], total, flushCounts
+	return out[:c.o.ConnectorLimit], total, flushCounts, resumeCounts
 }
 
 // judge is what a row's series say; ok is false for a row koff could not
@@ -80,6 +84,7 @@ func (c *Collector) judge(r *model.ConnectorRow, now time.Time) (p picked, ok bo
 		}
 		p.attention = p.failed > 0 || r.REST.State == "FAILED"
 	}
+	p.attention = p.attention || needsResumeLook(r.Resume)
 	if r.Type != "sink" {
 		p.flush = r.Flush(now, c.o.FlushInterval)
 		if !r.Authoritative() {

@@ -4,6 +4,9 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"koff/model/resume"
+	"koff/model/store"
 )
 
 // BenchmarkScrape is one scrape of the endpoint at 100,000 source
@@ -54,15 +57,17 @@ func benchScrape(b *testing.B, parts, conns, sinkParts int, o Options) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/scrape")
 }
 
-// At 10,000 source connectors a scrape with the default
-// --metrics-connectors stays under 2 MB, says that connectors were left
-// out, and counts every one by flush status.
+// At 10,000 source connectors, every one resume-checked, a scrape with
+// the default --metrics-connectors stays under 2 MB, says that connectors
+// were left out, and counts every one by flush status and resume state.
 func TestScrapeAt10kConnectorsIsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: 10,000 connectors")
 	}
 	now := time.Now()
-	c := New(Options{Store: fillStore(t, 20_000, 10_000, 0, now), ConnectorLimit: 1000, REST: true, Now: func() time.Time { return now }})
+	store := fillStore(t, 20_000, 10_000, 0, now)
+	checkEvery(store, now)
+	c := New(Options{Store: store, ConnectorLimit: 1000, REST: true, Now: func() time.Time { return now }})
 	start := time.Now()
 	body := scrape(t, c)
 	took := time.Since(start)
@@ -71,5 +76,24 @@ func TestScrapeAt10kConnectorsIsBounded(t *testing.T) {
 	}
 	wantLine(t, body, "koff_connectors_without_series 9000")
 	wantLine(t, body, `koff_source_connectors_by_flush_status{status="ok"} 10000`)
+	wantLine(t, body, `koff_connectors_by_resume_state{state="resumes"} 9999`)
+	wantLine(t, body, `koff_connectors_by_resume_state{state="gap"} 1`)
 	t.Logf("%d bytes, %d koff_ series, %v", len(body), koffSeries(body), took)
+}
+
+// checkEvery records a resume check of every connector of store: each
+// partition resumes, but one connector's first has a gap.
+func checkEvery(store *store.Store, at time.Time) {
+	var results []resume.Connector
+	for _, r := range store.Connectors() {
+		c := resume.Connector{Name: r.ID.Name, Type: r.Type, Checked: at}
+		for _, p := range store.Partitions(r.ID) {
+			c.Partitions = append(c.Partitions, resume.Partition{Partition: p.Partition, State: resume.Resumes, Lost: resume.None, Replayed: resume.None})
+		}
+		if len(results) == 0 && len(c.Partitions) > 0 {
+			c.Partitions[0].State, c.Partitions[0].Lost = resume.Gap, resume.Amount{Records: -1, Bytes: 4096}
+		}
+		results = append(results, c)
+	}
+	store.SetResume(results, at)
 }

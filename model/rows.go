@@ -85,6 +85,9 @@ type ConnectorRow struct {
 	// Unflushed is the latest count of records written after the last
 	// flush (nil until measured).
 	Unflushed *Unflushed
+	// Resume is the connector's latest resume check (nil until checked,
+	// and on a copy of its offsets its tasks do not read).
+	Resume *ConnectorResume
 }
 
 // Authoritative reports whether this row's offsets topic is the one the
@@ -138,6 +141,9 @@ type PartitionRow struct {
 	// differ only in field order and koff cannot tell which the task uses
 	// (the live one is its best guess).
 	TaskForm, OrderUnknown bool
+	// Resume is the partition's latest resume check (nil until checked,
+	// and on a copy the task does not read).
+	Resume *PartitionResume
 }
 
 // PartitionDetail is everything known about one source partition.

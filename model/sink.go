@@ -156,4 +156,6 @@ type SinkPartitionRow struct {
 	// CommittedAt is when the committed offset was last seen to move (zero
 	// until koff has seen it move).
 	CommittedAt time.Time
+	// Resume is the partition's latest resume check (nil until checked).
+	Resume *PartitionResume
 }

@@ -246,6 +246,7 @@ func TestSortCyclesConnectorOrders(t *testing.T) {
 		{"last flush (oldest first)", "jdbc-orders"},
 		{"partitions (most first)", "jdbc-orders"},
 		{"suspect (most first)", "jdbc-orders"}, // a stray key and a number beyond 64 bits
+		{"resume, worst first", "file-source"},  // none checked: by name
 		{"status, worst first", "jdbc-orders"},
 	} {
 		send(t, m, press("s")...)

@@ -83,7 +83,11 @@ func (c SinkChange) Lag() int64 {
 
 // Moved says what the sink does differently after the edit: the records it
 // skips (the new offset is ahead of the committed one) or replays (behind).
-// With no committed offset before, it says nothing.
+// With no committed offset before, it says nothing. A committed offset
+// below the log start (retention or DeleteRecords removed records it never
+// read) is no position the sink can resume from: those records are gone
+// whatever the edit does, as koff check says, and the edit is measured
+// from the log start, where Connect's earliest puts the sink.
 func (c SinkChange) Moved() string {
 	from, to := c.Before, c.After
 	if from < 0 {
@@ -95,13 +99,18 @@ func (c SinkChange) Moved() string {
 			to = c.End
 		}
 	}
+	gone := ""
+	if from < c.Start {
+		gone = records(c.Start-from) + " below the log start " + strconv.FormatInt(c.Start, 10) + " gone already · from there "
+		from = c.Start
+	}
 	switch {
 	case to > from:
-		return "skips " + records(to-from)
+		return gone + "skips " + records(to-from)
 	case to < from:
-		return "replays " + records(from-to)
+		return gone + "replays " + records(from-to)
 	}
-	return "unchanged"
+	return gone + "unchanged"
 }
 
 func records(n int64) string {

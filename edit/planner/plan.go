@@ -106,6 +106,7 @@ func (e *Planner) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error
 	}
 	if p.Kind != plan.KindDeleteStray {
 		p.Warnings = append(p.Warnings, classNotes(p)...)
+		p.Warnings = append(p.Warnings, e.newPositionWarnings(ctx, p)...)
 	}
 	if req.Create && len(copies) == 0 && p.State == "" && p.Target == "" {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is a new name to koff (--create): no offsets, consumer group or Connect entry of it; a connector created with this name starts from these offsets.", p.Connector))

@@ -42,6 +42,9 @@ type Planner struct {
 	Bootstrap []string
 	// REST is nil when koff has no --connect-url.
 	REST REST
+	// Resume checks whether a plan's new source offsets still exist where
+	// the connector reads (nil: not checked).
+	Resume Resume
 	// Configs is Connect's config topic as koff reads it (nil: none).
 	Configs plan.ConnectConfigs
 	// Topics are the offsets topics koff tails, the workers' first.

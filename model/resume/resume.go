@@ -121,3 +121,26 @@ func (c Connector) Counts() map[State]int {
 	}
 	return n
 }
+
+// Totals adds up what the connector's partitions lose and read again, in
+// what was counted: a count no partition made stays -1; Since is the
+// oldest.
+func (c Connector) Totals() (lost, replayed Amount) {
+	lost, replayed = None, None
+	add := func(sum *Amount, a Amount) {
+		if a.Records >= 0 {
+			sum.Records = max(sum.Records, 0) + a.Records
+		}
+		if a.Bytes >= 0 {
+			sum.Bytes = max(sum.Bytes, 0) + a.Bytes
+		}
+		if !a.Since.IsZero() && (sum.Since.IsZero() || a.Since.Before(sum.Since)) {
+			sum.Since = a.Since
+		}
+	}
+	for _, p := range c.Partitions {
+		add(&lost, p.Lost)
+		add(&replayed, p.Replayed)
+	}
+	return lost, replayed
+}

@@ -18,6 +18,7 @@ func (s *Store) Reset() {
 	s.unparsed = 0
 	s.records = 0
 	s.unflushed = nil
+	s.resume = nil // of the cluster that was
 	s.readTo, s.handed, s.handedBytes, s.handedTopic = nil, nil, nil, nil
 	s.koffUpdates = nil // its entries are gone; announced writes still come
 	s.mu.Unlock()

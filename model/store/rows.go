@@ -115,6 +115,7 @@ func (s *Store) connectorRows(counts bool) []model.ConnectorRow {
 		if !counts {
 			r.Partitions, r.Deleted = 0, 0
 			s.joinREST(&r)
+			s.joinResume(&r)
 			rows = append(rows, r)
 			continue
 		}
@@ -124,6 +125,7 @@ func (s *Store) connectorRows(counts bool) []model.ConnectorRow {
 		r.Suspect, r.PartitionInterval = k.suspect, k.interval()
 		s.countsMu.Unlock()
 		s.joinREST(&r)
+		s.joinResume(&r)
 		rows = append(rows, r)
 	}
 	// Connectors REST knows that have no source offsets (new ones, sinks).
@@ -139,6 +141,7 @@ func (s *Store) connectorRows(counts bool) []model.ConnectorRow {
 		if !withOffsets[name] {
 			r := model.ConnectorRow{ID: model.ConnectorID{Name: name}}
 			s.joinREST(&r)
+			s.joinResume(&r)
 			rows = append(rows, r)
 		}
 	}
@@ -150,6 +153,7 @@ func (s *Store) connectorRows(counts bool) []model.ConnectorRow {
 		claimed[group] = true
 		r := model.ConnectorRow{ID: model.ConnectorID{Name: name}, Type: "sink"}
 		s.joinREST(&r)
+		s.joinResume(&r)
 		rows = append(rows, r)
 	}
 	// Sinks the config topic holds and REST does not list: their group is
@@ -163,6 +167,7 @@ func (s *Store) connectorRows(counts bool) []model.ConnectorRow {
 			claimed[group] = true
 			r := model.ConnectorRow{ID: model.ConnectorID{Name: name}, Type: "sink"}
 			s.joinREST(&r)
+			s.joinResume(&r)
 			rows = append(rows, r)
 		}
 	}
@@ -174,6 +179,7 @@ func (s *Store) connectorRows(counts bool) []model.ConnectorRow {
 		sum := g.summary()
 		r := model.ConnectorRow{ID: model.ConnectorID{Name: strings.TrimPrefix(name, "connect-")}, Type: "sink", Sink: &sum, Tail: s.status}
 		r.Orphaned = s.rest.Connectors != nil && s.rest.Err == ""
+		s.joinResume(&r)
 		rows = append(rows, r)
 	}
 	sort.Slice(rows, func(i, j int) bool {
@@ -284,6 +290,9 @@ func (s *Store) rowInto(r *model.PartitionRow, live *model.PartitionID, e *entry
 		if allDeleted(ps) {
 			r.NoOffset = "deleted"
 		}
+	}
+	if s.resume != nil {
+		r.Resume = s.partitionResume(r)
 	}
 }
 

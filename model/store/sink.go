@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -193,6 +194,15 @@ func samePartitions(a, b []model.GroupPartition) bool {
 	return true
 }
 
+// GroupsPolled reports whether a poll of the sink groups has been
+// recorded: until then, a sink known only by its connect-* group (or by a
+// group the config topic names) has no row.
+func (s *Store) GroupsPolled() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.groups != nil
+}
+
 // SinkGroups lists the consumer groups REST says sinks use, for the lag
 // poller (which also finds every group named connect-*).
 func (s *Store) SinkGroups() []string {
@@ -274,8 +284,15 @@ func (s *Store) SinkPartitions(group string) []model.SinkPartitionRow {
 		return nil
 	}
 	rows := make([]model.SinkPartitionRow, len(g.poll.Partitions))
+	checks, all := s.sinkResume(group)
 	for i, p := range g.poll.Partitions { // sorted by SetGroups
 		rows[i] = model.SinkPartitionRow{GroupPartition: p, Lag: p.Lag(), CommittedAt: g.committed[i].at}
+		switch {
+		case checks != nil:
+			rows[i].Resume = checks[p.Topic+"/"+strconv.Itoa(p.Partition)]
+		case all != nil:
+			rows[i].Resume = all
+		}
 	}
 	return rows
 }

@@ -89,6 +89,7 @@ type Store struct {
 	topicsOf    map[string][]string                  // connector → topics it writes (sources)
 	unflushed   map[string]model.Unflushed           // connector → records since its last flush
 	configs     atomic.Pointer[model.ConnectConfigs] // Connect's config topic (ConfigFeed)
+	resume      *resumeChecks                        // the latest resume check (SetResume), nil before one
 
 	// readTo is one past the newest record ingested, per topic-partition.
 	readTo map[model.TopicPartition]int64

@@ -15,6 +15,7 @@ import (
 
 	"koff/keymap"
 	"koff/model"
+	"koff/model/resume"
 	"koff/model/text"
 	"koff/ui/kit"
 )
@@ -61,14 +62,19 @@ type ConnectorsScreen struct {
 // changes rather than on every key, and which kinds of rows there are.
 type connectorNeeds struct {
 	name, topic, parts, records, state, tasks, group int
-	sources, sinks                                   bool
+	// resume is the widest RESUME cell with its amount, resumeWord the
+	// widest without.
+	resume, resumeWord int
+	// resumeBad: a row's restart has a gap or a replay.
+	resumeBad      bool
+	sources, sinks bool
 	// stale: a row's REST state is from before REST went out of reach.
 	stale bool
 }
 
 func (s *ConnectorsScreen) measure() {
 	n := connectorNeeds{name: len("CONNECTOR"), topic: len("OFFSETS IN"), parts: len("PARTS"), records: len("RECORDS"),
-		state: len("STATE"), tasks: len("TASKS"), group: len("GROUP")}
+		state: len("STATE"), tasks: len("TASKS"), group: len("GROUP"), resume: len("RESUME"), resumeWord: len("RESUME")}
 	for _, r := range s.List.Items {
 		n.name = max(n.name, ansi.StringWidth(kit.Clean(r.ID.Name)))
 		n.topic = max(n.topic, ansi.StringWidth(topicCell(r)))
@@ -81,6 +87,11 @@ func (s *ConnectorsScreen) measure() {
 		}
 		n.state = max(n.state, w)
 		n.tasks = max(n.tasks, ansi.StringWidth(kit.RESTTasksCell(r.ConnectorRow, 1000)))
+		if c := r.Resume; c != nil {
+			n.resume = max(n.resume, kit.ResumeWidth(c.State, c.Lost, c.Replayed))
+			n.resumeWord = max(n.resumeWord, ansi.StringWidth(string(c.State)))
+			n.resumeBad = n.resumeBad || c.State == resume.Gap || c.State == resume.Replay
+		}
 		if r.IsSink() {
 			n.sinks = true
 			n.group = max(n.group, ansi.StringWidth(kit.GroupCell(r.Sink)))
@@ -99,6 +110,7 @@ func NewConnectorsScreen(km *keymap.KeyMap, st *kit.Styles, interval time.Durati
 			return strings.Contains(strings.ToLower(r.ID.Name), q) ||
 				(s.Topics > 1 && strings.Contains(strings.ToLower(topicCell(r)), q)) ||
 				q == r.Type || q == typeCell(r, false) || // "sink", "source", "src": a kind, not a substring
+				r.Resume != nil && q == string(r.Resume.State) || // "gap", "replay": a resume state
 				(s.rest && strings.Contains(strings.ToLower(connStateCell(r)), q))
 		},
 		// Worst first is the default: at 3 a.m. the rows that need a look
@@ -116,6 +128,9 @@ func NewConnectorsScreen(km *keymap.KeyMap, st *kit.Styles, interval time.Durati
 		}},
 		kit.SortOrder[connRow]{Name: "suspect (most first)", Cmp: func(a, b connRow) int {
 			return cmp.Or(cmp.Compare(b.Suspect, a.Suspect), byConnectorName(a, b))
+		}},
+		kit.SortOrder[connRow]{Name: "resume, worst first", Cmp: func(a, b connRow) int {
+			return cmp.Or(cmp.Compare(resumeRank(b), resumeRank(a)), cmp.Compare(lostRank(b), lostRank(a)), byConnectorName(a, b))
 		}},
 	)
 	return s
@@ -143,40 +158,86 @@ func byConnectorName(a, b connRow) int {
 }
 
 // statusRank orders rows by how much they need a look: stalled sources,
-// failed connectors or tasks and failed polls first, then growing sinks,
-// late sources, suspect keys, and healthy ones last.
+// failed connectors or tasks and failed polls first, then growing sinks
+// and connectors whose restart skips data (a resume gap), late sources
+// and restarts that read data again (a replay), suspect keys, and healthy
+// ones last.
 func statusRank(r connRow) int {
+	rank := flushRank(r)
+	if r.Resume != nil {
+		switch r.Resume.State {
+		case resume.Gap:
+			rank = min(rank, 1)
+		case resume.Replay:
+			rank = min(rank, 2)
+		}
+	}
+	if r.Suspect > 0 {
+		rank = min(rank, 3)
+	}
+	return rank
+}
+
+// flushRank is statusRank by Connect's state, a sink's lag and a
+// source's flushes alone.
+func flushRank(r connRow) int {
 	if r.InREST && (r.REST.State == "FAILED" || kit.FailedTasks(r.REST) > 0) {
 		return 0
 	}
-	rank := 6
 	if r.IsSink() {
 		switch s := r.Sink; {
 		case s == nil || s.At.IsZero() && s.Err == "":
-			rank = 5
+			return 5
 		case s.Err != "":
 			return 0
 		case s.Trend == "growing":
 			return 1
 		case s.Trend == "":
-			rank = 4
+			return 4
 		}
-	} else {
-		switch r.Judged.Status {
-		case model.FlushStalled:
-			return 0
-		case model.FlushLate:
-			return 2
-		case model.FlushUnknown:
-			rank = 4
-		case model.FlushIdle:
-			rank = 5
-		}
+		return 6
 	}
-	if r.Suspect > 0 {
+	switch r.Judged.Status {
+	case model.FlushStalled:
+		return 0
+	case model.FlushLate:
+		return 2
+	case model.FlushUnknown:
+		return 4
+	case model.FlushIdle:
+		return 5
+	}
+	return 6
+}
+
+// resumeRank orders resume states as the resume sort shows them: gap,
+// replay, unknown, resumes, then rows not checked.
+func resumeRank(r connRow) int {
+	if r.Resume == nil {
+		return -1
+	}
+	switch r.Resume.State {
+	case resume.Gap:
 		return 3
+	case resume.Replay:
+		return 2
+	case resume.Unknown:
+		return 1
 	}
-	return rank
+	return 0
+}
+
+// lostRank is how much a restart loses or reads again, in records, else
+// bytes: the bigger first within a state.
+func lostRank(r connRow) int64 {
+	if r.Resume == nil {
+		return -1
+	}
+	a := r.Resume.Lost
+	if r.Resume.State == resume.Replay {
+		a = r.Resume.Replayed
+	}
+	return max(a.Records, a.Bytes)
 }
 
 // lagRank is what the lag sort orders by: a sink's total lag, a source's
@@ -264,7 +325,7 @@ func (s *ConnectorsScreen) HandleKey(msg tea.KeyPressMsg) Action {
 // slack, and the least important columns go first when it gets too narrow.
 type connectorColumns struct {
 	name, typ, topic, state, tasks, parts, suspect, status, flushLag, interval,
-	unflushed, catchUp, group, perMin, records, activity int
+	unflushed, catchUp, group, perMin, records, activity, resume int
 	wideType bool
 }
 
@@ -288,6 +349,7 @@ func (s *ConnectorsScreen) columns() connectorColumns {
 		}
 		c.tasks = min(n.tasks, len("TASKS")+2) // "1/2 ✗1"; in words below, where there is room
 	}
+	c.resume = min(n.resume, 14)
 	if n.sources || !n.sinks {
 		c.interval, c.unflushed, c.perMin = len("INTERVAL"), len("UNFLUSHED"), len("FLUSH/MIN")
 		c.activity = min(max(minActivity+(s.width-80)/4, minActivity), maxActivity)
@@ -305,7 +367,7 @@ func (s *ConnectorsScreen) columns() connectorColumns {
 	}
 	// Cells are followed by a one-cell gap; the mark column takes two.
 	all := []*int{&c.typ, &c.topic, &c.state, &c.tasks, &c.parts, &c.suspect, &c.status, &c.flushLag,
-		&c.interval, &c.unflushed, &c.catchUp, &c.group, &c.perMin, &c.records, &c.activity}
+		&c.interval, &c.unflushed, &c.catchUp, &c.group, &c.perMin, &c.records, &c.activity, &c.resume}
 	used := func() int {
 		w := 2 + 1
 		for _, n := range all {
@@ -322,11 +384,37 @@ func (s *ConnectorsScreen) columns() connectorColumns {
 	// longer than most; the sparkline narrows before it goes.
 	nameW := min(max(n.name, 16), 22) // room for most names, without losing a column to a long one
 	// The column the rows are sorted by stays, whatever the width.
-	sorted := map[string]*int{"partitions (most first)": &c.parts, "suspect (most first)": &c.suspect}[s.List.SortName()]
-	for _, drop := range []*int{&c.records, &c.perMin, &c.parts, &c.tasks, &c.activity, &c.suspect, &c.topic,
-		&c.group, &c.interval, &c.catchUp, &c.unflushed, &c.typ, &c.state} {
+	sorted := map[string]*int{"partitions (most first)": &c.parts, "suspect (most first)": &c.suspect, "resume, worst first": &c.resume}[s.List.SortName()]
+	// RESUME goes after the interval; when a restart would lose data or
+	// read it again (a gap, a replay), it outlasts every column but the
+	// status and the flush age or lag, Connect's state too. It gives up
+	// its amounts before the word goes.
+	drops := []*int{&c.records, &c.perMin, &c.parts, &c.tasks, &c.activity, &c.suspect, &c.topic,
+		&c.group, &c.interval, &c.resume, &c.catchUp, &c.unflushed, &c.typ, &c.state}
+	if n.resumeBad {
+		drops = []*int{&c.records, &c.perMin, &c.parts, &c.tasks, &c.activity, &c.suspect, &c.topic,
+			&c.group, &c.interval, &c.catchUp, &c.unflushed, &c.typ, &c.state, &c.resume}
+	}
+	for _, drop := range drops {
 		if s.width-used() >= nameW {
 			break
+		}
+		if drop == &c.resume || n.resumeBad && drop == &c.state {
+			// Before RESUME (or, with a gap, the state) goes, the name
+			// gives up a few cells (down to 16) when a row has a gap or
+			// a replay (a gap is worth a shorter name), then RESUME its
+			// amounts.
+			floor := nameW
+			if n.resumeBad {
+				floor = min(nameW, 16)
+			}
+			if s.width-used() >= floor {
+				break
+			}
+			c.resume = min(c.resume, n.resumeWord)
+			if s.width-used() >= floor {
+				break
+			}
 		}
 		if drop == sorted {
 			continue
@@ -338,6 +426,10 @@ func (s *ConnectorsScreen) columns() connectorColumns {
 			}
 		}
 		*drop = 0
+	}
+	// RESUME gets back the amounts it gave up for a column that went.
+	if c.resume > 0 {
+		c.resume = min(c.resume+max(s.width-used()-nameW, 0), min(n.resume, 14))
 	}
 	// Slack beyond what the name needs: the sparkline, then the tasks in
 	// Connect's words ("1 running, 1 failed").
@@ -467,6 +559,7 @@ func (s *ConnectorsScreen) Sync() {
 	add("SUSPECT", c.suspect, true)
 	add("STATUS", c.status, false)
 	add("FLUSH/LAG", c.flushLag, true)
+	add("RESUME", c.resume, false)
 	add("INTERVAL", c.interval, true)
 	add("UNFLUSHED", c.unflushed, true)
 	add("CATCH-UP", c.catchUp, true)
@@ -536,6 +629,7 @@ func (s *ConnectorsScreen) Sync() {
 		}
 		put(c.status, status)
 		put(c.flushLag, kit.FitRight(na(flushLag), c.flushLag))
+		put(c.resume, s.resumeCell(r, c.resume))
 		put(c.interval, kit.FitRight(na(interval), c.interval))
 		put(c.unflushed, kit.FitRight(na(unflushed), c.unflushed))
 		put(c.catchUp, kit.FitRight(na(catchUp), c.catchUp))
@@ -596,6 +690,12 @@ func (s *ConnectorsScreen) detailLine() string {
 		// Before the rest: a line cut at the right must keep it.
 		parts = append(parts, st.Warn.Render("⚠ looks like "+kit.Clean(other)))
 	}
+	// A restart that loses or reads data again comes first: a line cut
+	// at the right keeps it.
+	bad := r.Resume != nil && (r.Resume.State == resume.Gap || r.Resume.State == resume.Replay)
+	if bad {
+		parts = append(parts, resumeDetail(st, r.Resume))
+	}
 	switch {
 	case r.IsSink():
 		parts = append(parts, st.SinkStyle(r.Sink).Render(kit.SinkStatus(r.Sink)), "lag "+kit.LagCell(r.Sink), "catch-up "+kit.CatchUpCell(r.Sink))
@@ -613,6 +713,9 @@ func (s *ConnectorsScreen) detailLine() string {
 	}
 	if r.Suspect > 0 {
 		parts = append(parts, st.Warn.Render("⚠ "+kit.Plural(r.Suspect, "suspect key", "suspect keys")))
+	}
+	if !bad && r.Resume != nil {
+		parts = append(parts, resumeDetail(st, r.Resume))
 	}
 	return kit.Truncate("↳ "+strings.Join(parts, st.Muted.Render(" · ")), s.width)
 }
@@ -719,4 +822,52 @@ func (s *ConnectorsScreen) Clip() (string, string, error) {
 		return "", "", errors.New("no connector selected")
 	}
 	return r.ID.Name, "connector name " + r.ID.Name, nil
+}
+
+// resumeCell is the RESUME cell: the connector's resume state, with what
+// a gap loses or a replay reads again where it fits.
+func (s *ConnectorsScreen) resumeCell(r connRow, w int) string {
+	if r.Resume == nil {
+		return s.st.Muted.Render(kit.Truncate(kit.NotChecked, w))
+	}
+	return s.st.ResumeStyle(r.Resume.State).Render(kit.Truncate(kit.ConnectorResumeCell(r.Resume, w), w))
+}
+
+// resumeDetail is the detail line's word on the resume check: what a
+// restart loses or reads again, on how many partitions, or why koff could
+// not check; "" before a check.
+func resumeDetail(st *kit.Styles, r *model.ConnectorResume) string {
+	if r == nil {
+		return ""
+	}
+	total := 0
+	for _, n := range r.Counts {
+		total += n
+	}
+	on := func(n int) string {
+		if total <= 1 {
+			return ""
+		}
+		return fmt.Sprintf(" on %d of %d partitions", n, total)
+	}
+	text := "resume " + string(r.State)
+	switch r.State {
+	case resume.Gap:
+		if a := model.ResumeAmountText(r.Lost); a != "" {
+			text += ": " + a + " lost"
+		}
+		text += on(r.Counts[resume.Gap])
+	case resume.Replay:
+		if a := model.ResumeAmountText(r.Replayed); a != "" {
+			text += ": " + a + " read again"
+		}
+		text += on(r.Counts[resume.Replay])
+	case resume.Unknown:
+		if r.Reason != "" {
+			text += ": " + kit.Clean(r.Reason)
+		} else {
+			text += on(r.Counts[resume.Unknown])
+		}
+	}
+	return st.ResumeStyle(r.State).Render(text)
 }

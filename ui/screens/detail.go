@@ -209,6 +209,25 @@ func (s *DetailScreen) Content() []string {
 		indented(kit.CleanBytes(d.Value, kit.DetailMax))
 	}
 
+	section("Will it resume?", resumeInfo(d.Resume, s.now)...)
+	if r := d.Resume; r == nil {
+		prose(kit.NotChecked+" ", "not checked yet: koff checks every connector at each refresh, once the offsets topics are read")
+	} else {
+		prose("state      ", s.st.ResumeStyle(r.State).Render(resumeHead(r)))
+		if r.Position != "" {
+			prose("position   ", kit.Clean(r.Position))
+		}
+		if r.ResumesAt != "" {
+			prose("resumes at ", kit.Clean(r.ResumesAt))
+		}
+		if r.Action != "" {
+			prose("on restart ", kit.Clean(kit.OneLine(r.Action)))
+		}
+		if r.Reason != "" {
+			prose("why        ", kit.Clean(kit.OneLine(r.Reason)))
+		}
+	}
+
 	// Why a copy is or is not read (the stray flag's "see why below"),
 	// left out for the common case of the one copy, read as stored.
 	if !d.Live || d.JavaReads != "" || d.TaskNote != "" {

@@ -15,6 +15,7 @@ import (
 	"koff/edit/planner"
 	"koff/keymap"
 	"koff/model"
+	"koff/model/resume"
 	"koff/ui/kit"
 )
 
@@ -146,6 +147,9 @@ type partitionNeeds struct {
 	// The widths of their values alone (fitJSON), for narrow screens.
 	partitionValues, offsetValues int
 	live, deleted, suspect        int
+	// resumed counts rows with a resume check, gaps and replays those
+	// whose check says so.
+	resumed, gaps, replays int
 }
 
 func (s *PartitionsScreen) measure() { s.needs = MeasurePartitions(s.List.Items) }
@@ -173,6 +177,15 @@ func MeasurePartitions(rows []Prow) partitionNeeds {
 		}
 		if r.Flags.Suspect() {
 			n.suspect++
+		}
+		if r.Resume != nil {
+			n.resumed++
+			switch r.Resume.State {
+			case resume.Gap:
+				n.gaps++
+			case resume.Replay:
+				n.replays++
+			}
 		}
 	}
 	return n
@@ -407,6 +420,9 @@ func (s *PartitionsScreen) Sync() {
 		{Title: tpTitle, Width: c.tp},
 		{Title: kit.FitRight("UPDATED", c.updated), Width: c.updated},
 	}
+	if c.resume > 0 {
+		cols = append(cols, table.Column{Title: "RESUME", Width: c.resume})
+	}
 	if c.flags > 0 {
 		cols = append(cols, table.Column{Title: "FLAGS", Width: c.flags})
 	}
@@ -420,6 +436,9 @@ func (s *PartitionsScreen) Sync() {
 			kit.FitJSON(offsetCell(*r), c.offset),
 			tpCell(*r, c),
 			kit.FitRight(s.UpdatedCell(*r, c.wide), c.updated),
+		}
+		if c.resume > 0 {
+			cells = append(cells, partitionResumeCell(s.st, r.Resume, c.resume))
 		}
 		if c.flags > 0 {
 			cells = append(cells, s.RowFlags(*r, c.wide))
@@ -439,6 +458,14 @@ func (s *PartitionsScreen) View() string {
 		return title + "\n" + s.st.Muted.Render(kit.Truncate("  Reading the source partitions and flushes of "+name+"…", s.width))
 	}
 	var info []string
+	// A restart that loses or reads data again first: a narrow title
+	// cuts the end.
+	if n := s.needs.gaps; n > 0 {
+		info = append(info, kit.Count(n)+" gap")
+	}
+	if n := s.needs.replays; n > 0 {
+		info = append(info, kit.Count(n)+" replay")
+	}
 	switch {
 	case s.restOn && s.inREST:
 		info = append(info, kit.StateText(s.rest.State))
@@ -484,10 +511,19 @@ func (s *PartitionsScreen) detailLine() string {
 	}
 	st := s.st
 	var parts []string
+	// A restart that loses or reads data again comes first, and so does
+	// any check a narrow table has no RESUME column for.
+	bad := r.Resume != nil && (r.Resume.State == resume.Gap || r.Resume.State == resume.Replay || s.columns().resume == 0)
+	if bad {
+		parts = append(parts, resumeWords(st, r.Resume, s.now))
+	}
 	if f := s.RowFlags(*r, true); f != "" {
 		parts = append(parts, st.Warn.Render(strings.ReplaceAll(f, ",", ", ")))
 	}
 	parts = append(parts, st.Label.Render("offset ")+offsetCell(*r), st.Label.Render("partition ")+kit.CleanJSON(r.Partition))
+	if !bad && r.Resume != nil {
+		parts = append(parts, resumeWords(st, r.Resume, s.now))
+	}
 	return kit.Truncate("↳ "+strings.Join(parts, st.Muted.Render(" · ")), s.width)
 }
 

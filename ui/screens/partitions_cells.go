@@ -102,7 +102,9 @@ func offsetCell(r model.PartitionRow) string {
 
 type partitionColumns struct {
 	partition, offset, tp, updated, flags int
-	wide                                  bool
+	// resume is the RESUME column, shown once a check reached a row.
+	resume int
+	wide   bool
 	// short shows only the partition number of the offsets topic: with
 	// one topic (named in the header) the topic name on every row would
 	// take the room the JSON needs at 80 columns.
@@ -127,8 +129,16 @@ func (s *PartitionsScreen) columns() partitionColumns {
 			c.updated = max(c.updated, s.StaleNarrow)
 		}
 	}
+	// RESUME once a check reached a row; under 80 columns only when a
+	// partition has a gap or a replay (the detail line says the rest).
+	if n.resumed > 0 && (s.width >= 80 || n.gaps+n.replays > 0) {
+		c.resume = len("unknown") // every word whole; "gap 260" where it fits
+	}
 	needP, needO := n.partition, n.offset
 	avail := s.width - (2 + c.tp + 1 + c.updated + 1 + c.flags + 1 + 2)
+	if c.resume > 0 {
+		avail -= c.resume + 1
+	}
 	if avail < 20 || s.width < 80 { // narrow: the flags go to the detail line, a ⚠ on the row
 		avail += c.flags + 1
 		c.flags = 0

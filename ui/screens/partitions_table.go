@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"koff/model"
+	"koff/model/resume"
 	"koff/model/store"
 	"koff/ui/kit"
 )
@@ -471,6 +472,9 @@ type needsTally struct {
 	offWN, offVN   map[int32]int  // how many places have each
 	flags          map[model.Flags]int
 	live, del, sus int
+	// resumed counts rows with a resume check, gaps and replays those
+	// whose check says so.
+	resumed, gaps, replays int
 }
 
 func newNeedsTally(rows []Prow) *needsTally {
@@ -508,13 +512,23 @@ func (t *needsTally) add(i int, r Prow, by int) {
 	if r.Flags.Suspect() {
 		t.sus += by
 	}
+	if r.Resume != nil {
+		t.resumed += by
+		switch r.Resume.State {
+		case resume.Gap:
+			t.gaps += by
+		case resume.Replay:
+			t.replays += by
+		}
+	}
 }
 
 // with is the tally of rows, which are old but for the places changed
 // (and those after len(old), which are new).
 func (t *needsTally) with(old, rows []Prow, changed []int32) *needsTally {
 	n := &needsTally{fixed: t.fixed, offW: make([]int32, len(rows)), offV: make([]int32, len(rows)),
-		offWN: cloneMap(t.offWN), offVN: cloneMap(t.offVN), flags: cloneMap(t.flags), live: t.live, del: t.del, sus: t.sus}
+		offWN: cloneMap(t.offWN), offVN: cloneMap(t.offVN), flags: cloneMap(t.flags), live: t.live, del: t.del, sus: t.sus,
+		resumed: t.resumed, gaps: t.gaps, replays: t.replays}
 	copy(n.offW, t.offW)
 	copy(n.offV, t.offV)
 	y := &kit.Yielder{}
@@ -561,6 +575,7 @@ func (t *needsTally) Needs() partitionNeeds {
 		}
 	}
 	n.live, n.deleted, n.suspect = t.live, t.del, t.sus
+	n.resumed, n.gaps, n.replays = t.resumed, t.gaps, t.replays
 	return n
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"koff/keymap"
 	"koff/model"
+	"koff/model/resume"
 	"koff/ui/kit"
 )
 
@@ -34,7 +35,12 @@ type SinkScreen struct {
 	needs         sinkNeeds
 }
 
-type sinkNeeds struct{ topic, part, committed, end, start, lag int }
+type sinkNeeds struct {
+	topic, part, committed, end, start, lag int
+	// resume is the widest RESUME cell with its amount, resumeWord the
+	// widest without.
+	resume, resumeWord int
+}
 
 func NewSinkScreen(km *keymap.KeyMap, st *kit.Styles, name string) *SinkScreen {
 	return &SinkScreen{
@@ -43,11 +49,15 @@ func NewSinkScreen(km *keymap.KeyMap, st *kit.Styles, name string) *SinkScreen {
 		Name: name,
 		List: kit.NewList(st, func(r model.SinkPartitionRow) string { return r.TopicPartition.String() },
 			func(r model.SinkPartitionRow, q string) bool {
-				return strings.Contains(strings.ToLower(r.TopicPartition.String()), q)
+				return strings.Contains(strings.ToLower(r.TopicPartition.String()), q) ||
+					r.Resume != nil && q == string(r.Resume.State) // "gap": a resume state
 			},
 			kit.SortOrder[model.SinkPartitionRow]{Name: "topic-partition", Cmp: byTopicPartition},
 			kit.SortOrder[model.SinkPartitionRow]{Name: "lag (biggest first)", Cmp: func(a, b model.SinkPartitionRow) int {
 				return cmp.Or(cmp.Compare(b.Lag, a.Lag), byTopicPartition(a, b))
+			}},
+			kit.SortOrder[model.SinkPartitionRow]{Name: "resume, worst first", Cmp: func(a, b model.SinkPartitionRow) int {
+				return cmp.Or(cmp.Compare(partitionResumeRank(b.Resume), partitionResumeRank(a.Resume)), byTopicPartition(a, b))
 			}},
 			kit.SortOrder[model.SinkPartitionRow]{Name: "last commit (oldest first)", Cmp: func(a, b model.SinkPartitionRow) int {
 				return cmp.Or(a.CommittedAt.Compare(b.CommittedAt), byTopicPartition(a, b))
@@ -108,7 +118,14 @@ func (s *SinkScreen) measure() {
 		part = max(part, r.Partition)
 		committed, end = max(committed, r.Committed), max(end, r.End)
 		start, lag = max(start, r.Start), max(lag, r.Lag)
+		if c := r.Resume; c != nil {
+			n.resumeWord = max(n.resumeWord, len("RESUME"), len(c.State))
+			if c.State == resume.Gap || c.State == resume.Replay {
+				n.resume = max(n.resume, kit.ResumeWidth(c.State, c.Lost, c.Replayed))
+			}
+		}
 	}
+	n.resume = max(n.resume, n.resumeWord)
 	n.committed = max(n.committed, len(kit.CommittedCell(committed)))
 	if none {
 		n.committed = max(n.committed, len(kit.CommittedCell(-1)))
@@ -125,7 +142,7 @@ func (s *SinkScreen) headerLines() int { return len(s.panel()) }
 
 func (s *SinkScreen) SetSize(width, height int) {
 	s.width, s.height = width, height
-	s.List.SetSize(width, height-2-s.headerLines())
+	s.List.SetSize(width, height-2-s.headerLines()-s.footLines())
 	s.Sync()
 }
 
@@ -155,7 +172,18 @@ func (s *SinkScreen) Sync() {
 	n := s.needs
 	part, lastW := max(n.part, len("PART")), len("LAST COMMIT")
 	committed, end, lag := n.committed, n.end, n.lag
+	// RESUME, once a check reached a partition, keeps its word whatever
+	// the width; its amounts go when the topic would have less than 12
+	// cells.
+	resumeW := n.resume
 	fixed := 2 + part + 1 + committed + 1 + end + 1 + lag + 1 + lastW + 1
+	if resumeW > 0 {
+		fixed += resumeW + 1
+	}
+	if s.width-fixed < 12 && resumeW > n.resumeWord {
+		fixed -= resumeW - n.resumeWord
+		resumeW = n.resumeWord
+	}
 	// LOG START stays while the topic keeps room for its name (up to 16):
 	// at 80 columns it does; on narrower screens it goes first.
 	start := 0
@@ -175,8 +203,11 @@ func (s *SinkScreen) Sync() {
 		table.Column{Title: kit.FitRight("COMMITTED", committed), Width: committed},
 		table.Column{Title: kit.FitRight("END", end), Width: end},
 		table.Column{Title: kit.FitRight("LAG", lag), Width: lag},
-		table.Column{Title: kit.FitRight("LAST COMMIT", lastW), Width: lastW},
 	)
+	if resumeW > 0 {
+		cols = append(cols, table.Column{Title: "RESUME", Width: resumeW})
+	}
+	cols = append(cols, table.Column{Title: kit.FitRight("LAST COMMIT", lastW), Width: lastW})
 	s.List.Sync(cols, func(r model.SinkPartitionRow) []string {
 		last := "–" // not seen to move since koff started
 		if !r.CommittedAt.IsZero() {
@@ -186,11 +217,14 @@ func (s *SinkScreen) Sync() {
 		if start > 0 {
 			cells = append(cells, kit.FitRight(kit.Count(r.Start), start))
 		}
-		return append(cells,
+		cells = append(cells,
 			kit.FitRight(kit.CommittedCell(r.Committed), committed),
 			kit.FitRight(kit.Count(r.End), end),
-			kit.FitRight(kit.Count(r.Lag), lag),
-			kit.FitRight(last, lastW))
+			kit.FitRight(kit.Count(r.Lag), lag))
+		if resumeW > 0 {
+			cells = append(cells, partitionResumeCell(s.st, r.Resume, resumeW))
+		}
+		return append(cells, kit.FitRight(last, lastW))
 	})
 }
 
@@ -237,6 +271,9 @@ func (s *SinkScreen) panel() []string {
 	}
 	facts := []string{st.Label.Render("Lag ") + kit.Count(sum.TotalLag), trend, "catch-up " + kit.CatchUpCell(sum), last,
 		kit.Plural(sum.Partitions, "partition", "partitions")}
+	if r := s.row.Resume; r != nil && (r.State == resume.Gap || r.State == resume.Replay) {
+		facts = append([]string{resumeDetail(st, r)}, facts...)
+	}
 	if sum.Err != "" {
 		facts = append([]string{st.Bad.Render("✗ poll failed: " + kit.Clean(kit.OneLine(sum.Err))), st.Muted.Render("the last numbers read")}, facts...)
 	}
@@ -272,7 +309,11 @@ func (s *SinkScreen) View() string {
 		empty = fmt.Sprintf("No topic-partition contains %q.", s.List.Filter)
 	}
 	lines := append([]string{title}, s.panel()...)
-	return strings.Join(append(lines, s.List.View(empty)), "\n")
+	lines = append(lines, s.List.View(empty))
+	if s.footLines() > 0 {
+		lines = append(lines, s.resumeLine())
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (s *SinkScreen) ShortHelp() []key.Binding {
@@ -304,4 +345,24 @@ func (s *SinkScreen) Clip() (string, string, error) {
 		return "", "", fmt.Errorf("nothing to copy: group %s has no committed offset for %s", s.Group(), r.TopicPartition)
 	}
 	return fmt.Sprintf(`{"kafka_offset":%d}`, r.Committed), "committed offset of " + r.TopicPartition.String(), nil
+}
+
+// footLines is how many lines the selected partition's resume check takes
+// under the table: one, where the screen has room for the panel too.
+func (s *SinkScreen) footLines() int {
+	if s.height < 8 {
+		return 0
+	}
+	return 1
+}
+
+// resumeLine is the selected partition's resume check in words: what a
+// restart of the sink does there.
+func (s *SinkScreen) resumeLine() string {
+	r, ok := s.Selected()
+	if !ok {
+		return ""
+	}
+	return kit.Truncate("↳ "+s.st.Title.Render(kit.Clean(r.TopicPartition.String()))+s.st.Muted.Render(" · ")+
+		resumeWords(s.st, r.Resume, s.now), s.width)
 }

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"koff/model"
+	"koff/model/store"
+	"koff/probe"
+)
+
+// The resume check as koff check, the dashboard, koff serve and koff
+// metrics share it: the Checker of the global flags (--db-pass-file,
+// --source-cluster, --probe-timeout, a context's db-pass-file and
+// source-clusters), the Sources read from the Store, and the poller that
+// keeps the Store's check fresh.
+
+// resumeChecker is the resume check the global flags set up. A pass file
+// koff must not read, or a source cluster it cannot name, is a usage
+// error.
+func (g *Globals) resumeChecker() (*probe.Checker, error) {
+	if g.ProbeTimeout <= 0 {
+		return nil, usagef("--probe-timeout must be positive, got %v", g.ProbeTimeout)
+	}
+	clusters, err := g.sourceClusters(g.SourceClusters)
+	if err != nil {
+		return nil, err
+	}
+	dbs, err := checkDatabases(g, g.ProbeTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return &probe.Checker{Kafka: g.kafkaConfig(), SourceCluster: clusters, Databases: dbs, Timeout: g.ProbeTimeout}, nil
+}
+
+// checkDatabases is the database checks of Debezium connectors, with the
+// credentials of --db-pass-file; without it none (they are unknown, saying
+// how to name credentials). A file koff must not read is a usage error.
+func checkDatabases(g *Globals, timeout time.Duration) (probe.DatabaseCheck, error) {
+	if g.DBPassFile == "" {
+		return nil, nil
+	}
+	d, err := probe.NewDatabases(g.DBPassFile, timeout)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return d, nil
+}
+
+// checkSources are the selected connectors as the check sees them: class
+// and config from REST, else from the config topic; a source's offsets
+// as its tasks read them (the live copy in the topic its tasks read); a
+// sink's group.
+func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
+	types := map[string]string{}
+	absent := map[string]bool{}
+	for _, c := range st.ConnectorList() {
+		if types[c.ID.Name] != "sink" {
+			types[c.ID.Name] = c.Type
+		}
+		if c.Orphaned || c.Unconfigured {
+			absent[c.ID.Name] = true
+		}
+	}
+	rest := st.REST().Connectors
+	var out []probe.Source
+	for _, name := range sortedNames(conns) {
+		s := conns[name]
+		src := probe.Source{Name: name, Type: types[name], Group: s.group}
+		if c, ok := rest[name]; ok && c.Config != nil {
+			src.Config = c.Config
+		} else if cc, ok := st.ConnectorConfig(name); ok && cc.Config != nil {
+			src.Config = cc.Config
+		}
+		src.Class = strings.TrimSpace(src.Config["connector.class"])
+		if s.group != "" {
+			src.Type = "sink"
+		}
+		seen := map[string]bool{}
+		for _, id := range s.ids {
+			if s.other[id.Topic] {
+				continue
+			}
+			for _, r := range st.Partitions(id) {
+				if r.Live && r.TaskReads != "" && !seen[r.Partition] {
+					seen[r.Partition] = true
+					src.Offsets = append(src.Offsets, probe.Offset{Partition: r.Partition, Offset: r.TaskReads})
+				}
+			}
+		}
+		if src.Type == "" {
+			src.Type = "source"
+		}
+		if absent[name] && src.Config == nil {
+			src.Absent = "not in Connect: a new connector named " + name + " would resume from these offsets"
+		}
+		out = append(out, src)
+	}
+	return out
+}
+
+// runResume checks every connector in the background, at most every
+// --refresh and never two checks at once: a check that takes long (a
+// database that does not answer within --probe-timeout) finishes later,
+// and the Store's last check stands until then. Nothing else waits on it.
+// The first check waits until the offsets topics were read (a partial
+// read would judge old offsets), Connect's config topic too, REST's first
+// answer (the classes and configs it judges by) and the first poll of the
+// sink groups (which names the sinks REST does not), that one for at most
+// three refreshes.
+func (o *observer) runResume(ck *probe.Checker) {
+	ctx, every := o.ctx, o.g.Refresh
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		if !o.readyToCheck(ctx) {
+			return
+		}
+		for {
+			o.checkResume(ctx, ck)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(every):
+			}
+		}
+	}()
+}
+
+// readyToCheck waits for what a check reads; false when ctx ended.
+func (o *observer) readyToCheck(ctx context.Context) bool {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	caught := o.tailer.CaughtUp()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-caught:
+			caught = nil // read; now REST
+		case <-tick.C:
+			// An offsets topic that does not exist is never caught up:
+			// sinks are checked all the same.
+			if o.store.Stats().Status.State == model.TailWaitingForTopic {
+				caught = nil
+			}
+		}
+		if caught == nil && (o.poller == nil || !o.store.REST().At.IsZero()) {
+			break
+		}
+	}
+	for deadline := time.Now().Add(3 * o.g.Refresh); !o.store.GroupsPolled() && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+	if err := o.readyConfigs(ctx); err != nil {
+		o.g.logf("resume check: %v", err)
+	}
+	return ctx.Err() == nil
+}
+
+// checkResume checks every connector the Store knows once, and records
+// the results in the Store.
+func (o *observer) checkResume(ctx context.Context, ck *probe.Checker) {
+	conns, err := selectConnectors(o.store, nil, o.g, true)
+	if err != nil {
+		o.g.logf("resume check: %v", err)
+		return
+	}
+	at := time.Now()
+	results := ck.Check(ctx, checkSources(o.store, conns))
+	if ctx.Err() != nil {
+		return // stopped part way: not a check
+	}
+	o.store.SetResume(results, at)
+}

@@ -1,0 +1,70 @@
+package model
+
+import (
+	"strconv"
+	"time"
+
+	"koff/model/resume"
+)
+
+// ConnectorResume is a connector's latest resume check as its row carries
+// it: the connector's worst state, its partitions in each state, what they
+// lose and read again in all, and why it could not be checked.
+type ConnectorResume struct {
+	State  resume.State
+	Counts map[resume.State]int
+	// Lost and Replayed add up the partitions' amounts (resume.Connector
+	// Totals): a count no partition made is -1.
+	Lost, Replayed resume.Amount
+	Class          string
+	// Reason says why no partition could be checked; Note what koff knows
+	// beyond the partitions (resume.Connector).
+	Reason, Note string
+	// Checked is when the facts were gathered.
+	Checked time.Time
+}
+
+// SummariseResume is c's row summary.
+func SummariseResume(c resume.Connector) ConnectorResume {
+	lost, replayed := c.Totals()
+	return ConnectorResume{State: c.State(), Counts: c.Counts(), Lost: lost, Replayed: replayed, Class: c.Class,
+		Reason: c.Reason, Note: c.Note, Checked: c.Checked}
+}
+
+// PartitionResume is one partition's latest resume check: where its task
+// resumes, whether that still exists, what the connector does and what is
+// lost or read again; Checked is when.
+type PartitionResume struct {
+	resume.Partition
+	Checked time.Time
+}
+
+// ResumeAmountText is an amount in words: "60 records", "100 bytes (3
+// records) since 2026-12-05 03:41:07.123 UTC"; "" with nothing counted.
+func ResumeAmountText(a resume.Amount) string {
+	var parts []string
+	if a.Bytes >= 0 {
+		parts = append(parts, countText(a.Bytes, "byte"))
+	}
+	if a.Records >= 0 {
+		parts = append(parts, countText(a.Records, "record"))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := parts[0]
+	if len(parts) == 2 {
+		s += " (" + parts[1] + ")"
+	}
+	if !a.Since.IsZero() {
+		s += " since " + TimeText(a.Since)
+	}
+	return s
+}
+
+func countText(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.FormatInt(n, 10) + " " + unit + "s"
+}
