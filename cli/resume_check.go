@@ -53,6 +53,18 @@ func checkDatabases(g *Globals, timeout time.Duration) (probe.DatabaseCheck, err
 // as its tasks read them (the live copy in the topic its tasks read); a
 // sink's group.
 func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
+	return (&sourceReader{}).read(st, conns)
+}
+
+// sourceReader reads checkSources into memory it keeps: a poller that
+// checks at every refresh reads a big connector's rows into the same
+// memory each time (store.PartitionsIn), not into tens of megabytes new.
+type sourceReader struct {
+	rows  []model.PartitionRow
+	lives []model.PartitionID
+}
+
+func (sr *sourceReader) read(st *store.Store, conns map[string]*selected) []probe.Source {
 	types := map[string]string{}
 	absent := map[string]bool{}
 	for _, c := range st.ConnectorList() {
@@ -77,14 +89,32 @@ func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
 		if s.group != "" {
 			src.Type = "sink"
 		}
-		seen := map[string]bool{}
-		for _, id := range s.ids {
+		ids := s.ids
+		if src.Type != "sink" && !probe.ReadsOffsets(src.Class) {
+			// Its check is its class alone: its rows are not read, a
+			// big connector's at every check.
+			ids = nil
+		}
+		// One live copy a partition in a topic; a partition in two of
+		// the topics its tasks read is checked once.
+		var seen map[string]bool
+		if len(ids) > 1 {
+			seen = map[string]bool{}
+		}
+		for _, id := range ids {
 			if s.other[id.Topic] {
 				continue
 			}
-			for _, r := range st.Partitions(id) {
-				if r.Live && r.TaskReads != "" && !seen[r.Partition] {
-					seen[r.Partition] = true
+			sr.rows, sr.lives = st.PartitionsIn(sr.rows, sr.lives, id)
+			if src.Offsets == nil {
+				src.Offsets = make([]probe.Offset, 0, len(sr.rows))
+			}
+			for i := range sr.rows {
+				r := &sr.rows[i]
+				if r.Live && r.TaskReads != "" && (seen == nil || !seen[r.Partition]) {
+					if seen != nil {
+						seen[r.Partition] = true
+					}
 					src.Offsets = append(src.Offsets, probe.Offset{Partition: r.Partition, Offset: r.TaskReads})
 				}
 			}
@@ -111,6 +141,7 @@ func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
 // three refreshes.
 func (o *observer) runResume(ck *probe.Checker) {
 	ctx, every := o.ctx, o.g.Refresh
+	sr := &sourceReader{}
 	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
@@ -118,7 +149,7 @@ func (o *observer) runResume(ck *probe.Checker) {
 			return
 		}
 		for {
-			o.checkResume(ctx, ck)
+			o.checkResume(ctx, ck, sr)
 			select {
 			case <-ctx.Done():
 				return
@@ -165,14 +196,14 @@ func (o *observer) readyToCheck(ctx context.Context) bool {
 
 // checkResume checks every connector the Store knows once, and records
 // the results in the Store.
-func (o *observer) checkResume(ctx context.Context, ck *probe.Checker) {
+func (o *observer) checkResume(ctx context.Context, ck *probe.Checker, sr *sourceReader) {
 	conns, err := selectConnectors(o.store, nil, o.g, true)
 	if err != nil {
 		o.g.logf("resume check: %v", err)
 		return
 	}
 	at := time.Now()
-	results := ck.Check(ctx, checkSources(o.store, conns))
+	results := ck.Check(ctx, sr.read(o.store, conns))
 	if ctx.Err() != nil {
 		return // stopped part way: not a check
 	}
