@@ -57,7 +57,10 @@ func TestConnectorsShowTheResumeCheck(t *testing.T) {
 			lagResume(f)
 			send(t, m, tickMsg{})
 			requireFits(t, screenText(m), sz[0], sz[1])
-			requireContains(t, m, "RESUME")
+			requireContains(t, m, "RESUME", "✗ 1 gap")
+			if sz[0] >= 80 {
+				requireContains(t, m, "⚠ 1 replay") // the header, on every screen
+			}
 			requireRow(t, m, "s3-archive", "gap")
 			requireRow(t, m, "inventory-connector", "replay")
 			if sz[0] >= 80 {
