@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"strings"
 	"time"
 
@@ -128,84 +127,4 @@ func (sr *sourceReader) read(st *store.Store, conns map[string]*selected) []prob
 		out = append(out, src)
 	}
 	return out
-}
-
-// runResume checks every connector in the background, at most every
-// --refresh and never two checks at once: a check that takes long (a
-// database that does not answer within --probe-timeout) finishes later,
-// and the Store's last check stands until then. Nothing else waits on it.
-// The first check waits until the offsets topics were read (a partial
-// read would judge old offsets), Connect's config topic too, REST's first
-// answer (the classes and configs it judges by) and the first poll of the
-// sink groups (which names the sinks REST does not), that one for at most
-// three refreshes.
-func (o *observer) runResume(ck *probe.Checker) {
-	ctx, every := o.ctx, o.g.Refresh
-	sr := &sourceReader{}
-	o.wg.Add(1)
-	go func() {
-		defer o.wg.Done()
-		if !o.readyToCheck(ctx) {
-			return
-		}
-		for {
-			o.checkResume(ctx, ck, sr)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(every):
-			}
-		}
-	}()
-}
-
-// readyToCheck waits for what a check reads; false when ctx ended.
-func (o *observer) readyToCheck(ctx context.Context) bool {
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	caught := o.tailer.CaughtUp()
-	for {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-caught:
-			caught = nil // read; now REST
-		case <-tick.C:
-			// An offsets topic that does not exist is never caught up:
-			// sinks are checked all the same.
-			if o.store.Stats().Status.State == model.TailWaitingForTopic {
-				caught = nil
-			}
-		}
-		if caught == nil && (o.poller == nil || !o.store.REST().At.IsZero()) {
-			break
-		}
-	}
-	for deadline := time.Now().Add(3 * o.g.Refresh); !o.store.GroupsPolled() && time.Now().Before(deadline); {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-tick.C:
-		}
-	}
-	if err := o.readyConfigs(ctx); err != nil {
-		o.g.logf("resume check: %v", err)
-	}
-	return ctx.Err() == nil
-}
-
-// checkResume checks every connector the Store knows once, and records
-// the results in the Store.
-func (o *observer) checkResume(ctx context.Context, ck *probe.Checker, sr *sourceReader) {
-	conns, err := selectConnectors(o.store, nil, o.g, true)
-	if err != nil {
-		o.g.logf("resume check: %v", err)
-		return
-	}
-	at := time.Now()
-	results := ck.Check(ctx, sr.read(o.store, conns))
-	if ctx.Err() != nil {
-		return // stopped part way: not a check
-	}
-	o.store.SetResume(results, at)
 }

@@ -147,9 +147,21 @@ func TestResumePollerFillsTheStoreWithoutHoldingUpTheRest(t *testing.T) {
 	if len(rows) != 1 || rows[0].Resume == nil || rows[0].Resume.State != resume.Unknown || !strings.Contains(rows[0].Resume.Reason, "timeout") {
 		t.Errorf("dbz's partition: %+v", rows)
 	}
-	// The check runs again: a later check replaces the first.
-	first := o.store.ResumeChecked()
+	// The check runs again at the next refresh: the sinks are asked
+	// again, the silent database not before 30s (each ask is a
+	// connection it logs), so the next check does not wait for it.
+	first, dbFirst := o.store.ResumeChecked(), row("dbz").Resume.Checked
+	again := time.Now()
 	waitUntil(t, "a second check", func() bool { return o.store.ResumeChecked().After(first) })
+	if took := time.Since(again); took > time.Second {
+		t.Errorf("the second check took %v: it waited for the database again", took)
+	}
+	if r := row("gap-sink").Resume; !r.Checked.After(first) {
+		t.Errorf("gap-sink was not checked again: checked %v, first check %v", r.Checked, first)
+	}
+	if r := row("dbz").Resume; !r.Checked.Equal(dbFirst) || r.State != resume.Unknown {
+		t.Errorf("the database was asked again within 30s: %+v", r)
+	}
 }
 
 // A pass file others can read, a --probe-timeout of 0 or a --source-cluster
