@@ -27,6 +27,13 @@ type resumePoller struct {
 	dbEvery time.Duration
 }
 
+// newResumePoller checks with ck at every refresh of every (a database
+// at most every dbCheckEvery); one-shot callers (koff status) call
+// observer.checkResume with it once a report.
+func newResumePoller(ck *probe.Checker, every time.Duration) *resumePoller {
+	return &resumePoller{ck: ck, dbEvery: max(dbCheckEvery, every)}
+}
+
 // runResume checks every connector in the background, at most every
 // --refresh (a Debezium connector's database at most every 30 s) and
 // never two checks at once: a check that takes long (a database that does
@@ -39,7 +46,7 @@ type resumePoller struct {
 // refreshes.
 func (o *observer) runResume(ck *probe.Checker) {
 	ctx, every := o.ctx, o.g.Refresh
-	p := &resumePoller{ck: ck, dbEvery: max(dbCheckEvery, every)}
+	p := newResumePoller(ck, every)
 	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
