@@ -186,3 +186,40 @@ func TestResumeCheckerRefusesAReadablePassFile(t *testing.T) {
 		}
 	}
 }
+
+// Quitting the dashboard does not wait for a check: a database that never
+// answers, asked with a long --probe-timeout, is let go when the observer
+// stops.
+func TestResumePollerStopsAtOnce(t *testing.T) {
+	db := silentDatabase(t)
+	host, port, _ := strings.Cut(db, ":")
+	dbz, _ := json.Marshal(map[string]string{
+		"connector.class": "io.debezium.connector.postgresql.PostgresConnector", "name": "dbz",
+		"database.hostname": host, "database.port": port, "database.dbname": "inventory", "database.user": "debezium",
+	})
+	addr := checkBroker(t, map[string]string{"dbz": string(dbz)}, nil)
+	produceConnect(t, addr, [2]string{`["dbz",{"server":"inventory"}]`, `{"lsn_proc":23911416,"lsn":23911416}`})
+	pass := filepath.Join(t.TempDir(), "pgpass")
+	if err := os.WriteFile(pass, []byte("*:*:*:koff:secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := &Globals{Bootstrap: []string{addr}, OffsetsTopics: []string{"connect-offsets"}, Refresh: 200 * time.Millisecond,
+		ConfigTopic: "connect-configs", DBPassFile: pass, ProbeTimeout: time.Minute, logger: log.New(io.Discard, "", 0)}
+	ck, err := g.resumeChecker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := observe(context.Background(), g, nil)
+	o.run()
+	o.runResume(ck)
+	<-o.tailer.CaughtUp()
+	time.Sleep(time.Second) // the check is asking the database
+	if !o.store.ResumeChecked().IsZero() {
+		t.Fatal("a check finished without the database's answer")
+	}
+	start := time.Now()
+	o.stop()
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("stopping took %v while a check waited for a database", took)
+	}
+}
