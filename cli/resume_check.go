@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"strings"
 	"time"
 
@@ -53,6 +52,18 @@ func checkDatabases(g *Globals, timeout time.Duration) (probe.DatabaseCheck, err
 // as its tasks read them (the live copy in the topic its tasks read); a
 // sink's group.
 func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
+	return (&sourceReader{}).read(st, conns)
+}
+
+// sourceReader reads checkSources into memory it keeps: a poller that
+// checks at every refresh reads a big connector's rows into the same
+// memory each time (store.PartitionsIn), not into tens of megabytes new.
+type sourceReader struct {
+	rows  []model.PartitionRow
+	lives []model.PartitionID
+}
+
+func (sr *sourceReader) read(st *store.Store, conns map[string]*selected) []probe.Source {
 	types := map[string]string{}
 	absent := map[string]bool{}
 	for _, c := range st.ConnectorList() {
@@ -77,14 +88,32 @@ func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
 		if s.group != "" {
 			src.Type = "sink"
 		}
-		seen := map[string]bool{}
-		for _, id := range s.ids {
+		ids := s.ids
+		if src.Type != "sink" && !probe.ReadsOffsets(src.Class) {
+			// Its check is its class alone: its rows are not read, a
+			// big connector's at every check.
+			ids = nil
+		}
+		// One live copy a partition in a topic; a partition in two of
+		// the topics its tasks read is checked once.
+		var seen map[string]bool
+		if len(ids) > 1 {
+			seen = map[string]bool{}
+		}
+		for _, id := range ids {
 			if s.other[id.Topic] {
 				continue
 			}
-			for _, r := range st.Partitions(id) {
-				if r.Live && r.TaskReads != "" && !seen[r.Partition] {
-					seen[r.Partition] = true
+			sr.rows, sr.lives = st.PartitionsIn(sr.rows, sr.lives, id)
+			if src.Offsets == nil {
+				src.Offsets = make([]probe.Offset, 0, len(sr.rows))
+			}
+			for i := range sr.rows {
+				r := &sr.rows[i]
+				if r.Live && r.TaskReads != "" && (seen == nil || !seen[r.Partition]) {
+					if seen != nil {
+						seen[r.Partition] = true
+					}
 					src.Offsets = append(src.Offsets, probe.Offset{Partition: r.Partition, Offset: r.TaskReads})
 				}
 			}
@@ -98,83 +127,4 @@ func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
 		out = append(out, src)
 	}
 	return out
-}
-
-// runResume checks every connector in the background, at most every
-// --refresh and never two checks at once: a check that takes long (a
-// database that does not answer within --probe-timeout) finishes later,
-// and the Store's last check stands until then. Nothing else waits on it.
-// The first check waits until the offsets topics were read (a partial
-// read would judge old offsets), Connect's config topic too, REST's first
-// answer (the classes and configs it judges by) and the first poll of the
-// sink groups (which names the sinks REST does not), that one for at most
-// three refreshes.
-func (o *observer) runResume(ck *probe.Checker) {
-	ctx, every := o.ctx, o.g.Refresh
-	o.wg.Add(1)
-	go func() {
-		defer o.wg.Done()
-		if !o.readyToCheck(ctx) {
-			return
-		}
-		for {
-			o.checkResume(ctx, ck)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(every):
-			}
-		}
-	}()
-}
-
-// readyToCheck waits for what a check reads; false when ctx ended.
-func (o *observer) readyToCheck(ctx context.Context) bool {
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	caught := o.tailer.CaughtUp()
-	for {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-caught:
-			caught = nil // read; now REST
-		case <-tick.C:
-			// An offsets topic that does not exist is never caught up:
-			// sinks are checked all the same.
-			if o.store.Stats().Status.State == model.TailWaitingForTopic {
-				caught = nil
-			}
-		}
-		if caught == nil && (o.poller == nil || !o.store.REST().At.IsZero()) {
-			break
-		}
-	}
-	for deadline := time.Now().Add(3 * o.g.Refresh); !o.store.GroupsPolled() && time.Now().Before(deadline); {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-tick.C:
-		}
-	}
-	if err := o.readyConfigs(ctx); err != nil {
-		o.g.logf("resume check: %v", err)
-	}
-	return ctx.Err() == nil
-}
-
-// checkResume checks every connector the Store knows once, and records
-// the results in the Store.
-func (o *observer) checkResume(ctx context.Context, ck *probe.Checker) {
-	conns, err := selectConnectors(o.store, nil, o.g, true)
-	if err != nil {
-		o.g.logf("resume check: %v", err)
-		return
-	}
-	at := time.Now()
-	results := ck.Check(ctx, checkSources(o.store, conns))
-	if ctx.Err() != nil {
-		return // stopped part way: not a check
-	}
-	o.store.SetResume(results, at)
 }

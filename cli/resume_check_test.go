@@ -147,9 +147,21 @@ func TestResumePollerFillsTheStoreWithoutHoldingUpTheRest(t *testing.T) {
 	if len(rows) != 1 || rows[0].Resume == nil || rows[0].Resume.State != resume.Unknown || !strings.Contains(rows[0].Resume.Reason, "timeout") {
 		t.Errorf("dbz's partition: %+v", rows)
 	}
-	// The check runs again: a later check replaces the first.
-	first := o.store.ResumeChecked()
+	// The check runs again at the next refresh: the sinks are asked
+	// again, the silent database not before 30s (each ask is a
+	// connection it logs), so the next check does not wait for it.
+	first, dbFirst := o.store.ResumeChecked(), row("dbz").Resume.Checked
+	again := time.Now()
 	waitUntil(t, "a second check", func() bool { return o.store.ResumeChecked().After(first) })
+	if took := time.Since(again); took > time.Second {
+		t.Errorf("the second check took %v: it waited for the database again", took)
+	}
+	if r := row("gap-sink").Resume; !r.Checked.After(first) {
+		t.Errorf("gap-sink was not checked again: checked %v, first check %v", r.Checked, first)
+	}
+	if r := row("dbz").Resume; !r.Checked.Equal(dbFirst) || r.State != resume.Unknown {
+		t.Errorf("the database was asked again within 30s: %+v", r)
+	}
 }
 
 // A pass file others can read, a --probe-timeout of 0 or a --source-cluster
@@ -172,5 +184,42 @@ func TestResumeCheckerRefusesAReadablePassFile(t *testing.T) {
 		if code != ExitUsage || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, c.want) || out != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args, code, out, errs)
 		}
+	}
+}
+
+// Quitting the dashboard does not wait for a check: a database that never
+// answers, asked with a long --probe-timeout, is let go when the observer
+// stops.
+func TestResumePollerStopsAtOnce(t *testing.T) {
+	db := silentDatabase(t)
+	host, port, _ := strings.Cut(db, ":")
+	dbz, _ := json.Marshal(map[string]string{
+		"connector.class": "io.debezium.connector.postgresql.PostgresConnector", "name": "dbz",
+		"database.hostname": host, "database.port": port, "database.dbname": "inventory", "database.user": "debezium",
+	})
+	addr := checkBroker(t, map[string]string{"dbz": string(dbz)}, nil)
+	produceConnect(t, addr, [2]string{`["dbz",{"server":"inventory"}]`, `{"lsn_proc":23911416,"lsn":23911416}`})
+	pass := filepath.Join(t.TempDir(), "pgpass")
+	if err := os.WriteFile(pass, []byte("*:*:*:koff:secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := &Globals{Bootstrap: []string{addr}, OffsetsTopics: []string{"connect-offsets"}, Refresh: 200 * time.Millisecond,
+		ConfigTopic: "connect-configs", DBPassFile: pass, ProbeTimeout: time.Minute, logger: log.New(io.Discard, "", 0)}
+	ck, err := g.resumeChecker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := observe(context.Background(), g, nil)
+	o.run()
+	o.runResume(ck)
+	<-o.tailer.CaughtUp()
+	time.Sleep(time.Second) // the check is asking the database
+	if !o.store.ResumeChecked().IsZero() {
+		t.Fatal("a check finished without the database's answer")
+	}
+	start := time.Now()
+	o.stop()
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("stopping took %v while a check waited for a database", took)
 	}
 }

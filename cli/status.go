@@ -76,6 +76,7 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	rp := newResumePoller(ck, g.Refresh)
 	ob := observe(ctx, g, rest)
 	defer ob.stop()
 	if o.group != "" {
@@ -110,7 +111,7 @@ func runStatus(g *Globals, opts any, args []string, env Env) error {
 		}
 		// Once per report, as the live views check beside the Tailer: a
 		// system that does not answer holds it up to --probe-timeout.
-		ob.checkResume(ctx, ck)
+		ob.checkResume(ctx, rp)
 		rows, err := statusRows(ob.store, args, g)
 		if err != nil {
 			return withRESTDown(ob.store, err)

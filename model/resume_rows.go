@@ -17,8 +17,10 @@ type ConnectorResume struct {
 	// Totals): a count no partition made is -1.
 	Lost, Replayed resume.Amount
 	Class          string
-	// Reason says why no partition could be checked; Note what koff knows
-	// beyond the partitions (resume.Connector).
+	// Reason says why no partition could be checked, or the one reason
+	// every partition koff could not check shares (a source cluster out
+	// of reach); Note what koff knows beyond the partitions
+	// (resume.Connector).
 	Reason, Note string
 	// Checked is when the facts were gathered.
 	Checked time.Time
@@ -27,8 +29,28 @@ type ConnectorResume struct {
 // SummariseResume is c's row summary.
 func SummariseResume(c resume.Connector) ConnectorResume {
 	lost, replayed := c.Totals()
+	reason := c.Reason
+	if reason == "" {
+		reason = sharedUnknown(c.Partitions)
+	}
 	return ConnectorResume{State: c.State(), Counts: c.Counts(), Lost: lost, Replayed: replayed, Class: c.Class,
-		Reason: c.Reason, Note: c.Note, Checked: c.Checked}
+		Reason: reason, Note: c.Note, Checked: c.Checked}
+}
+
+// sharedUnknown is the reason every unknown partition gives, when they
+// give one and the same; "" otherwise.
+func sharedUnknown(ps []resume.Partition) string {
+	why := ""
+	for _, p := range ps {
+		if p.State != resume.Unknown {
+			continue
+		}
+		if why != "" && p.Reason != why || p.Reason == "" {
+			return ""
+		}
+		why = p.Reason
+	}
+	return why
 }
 
 // PartitionResume is one partition's latest resume check: where its task

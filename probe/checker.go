@@ -118,6 +118,14 @@ func (c *Checker) Check(ctx context.Context, sources []Source) []resume.Connecto
 	return out
 }
 
+// ReadsOffsets reports whether the check of a source connector of class
+// reads its offsets (Source.Offsets): MirrorMaker 2's source connector,
+// FileStreamSource and the Debezium connectors. A caller may leave them
+// out for any other class: its check is the class alone.
+func ReadsOffsets(class string) bool {
+	return class == resume.ClassMirrorSource || class == resume.ClassFileStreamSource || HandlesDatabase(class)
+}
+
 func (c *Checker) timeout() time.Duration {
 	if c.Timeout > 0 {
 		return c.Timeout

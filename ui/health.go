@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"koff/model"
+	"koff/model/resume"
 	"koff/ui/kit"
 	"koff/ui/screens"
 )
@@ -14,6 +15,9 @@ import (
 // seen whatever the width and whichever screen is open.
 type health struct {
 	stalled, failed, late, suspect int
+	// gap and replay count the connectors whose restart would skip
+	// data or read it again (the resume check).
+	gap, replay int
 }
 
 // countHealth judges every connector at now. The connectors screen has
@@ -56,6 +60,14 @@ func (h *health) add(r model.ConnectorRow, rep model.FlushReport) {
 	if r.Suspect > 0 {
 		h.suspect++
 	}
+	if r.Resume != nil {
+		switch r.Resume.State {
+		case resume.Gap:
+			h.gap++
+		case resume.Replay:
+			h.replay++
+		}
+	}
 }
 
 // healthTotals are the header's counts of connectors that need a look,
@@ -69,8 +81,14 @@ func (m *Model) healthTotals() []string {
 	if h.failed > 0 {
 		out = append(out, st.Bad.Render(fmt.Sprintf("✗ %d failed", h.failed)))
 	}
+	if h.gap > 0 {
+		out = append(out, st.Bad.Render(fmt.Sprintf("✗ %d gap", h.gap)))
+	}
 	if h.late > 0 {
 		out = append(out, st.Warn.Render(fmt.Sprintf("◷ %d late", h.late)))
+	}
+	if h.replay > 0 {
+		out = append(out, st.Warn.Render(fmt.Sprintf("⚠ %d replay", h.replay)))
 	}
 	if h.suspect > 0 {
 		out = append(out, st.Warn.Render(fmt.Sprintf("⚠ %d suspect", h.suspect)))

@@ -57,7 +57,10 @@ func TestConnectorsShowTheResumeCheck(t *testing.T) {
 			lagResume(f)
 			send(t, m, tickMsg{})
 			requireFits(t, screenText(m), sz[0], sz[1])
-			requireContains(t, m, "RESUME")
+			requireContains(t, m, "RESUME", "✗ 1 gap")
+			if sz[0] >= 80 {
+				requireContains(t, m, "⚠ 1 replay") // the header, on every screen
+			}
 			requireRow(t, m, "s3-archive", "gap")
 			requireRow(t, m, "inventory-connector", "replay")
 			if sz[0] >= 80 {
@@ -239,6 +242,43 @@ func TestNarrowPartitionsKeepResumeForAGapOrAReplay(t *testing.T) {
 		}
 		if !c.want && !strings.Contains(detailUnderTable(m), "unknown: koff cannot check") {
 			t.Errorf("%s at %dx%d: detail line %q", c.name, c.w, c.h, detailUnderTable(m))
+		}
+	}
+}
+
+// The detail of a copy the task does not read (a duplicate in another
+// partition) sends the reader to the copy the check is of; the live
+// copy's detail has the check.
+func TestStrayCopyDetailPointsToTheCheckedCopy(t *testing.T) {
+	f := demoStore()
+	partition := `{"filename":"/var/log/app/application-server-01.log"}`
+	f.store.SetResume([]resume.Connector{{Name: "file-source", Class: resume.ClassFileStreamSource, Type: "source", Checked: t0,
+		Partitions: []resume.Partition{{Partition: partition, Position: "byte 143936", State: resume.Resumes, Lost: resume.None, Replayed: resume.None}}}}, t0)
+	var stray, live model.PartitionID
+	for _, r := range f.store.Partitions(model.ConnectorID{Topic: topic, Name: "file-source"}) {
+		if r.Partition == partition && r.Live {
+			live = r.ID
+		} else if r.Partition == partition {
+			stray = r.ID
+		}
+	}
+	for _, c := range []struct {
+		id   model.PartitionID
+		want string
+	}{{stray, "not this copy: the check is of the copy a restarted task reads, " + live.TopicPartition.String()},
+		{live, "state      resumes"}} {
+		m := newTestModel(f.store)
+		send(t, m, size(160, 80))
+		openConnectorNamed(t, m, "file-source")
+		for range 10 {
+			if selectedLine(m, c.id.TopicPartition.String()+" ") && selectedLine(m, "application-server-01") {
+				break
+			}
+			send(t, m, press("down")...)
+		}
+		send(t, m, press("enter")...)
+		if out := screenText(m); !strings.Contains(out, c.want) {
+			t.Errorf("%s: lacks %q:\n%s", c.id.TopicPartition, c.want, out)
 		}
 	}
 }

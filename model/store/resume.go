@@ -1,6 +1,7 @@
 package store
 
 import (
+	"maps"
 	"time"
 
 	"koff/model"
@@ -63,8 +64,10 @@ func (s *Store) SetResume(results []resume.Connector, at time.Time) {
 			continue
 		}
 		parts := make(map[string]*model.PartitionResume, len(c.Partitions))
-		for _, p := range c.Partitions {
-			parts[p.Partition] = &model.PartitionResume{Partition: p, Checked: c.Checked}
+		all := make([]model.PartitionResume, len(c.Partitions)) // one allocation, not one a partition
+		for i, p := range c.Partitions {
+			all[i] = model.PartitionResume{Partition: p, Checked: c.Checked}
+			parts[p.Partition] = &all[i]
 		}
 		if sink {
 			rc.sinks[g] = parts
@@ -72,27 +75,61 @@ func (s *Store) SetResume(results []resume.Connector, at time.Time) {
 			rc.sources[c.Name] = parts
 		}
 	}
-	s.mu.Lock()
 	// A connector whose partitions' checks changed is read whole by a
 	// reader of what changed (PartitionsSince): its rows carry them. A
 	// check that says the same again (but for its time) changes no row.
+	// Compared before the lock: the Tailer and the screens wait for no
+	// comparison of 100,000 partitions.
+	s.mu.RLock()
 	prev := s.resume
-	var changed []*connector
+	s.mu.RUnlock()
+	changed := rc.changedSince(prev)
+	s.mu.Lock()
+	if s.resume != prev { // a Reset meanwhile: every row
+		changed = nil
+	}
+	var whole []*connector
 	for id, c := range s.connectors {
-		if prev == nil || !sameChecks(prev.sources[id.Name], rc.sources[id.Name]) || prev.read[id.Name][id.Topic] != rc.read[id.Name][id.Topic] ||
-			!sameCheck(prev.whole[id.Name], rc.whole[id.Name]) {
-			changed = append(changed, c)
+		if changed == nil || changed[id.Name] {
+			whole = append(whole, c)
 		}
 	}
-	if len(changed) > 0 {
+	if len(whole) > 0 {
 		s.stamp++
-		for _, c := range changed {
+		for _, c := range whole {
 			c.stamp, c.whole = s.stamp, s.stamp
 		}
 	}
 	s.resume = rc
 	s.mu.Unlock()
 	s.bump()
+}
+
+// changedSince is the connectors whose source partitions' checks, or
+// the topics they were read from, differ from prev's (nil: all of them,
+// prev being nil).
+func (rc *resumeChecks) changedSince(prev *resumeChecks) map[string]bool {
+	if prev == nil {
+		return nil
+	}
+	names := map[string]bool{}
+	for _, both := range []*resumeChecks{prev, rc} {
+		for name := range both.sources {
+			names[name] = true
+		}
+		for name := range both.whole {
+			names[name] = true
+		}
+		for name := range both.read {
+			names[name] = true
+		}
+	}
+	changed := make(map[string]bool, len(names))
+	for name := range names {
+		changed[name] = !sameChecks(prev.sources[name], rc.sources[name]) || !sameCheck(prev.whole[name], rc.whole[name]) ||
+			!maps.Equal(prev.read[name], rc.read[name])
+	}
+	return changed
 }
 
 // sameCheck reports whether two checks say the same, whenever made.

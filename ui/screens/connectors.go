@@ -852,6 +852,8 @@ func resumeDetail(st *kit.Styles, r *model.ConnectorResume) string {
 	}
 	text := "resume " + string(r.State)
 	switch r.State {
+	case resume.Resumes:
+		text = "resumes where its offsets say"
 	case resume.Gap:
 		if a := model.ResumeAmountText(r.Lost); a != "" {
 			text += ": " + a + " lost"

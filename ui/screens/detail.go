@@ -211,7 +211,14 @@ func (s *DetailScreen) Content() []string {
 
 	section("Will it resume?", resumeInfo(d.Resume, s.now)...)
 	if r := d.Resume; r == nil {
-		prose(kit.NotChecked+" ", "not checked yet: koff checks every connector at each refresh, once the offsets topics are read")
+		switch {
+		case !d.Live && d.LiveCopy != nil:
+			prose(kit.NotChecked+" ", "not this copy: the check is of the copy a restarted task reads, "+kit.Clean(d.LiveCopy.TopicPartition.String()))
+		case d.TaskReads == "":
+			prose(kit.NotChecked+" ", "no offset to resume from: a restarted task starts this partition as a new one")
+		default:
+			prose(kit.NotChecked+" ", "not checked yet: koff checks the copies tasks read, at each refresh")
+		}
 	} else {
 		prose("state      ", s.st.ResumeStyle(r.State).Render(resumeHead(r)))
 		if r.Position != "" {

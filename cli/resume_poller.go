@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"koff/model"
+	"koff/model/resume"
+	"koff/probe"
+)
+
+// dbCheckEvery is how often the resume poller asks a Debezium connector's
+// database at most: each check opens a connection, which a database logs;
+// its slot or binary logs change on the scale of minutes. The other
+// checks (a Kafka poll, a file's size) run at every --refresh.
+const dbCheckEvery = 30 * time.Second
+
+// resumePoller is the live views' resume check (runResume): the Checker
+// of the global flags, the memory the Sources are read into, and the last
+// answers of the databases, kept until they are due again.
+type resumePoller struct {
+	ck     *probe.Checker
+	sr     sourceReader
+	dbAt   time.Time
+	dbLast map[string]resume.Connector
+	// dbEvery is dbCheckEvery, or --refresh when that is longer.
+	dbEvery time.Duration
+}
+
+// newResumePoller checks with ck at every refresh of every (a database
+// at most every dbCheckEvery); one-shot callers (koff status) call
+// observer.checkResume with it once a report.
+func newResumePoller(ck *probe.Checker, every time.Duration) *resumePoller {
+	return &resumePoller{ck: ck, dbEvery: max(dbCheckEvery, every)}
+}
+
+// runResume checks every connector in the background, at most every
+// --refresh (a Debezium connector's database at most every 30 s) and
+// never two checks at once: a check that takes long (a database that does
+// not answer within --probe-timeout) finishes later, and the Store's last
+// check stands until then. Nothing else waits on it. The first check
+// waits until the offsets topics were read (a partial read would judge
+// old offsets), Connect's config topic too, REST's first answer (the
+// classes and configs it judges by) and the first poll of the sink groups
+// (which names the sinks REST does not), that one for at most three
+// refreshes.
+func (o *observer) runResume(ck *probe.Checker) {
+	ctx, every := o.ctx, o.g.Refresh
+	p := newResumePoller(ck, every)
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		if !o.readyToCheck(ctx) {
+			return
+		}
+		for {
+			o.checkResume(ctx, p)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(every):
+			}
+		}
+	}()
+}
+
+// readyToCheck waits for what a check reads; false when ctx ended.
+func (o *observer) readyToCheck(ctx context.Context) bool {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	caught := o.tailer.CaughtUp()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-caught:
+			caught = nil // read; now REST
+		case <-tick.C:
+			// An offsets topic that does not exist is never caught up:
+			// sinks are checked all the same.
+			if o.store.Stats().Status.State == model.TailWaitingForTopic {
+				caught = nil
+			}
+		}
+		if caught == nil && (o.poller == nil || !o.store.REST().At.IsZero()) {
+			break
+		}
+	}
+	for deadline := time.Now().Add(3 * o.g.Refresh); !o.store.GroupsPolled() && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+	if err := o.readyConfigs(ctx); err != nil {
+		o.g.logf("resume check: %v", err)
+	}
+	return ctx.Err() == nil
+}
+
+// checkResume checks every connector the Store knows once, and records
+// the results in the Store: a database not yet due again keeps its last
+// answer, with the time it was given.
+func (o *observer) checkResume(ctx context.Context, p *resumePoller) {
+	conns, err := selectConnectors(o.store, nil, o.g, true)
+	if err != nil {
+		o.g.logf("resume check: %v", err)
+		return
+	}
+	at := time.Now()
+	sources := p.sr.read(o.store, conns)
+	dbDue := at.Sub(p.dbAt) >= p.dbEvery
+	ask := make([]probe.Source, 0, len(sources))
+	kept := map[int]resume.Connector{}
+	for i, s := range sources {
+		if last, ok := p.dbLast[s.Name]; ok && !dbDue && probe.HandlesDatabase(s.Class) && last.Class == s.Class {
+			kept[i] = last
+			continue
+		}
+		ask = append(ask, s)
+	}
+	answers := p.ck.Check(ctx, ask)
+	if ctx.Err() != nil {
+		return // stopped part way: not a check
+	}
+	results := make([]resume.Connector, 0, len(sources))
+	db := map[string]resume.Connector{}
+	for i, s := range sources {
+		r, ok := kept[i]
+		if !ok {
+			r, answers = answers[0], answers[1:]
+		}
+		if probe.HandlesDatabase(s.Class) {
+			db[s.Name] = r
+		}
+		results = append(results, r)
+	}
+	if dbDue {
+		p.dbAt = at
+	}
+	p.dbLast = db
+	o.store.SetResume(results, at)
+}
