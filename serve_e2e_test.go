@@ -125,6 +125,12 @@ func TestServeOverSSHUnderTmux(t *testing.T) {
 	// A refusal stays on the status line until the next key.
 	keys(viewer, "S")
 	viewer.waitFor("S refused", 5*time.Second, refused)
+	// A source connector's partitions (the worst-first order puts the
+	// demo's sink with a gap first).
+	keys(viewer, "/")
+	viewer.typ("jdbc-shop")
+	keys(viewer, "Enter")
+	viewer.waitFor("the filter", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "mm2-primary") })
 	keys(viewer, "Enter")
 	viewer.waitFor("a connector's partitions", 5*time.Second, func(scr string) bool {
 		return strings.Contains(scr, "SOURCE PARTITION") && !refused(scr)
