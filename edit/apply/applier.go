@@ -47,6 +47,7 @@ type Lifecycle interface {
 	Stop(ctx context.Context, name string) error
 	Pause(ctx context.Context, name string) error
 	Resume(ctx context.Context, name string) error
+	PutConnectorConfig(ctx context.Context, name string, config map[string]string) error
 }
 
 // Applier applies plans: everything it needs beside the Plan is here, the

@@ -79,7 +79,7 @@ func (e *Applier) CheckOperation(ctx context.Context, op *plan.Operation) error 
 				return err
 			}
 			made[s.Connector] = true
-		case plan.StepStop, plan.StepDelete, plan.StepResume, plan.StepPause:
+		case plan.StepStop, plan.StepDelete, plan.StepResume, plan.StepPause, plan.StepConfig:
 			if made[s.Connector] {
 				break
 			}

@@ -20,6 +20,7 @@ type Step struct {
 	Where     string            `json:"where,omitempty"`
 	Text      string            `json:"text"`
 	Config    map[string]string `json:"config,omitempty"`
+	Previous  map[string]string `json:"previous,omitempty"`
 	State     string            `json:"state,omitempty"`
 	Path      plan.Path         `json:"path,omitempty"`
 	Changes   []Change          `json:"changes,omitempty"`
@@ -30,7 +31,7 @@ type Step struct {
 func StepsOf(op *plan.Operation) []Step {
 	out := make([]Step, 0, len(op.Steps))
 	for _, s := range op.Steps {
-		st := Step{Kind: s.Kind, Connector: s.Connector, Where: s.Where, Text: s.Text(), Config: s.Config, State: s.State, Undoes: s.Undoes}
+		st := Step{Kind: s.Kind, Connector: s.Connector, Where: s.Where, Text: s.Text(), Config: s.Config, Previous: s.Previous, State: s.State, Undoes: s.Undoes}
 		if s.Plan != nil {
 			st.Path, st.Changes = s.Plan.Path, ChangesOf(s.Plan)
 		}

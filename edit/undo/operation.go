@@ -74,6 +74,8 @@ func (e *Finder) operationOf(ctx context.Context, ed audit.Edit, all []audit.Edi
 			case "PAUSED":
 				op.Steps = append(op.Steps, plan.Step{Kind: plan.StepPause, Connector: s.Connector})
 			}
+		case plan.StepConfig:
+			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepConfig, Connector: s.Connector, Config: s.Previous, Previous: s.Config})
 		case plan.StepResume, plan.StepPause:
 			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepStop, Connector: s.Connector, State: "RUNNING"})
 		case plan.StepOffsets:
