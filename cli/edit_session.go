@@ -111,6 +111,11 @@ type editSession struct {
 	// tapped: the first read was sessionOptions.tap's, and it read every
 	// offsets topic.
 	tapped bool
+
+	// others are the sessions of other contexts' clusters a move (or its
+	// undo) works on, opened when first asked (elsewhere.go).
+	othersMu sync.Mutex
+	others   map[string]*editSession
 }
 
 // sessionReadBound bounds an edit session's first read of the offsets
@@ -179,6 +184,7 @@ func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
 	topics := g.OffsetsTopics
 	s.ed = g.newEditor(s.store, func() []string { return topics }, rest, osUser(env), g.auditPath(env))
 	s.ed.Interrupt = s.interrupt
+	s.ed.Elsewhere = s.elsewhere
 	latest := 0
 	if o.oneShot {
 		latest = s.store.History()
@@ -302,6 +308,7 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 }
 
 func (s *editSession) close() {
+	s.closeOthers()
 	signal.Stop(s.sigs)
 	s.cancel()
 	<-s.done

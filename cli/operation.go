@@ -58,6 +58,9 @@ func (s *editSession) runOperation(op *plan.Operation, w writeFlags, confirmName
 			for i := oe.Failed + 1; i < len(op.Steps); i++ {
 				fmt.Fprintf(s.env.Stdout, "  not done: %d. %s\n", i+1, text.Sanitize(op.Steps[i].Text()))
 			}
+			if both := bothStopped(op, oe); both != "" {
+				fmt.Fprintln(s.env.Stdout, "  "+text.Sanitize(both))
+			}
 			fmt.Fprintf(s.env.Stdout, "  undo: %s (brings back the start)\n", text.Sanitize(oe.Undo))
 		}
 		return err
@@ -87,6 +90,9 @@ func printOperation(w io.Writer, op *plan.Operation) {
 			}
 		}
 	}
+	if op.Kind == plan.KindMove {
+		fmt.Fprintf(w, "  offsets are read again after the stop (its tasks' last flush) and must read back on %s before %s is deleted here\n", field(op.To), field(op.Connector))
+	}
 	if op.Kind == plan.KindRename {
 		fmt.Fprintf(w, "  offsets are read again after the stop (its tasks' last flush) and must read back before %s is deleted\n", field(op.From))
 	}
@@ -106,7 +112,11 @@ func confirmOperation(env Env, op *plan.Operation, name string) error {
 	}
 	r := bufio.NewReader(env.Stdin)
 	if name != "" {
-		fmt.Fprintf(env.Stdout, "Type the new name to confirm: ")
+		if op.Kind == plan.KindMove {
+			fmt.Fprintf(env.Stdout, "Type the name of the connector to move to confirm: ")
+		} else {
+			fmt.Fprintf(env.Stdout, "Type the new name to confirm: ")
+		}
 		line, _ := r.ReadString('\n')
 		if strings.TrimSpace(line) != name {
 			return errors.New("not confirmed: nothing done")
@@ -119,4 +129,26 @@ func confirmOperation(env Env, op *plan.Operation, name string) error {
 		return errors.New("not confirmed: nothing done")
 	}
 	return nil
+}
+
+// bothStopped says so when a move stopped after the connector was created
+// on the target and before it was deleted here: it is on both Connect
+// clusters, STOPPED on both, and neither runs it.
+func bothStopped(op *plan.Operation, oe *apply.OperationError) string {
+	if op.Kind != plan.KindMove {
+		return ""
+	}
+	created, deleted := false, false
+	for _, i := range oe.Done {
+		switch s := op.Steps[i]; {
+		case s.Kind == plan.StepCreate && s.Where != "":
+			created = true
+		case s.Kind == plan.StepDelete && s.Where == "":
+			deleted = true
+		}
+	}
+	if !created || deleted {
+		return ""
+	}
+	return fmt.Sprintf("%s is on both Connect clusters now, STOPPED on both (here and on %s): neither runs it", op.Connector, op.To)
 }

@@ -39,3 +39,9 @@ func (e *Editor) CheckOperation(ctx context.Context, op *plan.Operation) error {
 func (e *Editor) PlanRekey(ctx context.Context, req planner.RekeyRequest) (*plan.Operation, error) {
 	return e.planner().PlanRekey(ctx, req)
 }
+
+// PlanMove plans a move of a connector to another Connect cluster, named
+// by its koff context (edit/planner/move.go).
+func (e *Editor) PlanMove(ctx context.Context, req planner.MoveRequestOf) (*plan.Operation, error) {
+	return e.planner().PlanMove(ctx, req)
+}

@@ -54,8 +54,15 @@ type Lifecycle interface {
 // ports it writes and reads through and the settings of one koff (the
 // Editor hands them down, edit.Editor.Apply).
 type Applier struct {
-	Store Offsets
-	Kafka Writer
+	// Elsewhere is the Applier of another Connect cluster, named by its
+	// koff context: a move's steps there run through it.
+	Elsewhere func(where string) (*Applier, error)
+	// MoveItems are a connector's offsets as this cluster's Store holds
+	// them now, as a copy of the same name (a move's offsets step, planned
+	// again there after the stop).
+	MoveItems func(name string) (plan.Request, error)
+	Store     Offsets
+	Kafka     Writer
 	// REST is nil when koff has no --connect-url.
 	REST REST
 	// Lifecycle is the same REST API for an operation's steps (nil

@@ -64,6 +64,11 @@ func (e *Planner) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error
 			return nil, err
 		}
 	}
+	if isMove(req) {
+		if err := e.moveTargets(ctx, p); err != nil {
+			return nil, err
+		}
+	}
 	index := newCopyIndex(copies)
 	if req.Kind == plan.KindResetAll {
 		p.Items = nil
@@ -93,7 +98,7 @@ func (e *Planner) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error
 		p.Changes = append(p.Changes, ch)
 		p.Warnings = append(p.Warnings, shapes.warnings(it, ch)...)
 	}
-	if p.Kind == plan.KindRekey {
+	if p.Kind == plan.KindRekey || isMove(req) {
 		rekeyAfter(p)
 	}
 	e.choosePath(p, restOK, copies)
