@@ -112,10 +112,9 @@ type editSession struct {
 	// offsets topic.
 	tapped bool
 
-	// others are the sessions of other contexts' clusters a move (or its
-	// undo) works on, opened when first asked (elsewhere.go).
-	othersMu sync.Mutex
-	others   map[string]*editSession
+	// others are the other contexts' clusters a move (or its undo) works
+	// on, opened when first asked (elsewhere.go).
+	others *otherClusters
 }
 
 // sessionReadBound bounds an edit session's first read of the offsets
@@ -184,7 +183,8 @@ func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
 	topics := g.OffsetsTopics
 	s.ed = g.newEditor(s.store, func() []string { return topics }, rest, osUser(env), g.auditPath(env))
 	s.ed.Interrupt = s.interrupt
-	s.ed.Elsewhere = s.elsewhere
+	s.others = &otherClusters{g: g, env: env, interrupt: s.interrupt}
+	s.ed.Elsewhere = s.others.editor
 	latest := 0
 	if o.oneShot {
 		latest = s.store.History()
@@ -308,7 +308,9 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 }
 
 func (s *editSession) close() {
-	s.closeOthers()
+	if s.others != nil {
+		s.others.close()
+	}
 	signal.Stop(s.sigs)
 	s.cancel()
 	<-s.done

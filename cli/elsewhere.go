@@ -3,55 +3,65 @@ package cli
 import (
 	"fmt"
 	"os/signal"
+	"sync"
 
 	"koff/edit"
 )
 
-// elsewhere is the Editor of the Connect cluster a koff context names (a
-// move's target): its own Kafka, offsets topics, config topic and REST,
-// read as every edit session reads them, with this run's audit log,
-// read-only flag and signals.
-func (s *editSession) elsewhere(where string) (*edit.Editor, error) {
-	s.othersMu.Lock()
-	defer s.othersMu.Unlock()
-	if o, ok := s.others[where]; ok {
-		return o.ed, nil
+// otherClusters opens the Connect clusters koff contexts name (a move's
+// target, and its undo's) when first asked, each read as every edit
+// session reads its own (its Kafka, offsets topics, config topic, REST),
+// with this run's audit log, read-only flag and signals.
+type otherClusters struct {
+	g         *Globals
+	env       Env
+	interrupt <-chan struct{}
+
+	mu       sync.Mutex
+	sessions map[string]*editSession
+}
+
+func (o *otherClusters) editor(where string) (*edit.Editor, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if s, ok := o.sessions[where]; ok {
+		return s.ed, nil
 	}
-	if s.g.contexts == nil || s.g.contexts.Contexts[where] == nil {
-		names := []string{}
-		if s.g.contexts != nil {
-			names = s.g.contexts.names()
+	if o.g.contexts == nil || o.g.contexts.Contexts[where] == nil {
+		var names []string
+		if o.g.contexts != nil {
+			names = o.g.contexts.names()
 		}
-		return nil, fmt.Errorf("no context %s in %s (have: %v)", where, s.g.contextFile, names)
+		return nil, fmt.Errorf("no context %s in %s (have: %v)", where, o.g.contextFile, names)
 	}
-	ng, err := switchContext(s.g, where, s.env)
+	ng, err := switchContext(o.g, where, o.env)
 	if err != nil {
 		return nil, err
 	}
 	if ng.AuditLog == "" {
-		ng.AuditLog = s.g.auditPath(s.env)
+		ng.AuditLog = o.g.auditPath(o.env)
 	}
-	o, err := openEditSession(ng, s.env)
+	s, err := openEditSession(ng, o.env)
 	if err != nil {
 		return nil, err
 	}
-	// This session's signals stop the operation, between its steps on
+	// The caller's signals stop the operation, between its steps on
 	// either cluster.
-	signal.Stop(o.sigs)
-	o.ed.Interrupt = s.interrupt
-	o.ed.Elsewhere = nil
-	if s.others == nil {
-		s.others = map[string]*editSession{}
+	signal.Stop(s.sigs)
+	s.ed.Interrupt = o.interrupt
+	s.ed.Elsewhere = nil
+	if o.sessions == nil {
+		o.sessions = map[string]*editSession{}
 	}
-	s.others[where] = o
-	return o.ed, nil
+	o.sessions[where] = s
+	return s.ed, nil
 }
 
-func (s *editSession) closeOthers() {
-	s.othersMu.Lock()
-	defer s.othersMu.Unlock()
-	for _, o := range s.others {
-		o.close()
+func (o *otherClusters) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, s := range o.sessions {
+		s.close()
 	}
-	s.others = nil
+	o.sessions = nil
 }

@@ -58,8 +58,8 @@ func (s *editSession) runOperation(op *plan.Operation, w writeFlags, confirmName
 			for i := oe.Failed + 1; i < len(op.Steps); i++ {
 				fmt.Fprintf(s.env.Stdout, "  not done: %d. %s\n", i+1, text.Sanitize(op.Steps[i].Text()))
 			}
-			if both := bothStopped(op, oe); both != "" {
-				fmt.Fprintln(s.env.Stdout, "  "+text.Sanitize(both))
+			if op.OnBoth(oe.Done) {
+				fmt.Fprintln(s.env.Stdout, "  "+text.Sanitize(op.OnBothText()))
 			}
 			fmt.Fprintf(s.env.Stdout, "  undo: %s (brings back the start)\n", text.Sanitize(oe.Undo))
 		}
@@ -129,26 +129,4 @@ func confirmOperation(env Env, op *plan.Operation, name string) error {
 		return errors.New("not confirmed: nothing done")
 	}
 	return nil
-}
-
-// bothStopped says so when a move stopped after the connector was created
-// on the target and before it was deleted here: it is on both Connect
-// clusters, STOPPED on both, and neither runs it.
-func bothStopped(op *plan.Operation, oe *apply.OperationError) string {
-	if op.Kind != plan.KindMove {
-		return ""
-	}
-	created, deleted := false, false
-	for _, i := range oe.Done {
-		switch s := op.Steps[i]; {
-		case s.Kind == plan.StepCreate && s.Where != "":
-			created = true
-		case s.Kind == plan.StepDelete && s.Where == "":
-			deleted = true
-		}
-	}
-	if !created || deleted {
-		return ""
-	}
-	return fmt.Sprintf("%s is on both Connect clusters now, STOPPED on both (here and on %s): neither runs it", op.Connector, op.To)
 }

@@ -261,3 +261,30 @@ func ConfigChangeText(before, after map[string]string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// OnBoth says a move cut short left its connector on both Connect
+// clusters: the done steps created it on the target and did not delete it
+// here (both STOPPED: stopped here first, created there STOPPED).
+func (o *Operation) OnBoth(done []int) bool {
+	if o.Kind != KindMove {
+		return false
+	}
+	created, deleted := false, false
+	for _, i := range done {
+		if i < 0 || i >= len(o.Steps) {
+			continue
+		}
+		switch s := o.Steps[i]; {
+		case s.Kind == StepCreate && s.Where != "":
+			created = true
+		case s.Kind == StepDelete && s.Where == "":
+			deleted = true
+		}
+	}
+	return created && !deleted
+}
+
+// OnBothText says so in one sentence.
+func (o *Operation) OnBothText() string {
+	return fmt.Sprintf("%s is on both Connect clusters now, STOPPED on both (here and on %s): neither runs it", o.Connector, o.To)
+}
