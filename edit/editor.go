@@ -144,7 +144,7 @@ func (e *Editor) applier() *apply.Applier {
 		a.Lifecycle = l
 	}
 	a.Replan, a.StopTimeout = e.planner().ReplanStep, e.StopTimeout
-	a.MoveItems = e.planner().MoveRequest
+	a.MoveItems, a.MoveSink = e.planner().MoveRequest, e.planner().MoveSinkRequest
 	if e.Elsewhere != nil {
 		a.Elsewhere = func(where string) (*apply.Applier, error) {
 			other, err := e.Elsewhere(where)

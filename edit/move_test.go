@@ -261,3 +261,130 @@ func TestMoveSinkSameKafkaKeepsGroup(t *testing.T) {
 		t.Errorf("after: here %q there %q", c.ConnectorState("es-search"), c2.ConnectorState("es-search"))
 	}
 }
+
+// A sink moved to another Kafka cluster: refused unless --same-topics
+// says its topics there hold the same records at the same offsets; with
+// it, its group's committed offsets there are the ones it had here after
+// its stop.
+func TestMoveSinkToAnotherKafkaCluster(t *testing.T) {
+	h, c := demoHarness(t)
+	h2, c2 := demoHarness(t)
+	h2.ed.Audit = h.ed.Audit
+	h.ed.Elsewhere = func(where string) (*Editor, error) { return h2.ed, nil }
+	ctx := context.Background()
+	// The other demo has its own es-search: gone there first.
+	rest2, err := connect.New(connect.Config{URL: c2.ConnectURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rest2.DeleteConnector(ctx, "es-search"); err != nil {
+		t.Fatal(err)
+	}
+	h2.waitFor("es-search gone there", func() bool { return c2.ConnectorState("es-search") == "" })
+	h.waitFor("es-search's commits", func() bool {
+		p, err := plan.GroupPoll(ctx, h.kafka, "es-search-v2")
+		return err == nil && len(p.Partitions) > 0 && p.Partitions[0].Committed > 0
+	})
+	_, err = h.ed.PlanMove(ctx, planner.MoveRequestOf{Name: "es-search", To: "other"})
+	if err == nil || !strings.Contains(err.Error(), "refused: es-search is a sink and other is another Kafka cluster") || !strings.Contains(err.Error(), "--same-topics") {
+		t.Fatalf("without --same-topics: %v", err)
+	}
+	op, err := h.ed.PlanMove(ctx, planner.MoveRequestOf{Name: "es-search", To: "other", SameTopics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stepKinds(op); got != "stop es-search,create es-search@other,offsets es-search@other,delete es-search,resume es-search@other" {
+		t.Fatalf("steps %s (%v)", got, op.Warnings)
+	}
+	res, err := h.ed.ApplyOperation(ctx, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ConnectorState("es-search") != "" || c2.ConnectorState("es-search") != "RUNNING" {
+		t.Fatalf("after: here %q there %q", c.ConnectorState("es-search"), c2.ConnectorState("es-search"))
+	}
+	here, err := plan.GroupPoll(ctx, h.kafka, "es-search-v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	there, err := plan.GroupPoll(ctx, h2.kafka, "es-search-v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed := func(p model.GroupPoll) map[model.TopicPartition]int64 {
+		out := map[model.TopicPartition]int64{}
+		for _, gp := range p.Partitions {
+			if gp.Committed >= 0 {
+				out[gp.TopicPartition] = gp.Committed
+			}
+		}
+		return out
+	}
+	want, got := committed(here), committed(there)
+	if len(want) == 0 {
+		t.Fatal("no committed offsets here")
+	}
+	// What the step set there is what the group had here after the stop.
+	set := map[model.TopicPartition]int64{}
+	for _, sc := range res.Offsets[0].Plan.Sink {
+		set[sc.TopicPartition] = sc.After
+	}
+	if fmt.Sprint(set) != fmt.Sprint(want) {
+		t.Errorf("set there %v, committed here at the stop %v", set, want)
+	}
+	for tp, off := range want {
+		// Running there since, it may have consumed on: never behind.
+		if got[tp] < off {
+			t.Errorf("%s: committed %d there, %d here at the stop", tp, got[tp], off)
+		}
+	}
+}
+
+// A source moved to another Kafka cluster: its offsets are written to
+// that cluster's offsets topic, the exact key bytes with the values it had
+// here after its stop.
+func TestMoveSourceToAnotherKafkaCluster(t *testing.T) {
+	h, c := demoHarness(t)
+	h2, c2 := demoHarness(t)
+	h2.ed.Audit = h.ed.Audit
+	h.ed.Elsewhere = func(where string) (*Editor, error) { return h2.ed, nil }
+	ctx := context.Background()
+	rest2, err := connect.New(connect.Config{URL: c2.ConnectURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rest2.DeleteConnector(ctx, "jdbc-shop"); err != nil {
+		t.Fatal(err)
+	}
+	h2.waitFor("jdbc-shop gone there", func() bool { return c2.ConnectorState("jdbc-shop") == "" })
+	h.waitFor("jdbc-shop's offsets", func() bool { return len(h.liveOffsets("jdbc-shop")) > 0 })
+	op, err := h.ed.PlanMove(ctx, planner.MoveRequestOf{Name: "jdbc-shop", To: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.ed.ApplyOperation(ctx, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ConnectorState("jdbc-shop") != "" || c2.ConnectorState("jdbc-shop") != "RUNNING" {
+		t.Fatalf("after: here %q there %q", c.ConnectorState("jdbc-shop"), c2.ConnectorState("jdbc-shop"))
+	}
+	held := map[string]string{}
+	for _, ch := range res.Offsets[1].Plan.Changes {
+		for _, w := range ch.Writes {
+			if w.Before != nil {
+				held[string(w.Key)] = string(w.Before)
+			}
+		}
+	}
+	for _, ch := range res.Offsets[0].Plan.Changes {
+		for _, w := range ch.Writes {
+			if held[string(w.Key)] != string(w.Value) || w.Topic != "connect-offsets" {
+				t.Errorf("wrote %s %s = %s on the other cluster; here it held %q", w.TopicPartition, w.Key, w.Value, held[string(w.Key)])
+			}
+		}
+	}
+	if len(held) == 0 || len(h.liveOffsets("jdbc-shop")) != 0 {
+		t.Errorf("offsets here: held %v, left %v", held, h.liveOffsets("jdbc-shop"))
+	}
+}

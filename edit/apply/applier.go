@@ -61,8 +61,11 @@ type Applier struct {
 	// them now, as a copy of the same name (a move's offsets step, planned
 	// again there after the stop).
 	MoveItems func(name string) (plan.Request, error)
-	Store     Offsets
-	Kafka     Writer
+	// MoveSink is a sink's group's committed offsets here now, as an edit
+	// of that group elsewhere (a move's sink step across Kafka clusters).
+	MoveSink func(ctx context.Context, name, group string) (plan.SinkRequest, error)
+	Store    Offsets
+	Kafka    Writer
 	// REST is nil when koff has no --connect-url.
 	REST REST
 	// Lifecycle is the same REST API for an operation's steps (nil

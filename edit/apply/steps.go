@@ -161,6 +161,17 @@ func (e *Applier) runStep(ctx context.Context, run *opRun, i int, res *Operation
 		q.Request = req
 		p = &q
 	}
+	if s.Where != "" && run.op.Kind == plan.KindMove && p.SinkAsked != nil && e.MoveSink != nil {
+		// A sink's group moved to another Kafka cluster: its committed
+		// offsets here after the stop (its tasks' last commit).
+		req, err := e.MoveSink(ctx, p.SinkAsked.Connector, p.Group)
+		if err != nil {
+			return "", err
+		}
+		q := *p
+		q.SinkAsked = &req
+		p = &q
+	}
 	if a.Replan != nil {
 		np, err := a.Replan(ctx, p)
 		if err != nil {

@@ -228,22 +228,14 @@ func (e *Planner) moveSink(ctx context.Context, tp *Planner, req MoveRequestOf, 
 		return nil, nil, fmt.Errorf("refused: %s is a sink and %s is another Kafka cluster (%s): its consumer group %s's offsets are positions in this cluster's topics; "+
 			"pass --same-topics if %s's topics hold the same records at the same offsets (they are then set there for %s), else nothing changed", req.Name, req.To, id, group, req.To, group)
 	}
-	poll, err := e.groupPoll(ctx, group)
+	sreq, err := e.MoveSinkRequest(ctx, req.Name, group)
 	if err != nil {
 		return nil, nil, err
 	}
-	offsets := map[model.TopicPartition]int64{}
-	var tps []model.TopicPartition
-	for _, gp := range poll.Partitions {
-		if gp.Committed >= 0 {
-			offsets[gp.TopicPartition] = gp.Committed
-			tps = append(tps, gp.TopicPartition)
-		}
-	}
-	if len(offsets) == 0 {
+	if len(sreq.Partitions) == 0 {
 		return nil, []string{fmt.Sprintf("%s is a sink whose group %s has no committed offsets here: on %s it starts as its consumer.override.auto.offset.reset says", req.Name, group, req.To)}, nil
 	}
-	p, err := tp.PlanSink(ctx, plan.SinkRequest{Connector: req.Name, Kind: plan.KindImport, Partitions: tps, Strategy: plan.SinkStrategy{Kind: plan.SinkExplicit, Offsets: offsets}, Create: true, Group: group})
+	p, err := tp.PlanSink(ctx, sreq)
 	if err != nil {
 		return nil, nil, fmt.Errorf("context %s: %w", req.To, err)
 	}
@@ -279,4 +271,24 @@ func (e *Planner) moveTargets(ctx context.Context, p *plan.Plan) error {
 	}
 	p.Items = items
 	return nil
+}
+
+// MoveSinkRequest is a sink's group's committed offsets as this cluster
+// has them now, as an edit of the same group elsewhere (a move's step,
+// read again after the stop: its tasks' last commit).
+func (e *Planner) MoveSinkRequest(ctx context.Context, name, group string) (plan.SinkRequest, error) {
+	poll, err := e.groupPoll(ctx, group)
+	if err != nil {
+		return plan.SinkRequest{}, err
+	}
+	offsets := map[model.TopicPartition]int64{}
+	var tps []model.TopicPartition
+	for _, gp := range poll.Partitions {
+		if gp.Committed >= 0 {
+			offsets[gp.TopicPartition] = gp.Committed
+			tps = append(tps, gp.TopicPartition)
+		}
+	}
+	return plan.SinkRequest{Connector: name, Kind: plan.KindImport, Partitions: tps,
+		Strategy: plan.SinkStrategy{Kind: plan.SinkExplicit, Offsets: offsets}, Create: true, Group: group}, nil
 }
