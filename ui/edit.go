@@ -280,7 +280,11 @@ func (m *Model) handleOpApplyDone(msg opApplyDoneMsg) {
 			// only the details.
 			var done []string
 			for _, i := range oe.Done {
-				done = append(done, fmt.Sprintf("%d %s %s", i+1, oe.Steps[i].Kind, oe.Steps[i].Connector))
+				d := fmt.Sprintf("%d %s %s", i+1, oe.Steps[i].Kind, oe.Steps[i].Connector)
+				if w := oe.Steps[i].Where; w != "" {
+					d += " on " + w
+				}
+				done = append(done, d)
 			}
 			failed := oe.Steps[oe.Failed]
 			both := ""

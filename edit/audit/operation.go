@@ -67,6 +67,9 @@ func (ed Edit) StepsText() string {
 	var did, not []string
 	for i, s := range ed.Start.Steps {
 		t := fmt.Sprintf("%d %s %s", i+1, s.Kind, s.Connector)
+		if s.Where != "" {
+			t += " on " + s.Where
+		}
 		if isDone[i] {
 			did = append(did, t)
 		} else {
@@ -99,8 +102,25 @@ func (ed Edit) operationNotice() string {
 			how += ": " + ed.Outcome.Error
 		}
 	}
+	if ed.onBoth() {
+		how += "; " + s.Connector + " is on both Connect clusters, STOPPED on both (here and on " + s.To + ")"
+	}
 	return fmt.Sprintf("INTERRUPTED %s: the %s by %s at %s (%s; steps %s): run `%s` to bring back the start, or finish it by hand",
 		strings.ToUpper(string(s.Kind)), s.What(), s.User, model.TimeText(s.Time), how, ed.StepsText(), plan.UndoCommand(s.Connector, ed.ID()))
+}
+
+// onBoth: a move whose done steps created the connector on the target and
+// did not delete it here (plan.Operation.OnBoth, from the audit lines).
+func (ed Edit) onBoth() bool {
+	if ed.Start.Kind != plan.KindMove {
+		return false
+	}
+	done, _ := ed.DoneSteps()
+	op := plan.Operation{Kind: plan.KindMove}
+	for _, s := range ed.Start.Steps {
+		op.Steps = append(op.Steps, plan.Step{Kind: s.Kind, Connector: s.Connector, Where: s.Where})
+	}
+	return op.OnBoth(done)
 }
 
 func (ed Edit) operationHeadline() string {
