@@ -47,9 +47,13 @@ func NewRekeyForm(km *keymap.KeyMap, st *kit.Styles, connector string, fields []
 		in.SetStyles(st.Input)
 		f.inputs[i] = in
 	}
-	f.inputs[0].Placeholder = "server=dbz2"
-	f.inputs[1].Placeholder = "server=dbz"
-	f.inputs[2].Placeholder = "topic.prefix=dbz2"
+	field := "field"
+	if len(fields) > 0 {
+		field = fields[0]
+	}
+	f.inputs[0].Placeholder = field + "=new value"
+	f.inputs[1].Placeholder = field + "=value now (all partitions without it)"
+	f.inputs[2].Placeholder = "key=value (e.g. Debezium's topic.prefix)"
 	f.Validate()
 	return f
 }
@@ -155,6 +159,7 @@ func (f *RekeyForm) View(spinner string) string {
 		hint = "Fields: " + strings.Join(f.fields, ", ") + ". " + hint
 	}
 	lines = append(lines, kit.IndentWrap(st.Muted.Render(kit.Clean(hint)), inner, "", 3)...)
+	lines = append(lines, "")
 	for i, in := range f.inputs {
 		label := st.FieldLabel.Render(rekeyLabels[i])
 		if i == f.focus {
