@@ -94,9 +94,9 @@ func TestReadmeExamplesRunOnTheDemoCluster(t *testing.T) {
 	}
 	work := t.TempDir()
 	// jdbc-legacy stalls soon, so the status example's exit 1 is reached.
-	kafkaAddr, connectAddr := freeAddr(t), freeAddr(t)
+	kafkaAddr, connectAddr, secondAddr := freeAddr(t), freeAddr(t), freeAddr(t)
 	demo := exec.Command(koffBin, "demo-cluster", "--kafka-listen", kafkaAddr, "--connect-listen", connectAddr,
-		"--flush-interval", "1s", "--stall-after", "2s")
+		"--second-connect-listen", secondAddr, "--flush-interval", "1s", "--stall-after", "2s")
 	demo.Dir = work
 	started := startUntil(t, demo, "Press Ctrl+C to stop.")
 	t.Cleanup(func() { interrupt(demo, started) })
@@ -106,7 +106,7 @@ func TestReadmeExamplesRunOnTheDemoCluster(t *testing.T) {
 		"HOME="+work, "XDG_STATE_HOME="+filepath.Join(work, "state"), "XDG_CONFIG_HOME="+filepath.Join(work, "config"),
 		"KOFF_BOOTSTRAP_SERVER=", "KOFF_CONNECT_URL=", "KOFF_CONTEXT=", "NO_COLOR=1")
 	addrs := strings.NewReplacer("http://127.0.0.1:8083", "http://"+connectAddr, "localhost:8083", connectAddr,
-		"127.0.0.1:8083", connectAddr, "127.0.0.1:9092", kafkaAddr)
+		"127.0.0.1:8083", connectAddr, "127.0.0.1:9092", kafkaAddr, "127.0.0.1:8084", secondAddr)
 	for _, ex := range examples {
 		cmd := addrs.Replace(ex.command)
 		if name, value, ok := strings.Cut(strings.TrimPrefix(cmd, "export "), "="); ok && strings.HasPrefix(cmd, "export ") {

@@ -83,6 +83,9 @@ func dashboardOnce(g *Globals, env Env) (string, error) {
 	opts := g.uiOptions(o, rest != nil)
 	ed := newInflightEditor(g.newEditor(o.store, o.tailer.Topics, rest, osUser(env), g.auditPath(env)))
 	ed.Shared = o.histories
+	others := &otherClusters{g: g, env: env, interrupt: ed.stop}
+	defer others.close()
+	ed.Editor.Elsewhere = others.editor
 	opts.Editor = ed
 	if g.contexts != nil {
 		opts.Contexts = g.contexts.names()

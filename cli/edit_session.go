@@ -111,6 +111,10 @@ type editSession struct {
 	// tapped: the first read was sessionOptions.tap's, and it read every
 	// offsets topic.
 	tapped bool
+
+	// others are the other contexts' clusters a move (or its undo) works
+	// on, opened when first asked (elsewhere.go).
+	others *otherClusters
 }
 
 // sessionReadBound bounds an edit session's first read of the offsets
@@ -184,6 +188,8 @@ func openSession(g *Globals, env Env, o sessionOptions) (*editSession, error) {
 	topics := g.OffsetsTopics
 	s.ed = g.newEditor(s.store, func() []string { return topics }, rest, osUser(env), g.auditPath(env))
 	s.ed.Interrupt = s.interrupt
+	s.others = &otherClusters{g: g, env: env, interrupt: s.interrupt}
+	s.ed.Elsewhere = s.others.editor
 	latest := 0
 	if o.oneShot {
 		latest = s.store.History()
@@ -308,6 +314,9 @@ func (g *Globals) newEditor(offsets edit.Offsets, topics func() []string, rest *
 }
 
 func (s *editSession) close() {
+	if s.others != nil {
+		s.others.close()
+	}
 	signal.Stop(s.sigs)
 	s.cancel()
 	<-s.done

@@ -338,9 +338,9 @@ func contains(list []string, s string) bool {
 // accepts every global flag, so a context or a shell alias works with any
 // of them; a command's --help lists the ones it uses.
 var (
-	kafkaUsers = []string{"", "get", "tail", "status", "check", "history", "set", "reset", "export", "import", "copy", "create", "rename", "undo", "serve", "metrics"}
-	restUsers  = []string{"", "get", "status", "check", "history", "set", "reset", "export", "import", "copy", "create", "rename", "undo", "stop", "resume", "serve", "metrics"}
-	writers    = []string{"", "set", "reset", "import", "copy", "create", "rename", "undo", "stop", "resume", "serve"}
+	kafkaUsers = []string{"", "get", "tail", "status", "check", "history", "set", "reset", "export", "import", "copy", "create", "rename", "rekey", "move", "undo", "serve", "metrics"}
+	restUsers  = []string{"", "get", "status", "check", "history", "set", "reset", "export", "import", "copy", "create", "rename", "rekey", "move", "undo", "stop", "resume", "serve", "metrics"}
+	writers    = []string{"", "set", "reset", "import", "copy", "create", "rename", "rekey", "move", "undo", "stop", "resume", "serve"}
 	liveUsers  = []string{"", "status", "serve", "metrics"}
 	dashboards = []string{"", "serve"}
 	// The resume check: koff check, and the poller of every live view.
@@ -360,7 +360,7 @@ var (
 		"connect-user": {restUsers, demoClusterCmd}, "connect-password-file": {restUsers, demoClusterCmd}, "connect-token-file": {restUsers, demoClusterCmd},
 		"context":   {kafkaUsers, restUsers, clusterIDUsers},
 		"log-file":  {kafkaUsers, restUsers, clusterIDUsers, demoClusterCmd},
-		"read-only": {writers}, "audit-log": {{"", "history", "set", "reset", "import", "copy", "create", "rename", "undo", "audit", "stop", "resume", "serve", "metrics"}},
+		"read-only": {writers}, "audit-log": {{"", "history", "set", "reset", "import", "copy", "create", "rename", "rekey", "move", "undo", "audit", "stop", "resume", "serve", "metrics"}},
 		"connector-topics": {liveUsers}, "flush-interval": {liveUsers, demoClusterCmd},
 		"demo": {metricsUsers}, "fps": {dashboards},
 		"metrics-listen": {dashboards}, "metrics-sink-partitions": {metricsUsers}, "metrics-connectors": {metricsUsers},

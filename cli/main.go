@@ -209,7 +209,7 @@ func takesValue(fs *pflag.FlagSet, arg string) bool {
 
 // commandOrder is how --help lists commands: reading first, then writing.
 // A command missing here is still listed (listedCommands), after these.
-var commandOrder = []string{"get", "tail", "status", "check", "history", "export", "set", "reset", "import", "copy", "create", "rename", "undo", "audit", "stop", "resume", "serve", "metrics", "demo-cluster", "version"}
+var commandOrder = []string{"get", "tail", "status", "check", "history", "export", "set", "reset", "import", "copy", "create", "rename", "rekey", "move", "undo", "audit", "stop", "resume", "serve", "metrics", "demo-cluster", "version"}
 
 // listedCommands are the commands koff help lists: every one registered
 // but the hidden, in commandOrder, then any other by name.

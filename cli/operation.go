@@ -58,6 +58,9 @@ func (s *editSession) runOperation(op *plan.Operation, w writeFlags, confirmName
 			for i := oe.Failed + 1; i < len(op.Steps); i++ {
 				fmt.Fprintf(s.env.Stdout, "  not done: %d. %s\n", i+1, text.Sanitize(op.Steps[i].Text()))
 			}
+			if op.OnBoth(oe.Done) {
+				fmt.Fprintln(s.env.Stdout, "  "+text.Sanitize(op.OnBothText()))
+			}
 			fmt.Fprintf(s.env.Stdout, "  undo: %s (brings back the start)\n", text.Sanitize(oe.Undo))
 		}
 		return err
@@ -87,6 +90,9 @@ func printOperation(w io.Writer, op *plan.Operation) {
 			}
 		}
 	}
+	if op.Kind == plan.KindMove {
+		fmt.Fprintf(w, "  offsets are read again after the stop (its tasks' last flush) and must read back on %s before %s is deleted here\n", field(op.To), field(op.Connector))
+	}
 	if op.Kind == plan.KindRename {
 		fmt.Fprintf(w, "  offsets are read again after the stop (its tasks' last flush) and must read back before %s is deleted\n", field(op.From))
 	}
@@ -106,7 +112,11 @@ func confirmOperation(env Env, op *plan.Operation, name string) error {
 	}
 	r := bufio.NewReader(env.Stdin)
 	if name != "" {
-		fmt.Fprintf(env.Stdout, "Type the new name to confirm: ")
+		if op.Kind == plan.KindMove {
+			fmt.Fprintf(env.Stdout, "Type the name of the connector to move to confirm: ")
+		} else {
+			fmt.Fprintf(env.Stdout, "Type the new name to confirm: ")
+		}
 		line, _ := r.ReadString('\n')
 		if strings.TrimSpace(line) != name {
 			return errors.New("not confirmed: nothing done")

@@ -45,3 +45,15 @@ func (c *Client) DeleteConnector(ctx context.Context, name string) error {
 // SupportsInitialState: POST /connectors takes initial_state (KIP-980,
 // Apache Kafka 3.7).
 func (s ServerInfo) SupportsInitialState() bool { return s.AtLeast(3, 7) }
+
+// PutConnectorConfig is PUT /connectors/{name}/config (200) on a connector
+// that exists: its config replaced whole; a STOPPED connector stays
+// stopped (its target state is its own record in the config topic).
+func (c *Client) PutConnectorConfig(ctx context.Context, name string, config map[string]string) error {
+	body, err := json.Marshal(config)
+	if err != nil {
+		return err
+	}
+	_, err = c.do(ctx, http.MethodPut, connectorPath(name, "config"), body)
+	return err
+}

@@ -351,6 +351,25 @@ func invalidConfig(msg string) *rest.ConfigError {
 		"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`"}
 }
 
+// plugins are the connector plugins of the demo's workers, as GET
+// /connector-plugins lists them (connectors only, sorted by class).
+func plugins(version string) []rest.Plugin {
+	if version == "" {
+		version = rest.DefaultConnectVersion
+	}
+	classes := []string{classPostgres, classFileStream, classJDBC, classMirror, classElasticsearch, classS3, classFileStreamSink}
+	sort.Strings(classes)
+	out := make([]rest.Plugin, 0, len(classes))
+	for _, k := range classes {
+		kind := "source"
+		if k == classElasticsearch || k == classS3 || k == classFileStreamSink {
+			kind = "sink"
+		}
+		out = append(out, rest.Plugin{Class: k, Type: kind, Version: pluginVersion(k, version)})
+	}
+	return out
+}
+
 // unknownClass is Connect's answer to a class no plugin has: the plugins
 // the workers do have, sorted by class name.
 func unknownClass(class string) *rest.ConfigError {

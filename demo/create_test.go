@@ -186,3 +186,22 @@ func TestSecondConnect(t *testing.T) {
 		t.Fatalf("second config topic %s: %v", second.ConfigTopic(), configs)
 	}
 }
+
+// GET /connector-plugins lists the classes the demo's workers run, on
+// both Connect clusters, as Connect does: class, type, version, sorted.
+func TestConnectorPlugins(t *testing.T) {
+	opts := testOptions(t)
+	opts.ConnectListen = "127.0.0.1:0"
+	c := startCluster(t, opts)
+	second, err := c.StartSecondConnect("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cl := range []*Cluster{c, second} {
+		code, body := restCall(t, cl, "GET", "/connector-plugins", "")
+		if code != http.StatusOK || !strings.HasPrefix(string(body), `[{"class":"io.confluent.connect.elasticsearch.ElasticsearchSinkConnector","type":"sink","version":`) ||
+			!strings.Contains(string(body), `{"class":"org.apache.kafka.connect.mirror.MirrorSourceConnector","type":"source","version":"4.1.1"}`) {
+			t.Errorf("GET /connector-plugins: %d %s", code, body)
+		}
+	}
+}

@@ -49,8 +49,12 @@ type REST interface {
 
 // Editor plans and applies offset edits.
 type Editor struct {
-	Store Offsets
-	Kafka Writer
+	// Elsewhere is the Editor of another Connect cluster, named by its
+	// koff context (a move's target, and its undo); the command line opens
+	// it when first asked. nil: koff reaches no other.
+	Elsewhere func(where string) (*Editor, error)
+	Store     Offsets
+	Kafka     Writer
 	// Bootstrap is the -b list Kafka is reached at: a sink whose
 	// consumer.override.bootstrap.servers names another is not edited
 	// there (sinkCluster).
@@ -144,6 +148,16 @@ func (e *Editor) applier() *apply.Applier {
 		a.Lifecycle = l
 	}
 	a.Replan, a.StopTimeout = e.planner().ReplanStep, e.StopTimeout
+	a.MoveItems, a.MoveSink = e.planner().MoveRequest, e.planner().MoveSinkRequest
+	if e.Elsewhere != nil {
+		a.Elsewhere = func(where string) (*apply.Applier, error) {
+			other, err := e.Elsewhere(where)
+			if err != nil {
+				return nil, err
+			}
+			return other.applier(), nil
+		}
+	}
 	return a
 }
 
@@ -186,7 +200,23 @@ func (e *Editor) readOnly() error { return apply.ReadOnlyError(e.ReadOnlyCause) 
 func (e *Editor) planner() *planner.Planner {
 	return &planner.Planner{
 		Store: e.Store, Kafka: e.Kafka, Bootstrap: e.Bootstrap, REST: e.REST, Configs: e.Configs, Topics: e.topics,
-		Resume: e.Resume, Cmd: e.Cmd, Watch: e.planWatch, Now: e.Now,
+		Resume: e.Resume, Cmd: e.Cmd, Watch: e.planWatch, Now: e.Now, ClusterID: e.ClusterID,
+		Elsewhere: e.plannerElsewhere(),
+	}
+}
+
+// plannerElsewhere is the Planner of another Connect cluster by its
+// context, or nil.
+func (e *Editor) plannerElsewhere() func(string) (*planner.Planner, error) {
+	if e.Elsewhere == nil {
+		return nil
+	}
+	return func(where string) (*planner.Planner, error) {
+		other, err := e.Elsewhere(where)
+		if err != nil {
+			return nil, err
+		}
+		return other.planner(), nil
 	}
 }
 

@@ -33,3 +33,15 @@ func (e *Editor) CheckOperation(ctx context.Context, op *plan.Operation) error {
 	a.ReadOnly = false
 	return a.CheckOperation(ctx, op)
 }
+
+// PlanRekey plans a rekey of a connector's source partitions, with the
+// config changes that go with it (edit/planner/rekey.go).
+func (e *Editor) PlanRekey(ctx context.Context, req planner.RekeyRequest) (*plan.Operation, error) {
+	return e.planner().PlanRekey(ctx, req)
+}
+
+// PlanMove plans a move of a connector to another Connect cluster, named
+// by its koff context (edit/planner/move.go).
+func (e *Editor) PlanMove(ctx context.Context, req planner.MoveRequestOf) (*plan.Operation, error) {
+	return e.planner().PlanMove(ctx, req)
+}

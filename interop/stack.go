@@ -556,3 +556,98 @@ func tail(path string, n int) string {
 	}
 	return strings.Join(ring, "\n") + "\n"
 }
+
+// SecondWorker is a second Connect cluster on the stack's broker: its own
+// group and internal topics, its own REST port, the same plugins.
+type SecondWorker struct {
+	ConnectURL   string
+	OffsetsTopic string
+	ConfigTopic  string
+	StatusTopic  string
+	p            *process
+}
+
+// StartSecondWorker starts a second Connect worker group on the broker
+// (group koff-interop-2, topics connect-2-offsets, -configs, -status), in
+// a JVM of its own with a small heap, for a test that moves a connector
+// from one Connect cluster to another. Stop it when the test is done.
+func (s *Stack) StartSecondWorker(ctx context.Context) (*SecondWorker, error) {
+	ports, err := FreePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	w := &SecondWorker{ConnectURL: fmt.Sprintf("http://127.0.0.1:%d", ports[0]),
+		OffsetsTopic: "connect-2-offsets", ConfigTopic: "connect-2-configs", StatusTopic: "connect-2-status"}
+	props := []string{
+		"bootstrap.servers=" + s.Bootstrap,
+		"group.id=koff-interop-2",
+		"key.converter=org.apache.kafka.connect.json.JsonConverter",
+		"value.converter=org.apache.kafka.connect.json.JsonConverter",
+		"key.converter.schemas.enable=false",
+		"value.converter.schemas.enable=false",
+		"offset.storage.topic=" + w.OffsetsTopic,
+		"offset.storage.partitions=25",
+		"offset.storage.replication.factor=1",
+		"config.storage.topic=" + w.ConfigTopic,
+		"config.storage.replication.factor=1",
+		"status.storage.topic=" + w.StatusTopic,
+		"status.storage.partitions=1",
+		"status.storage.replication.factor=1",
+		"offset.flush.interval.ms=2000",
+		"connector.client.config.override.policy=All",
+		"listeners=" + w.ConnectURL,
+		"plugin.path=" + filepath.Join(s.Dir, "plugins"),
+		"scheduled.rebalance.max.delay.ms=0",
+	}
+	config := filepath.Join(s.Dir, "worker-2.properties")
+	if err := os.WriteFile(config, []byte(strings.Join(props, "\n")+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	log := filepath.Join(s.Dir, "worker-2.log")
+	f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	args := s.jvm("org.apache.kafka.connect.cli.ConnectDistributed", config)
+	for i, a := range args {
+		if a == "-Xmx512m" {
+			args[i] = "-Xmx256m" // a second worker, for one test
+		}
+	}
+	cmd := exec.Command(s.Java, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.Dir = s.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("start the second worker: %w", err)
+	}
+	w.p = &process{name: "worker-2", log: log, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		w.p.err = cmd.Wait()
+		f.Close()
+		close(w.p.done)
+	}()
+	hc := &http.Client{Timeout: 5 * time.Second}
+	if err := poll(ctx, "Connect worker "+w.ConnectURL, w.p, func() error {
+		resp, err := hc.Get(w.ConnectURL + "/health")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/health: %s", resp.Status)
+		}
+		return nil
+	}); err != nil {
+		w.Stop()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Stop ends the second worker.
+func (w *SecondWorker) Stop() { w.p.stop(15 * time.Second) }
+
+// Log is the end of the second worker's log.
+func (w *SecondWorker) Log(lines int) string { return tail(w.p.log, lines) }

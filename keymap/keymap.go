@@ -48,6 +48,11 @@ type KeyMap struct {
 	// offsets (koff rename OLD NEW): a prompt asks for the name, the plan
 	// of every step is confirmed by typing it.
 	Rename key.Binding
+	// Rekey gives the selected source connector's partitions a new value
+	// of a field (koff rekey NAME --set F=V), with the config it comes
+	// from; Move takes it to another Connect cluster, a context (koff move
+	// NAME --to-context CTX), confirmed by typing its name.
+	Rekey, Move key.Binding
 	// RewindTime puts a source connector back to where it was at a time
 	// (koff set NAME --to-datetime T): a dialog asks for the time.
 	RewindTime key.Binding
@@ -127,6 +132,8 @@ func Default() KeyMap {
 		Undo:         key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo last edit")),
 		Copy:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy offsets to another connector")),
 		Rename:       key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "rename connector")),
+		Rekey:        key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "rekey partitions")),
+		Move:         key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "move to another Connect cluster")),
 		RewindTime:   key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "rewind to a time")),
 		NewerCommit:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "newer commit")),
 		OlderCommit:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "older commit")),
@@ -173,7 +180,7 @@ func Default() KeyMap {
 // EditBindings are the bindings that change something: a read-only session
 // disables all of them.
 func (k *KeyMap) EditBindings() []*key.Binding {
-	return []*key.Binding{&k.EditOffset, &k.ResetOffset, &k.ResetAll, &k.NewPartition, &k.Stop, &k.Resume, &k.Undo, &k.Copy, &k.Rename, &k.RewindTime, &k.ToCommit}
+	return []*key.Binding{&k.EditOffset, &k.ResetOffset, &k.ResetAll, &k.NewPartition, &k.Stop, &k.Resume, &k.Undo, &k.Copy, &k.Rename, &k.Rekey, &k.Move, &k.RewindTime, &k.ToCommit}
 }
 
 // Scope names, as returned by Scopes.
@@ -198,7 +205,7 @@ var TextScopes = []string{ScopeFilter, ScopeForm, ScopeSink, ScopeDialog, ScopeP
 func (k KeyMap) Scopes() map[string][]key.Binding {
 	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
 	global := []key.Binding{k.Back, k.Unparseable, k.Help, k.Quit, k.Clipboard, k.Context}
-	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo, k.Copy, k.Rename, k.RewindTime}
+	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo, k.Copy, k.Rename, k.Rekey, k.Move, k.RewindTime}
 	return map[string][]key.Binding{
 		ScopeTable:  concat(move, global, []key.Binding{k.Open, k.Filter, k.Sort}, edits),
 		ScopeDetail: concat(move, global, []key.Binding{k.NewerCommit, k.OlderCommit, k.ToCommit}, edits),

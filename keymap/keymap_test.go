@@ -67,7 +67,7 @@ func TestEditKeys(t *testing.T) {
 	km := Default()
 	want := map[string]key.Binding{"e": km.EditOffset, "x": km.ResetOffset, "X": km.ResetAll,
 		"n": km.NewPartition, "S": km.Stop, "R": km.Resume, "u": km.Undo, "c": km.Copy, "N": km.Rename,
-		"T": km.RewindTime, "t": km.ToCommit}
+		"K": km.Rekey, "M": km.Move, "T": km.RewindTime, "t": km.ToCommit}
 	for k, b := range want {
 		if got := b.Keys(); len(got) != 1 || got[0] != k {
 			t.Errorf("%s: bound to %v, want %q", b.Help().Desc, got, k)
@@ -85,7 +85,7 @@ func TestEditBindingsPointIntoTheKeyMap(t *testing.T) {
 	for _, b := range km.EditBindings() {
 		b.SetEnabled(false)
 	}
-	for _, b := range []key.Binding{km.EditOffset, km.ResetOffset, km.ResetAll, km.NewPartition, km.Stop, km.Resume, km.Undo, km.Copy, km.Rename, km.RewindTime, km.ToCommit} {
+	for _, b := range []key.Binding{km.EditOffset, km.ResetOffset, km.ResetAll, km.NewPartition, km.Stop, km.Resume, km.Undo, km.Copy, km.Rename, km.Rekey, km.Move, km.RewindTime, km.ToCommit} {
 		if b.Enabled() {
 			t.Errorf("%s is still enabled", b.Help().Desc)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -279,11 +280,19 @@ func (m *Model) handleOpApplyDone(msg opApplyDoneMsg) {
 			// only the details.
 			var done []string
 			for _, i := range oe.Done {
-				done = append(done, fmt.Sprintf("%d %s %s", i+1, oe.Steps[i].Kind, oe.Steps[i].Connector))
+				d := fmt.Sprintf("%d %s %s", i+1, oe.Steps[i].Kind, oe.Steps[i].Connector)
+				if w := oe.Steps[i].Where; w != "" {
+					d += " on " + w
+				}
+				done = append(done, d)
 			}
 			failed := oe.Steps[oe.Failed]
-			m.setStatus(statusErr, fmt.Sprintf("%s stopped at step %d (%s %s): %v · done: %s · %s brings back the start (%s on the connector)",
-				oe.What, oe.Failed+1, failed.Kind, failed.Connector, oe.Err, strings.Join(done, ", "), oe.Undo, m.km.Undo.Help().Key))
+			both := ""
+			if op != nil && op.Op.OnBoth(oe.Done) {
+				both = op.Op.OnBothText() + " · "
+			}
+			m.setStatus(statusErr, fmt.Sprintf("%s stopped at step %d (%s %s): %v · %sdone: %s · %s brings back the start (%s on the connector)",
+				oe.What, oe.Failed+1, failed.Kind, failed.Connector, oe.Err, both, strings.Join(done, ", "), oe.Undo, m.km.Undo.Help().Key))
 			return
 		}
 		m.setStatus(statusErr, msg.err.Error())
@@ -460,6 +469,8 @@ func (m *Model) applyEditAvailability() {
 		m.km.Stop.SetEnabled(false)
 		m.km.Resume.SetEnabled(false)
 		m.km.Rename.SetEnabled(false)
+		m.km.Rekey.SetEnabled(false)
+		m.km.Move.SetEnabled(false)
 	}
 }
 
@@ -474,6 +485,10 @@ func (m *Model) editBlocked(b *key.Binding) string {
 		return "needs --connect-url: stopping and resuming a connector go through Connect's REST API"
 	case b == &m.km.Rename && !m.opts.REST:
 		return "needs --connect-url: a rename creates and deletes connectors through Connect's REST API"
+	case b == &m.km.Rekey && !m.opts.REST:
+		return "needs --connect-url: a rekey stops the connector and changes its config through Connect's REST API"
+	case b == &m.km.Move && !m.opts.REST:
+		return "needs --connect-url: a move creates and deletes connectors through Connect's REST API"
 	case m.busy != "":
 		return "busy: " + m.busy + " Wait for it to finish."
 	}
@@ -668,6 +683,24 @@ func (m *Model) handleConnectorKey(b *key.Binding, name string, sink bool) tea.C
 		m.layout()
 	case &m.km.Rename:
 		return m.openForm(dialogs.NewRenameForm(&m.km, m.styles, name, m.connectorNames()))
+	case &m.km.Rekey:
+		if sink {
+			m.setStatus(statusInfo, name+" is a sink: its offsets are its consumer group's, keyed by topic-partition; a rekey rewrites source partitions")
+			return nil
+		}
+		return m.openForm(dialogs.NewRekeyForm(&m.km, m.styles, name, m.partitionFields(name)))
+	case &m.km.Move:
+		var others []string
+		for _, c := range m.opts.Contexts {
+			if c != m.opts.Context {
+				others = append(others, c)
+			}
+		}
+		if len(others) == 0 {
+			m.setStatus(statusInfo, "a move goes to another Connect cluster a context names: add one to "+m.contextFileName()+" (koff help move)")
+			return nil
+		}
+		return m.openForm(dialogs.NewMoveForm(&m.km, m.styles, name, others))
 	case &m.km.Undo:
 		return m.undoJob(name)
 	}
@@ -791,4 +824,38 @@ func unknownPartitionWords(u *planner.UnknownPartitionError, submit string) stri
 	}
 	return fmt.Sprintf("%s has no offset for %s; %s again adds it as a new source partition",
 		kit.Clean(u.Connector), strings.Join(parts, ", "), submit)
+}
+
+// partitionFields are the field names of a source connector's partitions,
+// for the rekey form's hint.
+func (m *Model) partitionFields(name string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range m.opts.Source.Connectors() {
+		if r.ID.Name != name {
+			continue
+		}
+		for _, p := range m.opts.Source.Partitions(r.ID) {
+			k, err := model.ParseKey([]byte(p.ID.Key))
+			if err != nil {
+				continue
+			}
+			for _, f := range k.Partition {
+				if !seen[f.Name] {
+					seen[f.Name] = true
+					out = append(out, f.Name)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// contextFileName names the contexts file, for a hint.
+func (m *Model) contextFileName() string {
+	if m.opts.ContextFile != "" {
+		return m.opts.ContextFile
+	}
+	return "$XDG_CONFIG_HOME/koff/config.yaml"
 }

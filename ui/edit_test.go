@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"koff/edit/audit"
 	"koff/edit/history"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/edit/undo"
 	"koff/model"
 	"koff/model/java"
@@ -312,6 +314,39 @@ func (e *fakeEditor) PlanRename(_ context.Context, old, new string) (*plan.Opera
 		{Kind: plan.StepDelete, Connector: old, Config: cfg, State: "RUNNING"},
 		{Kind: plan.StepResume, Connector: new},
 	}, Command: "koff rename " + old + " " + new}, nil
+}
+
+// PlanRekey plans a rekey's steps as the pipeline would for a running
+// connector (edit/rekey_test.go has the real planning).
+func (e *fakeEditor) PlanRekey(_ context.Context, req planner.RekeyRequest) (*plan.Operation, error) {
+	e.record("plan-rekey %s %s", req.Name, req.Rekey.Text())
+	if e.planErr != nil {
+		return nil, e.planErr
+	}
+	cfg := map[string]string{"connector.class": "io.confluent.connect.jdbc.JdbcSourceConnector", "name": req.Name}
+	next := maps.Clone(cfg)
+	maps.Copy(next, req.Config)
+	return &plan.Operation{Kind: plan.KindRekey, Connector: req.Name, Steps: []plan.Step{
+		{Kind: plan.StepStop, Connector: req.Name, State: "RUNNING"},
+		{Kind: plan.StepConfig, Connector: req.Name, Config: next, Previous: cfg},
+		{Kind: plan.StepResume, Connector: req.Name},
+	}, Command: "koff rekey " + req.Name}, nil
+}
+
+// PlanMove plans a move's steps, offsets aside (edit/move_test.go has
+// the real planning).
+func (e *fakeEditor) PlanMove(_ context.Context, req planner.MoveRequestOf) (*plan.Operation, error) {
+	e.record("plan-move %s %s", req.Name, req.To)
+	if e.planErr != nil {
+		return nil, e.planErr
+	}
+	cfg := map[string]string{"connector.class": "io.confluent.connect.jdbc.JdbcSourceConnector", "name": req.Name}
+	return &plan.Operation{Kind: plan.KindMove, Connector: req.Name, To: req.To, Steps: []plan.Step{
+		{Kind: plan.StepStop, Connector: req.Name, State: "RUNNING"},
+		{Kind: plan.StepCreate, Connector: req.Name, Where: req.To, Config: cfg, State: "STOPPED"},
+		{Kind: plan.StepDelete, Connector: req.Name, Config: cfg, State: "RUNNING"},
+		{Kind: plan.StepResume, Connector: req.Name, Where: req.To},
+	}, Command: "koff move " + req.Name + " --to-context " + req.To}, nil
 }
 
 func (e *fakeEditor) ApplyOperation(_ context.Context, op *plan.Operation) (apply.OperationResult, error) {

@@ -37,6 +37,10 @@ func (m *Model) dialogName() string {
 		return "copy prompt"
 	case *dialogs.RenameForm:
 		return "rename prompt"
+	case *dialogs.RekeyForm:
+		return "rekey form"
+	case *dialogs.MoveForm:
+		return "move prompt"
 	case *dialogs.RewindForm:
 		return "rewind to a time"
 	case *dialogs.StrayForm:

@@ -25,6 +25,9 @@ type Herder interface {
 	UpdateConnector(config map[string]string) error
 	// DeleteConnector deletes a connector; its offsets stay.
 	DeleteConnector(name string) error
+	// Plugins are the connector plugins its workers have (GET
+	// /connector-plugins), sorted by class.
+	Plugins() []Plugin
 	// Client is the worker's Kafka client: the cluster id, offsets
 	// topics and sink connectors' consumer groups.
 	Client() *kgo.Client
@@ -65,4 +68,11 @@ type Connector interface {
 	// WriteOffsets writes an edit's records to the offsets topic (and a
 	// connector's own topic); tombstonesFirst is Connect 3.8+'s order.
 	WriteOffsets(ctx context.Context, recs []*kgo.Record, tombstonesFirst bool) error
+}
+
+// Plugin is one connector plugin as GET /connector-plugins lists it.
+type Plugin struct {
+	Class   string `json:"class"`
+	Type    string `json:"type"`
+	Version string `json:"version"`
 }

@@ -1,7 +1,7 @@
 // Package rest is the demo's Connect REST emulator: the part of Connect's
 // REST API koff uses (connectors, their creation with KIP-980's
 // initial_state and deletion, status, config, topics, pause, resume,
-// stop, KIP-875 offsets), with Connect's status codes, messages and JSON
+// stop, KIP-875 offsets, the workers' connector plugins), with Connect's status codes, messages and JSON
 // shapes, recorded from the real worker (testdata/connect-rest). It serves
 // whatever cluster stands behind a Herder; the demo cluster is one.
 package rest
@@ -195,6 +195,8 @@ func (s *Server) route(segs []string) (methods map[string]handler, name string, 
 	switch {
 	case len(segs) == 0:
 		return map[string]handler{http.MethodGet: s.serverInfo}, "", true
+	case segs[0] == "connector-plugins" && len(segs) == 1:
+		return map[string]handler{http.MethodGet: s.connectorPlugins}, "", true
 	case segs[0] != "connectors":
 		return nil, "", false
 	case len(segs) == 1:
@@ -320,5 +322,12 @@ func (s *Server) serverInfo(w http.ResponseWriter, _ *http.Request, _ string) *r
 		Commit    string `json:"commit"`
 		ClusterID string `json:"kafka_cluster_id"`
 	}{s.connectVersion, ConnectCommit, s.clusterID})
+	return nil
+}
+
+// connectorPlugins is GET /connector-plugins: the workers' connector
+// plugins (connectorsOnly, the default), sorted by class.
+func (s *Server) connectorPlugins(w http.ResponseWriter, _ *http.Request, _ string) *restError {
+	writeJSON(w, http.StatusOK, s.h.Plugins())
 	return nil
 }

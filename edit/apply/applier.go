@@ -47,14 +47,25 @@ type Lifecycle interface {
 	Stop(ctx context.Context, name string) error
 	Pause(ctx context.Context, name string) error
 	Resume(ctx context.Context, name string) error
+	PutConnectorConfig(ctx context.Context, name string, config map[string]string) error
 }
 
 // Applier applies plans: everything it needs beside the Plan is here, the
 // ports it writes and reads through and the settings of one koff (the
 // Editor hands them down, edit.Editor.Apply).
 type Applier struct {
-	Store Offsets
-	Kafka Writer
+	// Elsewhere is the Applier of another Connect cluster, named by its
+	// koff context: a move's steps there run through it.
+	Elsewhere func(where string) (*Applier, error)
+	// MoveItems are a connector's offsets as this cluster's Store holds
+	// them now, as a copy of the same name (a move's offsets step, planned
+	// again there after the stop).
+	MoveItems func(name string) (plan.Request, error)
+	// MoveSink is a sink's group's committed offsets here now, as an edit
+	// of that group elsewhere (a move's sink step across Kafka clusters).
+	MoveSink func(ctx context.Context, name, group string) (plan.SinkRequest, error)
+	Store    Offsets
+	Kafka    Writer
 	// REST is nil when koff has no --connect-url.
 	REST REST
 	// Lifecycle is the same REST API for an operation's steps (nil

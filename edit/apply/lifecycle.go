@@ -43,6 +43,10 @@ func (e *Applier) lifecycleStep(ctx context.Context, s plan.Step) error {
 		return e.waitStatus(ctx, s.Connector, "its status "+string(state), func(st connect.ConnectorStatus, err error) bool {
 			return err == nil && st.Connector.State == state
 		})
+	case plan.StepConfig:
+		// A STOPPED connector stays stopped: its target state is a record
+		// of its own in the config topic, which a new config leaves alone.
+		return rest.PutConnectorConfig(ctx, s.Connector, s.Config)
 	case plan.StepResume:
 		return rest.Resume(ctx, s.Connector)
 	case plan.StepPause:

@@ -85,7 +85,7 @@ func (r Result) summary(short bool) string {
 	if n != 1 {
 		what += "s"
 	}
-	verb := map[plan.Kind]string{plan.KindReset: "reset", plan.KindResetAll: "reset", plan.KindImport: "imported", plan.KindRewind: "rewound", plan.KindUndo: "undid the last edit:", plan.KindCopy: "copied", plan.KindDeleteStray: "deleted a stray copy:"}[r.Plan.Kind]
+	verb := map[plan.Kind]string{plan.KindReset: "reset", plan.KindResetAll: "reset", plan.KindImport: "imported", plan.KindRewind: "rewound", plan.KindUndo: "undid the last edit:", plan.KindCopy: "copied", plan.KindRekey: "rekeyed", plan.KindDeleteStray: "deleted a stray copy:"}[r.Plan.Kind]
 	if verb == "" {
 		verb = "set"
 	}

@@ -62,42 +62,50 @@ func (e *Applier) CheckOperation(ctx context.Context, op *plan.Operation) error 
 	if e.Lifecycle == nil {
 		return fmt.Errorf("a %s needs Connect's REST API: pass --connect-url", op.Kind)
 	}
-	made := map[string]bool{} // created by an earlier step
+	made := map[string]bool{} // created by an earlier step, by where and name
 	gone := map[string]bool{} // deleted by an earlier step
 	for _, s := range op.Steps {
-		if s.Where != "" {
-			return fmt.Errorf("step %s of %s on %s: another Connect cluster is not reachable from here", s.Kind, s.Connector, s.Where)
+		a, err := e.at(s.Where)
+		if err != nil {
+			return err
 		}
+		if a.ReadOnly {
+			return a.readOnly()
+		}
+		if a.Lifecycle == nil {
+			return fmt.Errorf("step %s of %s on %s: no Connect REST API there (connect-url)", s.Kind, s.Connector, s.Where)
+		}
+		id := s.Where + "\x00" + s.Connector
 		switch s.Kind {
 		case plan.StepCreate:
-			if gone[s.Connector] {
+			if gone[id] {
 				break // an undo re-creates what it deleted
 			}
-			if _, err := e.Lifecycle.Status(ctx, s.Connector); err == nil {
-				return &ConnectorChangedError{Connector: s.Connector, Now: "exists in Connect: it cannot be created (Connect answers 409)"}
+			if _, err := a.Lifecycle.Status(ctx, s.Connector); err == nil {
+				return &ConnectorChangedError{Connector: s.Connector + onWhere(s.Where), Now: "exists in Connect: it cannot be created (Connect answers 409)"}
 			} else if !connect.IsNotFound(err) {
 				return err
 			}
-			made[s.Connector] = true
-		case plan.StepStop, plan.StepDelete, plan.StepResume, plan.StepPause:
-			if made[s.Connector] {
+			made[id] = true
+		case plan.StepStop, plan.StepDelete, plan.StepResume, plan.StepPause, plan.StepConfig:
+			if made[id] {
 				break
 			}
-			if _, err := e.Lifecycle.Status(ctx, s.Connector); connect.IsNotFound(err) {
-				return &ConnectorChangedError{Connector: s.Connector, Now: "is not in Connect"}
+			if _, err := a.Lifecycle.Status(ctx, s.Connector); connect.IsNotFound(err) {
+				return &ConnectorChangedError{Connector: s.Connector + onWhere(s.Where), Now: "is not in Connect"}
 			} else if err != nil {
 				return err
 			}
 			if s.Kind == plan.StepDelete {
-				gone[s.Connector] = true
+				gone[id] = true
 			}
 		case plan.StepOffsets:
 			// A stopped connector's offsets move no more: moved since the
 			// plan, someone else wrote them. A running one's are planned
 			// again when their step comes (Replan).
-			if s.Plan != nil && !made[s.Connector] && s.Plan.Group == "" {
-				if st, err := e.Lifecycle.Status(ctx, s.Connector); err == nil && st.Stopped() {
-					if err := e.checkUnchanged(s.Plan); err != nil {
+			if s.Plan != nil && !made[id] && s.Plan.Group == "" {
+				if st, err := a.Lifecycle.Status(ctx, s.Connector); err == nil && st.Stopped() {
+					if err := a.checkUnchanged(s.Plan); err != nil {
 						return err
 					}
 				}
@@ -107,22 +115,72 @@ func (e *Applier) CheckOperation(ctx context.Context, op *plan.Operation) error 
 	return nil
 }
 
+// at is the Applier of the Connect cluster a step is on: this one, or the
+// one its koff context names.
+func (e *Applier) at(where string) (*Applier, error) {
+	if where == "" {
+		return e, nil
+	}
+	if e.Elsewhere == nil {
+		return nil, fmt.Errorf("a step on %s: another Connect cluster is not reachable from here", where)
+	}
+	a, err := e.Elsewhere(where)
+	if err != nil {
+		return nil, fmt.Errorf("context %s: %w", where, err)
+	}
+	return a, nil
+}
+
+func onWhere(where string) string {
+	if where == "" {
+		return ""
+	}
+	return " on " + where
+}
+
 // runStep carries out one step; an offsets step returns its edit's id.
 func (e *Applier) runStep(ctx context.Context, run *opRun, i int, res *OperationResult) (string, error) {
 	s := run.op.Steps[i]
+	a, err := e.at(s.Where)
+	if err != nil {
+		return "", err
+	}
 	if s.Kind != plan.StepOffsets {
-		return "", e.lifecycleStep(ctx, s) // lifecycle.go
+		return "", a.lifecycleStep(ctx, s) // lifecycle.go
 	}
 	p := s.Plan
-	if e.Replan != nil {
-		np, err := e.Replan(ctx, p)
+	if s.Where != "" && p.Kind == plan.KindCopy && p.From == p.Connector && e.MoveItems != nil {
+		// A move's copy: the source's offsets as this cluster holds them
+		// after the stop, planned again on the target.
+		req, err := e.MoveItems(p.From)
+		if err != nil {
+			return "", err
+		}
+		req.Create, req.ByteExact = p.Create, p.ByteExact
+		q := *p
+		q.Request = req
+		p = &q
+	}
+	if s.Where != "" && run.op.Kind == plan.KindMove && p.SinkAsked != nil && e.MoveSink != nil {
+		// A sink's group moved to another Kafka cluster: its committed
+		// offsets here after the stop (its tasks' last commit).
+		req, err := e.MoveSink(ctx, p.SinkAsked.Connector, p.Group)
+		if err != nil {
+			return "", err
+		}
+		q := *p
+		q.SinkAsked = &req
+		p = &q
+	}
+	if a.Replan != nil {
+		np, err := a.Replan(ctx, p)
 		if err != nil {
 			return "", err
 		}
 		p = np
 	}
 	p.PartOf = run.id
-	r, err := e.Apply(ctx, p) // apply.go: the whole write path
+	r, err := a.Apply(ctx, p) // apply.go: the whole write path
 	res.Offsets = append(res.Offsets, r)
 	if err != nil {
 		return r.EditID, err
@@ -146,7 +204,7 @@ func (r *opRun) opEntry(result string) audit.Entry {
 	host, _ := os.Hostname()
 	return audit.Entry{
 		ID: r.id, Time: r.e.now().UTC(), User: r.e.User, Host: host, PID: os.Getpid(),
-		Connector: r.op.Connector, From: r.op.From, Kind: r.op.Kind, Path: plan.PathREST, Result: result,
+		Connector: r.op.Connector, From: r.op.From, To: r.op.To, Kind: r.op.Kind, Path: plan.PathREST, Result: result,
 		Cluster: r.cluster, OffsetsTopics: r.e.topics(), ConnectURL: r.e.connectURL(), Undoes: r.op.Undoes,
 	}
 }

@@ -95,7 +95,10 @@ type Entry struct {
 	PID       int       `json:"pid,omitempty"`
 	Connector string    `json:"connector"`
 	// From is a rename's old name.
-	From    string    `json:"from,omitempty"`
+	From string `json:"from,omitempty"`
+	// To is where a move took the connector: the koff context of the
+	// other Connect cluster.
+	To      string    `json:"to,omitempty"`
 	Kind    plan.Kind `json:"kind"`
 	Path    plan.Path `json:"path"`
 	State   string    `json:"state,omitempty"`
@@ -810,6 +813,9 @@ func UndoRequestOf(ed Edit) (plan.Request, error) {
 func (en Entry) What() string {
 	if en.Kind == plan.KindRename && en.From != "" {
 		return "rename of " + en.From + " to " + en.Connector
+	}
+	if en.Kind == plan.KindMove && en.To != "" {
+		return "move of " + en.Connector + " to " + en.To
 	}
 	return plan.What(en.Kind, en.Connector, en.Rewind)
 }

@@ -20,6 +20,7 @@ type Step struct {
 	Where     string            `json:"where,omitempty"`
 	Text      string            `json:"text"`
 	Config    map[string]string `json:"config,omitempty"`
+	Previous  map[string]string `json:"previous,omitempty"`
 	State     string            `json:"state,omitempty"`
 	Path      plan.Path         `json:"path,omitempty"`
 	Changes   []Change          `json:"changes,omitempty"`
@@ -30,7 +31,7 @@ type Step struct {
 func StepsOf(op *plan.Operation) []Step {
 	out := make([]Step, 0, len(op.Steps))
 	for _, s := range op.Steps {
-		st := Step{Kind: s.Kind, Connector: s.Connector, Where: s.Where, Text: s.Text(), Config: s.Config, State: s.State, Undoes: s.Undoes}
+		st := Step{Kind: s.Kind, Connector: s.Connector, Where: s.Where, Text: s.Text(), Config: s.Config, Previous: s.Previous, State: s.State, Undoes: s.Undoes}
 		if s.Plan != nil {
 			st.Path, st.Changes = s.Plan.Path, ChangesOf(s.Plan)
 		}
@@ -66,6 +67,9 @@ func (ed Edit) StepsText() string {
 	var did, not []string
 	for i, s := range ed.Start.Steps {
 		t := fmt.Sprintf("%d %s %s", i+1, s.Kind, s.Connector)
+		if s.Where != "" {
+			t += " on " + s.Where
+		}
 		if isDone[i] {
 			did = append(did, t)
 		} else {
@@ -98,8 +102,25 @@ func (ed Edit) operationNotice() string {
 			how += ": " + ed.Outcome.Error
 		}
 	}
+	if ed.onBoth() {
+		how += "; " + s.Connector + " is on both Connect clusters, STOPPED on both (here and on " + s.To + ")"
+	}
 	return fmt.Sprintf("INTERRUPTED %s: the %s by %s at %s (%s; steps %s): run `%s` to bring back the start, or finish it by hand",
 		strings.ToUpper(string(s.Kind)), s.What(), s.User, model.TimeText(s.Time), how, ed.StepsText(), plan.UndoCommand(s.Connector, ed.ID()))
+}
+
+// onBoth: a move whose done steps created the connector on the target and
+// did not delete it here (plan.Operation.OnBoth, from the audit lines).
+func (ed Edit) onBoth() bool {
+	if ed.Start.Kind != plan.KindMove {
+		return false
+	}
+	done, _ := ed.DoneSteps()
+	op := plan.Operation{Kind: plan.KindMove}
+	for _, s := range ed.Start.Steps {
+		op.Steps = append(op.Steps, plan.Step{Kind: s.Kind, Connector: s.Connector, Where: s.Where})
+	}
+	return op.OnBoth(done)
 }
 
 func (ed Edit) operationHeadline() string {

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -52,5 +53,39 @@ func TestOperationLinesGroupIntoOneEdit(t *testing.T) {
 		Undoes: start.ID, Result: ResultVerified, Cluster: "c1"}
 	if got := interruptedOf(GroupEdits([]Entry{start, step0, sub, step1, out, undone}), "c1"); len(got) != 0 {
 		t.Errorf("still interrupted after its undo: %+v", got)
+	}
+}
+
+// A move cut after the connector was created on the target and before it
+// was deleted here: its notice says it is on both clusters, STOPPED on
+// both, and names where each step was.
+func TestInterruptedMoveSaysBothStopped(t *testing.T) {
+	log := &Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
+	op := &plan.Operation{Kind: plan.KindMove, Connector: "mm", To: "dr", Steps: []plan.Step{
+		{Kind: plan.StepStop, Connector: "mm", State: "RUNNING"},
+		{Kind: plan.StepCreate, Connector: "mm", Where: "dr", State: "STOPPED"},
+		{Kind: plan.StepDelete, Connector: "mm"},
+		{Kind: plan.StepResume, Connector: "mm", Where: "dr"},
+	}}
+	start := Entry{ID: "0123abcd", Time: time.Now(), User: "alice", Connector: "mm", To: "dr", Kind: plan.KindMove, Result: ResultInProgress, Steps: StepsOf(op), Cluster: "c1"}
+	zero, one := 0, 1
+	for _, en := range []Entry{start,
+		{ID: "0123abcd", Time: time.Now(), Connector: "mm", Kind: plan.KindMove, Result: ResultStep, Step: &zero, Cluster: "c1"},
+		{ID: "0123abcd", Time: time.Now(), Connector: "mm", Kind: plan.KindMove, Result: ResultStep, Step: &one, Cluster: "c1"},
+		{ID: "0123abcd", Time: time.Now(), Connector: "mm", Kind: plan.KindMove, Result: ResultPartial, Error: "connection reset by peer", Cluster: "c1"},
+	} {
+		if err := log.Append(en); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := log.Interrupted("c1")
+	if err != nil || len(got) != 1 {
+		t.Fatalf("interrupted: %v %v", got, err)
+	}
+	n := got[0].Notice()
+	for _, want := range []string{"INTERRUPTED MOVE: the move of mm to dr by alice", "mm is on both Connect clusters, STOPPED on both (here and on dr)", "2 create mm on dr", "not done: 3 delete mm, 4 resume mm on dr"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("notice %q lacks %q", n, want)
+		}
 	}
 }

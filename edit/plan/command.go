@@ -33,6 +33,10 @@ func (c CommandLine) For(p *Plan) string {
 	switch {
 	case p.Kind == KindDeleteStray:
 		return "" // no command deletes one stored copy: only the dashboard does
+	case p.Kind == KindRekey, p.Kind == KindCopy && p.From == p.Connector:
+		// A step of koff rekey or koff move, whose own command line is the
+		// operation's: no command makes this step alone.
+		return ""
 	case p.Kind == KindUndo:
 		// The same selection of the same audit log (the globals carry
 		// --audit-log): a set or import of the before-values would write

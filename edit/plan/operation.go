@@ -15,6 +15,14 @@ const (
 	// KindRename re-creates a connector under a new name with its config
 	// and offsets, deletes the old one and tombstones its offsets.
 	KindRename Kind = "rename"
+	// KindRekey rewrites a field of a connector's source partitions (and
+	// the config the field comes from): new keys with the old values byte
+	// for byte, the old keys tombstoned.
+	KindRekey Kind = "rekey"
+	// KindMove moves a connector to another Connect cluster: created there
+	// with its config and offsets, verified, then deleted here and its
+	// offsets tombstoned.
+	KindMove Kind = "move"
 	// KindUndoOperation undoes the steps an operation carried out, in
 	// reverse.
 	KindUndoOperation Kind = "undo-operation"
@@ -30,6 +38,7 @@ const (
 	StepResume  StepKind = "resume"  // PUT /connectors/NAME/resume
 	StepPause   StepKind = "pause"   // PUT /connectors/NAME/pause
 	StepDelete  StepKind = "delete"  // DELETE /connectors/NAME
+	StepConfig  StepKind = "config"  // PUT /connectors/NAME/config
 )
 
 // Step is one step of an operation, on one connector of one Connect
@@ -39,9 +48,12 @@ type Step struct {
 	Kind      StepKind
 	Connector string
 	Where     string
-	// Config is what a create gives the connector, and what a delete
-	// takes away (undo creates it again with it).
+	// Config is what a create gives the connector, what a delete takes
+	// away (undo creates it again with it), and a config step's new
+	// config.
 	Config map[string]string
+	// Previous is the config a config step replaces (undo puts it back).
+	Previous map[string]string
 	// State is a create's initial state; for a stop or delete, the state
 	// the connector was in (undo puts it back).
 	State string
@@ -76,6 +88,11 @@ func (s Step) Text() string {
 			via = "consumer group " + s.Plan.Group
 		}
 		what := fmt.Sprintf("%s %d partition%s", s.Plan.Kind, len(s.Plan.Changes), plural(len(s.Plan.Changes)))
+		if s.Plan.Kind == KindRekey && s.Plan.Rekey != nil {
+			n := len(s.Plan.Changes) / 2
+			return fmt.Sprintf("rekey %s: %d partition%s of %s%s under new keys with their offsets byte for byte, the old keys tombstoned, via %s, then read back",
+				s.Plan.Rekey.Text(), n, plural(n), s.Connector, at, via)
+		}
 		if s.Plan.Kind == KindResetAll {
 			what = fmt.Sprintf("tombstone all %d partition%s", len(s.Plan.Changes), plural(len(s.Plan.Changes)))
 		}
@@ -84,6 +101,8 @@ func (s Step) Text() string {
 		return fmt.Sprintf("resume %s%s (PUT /connectors/%s/resume)", s.Connector, at, s.Connector)
 	case StepPause:
 		return fmt.Sprintf("pause %s%s (PUT /connectors/%s/pause)", s.Connector, at, s.Connector)
+	case StepConfig:
+		return fmt.Sprintf("change the config of %s%s (PUT /connectors/%s/config): %s", s.Connector, at, s.Connector, ConfigChangeText(s.Previous, s.Config))
 	case StepDelete:
 		return fmt.Sprintf("delete %s%s (DELETE /connectors/%s; its config goes, its offsets stay)", s.Connector, at, s.Connector)
 	}
@@ -124,7 +143,10 @@ type Operation struct {
 	// new name of a rename. From is the old name (rename) or where the
 	// offsets came from (create --offsets-from).
 	Connector, From string
-	Steps           []Step
+	// To is where a move takes the connector: the koff context naming the
+	// other Connect cluster (and its Kafka cluster).
+	To    string
+	Steps []Step
 	// Undoes is the id of the operation an undo reverses, and UndoesWhat
 	// names it.
 	Undoes, UndoesWhat string
@@ -139,6 +161,8 @@ func (o *Operation) What() string {
 	switch o.Kind {
 	case KindRename:
 		return fmt.Sprintf("rename of %s to %s", o.From, o.Connector)
+	case KindMove:
+		return fmt.Sprintf("move of %s to %s", o.Connector, o.To)
 	case KindUndoOperation:
 		return "undo of the " + o.UndoesWhat
 	}
@@ -195,4 +219,72 @@ func (o *Operation) DoneText() string {
 		return "its one step done"
 	}
 	return fmt.Sprintf("all %d steps done", len(o.Steps))
+}
+
+// ConfigChangeText says what a config step changes, key by key: "topic.prefix
+// dbz → dbz2", a key added "+k=v", removed "-k"; secrets hidden as in
+// ConfigText.
+func ConfigChangeText(before, after map[string]string) string {
+	keys := map[string]bool{}
+	for k := range before {
+		keys[k] = true
+	}
+	for k := range after {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	show := func(k, v string) string {
+		if secretKey(k) && v != "" && !strings.HasPrefix(v, "${") {
+			return "[hidden]"
+		}
+		return v
+	}
+	var parts []string
+	for _, k := range sorted {
+		b, hadB := before[k]
+		a, hasA := after[k]
+		switch {
+		case hadB && hasA && a != b:
+			parts = append(parts, fmt.Sprintf("%s %s → %s", k, show(k, b), show(k, a)))
+		case !hadB && hasA:
+			parts = append(parts, fmt.Sprintf("+%s=%s", k, show(k, a)))
+		case hadB && !hasA:
+			parts = append(parts, "-"+k)
+		}
+	}
+	if len(parts) == 0 {
+		return "no change"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// OnBoth says a move cut short left its connector on both Connect
+// clusters: the done steps created it on the target and did not delete it
+// here (both STOPPED: stopped here first, created there STOPPED).
+func (o *Operation) OnBoth(done []int) bool {
+	if o.Kind != KindMove {
+		return false
+	}
+	created, deleted := false, false
+	for _, i := range done {
+		if i < 0 || i >= len(o.Steps) {
+			continue
+		}
+		switch s := o.Steps[i]; {
+		case s.Kind == StepCreate && s.Where != "":
+			created = true
+		case s.Kind == StepDelete && s.Where == "":
+			deleted = true
+		}
+	}
+	return created && !deleted
+}
+
+// OnBothText says so in one sentence.
+func (o *Operation) OnBothText() string {
+	return fmt.Sprintf("%s is on both Connect clusters now, STOPPED on both (here and on %s): neither runs it", o.Connector, o.To)
 }

@@ -74,6 +74,9 @@ type Request struct {
 	// offsets topic (a rename's copy): Connect's PATCH would re-serialise
 	// them (HashMap order, Java's numbers).
 	ByteExact bool
+	// Rekey is what a rekey rewrites (KindRekey): its items are planned
+	// from it.
+	Rekey *RekeyAsked
 }
 
 // ParsePartition reads a source partition map given on a command line or

@@ -38,6 +38,19 @@ func classNotes(p *plan.Plan) []string {
 	default:
 		return nil
 	}
+	if p.Kind == plan.KindRekey {
+		// The old keys' tombstones are no reset: their offsets live on
+		// under the new keys, whose notes say what the task resumes from.
+		kept := make([]plan.Change, 0, len(p.Changes))
+		for _, ch := range p.Changes {
+			if ch.After != nil {
+				kept = append(kept, ch)
+			}
+		}
+		q := *p
+		q.Changes, q.Kind = kept, plan.KindImport
+		return classNotes(&q)
+	}
 	resets := 0
 	for _, ch := range p.Changes {
 		if ch.After == nil {

@@ -249,7 +249,9 @@ func (e *Planner) PlanRename(ctx context.Context, old, new string) (*plan.Operat
 // stopped it (its tasks' last flush), anything else the same request on
 // the offsets as they are now.
 func (e *Planner) ReplanStep(ctx context.Context, p *plan.Plan) (*plan.Plan, error) {
-	if p.Kind != plan.KindCopy || p.From == "" {
+	if p.Kind != plan.KindCopy || p.From == "" || p.From == p.Connector {
+		// A move's copy is of the same name on another cluster: its
+		// items come from the source's Store (apply.Applier.MoveItems).
 		return e.Replan(ctx, p)
 	}
 	req, err := e.CopyRequest(p.From, p.Connector)

@@ -59,6 +59,16 @@ func (e *Planner) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error
 	if err := e.RequirePartitions(req, copies); err != nil {
 		return nil, err
 	}
+	if req.Kind == plan.KindRekey {
+		if err := e.rekeyItems(ctx, p, copies); err != nil {
+			return nil, err
+		}
+	}
+	if isMove(req) {
+		if err := e.moveTargets(ctx, p); err != nil {
+			return nil, err
+		}
+	}
 	index := newCopyIndex(copies)
 	if req.Kind == plan.KindResetAll {
 		p.Items = nil
@@ -87,6 +97,9 @@ func (e *Planner) Plan(ctx context.Context, req plan.Request) (*plan.Plan, error
 		}
 		p.Changes = append(p.Changes, ch)
 		p.Warnings = append(p.Warnings, shapes.warnings(it, ch)...)
+	}
+	if p.Kind == plan.KindRekey || isMove(req) {
+		rekeyAfter(p)
 	}
 	e.choosePath(p, restOK, copies)
 	if p.Path == plan.PathREST {

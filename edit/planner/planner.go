@@ -55,6 +55,11 @@ type Planner struct {
 	// after the read-back (Plan.Watch): the write path's rule.
 	Watch func(*plan.Plan)
 	Now   func() time.Time
+	// Elsewhere is the Planner of another Connect cluster, named by its
+	// koff context (a move's target); nil when koff reaches none.
+	Elsewhere func(where string) (*Planner, error)
+	// ClusterID is the id of the Kafka cluster its offsets are in.
+	ClusterID func(ctx context.Context) (string, error)
 }
 
 func (e *Planner) now() time.Time {

@@ -7,6 +7,7 @@ import (
 
 	"koff/edit/audit"
 	"koff/edit/plan"
+	"koff/edit/planner"
 )
 
 // isOperation: the edit is a multi-step operation (create, rename, or the
@@ -35,6 +36,15 @@ func (e *Finder) operationOf(ctx context.Context, ed audit.Edit, all []audit.Edi
 	for _, id := range stepEdits {
 		recorded[id] = true
 	}
+	// The step cut short is the first not done (steps run in order): its
+	// edit's cluster is that step's.
+	cutWhere := ""
+	for i, s := range ed.Start.Steps {
+		if !slices.Contains(done, i) {
+			cutWhere = s.Where
+			break
+		}
+	}
 	for j := range all {
 		sub := all[j]
 		if sub.Start.PartOf != ed.ID() || recorded[sub.ID()] || sub.Start.Steps != nil {
@@ -52,30 +62,37 @@ func (e *Finder) operationOf(ctx context.Context, ed audit.Edit, all []audit.Edi
 			return nil, err
 		}
 		req.Undoes, req.UndoesWhat, req.Create = sub.ID(), sub.Start.What(), true
-		p, err := e.Planner.PlanStep(ctx, req, false)
+		pl, err := e.plannerAt(cutWhere)
+		if err != nil {
+			return nil, err
+		}
+		p, err := pl.PlanStep(ctx, req, false)
 		if err != nil {
 			return nil, fmt.Errorf("the %s, cut short: %w", sub.Start.What(), err)
 		}
-		op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: sub.Start.Connector, Plan: p, Undoes: sub.ID()})
+		op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: sub.Start.Connector, Where: cutWhere, Plan: p, Undoes: sub.ID()})
 	}
 	for k := len(done) - 1; k >= 0; k-- {
 		i := done[k]
 		s := ed.Start.Steps[i]
+		at := s.Where
 		switch s.Kind {
 		case plan.StepCreate:
-			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepDelete, Connector: s.Connector, Config: s.Config, State: s.State})
+			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepDelete, Connector: s.Connector, Where: at, Config: s.Config, State: s.State})
 		case plan.StepDelete:
-			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepCreate, Connector: s.Connector, Config: s.Config, State: "STOPPED"})
-			made[s.Connector] = true
+			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepCreate, Connector: s.Connector, Where: at, Config: s.Config, State: "STOPPED"})
+			made[at+"\x00"+s.Connector] = true
 		case plan.StepStop:
 			switch s.State {
 			case "RUNNING":
-				op.Steps = append(op.Steps, plan.Step{Kind: plan.StepResume, Connector: s.Connector})
+				op.Steps = append(op.Steps, plan.Step{Kind: plan.StepResume, Connector: s.Connector, Where: at})
 			case "PAUSED":
-				op.Steps = append(op.Steps, plan.Step{Kind: plan.StepPause, Connector: s.Connector})
+				op.Steps = append(op.Steps, plan.Step{Kind: plan.StepPause, Connector: s.Connector, Where: at})
 			}
+		case plan.StepConfig:
+			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepConfig, Connector: s.Connector, Where: at, Config: s.Previous, Previous: s.Config})
 		case plan.StepResume, plan.StepPause:
-			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepStop, Connector: s.Connector, State: "RUNNING"})
+			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepStop, Connector: s.Connector, Where: at, State: "RUNNING"})
 		case plan.StepOffsets:
 			id := stepEdits[i]
 			j := slices.IndexFunc(all, func(x audit.Edit) bool { return x.ID() == id })
@@ -87,11 +104,15 @@ func (e *Finder) operationOf(ctx context.Context, ed audit.Edit, all []audit.Edi
 				return nil, err
 			}
 			req.Undoes, req.UndoesWhat, req.Create = id, all[j].Start.What(), true
-			p, err := e.Planner.PlanStep(ctx, req, made[s.Connector])
+			pl, err := e.plannerAt(at)
+			if err != nil {
+				return nil, err
+			}
+			p, err := pl.PlanStep(ctx, req, made[at+"\x00"+s.Connector])
 			if err != nil {
 				return nil, fmt.Errorf("step %d (%s): %w", i+1, s.Text, err)
 			}
-			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: s.Connector, Plan: p, Undoes: id})
+			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: s.Connector, Where: at, Plan: p, Undoes: id})
 		}
 	}
 	// The connector the operation left running (or paused) is stopped
@@ -112,4 +133,19 @@ func hasPart(ed audit.Edit, all []audit.Edit) bool {
 		}
 	}
 	return false
+}
+
+// plannerAt is the Planner of the Connect cluster a step was on.
+func (e *Finder) plannerAt(where string) (*planner.Planner, error) {
+	if where == "" {
+		return e.Planner, nil
+	}
+	if e.Planner.Elsewhere == nil {
+		return nil, fmt.Errorf("a step on %s: another Connect cluster is not reachable from here (its koff context)", where)
+	}
+	pl, err := e.Planner.Elsewhere(where)
+	if err != nil {
+		return nil, fmt.Errorf("context %s: %w", where, err)
+	}
+	return pl, nil
 }

@@ -39,6 +39,10 @@ type OperationDialog struct {
 
 func NewOperationDialog(km *keymap.KeyMap, st *kit.Styles, op *plan.Operation) *OperationDialog {
 	d := &OperationDialog{km: km, st: st, Op: op, confirmName: op.Connector, vp: viewport.New(), help: help.New()}
+	if op.Kind == plan.KindRekey {
+		// The connector stays what it is, where it is: enter confirms.
+		d.confirmName = ""
+	}
 	d.help.Styles = st.Help
 	d.vp.KeyMap = viewport.KeyMap{}
 	d.name = textinput.New()
@@ -48,7 +52,9 @@ func NewOperationDialog(km *keymap.KeyMap, st *kit.Styles, op *plan.Operation) *
 	return d
 }
 
-func (d *OperationDialog) nameOK() bool { return d.name.Value() == d.confirmName }
+func (d *OperationDialog) nameOK() bool {
+	return d.confirmName == "" || d.name.Value() == d.confirmName
+}
 
 // CanApply: the name is typed and nothing runs yet.
 func (d *OperationDialog) CanApply() bool { return !d.Running && d.nameOK() }
@@ -119,6 +125,10 @@ func opTitle(op *plan.Operation) string {
 		return "Rename · " + kit.Clean(op.From) + " → " + kit.Clean(op.Connector)
 	case plan.KindCreate:
 		return "Create · " + kit.Clean(op.Connector)
+	case plan.KindRekey:
+		return "Rekey · " + kit.Clean(op.Connector)
+	case plan.KindMove:
+		return "Move · " + kit.Clean(op.Connector) + " → " + kit.Clean(op.To)
 	case plan.KindUndoOperation:
 		return "Undo · the " + kit.Clean(op.UndoesWhat)
 	}
@@ -139,6 +149,8 @@ func (d *OperationDialog) Content(w int) []string {
 		switch {
 		case s.Kind == plan.StepCreate:
 			out = append(out, kit.IndentWrap(st.Muted.Render("config: "+kit.Clean(plan.ConfigText(s.Config))), w, "     ", 0)...)
+		case s.Kind == plan.StepConfig:
+			// Its text names every key it changes.
 		case s.Plan != nil:
 			p := s.Plan
 			out = append(out, kit.IndentWrap(st.Muted.Render(kit.Clean(p.PathReason)), w, "     ", 0)...)
@@ -166,6 +178,10 @@ func (d *OperationDialog) Content(w int) []string {
 			}
 		}
 	}
+	if op.Kind == plan.KindMove {
+		out = append(out, kit.IndentWrap(st.Muted.Render("The offsets are read again after the stop (its tasks' last flush) and must read back on "+
+			kit.Clean(op.To)+" before "+kit.Clean(op.Connector)+" is deleted here. If a step fails, the status line says which happened, and u brings back the start."), w, "", 0)...)
+	}
 	if op.Kind == plan.KindRename {
 		out = append(out, kit.IndentWrap(st.Muted.Render("The offsets are read again after the stop (its tasks' last flush) and must read back before "+
 			kit.Clean(op.From)+" is deleted. If a step fails, the status line says which happened, and u brings back the start."), w, "", 0)...)
@@ -186,7 +202,10 @@ func (d *OperationDialog) footer(w int, spinner string) []string {
 		return []string{spinner + " " + kit.Truncate(fmt.Sprintf("running the %d steps of the %s…", len(d.Op.Steps), kit.Clean(d.Op.What())), w-2),
 			st.Muted.Render("Working: keys wait until it is done (ctrl+c quits koff).")}
 	}
-	out := []string{kit.Truncate("Type "+st.Title.Render(kit.Clean(d.confirmName))+" to confirm:", w), d.name.View()}
+	var out []string
+	if d.confirmName != "" {
+		out = []string{kit.Truncate("Type "+st.Title.Render(kit.Clean(d.confirmName))+" to confirm:", w), d.name.View()}
+	}
 	apply := d.km.Confirm
 	apply.SetEnabled(d.CanApply())
 	note := ""

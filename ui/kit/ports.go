@@ -7,6 +7,7 @@ import (
 	"koff/edit/apply"
 	"koff/edit/history"
 	"koff/edit/plan"
+	"koff/edit/planner"
 	"koff/edit/undo"
 	"koff/model"
 	"koff/model/java"
@@ -55,6 +56,10 @@ type Editor interface {
 	// PlanRename plans a rename of a connector with its config and
 	// offsets; ApplyOperation runs an operation's steps.
 	PlanRename(ctx context.Context, old, new string) (*plan.Operation, error)
+	// PlanRekey plans a rekey of a connector's source partitions (and the
+	// config they come from); PlanMove a move to another Connect cluster.
+	PlanRekey(ctx context.Context, req planner.RekeyRequest) (*plan.Operation, error)
+	PlanMove(ctx context.Context, req planner.MoveRequestOf) (*plan.Operation, error)
 	ApplyOperation(ctx context.Context, op *plan.Operation) (apply.OperationResult, error)
 	// Replan plans the same edit on the offsets as they are now.
 	Replan(ctx context.Context, p *plan.Plan) (*plan.Plan, error)

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"github.com/spf13/pflag"
+
+	"koff/edit/plan"
+	"koff/edit/planner"
+)
+
+type rekeyOptions struct {
+	writeFlags
+	set, where, config []string
+}
+
+func init() {
+	register(&command{
+		name:    "rekey",
+		args:    "NAME --set FIELD=VALUE [--where FIELD=VALUE]... [--config KEY=VALUE]... [--dry-run] [--yes]",
+		summary: "rewrite a field of a connector's source partitions: new keys with the old offsets byte for byte, the old keys tombstoned, its config changed with them; stopped first and put back as it was",
+		flags: func(fs *pflag.FlagSet) any {
+			o := &rekeyOptions{}
+			addWriteFlags(fs, &o.writeFlags)
+			fs.StringArrayVar(&o.set, "set", nil, "FIELD=VALUE: the partitions' new value of FIELD (repeatable)")
+			fs.StringArrayVar(&o.where, "where", nil, "FIELD=VALUE: rekey only the partitions whose FIELD has this value (repeatable)")
+			fs.StringArrayVar(&o.config, "config", nil, "KEY=VALUE: a config change made in the same operation, e.g. topic.prefix=dbz2 (repeatable)")
+			return o
+		},
+		run: func(g *Globals, opts any, args []string, env Env) error {
+			o := opts.(*rekeyOptions)
+			if len(args) != 1 {
+				return usagef("rekey needs one connector NAME")
+			}
+			if len(o.set) == 0 {
+				return usagef("rekey needs --set FIELD=VALUE")
+			}
+			req := planner.RekeyRequest{Name: args[0], Config: map[string]string{}, Args: []string{"rekey", args[0]}}
+			for _, s := range o.set {
+				fv, ok := plan.ParseFieldValue(s)
+				if !ok {
+					return usagef("--set %q: give FIELD=VALUE", s)
+				}
+				req.Rekey.Set = append(req.Rekey.Set, fv)
+				req.Args = append(req.Args, "--set", s)
+			}
+			for _, s := range o.where {
+				fv, ok := plan.ParseFieldValue(s)
+				if !ok {
+					return usagef("--where %q: give FIELD=VALUE", s)
+				}
+				req.Rekey.Where = append(req.Rekey.Where, fv)
+				req.Args = append(req.Args, "--where", s)
+			}
+			for _, s := range o.config {
+				fv, ok := plan.ParseFieldValue(s)
+				if !ok {
+					return usagef("--config %q: give KEY=VALUE", s)
+				}
+				req.Config[fv.Field] = fv.Value
+				req.Args = append(req.Args, "--config", s)
+			}
+			s, err := openEditSession(g, env)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			op, err := s.ed.PlanRekey(s.ctx, req)
+			if err != nil {
+				return err
+			}
+			return s.runOperation(op, o.writeFlags, "")
+		},
+	})
+}

@@ -1,0 +1,184 @@
+package edit
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"koff/edit/audit"
+	"koff/edit/plan"
+	"koff/edit/planner"
+	"koff/edit/undo"
+	"koff/model/java"
+)
+
+func rekeyOf(name string, config map[string]string, set ...string) planner.RekeyRequest {
+	r := planner.RekeyRequest{Name: name, Config: config}
+	for _, s := range set {
+		fv, _ := plan.ParseFieldValue(s)
+		r.Rekey.Set = append(r.Rekey.Set, fv)
+	}
+	return r
+}
+
+// A rekey of Debezium's server field with its topic.prefix: the connector
+// stopped, its config changed, the offset written under the new key as
+// Jackson writes it, in its murmur2 partition, with the value the old key
+// held after the stop byte for byte, the old key tombstoned, the connector
+// running again; its undo puts back the config and the old key.
+func TestRekeyMovesOffsetsToNewKeyWithConfig(t *testing.T) {
+	h, c := demoHarness(t)
+	ctx := context.Background()
+	const name = "debezium-inventory"
+	h.waitFor("its offset", func() bool { return len(h.liveOffsets(name)) == 1 })
+	op, err := h.ed.PlanRekey(ctx, rekeyOf(name, map[string]string{"topic.prefix": "dbz2"}, "server=dbz2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, s := range op.Steps {
+		kinds = append(kinds, string(s.Kind))
+	}
+	if got := strings.Join(kinds, ","); got != "stop,config,offsets,resume" {
+		t.Fatalf("steps %s", got)
+	}
+	if txt := op.Steps[1].Text(); !strings.Contains(txt, "topic.prefix inventory → dbz2") {
+		t.Errorf("config step %q", txt)
+	}
+	res, err := h.ed.ApplyOperation(ctx, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Offsets) != 1 || !res.Offsets[0].Verified {
+		t.Fatalf("offsets step %+v", res.Offsets)
+	}
+	p := res.Offsets[0].Plan
+	newKey := []byte(`["debezium-inventory",{"server":"dbz2"}]`)
+	var wroteNew, tombstoned bool
+	var oldValue []byte
+	for _, ch := range p.Changes {
+		for _, w := range ch.Writes {
+			switch {
+			case string(w.Key) == string(newKey):
+				wroteNew = w.Partition == java.PartitionFor(newKey, 25) && w.Topic == "connect-offsets"
+				if string(w.Value) != string(ch.After) {
+					t.Errorf("new key's value %s, change shows %s", w.Value, ch.After)
+				}
+			case string(w.Key) == `["debezium-inventory",{"server":"inventory"}]`:
+				tombstoned = w.Value == nil
+				oldValue = w.Before
+			}
+		}
+	}
+	if !wroteNew || !tombstoned {
+		t.Fatalf("writes %+v", p.Changes)
+	}
+	for _, ch := range p.Changes {
+		if ch.PartitionJSON == `{"server":"dbz2"}` && string(ch.After) != string(oldValue) {
+			t.Errorf("new key's value %s is not the old key's %s byte for byte", ch.After, oldValue)
+		}
+	}
+	cfg, err := h.ed.REST.ConnectorConfig(ctx, name)
+	if err != nil || cfg["topic.prefix"] != "dbz2" {
+		t.Fatalf("config after %v %v", cfg["topic.prefix"], err)
+	}
+	if c.ConnectorState(name) != "RUNNING" {
+		t.Errorf("state after %q", c.ConnectorState(name))
+	}
+	if live := h.liveOffsets(name); live[`{"server":"inventory"}`] != "" {
+		t.Errorf("old key still live: %v", live)
+	}
+
+	u, err := h.ed.FindUndo(ctx, undo.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Operation == nil || u.Edit.Kind != plan.KindRekey {
+		t.Fatalf("undo found %+v", u.Edit)
+	}
+	if _, err := h.ed.ApplyOperation(ctx, u.Operation); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ = h.ed.REST.ConnectorConfig(ctx, name)
+	if cfg["topic.prefix"] != "inventory" || c.ConnectorState(name) != "RUNNING" {
+		t.Errorf("after undo: topic.prefix %q, state %q", cfg["topic.prefix"], c.ConnectorState(name))
+	}
+	h.waitFor("the old key back", func() bool { return h.liveOffsets(name)[`{"server":"inventory"}`] != "" })
+	for _, r := range h.rows(name) {
+		if r.Partition == `{"server":"dbz2"}` && !r.Deleted {
+			t.Errorf("new key left after undo: %+v", r)
+		}
+	}
+	edits, _ := h.ed.Audit.Edits()
+	var found bool
+	for _, ed := range edits {
+		if ed.Start.Kind == plan.KindRekey && ed.Start.Steps != nil {
+			found = ed.Result() == audit.ResultVerified && len(ed.Start.Steps) == 4 && ed.Start.Steps[1].Previous["topic.prefix"] == "inventory"
+		}
+	}
+	if !found {
+		t.Error("the rekey's audit entry lacks its steps or the config it replaced")
+	}
+}
+
+// A rekey refuses, before anything is written: a field the partitions
+// lack (naming theirs), two partitions that would become one, and a
+// Debezium server field changed without its topic.prefix.
+func TestRekeyRefusals(t *testing.T) {
+	h, c := demoHarness(t)
+	ctx := context.Background()
+	h.waitFor("offsets", func() bool {
+		return len(h.liveOffsets("debezium-inventory")) == 1 && len(h.liveOffsets("file-logs")) == 3
+	})
+	cases := []struct {
+		req  planner.RekeyRequest
+		want string
+	}{
+		{rekeyOf("debezium-inventory", nil, "servr=dbz2"), `no partition of debezium-inventory has a field "servr" (its fields: server; closest: server)`},
+		{rekeyOf("file-logs", map[string]string{"file": "/x"}, "filename=/x"), "would both become {\"filename\":\"/x\"}"},
+		{rekeyOf("debezium-inventory", nil, "server=dbz2"), "add --config topic.prefix=dbz2"},
+		{rekeyOf("debezium-inventory", map[string]string{"topic.prefix": "dbz3"}, "server=dbz2"), "add --config topic.prefix=dbz2"},
+		{rekeyOf("debezium-inventory", map[string]string{"topic.prefix": "dbz2"}), "rekey needs --set"},
+		{rekeyOf("debezium-inventory", map[string]string{"topic.prefix": "dbz2"}, "server=inventory"), "nothing to rekey"},
+	}
+	for _, tc := range cases {
+		_, err := h.ed.PlanRekey(ctx, tc.req)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.req.Rekey, err, tc.want)
+		}
+	}
+	if _, err := h.ed.PlanRekey(ctx, planner.RekeyRequest{Name: "debezium-inventory", Config: map[string]string{"topic.prefix": "dbz2"}}); err == nil {
+		t.Error("a config change alone planned as a rekey")
+	}
+	if c.ConnectorState("debezium-inventory") != "RUNNING" || c.ConnectorState("file-logs") != "RUNNING" {
+		t.Error("a refused rekey changed a connector's state")
+	}
+	if live := h.liveOffsets("file-logs"); len(live) != 3 {
+		t.Errorf("file-logs' offsets after refusals: %v", live)
+	}
+}
+
+// --where picks the partitions a rekey rewrites; the others keep theirs.
+func TestRekeyWhere(t *testing.T) {
+	h, _ := demoHarness(t)
+	ctx := context.Background()
+	h.waitFor("file-logs' offsets", func() bool { return len(h.liveOffsets("file-logs")) == 3 })
+	req := rekeyOf("file-logs", map[string]string{"file": "/var/log/app-1.log,/var/log/app-9.log,/var/log/app-3.log"}, "filename=/var/log/app-9.log")
+	req.Rekey.Where = []plan.FieldValue{{Field: "filename", Value: "/var/log/app-2.log"}}
+	op, err := h.ed.PlanRekey(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := h.liveOffsets("file-logs")
+	if _, err := h.ed.ApplyOperation(ctx, op); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the new key", func() bool { return h.liveOffsets("file-logs")[`{"filename":"/var/log/app-9.log"}`] != "" })
+	after := h.liveOffsets("file-logs")
+	if _, ok := after[`{"filename":"/var/log/app-2.log"}`]; ok {
+		t.Errorf("the old key is live: %v", after)
+	}
+	if _, ok := after[`{"filename":"/var/log/app-1.log"}`]; !ok || len(before) != 3 {
+		t.Errorf("a partition --where left out is gone: %v", after)
+	}
+}

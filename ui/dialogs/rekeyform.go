@@ -1,0 +1,182 @@
+package dialogs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"koff/edit/plan"
+	"koff/edit/planner"
+	"koff/keymap"
+	"koff/ui/kit"
+)
+
+// RekeyForm is K: the new value of a field of the selected connector's
+// source partitions (koff rekey NAME --set F=V), which partitions
+// (--where), and the config changes that go with it (--config). The
+// rekey is planned (Editor.PlanRekey) and shown step by step in an
+// OperationDialog.
+type RekeyForm struct {
+	km        *keymap.KeyMap
+	st        *kit.Styles
+	connector string
+	// fields are the partitions' field names, shown as a hint.
+	fields []string
+	inputs [3]textinput.Model // set, where, config
+	focus  int
+	err    error
+	formState
+	help          help.Model
+	width, height int
+}
+
+var rekeyLabels = [3]string{"Set FIELD=VALUE", "Where FIELD=VALUE (optional)", "Config KEY=VALUE (optional)"}
+
+func NewRekeyForm(km *keymap.KeyMap, st *kit.Styles, connector string, fields []string) *RekeyForm {
+	f := &RekeyForm{km: km, st: st, connector: connector, fields: fields, help: help.New()}
+	f.help.Styles = st.Help
+	for i := range f.inputs {
+		in := textinput.New()
+		in.Prompt = "› "
+		in.SetStyles(st.Input)
+		f.inputs[i] = in
+	}
+	field := "field"
+	if len(fields) > 0 {
+		field = fields[0]
+	}
+	f.inputs[0].Placeholder = field + "=new value"
+	f.inputs[1].Placeholder = field + "=value now (all partitions without it)"
+	f.inputs[2].Placeholder = "key=value (e.g. Debezium's topic.prefix)"
+	f.Validate()
+	return f
+}
+
+func (f *RekeyForm) FocusCmd() tea.Cmd { return f.inputs[f.focus].Focus() }
+
+// pairs reads space-separated FIELD=VALUE pairs.
+func pairs(s string) ([]plan.FieldValue, error) {
+	var out []plan.FieldValue
+	for _, tok := range strings.Fields(s) {
+		fv, ok := plan.ParseFieldValue(tok)
+		if !ok {
+			return nil, fmt.Errorf("%q: give FIELD=VALUE", tok)
+		}
+		out = append(out, fv)
+	}
+	return out, nil
+}
+
+func (f *RekeyForm) request() (planner.RekeyRequest, error) {
+	req := planner.RekeyRequest{Name: f.connector, Config: map[string]string{}, Args: []string{"rekey", f.connector}}
+	set, err := pairs(f.inputs[0].Value())
+	if err != nil {
+		return req, err
+	}
+	if len(set) == 0 {
+		return req, errEmpty
+	}
+	where, err := pairs(f.inputs[1].Value())
+	if err != nil {
+		return req, err
+	}
+	cfg, err := pairs(f.inputs[2].Value())
+	if err != nil {
+		return req, err
+	}
+	req.Rekey = plan.RekeyAsked{Set: set, Where: where}
+	for _, s := range set {
+		req.Args = append(req.Args, "--set", s.Field+"="+s.Value)
+	}
+	for _, w := range where {
+		req.Args = append(req.Args, "--where", w.Field+"="+w.Value)
+	}
+	for _, c := range cfg {
+		if _, dup := req.Config[c.Field]; dup {
+			return req, errors.New(c.Field + " is given twice")
+		}
+		req.Config[c.Field] = c.Value
+		req.Args = append(req.Args, "--config", c.Field+"="+c.Value)
+	}
+	return req, nil
+}
+
+func (f *RekeyForm) Validate() {
+	_, f.err = f.request()
+}
+
+func (f *RekeyForm) Key(msg tea.KeyPressMsg) (tea.Cmd, *Submission) {
+	switch {
+	case key.Matches(msg, f.km.FormNext):
+		f.inputs[f.focus].Blur()
+		if msg.String() == "shift+tab" {
+			f.focus = (f.focus + len(f.inputs) - 1) % len(f.inputs)
+		} else {
+			f.focus = (f.focus + 1) % len(f.inputs)
+		}
+		return f.inputs[f.focus].Focus(), nil
+	case key.Matches(msg, f.km.FormSubmit):
+		req, err := f.request()
+		f.err = err
+		if err != nil {
+			return nil, nil
+		}
+		return nil, &Submission{
+			Label: "planning the rekey of " + f.connector + "…",
+			Operation: func(ctx context.Context, ed kit.Editor) (*plan.Operation, error) {
+				return ed.PlanRekey(ctx, req)
+			},
+		}
+	}
+	return f.Update(msg), nil
+}
+
+func (f *RekeyForm) Update(msg tea.Msg) tea.Cmd {
+	cmd := f.typeInto(&f.inputs[f.focus], msg)
+	f.Validate()
+	return cmd
+}
+
+func (f *RekeyForm) SetSize(w, h int) {
+	f.width, f.height = w, h
+	for i := range f.inputs {
+		sizeDialogInput(&f.inputs[i], &f.help, w)
+	}
+}
+
+func (f *RekeyForm) View(spinner string) string {
+	inner := f.width - kit.DialogFrameW
+	st := f.st
+	lines := []string{st.DialogTitle.Render("Rekey · " + kit.Clean(f.connector)), ""}
+	hint := "Its offsets under new keys, byte for byte, the old keys tombstoned; stopped first and put back as it was. The plan comes next."
+	if len(f.fields) > 0 {
+		hint = "Fields: " + strings.Join(f.fields, ", ") + ". " + hint
+	}
+	lines = append(lines, kit.IndentWrap(st.Muted.Render(kit.Clean(hint)), inner, "", 3)...)
+	lines = append(lines, "")
+	for i, in := range f.inputs {
+		label := st.FieldLabel.Render(rekeyLabels[i])
+		if i == f.focus {
+			label = st.FieldFocus.Render(rekeyLabels[i])
+		}
+		lines = append(lines, label, in.View())
+	}
+	switch {
+	case f.err == errEmpty:
+		lines = append(lines, st.Muted.Render("  type the field's new value: FIELD=VALUE"))
+	case f.err != nil:
+		lines = append(lines, kit.IndentWrap(st.Bad.Render("✗ "+kit.Clean(f.err.Error())), inner, "", 2)...)
+	}
+	lines = append(lines, "")
+	submit := f.km.FormSubmit
+	submit.SetEnabled(f.err == nil)
+	keys := kit.DialogKeys(f.help, st, inner, []key.Binding{submit, f.km.FormNext, f.km.FormCancel}, "")
+	lines = append(lines, planFooter(st, spinner, f.Planning, "reading "+kit.Clean(f.connector)+"'s partitions and config", f.PlanErr, inner, keys)...)
+	return kit.RenderBox(st, f.width, f.height, lines)
+}
