@@ -346,7 +346,7 @@ var (
 	// The resume check: koff check, and the poller of every live view.
 	resumeUsers = []string{"", "check", "status", "serve", "metrics"}
 	// Commands that plan edits: a plan checks its new offsets.
-	planners       = []string{"", "set", "reset", "import", "copy", "undo", "serve"}
+	planners       = []string{"", "set", "reset", "import", "copy", "create", "rename", "rekey", "move", "undo", "serve"}
 	metricsUsers   = []string{"", "serve", "metrics"}
 	demoClusterCmd = []string{"demo-cluster"}
 	// koff audit, stop and resume ask Kafka only for its cluster id.

@@ -135,3 +135,48 @@ func TestCreateCommand(t *testing.T) {
 		}
 	}
 }
+
+// koff create --offsets checks the offsets it would write as koff set
+// does: a FileStream position past its file's end is said before confirm,
+// with what the task does there; one within the file says nothing of the
+// kind. Its help names the resume check's flags.
+func TestCreatePlanWarnsWhenItsOffsetDoesNotExist(t *testing.T) {
+	c := demoCluster(t)
+	flags := []string{"-b", c.Bootstrap(), "--connect-url", c.ConnectURL()}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.txt")
+	if err := os.WriteFile(in, []byte(strings.Repeat("line\n", 4)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cfg := write("fs.json", `{"name":"fs-new","config":{"connector.class":"org.apache.kafka.connect.file.FileStreamSourceConnector","file":"`+in+`","topic":"lines"}}`)
+	create := func(position string) string {
+		t.Helper()
+		offsets := write("offsets.json", `{"offsets":[{"partition":{"filename":"`+in+`"},"offset":{"position":`+position+`}}]}`)
+		out, errs, code := koff(t, withAudit(t, append([]string{"create", "-f", cfg, "--offsets", offsets, "--dry-run"}, flags...)...)...)
+		if code != 0 {
+			t.Fatalf("create --offsets position %s: exit %d %s\n%s", position, code, errs, out)
+		}
+		return out
+	}
+	out := create("50")
+	want := `warning: FileStream: the new offset of {"filename":"` + in + `"} does not exist (gap): ` + in + ` has 20 bytes, fewer than the position 50`
+	if !strings.Contains(out, want) {
+		t.Errorf("a created FileStream connector's position past its file's end: want\n%s\nin\n%s", want, out)
+	}
+	if out := create("10"); strings.Contains(out, "does not exist") || strings.Contains(out, "could not check") {
+		t.Errorf("a position within the file:\n%s", out)
+	}
+	for _, cmd := range []string{"create", "rename", "rekey", "move"} {
+		help, _, _ := koff(t, cmd, "--help")
+		if !strings.Contains(help, "--db-pass-file") || !strings.Contains(help, "--source-cluster") {
+			t.Errorf("koff %s --help lacks the resume check's flags:\n%s", cmd, help)
+		}
+	}
+}

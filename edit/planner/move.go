@@ -136,6 +136,7 @@ func (e *Planner) PlanMove(ctx context.Context, req MoveRequestOf) (*plan.Operat
 			if err != nil {
 				return nil, fmt.Errorf("context %s: %w", to, err)
 			}
+			p.Warnings = append(p.Warnings, tp.createdWarnings(ctx, p, cfg, false)...)
 			covered := map[string]bool{}
 			for _, ch := range p.Changes {
 				covered[CanonOf(ch.Partition)] = true

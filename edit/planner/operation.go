@@ -108,6 +108,7 @@ func (e *Planner) PlanCreate(ctx context.Context, req CreateRequest) (*plan.Oper
 		if err != nil {
 			return nil, err
 		}
+		p.Warnings = append(p.Warnings, e.createdWarnings(ctx, p, cfg, true)...)
 		for _, ch := range p.Changes {
 			covered[CanonOf(ch.Partition)] = true
 		}
@@ -119,6 +120,24 @@ func (e *Planner) PlanCreate(ctx context.Context, req CreateRequest) (*plan.Oper
 	}
 	op.Command = e.Cmd.Args(req.Args)
 	return op, nil
+}
+
+// createdWarnings are what a plan of a connector's offsets says of its
+// class, and whether each new position still exists where it reads, for a
+// connector not in Connect yet: its config is the one it is created with.
+// A rename's or a move's copy keeps the positions as they are: only
+// whether they exist is said (notes on the class are no news).
+func (e *Planner) createdWarnings(ctx context.Context, p *plan.Plan, cfg map[string]string, notes bool) []string {
+	if p.Group != "" || len(p.Config) > 0 {
+		return nil // a sink's offsets are clamped to the log; a known config was judged already
+	}
+	q := *p
+	q.Config = cfg
+	var out []string
+	if notes {
+		out = classNotes(&q)
+	}
+	return append(out, e.newPositionWarnings(ctx, &q)...)
 }
 
 // leftoverWarnings: offsets of the name the operation does not write,
@@ -220,6 +239,7 @@ func (e *Planner) PlanRename(ctx context.Context, old, new string) (*plan.Operat
 			if err != nil {
 				return nil, err
 			}
+			p.Warnings = append(p.Warnings, e.createdWarnings(ctx, p, newCfg, false)...)
 			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: new, Plan: p})
 			reset, err := e.planStepOffsets(ctx, plan.Request{Connector: old, Kind: plan.KindResetAll}, info.SupportsAlterOffsets())
 			if err != nil {
