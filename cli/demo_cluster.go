@@ -17,6 +17,8 @@ type demoClusterOptions struct {
 	kafkaListen   string
 	connectListen string
 	secondConnect string // a second Connect cluster's REST address; "" = none
+	// Connector classes the second Connect cluster's workers lack.
+	secondWithout []string
 	stallAfter    time.Duration
 	sasl          string // mechanism; "" = no SASL
 	saslUser      string
@@ -28,7 +30,7 @@ type demoClusterOptions struct {
 func init() {
 	register(&command{
 		name:    "demo-cluster",
-		args:    "[--kafka-listen ADDR] [--connect-listen ADDR] [--second-connect-listen ADDR] [--sasl MECH --sasl-user U --sasl-password-file F] [--tls-dir DIR [--tls-client-auth]]",
+		args:    "[--kafka-listen ADDR] [--connect-listen ADDR] [--second-connect-listen ADDR [--second-connect-without CLASS]] [--sasl MECH --sasl-user U --sasl-password-file F] [--tls-dir DIR [--tls-client-auth]]",
 		summary: "run the embedded demo Kafka cluster and simulated Connect workers, headless, until interrupted",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &demoClusterOptions{fs: fs}
@@ -38,6 +40,7 @@ func init() {
 			// The shorter name reads as the flag's purpose; help shows one.
 			fs.StringVar(&o.secondConnect, "second-connect", "", "the same as --second-connect-listen")
 			_ = fs.MarkHidden("second-connect")
+			fs.StringArrayVar(&o.secondWithout, "second-connect-without", nil, "a connector class the second Connect cluster's workers lack (repeatable): GET /connector-plugins does not list it, so a move of such a connector there is refused")
 			fs.DurationVar(&o.stallAfter, "stall-after", time.Minute, "when the jdbc-legacy connector stops flushing")
 			fs.StringVar(&o.sasl, "sasl", "", "require SASL on the broker: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (password from --sasl-password-file or env KOFF_SASL_PASSWORD)")
 			fs.StringVar(&o.saslUser, "sasl-user", "koff", "the SASL user the broker accepts (a superuser)")
@@ -56,6 +59,9 @@ func runDemoCluster(g *Globals, opts any, args []string, env Env) error {
 	}
 	if o.stallAfter < 0 {
 		return usagef("--stall-after must not be negative, got %s", o.stallAfter)
+	}
+	if len(o.secondWithout) > 0 && o.secondConnect == "" {
+		return usagef("--second-connect-without needs --second-connect-listen")
 	}
 	sec, err := o.security(g)
 	if err != nil {
@@ -76,7 +82,7 @@ func runDemoCluster(g *Globals, opts any, args []string, env Env) error {
 		if c.ConnectURL() == "" {
 			return usagef("--second-connect-listen needs the first cluster's --connect-listen")
 		}
-		if second, err = c.StartSecondConnect(o.secondConnect); err != nil {
+		if second, err = c.StartSecondConnect(o.secondConnect, o.secondWithout...); err != nil {
 			return fmt.Errorf("start the second Connect cluster: %w", err)
 		}
 	}
@@ -121,6 +127,9 @@ func demoBanner(g *Globals, c, second *demo.Cluster, sec demoSecurity) string {
 	if second != nil {
 		fmt.Fprintf(&b, "  connect 2:   %s (REST emulator of a second Connect cluster, group %s: offsets %s, configs %s, status %s)\n",
 			second.ConnectURL(), demo.SecondGroup, second.OffsetsTopic(), second.ConfigTopic(), demo.SecondStatusTopic)
+		if w := second.Without(); len(w) > 0 {
+			fmt.Fprintf(&b, "               its workers lack %s\n", strings.Join(w, ", "))
+		}
 	}
 	if f := c.TLS(); f != nil {
 		fmt.Fprintf(&b, "  tls:         %s (ca.pem, server.pem, client.pem)\n", f.Dir)

@@ -103,3 +103,41 @@ func TestMoveCommandAndUndo(t *testing.T) {
 		t.Errorf("the refused move changed the source: %q", c.ConnectorState("file-logs"))
 	}
 }
+
+// A move to a Connect cluster whose workers lack the connector's class is
+// refused in one line, exit 1, before anything is done (the demo's second
+// Connect cluster started without the JDBC plugin, as koff demo-cluster
+// --second-connect-without does).
+func TestMoveRefusedWhereTheClassIsMissing(t *testing.T) {
+	const jdbc = "io.confluent.connect.jdbc.JdbcSourceConnector"
+	c := demoCluster(t)
+	c2, err := c.StartSecondConnect("127.0.0.1:0", jdbc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := writeContexts(t, fmt.Sprintf(`contexts:
+  one:
+    bootstrap-servers: %s
+    connect-url: %s
+  two:
+    bootstrap-servers: %s
+    offsets-topics: %s
+    config-topic: %s
+    connect-url: %s
+`, c.Bootstrap(), c.ConnectURL(), c.Bootstrap(), demo.SecondOffsetsTopic, demo.SecondConfigTopic, c2.ConnectURL()))
+	env["XDG_STATE_HOME"] = filepath.Join(env["HOME"], "state")
+	for _, args := range [][]string{{"--dry-run"}, {"--yes"}} {
+		out, errs, code := koffEnv(t, env, append([]string{"move", "jdbc-shop", "--to-context", "two", "--context", "one"}, args...)...)
+		if code != ExitFailed || !strings.Contains(errs, "refused: the workers of two have no plugin "+jdbc+" (GET /connector-plugins lists ") ||
+			strings.Count(errs, "\n") > 1 || strings.Contains(out, "done") {
+			t.Errorf("move %v: exit %d %q\n%s", args, code, errs, out)
+		}
+	}
+	if c.ConnectorState("jdbc-shop") != "RUNNING" || c2.ConnectorState("jdbc-shop") != "" {
+		t.Errorf("after the refusal: here %q there %q", c.ConnectorState("jdbc-shop"), c2.ConnectorState("jdbc-shop"))
+	}
+	// demo-cluster's flag needs the second cluster it names.
+	if _, errs, code := koff(t, "demo-cluster", "--second-connect-without", jdbc); code != ExitUsage || !strings.Contains(errs, "--second-connect-without needs --second-connect-listen") {
+		t.Errorf("--second-connect-without alone: exit %d %q", code, errs)
+	}
+}

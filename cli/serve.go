@@ -124,11 +124,13 @@ func runServe(g *Globals, opts any, args []string, env Env) error {
 
 	base := g.newEditor(obs.store, obs.tailer.Topics, rest, "", g.auditPath(env))
 	base.Shared = obs.histories // every session's detail shares one read
+	uiOpts := g.uiOptions(obs, rest != nil)
+	uiOpts.Served = true
 	s := serve.NewServer(serve.Config{
 		Keys: keys, MaxSessions: o.maxSessions, Idle: o.idle,
 		// Sessions share the cluster; switching contexts is the local
 		// dashboard's, so no context list here.
-		UI: g.uiOptions(obs, rest != nil),
+		UI: uiOpts,
 		// Each session copies it and names its SSH user (editorFor).
 		Base: *base,
 		Logf: g.logf, Age: ageText,

@@ -74,8 +74,9 @@ type Cluster struct {
 	sec         *security    // the broker's, which a second Connect cluster's clients need too
 	version     string       // the REST emulator's Connect version
 	restAuth    *rest.ConnectAuth
-	seconds     []*Cluster // second Connect clusters on this broker (second_connect.go)
-	shared      bool       // a second Connect cluster: the broker is not its own to close
+	seconds     []*Cluster      // second Connect clusters on this broker (second_connect.go)
+	shared      bool            // a second Connect cluster: the broker is not its own to close
+	without     map[string]bool // connector classes its workers lack (StartSecondConnect)
 	// mu guards connectors and names, which POST and DELETE
 	// /connectors change while the cluster runs (create.go).
 	mu          sync.RWMutex

@@ -41,7 +41,7 @@ const mirrorPartitions = 8
 // config as the real connectors' do.
 func (c *Cluster) CreateConnector(config map[string]string, state string) error {
 	name := config["name"]
-	spec, err := specFromConfig(config)
+	spec, err := c.specFromConfig(config)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (c *Cluster) UpdateConnector(config map[string]string) error {
 	if !ok {
 		return fmt.Errorf("%w %s", ErrUnknownConnector, name)
 	}
-	spec, err := specFromConfig(config)
+	spec, err := c.specFromConfig(config)
 	if err != nil {
 		return err
 	}
@@ -340,7 +340,7 @@ func specFromConfig(cfg map[string]string) (connectorSpec, error) {
 		}
 		spec.sink = &sinkSpec{tasks: tasksMax, topics: list("topics"), groupID: cfg["consumer.override.group.id"]}
 	default:
-		return spec, unknownClass(class)
+		return spec, unknownClass(class, nil)
 	}
 	return spec, nil
 }
@@ -351,14 +351,35 @@ func invalidConfig(msg string) *rest.ConfigError {
 		"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`"}
 }
 
+// specFromConfig refuses, as Connect does, a class this cluster's
+// workers lack (StartSecondConnect's without).
+func (c *Cluster) specFromConfig(cfg map[string]string) (connectorSpec, error) {
+	if class := strings.TrimSpace(cfg["connector.class"]); c.without[class] {
+		return connectorSpec{}, unknownClass(class, c.without)
+	}
+	return specFromConfig(cfg)
+}
+
+// demoClasses are the connector plugins of the demo's workers, sorted by
+// class, less those without names.
+func demoClasses(without map[string]bool) []string {
+	var classes []string
+	for _, k := range []string{classPostgres, classFileStream, classJDBC, classMirror, classElasticsearch, classS3, classFileStreamSink} {
+		if !without[k] {
+			classes = append(classes, k)
+		}
+	}
+	sort.Strings(classes)
+	return classes
+}
+
 // plugins are the connector plugins of the demo's workers, as GET
 // /connector-plugins lists them (connectors only, sorted by class).
-func plugins(version string) []rest.Plugin {
+func plugins(version string, without map[string]bool) []rest.Plugin {
 	if version == "" {
 		version = rest.DefaultConnectVersion
 	}
-	classes := []string{classPostgres, classFileStream, classJDBC, classMirror, classElasticsearch, classS3, classFileStreamSink}
-	sort.Strings(classes)
+	classes := demoClasses(without)
 	out := make([]rest.Plugin, 0, len(classes))
 	for _, k := range classes {
 		kind := "source"
@@ -372,11 +393,9 @@ func plugins(version string) []rest.Plugin {
 
 // unknownClass is Connect's answer to a class no plugin has: the plugins
 // the workers do have, sorted by class name.
-func unknownClass(class string) *rest.ConfigError {
-	classes := []string{classPostgres, classFileStream, classJDBC, classMirror, classElasticsearch, classS3, classFileStreamSink}
-	sort.Strings(classes)
+func unknownClass(class string, without map[string]bool) *rest.ConfigError {
 	var descs []string
-	for _, k := range classes {
+	for _, k := range demoClasses(without) {
 		kind := "source"
 		if k == classElasticsearch || k == classS3 || k == classFileStreamSink {
 			kind = "sink"

@@ -30,7 +30,7 @@ func (h herder) CreateConnector(config map[string]string, state string) error {
 }
 func (h herder) UpdateConnector(config map[string]string) error { return h.c.UpdateConnector(config) }
 func (h herder) DeleteConnector(name string) error              { return h.c.DeleteConnector(name) }
-func (h herder) Plugins() []rest.Plugin                         { return plugins(h.c.version) }
+func (h herder) Plugins() []rest.Plugin                         { return plugins(h.c.version, h.c.without) }
 func (h herder) Client() *kgo.Client                            { return h.c.w.client }
 func (h herder) Logf(format string, args ...any)                { h.c.w.logf(format, args...) }
 

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -24,8 +25,11 @@ const (
 // its own workers, its own offsets, config and status topics, its own
 // REST emulator on listen, and no connectors until some are created there
 // (POST /connectors), so that moving a connector from one Connect cluster
-// to another can be tried without setup. It closes with the first.
-func (c *Cluster) StartSecondConnect(listen string) (*Cluster, error) {
+// to another can be tried without setup. It closes with the first. Its
+// workers lack the plugins without names (connector classes): GET
+// /connector-plugins does not list them and a create of one is refused,
+// as on workers whose plugin.path misses a connector.
+func (c *Cluster) StartSecondConnect(listen string, without ...string) (*Cluster, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	compact := map[string]string{"cleanup.policy": "compact"}
@@ -61,6 +65,12 @@ func (c *Cluster) StartSecondConnect(listen string) (*Cluster, error) {
 	}
 	s := &Cluster{broker: c.broker, w: w, connectors: map[string]*connector{}, configTopic: SecondConfigTopic,
 		sec: c.sec, version: c.version, restAuth: c.restAuth, shared: true}
+	for _, class := range without {
+		if s.without == nil {
+			s.without = map[string]bool{}
+		}
+		s.without[class] = true
+	}
 	if s.rest, err = rest.Start(herder{s}, listen, c.version, rest.Security{TLS: c.sec.server, Auth: c.restAuth}); err != nil {
 		w.client.Close()
 		return nil, err
@@ -71,4 +81,14 @@ func (c *Cluster) StartSecondConnect(listen string) (*Cluster, error) {
 	w.logf("connect REST on %s (version %s), offsets %s, configs %s, status %s",
 		s.rest.URL(), s.rest.Version(), SecondOffsetsTopic, SecondConfigTopic, SecondStatusTopic)
 	return s, nil
+}
+
+// Without are the connector classes this cluster's workers lack, sorted.
+func (c *Cluster) Without() []string {
+	out := make([]string, 0, len(c.without))
+	for k := range c.without {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

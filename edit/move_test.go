@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -22,10 +23,11 @@ import (
 
 // moveHarness is the demo with its second Connect cluster: h edits the
 // first, h2 the second (context "two"), one audit log.
-func moveHarness(t *testing.T) (h, h2 *harness, c, c2 *demo.Cluster) {
+// Its workers lack the plugins without names.
+func moveHarness(t *testing.T, without ...string) (h, h2 *harness, c, c2 *demo.Cluster) {
 	t.Helper()
 	h, c = demoHarness(t)
-	c2, err := c.StartSecondConnect("127.0.0.1:0")
+	c2, err := c.StartSecondConnect("127.0.0.1:0", without...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,6 +192,40 @@ func TestMoveRefusedWhenTargetHasIt(t *testing.T) {
 	}
 	if got, _ := c2Config(ctx, c2, "file-logs"); got["file"] != "/var/log/other.log" {
 		t.Errorf("the target's connector's config changed: %v", got)
+	}
+}
+
+// A move to a Connect cluster whose workers lack the connector's class is
+// refused before anything is done, naming the plugins they have: created
+// there, the connector could never run. The connector runs on here with
+// its offsets, and the target has no connector of its name.
+func TestMoveRefusedWhenTargetLacksTheClass(t *testing.T) {
+	const jdbc = "io.confluent.connect.jdbc.JdbcSourceConnector"
+	h, _, c, c2 := moveHarness(t, jdbc)
+	ctx := context.Background()
+	h.waitFor("jdbc-shop's offsets", func() bool { return len(h.liveOffsets("jdbc-shop")) > 0 })
+	before := h.liveOffsets("jdbc-shop")
+	_, err := h.ed.PlanMove(ctx, planner.MoveRequestOf{Name: "jdbc-shop", To: "two"})
+	if err == nil || !strings.Contains(err.Error(), "refused: the workers of two have no plugin "+jdbc+" (GET /connector-plugins lists ") ||
+		!strings.Contains(err.Error(), "FileStreamSourceConnector") || !strings.HasSuffix(err.Error(), ": nothing changed") {
+		t.Fatalf("a move to workers without the class: %v", err)
+	}
+	if c.ConnectorState("jdbc-shop") != "RUNNING" || c2.ConnectorState("jdbc-shop") != "" {
+		t.Errorf("states after the refusal: here %q there %q", c.ConnectorState("jdbc-shop"), c2.ConnectorState("jdbc-shop"))
+	}
+	if after := h.liveOffsets("jdbc-shop"); len(after) != len(before) {
+		t.Errorf("offsets here %v → %v", before, after)
+	}
+	// The workers refuse such a create themselves, as Connect does.
+	resp, err := http.Post(c2.ConnectURL()+"/connectors", "application/json", strings.NewReader(
+		`{"name":"jdbc-x","config":{"connector.class":"`+jdbc+`","topic.prefix":"x."}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "Failed to find any class that implements Connector and which name matches "+jdbc) {
+		t.Errorf("POST /connectors of a missing class: %d %s", resp.StatusCode, body)
 	}
 }
 

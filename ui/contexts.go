@@ -75,6 +75,9 @@ func (m *Model) contextBadge() string {
 // when there are none.
 func (m *Model) openPicker() tea.Cmd {
 	switch {
+	case m.opts.Served:
+		m.setStatus(statusInfo, "koff serve has no contexts to switch to: its sessions share the cluster it was started on (a local koff switches with --context or :)")
+		return nil
 	case len(m.opts.Contexts) == 0 && m.opts.ContextFile != "":
 		m.setStatus(statusInfo, "no contexts to switch to: define them in "+m.opts.ContextFile)
 		return nil

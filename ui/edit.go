@@ -472,6 +472,9 @@ func (m *Model) applyEditAvailability() {
 		m.km.Rekey.SetEnabled(false)
 		m.km.Move.SetEnabled(false)
 	}
+	if m.opts.Served {
+		m.km.Move.SetEnabled(false)
+	}
 }
 
 // editBlocked says why an edit key cannot act now, "" when it can.
@@ -489,6 +492,8 @@ func (m *Model) editBlocked(b *key.Binding) string {
 		return "needs --connect-url: a rekey stops the connector and changes its config through Connect's REST API"
 	case b == &m.km.Move && !m.opts.REST:
 		return "needs --connect-url: a move creates and deletes connectors through Connect's REST API"
+	case b == &m.km.Move && m.opts.Served:
+		return "koff serve has no contexts (its sessions share one cluster): a move is made with koff move NAME --to-context CTX, or M in a local dashboard"
 	case m.busy != "":
 		return "busy: " + m.busy + " Wait for it to finish."
 	}

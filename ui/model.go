@@ -84,6 +84,10 @@ type Options struct {
 	Context     string
 	Accent      string
 	ContextFile string
+	// Served says the dashboard is a koff serve session: every session
+	// shares the one cluster koff serve was started on, with no contexts,
+	// so ":" and a move (M) say where they are done instead.
+	Served bool
 
 	// FPS is the most data-driven redraws a second (DefaultFPS when 0):
 	// the UI neither looks at the Source nor animates faster than that.

@@ -83,3 +83,19 @@ func TestMoveNeedsAContextAndREST(t *testing.T) {
 	requireCalls(t, ed)
 	requireCalls(t, ed2)
 }
+
+// Under koff serve (no contexts) M says where a move is made, and help
+// does not offer it; ":" says the sessions share one cluster.
+func TestMoveUnderServeSaysWhereItIsMade(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, func(o *Options) { o.Served = true; o.ContextFile = "/etc/koff/config.yaml" })
+	selectConnector(t, m, "jdbc-orders")
+	send(t, m, press("M")...)
+	requireStatus(t, m, "koff serve has no contexts (its sessions share one cluster): a move is made with koff move NAME --to-context CTX, or M in a local dashboard")
+	requireCalls(t, ed)
+	send(t, m, press(":")...)
+	requireStatus(t, m, "koff serve has no contexts to switch to: its sessions share the cluster it was started on")
+	send(t, m, press("?")...)
+	if text := screenText(m); strings.Contains(text, "move to another Connect cluster") {
+		t.Errorf("help offers M under koff serve:\n%s", text)
+	}
+}
