@@ -37,7 +37,7 @@ func strayDeleteFlow(t *testing.T, w, h int, noColor bool) {
 	keys("Enter")
 	s.waitFor("the filter", 5*time.Second, func(scr string) bool { return !strings.Contains(scr, "jdbc-shop") })
 	keys("Enter")
-	s.waitFor("file-logs' partitions", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "app-2.log") })
+	s.waitFor("file-logs' partitions", 5*time.Second, func(scr string) bool { return strings.Contains(scr, "app-1.log") })
 	selected := func(scr string) string {
 		for _, l := range strings.Split(scr, "\n") {
 			if strings.HasPrefix(l, "▶") {

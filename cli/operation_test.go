@@ -99,7 +99,7 @@ func TestCreateCommand(t *testing.T) {
 
 	wrapped := write("wrapped.json", `{"name":"file-newer","config":{"connector.class":"org.apache.kafka.connect.file.FileStreamSourceConnector","file":"/var/log/app-1.log","topic":"logs.app"}}`)
 	out, errs, code = koff(t, withAudit(t, append([]string{"create", "-f", wrapped, "--offsets-from", "file-logs", "--dry-run"}, flags...)...)...)
-	if code != 0 || !strings.Contains(out, "Plan: create of file-newer (3 steps)") || !strings.Contains(out, "copy 3 partitions of file-newer") {
+	if code != 0 || !strings.Contains(out, "Plan: create of file-newer (3 steps)") || !strings.Contains(out, "copy 1 partition of file-newer") {
 		t.Fatalf("create --offsets-from: exit %d %s\n%s", code, errs, out)
 	}
 
@@ -172,6 +172,15 @@ func TestCreatePlanWarnsWhenItsOffsetDoesNotExist(t *testing.T) {
 	}
 	if out := create("10"); strings.Contains(out, "does not exist") || strings.Contains(out, "could not check") {
 		t.Errorf("a position within the file:\n%s", out)
+	}
+	// Created from the gone position, a rename's copy says it is gone too.
+	offsets := write("gone.json", `{"offsets":[{"partition":{"filename":"`+in+`"},"offset":{"position":50}}]}`)
+	if out, errs, code := koff(t, withAudit(t, append([]string{"create", "-f", cfg, "--offsets", offsets, "--start", "stopped", "--yes"}, flags...)...)...); code != 0 {
+		t.Fatalf("create: exit %d %s\n%s", code, errs, out)
+	}
+	out, errs, code := koff(t, withAudit(t, append([]string{"rename", "fs-new", "fs-newer", "--dry-run"}, flags...)...)...)
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("a rename's copy of a gone position: exit %d %s\n%s", code, errs, out)
 	}
 	for _, cmd := range []string{"create", "rename", "rekey", "move"} {
 		help, _, _ := koff(t, cmd, "--help")

@@ -44,9 +44,8 @@ func connectConfig(s connectorSpec, bootstrap string) map[string]string {
 			"plugin.name", "pgoutput", "slot.name", "debezium_"+prefix, "publication.name", "dbz_publication",
 			"topic.prefix", prefix, "table.include.list", strings.Join(tables, ","))
 	case classFileStream:
-		// The real FileStream connector reads one file; the demo's task
-		// tails several, hence the list.
-		set("file", strings.Join(partitionValues(s, "filename"), ","), "topic", s.topics[0].name)
+		// FileStreamSourceConnector reads the one file its file names.
+		set("file", partitionValues(s, "filename")[0], "topic", s.topics[0].name)
 	case classJDBC:
 		db := firstPart(s.topics[0].name)
 		var tables []string

@@ -244,27 +244,16 @@ func fileLogs(rng *rand.Rand, recent time.Duration) connectorSpec {
 		topics: []topicSpec{{"logs.app", 3}},
 		tasks:  make([][]partitionSpec, 1),
 	}
-	files := []struct {
-		name string
-		act  activity
-		pos  int64
-		age  time.Duration
-	}{
-		{"/var/log/app-1.log", steady(3), 18_000_000 + rng.Int64N(1_000_000), recent},
-		{"/var/log/app-2.log", bursty(2, 15*time.Second, 90*time.Second, 45*time.Second), 2_400_000 + rng.Int64N(100_000), 5 * time.Minute},
-		// Rotated away: nothing is appended, so its offset only ages.
-		{"/var/log/app-3.log", idle, 9_700_000 + rng.Int64N(100_000), 26 * time.Hour},
-	}
-	for _, f := range files {
-		name := f.name
-		c.tasks[0] = append(c.tasks[0], partitionSpec{
-			partition: obj("filename", name),
-			activity:  f.act,
-			newSource: func() source { return &fileStream{filename: name, topic: "logs.app"} },
-			initial:   (&fileStream{pos: f.pos}).offset(),
-			age:       f.age,
-		})
-	}
+	// FileStreamSourceConnector reads the one file its "file" names: one
+	// source partition, {"filename": file}.
+	const name = "/var/log/app-1.log"
+	c.tasks[0] = append(c.tasks[0], partitionSpec{
+		partition: obj("filename", name),
+		activity:  steady(3),
+		newSource: func() source { return &fileStream{filename: name, topic: "logs.app"} },
+		initial:   (&fileStream{pos: 18_000_000 + rng.Int64N(1_000_000)}).offset(),
+		age:       recent,
+	})
 	return c
 }
 

@@ -265,7 +265,9 @@ func specFromConfig(cfg map[string]string) (connectorSpec, error) {
 		topic := cfg["topic"]
 		spec.topics = []topicSpec{{topic, 1}}
 		spec.tasks = make([][]partitionSpec, 1) // FileStreamSourceConnector runs one task
-		for _, f := range list("file") {
+		// One file, as FileStreamSourceConnector reads it (ConfigDef
+		// trims a STRING); none is stdin, which has no offsets.
+		if f := strings.TrimSpace(cfg["file"]); f != "" {
 			spec.tasks[0] = append(spec.tasks[0], partitionSpec{
 				partition: obj("filename", f), activity: createdActivity,
 				newSource: func() source { return &fileStream{filename: f, topic: topic} },

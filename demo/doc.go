@@ -32,7 +32,7 @@
 //	    offset    {"lsn_proc":L,"lsn_commit":C,"lsn":L,"txId":T,"ts_usec":U} (HashMap order; LSNs near 2^60)
 //	    topics    inventory.public.customers, inventory.public.orders, inventory.public.products
 //	file-logs           org.apache.kafka.connect.file.FileStreamSourceConnector, 1 task
-//	    partition {"filename":"/var/log/app-1.log"} (also app-2.log, bursty, and app-3.log, idle for 26 h)
+//	    partition {"filename":"/var/log/app-1.log"} (its one file, as FileStreamSourceConnector's "file" names one)
 //	    offset    {"position":N} (byte position after the last line)
 //	    topics    logs.app
 //	jdbc-billing        io.confluent.connect.jdbc.JdbcSourceConnector (timestamp+incrementing), 1 task

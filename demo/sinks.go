@@ -39,9 +39,9 @@ func sinkCatalogue() []connectorSpec {
 				tasks:   1,
 				topics:  []string{"logs.app", "inventory.public.orders"},
 				groupID: "es-search-v2", // re-indexed once, under a new group
-				// file-logs writes about 3.3 records/s to logs.app and
+				// file-logs writes about 3 records/s to logs.app and
 				// debezium-inventory about 0.7 to inventory.public.orders:
-				// 2.4/s is 60% of that, so the lag grows all the time.
+				// 2.4/s is 65% of that, so the lag grows all the time.
 				rate: 2.4,
 				config: []string{
 					"connection.url", "http://elasticsearch:9200", "connection.username", "connect",

@@ -83,7 +83,7 @@ func stepKinds(op *plan.Operation) string {
 func TestMoveToAnotherConnectCluster(t *testing.T) {
 	h, h2, c, c2 := moveHarness(t)
 	ctx := context.Background()
-	h.waitFor("file-logs' offsets", func() bool { return len(h.liveOffsets("file-logs")) == 3 })
+	h.waitFor("file-logs' offsets", func() bool { return len(h.liveOffsets("file-logs")) == 1 })
 	op, err := h.ed.PlanMove(ctx, planner.MoveRequestOf{Name: "file-logs", To: "two"})
 	if err != nil {
 		t.Fatal(err)
@@ -120,10 +120,10 @@ func TestMoveToAnotherConnectCluster(t *testing.T) {
 			}
 		}
 	}
-	if len(copied.Changes) != 3 || len(h.liveOffsets("file-logs")) != 0 {
+	if len(copied.Changes) != 1 || len(h.liveOffsets("file-logs")) != 0 {
 		t.Errorf("copied %d partitions; left here %v", len(copied.Changes), h.liveOffsets("file-logs"))
 	}
-	h2.waitFor("the offsets there", func() bool { return len(liveIn(h2, demo.SecondOffsetsTopic, "file-logs")) == 3 })
+	h2.waitFor("the offsets there", func() bool { return len(liveIn(h2, demo.SecondOffsetsTopic, "file-logs")) == 1 })
 
 	edits, _ := h.ed.Audit.Edits()
 	var found bool
@@ -152,7 +152,7 @@ func TestMoveToAnotherConnectCluster(t *testing.T) {
 	if c.ConnectorState("file-logs") != "RUNNING" || c2.ConnectorState("file-logs") != "" {
 		t.Fatalf("after undo: here %q, there %q", c.ConnectorState("file-logs"), c2.ConnectorState("file-logs"))
 	}
-	if len(h.liveOffsets("file-logs")) != 3 {
+	if len(h.liveOffsets("file-logs")) != 1 {
 		t.Errorf("offsets here after undo: %v", h.liveOffsets("file-logs"))
 	}
 	h2.waitFor("no offsets there", func() bool { return len(liveIn(h2, demo.SecondOffsetsTopic, "file-logs")) == 0 })
@@ -164,7 +164,7 @@ func TestMoveToAnotherConnectCluster(t *testing.T) {
 func TestMoveRefusedWhenTargetHasIt(t *testing.T) {
 	h, _, c, c2 := moveHarness(t)
 	ctx := context.Background()
-	h.waitFor("file-logs' offsets", func() bool { return len(h.liveOffsets("file-logs")) == 3 })
+	h.waitFor("file-logs' offsets", func() bool { return len(h.liveOffsets("file-logs")) == 1 })
 	op, err := h.ed.PlanMove(ctx, planner.MoveRequestOf{Name: "file-logs", To: "two"})
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +187,7 @@ func TestMoveRefusedWhenTargetHasIt(t *testing.T) {
 	if c.ConnectorState("file-logs") != "RUNNING" || c2.ConnectorState("file-logs") != "RUNNING" {
 		t.Errorf("states after the refusals: here %q there %q", c.ConnectorState("file-logs"), c2.ConnectorState("file-logs"))
 	}
-	if after := h.liveOffsets("file-logs"); len(after) != 3 || len(before) != 3 {
+	if after := h.liveOffsets("file-logs"); len(after) != 1 || len(before) != 1 {
 		t.Errorf("offsets here %v → %v", before, after)
 	}
 	if got, _ := c2Config(ctx, c2, "file-logs"); got["file"] != "/var/log/other.log" {
@@ -243,7 +243,7 @@ func c2Config(ctx context.Context, c2 *demo.Cluster, name string) (map[string]st
 func TestMoveCutMidwayUndoBringsBackStart(t *testing.T) {
 	h, h2, c, c2 := moveHarness(t)
 	ctx := context.Background()
-	h.waitFor("file-logs' offsets", func() bool { return len(h.liveOffsets("file-logs")) == 3 })
+	h.waitFor("file-logs' offsets", func() bool { return len(h.liveOffsets("file-logs")) == 1 })
 	rest := h.ed.REST.(*connect.Client)
 	h.ed.REST = failingDelete{rest}
 	op, err := h.ed.PlanMove(ctx, planner.MoveRequestOf{Name: "file-logs", To: "two"})
@@ -269,7 +269,7 @@ func TestMoveCutMidwayUndoBringsBackStart(t *testing.T) {
 	if c.ConnectorState("file-logs") != "RUNNING" || c2.ConnectorState("file-logs") != "" {
 		t.Fatalf("after undo: here %q there %q", c.ConnectorState("file-logs"), c2.ConnectorState("file-logs"))
 	}
-	if len(h.liveOffsets("file-logs")) != 3 {
+	if len(h.liveOffsets("file-logs")) != 1 {
 		t.Errorf("offsets here after undo: %v", h.liveOffsets("file-logs"))
 	}
 	h2.waitFor("no offsets there", func() bool { return len(liveIn(h2, demo.SecondOffsetsTopic, "file-logs")) == 0 })

@@ -128,14 +128,14 @@ func TestRekeyRefusals(t *testing.T) {
 	h, c := demoHarness(t)
 	ctx := context.Background()
 	h.waitFor("offsets", func() bool {
-		return len(h.liveOffsets("debezium-inventory")) == 1 && len(h.liveOffsets("file-logs")) == 3
+		return len(h.liveOffsets("debezium-inventory")) == 1 && len(h.liveOffsets("jdbc-billing")) == 2
 	})
 	cases := []struct {
 		req  planner.RekeyRequest
 		want string
 	}{
 		{rekeyOf("debezium-inventory", nil, "servr=dbz2"), `no partition of debezium-inventory has a field "servr" (its fields: server; closest: server)`},
-		{rekeyOf("file-logs", map[string]string{"file": "/x"}, "filename=/x"), "would both become {\"filename\":\"/x\"}"},
+		{rekeyOf("jdbc-billing", nil, "table=x"), "would both become {\"protocol\":\"1\",\"table\":\"x\"}"},
 		{rekeyOf("debezium-inventory", nil, "server=dbz2"), "add --config topic.prefix=dbz2"},
 		{rekeyOf("debezium-inventory", map[string]string{"topic.prefix": "dbz3"}, "server=dbz2"), "add --config topic.prefix=dbz2"},
 		{rekeyOf("debezium-inventory", map[string]string{"topic.prefix": "dbz2"}), "rekey needs --set"},
@@ -150,11 +150,11 @@ func TestRekeyRefusals(t *testing.T) {
 	if _, err := h.ed.PlanRekey(ctx, planner.RekeyRequest{Name: "debezium-inventory", Config: map[string]string{"topic.prefix": "dbz2"}}); err == nil {
 		t.Error("a config change alone planned as a rekey")
 	}
-	if c.ConnectorState("debezium-inventory") != "RUNNING" || c.ConnectorState("file-logs") != "RUNNING" {
+	if c.ConnectorState("debezium-inventory") != "RUNNING" || c.ConnectorState("jdbc-billing") != "RUNNING" {
 		t.Error("a refused rekey changed a connector's state")
 	}
-	if live := h.liveOffsets("file-logs"); len(live) != 3 {
-		t.Errorf("file-logs' offsets after refusals: %v", live)
+	if live := h.liveOffsets("jdbc-billing"); len(live) != 2 {
+		t.Errorf("jdbc-billing's offsets after refusals: %v", live)
 	}
 }
 
@@ -162,23 +162,25 @@ func TestRekeyRefusals(t *testing.T) {
 func TestRekeyWhere(t *testing.T) {
 	h, _ := demoHarness(t)
 	ctx := context.Background()
-	h.waitFor("file-logs' offsets", func() bool { return len(h.liveOffsets("file-logs")) == 3 })
-	req := rekeyOf("file-logs", map[string]string{"file": "/var/log/app-1.log,/var/log/app-9.log,/var/log/app-3.log"}, "filename=/var/log/app-9.log")
-	req.Rekey.Where = []plan.FieldValue{{Field: "filename", Value: "/var/log/app-2.log"}}
+	h.waitFor("jdbc-billing's offsets", func() bool { return len(h.liveOffsets("jdbc-billing")) == 2 })
+	req := rekeyOf("jdbc-billing", nil, "table=billing.public.ledger2")
+	req.Rekey.Where = []plan.FieldValue{{Field: "table", Value: "billing.public.ledger"}}
 	op, err := h.ed.PlanRekey(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := h.liveOffsets("file-logs")
+	before := h.liveOffsets("jdbc-billing")
 	if _, err := h.ed.ApplyOperation(ctx, op); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("the new key", func() bool { return h.liveOffsets("file-logs")[`{"filename":"/var/log/app-9.log"}`] != "" })
-	after := h.liveOffsets("file-logs")
-	if _, ok := after[`{"filename":"/var/log/app-2.log"}`]; ok {
+	h.waitFor("the new key", func() bool {
+		return h.liveOffsets("jdbc-billing")[`{"protocol":"1","table":"billing.public.ledger2"}`] != ""
+	})
+	after := h.liveOffsets("jdbc-billing")
+	if _, ok := after[`{"protocol":"1","table":"billing.public.ledger"}`]; ok {
 		t.Errorf("the old key is live: %v", after)
 	}
-	if _, ok := after[`{"filename":"/var/log/app-1.log"}`]; !ok || len(before) != 3 {
+	if _, ok := after[`{"protocol":"1","table":"billing.public.invoices"}`]; !ok || len(before) != 2 {
 		t.Errorf("a partition --where left out is gone: %v", after)
 	}
 }

@@ -94,7 +94,10 @@ func (s Step) Text() string {
 				s.Plan.Rekey.Text(), n, plural(n), s.Connector, at, via)
 		}
 		if s.Plan.Kind == KindResetAll {
-			what = fmt.Sprintf("tombstone all %d partition%s", len(s.Plan.Changes), plural(len(s.Plan.Changes)))
+			what = fmt.Sprintf("tombstone all %d partitions", len(s.Plan.Changes))
+			if len(s.Plan.Changes) == 1 {
+				what = "tombstone the 1 partition"
+			}
 		}
 		return fmt.Sprintf("%s of %s%s via %s, then read back", what, s.Connector, at, via)
 	case StepResume:

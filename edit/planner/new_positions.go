@@ -48,6 +48,13 @@ var checkedClasses = map[string]string{
 // that it could not and what it would need. Resets (no new offset) are
 // not asked: the connector starts afresh by its own rules (classNotes).
 func (e *Planner) newPositionWarnings(ctx context.Context, p *plan.Plan) []string {
+	return e.positionWarnings(ctx, p, true)
+}
+
+// positionWarnings are newPositionWarnings, those koff could not check
+// only when sayUnknown (a copy of positions as they are says only what is
+// gone: where koff cannot look, it could not for the stored ones either).
+func (e *Planner) positionWarnings(ctx context.Context, p *plan.Plan, sayUnknown bool) []string {
 	class := strings.TrimSpace(p.Config["connector.class"])
 	label, ok := checkedClasses[class]
 	if e.Resume == nil || !ok {
@@ -78,6 +85,9 @@ func (e *Planner) newPositionWarnings(ctx context.Context, p *plan.Plan) []strin
 	}
 	if len(out) > maxClassNotes {
 		out = append(out[:maxClassNotes], fmt.Sprintf("%s: and %d more new offsets that do not exist (koff check %s after the edit lists them).", label, len(out)-maxClassNotes, p.Connector))
+	}
+	if !sayUnknown {
+		return out
 	}
 	if len(r.Partitions) == 0 && r.Reason != "" {
 		unknown, reasons[r.Reason] = []string{r.Reason}, len(src.Offsets)

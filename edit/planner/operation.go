@@ -126,7 +126,8 @@ func (e *Planner) PlanCreate(ctx context.Context, req CreateRequest) (*plan.Oper
 // class, and whether each new position still exists where it reads, for a
 // connector not in Connect yet: its config is the one it is created with.
 // A rename's or a move's copy keeps the positions as they are: only
-// whether they exist is said (notes on the class are no news).
+// those that are gone are said (notes on the class, and positions koff
+// cannot look up, are no news).
 func (e *Planner) createdWarnings(ctx context.Context, p *plan.Plan, cfg map[string]string, notes bool) []string {
 	if p.Group != "" || len(p.Config) > 0 {
 		return nil // a sink's offsets are clamped to the log; a known config was judged already
@@ -137,7 +138,7 @@ func (e *Planner) createdWarnings(ctx context.Context, p *plan.Plan, cfg map[str
 	if notes {
 		out = classNotes(&q)
 	}
-	return append(out, e.newPositionWarnings(ctx, &q)...)
+	return append(out, e.positionWarnings(ctx, &q, notes)...)
 }
 
 // leftoverWarnings: offsets of the name the operation does not write,

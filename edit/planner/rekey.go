@@ -147,15 +147,11 @@ func rekeyConfigCheck(req RekeyRequest, p *plan.Plan, cfg, newCfg map[string]str
 	return nil
 }
 
-// configSays: a config value (a list, comma-separated, as FileStream's
-// file may be in the demo) gives one of the values.
+// configSays: a config value gives one of the values. The fields a class
+// takes from its config each take one value, whole (FileStream's file is
+// one file, which may have a comma in its name).
 func configSays(cfgValue string, values []string) bool {
-	for _, part := range strings.Split(cfgValue, ",") {
-		if slices.Contains(values, strings.TrimSpace(part)) {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(values, strings.TrimSpace(cfgValue))
 }
 
 // oldValues are the values a field has in the partitions a rekey moves.
