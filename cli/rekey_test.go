@@ -2,6 +2,7 @@ package cli
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,5 +59,56 @@ func TestRekeyCommandAndUndo(t *testing.T) {
 	}
 	if c.ConnectorState("debezium-inventory") != "RUNNING" {
 		t.Errorf("after undo: %q", c.ConnectorState("debezium-inventory"))
+	}
+}
+
+// koff rekey --rename: the rename and the rekey in one plan, confirmed by
+// the new name, done as one operation that koff undo takes back whole.
+func TestRekeyWithRenameCommand(t *testing.T) {
+	c := demoCluster(t)
+	flags := []string{"-b", c.Bootstrap(), "--connect-url", c.ConnectURL(), "--audit-log", filepath.Join(t.TempDir(), "audit.jsonl")}
+	run := func(args ...string) (string, string, int) { return koff(t, append(args, flags...)...) }
+	args := []string{"rekey", "debezium-inventory", "--set", "server=dbz2", "--config", "topic.prefix=dbz2", "--rename", "dbz2-inventory"}
+	out, errs, code := run(append(args, "--dry-run")...)
+	for _, want := range []string{
+		"Plan: rename of debezium-inventory to dbz2-inventory (6 steps)",
+		"1. stop debezium-inventory",
+		"2. create dbz2-inventory STOPPED (POST /connectors, initial_state STOPPED, PostgresConnector)",
+		"topic.prefix=dbz2",
+		"3. copy 1 partition rekeyed server=dbz2 of dbz2-inventory via offsets topic connect-offsets, then read back",
+		`["dbz2-inventory",{"server":"dbz2"}] (new key)`,
+		"4. tombstone the 1 partition of debezium-inventory",
+		"5. delete debezium-inventory",
+		"6. resume dbz2-inventory",
+		"command: koff rekey debezium-inventory --set server=dbz2 --config topic.prefix=dbz2 --rename dbz2-inventory",
+		"dry run: nothing done",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("dry run (exit %d %s) lacks %q:\n%s", code, errs, want, out)
+		}
+	}
+	if _, errs, code := run(append(slices.Clone(args[:len(args)-1]), "jdbc-shop", "--dry-run")...); code != 1 || !strings.Contains(errs, "connector jdbc-shop exists in Connect") {
+		t.Errorf("--rename to a name Connect has: exit %d %q", code, errs)
+	}
+	if _, errs, code := run(args...); code != ExitUsage || !strings.Contains(errs, "stdin is not a terminal") {
+		t.Fatalf("without --yes: exit %d %q", code, errs)
+	}
+	out, errs, code = run(append(args, "--yes")...)
+	if code != 0 || !strings.Contains(out, "rename of debezium-inventory to dbz2-inventory: all 6 steps done") {
+		t.Fatalf("rekey --rename: exit %d %s\n%s", code, errs, out)
+	}
+	if c.ConnectorState("debezium-inventory") != "" || c.ConnectorState("dbz2-inventory") != "RUNNING" {
+		t.Fatalf("after: %q %q", c.ConnectorState("debezium-inventory"), c.ConnectorState("dbz2-inventory"))
+	}
+	got, _, _ := koff(t, "get", "dbz2-inventory", "debezium-inventory", "-o", "json", "-b", c.Bootstrap())
+	if !strings.Contains(got, `"dbz2-inventory":{"offsets":[{"partition":{"server":"dbz2"}`) || strings.Contains(got, `"debezium-inventory":{"offsets":[{`) {
+		t.Errorf("offsets after: %s", got)
+	}
+	out, errs, code = run("undo", "dbz2-inventory", "--yes")
+	if code != 0 || !strings.Contains(out, "undo of the rename of debezium-inventory to dbz2-inventory: all 6 steps done") {
+		t.Fatalf("undo: exit %d %s\n%s", code, errs, out)
+	}
+	if c.ConnectorState("debezium-inventory") != "RUNNING" || c.ConnectorState("dbz2-inventory") != "" {
+		t.Fatalf("after undo: %q %q", c.ConnectorState("debezium-inventory"), c.ConnectorState("dbz2-inventory"))
 	}
 }

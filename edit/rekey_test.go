@@ -184,3 +184,78 @@ func TestRekeyWhere(t *testing.T) {
 		t.Errorf("a partition --where left out is gone: %v", after)
 	}
 }
+
+// A rekey with --rename is one operation: the old name stopped, the new
+// one created STOPPED with the changed config, each offset written once
+// under the new name and the new key with the old value byte for byte,
+// the old name's offsets tombstoned and the old name deleted, the new one
+// running; one audit entry, and one undo that brings back the start.
+func TestRekeyWithRenameIsOneOperation(t *testing.T) {
+	h, c := demoHarness(t)
+	ctx := context.Background()
+	const old, name = "debezium-inventory", "dbz2-inventory"
+	h.waitFor("its offset", func() bool { return len(h.liveOffsets(old)) == 1 })
+	req := rekeyOf(old, map[string]string{"topic.prefix": "dbz2"}, "server=dbz2")
+	req.Rename = name
+	op, err := h.ed.PlanRekey(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stepKinds(op), "stop "+old+",create "+name+",offsets "+name+",offsets "+old+",delete "+old+",resume "+name; got != want {
+		t.Fatalf("steps %s, want %s", got, want)
+	}
+	if txt := op.Steps[2].Text(); !strings.Contains(txt, "copy 1 partition rekeyed server=dbz2 of "+name) {
+		t.Errorf("the copy's step %q", txt)
+	}
+	if op.Steps[1].Config["topic.prefix"] != "dbz2" || op.Steps[1].Config["name"] != name {
+		t.Errorf("created with %v", op.Steps[1].Config)
+	}
+	res, err := h.ed.ApplyOperation(ctx, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Offsets) != 2 || len(res.Offsets[0].Plan.Changes) != 1 || len(res.Offsets[1].Plan.Changes) != 1 {
+		t.Fatalf("offsets steps %+v", res.Offsets)
+	}
+	copied, tombstoned := res.Offsets[0].Plan.Changes[0], res.Offsets[1].Plan.Changes[0]
+	if copied.PartitionJSON != `{"server":"dbz2"}` || len(copied.Writes) != 1 || string(copied.Writes[0].Key) != `["dbz2-inventory",{"server":"dbz2"}]` ||
+		string(copied.After) != string(tombstoned.Before) || tombstoned.After != nil {
+		t.Errorf("copied %s %s → %s; %s's %s was %s", copied.PartitionJSON, copied.Writes, copied.After, old, tombstoned.PartitionJSON, tombstoned.Before)
+	}
+	if c.ConnectorState(old) != "" || c.ConnectorState(name) != "RUNNING" {
+		t.Fatalf("after: %s %q, %s %q", old, c.ConnectorState(old), name, c.ConnectorState(name))
+	}
+	if live := h.liveOffsets(old); len(live) != 0 {
+		t.Errorf("%s's offsets left: %v", old, live)
+	}
+	var written bool
+	for _, r := range h.rows(name) {
+		if r.Partition == `{"server":"dbz2"}` && r.Live && !r.Deleted {
+			written = r.ID.Key == `["dbz2-inventory",{"server":"dbz2"}]`
+		}
+	}
+	if !written {
+		t.Errorf("no live key [%q,{\"server\":\"dbz2\"}]: %+v", name, h.rows(name))
+	}
+	cfg, err := h.ed.REST.ConnectorConfig(ctx, name)
+	if err != nil || cfg["topic.prefix"] != "dbz2" {
+		t.Errorf("config of %s: %v %v", name, cfg, err)
+	}
+
+	u, err := h.ed.FindUndo(ctx, undo.Query{Connector: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Operation == nil || u.Edit.Kind != plan.KindRename {
+		t.Fatalf("undo found %+v", u.Edit)
+	}
+	if _, err := h.ed.ApplyOperation(ctx, u.Operation); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ = h.ed.REST.ConnectorConfig(ctx, old)
+	if cfg["topic.prefix"] != "inventory" || c.ConnectorState(old) != "RUNNING" || c.ConnectorState(name) != "" {
+		t.Errorf("after undo: topic.prefix %q, %s %q, %s %q", cfg["topic.prefix"], old, c.ConnectorState(old), name, c.ConnectorState(name))
+	}
+	h.waitFor("the old key back", func() bool { return h.liveOffsets(old)[`{"server":"inventory"}`] != "" })
+	h.waitFor("the new name's key tombstoned", func() bool { return len(h.liveOffsets(name)) == 0 })
+}

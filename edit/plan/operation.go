@@ -93,6 +93,9 @@ func (s Step) Text() string {
 			return fmt.Sprintf("rekey %s: %d partition%s of %s%s under new keys with their offsets byte for byte, the old keys tombstoned, via %s, then read back",
 				s.Plan.Rekey.Text(), n, plural(n), s.Connector, at, via)
 		}
+		if s.Plan.Kind == KindCopy && s.Plan.Rekey != nil {
+			what = fmt.Sprintf("copy %d partition%s rekeyed %s", len(s.Plan.Changes), plural(len(s.Plan.Changes)), s.Plan.Rekey.Text())
+		}
 		if s.Plan.Kind == KindResetAll {
 			what = fmt.Sprintf("tombstone all %d partitions", len(s.Plan.Changes))
 			if len(s.Plan.Changes) == 1 {

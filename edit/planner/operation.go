@@ -279,6 +279,12 @@ func (e *Planner) ReplanStep(ctx context.Context, p *plan.Plan) (*plan.Plan, err
 	if err != nil {
 		return nil, err
 	}
+	if p.Rekey != nil {
+		// A rename with a rekey: the new keys again, from the last flush.
+		if err := rekeyCopy(&req, p.Rekey); err != nil {
+			return nil, err
+		}
+	}
 	req.Create, req.ByteExact = p.Create, p.ByteExact
 	return e.Plan(ctx, req)
 }

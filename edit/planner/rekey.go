@@ -23,6 +23,11 @@ type RekeyRequest struct {
 	// Config are the settings changed (PUT /connectors/NAME/config with
 	// the rest of its config as it is).
 	Config map[string]string
+	// Rename, when set, gives the connector this new name in the same
+	// operation: created under it with the changed config, its offsets
+	// copied there under the new keys, the old name deleted with its
+	// offsets (a rename whose copy is the rekey; one undo).
+	Rename string
 	Args   []string
 }
 
@@ -97,6 +102,9 @@ func (e *Planner) PlanRekey(ctx context.Context, req RekeyRequest) (*plan.Operat
 	if err := rekeyConfigCheck(req, p, cfg, newCfg); err != nil {
 		return nil, err
 	}
+	if req.Rename != "" {
+		return e.planRekeyRename(ctx, req, state, cfg, newCfg)
+	}
 	op := &plan.Operation{Kind: plan.KindRekey, Connector: req.Name, Made: e.now()}
 	if state != "STOPPED" {
 		op.Steps = append(op.Steps, plan.Step{Kind: plan.StepStop, Connector: req.Name, State: state})
@@ -166,6 +174,89 @@ func oldValues(p *plan.Plan, field string) []string {
 		}
 	}
 	return out
+}
+
+// planRekeyRename plans a rekey with a new name: a rename whose copy
+// writes each partition once, under the new name and its new key, with
+// the old value byte for byte, and whose new connector is created with
+// the changed config. The rekey planned on the old name before it has
+// refused what a rekey refuses.
+func (e *Planner) planRekeyRename(ctx context.Context, req RekeyRequest, state string, cfg, newCfg map[string]string) (*plan.Operation, error) {
+	old, name := req.Name, req.Rename
+	if old == name {
+		return nil, errors.New("--rename to the same name changes nothing: leave it out")
+	}
+	info, err := e.needInitialState(ctx, "rekey --rename")
+	if err != nil {
+		return nil, err
+	}
+	if err := e.notInConnect(ctx, name); err != nil {
+		return nil, err
+	}
+	newCfg = maps.Clone(newCfg)
+	newCfg["name"] = name
+	op := &plan.Operation{Kind: plan.KindRename, Connector: name, From: old, Made: e.now()}
+	if state != "STOPPED" {
+		op.Steps = append(op.Steps, plan.Step{Kind: plan.StepStop, Connector: old, State: state})
+	}
+	op.Steps = append(op.Steps, plan.Step{Kind: plan.StepCreate, Connector: name, Config: newCfg, State: "STOPPED"})
+	copyReq, err := e.CopyRequest(old, name)
+	if err != nil {
+		return nil, err
+	}
+	copyReq.Create, copyReq.ByteExact = true, true
+	if err := rekeyCopy(&copyReq, &req.Rekey); err != nil {
+		return nil, err
+	}
+	cp, err := e.planStepOffsets(ctx, copyReq, false)
+	if err != nil {
+		return nil, err
+	}
+	cp.Warnings = append(cp.Warnings, e.createdWarnings(ctx, cp, newCfg, true)...)
+	op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: name, Plan: cp})
+	reset, err := e.planStepOffsets(ctx, plan.Request{Connector: old, Kind: plan.KindResetAll}, info.SupportsAlterOffsets())
+	if err != nil {
+		return nil, err
+	}
+	op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: old, Plan: reset})
+	op.Steps = append(op.Steps, plan.Step{Kind: plan.StepDelete, Connector: old, Config: cfg, State: state})
+	switch state {
+	case "RUNNING":
+		op.Steps = append(op.Steps, plan.Step{Kind: plan.StepResume, Connector: name})
+	case "PAUSED":
+		op.Steps = append(op.Steps, plan.Step{Kind: plan.StepPause, Connector: name})
+	case "STOPPED":
+	default:
+		op.Warnings = append(op.Warnings, fmt.Sprintf("%s was %s: %s is left STOPPED (koff resume %s starts it)", old, state, name, name))
+	}
+	op.Warnings = append(op.Warnings, e.leftoverWarnings(name, nil)...)
+	op.Command = e.Cmd.Args(req.Args)
+	return op, nil
+}
+
+// rekeyCopy gives a copy's partitions (every partition of its source) the
+// Set fields' values where Where matches, so that each is written once,
+// under its new key; two that would become one are refused.
+func rekeyCopy(req *plan.Request, r *plan.RekeyAsked) error {
+	seen := map[string]string{}
+	for i := range req.Items {
+		it := &req.Items[i]
+		np := it.Partition
+		if matchesWhere(np, r.Where) {
+			var err error
+			if np, _, err = rekeyed(np, r.Set); err != nil {
+				return fmt.Errorf("partition %s: %v", compactJSON(it.Partition), err)
+			}
+		}
+		canon := CanonOf(np)
+		if other, ok := seen[canon]; ok {
+			return fmt.Errorf("refused: partitions %s and %s would both become %s: one's offset would overwrite the other's", other, compactJSON(it.Partition), compactJSON(np))
+		}
+		seen[canon] = compactJSON(it.Partition)
+		it.Partition = np
+	}
+	req.Rekey = r
+	return nil
 }
 
 // rekeyItems expands a rekey into exact records from the offsets stored
