@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -21,13 +18,14 @@ type createOptions struct {
 	file        string
 	offsets     string
 	offsetsFrom string
+	noOffsets   bool
 	start       string
 }
 
 func init() {
 	register(&command{
 		name:    "create",
-		args:    "-f CONFIG.json [--offsets FILE | --offsets-from CONNECTOR] [--start running|stopped] [--dry-run] [--yes]",
+		args:    "-f CONFIG.json [--offsets FILE | --offsets-from CONNECTOR | --no-offsets] [--start running|stopped] [--dry-run] [--yes]",
 		summary: "create a connector where it should start: STOPPED (KIP-980), its offsets written and read back, then started",
 		flags: func(fs *pflag.FlagSet) any {
 			o := &createOptions{}
@@ -35,6 +33,7 @@ func init() {
 			fs.StringVarP(&o.file, "file", "f", "", "the connector's config: Connect's {\"name\":…,\"config\":{…}} or a flat config with \"name\" (- for stdin)")
 			fs.StringVar(&o.offsets, "offsets", "", "the offsets it starts from: a koff export (of one connector, or with one of its name) or Connect's GET offsets body")
 			fs.StringVar(&o.offsetsFrom, "offsets-from", "", "start from this connector's offsets (copied)")
+			fs.BoolVar(&o.noOffsets, "no-offsets", false, "start from none: offsets stored under its name (of a connector of that name before) are tombstoned before it starts")
 			fs.StringVar(&o.start, "start", "running", "running: resume it once its offsets are verified; stopped: leave it STOPPED")
 			return o
 		},
@@ -53,6 +52,9 @@ func runCreate(g *Globals, opts any, args []string, env Env) error {
 	if o.offsets != "" && o.offsetsFrom != "" {
 		return usagef("--offsets and --offsets-from are two sources of its offsets: give one")
 	}
+	if o.noOffsets && (o.offsets != "" || o.offsetsFrom != "") {
+		return usagef("--no-offsets starts it from none: leave out --offsets and --offsets-from")
+	}
 	if o.start != "running" && o.start != "stopped" {
 		return usagef("--start is running or stopped, got %q", o.start)
 	}
@@ -60,11 +62,11 @@ func runCreate(g *Globals, opts any, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	name, config, err := parseConnectorConfig(data)
+	name, config, err := plan.ParseConnectorConfig(data)
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.file, err)
 	}
-	req := planner.CreateRequest{Name: name, Config: config, OffsetsFrom: o.offsetsFrom, Start: o.start,
+	req := planner.CreateRequest{Name: name, Config: config, OffsetsFrom: o.offsetsFrom, NoOffsets: o.noOffsets, Start: o.start,
 		Args: []string{"create", "-f", o.file}}
 	if o.offsets != "" {
 		data, err := readArgFile(o.offsets, env)
@@ -80,6 +82,9 @@ func runCreate(g *Globals, opts any, args []string, env Env) error {
 	}
 	if o.offsetsFrom != "" {
 		req.Args = append(req.Args, "--offsets-from", o.offsetsFrom)
+	}
+	if o.noOffsets {
+		req.Args = append(req.Args, "--no-offsets")
 	}
 	req.Args = append(req.Args, "--start", o.start)
 	s, err := openEditSession(g, env)
@@ -99,79 +104,6 @@ func readArgFile(path string, env Env) ([]byte, error) {
 		return io.ReadAll(env.Stdin)
 	}
 	return os.ReadFile(path)
-}
-
-// parseConnectorConfig reads a connector's config as Connect's POST
-// /connectors takes it, {"name":…,"config":{…}}, or as PUT …/config and
-// GET …/config have it, a flat map with "name". Values are strings;
-// numbers and booleans are taken as their text, as Jackson reads them
-// into Connect's Map<String,String>.
-func parseConnectorConfig(data []byte) (string, map[string]string, error) {
-	var top map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&top); err != nil {
-		return "", nil, fmt.Errorf("not a JSON object: %v", err)
-	}
-	if st, ok := top["initial_state"]; ok {
-		return "", nil, fmt.Errorf("initial_state %s: koff create makes the connector STOPPED and starts it after its offsets are verified (--start running|stopped)", st)
-	}
-	name := ""
-	body := top
-	if raw, ok := top["config"]; ok {
-		if err := json.Unmarshal(top["name"], &name); top["name"] != nil && err != nil {
-			return "", nil, errors.New(`"name" is not a string`)
-		}
-		body = nil
-		if err := json.Unmarshal(raw, &body); err != nil || body == nil {
-			return "", nil, errors.New(`"config" is not an object of settings`)
-		}
-		for k := range top {
-			if k != "name" && k != "config" {
-				return "", nil, fmt.Errorf("%q: Connect's create request has name, config and initial_state only", k)
-			}
-		}
-	}
-	config := map[string]string{}
-	keys := make([]string, 0, len(body))
-	for k := range body {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		var v any
-		d := json.NewDecoder(bytes.NewReader(body[k]))
-		d.UseNumber()
-		if err := d.Decode(&v); err != nil {
-			return "", nil, err
-		}
-		switch v := v.(type) {
-		case string:
-			config[k] = v
-		case json.Number:
-			config[k] = string(v)
-		case bool:
-			config[k] = fmt.Sprint(v)
-		case nil:
-		default:
-			return "", nil, fmt.Errorf("config %q is not a string, number or boolean: Connect's configs are flat strings", k)
-		}
-	}
-	if n, ok := config["name"]; ok {
-		if name != "" && n != name {
-			return "", nil, fmt.Errorf("the config's name %q is not the request's %q (Connect refuses that: 400)", n, name)
-		}
-		name = n
-	}
-	name = strings.TrimSpace(name) // as ConnectorsResource does
-	if name == "" {
-		return "", nil, errors.New(`no connector name: give "name"`)
-	}
-	if strings.TrimSpace(config["connector.class"]) == "" {
-		return "", nil, errors.New(`no "connector.class"`)
-	}
-	config["name"] = name
-	return name, config, nil
 }
 
 // parseCreateOffsets reads the offsets a created connector starts from: a

@@ -53,6 +53,10 @@ type KeyMap struct {
 	// from; Move takes it to another Connect cluster, a context (koff move
 	// NAME --to-context CTX), confirmed by typing its name.
 	Rekey, Move key.Binding
+	// Create makes a new connector like the selected one (koff create):
+	// its config as editable JSON, a name, where its offsets come from and
+	// the state it starts in; the plan of every step confirmed by enter.
+	Create key.Binding
 	// RewindTime puts a source connector back to where it was at a time
 	// (koff set NAME --to-datetime T): a dialog asks for the time.
 	RewindTime key.Binding
@@ -74,6 +78,9 @@ type KeyMap struct {
 	// Submit opens the confirmation; enter submits only when the JSON is
 	// valid, and otherwise inserts a newline.
 	FormSubmit, FormNext, FormCancel key.Binding
+	// Choice changes a form's choice field (the create dialog's offsets
+	// and start state) while it has focus.
+	Choice key.Binding
 
 	// In the sink offsets form (a one-line input for N or a time), the
 	// strategy is chosen with StrategyUp/Down and Scope toggles between the
@@ -134,6 +141,7 @@ func Default() KeyMap {
 		Rename:       key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "rename connector")),
 		Rekey:        key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "rekey partitions")),
 		Move:         key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "move to another Connect cluster")),
+		Create:       key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "create a connector like this one")),
 		RewindTime:   key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "rewind to a time")),
 		NewerCommit:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "newer commit")),
 		OlderCommit:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "older commit")),
@@ -151,6 +159,7 @@ func Default() KeyMap {
 		FormSubmit: key.NewBinding(key.WithKeys("enter", "ctrl+s"), key.WithHelp("enter/ctrl+s", "review")),
 		FormNext:   key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "next field")),
 		FormCancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Choice:     key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "choose")),
 
 		StrategyUp:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous strategy")),
 		StrategyDown: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next strategy")),
@@ -180,7 +189,7 @@ func Default() KeyMap {
 // EditBindings are the bindings that change something: a read-only session
 // disables all of them.
 func (k *KeyMap) EditBindings() []*key.Binding {
-	return []*key.Binding{&k.EditOffset, &k.ResetOffset, &k.ResetAll, &k.NewPartition, &k.Stop, &k.Resume, &k.Undo, &k.Copy, &k.Rename, &k.Rekey, &k.Move, &k.RewindTime, &k.ToCommit}
+	return []*key.Binding{&k.EditOffset, &k.ResetOffset, &k.ResetAll, &k.NewPartition, &k.Stop, &k.Resume, &k.Undo, &k.Copy, &k.Rename, &k.Rekey, &k.Move, &k.Create, &k.RewindTime, &k.ToCommit}
 }
 
 // Scope names, as returned by Scopes.
@@ -205,12 +214,12 @@ var TextScopes = []string{ScopeFilter, ScopeForm, ScopeSink, ScopeDialog, ScopeP
 func (k KeyMap) Scopes() map[string][]key.Binding {
 	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
 	global := []key.Binding{k.Back, k.Unparseable, k.Help, k.Quit, k.Clipboard, k.Context}
-	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo, k.Copy, k.Rename, k.Rekey, k.Move, k.RewindTime}
+	edits := []key.Binding{k.EditOffset, k.ResetOffset, k.ResetAll, k.NewPartition, k.Stop, k.Resume, k.Undo, k.Copy, k.Rename, k.Rekey, k.Move, k.Create, k.RewindTime}
 	return map[string][]key.Binding{
 		ScopeTable:  concat(move, global, []key.Binding{k.Open, k.Filter, k.Sort}, edits),
 		ScopeDetail: concat(move, global, []key.Binding{k.NewerCommit, k.OlderCommit, k.ToCommit}, edits),
 		ScopeFilter: {k.FilterUp, k.FilterDown, k.FilterApply, k.FilterClear, k.ForceQuit},
-		ScopeForm:   {k.FormSubmit, k.FormNext, k.FormCancel, k.ForceQuit},
+		ScopeForm:   {k.FormSubmit, k.FormNext, k.FormCancel, k.Choice, k.ForceQuit},
 		ScopeSink:   {k.StrategyUp, k.StrategyDown, k.Scope, k.FormSubmit, k.FormCancel, k.ForceQuit},
 		ScopeDialog: {k.Confirm, k.StopApplyResume, k.Cancel, k.DialogUp, k.DialogDown,
 			k.DialogPageUp, k.DialogPageDown, k.ForceQuit},

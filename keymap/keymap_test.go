@@ -67,7 +67,7 @@ func TestEditKeys(t *testing.T) {
 	km := Default()
 	want := map[string]key.Binding{"e": km.EditOffset, "x": km.ResetOffset, "X": km.ResetAll,
 		"n": km.NewPartition, "S": km.Stop, "R": km.Resume, "u": km.Undo, "c": km.Copy, "N": km.Rename,
-		"K": km.Rekey, "M": km.Move, "T": km.RewindTime, "t": km.ToCommit}
+		"K": km.Rekey, "M": km.Move, "C": km.Create, "T": km.RewindTime, "t": km.ToCommit}
 	for k, b := range want {
 		if got := b.Keys(); len(got) != 1 || got[0] != k {
 			t.Errorf("%s: bound to %v, want %q", b.Help().Desc, got, k)

@@ -471,6 +471,7 @@ func (m *Model) applyEditAvailability() {
 		m.km.Rename.SetEnabled(false)
 		m.km.Rekey.SetEnabled(false)
 		m.km.Move.SetEnabled(false)
+		m.km.Create.SetEnabled(false)
 	}
 	if m.opts.Served {
 		m.km.Move.SetEnabled(false)
@@ -492,6 +493,8 @@ func (m *Model) editBlocked(b *key.Binding) string {
 		return "needs --connect-url: a rekey stops the connector and changes its config through Connect's REST API"
 	case b == &m.km.Move && !m.opts.REST:
 		return "needs --connect-url: a move creates and deletes connectors through Connect's REST API"
+	case b == &m.km.Create && !m.opts.REST:
+		return "needs --connect-url: a connector is created through Connect's REST API (POST /connectors, STOPPED until its offsets are in place)"
 	case b == &m.km.Move && m.opts.Served:
 		return "koff serve has no contexts (its sessions share one cluster): a move is made with koff move NAME --to-context CTX, or M in a local dashboard"
 	case m.busy != "":
@@ -706,6 +709,13 @@ func (m *Model) handleConnectorKey(b *key.Binding, name string, sink bool) tea.C
 			return nil
 		}
 		return m.openForm(dialogs.NewMoveForm(&m.km, m.styles, name, others))
+	case &m.km.Create:
+		c, ok := m.opts.Source.REST().Connectors[name]
+		if !ok || len(c.Config) == 0 {
+			m.setStatus(statusInfo, name+" is not in Connect: no config to create a connector like it from (koff create -f CONFIG.json takes one)")
+			return nil
+		}
+		return m.openForm(dialogs.NewCreateForm(&m.km, m.styles, name, sink, c.Config, m.connectorNames()))
 	case &m.km.Undo:
 		return m.undoJob(name)
 	}

@@ -349,6 +349,23 @@ func (e *fakeEditor) PlanMove(_ context.Context, req planner.MoveRequestOf) (*pl
 	}, Command: "koff move " + req.Name + " --to-context " + req.To}, nil
 }
 
+// PlanCreate plans a create's steps as the planner would, offsets aside
+// (edit/operation_test.go has the real planning).
+func (e *fakeEditor) PlanCreate(_ context.Context, req planner.CreateRequest) (*plan.Operation, error) {
+	e.record("plan-create %s %s=%s secret=%s from=%q none=%v start=%s", req.Name, "topic.prefix", req.Config["topic.prefix"],
+		req.Config["connection.password"], req.OffsetsFrom, req.NoOffsets, req.Start)
+	if e.planErr != nil {
+		return nil, e.planErr
+	}
+	op := &plan.Operation{Kind: plan.KindCreate, Connector: req.Name, From: req.OffsetsFrom, Steps: []plan.Step{
+		{Kind: plan.StepCreate, Connector: req.Name, Config: req.Config, State: "STOPPED"},
+	}, Command: "koff create -f <(printf '%s\\n' …) " + strings.Join(req.Args, " ")}
+	if req.Start == "running" {
+		op.Steps = append(op.Steps, plan.Step{Kind: plan.StepResume, Connector: req.Name})
+	}
+	return op, nil
+}
+
 func (e *fakeEditor) ApplyOperation(_ context.Context, op *plan.Operation) (apply.OperationResult, error) {
 	e.record("apply-operation %s", op.What())
 	if e.applyErr != nil {

@@ -224,6 +224,10 @@ func press(keys ...string) []tea.Msg {
 			msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyPgDown})
 		case "end":
 			msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyEnd})
+		case "left":
+			msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyLeft})
+		case "right":
+			msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyRight})
 		case "home":
 			msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyHome})
 		case "backspace":

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -195,4 +196,19 @@ func UndoCommand(connector, id string) string {
 // globals, shell-quoted.
 func (c CommandLine) Args(args []string) string {
 	return JoinArgs(append(append([]string{"koff"}, args...), c.Globals...))
+}
+
+// CreateCommand is koff create of a config given as JSON (the dashboard's,
+// which has no file): -f reads it from printf, its secrets [hidden] (put
+// them back to run it), then args and the session's globals.
+func (c CommandLine) CreateCommand(cfg map[string]string, args []string) string {
+	shown := make(map[string]string, len(cfg))
+	for k, v := range cfg {
+		if Hidden(k, v) {
+			v = HiddenText
+		}
+		shown[k] = v
+	}
+	body, _ := json.Marshal(shown) // sorted keys
+	return "koff create -f <(printf '%s\\n' " + shellQuote(string(body)) + ") " + JoinArgs(append(slices.Clone(args), c.Globals...))
 }

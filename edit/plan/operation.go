@@ -199,12 +199,21 @@ func ConfigText(cfg map[string]string) string {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		v := cfg[k]
-		if secretKey(k) && v != "" && !strings.HasPrefix(v, "${") {
-			v = "[hidden]"
+		if Hidden(k, v) {
+			v = HiddenText
 		}
 		parts[i] = k + "=" + v
 	}
 	return strings.Join(parts, " ")
+}
+
+// HiddenText stands for a secret's value where koff shows a config.
+const HiddenText = "[hidden]"
+
+// Hidden: the value of config key k is a secret koff does not show (a
+// config-provider placeholder ${…} is no secret).
+func Hidden(k, v string) bool {
+	return secretKey(k) && v != "" && !strings.HasPrefix(v, "${")
 }
 
 // secretKey: a config key whose value is a secret by its name.

@@ -21,12 +21,17 @@ type CreateRequest struct {
 	// from instead.
 	Offsets     *plan.Request
 	OffsetsFrom string
+	// NoOffsets starts it from none: offsets stored under its name (a
+	// connector of that name before) are tombstoned before it starts.
+	NoOffsets bool
 	// Start says whether it runs once its offsets are verified ("running")
 	// or stays STOPPED ("stopped").
 	Start string
 	// Args is the command line's own part (create -f FILE …), for
-	// Operation.Command.
-	Args []string
+	// Operation.Command; FromDashboard says there is no file: Args are
+	// what follows -f, which Operation.Command gives the config to.
+	Args          []string
+	FromDashboard bool
 }
 
 // needInitialState refuses a Connect that cannot create a connector
@@ -114,11 +119,29 @@ func (e *Planner) PlanCreate(ctx context.Context, req CreateRequest) (*plan.Oper
 		}
 		op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: req.Name, Plan: p})
 	}
+	if req.NoOffsets && offsets == nil {
+		reset, err := e.planStepOffsets(ctx, plan.Request{Connector: req.Name, Kind: plan.KindResetAll, Create: true}, info.SupportsAlterOffsets())
+		var none *NothingToResetError
+		switch {
+		case errors.As(err, &none):
+		case err != nil:
+			return nil, err
+		default:
+			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: req.Name, Plan: reset})
+			for _, ch := range reset.Changes {
+				covered[CanonOf(ch.Partition)] = true
+			}
+		}
+	}
 	op.Warnings = append(op.Warnings, e.leftoverWarnings(req.Name, covered)...)
 	if req.Start == "running" || req.Start == "" {
 		op.Steps = append(op.Steps, plan.Step{Kind: plan.StepResume, Connector: req.Name})
 	}
-	op.Command = e.Cmd.Args(req.Args)
+	if req.FromDashboard {
+		op.Command = e.Cmd.CreateCommand(cfg, req.Args)
+	} else {
+		op.Command = e.Cmd.Args(req.Args)
+	}
 	return op, nil
 }
 

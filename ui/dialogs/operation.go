@@ -39,8 +39,9 @@ type OperationDialog struct {
 
 func NewOperationDialog(km *keymap.KeyMap, st *kit.Styles, op *plan.Operation) *OperationDialog {
 	d := &OperationDialog{km: km, st: st, Op: op, confirmName: op.Connector, vp: viewport.New(), help: help.New()}
-	if op.Kind == plan.KindRekey {
-		// The connector stays what it is, where it is: enter confirms.
+	if op.Kind == plan.KindRekey || op.Kind == plan.KindCreate {
+		// The connector stays what it is, where it is (or a new one is
+		// made, named in the dialog before): enter confirms.
 		d.confirmName = ""
 	}
 	d.help.Styles = st.Help

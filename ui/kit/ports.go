@@ -60,6 +60,9 @@ type Editor interface {
 	// config they come from); PlanMove a move to another Connect cluster.
 	PlanRekey(ctx context.Context, req planner.RekeyRequest) (*plan.Operation, error)
 	PlanMove(ctx context.Context, req planner.MoveRequestOf) (*plan.Operation, error)
+	// PlanCreate plans a connector created STOPPED, its offsets written
+	// and read back, then started (koff create).
+	PlanCreate(ctx context.Context, req planner.CreateRequest) (*plan.Operation, error)
 	ApplyOperation(ctx context.Context, op *plan.Operation) (apply.OperationResult, error)
 	// Replan plans the same edit on the offsets as they are now.
 	Replan(ctx context.Context, p *plan.Plan) (*plan.Plan, error)
