@@ -112,6 +112,7 @@ func TestCreateCommand(t *testing.T) {
 		{[]string{"create"}, ExitUsage, "create needs -f CONFIG.json"},
 		{[]string{"create", "-f", wrapped, "--start", "paused"}, ExitUsage, "--start is running or stopped"},
 		{[]string{"create", "-f", wrapped, "--offsets", offsets, "--offsets-from", "file-logs"}, ExitUsage, "give one"},
+		{[]string{"create", "-f", wrapped, "--no-offsets", "--offsets-from", "file-logs"}, ExitUsage, "--no-offsets starts it from none: leave out --offsets and --offsets-from"},
 		{[]string{"create", "-f", write("noclass.json", `{"name":"x","config":{"topic":"t"}}`)}, ExitFailed, `no "connector.class"`},
 		{[]string{"create", "-f", write("mismatch.json", `{"name":"x","config":{"name":"y","connector.class":"c"}}`)}, ExitFailed, `the config's name "y" is not the request's "x"`},
 		{[]string{"create", "-f", write("nested.json", `{"name":"x","config":{"connector.class":"c","a":{"b":1}}}`)}, ExitFailed, `config "a" is not a string`},

@@ -400,3 +400,50 @@ func committedOf(poll model.GroupPoll) []int64 {
 	}
 	return out
 }
+
+// A create from no offsets under a name that has some (a connector of that
+// name before, orphaned) tombstones them after the create and before the
+// start, so the new connector starts from none; the dashboard's create has
+// the command line of its config given by printf, its secrets hidden.
+func TestCreateFromNoOffsetsTombstonesTheNamesOwn(t *testing.T) {
+	h, c := demoHarness(t)
+	ctx := context.Background()
+	const name = "jdbc-old-orders" // the demo's orphan
+	h.waitFor("the orphan's offsets", func() bool { return len(h.liveOffsets(name)) > 0 })
+	cfg := map[string]string{"connector.class": "io.confluent.connect.jdbc.JdbcSourceConnector", "connection.url": "jdbc:postgresql://shop-db:5432/shop",
+		"connection.password": "s3cret", "topic.prefix": "old.", "table.whitelist": "orders", "mode": "incrementing"}
+	kept, err := h.ed.PlanCreate(ctx, planner.CreateRequest{Name: name, Config: cfg, Start: "running", Args: []string{"create", "-f", "x.json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept.Steps) != 2 || !strings.Contains(strings.Join(kept.Warnings, " "), name+" has stored offsets this does not write, which its tasks will start from") {
+		t.Fatalf("as stored: steps %s, warnings %q", stepKinds(kept), kept.Warnings)
+	}
+	op, err := h.ed.PlanCreate(ctx, planner.CreateRequest{Name: name, Config: cfg, NoOffsets: true, Start: "running",
+		Args: []string{"--no-offsets", "--start", "running"}, FromDashboard: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stepKinds(op); got != "create "+name+",offsets "+name+",resume "+name || len(op.Warnings) != 0 {
+		t.Fatalf("steps %s, warnings %q", got, op.Warnings)
+	}
+	if !strings.HasPrefix(op.Command, `koff create -f <(printf '%s\n' '{"connection.password":"[hidden]",`) || strings.Contains(op.Command, "s3cret") ||
+		!strings.Contains(op.Command, `) --no-offsets --start running`) {
+		t.Errorf("command %s", op.Command)
+	}
+	res, err := h.ed.ApplyOperation(ctx, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Offsets) != 1 || !res.Offsets[0].Verified || len(res.Offsets[0].Plan.Changes) == 0 {
+		t.Fatalf("offsets step %+v", res.Offsets)
+	}
+	for _, ch := range res.Offsets[0].Plan.Changes {
+		if ch.After != nil || ch.Before == nil {
+			t.Errorf("%s: %s → %s, want its stored offset tombstoned", ch.PartitionJSON, ch.Before, ch.After)
+		}
+	}
+	if c.ConnectorState(name) != "RUNNING" {
+		t.Errorf("state %q", c.ConnectorState(name))
+	}
+}
