@@ -300,8 +300,10 @@ func (f *CreateForm) View(spinner string) string {
 	inner := f.width - kit.DialogFrameW
 	st := f.st
 	head := []string{st.DialogTitle.Render("Create like · " + kit.Clean(f.from))}
-	head = append(head, kit.IndentWrap(st.Muted.Render("Created STOPPED, its offsets written and read back, then started. The plan comes next."), inner, "", 2)...)
+	hint := kit.IndentWrap(st.Muted.Render("Created STOPPED, its offsets written and read back, then started. The plan comes next."), inner, "", 2)
+	head = append(head, hint...)
 	head = append(head, "", f.label(focusName, "Name"), f.name.View())
+	hintLines := len(hint) + 1 // and the blank line after it
 	switch {
 	case f.err == errEmpty:
 		head = append(head, st.Muted.Render("  type the new connector's name"))
@@ -331,8 +333,13 @@ func (f *CreateForm) View(spinner string) string {
 	submit.SetEnabled(f.valid())
 	keys := kit.DialogKeys(f.help, st, inner, []key.Binding{submit, f.km.FormNext, f.km.FormCancel}, "")
 	tail = append(tail, planFooter(st, spinner, f.Planning, "checking Connect and the offsets", f.PlanErr, inner, keys)...)
-	// The config gets the rows the rest leaves.
+	// The config gets the rows the rest leaves; on a small screen the
+	// hint gives way to it.
 	room := f.height - kit.DialogFrameH - len(head) - len(tail)
+	if room < 4 {
+		head = append(head[:1], head[1+hintLines:]...)
+		room += hintLines
+	}
 	want := strings.Count(f.config.Area.Value(), "\n") + 1
 	f.config.Area.SetHeight(max(min(want, maxFieldLines, room), 1))
 	lines := append(head, strings.Split(f.config.Area.View(), "\n")...)

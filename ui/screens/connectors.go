@@ -740,7 +740,7 @@ func (s *ConnectorsScreen) ShortHelp() []key.Binding {
 
 func (s *ConnectorsScreen) FullHelp() [][]key.Binding {
 	return append(tableFullHelp(s.km, s.km.Open, backBinding(s.km, s.List.Filter, false), true, true, "copy name"),
-		[]key.Binding{s.km.ResetAll, kit.Short(s.km.Copy, "copy offsets to…"), kit.Short(s.km.Rename, "rename…"), kit.Short(s.km.Rekey, "rekey…"), kit.Short(s.km.Move, "move…"), s.km.RewindTime, s.km.Stop, s.km.Resume, s.km.Undo})
+		[]key.Binding{s.km.ResetAll, kit.Short(s.km.Copy, "copy offsets to…"), kit.Short(s.km.Rename, "rename…"), kit.Short(s.km.Rekey, "rekey…"), kit.Short(s.km.Move, "move…"), kit.Short(s.km.Create, "create like this…"), s.km.RewindTime, s.km.Stop, s.km.Resume, s.km.Undo})
 }
 
 // moveList applies the movement keys to a list.
