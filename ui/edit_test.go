@@ -326,6 +326,16 @@ func (e *fakeEditor) PlanRekey(_ context.Context, req planner.RekeyRequest) (*pl
 	cfg := map[string]string{"connector.class": "io.confluent.connect.jdbc.JdbcSourceConnector", "name": req.Name}
 	next := maps.Clone(cfg)
 	maps.Copy(next, req.Config)
+	if req.Rename != "" {
+		e.record("  renamed to %s", req.Rename)
+		next["name"] = req.Rename
+		return &plan.Operation{Kind: plan.KindRename, Connector: req.Rename, From: req.Name, Steps: []plan.Step{
+			{Kind: plan.StepStop, Connector: req.Name, State: "RUNNING"},
+			{Kind: plan.StepCreate, Connector: req.Rename, Config: next, State: "STOPPED"},
+			{Kind: plan.StepDelete, Connector: req.Name, Config: cfg, State: "RUNNING"},
+			{Kind: plan.StepResume, Connector: req.Rename},
+		}, Command: "koff rekey " + req.Name + " --rename " + req.Rename}, nil
+	}
 	return &plan.Operation{Kind: plan.KindRekey, Connector: req.Name, Steps: []plan.Step{
 		{Kind: plan.StepStop, Connector: req.Name, State: "RUNNING"},
 		{Kind: plan.StepConfig, Connector: req.Name, Config: next, Previous: cfg},

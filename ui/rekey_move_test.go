@@ -99,3 +99,31 @@ func TestMoveUnderServeSaysWhereItIsMade(t *testing.T) {
 		t.Errorf("help offers M under koff serve:\n%s", text)
 	}
 }
+
+// K with a new name: the rename and the rekey as one operation, its new
+// name typed to confirm as a rename's.
+func TestRekeyWithRenameFromTheConnectorsScreen(t *testing.T) {
+	_, ed, m := editModel(t, 80, 24, nil)
+	selectConnector(t, m, "jdbc-orders")
+	send(t, m, press("K")...)
+	send(t, m, press("table=shop.public.orders2")...)
+	send(t, m, press("tab", "tab", "tab")...)
+	send(t, m, press("jdbc-orders")...)
+	if text := screenText(m); !strings.Contains(text, "that is its name now") {
+		t.Fatalf("a rename to its own name is not refused:\n%s", text)
+	}
+	send(t, m, press("-v2")...)
+	settle(t, m, send(t, m, press("enter")...))
+	text := screenText(m)
+	for _, want := range []string{"jdbc-orders-v2", "2. create jdbc-orders-v2 STOPPED", "Type jdbc-orders-v2 to confirm"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, text)
+		}
+	}
+	pressSettle(t, m, "enter")
+	requireCalls(t, ed, "plan-rekey jdbc-orders table=shop.public.orders2", "  renamed to jdbc-orders-v2")
+	send(t, m, press("jdbc-orders-v2")...)
+	pressSettle(t, m, "enter")
+	requireCalls(t, ed, "plan-rekey jdbc-orders table=shop.public.orders2", "  renamed to jdbc-orders-v2", "apply-operation rename of jdbc-orders to jdbc-orders-v2")
+}
+

@@ -28,7 +28,7 @@ type RekeyForm struct {
 	connector string
 	// fields are the partitions' field names, shown as a hint.
 	fields []string
-	inputs [3]textinput.Model // set, where, config
+	inputs [4]textinput.Model // set, where, config, rename
 	focus  int
 	err    error
 	formState
@@ -36,7 +36,7 @@ type RekeyForm struct {
 	width, height int
 }
 
-var rekeyLabels = [3]string{"Set FIELD=VALUE", "Where FIELD=VALUE (optional)", "Config KEY=VALUE (optional)"}
+var rekeyLabels = [4]string{"Set FIELD=VALUE", "Where FIELD=VALUE (optional)", "Config KEY=VALUE (optional)", "Rename to (optional)"}
 
 func NewRekeyForm(km *keymap.KeyMap, st *kit.Styles, connector string, fields []string) *RekeyForm {
 	f := &RekeyForm{km: km, st: st, connector: connector, fields: fields, help: help.New()}
@@ -54,6 +54,7 @@ func NewRekeyForm(km *keymap.KeyMap, st *kit.Styles, connector string, fields []
 	f.inputs[0].Placeholder = field + "=new value"
 	f.inputs[1].Placeholder = field + "=value now (all partitions without it)"
 	f.inputs[2].Placeholder = "key=value (e.g. Debezium's topic.prefix)"
+	f.inputs[3].Placeholder = "a new name, in the same operation"
 	f.Validate()
 	return f
 }
@@ -103,6 +104,13 @@ func (f *RekeyForm) request() (planner.RekeyRequest, error) {
 		}
 		req.Config[c.Field] = c.Value
 		req.Args = append(req.Args, "--config", c.Field+"="+c.Value)
+	}
+	if to := strings.TrimSpace(f.inputs[3].Value()); to != "" {
+		if to == f.connector {
+			return req, errors.New("that is its name now: leave the rename empty")
+		}
+		req.Rename = to
+		req.Args = append(req.Args, "--rename", to)
 	}
 	return req, nil
 }
