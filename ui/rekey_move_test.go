@@ -126,4 +126,3 @@ func TestRekeyWithRenameFromTheConnectorsScreen(t *testing.T) {
 	pressSettle(t, m, "enter")
 	requireCalls(t, ed, "plan-rekey jdbc-orders table=shop.public.orders2", "  renamed to jdbc-orders-v2", "apply-operation rename of jdbc-orders to jdbc-orders-v2")
 }
-
