@@ -143,7 +143,7 @@ func (e *Planner) PlanMove(ctx context.Context, req MoveRequestOf) (*plan.Operat
 			}
 			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: name, Where: to, Plan: p})
 			op.Warnings = append(op.Warnings, tp.leftoverWarnings(name, covered)...)
-			reset, err := e.planStepOffsets(ctx, plan.Request{Connector: name, Kind: plan.KindResetAll}, info.SupportsAlterOffsets())
+			reset, err := e.planDeletedReset(ctx, name, info.SupportsAlterOffsets())
 			if err != nil {
 				return nil, err
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"koff/connect"
@@ -265,7 +266,7 @@ func (e *Planner) PlanRename(ctx context.Context, old, new string) (*plan.Operat
 			}
 			p.Warnings = append(p.Warnings, e.createdWarnings(ctx, p, newCfg, false)...)
 			op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: new, Plan: p})
-			reset, err := e.planStepOffsets(ctx, plan.Request{Connector: old, Kind: plan.KindResetAll}, info.SupportsAlterOffsets())
+			reset, err := e.planDeletedReset(ctx, old, info.SupportsAlterOffsets())
 			if err != nil {
 				return nil, err
 			}
@@ -310,6 +311,25 @@ func (e *Planner) ReplanStep(ctx context.Context, p *plan.Plan) (*plan.Plan, err
 	}
 	req.Create, req.ByteExact = p.Create, p.ByteExact
 	return e.Plan(ctx, req)
+}
+
+// planDeletedReset plans the tombstones of a connector an operation then
+// deletes (a rename's, a move's old one): what its class does on a restart
+// without offsets is no news of a connector that never restarts.
+func (e *Planner) planDeletedReset(ctx context.Context, name string, restAlter bool) (*plan.Plan, error) {
+	p, err := e.planStepOffsets(ctx, plan.Request{Connector: name, Kind: plan.KindResetAll}, restAlter)
+	if err != nil {
+		return nil, err
+	}
+	notes := classNotes(p)
+	kept := p.Warnings[:0]
+	for _, w := range p.Warnings {
+		if !slices.Contains(notes, w) {
+			kept = append(kept, w)
+		}
+	}
+	p.Warnings = kept
+	return p, nil
 }
 
 // PlanStep plans an operation's offsets step; created says an earlier

@@ -214,7 +214,7 @@ func (e *Planner) planRekeyRename(ctx context.Context, req RekeyRequest, state s
 	}
 	cp.Warnings = append(cp.Warnings, e.createdWarnings(ctx, cp, newCfg, true)...)
 	op.Steps = append(op.Steps, plan.Step{Kind: plan.StepOffsets, Connector: name, Plan: cp})
-	reset, err := e.planStepOffsets(ctx, plan.Request{Connector: old, Kind: plan.KindResetAll}, info.SupportsAlterOffsets())
+	reset, err := e.planDeletedReset(ctx, old, info.SupportsAlterOffsets())
 	if err != nil {
 		return nil, err
 	}
