@@ -147,3 +147,17 @@ func (c Config) whyUnreached(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// EpochEnds asks where each leader epoch ends in its partition's log
+// (-1: an epoch the log does not know), as GroupBounds does for the
+// committed offsets it polls: the resume check of a group polled by the
+// lag poller asks this alone, and only of the offsets that moved.
+func (c Config) EpochEnds(ctx context.Context, asks []EpochAt) (map[EpochAt]int64, error) {
+	client := c.lagClient()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
+	ends, err := epochEnds(ctx, client, asks)
+	if err != nil {
+		return nil, c.whyUnreached(ctx, err)
+	}
+	return ends, nil
+}

@@ -35,6 +35,14 @@ type MirrorOffset struct {
 // ParseMirrorOffset reads a stored MirrorMaker 2 partition and offset
 // (compact JSON), its numbers exactly.
 func ParseMirrorOffset(partition, offset string) (MirrorOffset, error) {
+	if m, ok := mirrorPlain(partition, offset); ok {
+		return m, nil
+	}
+	return parseMirrorDecoded(partition, offset)
+}
+
+// parseMirrorDecoded is ParseMirrorOffset by JSON decoding, for any form.
+func parseMirrorDecoded(partition, offset string) (MirrorOffset, error) {
 	m := MirrorOffset{Partition: partition, Offset: -1}
 	var p map[string]any
 	if err := decodeExact(partition, &p); err != nil || p == nil {
