@@ -104,6 +104,11 @@ func (sr *sourceReader) read(st *store.Store, conns map[string]*selected) []prob
 	var out []probe.Source
 	kept := map[string]bool{}
 	defer func() {
+		// Rows are read again only when they change: a million rows'
+		// memory (300 MB) is not kept for that.
+		if cap(sr.rows) > 1<<16 {
+			sr.rows, sr.lives = nil, nil
+		}
 		for name := range sr.lastRead {
 			if !kept[name] {
 				delete(sr.lastRead, name) // no longer checked, or nothing to read

@@ -37,14 +37,16 @@ func (u Unread) Of(tp model.TopicPartition) string {
 func (c Config) TopicBounds(ctx context.Context, tps []model.TopicPartition) (map[model.TopicPartition][2]int64, Unread, error) {
 	client := c.lagClient()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
-	out := make(map[model.TopicPartition][2]int64, len(tps))
 	if len(tps) == 0 {
-		return out, nil, nil
+		return map[model.TopicPartition][2]int64{}, nil, nil
 	}
 	starts, ends, _, bad, err := logBoundsEach(ctx, client, tps)
 	if err != nil {
 		return nil, nil, c.whyUnreached(ctx, err)
 	}
+	// Made once the cluster answered: a million partitions' map is 50 MB
+	// for nothing when it does not.
+	out := make(map[model.TopicPartition][2]int64, len(tps))
 	for _, tp := range tps {
 		if len(bad) == 0 || bad[tp.Topic] == nil && bad[tp.String()] == nil {
 			out[tp] = [2]int64{starts.of(tp), ends.of(tp)}

@@ -58,7 +58,9 @@ func sharedUnknown(ps []resume.Partition) string {
 // resumes, whether that still exists, what the connector does and what is
 // lost or read again; Checked is when.
 type PartitionResume struct {
-	resume.Partition
+	// *Partition is the check's own (resume.Connector's Partitions), not
+	// a copy: a million partitions' checks are kept once.
+	*resume.Partition
 	// Clock is when it was checked, shared by the partitions of one
 	// connector's check: a check that says the same again moves it on
 	// rather than making every partition's anew (a million, every

@@ -101,6 +101,7 @@ func Mirror(name, class string, config map[string]string, parts []MirrorPartitio
 		c.Note = "no offsets stored: its tasks start each source partition where " + p.text() + " puts it"
 		return c
 	}
+	c.Partitions = make([]Partition, 0, len(parts)) // a million: no copies growing it
 	for _, mp := range parts {
 		o := mp.Offset
 		if mp.Err != "" {

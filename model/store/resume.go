@@ -28,7 +28,8 @@ type resumeChecks struct {
 
 // SetResume records a resume check of connectors (probe.Checker.Check's
 // results), made at at. Connectors not in it keep no state: every check
-// checks every connector.
+// checks every connector. The Store keeps the results' Partitions as they
+// are: the caller never writes into them again.
 func (s *Store) SetResume(results []resume.Connector, at time.Time) {
 	// Which rows the check was of, as koff check picks them: a sink by its
 	// group, a source by the offsets topics its tasks read.
@@ -79,7 +80,7 @@ func (s *Store) SetResume(results []resume.Connector, at time.Time) {
 		rc.connectors[c.Name] = &sum
 		if len(c.Partitions) == 0 {
 			if c.Reason != "" {
-				all := &model.PartitionResume{Partition: resume.Partition{State: resume.Unknown, Lost: resume.None, Replayed: resume.None, Reason: c.Reason}, Clock: model.NewCheckClock(c.Checked)}
+				all := &model.PartitionResume{Partition: &resume.Partition{State: resume.Unknown, Lost: resume.None, Replayed: resume.None, Reason: c.Reason}, Clock: model.NewCheckClock(c.Checked)}
 				if sink {
 					rc.wholeSinks[g] = all
 				} else {
@@ -152,7 +153,7 @@ func (rc *resumeChecks) changedSince(prev *resumeChecks) map[string]bool {
 
 // sameCheck reports whether two checks say the same, whenever made.
 func sameCheck(a, b *model.PartitionResume) bool {
-	return a == nil && b == nil || a != nil && b != nil && a.Partition == b.Partition
+	return a == nil && b == nil || a != nil && b != nil && *a.Partition == *b.Partition
 }
 
 // partChecks is the check of a connector's (or a group's) partitions,
@@ -174,9 +175,9 @@ type partChecks struct {
 func newPartChecks(c resume.Connector) *partChecks {
 	pc := &partChecks{parts: c.Partitions, all: make([]model.PartitionResume, len(c.Partitions)),
 		index: make(map[string]int32, len(c.Partitions)), clock: model.NewCheckClock(c.Checked), from: c}
-	for i, p := range c.Partitions {
-		pc.all[i] = model.PartitionResume{Partition: p, Clock: pc.clock}
-		pc.index[p.Partition] = int32(i)
+	for i := range c.Partitions {
+		pc.all[i] = model.PartitionResume{Partition: &c.Partitions[i], Clock: pc.clock}
+		pc.index[c.Partitions[i].Partition] = int32(i)
 	}
 	return pc
 }
@@ -219,7 +220,7 @@ func sameChecks(a, b *partChecks) bool {
 	}
 	for k, i := range a.index {
 		q := b.of(k)
-		if q == nil || a.all[i].Partition != q.Partition {
+		if q == nil || *a.all[i].Partition != *q.Partition {
 			return false
 		}
 	}
