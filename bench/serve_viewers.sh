@@ -111,7 +111,9 @@ measure() {
   for i in $(seq "$n"); do
     s="koffviewers-$$-$i"
     sessions+=("$s")
-    tmux new -d -s "$s" -x 120 -y 35 "ssh -tt -p $port -i $work/op -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes -o LogLevel=ERROR 127.0.0.1"
+    # 60 rows: the detail's history ("retained") starts below its resume
+    # check, past a 35-row pane's end.
+    tmux new -d -s "$s" -x 120 -y 60 "ssh -tt -p $port -i $work/op -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes -o LogLevel=ERROR 127.0.0.1"
   done
   for i in $(seq "$n"); do
     s="koffviewers-$$-$i"

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -61,6 +62,31 @@ func checkSources(st *store.Store, conns map[string]*selected) []probe.Source {
 type sourceReader struct {
 	rows  []model.PartitionRow
 	lives []model.PartitionID
+	// read is what each connector's offsets were read from at the last
+	// read, and the offsets: a connector none of whose rows changed
+	// since is not read again (a million rows at every refresh).
+	lastRead map[string]offsetsRead
+}
+
+// offsetsRead is a connector's offsets as read from its rows in the
+// topics ids, each at the Store's change count stamps.
+type offsetsRead struct {
+	ids     []model.ConnectorID
+	stamps  []uint64
+	offsets []probe.Offset
+}
+
+// unchanged reports whether the rows of ids changed since r was read.
+func (r offsetsRead) unchanged(st *store.Store, ids []model.ConnectorID) bool {
+	if !slices.Equal(r.ids, ids) {
+		return false
+	}
+	for i, id := range ids {
+		if changed, _ := st.RowsChangedSince(id, r.stamps[i]); changed {
+			return false
+		}
+	}
+	return true
 }
 
 func (sr *sourceReader) read(st *store.Store, conns map[string]*selected) []probe.Source {
@@ -76,6 +102,19 @@ func (sr *sourceReader) read(st *store.Store, conns map[string]*selected) []prob
 	}
 	rest := st.REST().Connectors
 	var out []probe.Source
+	kept := map[string]bool{}
+	defer func() {
+		// Rows are read again only when they change: a million rows'
+		// memory (300 MB) is not kept for that.
+		if cap(sr.rows) > 1<<16 {
+			sr.rows, sr.lives = nil, nil
+		}
+		for name := range sr.lastRead {
+			if !kept[name] {
+				delete(sr.lastRead, name) // no longer checked, or nothing to read
+			}
+		}
+	}()
 	for _, name := range sortedNames(conns) {
 		s := conns[name]
 		src := probe.Source{Name: name, Type: types[name], Group: s.group}
@@ -93,6 +132,20 @@ func (sr *sourceReader) read(st *store.Store, conns map[string]*selected) []prob
 			// Its check is its class alone: its rows are not read, a
 			// big connector's at every check.
 			ids = nil
+		}
+		var from []model.ConnectorID
+		for _, id := range ids {
+			if !s.other[id.Topic] {
+				from = append(from, id)
+			}
+		}
+		if last, ok := sr.lastRead[name]; ok && last.unchanged(st, from) {
+			src.Offsets = last.offsets
+			ids = nil
+		}
+		stamps := make([]uint64, len(from))
+		for i, id := range from {
+			_, stamps[i] = st.RowsChangedSince(id, 0)
 		}
 		// One live copy a partition in a topic; a partition in two of
 		// the topics its tasks read is checked once.
@@ -117,6 +170,15 @@ func (sr *sourceReader) read(st *store.Store, conns map[string]*selected) []prob
 					src.Offsets = append(src.Offsets, probe.Offset{Partition: r.Partition, Offset: r.TaskReads})
 				}
 			}
+		}
+		if len(from) > 0 {
+			if sr.lastRead == nil {
+				sr.lastRead = map[string]offsetsRead{}
+			}
+			if ids != nil {
+				sr.lastRead[name] = offsetsRead{ids: from, stamps: stamps, offsets: src.Offsets}
+			}
+			kept[name] = true
 		}
 		if src.Type == "" {
 			src.Type = "source"

@@ -15,6 +15,14 @@ import (
 // checks (a Kafka poll, a file's size) run at every --refresh.
 const dbCheckEvery = 30 * time.Second
 
+// costlyCheckBackoff is how many times what the MirrorMaker 2
+// connectors' checks took (added up) the poller waits before their next:
+// the check of a million partitions asks the source cluster for a million
+// logs' bounds, and that at every --refresh would keep a core busy. A
+// check of a few thousand partitions takes milliseconds, and stays at
+// --refresh.
+const costlyCheckBackoff = 10
+
 // resumePoller is the live views' resume check (runResume): the Checker
 // of the global flags, the memory the Sources are read into, and the last
 // answers of the databases, kept until they are due again.
@@ -25,13 +33,22 @@ type resumePoller struct {
 	dbLast map[string]resume.Connector
 	// dbEvery is dbCheckEvery, or --refresh when that is longer.
 	dbEvery time.Duration
+	// sinks is the last check of each sink judged from the lag poller's
+	// poll (resume_sinks.go), by connector.
+	sinks map[string]*sinkMemo
+	// mirrorLast and mirrorDue are each MirrorMaker 2 connector's last
+	// check and when the next is due (costlyCheckBackoff).
+	mirrorLast map[string]resume.Connector
+	mirrorDue  map[string]time.Time
 }
 
 // newResumePoller checks with ck at every refresh of every (a database
 // at most every dbCheckEvery); one-shot callers (koff status) call
 // observer.checkResume with it once a report.
 func newResumePoller(ck *probe.Checker, every time.Duration) *resumePoller {
-	return &resumePoller{ck: ck, dbEvery: max(dbCheckEvery, every)}
+	kept := *ck
+	kept.Keep = &probe.Kept{}
+	return &resumePoller{ck: &kept, dbEvery: max(dbCheckEvery, every)}
 }
 
 // runResume checks every connector in the background, at most every
@@ -113,8 +130,31 @@ func (o *observer) checkResume(ctx context.Context, p *resumePoller) {
 	dbDue := at.Sub(p.dbAt) >= p.dbEvery
 	ask := make([]probe.Source, 0, len(sources))
 	kept := map[int]resume.Connector{}
+	var sinks []int
 	for i, s := range sources {
+		if s.Type == "sink" && s.Absent == "" {
+			sinks = append(sinks, i)
+		}
+	}
+	shared := make([]resume.Connector, len(sources))
+	plain := map[int]bool{}
+	for _, i := range p.checkSharedSinks(ctx, o, sources, sinks, shared, at) {
+		plain[i] = true
+	}
+	for _, i := range sinks {
+		if !plain[i] {
+			kept[i] = shared[i]
+		}
+	}
+	for i, s := range sources {
+		if _, ok := kept[i]; ok {
+			continue
+		}
 		if last, ok := p.dbLast[s.Name]; ok && !dbDue && probe.HandlesDatabase(s.Class) && last.Class == s.Class {
+			kept[i] = last
+			continue
+		}
+		if last, ok := p.mirrorLast[s.Name]; ok && s.Class == resume.ClassMirrorSource && last.Class == s.Class && at.Before(p.mirrorDue[s.Name]) {
 			kept[i] = last
 			continue
 		}
@@ -126,6 +166,9 @@ func (o *observer) checkResume(ctx context.Context, p *resumePoller) {
 	}
 	results := make([]resume.Connector, 0, len(sources))
 	db := map[string]resume.Connector{}
+	mirrors, due := map[string]resume.Connector{}, map[string]time.Time{}
+	var asked []string
+	var took time.Duration
 	for i, s := range sources {
 		r, ok := kept[i]
 		if !ok {
@@ -134,8 +177,26 @@ func (o *observer) checkResume(ctx context.Context, p *resumePoller) {
 		if probe.HandlesDatabase(s.Class) {
 			db[s.Name] = r
 		}
+		if s.Class == resume.ClassMirrorSource {
+			mirrors[s.Name] = r
+			if ok {
+				due[s.Name] = p.mirrorDue[s.Name]
+			} else {
+				asked = append(asked, s.Name)
+				took += p.ck.Keep.Took(s.Name)
+			}
+		}
 		results = append(results, r)
 	}
+	// What the connectors checked now took together, each on its own:
+	// seventy connectors of 14,000 partitions cost what one of a million
+	// does.
+	next := time.Now().Add(costlyCheckBackoff * took)
+	for _, name := range asked {
+		due[name] = next
+	}
+	p.mirrorLast, p.mirrorDue = mirrors, due
+	p.ck.Keep.Forget(func(name string) bool { _, ok := mirrors[name]; return ok })
 	if dbDue {
 		p.dbAt = at
 	}

@@ -37,14 +37,16 @@ func (u Unread) Of(tp model.TopicPartition) string {
 func (c Config) TopicBounds(ctx context.Context, tps []model.TopicPartition) (map[model.TopicPartition][2]int64, Unread, error) {
 	client := c.lagClient()
 	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
-	out := make(map[model.TopicPartition][2]int64, len(tps))
 	if len(tps) == 0 {
-		return out, nil, nil
+		return map[model.TopicPartition][2]int64{}, nil, nil
 	}
 	starts, ends, _, bad, err := logBoundsEach(ctx, client, tps)
 	if err != nil {
 		return nil, nil, c.whyUnreached(ctx, err)
 	}
+	// Made once the cluster answered: a million partitions' map is 50 MB
+	// for nothing when it does not.
+	out := make(map[model.TopicPartition][2]int64, len(tps))
 	for _, tp := range tps {
 		if len(bad) == 0 || bad[tp.Topic] == nil && bad[tp.String()] == nil {
 			out[tp] = [2]int64{starts.of(tp), ends.of(tp)}
@@ -146,4 +148,18 @@ func (c Config) whyUnreached(ctx context.Context, err error) error {
 		return merr
 	}
 	return err
+}
+
+// EpochEnds asks where each leader epoch ends in its partition's log
+// (-1: an epoch the log does not know), as GroupBounds does for the
+// committed offsets it polls: the resume check of a group polled by the
+// lag poller asks this alone, and only of the offsets that moved.
+func (c Config) EpochEnds(ctx context.Context, asks []EpochAt) (map[EpochAt]int64, error) {
+	client := c.lagClient()
+	defer client.Transport.(*kafkago.Transport).CloseIdleConnections()
+	ends, err := epochEnds(ctx, client, asks)
+	if err != nil {
+		return nil, c.whyUnreached(ctx, err)
+	}
+	return ends, nil
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"koff/model/resume"
@@ -57,8 +58,41 @@ func sharedUnknown(ps []resume.Partition) string {
 // resumes, whether that still exists, what the connector does and what is
 // lost or read again; Checked is when.
 type PartitionResume struct {
-	resume.Partition
-	Checked time.Time
+	// *Partition is the check's own (resume.Connector's Partitions), not
+	// a copy: a million partitions' checks are kept once.
+	*resume.Partition
+	// Clock is when it was checked, shared by the partitions of one
+	// connector's check: a check that says the same again moves it on
+	// rather than making every partition's anew (a million, every
+	// --refresh).
+	Clock *CheckClock
+}
+
+// Checked is when the partition was last checked (zero: never).
+func (r *PartitionResume) Checked() time.Time { return r.Clock.Time() }
+
+// CheckClock is when a check was made, read and moved on concurrently.
+type CheckClock struct{ at atomic.Pointer[time.Time] }
+
+// NewCheckClock is a clock at t.
+func NewCheckClock(t time.Time) *CheckClock {
+	c := &CheckClock{}
+	c.Set(t)
+	return c
+}
+
+// Set moves the clock to t.
+func (c *CheckClock) Set(t time.Time) { c.at.Store(&t) }
+
+// Time is the clock's time; zero for a nil clock.
+func (c *CheckClock) Time() time.Time {
+	if c == nil {
+		return time.Time{}
+	}
+	if t := c.at.Load(); t != nil {
+		return *t
+	}
+	return time.Time{}
 }
 
 // ResumeAmountText is an amount in words: "60 records", "100 bytes (3

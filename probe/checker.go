@@ -27,8 +27,8 @@ type DatabaseCheck interface {
 // facts, by its class, and has model/resume judge them. One Check is a
 // batch: every sink's group in one poll, each MirrorMaker 2 source cluster
 // and database once per connector, in parallel, each bounded by Timeout.
-// It writes nothing and keeps nothing between calls, so a poller may call
-// it at each refresh.
+// It writes nothing, and keeps nothing between calls but in Keep, so a
+// poller may call it at each refresh.
 type Checker struct {
 	// Kafka is the Connect cluster's Kafka: sinks' groups and topics.
 	Kafka kafka.Config
@@ -44,6 +44,9 @@ type Checker struct {
 	Host string
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Keep, when set, is what checks keep for the next (a poller's):
+	// nil keeps nothing.
+	Keep *Kept
 }
 
 // parallel bounds the probes of one Check running at once.

@@ -45,6 +45,7 @@ func run() error {
 		connectors = flag.Int("connectors", 70, "connectors the keys are spread over")
 		configs    = flag.String("config", "", "extra topic configs, k=v,k=v")
 		sinkParts  = flag.Int("sink-partitions", 0, "also make sink connector bench-sink: group connect-bench-sink committed on every partition of a topic bench-sink-topic of this many partitions")
+		mm2Source  = flag.String("mm2-source", "", "with -workload mm2: also write each connector's config (MirrorSourceConnector) into connect-configs, its source cluster at this address (\"self\": the broker loaded)")
 		flush      = flag.Duration("flush", 0, "with -serve: write an offset of each of the first connector's partitions this often, as its worker's flush does (0: never)")
 	)
 	flag.Parse()
@@ -88,6 +89,16 @@ func run() error {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "load: group connect-bench-sink committed on %d partitions in %s\n", *sinkParts, time.Since(start).Round(time.Millisecond))
+	}
+	if *mm2Source != "" {
+		src := *mm2Source
+		if src == "self" {
+			src = addr
+		}
+		if err := workload.MirrorConfigs(addr, "connect-configs", src, w); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "load: %d MirrorSourceConnector configs, source cluster %s\n", w.Connectors, src)
 	}
 	if broker == nil {
 		return nil

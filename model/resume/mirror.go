@@ -35,6 +35,14 @@ type MirrorOffset struct {
 // ParseMirrorOffset reads a stored MirrorMaker 2 partition and offset
 // (compact JSON), its numbers exactly.
 func ParseMirrorOffset(partition, offset string) (MirrorOffset, error) {
+	if m, ok := mirrorPlain(partition, offset); ok {
+		return m, nil
+	}
+	return parseMirrorDecoded(partition, offset)
+}
+
+// parseMirrorDecoded is ParseMirrorOffset by JSON decoding, for any form.
+func parseMirrorDecoded(partition, offset string) (MirrorOffset, error) {
 	m := MirrorOffset{Partition: partition, Offset: -1}
 	var p map[string]any
 	if err := decodeExact(partition, &p); err != nil || p == nil {
@@ -93,6 +101,7 @@ func Mirror(name, class string, config map[string]string, parts []MirrorPartitio
 		c.Note = "no offsets stored: its tasks start each source partition where " + p.text() + " puts it"
 		return c
 	}
+	c.Partitions = make([]Partition, 0, len(parts)) // a million: no copies growing it
 	for _, mp := range parts {
 		o := mp.Offset
 		if mp.Err != "" {

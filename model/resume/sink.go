@@ -42,7 +42,7 @@ func Sink(name, class string, config map[string]string, group string, parts []Si
 		return c
 	}
 	reads := subscribed(config)
-	var sorted []SinkPartition
+	sorted := make([]SinkPartition, 0, len(parts))
 	var others []string
 	for _, sp := range parts {
 		if reads(sp.Topic) {
@@ -61,6 +61,9 @@ func Sink(name, class string, config map[string]string, group string, parts []Si
 		}
 		return sorted[i].Partition < sorted[j].Partition
 	})
+	if len(sorted) > 0 {
+		c.Partitions = make([]Partition, 0, len(sorted)) // 100,000: no copies growing it
+	}
 	for _, sp := range sorted {
 		id := sp.Topic + "/" + strconv.Itoa(sp.Partition)
 		if sp.Err != "" {

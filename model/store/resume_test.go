@@ -63,7 +63,7 @@ func TestSetResumeReachesTheRowsItChecked(t *testing.T) {
 	if r := rows[strayID].Resume; r != nil {
 		t.Errorf("a copy its tasks do not read has the check: %+v", r)
 	}
-	if p := s.Partitions(ownID); p[0].Resume == nil || p[0].Resume.Reason != "koff cannot check X" || !p[0].Resume.Checked.Equal(t0) {
+	if p := s.Partitions(ownID); p[0].Resume == nil || p[0].Resume.Reason != "koff cannot check X" || !p[0].Resume.Checked().Equal(t0) {
 		t.Errorf("the partition its task reads: %+v", p[0].Resume)
 	}
 	if p := s.Partitions(strayID); p[0].Resume != nil {

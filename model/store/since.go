@@ -137,3 +137,23 @@ func (s *Store) ownRow(e *entry, cp *connParts, nparts int) *model.PartitionRow 
 	s.rowInto(&o.row, &o.live, e, cp, nparts)
 	return &o.row
 }
+
+// RowsChangedSince reports whether a row of the connector's partitions
+// may have changed since the Store's change count was since (its Stamp
+// then, 0: never read), as PartitionsSince would give rows, and the count
+// now. A reader that keeps what it made of the rows (the resume poller:
+// a million offsets) makes it again only when they changed.
+func (s *Store) RowsChangedSince(id model.ConnectorID, since uint64) (bool, uint64) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c := s.connectors[id]
+	switch {
+	case c == nil || since == 0 || since > s.stamp || c.whole > since:
+		return true, s.stamp
+	case s.stamp == since:
+		return false, s.stamp
+	}
+	// A partition of several copies is decided over the Store's other
+	// records: it may change whenever the Store did.
+	return c.stamp > since || len(s.partsOf(c).multi) > 0, s.stamp
+}

@@ -203,6 +203,19 @@ func (s *Store) GroupsPolled() bool {
 	return s.groups != nil
 }
 
+// GroupPollOf is the last poll of group (the lag poller's) and when it
+// was made; false when the group was not polled. Its Partitions are the
+// Store's, sorted by topic-partition: read them, never write them.
+func (s *Store) GroupPollOf(group string) (model.GroupPoll, time.Time, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g := s.groups[group]
+	if g == nil {
+		return model.GroupPoll{}, time.Time{}, false
+	}
+	return g.poll, g.at, true
+}
+
 // SinkGroups lists the consumer groups REST says sinks use, for the lag
 // poller (which also finds every group named connect-*).
 func (s *Store) SinkGroups() []string {
@@ -289,7 +302,7 @@ func (s *Store) SinkPartitions(group string) []model.SinkPartitionRow {
 		rows[i] = model.SinkPartitionRow{GroupPartition: p, Lag: p.Lag(), CommittedAt: g.committed[i].at}
 		switch {
 		case checks != nil:
-			rows[i].Resume = checks[p.Topic+"/"+strconv.Itoa(p.Partition)]
+			rows[i].Resume = checks.of(p.Topic + "/" + strconv.Itoa(p.Partition))
 		case all != nil:
 			rows[i].Resume = all
 		}

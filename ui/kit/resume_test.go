@@ -42,7 +42,7 @@ func TestResumeCellKeepsTheWord(t *testing.T) {
 	if got := ConnectorResumeCell(nil, 14); got != NotChecked {
 		t.Errorf("a row not checked: %q", got)
 	}
-	if got := PartitionResumeCell(&model.PartitionResume{Partition: resume.Partition{State: resume.Gap, Lost: records(4)}}, 14); got != "gap 4" {
+	if got := PartitionResumeCell(&model.PartitionResume{Partition: &resume.Partition{State: resume.Gap, Lost: records(4)}}, 14); got != "gap 4" {
 		t.Errorf("a partition's gap: %q", got)
 	}
 }

@@ -56,7 +56,7 @@ func resumeWords(st *kit.Styles, r *model.PartitionResume, now time.Time) string
 	if why != "" {
 		out += ": " + kit.Clean(kit.OneLine(why))
 	}
-	return out + st.Muted.Render(" · checked "+kit.Age(now, r.Checked))
+	return out + st.Muted.Render(" · checked "+kit.Age(now, r.Checked()))
 }
 
 // resumeHead is the state with what it loses or reads again: "gap 4
@@ -81,5 +81,5 @@ func resumeInfo(r *model.PartitionResume, now time.Time) []string {
 	if r == nil {
 		return nil
 	}
-	return []string{"checked " + kit.Age(now, r.Checked)}
+	return []string{"checked " + kit.Age(now, r.Checked())}
 }
