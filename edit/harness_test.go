@@ -194,14 +194,8 @@ func readAfterAlways(a, b int) bool {
 }
 
 // current is the value the Store holds now under a write's key (nil: none
-// or deleted), as the write path reads it (apply/applier.go).
-func (h *harness) current(w plan.Write) []byte {
-	d, ok := h.store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
-	if !ok || d.Deleted {
-		return nil
-	}
-	return d.Value
-}
+// or deleted), as the write path reads it (apply.Current).
+func (h *harness) current(w plan.Write) []byte { return apply.Current(h.store, w) }
 
 // readBack: the Store holds every write of the plan, as the read-back
 // waits for (apply/verify.go).

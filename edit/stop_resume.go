@@ -84,13 +84,20 @@ func (e *Editor) auditState(kind plan.Kind, name, before, cluster string, err er
 // are gone, as PATCH and DELETE require. Stop and resume are audited like
 // edits, naming the Editor's User.
 func (e *Editor) StopConnector(ctx context.Context, name string) error {
-	if err := e.auditReady(plan.KindStop); err != nil {
+	return e.changeState(ctx, plan.KindStop, name, e.stopConnector)
+}
+
+// changeState runs a stop or resume between its audit checks: refused
+// before Connect is called when its audit line cannot be written, audited
+// with the state before it and its outcome after.
+func (e *Editor) changeState(ctx context.Context, kind plan.Kind, name string, change func(context.Context, string) error) error {
+	if err := e.auditReady(kind); err != nil {
 		return err
 	}
 	cluster := e.stateCluster(ctx)
 	before := e.stateBefore(ctx, name)
-	err := e.stopConnector(ctx, name)
-	e.auditState(plan.KindStop, name, before, cluster, err)
+	err := change(ctx, name)
+	e.auditState(kind, name, before, cluster, err)
 	return err
 }
 
@@ -134,14 +141,7 @@ func (e *Editor) stopConnector(ctx context.Context, name string) error {
 
 // ResumeConnector resumes a stopped or paused connector through REST.
 func (e *Editor) ResumeConnector(ctx context.Context, name string) error {
-	if err := e.auditReady(plan.KindResume); err != nil {
-		return err
-	}
-	cluster := e.stateCluster(ctx)
-	before := e.stateBefore(ctx, name)
-	err := e.resumeConnector(ctx, name)
-	e.auditState(plan.KindResume, name, before, cluster, err)
-	return err
+	return e.changeState(ctx, plan.KindResume, name, e.resumeConnector)
 }
 
 func (e *Editor) resumeConnector(ctx context.Context, name string) error {

@@ -167,8 +167,12 @@ func (e *Applier) interrupted() bool {
 }
 
 // current is the value stored now under a write's key (nil: none or deleted).
-func (e *Applier) current(w plan.Write) []byte {
-	d, ok := e.Store.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
+func (e *Applier) current(w plan.Write) []byte { return Current(e.Store, w) }
+
+// Current is the value s holds now under a write's key (nil: none or
+// deleted): what the check and the watch compare with the plan.
+func Current(s Offsets, w plan.Write) []byte {
+	d, ok := s.Partition(model.PartitionID{TopicPartition: w.TopicPartition, Key: string(w.Key)})
 	if !ok || d.Deleted {
 		return nil
 	}

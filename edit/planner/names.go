@@ -41,13 +41,22 @@ func (e *UnknownConnectorError) Error() string {
 // DidYouMean is "; did you mean X?" (or "one of X, Y?") for the closest
 // names, "" when there are none: the one wording of every command.
 func DidYouMean(closest []string) string {
+	if q := didYouMean(closest); q != "" {
+		return "; " + q
+	}
+	return ""
+}
+
+// didYouMean is "did you mean X?" or "did you mean one of X, Y?", "" for
+// no names: the question both DidYouMean and PartitionDidYouMean ask.
+func didYouMean(closest []string) string {
 	switch len(closest) {
 	case 0:
 		return ""
 	case 1:
-		return "; did you mean " + closest[0] + "?"
+		return "did you mean " + closest[0] + "?"
 	}
-	return "; did you mean one of " + strings.Join(closest, ", ") + "?"
+	return "did you mean one of " + strings.Join(closest, ", ") + "?"
 }
 
 // creates: the kinds of edit that --create lets write offsets for a new

@@ -84,13 +84,10 @@ func (e *UnknownPartitionError) list() string {
 // PartitionDidYouMean is " (did you mean X?)" after a partition, for the
 // closest stored partitions, or "".
 func PartitionDidYouMean(closest []string) string {
-	switch len(closest) {
-	case 0:
-		return ""
-	case 1:
-		return " (did you mean " + closest[0] + "?)"
+	if q := didYouMean(closest); q != "" {
+		return " (" + q + ")"
 	}
-	return " (did you mean one of " + strings.Join(closest, ", ") + "?)"
+	return ""
 }
 
 // RequirePartitions refuses a set, import or reset of source partitions
