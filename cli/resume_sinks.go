@@ -88,7 +88,7 @@ func (p *resumePoller) checkSharedSinks(ctx context.Context, o *observer, source
 		k := 0
 		for j, gp := range poll {
 			m.ends[j] = epochNotAsked
-			if gp.LeaderEpoch < 0 || gp.Committed < 0 {
+			if gp.LeaderEpoch < 0 || gp.Committed < 0 || gp.EpochIsCurrent() {
 				continue
 			}
 			for k < len(prev) && compareTP(prev[k].TopicPartition, gp.TopicPartition) < 0 {
@@ -139,8 +139,7 @@ func (p *resumePoller) checkSharedSinks(ctx context.Context, o *observer, source
 					m.ends[j] = e
 				}
 			}
-			parts[j] = resume.SinkPartition{Topic: gp.Topic, Partition: gp.Partition, Committed: gp.Committed, Epoch: gp.LeaderEpoch,
-				EpochEnd: max(m.ends[j], -1), EpochAsked: m.ends[j] != epochNotAsked, Log: resume.Log{Start: gp.Start, End: gp.End}}
+			parts[j] = probe.SinkPartitionOf(gp, max(m.ends[j], -1), m.ends[j] != epochNotAsked, "")
 		}
 		m.result = resume.Sink(s.Name, s.Class, s.Config, m.group, parts, "", at)
 		out[t.i] = m.result

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -250,7 +251,10 @@ func stateOf(r model.ConnectorRow, now time.Time) string {
 	return "-"
 }
 
-func printStatusTable(w io.Writer, store *store.Store, rows []model.ConnectorRow, g *Globals, now time.Time) error {
+func printStatusTable(out io.Writer, store *store.Store, rows []model.ConnectorRow, g *Globals, now time.Time) error {
+	// A sink's rows are a line per partition: 100k lines are written a
+	// buffer at a time, not a write each.
+	w := bufio.NewWriterSize(out, 64<<10)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	var sinks []model.ConnectorRow
 	fmt.Fprintln(tw, "SOURCE\tSTATE\tTASKS\tOFFSETS TOPIC\tLAST FLUSH\tAGE\tINTERVAL\tFLUSH\tUNFLUSHED\tRESUME\tWHY")
@@ -287,7 +291,7 @@ func printStatusTable(w io.Writer, store *store.Store, rows []model.ConnectorRow
 		return err
 	}
 	if len(sinks) == 0 {
-		return nil
+		return w.Flush()
 	}
 	fmt.Fprintln(w)
 	var table bytes.Buffer
@@ -311,12 +315,16 @@ func printStatusTable(w io.Writer, store *store.Store, rows []model.ConnectorRow
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, line := range strings.SplitAfter(table.String(), "\n") {
-		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+strings.Repeat("\n", strings.Count(line, "\n"))); err != nil {
-			return err
+	// tabwriter pads the last cell of a row too: each line without it.
+	for rest := table.Bytes(); len(rest) > 0; {
+		line, after, found := bytes.Cut(rest, []byte("\n"))
+		w.Write(bytes.TrimRight(line, " "))
+		if found {
+			w.WriteByte('\n')
 		}
+		rest = after
 	}
-	return nil
+	return w.Flush()
 }
 
 func dash(s string) string {

@@ -52,7 +52,7 @@ func epochEnds(ctx context.Context, c *kafkago.Client, asks []EpochAt) (map[Epoc
 			topics = append(topics, a.Topic)
 		}
 	}
-	md := &rawPlainRequest{key: protocol.Metadata, minVersion: 4, maxVersion: 5, node: -1, clientID: clientID,
+	md := &rawPlainRequest{key: protocol.Metadata, minVersion: 4, maxVersion: 7, node: -1, clientID: clientID,
 		encode: func(w *flexWrite, _ int16) {
 			w.int32(int32(len(topics)))
 			for _, t := range topics {

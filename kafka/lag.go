@@ -130,10 +130,12 @@ func groupPolls(ctx context.Context, c *kafkago.Client, named []string) ([]model
 	// request per kind and partition leader (logbounds.go).
 	cluster := ""
 	var starts, ends topicOffsets
+	ls := &leaders{}
 	if len(tps) > 0 {
-		if starts, ends, cluster, err = logBounds(ctx, c, tps); err != nil {
+		if starts, ends, ls, err = logBounds(ctx, c, tps); err != nil {
 			return nil, fmt.Errorf("list offsets: %w", err)
 		}
+		cluster = ls.cluster
 	} else {
 		cluster = clusterID(ctx, c)
 	}
@@ -144,6 +146,7 @@ func groupPolls(ctx context.Context, c *kafkago.Client, named []string) ([]model
 		for i := range p.Partitions {
 			gp := &p.Partitions[i]
 			gp.Start, gp.End = starts.of(gp.TopicPartition), ends.of(gp.TopicPartition)
+			gp.LeaderEpochNow = ls.epochOf(gp.TopicPartition)
 		}
 		out = append(out, *p)
 	}

@@ -60,30 +60,30 @@ func (o topicOffsets) set(topic string, partition int32, off int64) {
 // one ListOffsets request per partition leader for the starts and one for
 // the ends, as leaderOffsets (which it must equal) sends. A topic the
 // brokers do not have fails the whole call (logBoundsEach does not).
-func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartition) (starts, ends topicOffsets, cluster string, err error) {
-	starts, ends, cluster, bad, err := logBoundsEach(ctx, c, tps)
+func logBounds(ctx context.Context, c *kafkago.Client, tps []model.TopicPartition) (starts, ends topicOffsets, ls *leaders, err error) {
+	starts, ends, ls, bad, err := logBoundsEach(ctx, c, tps)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, err
 	}
 	for _, tp := range tps {
 		if len(bad) == 0 {
 			break
 		}
 		if err := bad[tp.Topic]; err != nil {
-			return nil, nil, "", err
+			return nil, nil, nil, err
 		}
 		if err := bad[tp.String()]; err != nil {
-			return nil, nil, "", err
+			return nil, nil, nil, err
 		}
 	}
-	return starts, ends, cluster, nil
+	return starts, ends, ls, nil
 }
 
 // logBoundsEach is logBounds, with the topics it could not read (missing,
 // not authorised) and the partitions (one a topic lacks) left out, each
 // one's error in bad under the topic's name or the partition's
 // ("topic/N"), so that one deleted topic leaves the others known.
-func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPartition) (starts, ends topicOffsets, cluster string, bad map[string]error, err error) {
+func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPartition) (starts, ends topicOffsets, ls *leaders, bad map[string]error, err error) {
 	var topics []string
 	seen := map[string]bool{}
 	for _, tp := range tps {
@@ -93,7 +93,7 @@ func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPart
 		}
 	}
 	clientID := c.Transport.(*kafkago.Transport).ClientID
-	md := &rawPlainRequest{key: protocol.Metadata, minVersion: 4, maxVersion: 5, node: -1, clientID: clientID,
+	md := &rawPlainRequest{key: protocol.Metadata, minVersion: 4, maxVersion: 7, node: -1, clientID: clientID,
 		encode: func(w *flexWrite, _ int16) {
 			w.int32(int32(len(topics)))
 			for _, t := range topics {
@@ -104,9 +104,9 @@ func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPart
 		parse: parseLeaders}
 	m, err := c.Transport.RoundTrip(ctx, c.Addr, md)
 	if err != nil {
-		return nil, nil, "", nil, err
+		return nil, nil, nil, nil, err
 	}
-	ls := m.(*rawPlainRequest).result.(*leaders)
+	ls = m.(*rawPlainRequest).result.(*leaders)
 	bad = map[string]error{}
 	for _, t := range topics {
 		if code := ls.topicErr[t]; code != 0 {
@@ -141,7 +141,7 @@ func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPart
 				out = ends
 			}
 			if err := leaderBounds(ctx, c, clientID, leader, parts, at, out); err != nil {
-				return nil, nil, "", nil, err
+				return nil, nil, nil, nil, err
 			}
 		}
 	}
@@ -150,7 +150,7 @@ func logBoundsEach(ctx context.Context, c *kafkago.Client, tps []model.TopicPart
 			bad[tp.String()] = fmt.Errorf("%s: not in the broker's answer", tp)
 		}
 	}
-	return starts, ends, ls.cluster, bad, nil
+	return starts, ends, ls, bad, nil
 }
 
 // leaderBounds asks one leader for the offsets at at (FirstOffset or
@@ -208,20 +208,27 @@ func leaderBounds(ctx context.Context, c *kafkago.Client, clientID string, leade
 // leaders is what a Metadata answer says of partition leadership.
 type leaders struct {
 	byTopic  map[string][]int32 // leader per partition number; -1 none
+	epochs   map[string][]int32 // the leader's epoch per partition number; -1 unknown (before v7)
 	topicErr map[string]int16
 	cluster  string
 }
 
-func (l *leaders) of(tp model.TopicPartition) int32 {
-	if ps := l.byTopic[tp.Topic]; tp.Partition >= 0 && tp.Partition < len(ps) {
+func (l *leaders) of(tp model.TopicPartition) int32 { return l.at(l.byTopic, tp) }
+
+// epochOf is the epoch of tp's leader, -1 when the answer did not say.
+func (l *leaders) epochOf(tp model.TopicPartition) int32 { return l.at(l.epochs, tp) }
+
+func (l *leaders) at(m map[string][]int32, tp model.TopicPartition) int32 {
+	if ps := m[tp.Topic]; tp.Partition >= 0 && tp.Partition < len(ps) {
 		return ps[tp.Partition]
 	}
 	return -1
 }
 
-// parseLeaders reads a Metadata v4 or v5 answer.
+// parseLeaders reads a Metadata answer of v4 to v7 (v7 says each
+// leader's epoch).
 func parseLeaders(r *wire, v int16) any {
-	l := &leaders{byTopic: map[string][]int32{}, topicErr: map[string]int16{}}
+	l := &leaders{byTopic: map[string][]int32{}, epochs: map[string][]int32{}, topicErr: map[string]int16{}}
 	r.int32() // throttle_time_ms
 	for range r.count() {
 		r.int32()                      // node_id
@@ -239,10 +246,13 @@ func parseLeaders(r *wire, v int16) any {
 		r.take(1) // is_internal
 		l.topicErr[name] = code
 		n := r.count()
-		ps := make([]int32, 0, n)
+		ps, es := make([]int32, 0, n), make([]int32, 0, n)
 		for range n {
 			r.int16() // error_code: a partition without a leader says so by leader -1
-			p, leader := r.int32(), r.int32()
+			p, leader, epoch := r.int32(), r.int32(), int32(-1)
+			if v >= 7 {
+				epoch = r.int32()
+			}
 			for range 2 + int(min(v-4, 1)) { // replicas, isr, offline (v5)
 				r.take(4 * r.count())
 			}
@@ -250,11 +260,11 @@ func parseLeaders(r *wire, v int16) any {
 				continue
 			}
 			for int(p) >= len(ps) {
-				ps = append(ps, -1)
+				ps, es = append(ps, -1), append(es, -1)
 			}
-			ps[p] = leader
+			ps[p], es[p] = leader, epoch
 		}
-		l.byTopic[name] = ps
+		l.byTopic[name], l.epochs[name] = ps, es
 	}
 	return l
 }

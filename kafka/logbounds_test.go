@@ -40,12 +40,12 @@ func TestLogBoundsSameAsLeaderOffsets(t *testing.T) {
 	}
 	c := Config{Brokers: []string{addr}}.Client()
 	ctx := context.Background()
-	starts, ends, cluster, err := logBounds(ctx, Config{Brokers: []string{addr}}.lagClient(), tps)
+	starts, ends, ls, err := logBounds(ctx, Config{Brokers: []string{addr}}.lagClient(), tps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := clusterID(ctx, c); cluster != want || cluster == "" {
-		t.Errorf("cluster id %q, want %q", cluster, want)
+	if want := clusterID(ctx, c); ls.cluster != want || ls.cluster == "" {
+		t.Errorf("cluster id %q, want %q", ls.cluster, want)
 	}
 	for _, k := range []struct {
 		at  int64

@@ -97,8 +97,9 @@ func (c Config) GroupBounds(ctx context.Context, groups []string) (SinkLogs, err
 	}
 	var starts, ends topicOffsets
 	var bad map[string]error
+	ls := &leaders{}
 	if len(tps) > 0 {
-		if starts, ends, _, bad, err = logBoundsEach(ctx, client, tps); err != nil {
+		if starts, ends, ls, bad, err = logBoundsEach(ctx, client, tps); err != nil {
 			return SinkLogs{}, err
 		}
 	}
@@ -112,7 +113,8 @@ func (c Config) GroupBounds(ctx context.Context, groups []string) (SinkLogs, err
 			gp.Start, gp.End = -1, -1
 			if gp.Partition >= 0 && (len(bad) == 0 || bad[gp.Topic] == nil && bad[gp.String()] == nil) {
 				gp.Start, gp.End = starts.of(gp.TopicPartition), ends.of(gp.TopicPartition)
-				if a := (EpochAt{gp.TopicPartition, gp.LeaderEpoch}); a.Epoch >= 0 && !asked[a] {
+				gp.LeaderEpochNow = ls.epochOf(gp.TopicPartition)
+				if a := (EpochAt{gp.TopicPartition, gp.LeaderEpoch}); a.Epoch >= 0 && !gp.EpochIsCurrent() && !asked[a] {
 					asked[a] = true
 					asks = append(asks, a)
 				}

@@ -32,8 +32,20 @@ type GroupPartition struct {
 	// starting from it validates (OffsetsForLeaderEpoch); -1 for none (as
 	// Connect's REST API and kafka-consumer-groups commit) or unknown.
 	LeaderEpoch int32
+	// LeaderEpochNow is the partition leader's epoch when the log was
+	// read (Metadata v7), -1 when unknown.
+	LeaderEpochNow int32
 	// Start and End are the partition's log start and log-end offsets.
 	Start, End int64
+}
+
+// EpochIsCurrent says that a consumer's validation of the committed
+// offset cannot fail, so the broker need not be asked where its epoch
+// ends: the epoch is the leader's current one, which ends at the
+// leader's log end (OffsetsForLeaderEpoch answers its log end offset),
+// at or past End, and the offset is at or before End.
+func (p GroupPartition) EpochIsCurrent() bool {
+	return p.LeaderEpoch >= 0 && p.LeaderEpoch == p.LeaderEpochNow && p.Committed >= 0 && p.Committed <= p.End
 }
 
 // Lag is End − Committed (End − Start when nothing is committed).

@@ -34,8 +34,7 @@ func (c *Checker) sinks(ctx context.Context, sources []Source, idx []int, out []
 		parts := make([]resume.SinkPartition, 0, len(p.Partitions))
 		for _, gp := range p.Partitions {
 			end, asked := logs.EpochEnds[kafka.EpochAt{TopicPartition: gp.TopicPartition, Epoch: gp.LeaderEpoch}]
-			parts = append(parts, resume.SinkPartition{Topic: gp.Topic, Partition: gp.Partition, Committed: gp.Committed,
-				Epoch: gp.LeaderEpoch, EpochEnd: end, EpochAsked: asked, Log: resume.Log{Start: gp.Start, End: gp.End}, Err: logs.Unread.Of(gp.TopicPartition)})
+			parts = append(parts, SinkPartitionOf(gp, end, asked, logs.Unread.Of(gp.TopicPartition)))
 		}
 		out[i] = resume.Sink(s.Name, s.Class, s.Config, g, parts, p.Err, at)
 	}
@@ -48,4 +47,15 @@ func groupOf(s Source) string {
 		return s.Group
 	}
 	return model.SinkGroupName(s.Name, s.Config)
+}
+
+// SinkPartitionOf is what the check judges of a group's partition: where
+// the broker said its committed epoch ends (asked), or, for the leader's
+// current epoch, which it is not asked of, the log end.
+func SinkPartitionOf(gp model.GroupPartition, epochEnd int64, asked bool, unread string) resume.SinkPartition {
+	if !asked && gp.EpochIsCurrent() {
+		epochEnd, asked = gp.End, true
+	}
+	return resume.SinkPartition{Topic: gp.Topic, Partition: gp.Partition, Committed: gp.Committed, Epoch: gp.LeaderEpoch,
+		EpochEnd: epochEnd, EpochAsked: asked, Log: resume.Log{Start: gp.Start, End: gp.End}, Err: unread}
 }
