@@ -304,24 +304,9 @@ func (f *CreateForm) View(spinner string) string {
 	head = append(head, hint...)
 	head = append(head, "", f.label(focusName, "Name"), f.name.View())
 	hintLines := len(hint) + 1 // and the blank line after it
-	switch {
-	case f.err == errEmpty:
-		head = append(head, st.Muted.Render("  type the new connector's name"))
-	case f.err != nil:
-		head = append(head, kit.IndentWrap(st.Bad.Render("✗ "+kit.Clean(f.err.Error())), inner, "", 2)...)
-	default:
-		head = append(head, st.OK.Render("✓ ")+st.Muted.Render(kit.Clean(f.target())+" is free"))
-	}
+	head = append(head, fieldVerdict(st, f.err, "type the new connector's name", f.target()+" is free", inner)...)
 	head = append(head, f.label(focusConfig, "Config ("+kit.Clean(f.from)+"'s; "+plan.HiddenText+" keeps its secret)"))
-	var tail []string
-	switch c := f.config; {
-	case c.Err == errEmpty:
-		tail = append(tail, st.Muted.Render("  "+c.empty))
-	case c.Err != nil:
-		tail = append(tail, kit.IndentWrap(st.Bad.Render("✗ "+kit.Clean(c.Err.Error())), inner, "", 2)...)
-	default:
-		tail = append(tail, st.OK.Render("✓ ")+st.Muted.Render(kit.Clean(c.note)))
-	}
+	tail := fieldVerdict(st, f.config.Err, f.config.empty, f.config.note, inner)
 	if f.sink {
 		tail = append(tail, hanging(f.label(focusOffsets, "Offsets")+st.Muted.Render("  its consumer group's, as they are (consumer.override.group.id, else connect-NAME)"), inner)...)
 	} else {

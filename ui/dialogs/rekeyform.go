@@ -175,12 +175,7 @@ func (f *RekeyForm) View(spinner string) string {
 		}
 		lines = append(lines, label, in.View())
 	}
-	switch {
-	case f.err == errEmpty:
-		lines = append(lines, st.Muted.Render("  type the field's new value: FIELD=VALUE"))
-	case f.err != nil:
-		lines = append(lines, kit.IndentWrap(st.Bad.Render("✗ "+kit.Clean(f.err.Error())), inner, "", 2)...)
-	}
+	lines = append(lines, fieldVerdict(st, f.err, "type the field's new value: FIELD=VALUE", "", inner)...)
 	lines = append(lines, "")
 	submit := f.km.FormSubmit
 	submit.SetEnabled(f.err == nil)
