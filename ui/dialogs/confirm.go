@@ -138,21 +138,8 @@ func (d *ConfirmDialog) Fail(i int) { d.steps[i].state = stepFailed }
 
 // update scrolls the body, or types into the name prompt.
 func (d *ConfirmDialog) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch {
-		case key.Matches(k, d.km.DialogUp):
-			d.vp.ScrollUp(1)
-			return nil
-		case key.Matches(k, d.km.DialogDown):
-			d.vp.ScrollDown(1)
-			return nil
-		case key.Matches(k, d.km.DialogPageUp):
-			d.vp.PageUp()
-			return nil
-		case key.Matches(k, d.km.DialogPageDown):
-			d.vp.PageDown()
-			return nil
-		}
+	if k, ok := msg.(tea.KeyPressMsg); ok && scrollBody(d.km, &d.vp, k) {
+		return nil
 	}
 	if !d.needName || d.Running {
 		return nil
@@ -665,4 +652,22 @@ func (d *ConfirmDialog) undoWarnings(more func(string, int)) {
 	for _, n := range u.Newer {
 		more(st.Warn.Render("⚠ NEWER VALUE: ")+kit.Clean(n.String())+st.Warn.Render(" · undo overwrites it"), 0)
 	}
+}
+
+// scrollBody moves a dialog's body by a line or a page for the dialog's
+// scroll keys, and says whether k was one of them.
+func scrollBody(km *keymap.KeyMap, vp *viewport.Model, k tea.KeyPressMsg) bool {
+	switch {
+	case key.Matches(k, km.DialogUp):
+		vp.ScrollUp(1)
+	case key.Matches(k, km.DialogDown):
+		vp.ScrollDown(1)
+	case key.Matches(k, km.DialogPageUp):
+		vp.PageUp()
+	case key.Matches(k, km.DialogPageDown):
+		vp.PageDown()
+	default:
+		return false
+	}
+	return true
 }

@@ -68,21 +68,8 @@ func (d *OperationDialog) Start() {
 
 // Update scrolls the body, or types into the name prompt.
 func (d *OperationDialog) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch {
-		case key.Matches(k, d.km.DialogUp):
-			d.vp.ScrollUp(1)
-			return nil
-		case key.Matches(k, d.km.DialogDown):
-			d.vp.ScrollDown(1)
-			return nil
-		case key.Matches(k, d.km.DialogPageUp):
-			d.vp.PageUp()
-			return nil
-		case key.Matches(k, d.km.DialogPageDown):
-			d.vp.PageDown()
-			return nil
-		}
+	if k, ok := msg.(tea.KeyPressMsg); ok && scrollBody(d.km, &d.vp, k) {
+		return nil
 	}
 	if d.Running {
 		return nil
