@@ -162,14 +162,8 @@ func (m *MariaDB) Stop() {
 	if m.root != nil {
 		m.root.Close()
 	}
-	if m.proc != nil && m.proc.exited() == nil {
-		m.proc.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-m.proc.done:
-		case <-time.After(15 * time.Second):
-			m.proc.cmd.Process.Kill()
-			<-m.proc.done
-		}
+	if m.proc != nil {
+		m.proc.stop(15 * time.Second)
 	}
 	os.RemoveAll(m.Dir)
 }

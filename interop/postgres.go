@@ -160,14 +160,8 @@ func (pg *Postgres) SQL(ctx context.Context, sql string) (string, error) {
 
 // Stop ends the server (a fast shutdown) and removes its directory.
 func (pg *Postgres) Stop() {
-	if pg.proc != nil && pg.proc.exited() == nil {
-		pg.proc.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-pg.proc.done:
-		case <-time.After(15 * time.Second):
-			pg.proc.cmd.Process.Kill()
-			<-pg.proc.done
-		}
+	if pg.proc != nil {
+		pg.proc.stopBy(syscall.SIGINT, 15*time.Second)
 	}
 	os.RemoveAll(pg.Dir)
 }

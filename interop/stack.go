@@ -439,11 +439,14 @@ func (s *Stack) Stop() {
 }
 
 // stop sends SIGTERM and waits for the process to end, killing it after d.
-func (p *process) stop(d time.Duration) {
+func (p *process) stop(d time.Duration) { p.stopBy(syscall.SIGTERM, d) }
+
+// stopBy is stop with the signal the server takes for its clean shutdown.
+func (p *process) stopBy(sig os.Signal, d time.Duration) {
 	if p.exited() != nil {
 		return
 	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.cmd.Process.Signal(sig)
 	select {
 	case <-p.done:
 	case <-time.After(d):
