@@ -67,6 +67,28 @@ func TestRenameCommandAndUndo(t *testing.T) {
 	}
 }
 
+// An orphan (offsets, not in Connect) has no config to rename or rekey
+// (or move): each says so and points at koff copy, not "unknown connector";
+// a typo is still an unknown connector with the names it is close to.
+func TestOperationsOfAnOrphanPointAtCopy(t *testing.T) {
+	c := demoCluster(t)
+	flags := []string{"-b", c.Bootstrap(), "--connect-url", c.ConnectURL(), "--audit-log", filepath.Join(t.TempDir(), "audit.jsonl")}
+	for _, args := range [][]string{
+		{"rename", "jdbc-old-orders", "orders-2", "--dry-run"},
+		{"rekey", "jdbc-old-orders", "--set", "table=orders2", "--dry-run"},
+	} {
+		_, errs, code := koff(t, withAudit(t, append(args, flags...)...)...)
+		if code == 0 || !strings.Contains(errs, "jdbc-old-orders is not in Connect: koff has only its offsets") ||
+			!strings.Contains(errs, "koff copy jdbc-old-orders NEW") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("koff %s: exit %d %q", args[0], code, errs)
+		}
+	}
+	_, errs, code := koff(t, withAudit(t, append([]string{"rename", "jdbc-bililng", "x", "--dry-run"}, flags...)...)...)
+	if code == 0 || !strings.Contains(errs, "unknown connector jdbc-bililng") || !strings.Contains(errs, "did you mean jdbc-billing?") {
+		t.Errorf("a typo: exit %d %q", code, errs)
+	}
+}
+
 // koff create -f takes Connect's create request or a flat config, with
 // --offsets as an export or Connect's GET offsets body; bad input is one
 // line and a non-zero exit.

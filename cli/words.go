@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -38,16 +37,7 @@ func intervalText(d time.Duration) string {
 // "unknown connector NAME: WHERE; did you mean X?". Connect's own 404
 // messages are passed on verbatim instead.
 func unknownConnector(name string, where, known []string) error {
-	msg := fmt.Sprintf("unknown connector %s: %s", name, strings.Join(where, ", "))
-	switch c := planner.ClosestNames(name, known); len(c) {
-	case 0:
-		msg += "."
-	case 1:
-		msg += "; did you mean " + c[0] + "?"
-	default:
-		msg += "; did you mean one of " + strings.Join(c, ", ") + "?"
-	}
-	return errors.New(msg)
+	return &planner.UnknownConnectorError{Name: name, Closest: planner.ClosestNames(name, known), Where: where, NoCreate: true}
 }
 
 // noOffsets is the refusal of a reading command for a name it has nothing

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,9 +24,16 @@ type UnknownConnectorError struct {
 	// NoCreate leaves out the --create hint: for a reset, an undo, a stop
 	// or the source of a copy a new name has nothing to give.
 	NoCreate bool
+	// OffsetsOnly is a name Connect does not list whose offsets koff has
+	// (an orphan): what needs its config cannot act on it, and its
+	// offsets can still go to another connector.
+	OffsetsOnly bool
 }
 
 func (e *UnknownConnectorError) Error() string {
+	if e.OffsetsOnly {
+		return fmt.Sprintf("%s is not in Connect: koff has only its offsets, and no config to act on; koff copy %s NEW gives them to another connector", e.Name, e.Name)
+	}
 	s := fmt.Sprintf("unknown connector %s: %s", e.Name, strings.Join(e.Where, ", "))
 	if m := DidYouMean(e.Closest); m != "" {
 		s += m
@@ -139,7 +147,9 @@ func (e *Planner) NotInConnect(ctx context.Context, name string, err error) erro
 	if !connect.IsNotFound(err) {
 		return err
 	}
-	return &UnknownConnectorError{Name: name, Closest: ClosestNames(name, e.KnownNames(ctx)), Where: []string{"Connect does not list it"}, NoCreate: true}
+	known := e.KnownNames(ctx)
+	return &UnknownConnectorError{Name: name, Closest: ClosestNames(name, known), Where: []string{"Connect does not list it"}, NoCreate: true,
+		OffsetsOnly: slices.Contains(known, name)}
 }
 
 // KnownNames are the connectors koff can see: in the offsets topics, in

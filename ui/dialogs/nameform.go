@@ -85,7 +85,7 @@ func (f *nameForm) view(spinner string, t nameFormText) string {
 func fieldVerdict(st *kit.Styles, err error, empty, note string, inner int) []string {
 	switch {
 	case err == errEmpty:
-		return kit.IndentWrap(st.Muted.Render("  "+kit.Clean(empty)), inner, "  ", 2)
+		return kit.IndentWrap(st.Muted.Render(kit.Clean(empty)), inner, "  ", 2)
 	case err != nil:
 		return kit.IndentWrap(st.Bad.Render("✗ "+kit.Clean(err.Error())), inner, "", 3)
 	case note == "":
