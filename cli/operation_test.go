@@ -58,6 +58,11 @@ func TestRenameCommandAndUndo(t *testing.T) {
 		t.Errorf("koff audit:\n%s", audit)
 	}
 
+	// The old name finds it too: the rename is an edit of both.
+	out, errs, code = koff(t, append([]string{"undo", "jdbc-billing", "--dry-run"}, flags...)...)
+	if code != 0 || !strings.Contains(out, "Undoing the rename of jdbc-billing to billing") {
+		t.Fatalf("undo by the old name: exit %d %s\n%s", code, errs, out)
+	}
 	out, errs, code = koff(t, append([]string{"undo", "billing", "--yes"}, flags...)...)
 	if code != 0 || !strings.Contains(out, "Undoing the rename of jdbc-billing to billing") || !strings.Contains(out, "undo of the rename of jdbc-billing to billing: all 6 steps done") {
 		t.Fatalf("undo: exit %d %s\n%s", code, errs, out)

@@ -129,3 +129,18 @@ func (ed Edit) operationHeadline() string {
 	return fmt.Sprintf("INTERRUPTED %s of %s: %s brings back the start (%d/%d steps done, by %s at %s)",
 		strings.ToUpper(string(s.Kind)), s.Connector, plan.UndoCommand(s.Connector, ed.ShortID()), len(done), len(s.Steps), s.User, model.TimeText(s.Time))
 }
+
+// Concerns says whether the entry is an edit of connector: its own, or,
+// for an operation, one of its steps' (a rename's old name, whose
+// offsets it tombstoned and whose config it deleted).
+func (en Entry) Concerns(connector string) bool {
+	if en.Connector == connector {
+		return true
+	}
+	for _, s := range en.Steps {
+		if s.Connector == connector {
+			return true
+		}
+	}
+	return false
+}

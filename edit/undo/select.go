@@ -263,7 +263,7 @@ func (e *Finder) lastEdit(ctx context.Context, edits []audit.Edit, connector str
 	for i := len(edits) - 1; i >= 0; i-- {
 		ed := edits[i]
 		s := ed.Start
-		if connector != "" && s.Connector != connector || !isOffsetEdit(s) || s.PartOf != "" {
+		if connector != "" && !s.Concerns(connector) || !isOffsetEdit(s) || s.PartOf != "" {
 			continue // a step of an operation is undone with the operation
 		}
 		if s.Cluster != "" && s.Cluster != u.Cluster {
@@ -338,7 +338,7 @@ func (e *Finder) namedEdit(ctx context.Context, edits []audit.Edit, q Query, u *
 	var could []audit.Edit
 	var at []int
 	for j, ed := range edits {
-		if isOffsetEdit(ed.Start) && (q.Connector == "" || ed.Start.Connector == q.Connector) {
+		if isOffsetEdit(ed.Start) && (q.Connector == "" || ed.Start.Concerns(q.Connector)) {
 			could, at = append(could, ed), append(at, j)
 		}
 	}
@@ -356,7 +356,7 @@ func (e *Finder) namedEdit(ctx context.Context, edits []audit.Edit, q Query, u *
 	}
 	s := edits[i].Start
 	switch {
-	case q.Connector != "" && s.Connector != q.Connector:
+	case q.Connector != "" && !s.Concerns(q.Connector):
 		return 0, fmt.Errorf("edit %s is the %s: not an edit of %s", edits[i].ID(), audit.EditName(s), q.Connector)
 	case !isOffsetEdit(s):
 		return 0, fmt.Errorf("edit %s is a %s of %s: it changed no offsets, nothing to undo (koff %s undoes a %s)", edits[i].ID(), s.Kind, s.Connector, oppositeOf(s.Kind), s.Kind)
