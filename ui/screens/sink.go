@@ -310,9 +310,7 @@ func (s *SinkScreen) View() string {
 	}
 	lines := append([]string{title}, s.panel()...)
 	lines = append(lines, s.List.View(empty))
-	if s.footLines() > 0 {
-		lines = append(lines, s.resumeLine())
-	}
+	lines = append(lines, s.resumeLines()...)
 	return strings.Join(lines, "\n")
 }
 
@@ -348,21 +346,36 @@ func (s *SinkScreen) Clip() (string, string, error) {
 }
 
 // footLines is how many lines the selected partition's resume check takes
-// under the table: one, where the screen has room for the panel too.
+// under the table: up to three on a tall screen, so that what the sink
+// does there is read whole, none where the screen has no room.
 func (s *SinkScreen) footLines() int {
-	if s.height < 8 {
+	switch {
+	case s.height < 8:
 		return 0
+	case s.height < 14:
+		return 1
+	case s.height < 18:
+		return 2
 	}
-	return 1
+	return 3
 }
 
-// resumeLine is the selected partition's resume check in words: what a
-// restart of the sink does there.
-func (s *SinkScreen) resumeLine() string {
+// resumeLines are the selected partition's resume check in words, what a
+// restart of the sink does there, in footLines lines: the state first, so
+// that a cut keeps it.
+func (s *SinkScreen) resumeLines() []string {
+	n := s.footLines()
 	r, ok := s.Selected()
-	if !ok {
-		return ""
+	if n == 0 || !ok {
+		return make([]string, n)
 	}
-	return kit.Truncate("↳ "+s.st.Title.Render(kit.Clean(r.TopicPartition.String()))+s.st.Muted.Render(" · ")+
-		resumeWords(s.st, r.Resume, s.now), s.width)
+	text := "↳ " + s.st.Title.Render(kit.Clean(r.TopicPartition.String())) + s.st.Muted.Render(" · ") + resumeWords(s.st, r.Resume, s.now)
+	lines := kit.IndentWrap(text, max(s.width-2, 1), "", n)
+	for i := 1; i < len(lines); i++ {
+		lines[i] = "  " + lines[i]
+	}
+	for len(lines) < n {
+		lines = append(lines, "")
+	}
+	return lines
 }
