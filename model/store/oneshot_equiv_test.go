@@ -183,6 +183,23 @@ func storeJSON(s *Store) []byte {
 	return append(out, '}')
 }
 
+// storeHistories is every entry's count of updates and the times and
+// record offsets of those it keeps, oldest first.
+func storeHistories(s *Store) string {
+	var lines []string
+	for id, c := range s.connectors {
+		for _, e := range c.entries {
+			l := fmt.Sprintf("%s %s p%d updates=%d:", id.Name, e.key, e.partition, e.updates)
+			for _, u := range e.orderedHistory() {
+				l += fmt.Sprintf(" %d@%d", u.RecordOffset, u.Time.UnixMilli())
+			}
+			lines = append(lines, l)
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
 // chunks hands recs to take in chunks of random sizes, as fetches cut them.
 func chunks(rng *rand.Rand, recs []Record, take func([]Record)) {
 	for len(recs) > 0 {
@@ -266,6 +283,12 @@ func TestOneShotReadPrintsWhatTheStorePrints(t *testing.T) {
 		}
 		if w := storeJSON(want); !bytes.Equal(out, w) {
 			t.Errorf("trial %d (%d, one-shot printed %v, %s):\n got %.3000s\nwant %.3000s", trial, odd, ok, o.Why(), out, w)
+		}
+		// Handed over, the Store also holds each entry's history as the
+		// Store fed every record does: its times decide which of a
+		// partition's forms a task wrote in one flush (flushedWith).
+		if g, w := storeHistories(got), storeHistories(want); !ok && g != w {
+			t.Errorf("trial %d (%s): histories after the handover differ:\n got %.2000s\nwant %.2000s", trial, o.Why(), g, w)
 		}
 		if ok != (odd < 0) {
 			t.Errorf("trial %d (odd %d): the read printed itself: %v (%s)", trial, odd, ok, o.Why())

@@ -31,7 +31,11 @@ import (
 
 // OneShotRead collects the records of a one-shot read.
 type OneShotRead struct {
-	mu    sync.Mutex
+	// History is the history depth of the Store the read hands over to
+	// (StoreOptions.History; 0: the default): a record handed over brings
+	// the times and offsets of as many records of its key as it keeps.
+	History int
+	mu      sync.Mutex
 	parts []*OneShotPart
 	bad   atomic.Bool
 	why   atomic.Pointer[string] // the first thing met that is not the simple case
@@ -100,7 +104,24 @@ type OneShotPart struct {
 	chunkSlots []int32
 	hashes     []uint64 // of each key of a chunk
 	last       int32    // local number of the last connector met, -1 none
+	// over are the records of an indexed part's key bytes written over
+	// in place, by the record's index (made once one is): what a handover
+	// gives the Store of them (their times decide which of a partition's
+	// forms a task wrote, flushedWith).
+	over []osOver
 }
+
+// osOver is what a record written over in place superseded: how many
+// records, the latest of their times, and the times and offsets of the
+// last History-1 of them, a ring whose oldest is at head once full.
+type osOver struct {
+	count, head int32
+	newest      int64
+	last        []osUpdate
+}
+
+// osUpdate is a superseded record's time (Unix milliseconds) and offset.
+type osUpdate struct{ ms, offset int64 }
 
 // osRec is a record kept: where its key and value are, what the bodies
 // need of its key, and what the Store needs of it if the read gives up.
@@ -228,6 +249,7 @@ func (p *OneShotPart) appendFrom(recs []Record) int {
 			slot, at = p.find(kh, k)
 		}
 		if at >= 0 {
+			p.writeOver(int32(at))
 			p.setValue(&p.recs[at], r)
 			continue
 		}
@@ -386,6 +408,45 @@ func (p *OneShotPart) store(b []byte) []byte {
 	blk = append(blk, b...)
 	p.blocks[p.cur] = blk
 	return blk[off:]
+}
+
+// writeOver notes that the record at index at is superseded by the one
+// about to be written over it.
+func (p *OneShotPart) writeOver(at int32) {
+	if int(at) >= len(p.over) {
+		p.over = append(p.over, make([]osOver, max(len(p.recs), 2*len(p.over))-len(p.over))...)
+	}
+	v := &p.over[at]
+	rc := &p.recs[at]
+	if v.count == 0 {
+		v.newest = zeroMs
+	}
+	v.count++
+	v.newest = max(v.newest, rc.ms)
+	u := osUpdate{rc.ms, p.base + int64(rc.offset)}
+	switch keep := p.r.history() - 1; {
+	case len(v.last) < keep:
+		v.last = append(v.last, u)
+	case keep > 0:
+		v.last[v.head] = u
+		v.head = (v.head + 1) % int32(keep)
+	}
+}
+
+// updates appends the superseded records v keeps to seq, oldest first.
+func (v *osOver) updates(seq []model.Update) []model.Update {
+	for _, u := range append(v.last[v.head:len(v.last):len(v.last)], v.last[:v.head]...) {
+		seq = append(seq, model.Update{Time: msTime(u.ms), RecordOffset: u.offset})
+	}
+	return seq
+}
+
+// history is the Store's history depth the read hands over to.
+func (o *OneShotRead) history() int {
+	if o.History > 0 {
+		return o.History
+	}
+	return defaultHistory
 }
 
 // setValue makes r rc's record: its value (checked plain by the caller),

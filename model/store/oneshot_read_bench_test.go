@@ -18,21 +18,37 @@ import (
 // topic, without the broker and the socket, through the Store (Latest,
 // Ingest, AppendOffsetsBody: "store") and through a OneShotRead (Append,
 // Bodies, WriteJSON: "once"): 25 partition readers
-// side by side, 1,000,000 records of 1,000,000 MirrorMaker-shaped keys
-// (-short: 50,000). Both write the same bytes (checked); CPU time of the
-// process is the figure.
+// side by side, 1,000,000 records (-short: 50,000) of 1,000,000
+// MirrorMaker-shaped keys ("keys=all"), and of 7,000 keys each written
+// again and again ("keys=7000": a part indexed, each key's records
+// written over in place). Both write the same bytes (checked); CPU time
+// of the process is the figure.
 //
 //	go test ./model/store -run XXX -bench OneShotRead -benchtime 3x
 func BenchmarkOneShotRead(b *testing.B) {
+	for _, keys := range []int{0, 7000} {
+		name := "keys=all"
+		if keys > 0 {
+			name = fmt.Sprintf("keys=%d", keys)
+		}
+		b.Run(name, func(b *testing.B) { benchmarkOneShotRead(b, keys) })
+	}
+}
+
+func benchmarkOneShotRead(b *testing.B, keys int) {
 	const partitions = 25
 	records := 1_000_000
 	if testing.Short() {
 		records = 50_000
 	}
 	var fetched [partitions][]byte
-	for i := range records {
+	for n := range records {
+		i := n
+		if keys > 0 {
+			i = n % keys
+		}
 		key := fmt.Appendf(nil, `["mm2-%02d.MirrorSourceConnector",{"cluster":"primary","partition":%d,"topic":"orders.region-%d.topic-%d"}]`, i%70, i/70%100, i%70, i/7000)
-		value := fmt.Appendf(nil, `{"offset":%d}`, i%1000)
+		value := fmt.Appendf(nil, `{"offset":%d}`, n%1000)
 		p := java.PartitionFor(key, partitions)
 		fetched[p] = append(append(append(append(fetched[p], byte(len(key))), key...), byte(len(value))), value...)
 	}

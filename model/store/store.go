@@ -26,9 +26,13 @@ type StoreOptions struct {
 	OneShot bool
 }
 
+// defaultHistory is the updates kept per source partition unless
+// StoreOptions.History says otherwise.
+const defaultHistory = 16
+
 func (o StoreOptions) withDefaults() StoreOptions {
 	if o.History <= 0 {
-		o.History = 16
+		o.History = defaultHistory
 	}
 	if o.Flushes <= 0 {
 		o.Flushes = 64
