@@ -36,9 +36,9 @@ type OneShotRead struct {
 	// the times and offsets of as many records of its key as it keeps.
 	History int
 	mu      sync.Mutex
-	parts []*OneShotPart
-	bad   atomic.Bool
-	why   atomic.Pointer[string] // the first thing met that is not the simple case
+	parts   []*OneShotPart
+	bad     atomic.Bool
+	why     atomic.Pointer[string] // the first thing met that is not the simple case
 }
 
 // fail notes that the read is not the simple case, and why.
