@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"koff/edit/plan"
 	"koff/model"
@@ -82,23 +83,55 @@ func (w *logView) conflict(b batch, recs []store.Record) error {
 	return nil
 }
 
-// batchIn finds a batch's records, in order, among recs; it returns the
-// offset of the first.
+// batchIn finds a batch's records among recs; it returns the offset of
+// the first.
 func batchIn(p *plan.Plan, b batch, recs []store.Record) (int64, bool) {
-	first, j := int64(-1), 0
+	return RecordsIn(p.Path, len(b.refs), func(i int) ([]byte, []byte) {
+		wr := writeOf(p, b.refs[i])
+		return wr.Key, wr.Value
+	}, recs)
+}
+
+// RecordsIn finds n written records (record i's key and value) among recs,
+// read from a position before they were written, and returns the offset of
+// the first. koff's own produce request (the offsets topic path) writes
+// them in their order; a worker answering a REST call writes them in the
+// order of its own map (OffsetStorageWriter.doFlush iterates a HashMap of
+// partitions), so there each is found wherever it is.
+func RecordsIn(path plan.Path, n int, want func(i int) (key, value []byte), recs []store.Record) (int64, bool) {
+	if n == 0 {
+		return -1, false
+	}
+	is := func(rec store.Record, i int) bool {
+		k, v := want(i)
+		return bytes.Equal(rec.Key, k) && plan.SameRecordValue(rec.Value, v, path)
+	}
+	first := int64(-1)
+	if path != plan.PathTopic {
+		for i := range n {
+			at := slices.IndexFunc(recs, func(rec store.Record) bool { return is(rec, i) })
+			if at < 0 {
+				return -1, false
+			}
+			if first < 0 || recs[at].Offset < first {
+				first = recs[at].Offset
+			}
+		}
+		return first, true
+	}
+	j := 0
 	for _, rec := range recs {
-		if j == len(b.refs) {
+		if j == n {
 			break
 		}
-		wr := writeOf(p, b.refs[j])
-		if bytes.Equal(rec.Key, wr.Key) && plan.SameRecordValue(rec.Value, wr.Value, p.Path) {
+		if is(rec, j) {
 			if j == 0 {
 				first = rec.Offset
 			}
 			j++
 		}
 	}
-	return first, j == len(b.refs) && len(b.refs) > 0
+	return first, j == n
 }
 
 // verdict of one key after the write.

@@ -1,7 +1,6 @@
 package undo
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -173,17 +172,11 @@ func recordsFor(s audit.Entry, tp string) []audit.Record {
 	return out
 }
 
+// auditBatchIn says whether the records an audit line holds of one
+// topic-partition are among got, as the write path looks for its own.
 func auditBatchIn(want []audit.Record, got []store.Record, path plan.Path) bool {
-	j := 0
-	for _, rec := range got {
-		if j == len(want) {
-			break
-		}
-		if bytes.Equal(rec.Key, want[j].KeyBytes()) && plan.SameRecordValue(rec.Value, want[j].ValueBytes(), path) {
-			j++
-		}
-	}
-	return len(want) > 0 && j == len(want)
+	_, ok := apply.RecordsIn(path, len(want), func(i int) ([]byte, []byte) { return want[i].KeyBytes(), want[i].ValueBytes() }, got)
+	return ok
 }
 
 func parseTP(s string) (model.TopicPartition, error) {
