@@ -300,29 +300,8 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 			}()
 		}
 	}()
-	// Stored bytes, exactly, except what a terminal would act on: JSON
-	// allows DEL, C1 and bidi controls raw in strings, so they are written
-	// as \u escapes (the same value to any JSON reader). Each piece is
-	// whole characters, so escaping piece by piece is escaping the whole.
-	// A piece of printable ASCII, nearly every one, is written past
-	// stdout's guard (safeWriter), which would leave it as it is; any
-	// other goes through both as before. A body is known to be one as it
-	// is made, the rest are checked.
-	w, guard := env.Stdout, false
-	if s, ok := w.(*safeWriter); ok {
-		s.Flush()
-		w, guard = s.w, true
-	}
-	out := bufio.NewWriterSize(w, 64<<10)
-	write := func(p []byte, printable bool) {
-		if !printable && !text.PrintableASCII(p) {
-			if p = text.JSONSafe(p); guard {
-				p = text.SanitizeOutput(p) // whole characters: JSONSafe's are UTF-8
-			}
-		}
-		out.Write(p)
-	}
-	body := func(i int) {
+	write, flush := jsonOutput(env)
+	writeBodies(write, names, single, func(i int) {
 		b := <-bodies[i]
 		write(b.body, b.printable)
 		select {
@@ -330,7 +309,41 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 		default:
 		}
 		<-ahead
+	})
+	return flush()
+}
+
+// jsonOutput writes JSON text to stdout a buffer at a time: stored bytes,
+// exactly, except what a terminal would act on. JSON allows DEL, C1 and
+// bidi controls raw in strings, so they are written as \u escapes (the
+// same value to any JSON reader). Each piece written is whole characters,
+// so escaping piece by piece is escaping the whole. A piece of printable
+// ASCII, nearly every one, is written past stdout's guard (safeWriter),
+// which would leave it as it is; any other goes through both. printable
+// says a piece is known to be printable ASCII (a body made so); the rest
+// are checked.
+func jsonOutput(env Env) (write func(p []byte, printable bool), flush func() error) {
+	w, guard := env.Stdout, false
+	if s, ok := w.(*safeWriter); ok {
+		s.Flush()
+		w, guard = s.w, true
 	}
+	out := bufio.NewWriterSize(w, 64<<10)
+	write = func(p []byte, printable bool) {
+		if !printable && !text.PrintableASCII(p) {
+			if p = text.JSONSafe(p); guard {
+				p = text.SanitizeOutput(p) // whole characters: JSONSafe's are UTF-8
+			}
+		}
+		out.Write(p)
+	}
+	return write, out.Flush
+}
+
+// writeBodies writes the connectors names (sorted) as koff get -o json
+// prints them: {"NAME":BODY,…}, or with single the one body alone, as
+// Connect's GET answers it; body(i) writes the body of names[i].
+func writeBodies(write func([]byte, bool), names []string, single bool, body func(i int)) {
 	if single {
 		body(0)
 	} else {
@@ -346,7 +359,6 @@ func printOffsetsJSON(env Env, store *store.Store, conns map[string]*selected, s
 		write([]byte{'}'}, true)
 	}
 	write([]byte{'\n'}, true)
-	return out.Flush()
 }
 
 func printOffsetsTable(env Env, store *store.Store, conns map[string]*selected, deleted bool) error {

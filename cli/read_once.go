@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"bufio"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"koff/model"
-	"koff/model/java"
 	"koff/model/store"
-	"koff/model/text"
 )
 
 // readOnce makes koff get -o json and koff export of every connector read
@@ -120,46 +117,16 @@ func printReadOnce(env Env, st *store.Store, bodies *store.OneShotBodies, g *Glo
 	if len(named) > 0 {
 		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(named, n) })
 	}
-	// As printOffsetsJSON writes: printable ASCII past stdout's guard, the
-	// rest through JSONSafe and the guard.
-	w, guard := env.Stdout, false
-	if s, ok := w.(*safeWriter); ok {
-		s.Flush()
-		w, guard = s.w, true
-	}
-	out := bufio.NewWriterSize(w, 64<<10)
-	write := func(p []byte, printable bool) {
-		if !printable && !text.PrintableASCII(p) {
-			if p = text.JSONSafe(p); guard {
-				p = text.SanitizeOutput(p)
-			}
-		}
-		out.Write(p)
-	}
-	body := func(n string) {
-		if i, found := slices.BinarySearch(read, n); found {
-			bodies.WriteBody(i, write)
+	write, flush := jsonOutput(env)
+	writeBodies(write, names, single, func(i int) {
+		if j, found := slices.BinarySearch(read, names[i]); found {
+			bodies.WriteBody(j, write)
 			return
 		}
-		b, printable := bodyOf(st, others[n], nil)
+		b, printable := bodyOf(st, others[names[i]], nil)
 		write(b, printable)
-	}
-	if single {
-		body(names[0])
-		write([]byte{'\n'}, true)
-		return out.Flush()
-	}
-	write([]byte{'{'}, true)
-	for i, n := range names {
-		if i > 0 {
-			write([]byte{','}, true)
-		}
-		write(java.AppendJackson(nil, n), false)
-		write([]byte{':'}, true)
-		body(n)
-	}
-	write([]byte{'}', '\n'}, true)
-	return out.Flush()
+	})
+	return flush()
 }
 
 // readOnceRows are the connectors of the Store and of bodies, by name

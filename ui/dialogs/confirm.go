@@ -446,27 +446,37 @@ func shellWords(cmd string) []string {
 func (d *ConfirmDialog) sourceChanges(w int) []string {
 	var out []string
 	for _, ch := range d.shown.Changes {
-		out = append(out, kit.IndentWrap(ch.PartitionJSON, w, "  ", 0)...)
 		if d.shown.Kind == plan.KindDeleteStray {
+			out = append(out, kit.IndentWrap(ch.PartitionJSON, w, "  ", 0)...)
 			out = append(out, d.strayChange(ch, w)...)
 			continue
 		}
-		before, after := "(none)", "(deleted)"
-		if ch.Before != nil {
-			before = string(ch.Before)
-		}
-		if ch.After != nil {
-			after = string(ch.After)
-		}
-		if line := "    " + before + " → " + after; ansi.StringWidth(line) <= w {
-			out = append(out, line)
-		} else {
-			out = append(out, kit.IndentWrap(before, w, "    ", 0)...)
-			out = append(out, kit.IndentWrap("→ "+after, w, "    ", 0)...)
-		}
-		for _, wr := range ch.Writes {
-			out = append(out, kit.IndentWrap(d.st.Muted.Render(wr.TopicPartition.String()+": "+writeText(wr)), w, "    ", 0)...)
-		}
+		out = append(out, changeLines(d.st, ch, w, "  ")...)
+	}
+	return out
+}
+
+// changeLines is one change of a plan as a confirmation shows it, from
+// indent: the source partition, then, further in, its offset old → new
+// and the record each write makes. Outside strings are made safe here.
+func changeLines(st *kit.Styles, ch plan.Change, w int, indent string) []string {
+	in := indent + "  "
+	out := kit.IndentWrap(kit.Clean(ch.PartitionJSON), w, indent, 0)
+	before, after := "(none)", "(deleted)"
+	if ch.Before != nil {
+		before = kit.Clean(string(ch.Before))
+	}
+	if ch.After != nil {
+		after = kit.Clean(string(ch.After))
+	}
+	if line := in + before + " → " + after; ansi.StringWidth(line) <= w {
+		out = append(out, line)
+	} else {
+		out = append(out, kit.IndentWrap(before, w, in, 0)...)
+		out = append(out, kit.IndentWrap("→ "+after, w, in, 0)...)
+	}
+	for _, wr := range ch.Writes {
+		out = append(out, kit.IndentWrap(st.Muted.Render(kit.Clean(wr.TopicPartition.String())+": "+writeText(wr)), w, in, 0)...)
 	}
 	return out
 }

@@ -143,23 +143,7 @@ func (d *OperationDialog) Content(w int) []string {
 			p := s.Plan
 			out = append(out, kit.IndentWrap(st.Muted.Render(kit.Clean(p.PathReason)), w, "     ", 0)...)
 			for _, ch := range p.Changes {
-				before, after := "(none)", "(deleted)"
-				if ch.Before != nil {
-					before = string(ch.Before)
-				}
-				if ch.After != nil {
-					after = string(ch.After)
-				}
-				out = append(out, kit.IndentWrap(kit.Clean(ch.PartitionJSON), w, "     ", 0)...)
-				if line := "       " + kit.Clean(before) + " → " + kit.Clean(after); ansi.StringWidth(line) <= w {
-					out = append(out, line)
-				} else {
-					out = append(out, kit.IndentWrap(kit.Clean(before), w, "       ", 0)...)
-					out = append(out, kit.IndentWrap("→ "+kit.Clean(after), w, "       ", 0)...)
-				}
-				for _, wr := range ch.Writes {
-					out = append(out, kit.IndentWrap(st.Muted.Render(kit.Clean(wr.TopicPartition.String())+": "+writeText(wr)), w, "       ", 0)...)
-				}
+				out = append(out, changeLines(st, ch, w, "     ")...)
 			}
 			for _, warn := range p.Warnings {
 				out = append(out, kit.IndentWrap(st.Warn.Render("⚠ ")+kit.Clean(warn), w, "     ", 0)...)
