@@ -3,7 +3,6 @@ package cli
 import (
 	"github.com/spf13/pflag"
 
-	"koff/edit/plan"
 	"koff/edit/planner"
 )
 
@@ -35,34 +34,9 @@ func init() {
 			if len(o.set) == 0 {
 				return usagef("rekey needs --set FIELD=VALUE")
 			}
-			req := planner.RekeyRequest{Name: args[0], Config: map[string]string{}, Args: []string{"rekey", args[0]}}
-			for _, s := range o.set {
-				fv, ok := plan.ParseFieldValue(s)
-				if !ok {
-					return usagef("--set %q: give FIELD=VALUE", s)
-				}
-				req.Rekey.Set = append(req.Rekey.Set, fv)
-				req.Args = append(req.Args, "--set", s)
-			}
-			for _, s := range o.where {
-				fv, ok := plan.ParseFieldValue(s)
-				if !ok {
-					return usagef("--where %q: give FIELD=VALUE", s)
-				}
-				req.Rekey.Where = append(req.Rekey.Where, fv)
-				req.Args = append(req.Args, "--where", s)
-			}
-			for _, s := range o.config {
-				fv, ok := plan.ParseFieldValue(s)
-				if !ok {
-					return usagef("--config %q: give KEY=VALUE", s)
-				}
-				req.Config[fv.Field] = fv.Value
-				req.Args = append(req.Args, "--config", s)
-			}
-			if o.rename != "" {
-				req.Rename = o.rename
-				req.Args = append(req.Args, "--rename", o.rename)
+			req, err := planner.NewRekeyRequest(args[0], o.set, o.where, o.config, o.rename)
+			if err != nil {
+				return usagef("%s", err)
 			}
 			s, err := openEditSession(g, env)
 			if err != nil {

@@ -21,6 +21,9 @@ func TestRekeyCommandAndUndo(t *testing.T) {
 	}{
 		{[]string{"rekey", "debezium-inventory"}, "rekey needs --set FIELD=VALUE", ExitUsage},
 		{[]string{"rekey", "debezium-inventory", "--set", "server"}, `--set "server": give FIELD=VALUE`, ExitUsage},
+		// The dashboard's K refuses the same (planner.NewRekeyRequest).
+		{[]string{"rekey", "debezium-inventory", "--set", "server=x", "--config", "topic.prefix=x", "--config", "topic.prefix=y"}, "--config topic.prefix is given twice", ExitUsage},
+		{[]string{"rekey", "debezium-inventory", "--set", "server=x", "--rename", "debezium-inventory"}, "--rename debezium-inventory: that is its name now", ExitUsage},
 		{[]string{"rekey", "debezium-inventory", "--set", "srver=x", "--config", "topic.prefix=x"}, `no partition of debezium-inventory has a field "srver" (its fields: server; closest: server)`, 1},
 		{[]string{"rekey", "debezium-inventory", "--set", "server=dbz2", "--yes"}, "add --config topic.prefix=dbz2", 1},
 		{[]string{"rekey", "debezium-inventry", "--set", "server=dbz2"}, "debezium-inventory", 1},

@@ -31,6 +31,52 @@ type RekeyRequest struct {
 	Args   []string
 }
 
+// NewRekeyRequest is the rekey koff rekey NAME and the dashboard's K ask
+// for, from the FIELD=VALUE pairs of --set, --where and --config (KEY=VALUE)
+// and a new name ("" for none), with the command line that asks the same.
+// A pair without =, a config key given twice or the connector's own name
+// as the new one is an error naming the flag.
+func NewRekeyRequest(name string, set, where, config []string, rename string) (RekeyRequest, error) {
+	req := RekeyRequest{Name: name, Config: map[string]string{}, Args: []string{"rekey", name}}
+	pairs := func(flag, form string, in []string, add func(plan.FieldValue) error) error {
+		for _, s := range in {
+			fv, ok := plan.ParseFieldValue(s)
+			if !ok {
+				return fmt.Errorf("%s %q: give %s", flag, s, form)
+			}
+			if err := add(fv); err != nil {
+				return err
+			}
+			req.Args = append(req.Args, flag, s)
+		}
+		return nil
+	}
+	err := pairs("--set", "FIELD=VALUE", set, func(fv plan.FieldValue) error { req.Rekey.Set = append(req.Rekey.Set, fv); return nil })
+	if err == nil {
+		err = pairs("--where", "FIELD=VALUE", where, func(fv plan.FieldValue) error { req.Rekey.Where = append(req.Rekey.Where, fv); return nil })
+	}
+	if err == nil {
+		err = pairs("--config", "KEY=VALUE", config, func(fv plan.FieldValue) error {
+			if _, dup := req.Config[fv.Field]; dup {
+				return fmt.Errorf("--config %s is given twice", fv.Field)
+			}
+			req.Config[fv.Field] = fv.Value
+			return nil
+		})
+	}
+	if err != nil {
+		return req, err
+	}
+	if rename != "" {
+		if rename == name {
+			return req, fmt.Errorf("--rename %s: that is its name now", rename)
+		}
+		req.Rename = rename
+		req.Args = append(req.Args, "--rename", rename)
+	}
+	return req, nil
+}
+
 // configField is a partition field a connector class takes from its
 // config: a rekey of it without the config changed too would have the
 // tasks write the old value again, and start from no offsets.

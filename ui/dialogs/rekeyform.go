@@ -2,8 +2,6 @@ package dialogs
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -61,58 +59,15 @@ func NewRekeyForm(km *keymap.KeyMap, st *kit.Styles, connector string, fields []
 
 func (f *RekeyForm) FocusCmd() tea.Cmd { return f.inputs[f.focus].Focus() }
 
-// pairs reads space-separated FIELD=VALUE pairs.
-func pairs(s string) ([]plan.FieldValue, error) {
-	var out []plan.FieldValue
-	for _, tok := range strings.Fields(s) {
-		fv, ok := plan.ParseFieldValue(tok)
-		if !ok {
-			return nil, fmt.Errorf("%q: give FIELD=VALUE", tok)
-		}
-		out = append(out, fv)
-	}
-	return out, nil
-}
-
+// request is the rekey the fields ask for: space-separated pairs, as
+// koff rekey takes them.
 func (f *RekeyForm) request() (planner.RekeyRequest, error) {
-	req := planner.RekeyRequest{Name: f.connector, Config: map[string]string{}, Args: []string{"rekey", f.connector}}
-	set, err := pairs(f.inputs[0].Value())
-	if err != nil {
-		return req, err
-	}
+	set := strings.Fields(f.inputs[0].Value())
 	if len(set) == 0 {
-		return req, errEmpty
+		return planner.RekeyRequest{}, errEmpty
 	}
-	where, err := pairs(f.inputs[1].Value())
-	if err != nil {
-		return req, err
-	}
-	cfg, err := pairs(f.inputs[2].Value())
-	if err != nil {
-		return req, err
-	}
-	req.Rekey = plan.RekeyAsked{Set: set, Where: where}
-	for _, s := range set {
-		req.Args = append(req.Args, "--set", s.Field+"="+s.Value)
-	}
-	for _, w := range where {
-		req.Args = append(req.Args, "--where", w.Field+"="+w.Value)
-	}
-	for _, c := range cfg {
-		if _, dup := req.Config[c.Field]; dup {
-			return req, errors.New(c.Field + " is given twice")
-		}
-		req.Config[c.Field] = c.Value
-		req.Args = append(req.Args, "--config", c.Field+"="+c.Value)
-	}
-	if to := strings.TrimSpace(f.inputs[3].Value()); to != "" {
-		if to == f.connector {
-			return req, errors.New("that is its name now: leave the rename empty")
-		}
-		req.Rename = to
-		req.Args = append(req.Args, "--rename", to)
-	}
-	return req, nil
+	return planner.NewRekeyRequest(f.connector, set, strings.Fields(f.inputs[1].Value()), strings.Fields(f.inputs[2].Value()),
+		strings.TrimSpace(f.inputs[3].Value()))
 }
 
 func (f *RekeyForm) Validate() {
