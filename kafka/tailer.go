@@ -329,7 +329,7 @@ func (t *Tailer) tailPartition(ctx context.Context, tp model.TopicPartition) {
 	// here, on one goroutine per partition.
 	var one *store.OneShotPart
 	if latest != nil && t.opts.OneShot != nil {
-		one = t.opts.OneShot.Part(tp, target-start, t.h.Ingest)
+		one = t.opts.OneShot.Part(tp, target-start, t.opts.Latest, t.h.Ingest)
 	}
 	ingest := func(recs []store.Record) {
 		end := int64(-1)

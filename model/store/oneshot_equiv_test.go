@@ -254,7 +254,7 @@ func TestOneShotReadPrintsWhatTheStorePrints(t *testing.T) {
 			got.SetTopicPartitions(tp.name, len(tp.parts))
 			for p, recs := range tp.parts {
 				made := int64(len(recs) / (1 + trial%3)) // some parts grow past what they were made for
-				r := &reader{part: o.Part(model.TopicPartition{Topic: tp.name, Partition: p}, made, got.Ingest), latest: NewLatest(got.History())}
+				r := &reader{part: o.Part(model.TopicPartition{Topic: tp.name, Partition: p}, made, got.History(), got.Ingest), latest: NewLatest(got.History())}
 				chunks(feed, recs, func(c []Record) { r.chunks = append(r.chunks, c) })
 				readers = append(readers, r)
 			}

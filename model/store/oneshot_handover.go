@@ -70,7 +70,7 @@ func (p *OneShotPart) handOver() {
 		kept = append(kept, int32(i))
 	}
 	n := int(p.seen)
-	hist := int32(p.r.history())
+	hist := int32(p.hist)
 	c := &latestChunk{hist: hist, offsets: make([]int64, n), bytes: make([]int64, n+1), count: make([]int32, n), key: make([]int32, n)}
 	c.bytes[n] = p.bytes // offsets all 0: counted from the start (the Store read nothing of the partition before)
 	if prev != nil || len(p.over) > 0 {

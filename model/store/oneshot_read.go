@@ -31,14 +31,10 @@ import (
 
 // OneShotRead collects the records of a one-shot read.
 type OneShotRead struct {
-	// History is the history depth of the Store the read hands over to
-	// (StoreOptions.History; 0: the default): a record handed over brings
-	// the times and offsets of as many records of its key as it keeps.
-	History int
-	mu      sync.Mutex
-	parts   []*OneShotPart
-	bad     atomic.Bool
-	why     atomic.Pointer[string] // the first thing met that is not the simple case
+	mu    sync.Mutex
+	parts []*OneShotPart
+	bad   atomic.Bool
+	why   atomic.Pointer[string] // the first thing met that is not the simple case
 }
 
 // fail notes that the read is not the simple case, and why.
@@ -76,6 +72,7 @@ type OneShotPart struct {
 	r      *OneShotRead
 	tp     model.TopicPartition
 	ingest func([]Record) // the Store's, for the records handed over
+	hist   int            // the Store's history depth (Part)
 	// mu is taken by AppendFrom and by HandOver: once the read is over
 	// (the Tailer stopped) only HandOver takes it.
 	mu     sync.Mutex
@@ -147,9 +144,11 @@ const (
 
 // Part returns the part of tp, made for up to n records (the offsets
 // between the partition's start and end); ingest takes the records it
-// hands over if the read gives up (the Store's Ingest).
-func (o *OneShotRead) Part(tp model.TopicPartition, n int64, ingest func([]Record)) *OneShotPart {
-	p := &OneShotPart{r: o, tp: tp, ingest: ingest, last: -1, cur: -1, tookBlk: -1}
+// hands over if the read gives up (the Store's Ingest), each with the
+// times and offsets of up to history-1 records it superseded (the Store's
+// History, as a Latest keeps them).
+func (o *OneShotRead) Part(tp model.TopicPartition, n int64, history int, ingest func([]Record)) *OneShotPart {
+	p := &OneShotPart{r: o, tp: tp, ingest: ingest, hist: max(history, 1), last: -1, cur: -1, tookBlk: -1}
 	// Made at its size once, not grown to it (twice the memory), up to
 	// 128k records: a compacted partition's offsets can be a hundred
 	// times its records, and a bigger one grows as it fills.
@@ -424,7 +423,7 @@ func (p *OneShotPart) writeOver(at int32) {
 	v.count++
 	v.newest = max(v.newest, rc.ms)
 	u := osUpdate{rc.ms, p.base + int64(rc.offset)}
-	switch keep := p.r.history() - 1; {
+	switch keep := p.hist - 1; {
 	case len(v.last) < keep:
 		v.last = append(v.last, u)
 	case keep > 0:
@@ -439,14 +438,6 @@ func (v *osOver) updates(seq []model.Update) []model.Update {
 		seq = append(seq, model.Update{Time: msTime(u.ms), RecordOffset: u.offset})
 	}
 	return seq
-}
-
-// history is the Store's history depth the read hands over to.
-func (o *OneShotRead) history() int {
-	if o.History > 0 {
-		return o.History
-	}
-	return defaultHistory
 }
 
 // setValue makes r rc's record: its value (checked plain by the caller),

@@ -135,7 +135,7 @@ func benchmarkOneShotRead(b *testing.B, keys int) {
 			o := &OneShotRead{}
 			var parts [partitions]*OneShotPart
 			for p := range parts {
-				parts[p] = o.Part(model.TopicPartition{Topic: "connect-offsets", Partition: p}, int64(len(fetched[p])/100), nil)
+				parts[p] = o.Part(model.TopicPartition{Topic: "connect-offsets", Partition: p}, int64(len(fetched[p])/100), defaultHistory, nil)
 			}
 			read(func(p int, recs []Record) { parts[p].AppendFrom(recs, fetched[p]) })
 			bodies, ok := o.Bodies()
