@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,33 +12,7 @@ import (
 // created there is read by koff from the second cluster's topics, and the
 // first cluster's connectors are not.
 func TestDemoClusterSecondConnect(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errb syncBuffer
-	done := make(chan int)
-	go func() {
-		done <- Main([]string{"demo-cluster", "--kafka-listen", "127.0.0.1:0", "--connect-listen", "127.0.0.1:0",
-			"--second-connect-listen", "127.0.0.1:0", "--flush-interval", "500ms"},
-			Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Errorf("demo-cluster exit %d: %s", code, errb.String())
-			}
-		case <-time.After(15 * time.Second):
-			t.Error("demo-cluster did not stop")
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "Press Ctrl+C") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no banner: %s %s", out.String(), errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	banner := out.String()
+	banner := startDemoCluster(t, "--second-connect-listen", "127.0.0.1:0")
 	second := strings.Fields(bannerLine(t, banner, "connect 2:"))[0]
 	first := strings.Fields(bannerLine(t, banner, "connect:"))[0]
 	if second == first || !strings.Contains(banner, "connect-cluster-2-offsets") {
@@ -65,7 +38,7 @@ func TestDemoClusterSecondConnect(t *testing.T) {
 		t.Fatalf("no koff line for the second cluster:\n%s", banner)
 	}
 	var got string
-	deadline = time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		o, e, code := koff(t, args...)
 		got = o

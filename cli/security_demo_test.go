@@ -12,14 +12,20 @@ import (
 // certificates and a REST token, and returns its banner.
 func runSecureDemo(t *testing.T, pw, tok, tlsDir string) string {
 	t.Helper()
+	return startDemoCluster(t, "--sasl", "SCRAM-SHA-512", "--sasl-user", testUser, "--sasl-password-file", pw,
+		"--tls-dir", tlsDir, "--tls-client-auth", "--connect-token-file", tok)
+}
+
+// startDemoCluster runs demo-cluster in-process on free ports with flags
+// added, until the test ends (it must exit 0 then), and returns its banner.
+func startDemoCluster(t *testing.T, flags ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
 	done := make(chan int)
+	args := append([]string{"demo-cluster", "--kafka-listen", "127.0.0.1:0", "--connect-listen", "127.0.0.1:0", "--flush-interval", "500ms"}, flags...)
 	go func() {
-		done <- Main([]string{"demo-cluster", "--kafka-listen", "127.0.0.1:0", "--connect-listen", "127.0.0.1:0", "--flush-interval", "500ms",
-			"--sasl", "SCRAM-SHA-512", "--sasl-user", testUser, "--sasl-password-file", pw,
-			"--tls-dir", tlsDir, "--tls-client-auth", "--connect-token-file", tok},
-			Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+		done <- Main(args, Env{Context: ctx, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
 	}()
 	t.Cleanup(func() {
 		cancel()
