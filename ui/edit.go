@@ -696,7 +696,9 @@ func (m *Model) handleConnectorKey(b *key.Binding, name string, sink bool) tea.C
 			m.setStatus(statusInfo, name+" is a sink: its offsets are its consumer group's, keyed by topic-partition; a rekey rewrites source partitions")
 			return nil
 		}
-		return m.openForm(dialogs.NewRekeyForm(&m.km, m.styles, name, m.partitionFields(name)))
+		// The fields are a hint: read off the UI goroutine (a connector
+		// can have a million partitions), the form fills them in.
+		return tea.Batch(m.openForm(dialogs.NewRekeyForm(&m.km, m.styles, name, nil)), m.partitionFields(name))
 	case &m.km.Move:
 		var others []string
 		for _, c := range m.opts.Contexts {
@@ -843,28 +845,38 @@ func unknownPartitionWords(u *planner.UnknownPartitionError, submit string) stri
 
 // partitionFields are the field names of a source connector's partitions,
 // for the rekey form's hint.
-func (m *Model) partitionFields(name string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, r := range m.opts.Source.Connectors() {
-		if r.ID.Name != name {
-			continue
-		}
-		for _, p := range m.opts.Source.Partitions(r.ID) {
-			k, err := model.ParseKey([]byte(p.ID.Key))
-			if err != nil {
+func (m *Model) partitionFields(name string) tea.Cmd {
+	src := m.opts.Source
+	return func() tea.Msg {
+		seen := map[string]bool{}
+		var out []string
+		for _, r := range src.Connectors() {
+			if r.ID.Name != name {
 				continue
 			}
-			for _, f := range k.Partition {
-				if !seen[f.Name] {
-					seen[f.Name] = true
-					out = append(out, f.Name)
+			for _, p := range src.Partitions(r.ID) {
+				k, err := model.ParseKey([]byte(p.ID.Key))
+				if err != nil {
+					continue
+				}
+				for _, f := range k.Partition {
+					if !seen[f.Name] {
+						seen[f.Name] = true
+						out = append(out, f.Name)
+					}
 				}
 			}
 		}
+		sort.Strings(out)
+		return rekeyFieldsMsg{connector: name, fields: out}
 	}
-	sort.Strings(out)
-	return out
+}
+
+// rekeyFieldsMsg is partitionFields' answer: the field names of a
+// connector's source partitions, for the K form's hint.
+type rekeyFieldsMsg struct {
+	connector string
+	fields    []string
 }
 
 // contextFileName names the contexts file, for a hint.

@@ -301,6 +301,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd := m.HandleKey(msg)
 		m.layout()
 		return m, tea.Batch(cmd, m.jobsCmd())
+	case rekeyFieldsMsg:
+		if f, ok := m.form.(*dialogs.RekeyForm); ok {
+			f.SetFields(msg.connector, msg.fields)
+		}
+		return m, nil
 	case historyMsg:
 		return m, m.handleHistory(msg)
 	case jobMsg:

@@ -7,11 +7,16 @@ import (
 )
 
 // K on a source connector: the field's new value, the config change with
-// it; the plan of every step in a dialog that enter confirms.
+// it; the plan of every step in a dialog that enter confirms. The form
+// opens at once; its fields' names, read off the UI goroutine, come after.
 func TestRekeyFromTheConnectorsScreen(t *testing.T) {
 	_, ed, m := editModel(t, 80, 24, nil)
 	selectConnector(t, m, "jdbc-orders")
-	send(t, m, press("K")...)
+	cmd := send(t, m, press("K")...)
+	if text := screenText(m); !strings.Contains(text, "Rekey · jdbc-orders") || strings.Contains(text, "Fields:") {
+		t.Fatalf("K's form before its fields are read:\n%s", text)
+	}
+	send(t, m, awaitMsg[rekeyFieldsMsg](t, cmd, "K read no fields"))
 	text := screenText(m)
 	for _, want := range []string{"Rekey · jdbc-orders", "Set FIELD=VALUE", "Fields: protocol, table"} {
 		if !strings.Contains(text, want) {

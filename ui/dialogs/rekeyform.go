@@ -37,7 +37,7 @@ type RekeyForm struct {
 var rekeyLabels = [4]string{"Set FIELD=VALUE", "Where FIELD=VALUE (optional)", "Config KEY=VALUE (optional)", "Rename to (optional)"}
 
 func NewRekeyForm(km *keymap.KeyMap, st *kit.Styles, connector string, fields []string) *RekeyForm {
-	f := &RekeyForm{km: km, st: st, connector: connector, fields: fields, help: help.New()}
+	f := &RekeyForm{km: km, st: st, connector: connector, help: help.New()}
 	f.help.Styles = st.Help
 	for i := range f.inputs {
 		in := textinput.New()
@@ -45,16 +45,26 @@ func NewRekeyForm(km *keymap.KeyMap, st *kit.Styles, connector string, fields []
 		in.SetStyles(st.Input)
 		f.inputs[i] = in
 	}
+	f.inputs[2].Placeholder = "key=value (e.g. Debezium's topic.prefix)"
+	f.inputs[3].Placeholder = "a new name, in the same operation"
+	f.SetFields(connector, fields)
+	f.Validate()
+	return f
+}
+
+// SetFields gives the form the field names of connector's partitions
+// (read after it opened), for its hint and placeholders.
+func (f *RekeyForm) SetFields(connector string, fields []string) {
+	if connector != f.connector {
+		return
+	}
+	f.fields = fields
 	field := "field"
 	if len(fields) > 0 {
 		field = fields[0]
 	}
 	f.inputs[0].Placeholder = field + "=new value"
 	f.inputs[1].Placeholder = field + "=value now (all partitions without it)"
-	f.inputs[2].Placeholder = "key=value (e.g. Debezium's topic.prefix)"
-	f.inputs[3].Placeholder = "a new name, in the same operation"
-	f.Validate()
-	return f
 }
 
 func (f *RekeyForm) FocusCmd() tea.Cmd { return f.inputs[f.focus].Focus() }
